@@ -1,0 +1,66 @@
+/* The scalar reference executor: the oracle every fast path is tested
+ * against. It reads the operator's definition straight from the problem (not
+ * from the plans) and moves one element at a time with no cleverness. */
+#include <string.h>
+
+#include "error.h"
+#include "operator.h"
+
+static int64_t byte_address(const dmls_layout *t, int32_t esize, int32_t ndim, const int64_t *c) {
+    int64_t at = t->byte_offset;
+    for (int i = 0; i < ndim; i++) at += (int64_t)esize * c[i] * t->strides[i];
+    return at;
+}
+
+/* Advances c through shape in row-major order; false after the last. */
+static bool next_coordinate(int32_t ndim, const int64_t *shape, int64_t *c) {
+    for (int i = ndim - 1; i >= 0; i--) {
+        if (++c[i] < shape[i]) return true;
+        c[i] = 0;
+    }
+    return false;
+}
+
+static bool is_empty(int32_t ndim, const int64_t *shape) {
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0) return true;
+    return false;
+}
+
+dmls_status dmls_execute_reference(const dmls_operator *op, const void *input, uint64_t input_bytes,
+                                   void *output, uint64_t output_bytes) {
+    dmls_clear_error();
+    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "execute: operator is NULL");
+    RETURN_IF_ERROR(dmls_check_binding(op, input, input_bytes, output, output_bytes));
+
+    const dmls_problem *p = &op->problem;
+    const unsigned char *in = input;
+    unsigned char *out = output;
+    const size_t es = (size_t)p->esize;
+    int64_t c[DMLS_MAX_RANK] = {0}, b[DMLS_MAX_RANK];
+
+    if (p->kind == DMLS_KIND_GRAD) {
+        /* out is the output gradient: zeros, then scatter in[c] to out[start + step * c]. */
+        if (!is_empty(p->ndim, p->out.shape)) {
+            do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, es);
+            while (next_coordinate(p->ndim, p->out.shape, c));
+        }
+        if (is_empty(p->ndim, p->in.shape)) return DMLS_OK;
+        memset(c, 0, sizeof c);
+        do {
+            for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
+            memcpy(out + byte_address(&p->out, p->esize, p->ndim, b),
+                   in + byte_address(&p->in, p->esize, p->ndim, c), es);
+        } while (next_coordinate(p->ndim, p->in.shape, c));
+        return DMLS_OK;
+    }
+
+    /* SLICE / SLICE1: out[c] = in[start + step * c]. */
+    if (is_empty(p->ndim, p->out.shape)) return DMLS_OK;
+    do {
+        for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
+        memcpy(out + byte_address(&p->out, p->esize, p->ndim, c),
+               in + byte_address(&p->in, p->esize, p->ndim, b), es);
+    } while (next_coordinate(p->ndim, p->out.shape, c));
+    return DMLS_OK;
+}

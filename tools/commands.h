@@ -1,0 +1,7 @@
+/* The dmlslice tool's subcommands; each returns the process exit status. */
+#ifndef DMLSLICE_TOOLS_COMMANDS_H
+#define DMLSLICE_TOOLS_COMMANDS_H
+
+int cmd_demo(int argc, char **argv);
+
+#endif
