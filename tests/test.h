@@ -6,6 +6,7 @@
 #define DMLS_TEST_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Every symbol the libraries export starts with dmls_ (STYLE: one prefix,
+# hidden visibility). Usage: check_symbols.sh NM SHARED_LIB STATIC_LIB
+set -eu
+nm_tool=$1 shared=$2 static=$3
+bad=0
+# Dynamic symbols of the shared library: only the public API.
+leaks=$("$nm_tool" -D --defined-only "$shared" | awk 'NF >= 3 {print $3}' | grep -v -E '^(dmls_|_init$|_fini$|_edata$|_end$|__bss_start$)' || true)
+if [ -n "$leaks" ]; then echo "shared library exports symbols without the dmls_ prefix:"; echo "$leaks"; bad=1; fi
+count=$("$nm_tool" -D --defined-only "$shared" | grep -c ' T dmls_' || true)
+if [ "$count" -lt 10 ]; then echo "shared library exports only $count dmls_ functions"; bad=1; fi
+# Internal helpers are hidden from the shared library...
+if "$nm_tool" -D --defined-only "$shared" | grep -q -E ' dmls_(normalize|plan|fail|cpu_copy)$'; then
+  echo "internal functions leak from the shared library"; bad=1
+fi
+# ...and every global symbol of the static library carries the prefix too,
+# so static linking cannot clash with a user's names.
+sleaks=$("$nm_tool" --defined-only -g "$static" | awk 'NF >= 3 {print $3}' | grep -v -E '^dmls_' || true)
+if [ -n "$sleaks" ]; then echo "static library defines globals without the dmls_ prefix:"; echo "$sleaks"; bad=1; fi
+[ $bad -eq 0 ] && echo "symbols: $count exported functions, all prefixed dmls_"
+exit $bad
