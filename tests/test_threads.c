@@ -24,7 +24,7 @@ static void *worker(void *arg) {
         if (dmls_execute(j->op, j->in, j->in_bytes, out, j->out_bytes) != DMLS_OK ||
             memcmp(out, j->expected, j->out_bytes) != 0)
             j->failures++;
-        /* Odd threads also fail on purpose; their message must stay theirs. */
+        /* Odd threads also fail on purpose (R-X-BOUNDS); their message must stay theirs. */
         if (j->index % 2) {
             dmls_execute(j->op, j->in, 3, out, j->out_bytes);
             if (strstr(dmls_last_error(), "holds 3 bytes") == NULL) j->bad_message++;
