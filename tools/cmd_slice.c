@@ -106,14 +106,17 @@ int cmd_slice(int argc, char **argv) {
                 args_prog, dmls_output_bytes(plan.op), out.capacity);
         goto done;
     }
+    /* Progress covers the copy and the sync to disk, the two steps whose
+     * time grows with the output. */
     progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
     dmls_status s = run_operator(plan.op, (int)threads, in.data, in.readable, out.data, out.capacity);
+    const bool committed = s == DMLS_OK && npy_commit(&out, err);
     progress_stop(pr);
     if (s != DMLS_OK) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), dmls_last_error());
         goto done;
     }
-    if (!npy_commit(&out, err)) {
+    if (!committed) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }

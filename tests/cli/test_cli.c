@@ -479,6 +479,14 @@ static void test_atomic_output(void) {
     rm("soft.npy");
 
     CHECK(run("slice a.npy -o nodir/o.npy --index 0") == 1 && err_has("nodir/o.npy"), "missing folder");
+    /* A write that fails (a full device) is an error, not a silent success. */
+    if (access("/dev/full", W_OK) == 0)
+        CHECK(shell("$TOOL slice a.npy -o - --index 0 > /dev/full 2>err.txt") == 1 && err_has("<stdout>: write error"),
+              "write error on stdout not reported");
+    /* Success leaves exactly the output: the temporary file became it. */
+    CHECK(run("slice a.npy -o o.npy --index 0") == 0 && exists("o.npy") && no_temp_files(),
+          "temporary file left on success");
+    rm("o.npy");
     CHECK(no_temp_files(), "temporary files left behind");
 }
 
