@@ -147,6 +147,10 @@ static bool tensor_to_dml(const char *role, int32_t ndim, const int64_t *shape, 
                           UINT *ustrides, param_plan *plan) {
     char msg[200];
     for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d is negative", role, shape[i], (int)i);
+            return plan_fail(plan, "R-T-SIZES", msg);
+        }
         if (shape[i] > (int64_t)UINT_MAX) {
             snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d exceeds DirectML's limit of 2^32-1",
                      role, shape[i], (int)i);

@@ -534,6 +534,14 @@ static void test_usage_and_check(void) {
               out_has("R-T-OUTLAYOUT"),
           "check overlapping output");
     CHECK(run("check --dtype float32 --input-sizes 4,5 --index '[5]' -q") == 1, "check -q invalid");
+    CHECK(run("check --dtype float32 --input-sizes 4,-5 --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 &&
+              out_has("is negative"),
+          "check negative size, DirectML form");
+    CHECK(run("check --dtype float32 --input-sizes 4,-5 --index 0") == 1 && out_has("is negative"),
+          "check negative size, front end");
+    CHECK(run("check --dtype float32 --input-sizes 4,4294967296 --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 &&
+              out_has("exceeds DirectML's limit"),
+          "check size over 32 bits, DirectML form");
     CHECK(run("check --input-sizes 4,5 --index 0") == 2, "check without dtype");
     CHECK(run("check --dtype complex64 --input-sizes 4 --index 0") == 2, "check bad dtype");
 }
