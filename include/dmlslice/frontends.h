@@ -1,0 +1,128 @@
+/*
+ * dmlslice/frontends.h: ONNX, NumPy and WebNN slicing, lowered onto SLICE1.
+ *
+ * Each front end applies its own rules (negative indices, clamping, dropped
+ * and inserted axes, its own validation) and produces a dmls_lowered: a
+ * SLICE1 window over the input plus the per-axis output sizes that
+ * dmls_create takes, and the shape the front end says its result has. The
+ * core never sees a front end's rules (SPEC section 6).
+ *
+ * The SLICE1 output, packed row-major, holds the elements in the order the
+ * front end's result does: dropped axes (NumPy integers) have size 1 there,
+ * inserted axes (NumPy None) are size 1 in the final shape only. So a packed
+ * output buffer of dmls_lowered.out_sizes *is* the result, reshaped to
+ * final_shape without moving a byte.
+ *
+ * Empty results are answers, not errors: an axis whose result is empty gets
+ * window offset 0, window size 0 and output size 0, which dmls_create accepts
+ * (an operator that copies nothing).
+ *
+ * Errors: each function returns DMLS_OK or a status, with dmls_last_error()
+ * naming the front end, the argument, the axis and the values, e.g.
+ *   ONNX Slice: axes[1] = 3 is outside [-3, 2] for an input of rank 3
+ * DMLS_ERROR_FORMAT is a NumPy expression that does not parse;
+ * DMLS_ERROR_INVALID_ARGUMENT a value the front end rejects;
+ * DMLS_ERROR_OUT_OF_BOUNDS an index or window outside the input;
+ * DMLS_ERROR_UNSUPPORTED a rank above DMLS_MAX_RANK.
+ * On failure *out is left zeroed. All functions are thread-safe and keep
+ * nothing of their arguments.
+ */
+#ifndef DMLSLICE_FRONTENDS_H
+#define DMLSLICE_FRONTENDS_H
+
+#include <stdint.h>
+
+#include "dmlslice.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A front end's slice, as SLICE1 parameters plus the result's shape. */
+typedef struct dmls_lowered {
+    int32_t ndim;                          /* rank of the input, and of the SLICE1 output */
+    int64_t offsets[DMLS_MAX_RANK];        /* window offsets, >= 0 */
+    int64_t sizes[DMLS_MAX_RANK];          /* window sizes, >= 1, or 0 where out_sizes is 0 */
+    int64_t strides[DMLS_MAX_RANK];        /* window strides, != 0 */
+    int64_t out_sizes[DMLS_MAX_RANK];      /* the SLICE1 output's sizes, for dmls_create */
+    int32_t final_ndim;                    /* rank of the front end's result, 0..DMLS_MAX_RANK */
+    int64_t final_shape[DMLS_MAX_RANK];    /* its shape; product == product(out_sizes) */
+} dmls_lowered;
+
+/* The window as dmls_create takes it; it points into *lowered. */
+DMLS_API dmls_window dmls_lowered_window(const dmls_lowered *lowered);
+
+/*
+ * dmls_lower_onnx: ONNX Slice (opsets 1, 10, 11, 13).
+ *   ndim, shape      the input's rank (0..8) and sizes (>= 0).
+ *   starts, ends     n values each; negative values count from the end; any
+ *                    int64 (INT64_MIN and INT64_MAX included) is an ordinary
+ *                    value that clamps.
+ *   axes             n_axes values in [-ndim, ndim - 1], no axis twice; NULL
+ *                    means axes 0..n-1 (then n <= ndim).
+ *   steps            n_steps non-zero values; NULL means all 1. steps may be
+ *                    given without axes.
+ * Per axis, after adding the dimension to a negative start or end: a
+ * positive step clamps start and end to [0, dim]; a negative step clamps
+ * start to [0, dim - 1] and end to [-1, dim - 1]; the length is
+ * max(0, ceil((end - start) / step)), computed without overflow for any
+ * step. Axes not named are taken whole.
+ *
+ * This follows the ONNX operator specification, including its one corner
+ * that implementations disagree on: with a negative step, an end of INT_MAX
+ * (int32 or int64) clamps to dim - 1 like any other large value, so the axis
+ * comes out empty. ONNX Runtime's CPU kernel special-cases that end value
+ * and does not return an empty axis there (SPEC section 6); a model that
+ * relies on its behaviour should pass INT64_MIN as the end ("to the
+ * beginning"), which both agree on.
+ */
+DMLS_API dmls_status dmls_lower_onnx(int32_t ndim, const int64_t *shape, const int64_t *starts,
+                                     const int64_t *ends, int32_t n, const int64_t *axes,
+                                     int32_t n_axes, const int64_t *steps, int32_t n_steps,
+                                     dmls_lowered *out);
+
+/*
+ * dmls_lower_numpy: NumPy basic indexing, written as Python writes it:
+ *   "[1:3, ::-2, ..., None, 0]"  (the brackets are optional)
+ * Items: an integer (negative counts from the end; out of range is an error,
+ * as NumPy's IndexError; the axis is dropped), a slice start:stop:step with
+ * any part omitted (clamped as Python's slice.indices() does; a step of 0 is
+ * an error), "..." (at most one; it stands for as many whole axes as
+ * needed), and "None" or "newaxis" (np.newaxis also accepted) which insert an
+ * axis of size 1. Axes not named are taken whole. A trailing comma is
+ * allowed; "" and "[]" and "()" take everything. Slice bounds beyond int64
+ * saturate, as Python's do; an integer index beyond int64 is an error.
+ */
+DMLS_API dmls_status dmls_lower_numpy(int32_t ndim, const int64_t *shape, const char *expr,
+                                      dmls_lowered *out);
+
+/*
+ * dmls_lower_webnn_slice: WebNN MLGraphBuilder.slice(input, starts, sizes,
+ * {strides}). starts and sizes (and strides, when not NULL) hold exactly
+ * ndim values; strides NULL means all 1. Per axis, following the WebNN
+ * specification's validation: sizes[i] >= 1, strides[i] >= 1,
+ * starts[i] < dim, starts[i] + sizes[i] <= dim. The output size is
+ * ceil(sizes[i] / strides[i]). A rank-0 input with empty starts and sizes
+ * gives the scalar.
+ */
+DMLS_API dmls_status dmls_lower_webnn_slice(int32_t ndim, const int64_t *shape,
+                                            const uint64_t *starts, int32_t n_starts,
+                                            const uint64_t *sizes, int32_t n_sizes,
+                                            const uint64_t *strides, int32_t n_strides,
+                                            dmls_lowered *out);
+
+/*
+ * dmls_lower_webnn_reverse: WebNN MLGraphBuilder.reverse(input, {axes}).
+ * axes NULL means every axis (the option omitted); otherwise n_axes values
+ * each < ndim, none twice (an empty list reverses nothing). Reversed axes get
+ * stride -1 over the whole axis.
+ */
+DMLS_API dmls_status dmls_lower_webnn_reverse(int32_t ndim, const int64_t *shape,
+                                              const uint64_t *axes, int32_t n_axes,
+                                              dmls_lowered *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMLSLICE_FRONTENDS_H */

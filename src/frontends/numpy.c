@@ -1,0 +1,259 @@
+/* NumPy basic indexing ("[1:3, ::-2, ..., None, 0]") lowered onto SLICE1
+ * (SPEC section 6). Parsing and meaning are separate passes: the parser
+ * only turns text into items, so a syntax error is always DMLS_ERROR_FORMAT
+ * and never depends on the array's shape. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "../checked.h"
+#include "../error.h"
+#include "lower.h"
+
+#define NUMPY "NumPy index"
+/* More items than this cannot make a valid index of rank <= 8 plus the
+ * inserted axes a rank-8 result can hold. */
+#define MAX_ITEMS 32
+
+typedef enum item_kind { ITEM_INT, ITEM_SLICE, ITEM_ELLIPSIS, ITEM_NEWAXIS } item_kind;
+
+typedef struct item {
+    item_kind kind;
+    int64_t index;   /* ITEM_INT */
+    bool index_overflow;
+    bool has_start, has_stop, has_step;
+    int64_t start, stop, step;
+    const char *text; /* where the item starts, for messages */
+    int text_len;
+} item;
+
+typedef struct parser {
+    const char *expr; /* whole expression, for messages */
+    const char *p;
+} parser;
+
+static void skip_ws(parser *ps) {
+    while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r') ps->p++;
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_ident(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || is_digit(c);
+}
+
+/* An optionally signed decimal integer. Beyond int64 the value saturates
+ * and *overflow is set: Python's slices clamp such bounds, and the caller
+ * decides whether that is an error. Returns false when no integer is here. */
+static bool parse_int(parser *ps, int64_t *value, bool *overflow) {
+    const char *q = ps->p;
+    bool neg = false;
+    if (*q == '+' || *q == '-') {
+        neg = *q == '-';
+        q++;
+        while (*q == ' ' || *q == '\t') q++;
+    }
+    if (!is_digit(*q)) return false;
+    uint64_t mag = 0;
+    const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    *overflow = false;
+    for (; is_digit(*q); q++) {
+        const uint64_t d = (uint64_t)(*q - '0');
+        if (mag > (limit - d) / 10) *overflow = true;
+        else mag = mag * 10 + d;
+    }
+    if (*overflow) mag = limit;
+    *value = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    ps->p = q;
+    return true;
+}
+
+static dmls_status syntax_error(const parser *ps, const char *what) {
+    return dmls_fail(DMLS_ERROR_FORMAT, NULL, NUMPY " \"%.80s\": %s at column %d", ps->expr, what,
+                     (int)(ps->p - ps->expr) + 1);
+}
+
+/* One slice bound or step: an integer or nothing. */
+static dmls_status parse_part(parser *ps, bool *has, int64_t *v, bool *overflow) {
+    skip_ws(ps);
+    *v = 0;
+    *overflow = false;
+    *has = parse_int(ps, v, overflow);
+    if (!*has && (*ps->p == '+' || *ps->p == '-')) return syntax_error(ps, "a sign without digits");
+    skip_ws(ps);
+    return DMLS_OK;
+}
+
+static dmls_status parse_item(parser *ps, item *it) {
+    memset(it, 0, sizeof *it);
+    skip_ws(ps);
+    it->text = ps->p;
+    if (strncmp(ps->p, "...", 3) == 0) {
+        ps->p += 3;
+        it->kind = ITEM_ELLIPSIS;
+    } else if ((*ps->p >= 'a' && *ps->p <= 'z') || (*ps->p >= 'A' && *ps->p <= 'Z') || *ps->p == '_') {
+        const char *w = ps->p;
+        while (is_ident(*ps->p)) ps->p++;
+        const size_t len = (size_t)(ps->p - w);
+        static const char *const newaxis[] = {"None", "newaxis", "np.newaxis", "numpy.newaxis"};
+        bool known = false;
+        for (size_t k = 0; k < sizeof newaxis / sizeof newaxis[0] && !known; k++)
+            if (strlen(newaxis[k]) == len && strncmp(w, newaxis[k], len) == 0) known = true;
+        if (known) it->kind = ITEM_NEWAXIS;
+        else if (len == 8 && strncmp(w, "Ellipsis", 8) == 0) it->kind = ITEM_ELLIPSIS;
+        else {
+            ps->p = w;
+            return syntax_error(ps, "unknown name (expected an integer, a slice, '...', None or newaxis)");
+        }
+    } else {
+        bool has, ignored;
+        int64_t v;
+        RETURN_IF_ERROR(parse_part(ps, &has, &v, &it->index_overflow));
+        if (*ps->p != ':') {
+            if (!has) return syntax_error(ps, "expected an integer, a slice, '...', None or newaxis");
+            it->kind = ITEM_INT;
+            it->index = v;
+        } else {
+            /* Slice bounds saturate as Python's do; only an integer index
+             * beyond int64 is an error. */
+            it->kind = ITEM_SLICE;
+            it->has_start = has;
+            it->start = v;
+            it->index_overflow = false;
+            ps->p++;
+            RETURN_IF_ERROR(parse_part(ps, &it->has_stop, &it->stop, &ignored));
+            if (*ps->p == ':') {
+                ps->p++;
+                RETURN_IF_ERROR(parse_part(ps, &it->has_step, &it->step, &ignored));
+            }
+        }
+    }
+    it->text_len = (int)(ps->p - it->text);
+    while (it->text_len > 0 && (it->text[it->text_len - 1] == ' ' || it->text[it->text_len - 1] == '\t'))
+        it->text_len--;
+    skip_ws(ps);
+    return DMLS_OK;
+}
+
+/* Splits the expression into items. */
+static dmls_status parse(parser *ps, item *items, int *n_items) {
+    *n_items = 0;
+    skip_ws(ps);
+    char close = '\0';
+    if (*ps->p == '[') close = ']';
+    else if (*ps->p == '(') close = ')';
+    if (close) ps->p++;
+    skip_ws(ps);
+    const char *end_char = close ? &close : "";
+    if (*ps->p != *end_char) {
+        for (;;) {
+            if (*n_items == MAX_ITEMS) return syntax_error(ps, "more than 32 items");
+            RETURN_IF_ERROR(parse_item(ps, &items[(*n_items)++]));
+            if (*ps->p != ',') break;
+            ps->p++;
+            skip_ws(ps);
+            if (*ps->p == *end_char) break; /* a trailing comma, as Python allows */
+        }
+    }
+    if (close) {
+        if (*ps->p != close) return syntax_error(ps, close == ']' ? "expected ',' or ']'" : "expected ',' or ')'");
+        ps->p++;
+        skip_ws(ps);
+    }
+    if (*ps->p != '\0') return syntax_error(ps, "unexpected text after the index");
+    return DMLS_OK;
+}
+
+/* Python's slice.indices(dim): the first element and how many there are. */
+static void slice_indices(const item *it, int64_t dim, int64_t *first, int64_t *count, int64_t *step) {
+    const int64_t st = it->has_step ? it->step : 1;
+    int64_t start = it->has_start ? it->start : st < 0 ? INT64_MAX : 0;
+    int64_t stop = it->has_stop ? it->stop : st < 0 ? INT64_MIN : INT64_MAX;
+    /* value < 0 and dim >= 0: the sums cannot overflow. */
+    if (start < 0) {
+        start += dim;
+        if (start < 0) start = st < 0 ? -1 : 0;
+    } else if (start >= dim) {
+        start = st < 0 ? dim - 1 : dim;
+    }
+    if (stop < 0) {
+        stop += dim;
+        if (stop < 0) stop = st < 0 ? -1 : 0;
+    } else if (stop >= dim) {
+        stop = st < 0 ? dim - 1 : dim;
+    }
+    if (st > 0) *count = stop > start ? (int64_t)((uint64_t)(stop - start - 1) / (uint64_t)st) + 1 : 0;
+    else *count = start > stop ? (int64_t)((uint64_t)(start - stop - 1) / dmls_abs_i64(st)) + 1 : 0;
+    *first = start;
+    *step = st;
+}
+
+static dmls_status lower_numpy(int32_t ndim, const int64_t *shape, const char *expr, dmls_lowered *out) {
+    RETURN_IF_ERROR(dmls_fe_init(NUMPY, ndim, shape, out));
+    RETURN_IF(expr == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": the expression is NULL");
+    parser ps = {expr, expr};
+    item items[MAX_ITEMS];
+    int n_items;
+    RETURN_IF_ERROR(parse(&ps, items, &n_items));
+
+    int indexing = 0, ellipses = 0;
+    for (int k = 0; k < n_items; k++) {
+        indexing += items[k].kind == ITEM_INT || items[k].kind == ITEM_SLICE;
+        ellipses += items[k].kind == ITEM_ELLIPSIS;
+        RETURN_IF(items[k].kind == ITEM_SLICE && items[k].has_step && items[k].step == 0,
+                  DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY " \"%.80s\": item %d (%.*s) has step 0; slice step cannot be zero",
+                  expr, k, items[k].text_len, items[k].text);
+    }
+    RETURN_IF(ellipses > 1, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              NUMPY " \"%.80s\": %d ellipses; an index can only have a single ellipsis ('...')", expr, ellipses);
+    RETURN_IF(indexing > ndim, DMLS_ERROR_OUT_OF_BOUNDS, NULL,
+              NUMPY " \"%.80s\": too many indices: the array is %d-dimensional, but %d were indexed", expr, (int)ndim,
+              indexing);
+
+    int32_t axis = 0, fin = 0;
+    int64_t final_shape[DMLS_MAX_RANK];
+#define PUSH_FINAL(v)                                                                                      \
+    do {                                                                                                   \
+        RETURN_IF(fin == DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,                                       \
+                  NUMPY " \"%.80s\": the result would have more than %d axes", expr, DMLS_MAX_RANK);       \
+        final_shape[fin++] = (v);                                                                          \
+    } while (0)
+    for (int k = 0; k < n_items; k++) {
+        const item *it = &items[k];
+        switch (it->kind) {
+        case ITEM_NEWAXIS: PUSH_FINAL(1); break;
+        case ITEM_ELLIPSIS:
+            for (int r = 0; r < ndim - indexing; r++, axis++) PUSH_FINAL(shape[axis]);
+            break;
+        case ITEM_INT: {
+            const int64_t dim = shape[axis];
+            int64_t idx = it->index;
+            if (idx < 0) idx += dim;
+            RETURN_IF(it->index_overflow || idx < 0 || idx >= dim, DMLS_ERROR_OUT_OF_BOUNDS, NULL,
+                      NUMPY " \"%.80s\": index %.*s is out of bounds for axis %d with size %" PRId64, expr,
+                      it->text_len, it->text, (int)axis, dim);
+            dmls_fe_set_axis(out, axis, idx, 1, 1);
+            axis++;
+            break;
+        }
+        case ITEM_SLICE: {
+            int64_t first, count, step;
+            slice_indices(it, shape[axis], &first, &count, &step);
+            dmls_fe_set_axis(out, axis, first, count, step);
+            PUSH_FINAL(count);
+            axis++;
+            break;
+        }
+        }
+    }
+    for (; axis < ndim; axis++) PUSH_FINAL(shape[axis]);
+#undef PUSH_FINAL
+    out->final_ndim = fin;
+    memcpy(out->final_shape, final_shape, sizeof(int64_t) * (size_t)fin);
+    return DMLS_OK;
+}
+
+dmls_status dmls_lower_numpy(int32_t ndim, const int64_t *shape, const char *expr, dmls_lowered *out) {
+    dmls_clear_error();
+    dmls_status s = lower_numpy(ndim, shape, expr, out);
+    return s == DMLS_OK ? s : dmls_fe_fail(out, s);
+}

@@ -1,0 +1,107 @@
+/* Shared by the front-end tests: run a lowering through dmls_create and both
+ * executors, and check the result element by element against per-axis
+ * index lists the test states. Inputs hold their own linear index, so a
+ * wrong element names where it came from. */
+#ifndef DMLS_TEST_FE_UTIL_H
+#define DMLS_TEST_FE_UTIL_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "dmlslice/frontends.h"
+#include "test.h"
+
+/* Expected picks: for each input axis, the input indices in output order. */
+typedef struct fe_expect {
+    int64_t count[DMLS_MAX_RANK];
+    int64_t idx[DMLS_MAX_RANK][64];
+} fe_expect;
+
+static inline int64_t fe_product(int32_t n, const int64_t *s) {
+    int64_t p = 1;
+    for (int32_t i = 0; i < n; i++) p *= s[i];
+    return p;
+}
+
+/* Executes lowered over an int32 input of the given shape (packed) with
+ * dmls_execute and dmls_execute_reference; both must agree and match want
+ * (if not NULL). Returns false (after CHECK failures) on any mismatch. */
+static inline bool fe_run(const char *what, int32_t ndim, const int64_t *shape, const dmls_lowered *lw,
+                   const fe_expect *want) {
+    bool ok = true;
+    CHECK(lw->ndim == ndim, "%s: lowered ndim %d, want %d", what, (int)lw->ndim, (int)ndim);
+    const int64_t n_in = fe_product(ndim, shape), n_out = fe_product(ndim, lw->out_sizes);
+    CHECK(n_out == fe_product(lw->final_ndim, lw->final_shape), "%s: final shape holds a different count", what);
+    int32_t *in = malloc(sizeof(int32_t) * (size_t)(n_in ? n_in : 1));
+    int32_t *out = malloc(sizeof(int32_t) * (size_t)(n_out ? n_out : 1) + 8);
+    int32_t *ref = malloc(sizeof(int32_t) * (size_t)(n_out ? n_out : 1) + 8);
+    for (int64_t i = 0; i < n_in; i++) in[i] = (int32_t)i;
+    for (int64_t i = 0; i < n_out + 2; i++) out[i] = ref[i] = -7;
+    dmls_tensor ti = {DMLS_INT32, ndim, shape, NULL, 0};
+    dmls_tensor to = {DMLS_INT32, ndim, lw->out_sizes, NULL, 0};
+    dmls_window w = dmls_lowered_window(lw);
+    dmls_operator *op = NULL;
+    dmls_status s = dmls_create(&ti, &to, &w, &op);
+    CHECK(s == DMLS_OK, "%s: dmls_create: %s", what, dmls_last_error());
+    if (s != DMLS_OK) {
+        ok = false;
+        goto done;
+    }
+    CHECK_STATUS(dmls_execute(op, in, (uint64_t)n_in * 4, out, (uint64_t)n_out * 4), DMLS_OK);
+    CHECK_STATUS(dmls_execute_reference(op, in, (uint64_t)n_in * 4, ref, (uint64_t)n_out * 4), DMLS_OK);
+    dmls_destroy(op);
+    CHECK(memcmp(out, ref, sizeof(int32_t) * (size_t)(n_out + 2)) == 0, "%s: execute and reference differ", what);
+    CHECK(out[n_out] == -7 && out[n_out + 1] == -7, "%s: wrote past the output", what);
+    if (want != NULL) {
+        for (int32_t a = 0; a < ndim; a++)
+            if (want->count[a] != lw->out_sizes[a]) {
+                CHECK(false, "%s: axis %d has %lld elements, want %lld", what, (int)a, (long long)lw->out_sizes[a],
+                      (long long)want->count[a]);
+                ok = false;
+            }
+        if (!ok) goto done;
+        int64_t c[DMLS_MAX_RANK] = {0};
+        for (int64_t e = 0; e < n_out; e++) {
+            int64_t lin = 0;
+            for (int32_t a = 0; a < ndim; a++) lin = lin * shape[a] + want->idx[a][c[a]];
+            if (out[e] != (int32_t)lin) {
+                CHECK(false, "%s: output element %lld is input %d, want %lld", what, (long long)e, out[e],
+                      (long long)lin);
+                ok = false;
+                break;
+            }
+            for (int32_t a = ndim - 1; a >= 0; a--) {
+                if (++c[a] < lw->out_sizes[a]) break;
+                c[a] = 0;
+            }
+        }
+    }
+done:
+    free(in);
+    free(out);
+    free(ref);
+    return ok;
+}
+
+/* want->idx[axis] = first, first+step, ... (count of them). */
+static inline void fe_axis(fe_expect *want, int32_t axis, int64_t first, int64_t count, int64_t step) {
+    want->count[axis] = count;
+    for (int64_t k = 0; k < count && k < 64; k++) want->idx[axis][k] = first + k * step;
+}
+
+/* Identity picks for every axis of shape. */
+static inline void fe_identity(fe_expect *want, int32_t ndim, const int64_t *shape) {
+    for (int32_t a = 0; a < ndim; a++) fe_axis(want, a, 0, shape[a], 1);
+}
+
+#define CHECK_FINAL(lw, ...)                                                                             \
+    do {                                                                                                 \
+        const int64_t want_[] = {__VA_ARGS__};                                                           \
+        const int32_t n_ = (int32_t)(sizeof want_ / sizeof want_[0]);                                    \
+        bool same_ = (lw).final_ndim == n_;                                                              \
+        for (int32_t k_ = 0; same_ && k_ < n_; k_++) same_ = (lw).final_shape[k_] == want_[k_];          \
+        CHECK(same_, "final shape differs (rank %d, first %lld)", (int)(lw).final_ndim,                  \
+              (long long)((lw).final_ndim ? (lw).final_shape[0] : -1));                                  \
+    } while (0)
+
+#endif

@@ -1,0 +1,129 @@
+/* dmlslice slice: slice a .npy file into a new .npy file. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "npy.h"
+#include "params.h"
+#include "progress.h"
+
+/* The one place an operator runs. --threads is validated and carried to
+ * here; when the dmls_context pool lands this becomes
+ *   dmls_context_create(threads, &ctx) + dmls_execute_on(op, ctx, ...)
+ * and nothing else in the tool changes. Until then the copy runs on the
+ * calling thread. */
+static dmls_status run_operator(const dmls_operator *op, int threads, const void *in, uint64_t in_bytes, void *out,
+                                uint64_t out_bytes) {
+    (void)threads;
+    return dmls_execute(op, in, in_bytes, out, out_bytes);
+}
+
+int cmd_slice(int argc, char **argv) {
+    args_prog = "dmlslice slice";
+    params p;
+    params_init(&p);
+    const char *in_path = NULL, *out_path = NULL;
+    bool force = false, quiet = false;
+    int64_t threads = 1;
+    for (int i = 1; i < argc; i++) {
+        char buf[64];
+        const char *inline_value, *value;
+        const char *opt = args_option(argv[i], buf, sizeof buf, &inline_value);
+        if (!args_is_option(opt)) {
+            if (in_path) {
+                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, opt);
+                return 2;
+            }
+            in_path = opt;
+            continue;
+        }
+        if (strcmp(opt, "-f") == 0 || strcmp(opt, "--force") == 0) {
+            force = true;
+        } else if (strcmp(opt, "-q") == 0 || strcmp(opt, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
+            if (!args_value(opt, inline_value, argc, argv, &i, &out_path)) return 2;
+        } else if (strcmp(opt, "--threads") == 0) {
+            if (!args_value(opt, inline_value, argc, argv, &i, &value) || !args_int64(opt, value, &threads)) return 2;
+            if (threads < 1 || threads > 1024) {
+                fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, threads);
+                return 2;
+            }
+        } else {
+            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
+            int r = params_option(&p, opt, value);
+            if (r < 0) return 2;
+            if (r == 0) {
+                fprintf(stderr, "%s: unknown option '%s' (try 'dmlslice --help')\n", args_prog, opt);
+                return 2;
+            }
+        }
+    }
+    if (in_path == NULL || out_path == NULL) {
+        fprintf(stderr, "%s: needs an input file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
+        return 2;
+    }
+    if (!params_complete(&p)) return 2;
+    if (npy_same_file(in_path, out_path)) {
+        fprintf(stderr, "%s: %s: the output is the input file; refusing to overwrite it\n", args_prog, out_path);
+        return 1;
+    }
+
+    char err[NPY_ERR_LEN];
+    npy_input in;
+    npy_output out;
+    memset(&out, 0, sizeof out);
+    out.fd = -1;
+    int status = 1;
+    param_plan plan = {0};
+    /* Refuse an existing output before reading a byte of the input. */
+    if (!force && npy_exists(out_path)) {
+        {
+            fprintf(stderr, "%s: %s: already exists; not overwritten (use -f to replace it)\n", args_prog, out_path);
+            return 1;
+        }
+    }
+    if (!npy_open(in_path, &in, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    int64_t strides[DMLS_MAX_RANK];
+    npy_strides(&in.h, strides);
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL};
+    if (!params_plan(&p, &t, &plan)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
+        goto done;
+    }
+    if (!npy_create(out_path, force, in.h.descr, plan.final_ndim, plan.final_shape, in.h.esize, &out, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        goto done;
+    }
+    if (dmls_output_bytes(plan.op) > out.capacity) {
+        fprintf(stderr, "%s: internal error: the operator writes %" PRIu64 " bytes, the output holds %" PRIu64 "\n",
+                args_prog, dmls_output_bytes(plan.op), out.capacity);
+        goto done;
+    }
+    /* Progress covers the copy and the sync to disk, the two steps whose
+     * time grows with the output. */
+    progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
+    dmls_status s = run_operator(plan.op, (int)threads, in.data, in.readable, out.data, out.capacity);
+    const bool committed = s == DMLS_OK && npy_commit(&out, err);
+    progress_stop(pr);
+    if (s != DMLS_OK) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), dmls_last_error());
+        goto done;
+    }
+    if (!committed) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        goto done;
+    }
+    status = 0;
+done:
+    if (status != 0) npy_abort(&out);
+    dmls_destroy(plan.op);
+    npy_close(&in);
+    return status;
+}

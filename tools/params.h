@@ -1,0 +1,76 @@
+/* The slice parameters every command takes (PARAMS in the help): one of the
+ * DirectML forms (SLICE, SLICE1) or one of the front ends (NumPy, ONNX,
+ * WebNN), and the planning of an operator from them and a tensor. */
+#ifndef DMLSLICE_TOOLS_PARAMS_H
+#define DMLSLICE_TOOLS_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "dmlslice/dmlslice.h"
+
+typedef enum param_form {
+    FORM_NONE,
+    FORM_DML_SLICE,     /* --offsets --sizes --strides */
+    FORM_DML_SLICE1,    /* --window-offsets --window-sizes --window-strides [--output-sizes] */
+    FORM_NUMPY,         /* --index */
+    FORM_ONNX,          /* --onnx-starts --onnx-ends [--onnx-axes] [--onnx-steps] */
+    FORM_WEBNN_SLICE,   /* --webnn-starts --webnn-sizes [--webnn-strides] */
+    FORM_WEBNN_REVERSE  /* --webnn-reverse */
+} param_form;
+
+typedef struct param_list {
+    bool given;
+    int32_t n;
+    int64_t v[ARGS_MAX_LIST];
+} param_list;
+
+typedef struct params {
+    param_form form;
+    const char *form_option; /* the first option of the form, for messages */
+    param_list offsets, sizes, strides;
+    param_list win_offsets, win_sizes, win_strides, out_sizes;
+    const char *index;
+    param_list onnx_starts, onnx_ends, onnx_axes, onnx_steps;
+    param_list webnn_starts, webnn_sizes, webnn_strides, webnn_axes;
+    bool webnn_reverse_all;
+    DML_FEATURE_LEVEL level;
+} params;
+
+/* Defaults (feature level 6_4, no form). */
+void params_init(params *p);
+
+/* If opt is a PARAMS option (or --feature-level), takes value and returns
+ * 1; returns 0 for any other option; -1 after printing an error. */
+int params_option(params *p, const char *opt, const char *value);
+
+/* Exactly one form with all its required lists; prints what is missing. */
+bool params_complete(const params *p);
+
+/* The tensor a plan is made for. */
+typedef struct param_tensor {
+    dmls_dtype dtype;
+    int32_t ndim;
+    const int64_t *shape;
+    const int64_t *strides;     /* element strides, NULL for packed */
+    const int64_t *out_strides; /* output element strides, NULL for packed */
+} param_tensor;
+
+typedef struct param_plan {
+    dmls_operator *op;
+    int32_t final_ndim;
+    int64_t final_shape[DMLS_MAX_RANK];
+    bool dml;                   /* planned through dmls_create_dml */
+    char error[600];            /* on failure: the message */
+    const char *rule;           /* on failure: the SPEC rule ID, or "" */
+} param_plan;
+
+/* Validates and plans. The DirectML forms build real DirectML descriptors
+ * (TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size) and go through
+ * dmls_create_dml at p->level, so they accept exactly what DirectML would;
+ * the front ends lower and go through dmls_create (64-bit, no DirectML
+ * limits). Returns false with plan->error set. */
+bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
+
+#endif
