@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
 /* Fuzz target: the DirectML descriptor path. Draws an operator type,
  * feature level, ranks, data types, sizes, strides, flags, totals and
  * alignments from the input; validates; and when the descriptor is accepted,

@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
 /* Fuzz target: every fast path against the reference executor through the
  * native API. Draws rank, element size, shapes, windows, strides (negative,
  * padded, broadcast inputs), byte offsets, misaligned bases and SLICE or

@@ -96,6 +96,61 @@ int main(int argc, char **argv) {
         put(&d, (unsigned)i % 4), put(&d, 0), put(&d, 0), put(&d, (unsigned)i % 8), put(&d, (unsigned)(i * 3) % 8);
         bad |= write_seed(dir, "fuzz_differential", i, &d);
     }
+
+    /* fuzz_npy: whole .npy files of several versions, types and orders. */
+    static const char *const headers[] = {
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+        "{'descr': '>i2', 'fortran_order': True, 'shape': (3, 2, 2), }",
+        "{'descr': '|b1', 'fortran_order': False, 'shape': (5,), }",
+        "{'descr': '<u8', 'fortran_order': False, 'shape': (), }",
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (0, 4), }",
+        "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 1, 2, 1, 2, 1, 2, 1), }",
+    };
+    static const size_t data_bytes[] = {24, 24, 5, 8, 0, 128};
+    for (int i = 0; i < 6; i++) {
+        seed f = {{0}, 0};
+        const int major = 1 + i % 3;
+        const char *h = headers[i];
+        const size_t pre = major == 1 ? 10 : 12, hl = strlen(h);
+        const size_t total = (pre + hl + 1 + 63) / 64 * 64, len = total - pre;
+        const char magic[] = "\x93NUMPY";
+        for (int j = 0; j < 6; j++) put(&f, (unsigned char)magic[j]);
+        put(&f, (unsigned)major), put(&f, 0);
+        put(&f, len & 0xff), put(&f, (len >> 8) & 0xff);
+        if (major > 1) put(&f, 0), put(&f, 0);
+        for (size_t j = 0; j < hl; j++) put(&f, (unsigned char)h[j]);
+        while (f.n < total - 1) put(&f, ' ');
+        put(&f, '\n');
+        for (size_t j = 0; j < data_bytes[i]; j++) put(&f, (unsigned)(j * 37));
+        bad |= write_seed(dir, "fuzz_npy", i, &f);
+    }
+
+    /* fuzz_numpy_index: rank, sizes, then the expression text. */
+    static const char *const exprs[] = {"[1:3, ::-2, ..., None, 0]", "[..., -1]", "[::2, None, 1:-1]",
+                                        "(0, newaxis, np.newaxis, -3:)", "[-9223372036854775808::-1]", "[]",
+                                        "[:, :, 0, ...,]", "[2::-3, 5:1:-1]"};
+    for (int i = 0; i < 8; i++) {
+        seed e = {{0}, 0};
+        put(&e, 4), put(&e, 4), put(&e, 5), put(&e, 6), put(&e, 3);
+        for (const char *c = exprs[i]; *c; c++) put(&e, (unsigned char)*c);
+        bad |= write_seed(dir, "fuzz_numpy_index", i, &e);
+    }
+
+    /* fuzz_onnx_webnn: rank, sizes, which, count, 8 x 4 values, options. */
+    for (int i = 0; i < 12; i++) {
+        seed o = {{0}, 0};
+        put(&o, 3), put(&o, 5), put(&o, 6), put(&o, 7);
+        put(&o, (unsigned)i % 3), put(&o, 1 + (unsigned)i % 3);
+        for (int j = 0; j < 8; j++) {
+            put(&o, 12 + (unsigned)(j + i) % 5); /* start */
+            put(&o, i % 4 == 3 ? 255 : 12 + 4 + (unsigned)j); /* end (255: an extreme value follows) */
+            if (i % 4 == 3) for (int b = 0; b < 8; b++) put(&o, b == 7 ? 0x7f : 0xff);
+            put(&o, 8 + (unsigned)j % 3); /* axis */
+            put(&o, (unsigned)(j % 2 ? 1 : 5)); /* step -2 or 2 */
+        }
+        put(&o, (unsigned)i);
+        bad |= write_seed(dir, "fuzz_onnx_webnn", i, &o);
+    }
     if (bad) fprintf(stderr, "fuzz_corpus: could not write every seed under %s\n", dir);
     return bad ? 1 : 0;
 }
