@@ -3,5 +3,6 @@
 #define DMLSLICE_TOOLS_COMMANDS_H
 
 int cmd_demo(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  demo        run the four worked examples of DirectML's documentation\n"
+    "  bench       time the canonical cases beside a plain copy (--help for options)\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help\n"
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", cmd);
     return 2;
 }
