@@ -100,12 +100,16 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
     if (op->zero_fill) dmls_cpu_fill_zero(&op->fill, output);
     const dmls_cpu_plan *cp = &op->cpu;
     if (cp->items == 0) return DMLS_OK;
-    int threads = ctx ? dmls_pool_threads(ctx->pool) : 1;
+    const int threads = ctx ? dmls_pool_threads(ctx->pool) : 1;
+    if (threads == 1 || cp->out_bytes < ctx->parallel_min_bytes) {
+        dmls_cpu_run_range(cp, input, output, 0, cp->items);
+        return DMLS_OK;
+    }
     /* Shares start on a multiple of the plan's grain, so short rows are
      * never cut between threads. */
     uint64_t units = (cp->items + cp->split_grain - 1) / cp->split_grain;
     int tasks = units < (uint64_t)threads ? (int)units : threads;
-    if (tasks <= 1 || cp->out_bytes < ctx->parallel_min_bytes) {
+    if (tasks <= 1) {
         dmls_cpu_run_range(cp, input, output, 0, cp->items);
         return DMLS_OK;
     }

@@ -151,7 +151,9 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
         cp->kernel = DMLS_CPU_STRIDED;
         cp->row = pick_strided(cp->width);
 #if defined(__x86_64__) || defined(__i386__)
-        if (avx2 && ds == w && shuffle_masks(cp, (int32_t)w, ss)) {
+        /* Rows shorter than one vector step (32 output bytes) would pay
+         * the setup for the scalar tail alone. */
+        if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
             cp->kernel = DMLS_CPU_SHUFFLE_AVX2;
             cp->row = dmls_cpu_row_shuffle_avx2;
         }
@@ -169,14 +171,16 @@ void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst
     const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
     unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
 
-    int64_t c[DMLS_MAX_RANK];
-    uint64_t row = first / (uint64_t)n;
-    int64_t col = (int64_t)(first % (uint64_t)n);
-    for (int i = inner - 1; i >= 0; i--) {
-        c[i] = (int64_t)(row % (uint64_t)cp->shape[i]);
-        row /= (uint64_t)cp->shape[i];
-        src += c[i] * cp->src_step[i];
-        dst += c[i] * cp->dst_step[i];
+    int64_t c[DMLS_MAX_RANK] = {0}, col = 0;
+    if (first != 0) { /* a thread's share: place it (divisions cost ~40 cycles, so not at 0) */
+        uint64_t row = first / (uint64_t)n;
+        col = (int64_t)(first % (uint64_t)n);
+        for (int i = inner - 1; i >= 0; i--) {
+            c[i] = (int64_t)(row % (uint64_t)cp->shape[i]);
+            row /= (uint64_t)cp->shape[i];
+            src += c[i] * cp->src_step[i];
+            dst += c[i] * cp->dst_step[i];
+        }
     }
     uint64_t left = last - first;
     src += col * ss;
