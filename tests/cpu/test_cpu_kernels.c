@@ -202,8 +202,22 @@ static void directed_tests(void) {
       directed("rank 8 runs", 4, 8, in, off, sz, st, ST, ST, 20); }
 }
 
+static void context_tests(void) {
+    dmls_context *ctx = (dmls_context *)&ctx;
+    CHECK_STATUS(dmls_context_create(-1, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(ctx == NULL, "a failed create leaves the handle NULL");
+    CHECK_STATUS(dmls_context_create(1025, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "1025") != NULL, "message names the count: %s", dmls_last_error());
+    CHECK_STATUS(dmls_context_create(1, NULL), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_context_create(3, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 3, "three threads");
+    dmls_context_destroy(ctx);
+    dmls_context_destroy(NULL);
+}
+
 int main(void) {
     test_seed_rng();
+    context_tests();
     for (int t = 1; t <= 4; t++) {
         CHECK_STATUS(dmls_context_create(t, &contexts[t]), DMLS_OK);
         /* Cut even tiny copies between threads, so the split is tested. */
