@@ -19,6 +19,7 @@ dmls_status dmls_operator_new(const char *name, const dmls_problem *problem, uin
     op->in_align = in_align;
     op->out_align = out_align;
     dmls_plan(op);
+    dmls_cpu_plan_build(&op->cpu, &op->copy, dmls_cpu_features(), dmls_cpu_nontemporal_threshold());
     *out = op;
     return DMLS_OK;
 }
@@ -63,7 +64,7 @@ dmls_status dmls_execute(const dmls_operator *op, const void *input, uint64_t in
     RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "execute: operator is NULL");
     RETURN_IF_ERROR(dmls_check_binding(op, input, input_bytes, output, output_bytes));
     if (op->zero_fill) dmls_cpu_fill_zero(&op->fill, output);
-    dmls_cpu_copy(&op->copy, input, output);
+    dmls_cpu_run_range(&op->cpu, input, output, 0, op->cpu.items);
     return DMLS_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpu/cpu.h"
 #include "dmlslice/dmlslice.h"
 
 typedef enum dmls_kind {
@@ -60,6 +61,7 @@ struct dmls_operator {
     bool zero_fill;               /* SLICE_GRAD: run fill before copy */
     dmls_copy_plan fill;          /* every element of the output (src unused) */
     dmls_copy_plan copy;
+    dmls_cpu_plan cpu;            /* copy, recast for the CPU kernels */
 };
 
 /* Builds the plans of op from op->problem (planning runs once, at create). */
@@ -78,8 +80,7 @@ dmls_status dmls_operator_new(const char *name, const dmls_problem *problem, uin
 dmls_status dmls_check_binding(const dmls_operator *op, const void *input, uint64_t input_bytes,
                                const void *output, uint64_t output_bytes);
 
-/* The CPU executor of one copy plan, and the zero fill. */
-void dmls_cpu_copy(const dmls_copy_plan *plan, const void *src_base, void *dst_base);
+/* The CPU zero fill of SLICE_GRAD (the copy runs through op->cpu). */
 void dmls_cpu_fill_zero(const dmls_copy_plan *plan, void *dst_base);
 
 /* Checks shared by the DirectML and native validators. */

@@ -7,5 +7,6 @@ int cmd_demo(int argc, char **argv);
 int cmd_slice(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

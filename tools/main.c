@@ -20,6 +20,7 @@ static const char usage[] =
     "              or the error and its rule ID (exit 0 valid, 1 invalid, 2 usage)\n"
     "  info IN.npy  dtype, shape, memory order and size of a .npy file\n"
     "  demo        run the four worked examples of DirectML's documentation\n"
+    "  bench       time the canonical cases beside a plain copy (--help for options)\n"
     "\n"
     "PARAMS, one of (L is a comma-separated list of integers, one per axis):\n"
     "  --offsets L --sizes L --strides L\n"
@@ -87,6 +88,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", cmd);
     return 2;
 }

@@ -231,6 +231,51 @@ DMLS_API dmls_status dmls_execute_reference(const dmls_operator *op, const void 
                                             uint64_t input_bytes, void *output,
                                             uint64_t output_bytes);
 
+/* ---------------------------------------------------------------- threads */
+
+/* A CPU execution context: a persistent pool of worker threads that
+ * dmls_execute_on spreads large copies over. Creating one is costly (it
+ * starts threads); keep it for the life of the program or the model. */
+typedef struct dmls_context dmls_context;
+
+/*
+ * dmls_context_create: start a context with num_threads threads in all,
+ * counting the thread that calls dmls_execute_on (so num_threads - 1 workers).
+ *   num_threads  1..1024, or 0 for the value of the environment variable
+ *                DMLSLICE_THREADS if set, else the number of online CPUs.
+ *   ctx          receives the context; set to NULL on failure.
+ * Returns DMLS_OK, DMLS_ERROR_INVALID_ARGUMENT (a count out of range, a
+ * malformed DMLSLICE_THREADS, ctx NULL) or DMLS_ERROR_OUT_OF_MEMORY (memory
+ * or threads could not be had). Thread-safe.
+ */
+DMLS_API dmls_status dmls_context_create(int num_threads, dmls_context **ctx);
+
+/* Stop the workers and free the context. NULL is ignored. Not while any
+ * thread is inside dmls_execute_on with this context. */
+DMLS_API void dmls_context_destroy(dmls_context *ctx);
+
+/* The context's thread count, caller included (>= 1). */
+DMLS_API int dmls_context_threads(const dmls_context *ctx);
+
+/*
+ * dmls_execute_on: dmls_execute, with the copy spread over ctx's threads.
+ *   op, input, input_bytes, output, output_bytes  as for dmls_execute, with
+ *                the same checks, done before anything is written.
+ *   ctx          the context whose threads help, or NULL to run on the calling
+ *                thread alone (then it is exactly dmls_execute).
+ * Work is cut by output bytes; a copy of less than 256 KiB runs on the
+ * calling thread without waking any worker. The calling thread always does a
+ * share and returns when the whole output is written. The output equals
+ * dmls_execute's byte for byte, whatever the thread count. On failure
+ * nothing is written.
+ * Thread safety: a context may be used from several threads at once; calls
+ * that need its workers take turns (each waits for the one before it).
+ * Different contexts never wait for each other; an operator may run on many
+ * contexts at once, on distinct outputs.
+ */
+DMLS_API dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const void *input,
+                                     uint64_t input_bytes, void *output, uint64_t output_bytes);
+
 /* ---------------------------------------------------------------- one-shot */
 
 /* Create, execute and destroy in one call, through the same helpers. On

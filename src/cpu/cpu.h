@@ -1,0 +1,101 @@
+/* The CPU backend's own plan: a dmls_copy_plan (the backend-neutral contract)
+ * recast for CPU kernels, with the kernel and ISA variant chosen once, at
+ * create, and cached here. Also the feature detection and the thread pool. */
+#ifndef DMLS_CPU_H
+#define DMLS_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dmlslice/dmlslice.h"
+
+struct dmls_copy_plan;
+struct dmls_cpu_plan;
+
+/* ISA features a kernel variant may use. */
+enum {
+    DMLS_CPU_AVX2 = 1u << 0,
+};
+
+/* The features of this CPU, minus those named in DMLSLICE_DISABLE_CPU_FEATURES
+ * (comma-separated: "avx2", or "all"). Detected once per process. */
+unsigned dmls_cpu_features(void);
+
+/* Output size in bytes from which kernels use non-temporal stores: the
+ * last-level cache, since a bigger output would only evict the input from it. */
+uint64_t dmls_cpu_nontemporal_threshold(void);
+
+/* The kernels, for tests that assert the dispatch (dmls_cpu_kernel_name). */
+typedef enum dmls_cpu_kernel {
+    DMLS_CPU_EMPTY = 0,      /* nothing to copy */
+    DMLS_CPU_CONTIG,         /* rows contiguous on both sides: memcpy */
+    DMLS_CPU_CONTIG_NT_AVX2, /* same, streaming stores past the cache */
+    DMLS_CPU_STRIDED,        /* one item of width bytes at a time, any steps */
+    DMLS_CPU_SHUFFLE_AVX2,   /* packed output gathered by byte shuffles */
+    DMLS_CPU_KERNEL_COUNT
+} dmls_cpu_kernel;
+
+const char *dmls_cpu_kernel_name(dmls_cpu_kernel k);
+
+/* Copies one row of n items; steps come from the plan. */
+typedef void (*dmls_cpu_row_fn)(unsigned char *dst, const unsigned char *src, int64_t n,
+                                const struct dmls_cpu_plan *p);
+
+/* A copy of items of `width` bytes over an N-d shape, steps in bytes:
+ *   for c in shape: copy width bytes from src + src_offset + dot(c, src_step)
+ *                                    to dst + dst_offset + dot(c, dst_step)
+ * Built from a normalized dmls_copy_plan: when the innermost dim is a short
+ * run contiguous on both sides, it is folded into the item width (an RGB
+ * 2-of-3 crop becomes 2-byte items read every 3 bytes), so the row kernel
+ * sees the pattern the hardware should move. */
+typedef struct dmls_cpu_plan {
+    dmls_cpu_kernel kernel;
+    dmls_cpu_row_fn row;
+    bool nontemporal;
+    int32_t ndim; /* >= 1 unless items == 0 */
+    int32_t width;
+    int64_t shape[DMLS_MAX_RANK];
+    int64_t src_step[DMLS_MAX_RANK];
+    int64_t dst_step[DMLS_MAX_RANK];
+    int64_t src_offset, dst_offset;
+    uint64_t items;       /* product(shape) */
+    uint64_t out_bytes;   /* items * width: the bytes written */
+    uint64_t split_grain; /* work is split between threads at multiples of this many items */
+    unsigned char shuffle[2][16]; /* DMLS_CPU_SHUFFLE_AVX2: byte masks for the low and high load */
+    int64_t shuffle_span;         /* bytes of input one 16-byte output block reads */
+} dmls_cpu_plan;
+
+/* Builds a CPU plan for a normalized copy plan using only the given features,
+ * with streaming stores when the output holds at least nt_threshold bytes. */
+void dmls_cpu_plan_build(dmls_cpu_plan *cp, const struct dmls_copy_plan *plan, unsigned features,
+                         uint64_t nt_threshold);
+
+/* Copies items [first, last) (row-major over the plan's shape). */
+void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst_base,
+                        uint64_t first, uint64_t last);
+
+/* Kernel variants compiled for AVX2, in kernels_avx2.c. */
+void dmls_cpu_row_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n,
+                                 const dmls_cpu_plan *p);
+void dmls_cpu_row_shuffle_avx2(unsigned char *dst, const unsigned char *src, int64_t n,
+                               const dmls_cpu_plan *p);
+void dmls_cpu_store_fence(void);
+
+/* A persistent pool of worker threads; the caller is one of its threads. */
+typedef struct dmls_pool dmls_pool;
+
+/* Starts threads - 1 workers. NULL on failure (threads >= 1). */
+dmls_pool *dmls_pool_create(int threads);
+void dmls_pool_destroy(dmls_pool *pool);
+int dmls_pool_threads(const dmls_pool *pool);
+
+/* Runs fn(arg, i) for i in [0, tasks), tasks <= threads, task 0 on the caller
+ * and task i on worker i; returns when all are done. One caller at a time. */
+void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
+
+/* Test hook: copies of at least this many output bytes are cut between a
+ * context's threads (default 256 KiB; 0 cuts every copy). */
+void dmls_context_set_parallel_min_bytes(dmls_context *ctx, uint64_t bytes);
+
+#endif

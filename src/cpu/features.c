@@ -1,0 +1,53 @@
+/* CPU feature detection, once per process, with the test switch
+ * DMLSLICE_DISABLE_CPU_FEATURES that lets one machine run every variant. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu.h"
+
+static unsigned detected;
+static uint64_t llc_bytes;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static bool listed(const char *list, const char *name) {
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if ((n == len && strncmp(p, name, len) == 0) || (n == 3 && strncmp(p, "all", 3) == 0)) return true;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return false;
+}
+
+static void detect(void) {
+    unsigned f = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) f |= DMLS_CPU_AVX2;
+#endif
+    const char *off = getenv("DMLSLICE_DISABLE_CPU_FEATURES");
+    if (off && listed(off, "avx2")) f &= ~(unsigned)DMLS_CPU_AVX2;
+    detected = f;
+
+    long llc = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    /* Unknown cache: 32 MiB is about the largest per-socket L3 of common
+     * parts, so streaming starts no earlier than it should. */
+    llc_bytes = llc > 0 ? (uint64_t)llc : (uint64_t)32 << 20;
+}
+
+unsigned dmls_cpu_features(void) {
+    pthread_once(&once, detect);
+    return detected;
+}
+
+uint64_t dmls_cpu_nontemporal_threshold(void) {
+    pthread_once(&once, detect);
+    return llc_bytes;
+}

@@ -1,0 +1,211 @@
+/* CPU planning and the portable kernels. A dmls_copy_plan becomes a
+ * dmls_cpu_plan whose rows one kernel copies; the kernel and its ISA variant
+ * are chosen here, once, at create. Execution walks rows with an odometer
+ * from any starting item, so the same code runs a whole plan on one thread
+ * or one thread's share of it. */
+#include <string.h>
+
+#include "../operator.h"
+#include "cpu.h"
+
+const char *dmls_cpu_kernel_name(dmls_cpu_kernel k) {
+    static const char *const names[DMLS_CPU_KERNEL_COUNT] = {
+        "empty", "contig", "contig_nt_avx2", "strided", "shuffle_avx2",
+    };
+    return (unsigned)k < DMLS_CPU_KERNEL_COUNT ? names[k] : "?";
+}
+
+static void row_contig(unsigned char *dst, const unsigned char *src, int64_t n, const dmls_cpu_plan *p) {
+    memcpy(dst, src, (size_t)(n * p->width));
+}
+
+/* Strided items, one width class each. Fixed-size memcpy compiles to plain
+ * loads and stores and stays defined on the misaligned addresses the native
+ * API allows; widths between powers of two move as two overlapping halves,
+ * both read before either is written. */
+#define DEFINE_STRIDED(suffix, MOVE)                                                           \
+    static void row_strided_##suffix(unsigned char *dst, const unsigned char *src, int64_t n,  \
+                                     const dmls_cpu_plan *p) {                                \
+        const int64_t ss = p->src_step[p->ndim - 1], ds = p->dst_step[p->ndim - 1];           \
+        const size_t w = (size_t)p->width;                                                    \
+        (void)w;                                                                              \
+        for (int64_t i = 0; i < n; i++, dst += ds, src += ss) { MOVE; }                       \
+    }
+#define MOVE_FIXED(k) memcpy(dst, src, k)
+#define MOVE_PAIR(k)                                                                           \
+    do {                                                                                       \
+        unsigned char a_[k], b_[k];                                                            \
+        memcpy(a_, src, k);                                                                    \
+        memcpy(b_, src + w - k, k);                                                            \
+        memcpy(dst, a_, k);                                                                    \
+        memcpy(dst + w - k, b_, k);                                                            \
+    } while (0)
+DEFINE_STRIDED(1, MOVE_FIXED(1))
+DEFINE_STRIDED(2, MOVE_FIXED(2))
+DEFINE_STRIDED(4, MOVE_FIXED(4))
+DEFINE_STRIDED(8, MOVE_FIXED(8))
+DEFINE_STRIDED(16, MOVE_FIXED(16))
+DEFINE_STRIDED(3_4, MOVE_PAIR(2))    /* 3 */
+DEFINE_STRIDED(5_8, MOVE_PAIR(4))    /* 5..7 */
+DEFINE_STRIDED(9_16, MOVE_PAIR(8))   /* 9..15 */
+DEFINE_STRIDED(17_32, MOVE_PAIR(16)) /* 17..31, and 32 */
+
+static dmls_cpu_row_fn pick_strided(int32_t w) {
+    switch (w) {
+    case 1: return row_strided_1;
+    case 2: return row_strided_2;
+    case 4: return row_strided_4;
+    case 8: return row_strided_8;
+    case 16: return row_strided_16;
+    case 3: return row_strided_3_4;
+    default:
+        return w < 8 ? row_strided_5_8 : w < 16 ? row_strided_9_16 : row_strided_17_32;
+    }
+}
+
+/* Largest item a fold may produce: the strided kernels move at most 32 bytes
+ * as two 16-byte halves. */
+#define MAX_FOLD_BYTES 32
+
+/* Rows longer than this (output bytes) may be split between threads; shorter
+ * ones never are, so a thread's share starts on a row. */
+#define SPLIT_ROW_BYTES (64 * 1024)
+#define SPLIT_GRAIN_BYTES 4096
+
+/* Byte-shuffle masks for a packed row of items of width w (1, 2, 4 or 8)
+ * read every ss bytes: one 16-byte output block holds 16 / w items, which lie
+ * within `span` input bytes from the lowest of them. Two 16-byte loads cover
+ * that span (at 0 and span - 16), so it must be 16..32 bytes. Returns false
+ * when the pattern does not fit. */
+static bool shuffle_masks(dmls_cpu_plan *cp, int32_t w, int64_t ss) {
+    if (w != 1 && w != 2 && w != 4 && w != 8) return false;
+    const int64_t items = 16 / w, step = ss < 0 ? -ss : ss;
+    if (step > 32) return false;
+    const int64_t span = (items - 1) * step + w;
+    if (span < 16 || span > 32) return false;
+    for (int j = 0; j < 16; j++) {
+        int64_t g = j / w, b = j % w;
+        int64_t pos = (ss > 0 ? g : items - 1 - g) * step + b;
+        cp->shuffle[0][j] = pos < 16 ? (unsigned char)pos : 0x80;
+        cp->shuffle[1][j] = pos < 16 ? 0x80 : (unsigned char)(pos - (span - 16));
+    }
+    cp->shuffle_span = span;
+    return true;
+}
+
+void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned features,
+                         uint64_t nt_threshold) {
+    memset(cp, 0, sizeof *cp);
+    if (plan->count == 0) {
+        cp->kernel = DMLS_CPU_EMPTY;
+        return;
+    }
+    const int64_t es = plan->esize;
+    int n = plan->ndim;
+    cp->width = plan->esize;
+    cp->src_offset = plan->src_offset;
+    cp->dst_offset = plan->dst_offset;
+    if (n == 0) { /* a single element: a row of one */
+        n = 1;
+        cp->shape[0] = 1;
+        cp->src_step[0] = cp->dst_step[0] = es;
+    } else {
+        for (int i = 0; i < n; i++) {
+            cp->shape[i] = plan->shape[i];
+            cp->src_step[i] = es * plan->src_stride[i];
+            cp->dst_step[i] = es * plan->dst_stride[i];
+        }
+    }
+    /* Fold a short run contiguous on both sides into the item. */
+    if (n >= 2 && plan->src_stride[n - 1] == 1 && plan->dst_stride[n - 1] == 1 &&
+        cp->shape[n - 1] * es <= MAX_FOLD_BYTES) {
+        cp->width = (int32_t)(cp->shape[n - 1] * es);
+        n--;
+    }
+    cp->ndim = n;
+    for (int i = n; i < DMLS_MAX_RANK; i++) cp->shape[i] = 1;
+    cp->items = 1;
+    for (int i = 0; i < n; i++) cp->items *= (uint64_t)cp->shape[i];
+    cp->out_bytes = cp->items * (uint64_t)cp->width;
+
+    const int64_t w = cp->width, ss = cp->src_step[n - 1], ds = cp->dst_step[n - 1];
+    const int64_t row = cp->shape[n - 1];
+    cp->nontemporal = cp->out_bytes >= nt_threshold;
+    cp->split_grain = row * w <= SPLIT_ROW_BYTES ? (uint64_t)row
+                      : (uint64_t)(w < SPLIT_GRAIN_BYTES ? SPLIT_GRAIN_BYTES / w : 1);
+    const bool avx2 = (features & DMLS_CPU_AVX2) != 0;
+#if !(defined(__x86_64__) || defined(__i386__))
+    (void)avx2;
+#endif
+
+    if (ss == w && ds == w) {
+        cp->kernel = DMLS_CPU_CONTIG;
+        cp->row = row_contig;
+#if defined(__x86_64__) || defined(__i386__)
+        if (avx2 && cp->nontemporal) {
+            cp->kernel = DMLS_CPU_CONTIG_NT_AVX2;
+            cp->row = dmls_cpu_row_contig_nt_avx2;
+        }
+#endif
+    } else {
+        cp->kernel = DMLS_CPU_STRIDED;
+        cp->row = pick_strided(cp->width);
+#if defined(__x86_64__) || defined(__i386__)
+        /* Rows shorter than one vector step (32 output bytes) would pay
+         * the setup for the scalar tail alone. */
+        if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
+            cp->kernel = DMLS_CPU_SHUFFLE_AVX2;
+            cp->row = dmls_cpu_row_shuffle_avx2;
+        }
+#endif
+    }
+    if (cp->kernel != DMLS_CPU_CONTIG_NT_AVX2 && cp->kernel != DMLS_CPU_SHUFFLE_AVX2)
+        cp->nontemporal = false; /* only these variants stream */
+}
+
+void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst_base,
+                        uint64_t first, uint64_t last) {
+    if (first >= last) return;
+    const int inner = cp->ndim - 1;
+    const int64_t n = cp->shape[inner], ss = cp->src_step[inner], ds = cp->dst_step[inner];
+    const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
+    unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
+
+    int64_t c[DMLS_MAX_RANK] = {0}, col = 0;
+    if (first != 0) { /* a thread's share: place it (divisions cost ~40 cycles, so not at 0) */
+        uint64_t row = first / (uint64_t)n;
+        col = (int64_t)(first % (uint64_t)n);
+        for (int i = inner - 1; i >= 0; i--) {
+            c[i] = (int64_t)(row % (uint64_t)cp->shape[i]);
+            row /= (uint64_t)cp->shape[i];
+            src += c[i] * cp->src_step[i];
+            dst += c[i] * cp->dst_step[i];
+        }
+    }
+    uint64_t left = last - first;
+    src += col * ss;
+    dst += col * ds;
+    for (;;) {
+        int64_t len = n - col;
+        if ((uint64_t)len > left) len = (int64_t)left;
+        cp->row(dst, src, len, cp);
+        left -= (uint64_t)len;
+        if (left == 0) break;
+        src -= col * ss;
+        dst -= col * ds;
+        col = 0;
+        for (int i = inner - 1; i >= 0; i--) {
+            src += cp->src_step[i];
+            dst += cp->dst_step[i];
+            if (++c[i] < cp->shape[i]) break;
+            src -= cp->src_step[i] * cp->shape[i];
+            dst -= cp->dst_step[i] * cp->shape[i];
+            c[i] = 0;
+        }
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    /* Streaming stores are weakly ordered: fence them before anyone (the
+     * caller, or the thread that waits for this one) reads the output. */
+    if (cp->nontemporal) dmls_cpu_store_fence();
+#endif
+}

@@ -1,0 +1,157 @@
+/* A persistent thread pool with a fixed split: task i runs on thread i (the
+ * caller is thread 0), so a job is one broadcast and one countdown, with no
+ * queue. Copy tasks are balanced by bytes when they are cut, so work
+ * stealing would buy nothing here.
+ *
+ * Workers spin briefly on the job counter before sleeping, because
+ * back-to-back executes (a model's layers, a benchmark) would otherwise pay a
+ * futex wake-up per thread per call. Every worker checks in on every job, even
+ * one with fewer tasks than threads, so no worker is still reading a job when
+ * the caller posts the next one. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "cpu.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+/* Tens to hundreds of microseconds of polling (PAUSE takes 10 to 140
+ * cycles by CPU model): longer than a futex round trip, short enough that an
+ * idle pool soon stops burning a core. */
+#define SPIN_ROUNDS 4000
+
+struct dmls_pool {
+    int threads;
+    pthread_t *workers; /* threads - 1 */
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    atomic_uint_fast64_t job;  /* bumped once per posted job */
+    atomic_int pending;        /* workers yet to finish the current job */
+    bool stop;                 /* under mu */
+    int started;               /* workers actually created */
+    /* The current job; written by the caller before job is bumped. */
+    void (*fn)(void *arg, int task);
+    void *arg;
+    int tasks;
+};
+
+typedef struct worker_start {
+    dmls_pool *pool;
+    int index;
+} worker_start;
+
+static void *worker_main(void *p) {
+    dmls_pool *pool = ((worker_start *)p)->pool;
+    const int index = ((worker_start *)p)->index;
+    free(p);
+    uint64_t seen = 0;
+    for (;;) {
+        uint64_t job = atomic_load_explicit(&pool->job, memory_order_acquire);
+        for (int spin = 0; job == seen && spin < SPIN_ROUNDS; spin++) {
+            CPU_RELAX();
+            job = atomic_load_explicit(&pool->job, memory_order_acquire);
+        }
+        if (job == seen) {
+            pthread_mutex_lock(&pool->mu);
+            while (!pool->stop && (job = atomic_load_explicit(&pool->job, memory_order_acquire)) == seen)
+                pthread_cond_wait(&pool->wake, &pool->mu);
+            bool stop = pool->stop;
+            pthread_mutex_unlock(&pool->mu);
+            if (stop) return NULL;
+        }
+        seen = job;
+        if (index < pool->tasks) pool->fn(pool->arg, index);
+        if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&pool->mu);
+            pthread_cond_signal(&pool->done);
+            pthread_mutex_unlock(&pool->mu);
+        }
+    }
+}
+
+dmls_pool *dmls_pool_create(int threads) {
+    if (threads < 1) return NULL;
+    dmls_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return NULL;
+    pool->threads = threads;
+    atomic_init(&pool->job, 0);
+    atomic_init(&pool->pending, 0);
+    if (pthread_mutex_init(&pool->mu, NULL)) goto fail_mu;
+    if (pthread_cond_init(&pool->wake, NULL)) goto fail_wake;
+    if (pthread_cond_init(&pool->done, NULL)) goto fail_done;
+    if (threads > 1) {
+        pool->workers = calloc((size_t)threads - 1, sizeof *pool->workers);
+        if (!pool->workers) goto fail_threads;
+        for (int i = 1; i < threads; i++) {
+            worker_start *ws = malloc(sizeof *ws);
+            if (!ws) goto fail_threads;
+            ws->pool = pool;
+            ws->index = i;
+            if (pthread_create(&pool->workers[i - 1], NULL, worker_main, ws)) {
+                free(ws);
+                goto fail_threads;
+            }
+            pool->started++;
+        }
+    }
+    return pool;
+
+fail_threads:
+    dmls_pool_destroy(pool); /* joins the workers already started */
+    return NULL;
+fail_done:
+    pthread_cond_destroy(&pool->wake);
+fail_wake:
+    pthread_mutex_destroy(&pool->mu);
+fail_mu:
+    free(pool);
+    return NULL;
+}
+
+void dmls_pool_destroy(dmls_pool *pool) {
+    if (!pool) return;
+    pthread_mutex_lock(&pool->mu);
+    pool->stop = true;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->mu);
+    for (int i = 0; i < pool->started; i++) pthread_join(pool->workers[i], NULL);
+    free(pool->workers);
+    pthread_cond_destroy(&pool->done);
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->mu);
+    free(pool);
+}
+
+int dmls_pool_threads(const dmls_pool *pool) { return pool->threads; }
+
+void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks) {
+    const int workers = pool->threads - 1;
+    if (workers == 0 || tasks <= 1) {
+        for (int i = 0; i < tasks; i++) fn(arg, i);
+        return;
+    }
+    pool->fn = fn;
+    pool->arg = arg;
+    pool->tasks = tasks;
+    atomic_store_explicit(&pool->pending, workers, memory_order_relaxed);
+    pthread_mutex_lock(&pool->mu);
+    atomic_fetch_add_explicit(&pool->job, 1, memory_order_release);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->mu);
+
+    fn(arg, 0);
+
+    for (int spin = 0; spin < SPIN_ROUNDS; spin++) {
+        if (atomic_load_explicit(&pool->pending, memory_order_acquire) == 0) return;
+        CPU_RELAX();
+    }
+    pthread_mutex_lock(&pool->mu);
+    while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
+        pthread_cond_wait(&pool->done, &pool->mu);
+    pthread_mutex_unlock(&pool->mu);
+}

@@ -1,0 +1,231 @@
+/* Every CPU kernel and ISA variant against dmls_execute_reference, byte for
+ * byte: random slices of ranks 1-8 and element sizes 1/2/4/8 over padded,
+ * negative-stride and broadcast layouts at misaligned addresses, each run with
+ * every feature set this CPU has, with and without streaming stores, on 1 to
+ * 4 threads; then slices built to hit each specialized kernel, asserting the
+ * dispatch chose it. */
+#include <stdbool.h>
+
+#include "cpu/cpu.h"
+#include "operator.h"
+#include "test.h"
+
+typedef struct spec {
+    int esize, ndim;
+    int64_t in_shape[8], in_strides[8], offsets[8], sizes[8], steps[8], out_shape[8], out_strides[8];
+    uint64_t in_off, out_off;
+} spec;
+
+static const dmls_dtype dtype_of[9] = {0, DMLS_UINT8, DMLS_FLOAT16, 0, DMLS_FLOAT32, 0, 0, 0, DMLS_FLOAT64};
+
+static dmls_operator *make(const spec *s) {
+    dmls_tensor in = {dtype_of[s->esize], s->ndim, s->in_shape, s->in_strides, s->in_off};
+    dmls_tensor out = {dtype_of[s->esize], s->ndim, s->out_shape, s->out_strides, s->out_off};
+    dmls_window win = {s->offsets, s->sizes, s->steps};
+    dmls_operator *op = NULL;
+    dmls_status st = dmls_create(&in, &out, &win, &op);
+    CHECK(st == DMLS_OK, "create: %s", dmls_last_error());
+    return op;
+}
+
+/* Layout with each dim padded by 0-2 elements and, when allowed, some dims
+ * reversed; byte_offset keeps every element at or after the base. */
+static void random_layout(int ndim, int esize, const int64_t *shape, int64_t *strides, uint64_t *off,
+                          bool packed, bool allow_zero) {
+    int64_t st = 1;
+    *off = 0;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int64_t pad = packed ? 0 : test_range(0, 2);
+        strides[i] = st;
+        st *= shape[i] + pad;
+        if (!packed && test_range(0, 3) == 0) {
+            strides[i] = -strides[i];
+            *off += (uint64_t)((shape[i] - 1) * -strides[i] * esize);
+        }
+        if (allow_zero && test_range(0, 15) == 0) strides[i] = 0;
+    }
+}
+
+static void random_spec(spec *s) {
+    static const int sizes[4] = {1, 2, 4, 8};
+    s->esize = sizes[test_range(0, 3)];
+    s->ndim = (int)test_range(1, 8);
+    int64_t max_dim = s->ndim <= 2 ? 300 : s->ndim <= 4 ? 12 : 4;
+    for (int i = 0; i < s->ndim; i++) {
+        int64_t S = test_range(1, max_dim);
+        s->in_shape[i] = S;
+        s->offsets[i] = test_range(0, S - 1);
+        s->sizes[i] = test_range(1, S - s->offsets[i]);
+        int64_t t = test_range(1, 3);
+        if (test_range(0, 3) == 0) t = -t;
+        s->steps[i] = t;
+        int64_t most = 1 + (s->sizes[i] - 1) / (t < 0 ? -t : t);
+        s->out_shape[i] = test_range(0, 3) ? most : test_range(1, most);
+    }
+    int kind = (int)test_range(0, 2);
+    random_layout(s->ndim, s->esize, s->in_shape, s->in_strides, &s->in_off, kind == 0, true);
+    random_layout(s->ndim, s->esize, s->out_shape, s->out_strides, &s->out_off, kind != 2, false);
+}
+
+static dmls_context *contexts[5]; /* index = threads */
+
+/* Runs op through a CPU plan built with `features` and streaming from
+ * nt_threshold, on the calling thread and on 1..4 threads, and compares the
+ * whole output buffer (padding included) with the reference's. */
+static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold,
+                          const char *what) {
+    dmls_operator v = *op;
+    dmls_cpu_plan_build(&v.cpu, &v.copy, features, nt_threshold);
+    uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+    size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
+    unsigned char *in_buf = malloc(ib + 8), *ref_buf = malloc(ob + 8), *out_buf = malloc(ob + 8),
+                  *garbage = malloc(ob + 1);
+    unsigned char *in = in_buf + in_shift, *ref = ref_buf + out_shift, *out = out_buf + out_shift;
+    test_fill_random(in_buf, ib + 8);
+    test_fill_random(garbage, ob + 1);
+    memcpy(ref, garbage, ob);
+    CHECK_STATUS(dmls_execute_reference(op, in, ib, ref, ob), DMLS_OK);
+    for (int t = 0; t <= 4; t++) { /* 0: dmls_execute; t: dmls_execute_on with t threads */
+        memcpy(out, garbage, ob);
+        dmls_status st = t == 0 ? dmls_execute(&v, in, ib, out, ob)
+                                : dmls_execute_on(&v, contexts[t], in, ib, out, ob);
+        CHECK(st == DMLS_OK, "%s: %s", what, dmls_last_error());
+        CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d threads %d differs from reference", what,
+              dmls_cpu_kernel_name(v.cpu.kernel), v.cpu.width, t);
+    }
+    free(in_buf);
+    free(ref_buf);
+    free(out_buf);
+    free(garbage);
+}
+
+/* Every feature subset this CPU has, and the kernel each one picks. */
+static void check_all_variants(const dmls_operator *op, const char *what) {
+    unsigned have = dmls_cpu_features();
+    for (unsigned f = 0; f <= have; f++) {
+        if ((f & have) != f) continue;
+        check_variant(op, f, UINT64_MAX, what);
+        check_variant(op, f, 0, what);
+    }
+}
+
+static void random_tests(int count) {
+    for (int k = 0; k < count; k++) {
+        spec s;
+        memset(&s, 0, sizeof s);
+        random_spec(&s);
+        dmls_operator *op = make(&s);
+        if (!op) continue;
+        char what[64];
+        snprintf(what, sizeof what, "random #%d (rank %d, esize %d)", k, s.ndim, s.esize);
+        check_all_variants(op, what);
+        dmls_destroy(op);
+    }
+}
+
+/* A packed input of in_shape, sliced by (offsets, sizes, steps) into a packed
+ * output; the dispatch must pick `want` (with AVX2 when the CPU has it) and
+ * `width`, and every variant must match the reference. */
+static void directed(const char *what, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
+                     const int64_t *sizes, const int64_t *steps, dmls_cpu_kernel want_avx2,
+                     dmls_cpu_kernel want_portable, int width) {
+    spec s;
+    memset(&s, 0, sizeof s);
+    s.esize = esize;
+    s.ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        s.in_shape[i] = in_shape[i];
+        s.offsets[i] = offsets[i];
+        s.sizes[i] = sizes[i];
+        s.steps[i] = steps[i];
+        int64_t t = steps[i] < 0 ? -steps[i] : steps[i];
+        s.out_shape[i] = 1 + (sizes[i] - 1) / t;
+    }
+    random_layout(ndim, esize, s.in_shape, s.in_strides, &s.in_off, true, false);
+    random_layout(ndim, esize, s.out_shape, s.out_strides, &s.out_off, true, false);
+    dmls_operator *op = make(&s);
+    if (!op) return;
+    dmls_cpu_plan cp;
+    bool avx2 = (dmls_cpu_features() & DMLS_CPU_AVX2) != 0;
+    dmls_cpu_plan_build(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, 0);
+    dmls_cpu_kernel want = avx2 ? want_avx2 : want_portable;
+    CHECK(cp.kernel == want, "%s: dispatch chose %s, expected %s", what, dmls_cpu_kernel_name(cp.kernel),
+          dmls_cpu_kernel_name(want));
+    CHECK(cp.width == width, "%s: item width %d, expected %d", what, cp.width, width);
+    dmls_cpu_plan_build(&cp, &op->copy, 0, 0);
+    CHECK(cp.kernel == want_portable, "%s: portable dispatch chose %s, expected %s", what,
+          dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want_portable));
+    check_all_variants(op, what);
+    dmls_destroy(op);
+}
+
+static void directed_tests(void) {
+    const dmls_cpu_kernel SH = DMLS_CPU_SHUFFLE_AVX2, ST = DMLS_CPU_STRIDED;
+    const int64_t o0[4] = {0, 0, 0, 0}, o1[4] = {0, 1, 1, 1}, p1[4] = {1, 1, 1, 1};
+    /* Contiguous rows: a crop; long enough to reach the streaming loop. */
+    { int64_t in[2] = {3, 1000}, sz[2] = {3, 997};
+      directed("crop rows", 4, 2, in, o1, sz, p1, DMLS_CPU_CONTIG_NT_AVX2, DMLS_CPU_CONTIG, 4); }
+    /* Stride 2, every element size. */
+    for (int es = 1; es <= 8; es *= 2) {
+        int64_t in[2] = {3, 771}, sz[2] = {3, 769}, st[2] = {1, 2};
+        directed("stride 2", es, 2, in, o1, sz, st, SH, ST, es);
+    }
+    /* Reversal of the last axis, every element size. */
+    for (int es = 1; es <= 8; es *= 2) {
+        int64_t in[2] = {2, 515}, sz[2] = {2, 513}, st[2] = {1, -1};
+        directed("reverse", es, 2, in, o1, sz, st, SH, ST, es);
+    }
+    /* Stride -2 on the last axis. */
+    { int64_t in[2] = {2, 600}, sz[2] = {2, 599}, st[2] = {1, -2};
+      directed("stride -2 f32", 4, 2, in, o1, sz, st, SH, ST, 4); }
+    /* RGB crop keeping 2 of 3 channels: folded into 2-byte items every 3 bytes. */
+    { int64_t in[3] = {9, 301, 3}, sz[3] = {7, 293, 2};
+      directed("rgb 2 of 3", 1, 3, in, o1, sz, p1, SH, ST, 2); }
+    /* u8 stride 3 spans 46 bytes per 16 outputs: beyond the shuffle's reach. */
+    { int64_t in[2] = {2, 900}, sz[2] = {2, 899}, st[2] = {1, 3};
+      directed("u8 stride 3", 1, 2, in, o0, sz, st, ST, ST, 1); }
+    /* Short contiguous runs folded into items of odd widths: 3, 6, 12, 24 bytes. */
+    { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
+      directed("runs of 3 bytes", 1, 3, in, o0, sz, p1, ST, ST, 3); }
+    { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
+      directed("runs of 6 bytes", 2, 3, in, o0, sz, p1, ST, ST, 6); }
+    { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
+      directed("runs of 12 bytes", 4, 3, in, o0, sz, p1, ST, ST, 12); }
+    { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
+      directed("runs of 24 bytes", 8, 3, in, o0, sz, p1, ST, ST, 24); }
+    /* A single column: one item per row, far apart. */
+    { int64_t in[2] = {333, 97}, off[2] = {0, 40}, sz[2] = {333, 1};
+      directed("column", 8, 2, in, off, sz, p1, ST, ST, 8); }
+    /* deep8d in small: runs of 5 float32 (20 bytes) under 7 outer dims. */
+    { int64_t in[8] = {3, 3, 3, 3, 3, 3, 3, 7}, off[8] = {1, 0, 1, 0, 1, 0, 1, 1}, sz[8] = {2, 3, 2, 3, 2, 3, 2, 5};
+      int64_t st[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+      directed("rank 8 runs", 4, 8, in, off, sz, st, ST, ST, 20); }
+}
+
+static void context_tests(void) {
+    dmls_context *ctx = (dmls_context *)&ctx;
+    CHECK_STATUS(dmls_context_create(-1, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(ctx == NULL, "a failed create leaves the handle NULL");
+    CHECK_STATUS(dmls_context_create(1025, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "1025") != NULL, "message names the count: %s", dmls_last_error());
+    CHECK_STATUS(dmls_context_create(1, NULL), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_context_create(3, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 3, "three threads");
+    dmls_context_destroy(ctx);
+    dmls_context_destroy(NULL);
+}
+
+int main(void) {
+    test_seed_rng();
+    context_tests();
+    for (int t = 1; t <= 4; t++) {
+        CHECK_STATUS(dmls_context_create(t, &contexts[t]), DMLS_OK);
+        /* Cut even tiny copies between threads, so the split is tested. */
+        if (contexts[t]) dmls_context_set_parallel_min_bytes(contexts[t], 0);
+    }
+    printf("cpu features 0x%x\n", dmls_cpu_features());
+    directed_tests();
+    random_tests(1500);
+    for (int t = 1; t <= 4; t++) dmls_context_destroy(contexts[t]);
+    TEST_MAIN_END();
+}

@@ -1,0 +1,381 @@
+/* dmlslice bench: the canonical cases of bench/cases.json on random data,
+ * each beside a plain copy of the same bytes by the same number of threads,
+ * measured in the same run and interleaved (copy, case, copy, case, ...) so
+ * both see the same machine state; then the four worked examples of
+ * DirectML's docs as tiny planned operators, in ns per execute.
+ *
+ * A device is one table entry (alloc, fill, execute, copy, timer), so a
+ * backend adds an entry and nothing else. */
+#define _POSIX_C_SOURCE 200809L /* barriers, clock_gettime */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cases.h"
+#include "commands.h"
+#include "dmlslice/dmlslice.h"
+
+/* ------------------------------------------------------------ devices */
+
+typedef struct bench_device {
+    const char *name;
+    /* Prepares the device with `threads` threads (0 = the library's default). */
+    int (*open)(int threads);
+    void (*close)(void);
+    int (*threads)(void);
+    void *(*alloc)(uint64_t bytes);
+    void (*release)(void *p);
+    void (*fill)(void *p, uint64_t bytes, uint64_t seed); /* random, never all zeros */
+    dmls_status (*execute)(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out,
+                           uint64_t out_bytes);
+    void (*copy)(void *dst, const void *src, uint64_t bytes); /* the same threads as execute */
+    double (*now)(void);                                      /* seconds, after the device is idle */
+} bench_device;
+
+/* CPU: execute on a context; the copy is glibc's memcpy on as many threads
+ * of the bench's own, so the baseline owes nothing to the library. */
+static dmls_context *cpu_ctx;
+static int cpu_nthreads;
+static pthread_t *copy_threads;
+static pthread_barrier_t copy_start, copy_done;
+static struct {
+    unsigned char *dst;
+    const unsigned char *src;
+    uint64_t bytes;
+    bool stop;
+} copy_job;
+
+static void copy_share(int i) {
+    uint64_t per = copy_job.bytes / (uint64_t)cpu_nthreads / 64 * 64;
+    uint64_t from = per * (uint64_t)i, len = i == cpu_nthreads - 1 ? copy_job.bytes - from : per;
+    memcpy(copy_job.dst + from, copy_job.src + from, len);
+}
+
+static void *copy_worker(void *arg) {
+    int i = (int)(intptr_t)arg;
+    for (;;) {
+        pthread_barrier_wait(&copy_start);
+        if (copy_job.stop) return NULL;
+        copy_share(i);
+        pthread_barrier_wait(&copy_done);
+    }
+}
+
+static int cpu_open(int threads) {
+    dmls_status s = dmls_context_create(threads, &cpu_ctx);
+    if (s != DMLS_OK) {
+        fprintf(stderr, "dmlslice bench: %s\n", dmls_last_error());
+        return -1;
+    }
+    cpu_nthreads = dmls_context_threads(cpu_ctx);
+    pthread_barrier_init(&copy_start, NULL, (unsigned)cpu_nthreads);
+    pthread_barrier_init(&copy_done, NULL, (unsigned)cpu_nthreads);
+    copy_threads = calloc((size_t)cpu_nthreads, sizeof *copy_threads);
+    for (int i = 1; i < cpu_nthreads; i++)
+        if (!copy_threads || pthread_create(&copy_threads[i], NULL, copy_worker, (void *)(intptr_t)i)) {
+            fprintf(stderr, "dmlslice bench: cannot start copy threads\n");
+            exit(1);
+        }
+    return 0;
+}
+
+static void cpu_close(void) {
+    copy_job.stop = true;
+    pthread_barrier_wait(&copy_start);
+    for (int i = 1; i < cpu_nthreads; i++) pthread_join(copy_threads[i], NULL);
+    free(copy_threads);
+    pthread_barrier_destroy(&copy_start);
+    pthread_barrier_destroy(&copy_done);
+    dmls_context_destroy(cpu_ctx);
+}
+
+static int cpu_threads(void) { return cpu_nthreads; }
+static void *cpu_alloc(uint64_t bytes) { return bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : malloc(1); }
+static void cpu_release(void *p) { free(p); }
+
+static void cpu_fill(void *p, uint64_t bytes, uint64_t seed) {
+    uint64_t x = seed | 1;
+    unsigned char *b = p;
+    for (uint64_t i = 0; i < bytes; i += 8) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        uint64_t v = x * 0x2545F4914F6CDD1DULL;
+        memcpy(b + i, &v, bytes - i < 8 ? bytes - i : 8);
+    }
+}
+
+static dmls_status cpu_execute(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out,
+                               uint64_t out_bytes) {
+    return dmls_execute_on(op, cpu_ctx, in, in_bytes, out, out_bytes);
+}
+
+static void cpu_copy(void *dst, const void *src, uint64_t bytes) {
+    copy_job.dst = dst;
+    copy_job.src = src;
+    copy_job.bytes = bytes;
+    if (cpu_nthreads > 1) pthread_barrier_wait(&copy_start);
+    copy_share(0);
+    if (cpu_nthreads > 1) pthread_barrier_wait(&copy_done);
+}
+
+static double cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const bench_device devices[] = {
+    {"cpu", cpu_open, cpu_close, cpu_threads, cpu_alloc, cpu_release, cpu_fill, cpu_execute, cpu_copy, cpu_now},
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static int parse_int(const char *s, const char *what, int lo, int hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "dmlslice bench: %s '%s' is not an integer from %d to %d\n", what, s, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static const char usage[] =
+    "usage: dmlslice bench [--device cpu] [--threads N] [--cases FILE] [--reps N] [--json FILE]\n"
+    "\n"
+    "Times the canonical slice cases on random data beside a plain copy of the\n"
+    "same bytes by the same threads (interleaved, same run), then the four\n"
+    "examples of DirectML's docs as tiny planned operators.\n"
+    "GB/s counts 2 x output bytes (read + written) per second.\n"
+    "\n"
+    "  --device NAME   cpu (default)\n"
+    "  --threads N     threads, 0 = DMLSLICE_THREADS or all cores (default 0)\n"
+    "  --cases FILE    case list (default bench/cases.json)\n"
+    "  --reps N        timed repetitions per case, median reported (default 7)\n"
+    "  --json FILE     also write the results as JSON\n";
+
+/* ------------------------------------------------------------ tiny */
+
+typedef struct tiny_case {
+    const char *name;
+    int64_t offsets[4], sizes[4], strides[4]; /* SLICE1 window */
+} tiny_case;
+
+/* The worked examples of DirectML's SLICE and SLICE1 pages, as SLICE1
+ * windows over a 1x1x4x4 float32 input (SLICE's Sizes count outputs; its
+ * window spans (Sizes - 1) * Strides + 1). */
+static const tiny_case tiny_cases[] = {
+    {"SLICE_ex1", {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}},
+    {"SLICE_ex2", {0, 0, 1, 0}, {1, 1, 3, 4}, {1, 1, 2, 3}},
+    {"SLICE1_ex1", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}},
+    {"SLICE1_ex2", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}},
+};
+
+/* ------------------------------------------------------------ main */
+
+typedef struct row {
+    const char *name;
+    uint64_t out_bytes;
+    double ms, copy_ms, memcpy1_ms;
+} row;
+
+int cmd_bench(int argc, char **argv) {
+    const char *device_name = "cpu", *cases_path = "bench/cases.json", *json_path = NULL;
+    int threads = 0, reps = 7;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--device") == 0 && has_value) {
+            device_name = argv[++i];
+        } else if (strcmp(a, "--threads") == 0 && has_value) {
+            if (parse_int(argv[++i], "--threads", 0, 1024, &threads)) return 2;
+        } else if (strcmp(a, "--reps") == 0 && has_value) {
+            if (parse_int(argv[++i], "--reps", 1, 100000, &reps)) return 2;
+        } else if (strcmp(a, "--cases") == 0 && has_value) {
+            cases_path = argv[++i];
+        } else if (strcmp(a, "--json") == 0 && has_value) {
+            json_path = argv[++i];
+        } else {
+            fprintf(stderr, "dmlslice bench: unknown or incomplete option '%s'\n%s", a, usage);
+            return 2;
+        }
+    }
+    const bench_device *dev = NULL;
+    for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
+        if (strcmp(devices[d].name, device_name) == 0) dev = &devices[d];
+    if (!dev) {
+        if (strcmp(device_name, "cuda") == 0)
+            fprintf(stderr, "dmlslice bench: this build has no CUDA backend (--device cuda)\n");
+        else
+            fprintf(stderr, "dmlslice bench: unknown device '%s' (this build has: cpu)\n", device_name);
+        return 2;
+    }
+
+    bench_case *cases = NULL;
+    int ncases = 0;
+    char err[256];
+    if (bench_read_cases(cases_path, &cases, &ncases, err, sizeof err)) {
+        fprintf(stderr, "dmlslice bench: %s\n", err);
+        return 1;
+    }
+    if (dev->open(threads)) {
+        free(cases);
+        return 1;
+    }
+    int nthreads = dev->threads();
+    printf("device %s, %d thread%s, %d reps, median times; GB/s = 2 x output bytes / time\n", dev->name, nthreads,
+           nthreads == 1 ? "" : "s", reps);
+    printf("%-14s %10s %10s %9s %10s %9s %7s %9s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
+           "ratio", "memcpy1");
+
+    row *rows = calloc((size_t)ncases, sizeof *rows);
+    double *t_case = malloc((size_t)reps * sizeof *t_case), *t_copy = malloc((size_t)reps * sizeof *t_copy),
+           *t_one = malloc((size_t)reps * sizeof *t_one);
+    int status = 0;
+    for (int k = 0; k < ncases && rows && t_case && t_copy && t_one; k++) {
+        const bench_case *c = &cases[k];
+        dmls_tensor in = {c->dtype, c->ndim, c->input_shape, NULL, 0};
+        dmls_tensor out = {c->dtype, c->ndim, c->output_sizes, NULL, 0};
+        dmls_window win = {c->window_offsets, c->window_sizes, c->window_strides};
+        dmls_operator *op = NULL;
+        if (dmls_create(&in, &out, &win, &op) != DMLS_OK) {
+            fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
+            status = 1;
+            continue;
+        }
+        uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+        void *src = dev->alloc(ib), *dst = dev->alloc(ob), *csrc = dev->alloc(ob);
+        if (!src || !dst || !csrc) {
+            fprintf(stderr, "dmlslice bench: case %s: cannot allocate %llu + 2 x %llu bytes\n", c->name,
+                    (unsigned long long)ib, (unsigned long long)ob);
+            status = 1;
+        } else {
+            dev->fill(src, ib, 0x9E3779B97F4A7C15ULL + (uint64_t)k);
+            dev->fill(csrc, ob, 0xD1B54A32D192ED03ULL + (uint64_t)k);
+            dev->fill(dst, ob, 1); /* fault the output in before timing */
+            dev->execute(op, src, ib, dst, ob);
+            dev->copy(dst, csrc, ob);
+            for (int r = 0; r < reps; r++) {
+                double t0 = dev->now();
+                dev->copy(dst, csrc, ob);
+                double t1 = dev->now();
+                dmls_status s = dev->execute(op, src, ib, dst, ob);
+                double t2 = dev->now();
+                if (s != DMLS_OK) {
+                    fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
+                    status = 1;
+                    break;
+                }
+                t_copy[r] = t1 - t0;
+                t_case[r] = t2 - t1;
+                t0 = dev->now();
+                memcpy(dst, csrc, ob); /* one thread, for scale */
+                t_one[r] = dev->now() - t0;
+            }
+            row *w = &rows[k];
+            w->name = c->name;
+            w->out_bytes = ob;
+            w->ms = 1e3 * median(t_case, reps);
+            w->copy_ms = 1e3 * median(t_copy, reps);
+            w->memcpy1_ms = 1e3 * median(t_one, reps);
+            double gbs = 2.0 * (double)ob / (w->ms * 1e6), cgbs = 2.0 * (double)ob / (w->copy_ms * 1e6);
+            printf("%-14s %10.1f %10.3f %9.1f %10.3f %9.1f %7.2f %9.1f\n", c->name, (double)ob / 1048576.0, w->ms,
+                   gbs, w->copy_ms, cgbs, gbs / cgbs, 2.0 * (double)ob / (w->memcpy1_ms * 1e6));
+            fflush(stdout);
+        }
+        dev->release(src);
+        dev->release(dst);
+        dev->release(csrc);
+        dmls_destroy(op);
+    }
+
+    /* Tiny operators: per-call cost of a planned operator on the calling
+     * thread (a 24-byte copy never wakes a worker). */
+    double tiny_ns[sizeof tiny_cases / sizeof tiny_cases[0]];
+    printf("\n%-14s %10s\n", "tiny (1x1x4x4)", "ns/exec");
+    for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++) {
+        const tiny_case *t = &tiny_cases[k];
+        const int64_t in_shape[4] = {1, 1, 4, 4};
+        int64_t out_shape[4];
+        for (int i = 0; i < 4; i++) out_shape[i] = 1 + (t->sizes[i] - 1) / (t->strides[i] < 0 ? -t->strides[i] : t->strides[i]);
+        dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
+        dmls_window win = {t->offsets, t->sizes, t->strides};
+        dmls_operator *op = NULL;
+        float src[16], dst[16];
+        for (int i = 0; i < 16; i++) src[i] = (float)(i + 1);
+        tiny_ns[k] = 0;
+        if (dmls_create(&in, &out, &win, &op) != DMLS_OK) {
+            fprintf(stderr, "dmlslice bench: %s: %s\n", t->name, dmls_last_error());
+            status = 1;
+            continue;
+        }
+        const int calls = 200000;
+        double best[5];
+        for (int r = 0; r < 5; r++) {
+            double t0 = dev->now();
+            for (int i = 0; i < calls; i++) dev->execute(op, src, sizeof src, dst, sizeof dst);
+            best[r] = (dev->now() - t0) * 1e9 / calls;
+        }
+        tiny_ns[k] = median(best, 5);
+        printf("%-14s %10.1f\n", t->name, tiny_ns[k]);
+        dmls_destroy(op);
+    }
+
+    if (json_path && rows) {
+        FILE *f = fopen(json_path, "w");
+        if (!f) {
+            fprintf(stderr, "dmlslice bench: %s: %s\n", json_path, strerror(errno));
+            status = 1;
+        } else {
+            fprintf(f, "{\n \"device\": \"%s\", \"threads\": %d, \"reps\": %d, \"version\": \"%s\",\n \"cases\": [\n",
+                    dev->name, nthreads, reps, dmls_version());
+            bool first = true;
+            for (int k = 0; k < ncases; k++) {
+                const row *w = &rows[k];
+                if (!w->name) continue;
+                double gbs = 2.0 * (double)w->out_bytes / (w->ms * 1e6);
+                double cgbs = 2.0 * (double)w->out_bytes / (w->copy_ms * 1e6);
+                fprintf(f,
+                        "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
+                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"memcpy1_GBps\": %.3f}",
+                        first ? "" : ",\n", w->name, (unsigned long long)w->out_bytes, w->ms, gbs, w->copy_ms, cgbs,
+                        gbs / cgbs, 2.0 * (double)w->out_bytes / (w->memcpy1_ms * 1e6));
+                first = false;
+            }
+            fprintf(f, "\n ],\n \"tiny_ns_per_execute\": {");
+            for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++)
+                fprintf(f, "%s\"%s\": %.2f", k ? ", " : "", tiny_cases[k].name, tiny_ns[k]);
+            fprintf(f, "}\n}\n");
+            if (fclose(f)) {
+                fprintf(stderr, "dmlslice bench: %s: write failed\n", json_path);
+                status = 1;
+            }
+        }
+    }
+    free(t_case);
+    free(t_copy);
+    free(t_one);
+    free(rows);
+    free(cases);
+    dev->close();
+    return status;
+}
