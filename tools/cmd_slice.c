@@ -10,15 +10,18 @@
 #include "params.h"
 #include "progress.h"
 
-/* The one place an operator runs. --threads is validated and carried to
- * here; when the dmls_context pool lands this becomes
- *   dmls_context_create(threads, &ctx) + dmls_execute_on(op, ctx, ...)
- * and nothing else in the tool changes. Until then the copy runs on the
- * calling thread. */
+/* The one place an operator runs: on a pool of threads (0 = the
+ * DMLSLICE_THREADS variable, else every online CPU). Small copies stay on the
+ * calling thread inside dmls_execute_on. */
 static dmls_status run_operator(const dmls_operator *op, int threads, const void *in, uint64_t in_bytes, void *out,
                                 uint64_t out_bytes) {
-    (void)threads;
-    return dmls_execute(op, in, in_bytes, out, out_bytes);
+    if (threads == 1) return dmls_execute(op, in, in_bytes, out, out_bytes);
+    dmls_context *ctx = NULL;
+    dmls_status s = dmls_context_create(threads, &ctx);
+    if (s != DMLS_OK) return s;
+    s = dmls_execute_on(op, ctx, in, in_bytes, out, out_bytes);
+    dmls_context_destroy(ctx);
+    return s;
 }
 
 int cmd_slice(int argc, char **argv) {
@@ -27,7 +30,7 @@ int cmd_slice(int argc, char **argv) {
     params_init(&p);
     const char *in_path = NULL, *out_path = NULL;
     bool force = false, quiet = false;
-    int64_t threads = 1;
+    int64_t threads = 0;
     for (int i = 1; i < argc; i++) {
         char buf[64];
         const char *inline_value, *value;
