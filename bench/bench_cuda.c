@@ -52,13 +52,13 @@ int main(int argc, char **argv) {
         fflush(stdout);
         bad |= !r.correct;
     }
-    double sync_us, call_us;
-    if (dmls_bench_cuda_tiny(20000, &sync_us, &call_us, err, sizeof err) != 0) {
+    double sync_us, call_us, floor_us;
+    if (dmls_bench_cuda_tiny(20000, &sync_us, &call_us, &floor_us, err, sizeof err) != 0) {
         fprintf(stderr, "bench_cuda: tiny: %s\n", err);
         return 1;
     }
     printf("tiny op (1x1x4x4 f32 SLICE1 {0,0,0,1} {1,1,4,3} {1,1,-2,2}): %.2f us execute+sync (median), "
-           "%.2f us per execute call (mean)\n",
-           sync_us, call_us);
+           "%.2f us per execute call (mean); floor: 4-byte memset+sync %.2f us\n",
+           sync_us, call_us, floor_us);
     return bad;
 }

@@ -136,7 +136,8 @@ fail:
     return rc;
 }
 
-int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, char *err, size_t err_size) {
+int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, double *floor_us, char *err,
+                         size_t err_size) {
     int rc = -1;
     dmls_operator *op = NULL;
     void *d_in = NULL, *d_out = NULL;
@@ -177,6 +178,17 @@ int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, char *err,
         CU(cudaStreamSynchronize(s));
     }
     *call_us = spent / calls;
+    /* The floor for comparison: the smallest driver launch (a 4-byte
+     * memset) plus the same synchronize. */
+    for (int i = 0; i < iters; i++) {
+        double t0 = now_us();
+        CU(cudaMemsetAsync(d_out, 0, 4, s));
+        CU(cudaStreamSynchronize(s));
+        times[i] = now_us() - t0;
+    }
+    *floor_us = median(times, iters);
+    DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+    CU(cudaStreamSynchronize(s));
     CU(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
     /* DirectML's SLICE1 example 2: rows 3 and 1, columns 1 and 3. */
     if (h_out[0] != 14 || h_out[1] != 16 || h_out[2] != 6 || h_out[3] != 8) {

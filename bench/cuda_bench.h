@@ -28,7 +28,10 @@ int dmls_bench_cuda_case(const dmls_bench_case *c, int reps, dmls_bench_cuda_res
 /* Host cost of a tiny op (SLICE1 on a 1x1x4x4 float32 input, offsets
  * {0,0,0,1}, sizes {1,1,4,3}, strides {1,1,-2,2}): median microseconds of
  * one execute followed by a stream synchronize (*sync_us), and the mean
- * microseconds spent inside dmls_execute_cuda alone (*call_us). */
-int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, char *err, size_t err_size);
+ * microseconds spent inside dmls_execute_cuda alone (*call_us), and the
+ * median of a 4-byte cudaMemsetAsync plus synchronize (*floor_us: what any
+ * launch-and-wait costs on this machine). */
+int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, double *floor_us, char *err,
+                         size_t err_size);
 
 #endif

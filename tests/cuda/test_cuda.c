@@ -242,11 +242,31 @@ static void random_case(int iter) {
         small[i] = test_range(0, 3) == 0 ? test_range(1, most) : most;
         steps[i] = step;
     }
+    /* A third of the cases are shaped for the vector launches (packed,
+     * aligned, a long or channel-like inner dim, inner step +-1 or +-2), so
+     * those are tested on many shapes, not just the canonical ones. */
+    const bool vector_friendly = test_range(0, 2) == 0;
+    if (vector_friendly) {
+        const int in = n - 1;
+        big[in] = test_range(0, 1) ? 16 * test_range(1, 24) : 3 * test_range(1, 2);
+        static const int64_t inner_steps[4] = {1, -1, 2, -2};
+        steps[in] = inner_steps[test_range(0, 3)];
+        offs[in] = test_range(0, 1) ? 0 : test_range(0, big[in] - 1);
+        sizes[in] = big[in] - offs[in];
+        small[in] = 1 + (sizes[in] - 1) / (steps[in] < 0 ? -steps[in] : steps[in]);
+    }
     const bool grad = test_range(0, 3) == 0;
     int64_t big_strides[DMLS_MAX_RANK], small_strides[DMLS_MAX_RANK];
-    uint64_t big_off, small_off;
-    make_layout(n, big, es, !grad, big_strides, &big_off);
-    make_layout(n, small, es, grad, small_strides, &small_off);
+    uint64_t big_off = 0, small_off = 0;
+    if (vector_friendly) {
+        for (int i = n - 1, pb = 1, ps = 1; i >= 0; i--) {
+            big_strides[i] = pb, small_strides[i] = ps;
+            pb *= (int)big[i], ps *= (int)small[i];
+        }
+    } else {
+        make_layout(n, big, es, !grad, big_strides, &big_off);
+        make_layout(n, small, es, grad, small_strides, &small_off);
+    }
     dmls_tensor tb = {dt, n, big, big_strides, big_off}, ts = {dt, n, small, small_strides, small_off};
     dmls_window w = {offs, sizes, steps};
     dmls_operator *op = NULL;
@@ -255,8 +275,8 @@ static void random_case(int iter) {
     if (op == NULL) return;
     char label[64];
     snprintf(label, sizeof label, "random %d (%s, rank %d, %zu-byte)", iter, grad ? "grad" : "slice", n, es);
-    size_t in_shift = test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
-    size_t out_shift = test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
+    size_t in_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
+    size_t out_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     differential(op, label, in_shift, out_shift);
     const uintptr_t a = (uintptr_t)(d_in_arena + in_shift), b = (uintptr_t)(d_out_arena + out_shift);
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
