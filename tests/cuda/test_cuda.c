@@ -302,6 +302,7 @@ static void test_large(void) {
     CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
     if (op == NULL) return;
     CHECK(op->cuda.copy[0].wide == 1, "large: expected the 64-bit index path");
+    printf("large: %llu one-byte elements, 64-bit index path\n", (unsigned long long)op->cuda.copy[0].count);
     const size_t ib = (size_t)dmls_input_bytes(op), ob = (size_t)dmls_output_bytes(op);
     unsigned char *h_in = malloc(ib), *h_ref = malloc(ob), *h_got = malloc(ob), *d_in, *d_out;
     CHECK(h_in && h_ref && h_got, "large: out of host memory");
