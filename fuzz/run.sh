@@ -10,7 +10,7 @@ seconds=${1:-60}
 [ $# -gt 0 ] && shift
 build=build-fuzz
 CC=${FUZZ_CC:-clang} cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLS_FUZZ=ON \
-  -DDMLS_SANITIZE=address,undefined -DDMLS_BUILD_TESTS=OFF -DDMLS_BUILD_TOOLS=OFF >/dev/null
+  -DDMLS_SANITIZE=address,undefined -DDMLS_CUDA=OFF -DDMLS_BUILD_TESTS=OFF -DDMLS_BUILD_TOOLS=OFF >/dev/null
 cmake --build $build -j 4 >/dev/null
 targets=${*:-$(sed -n 's/^set(DMLS_FUZZ_TARGETS \(.*\))$/\1/p' fuzz/CMakeLists.txt)}
 rm -rf $build/seeds

@@ -9,6 +9,7 @@
 
 #include "cpu/cpu.h"
 #include "dmlslice/dmlslice.h"
+#include "cuda/launch.h"
 
 typedef enum dmls_kind {
     DMLS_KIND_SLICE = 0, /* SLICE and SLICE1: gather from the big tensor */
@@ -62,10 +63,15 @@ struct dmls_operator {
     dmls_copy_plan fill;          /* every element of the output (src unused) */
     dmls_copy_plan copy;
     dmls_cpu_plan cpu;            /* copy, recast for the CPU kernels */
+    dmls_cuda_state cuda;         /* CUDA launches; filled only when the CUDA backend is built */
 };
 
 /* Builds the plans of op from op->problem (planning runs once, at create). */
 void dmls_plan(dmls_operator *op);
+
+/* Derives op->cuda from op's plans (src/cuda/prepare.c). dmls_plan calls it
+ * only in builds with the CUDA backend (DMLS_HAVE_CUDA). */
+void dmls_cuda_prepare(dmls_operator *op);
 
 /* Normalizes a copy plan in place; see dmls_copy_plan. */
 void dmls_normalize(dmls_copy_plan *plan);

@@ -141,6 +141,10 @@ void dmls_plan(dmls_operator *op) {
         dmls_normalize(&f);
         op->fill = f;
     }
+#ifdef DMLS_HAVE_CUDA
+    /* Launch state is derived here, once, so a GPU execute only launches. */
+    dmls_cuda_prepare(op);
+#endif
 }
 
 bool dmls_layout_injective(int32_t ndim, const int64_t *shape, const int64_t *strides) {

@@ -1,0 +1,207 @@
+/* See cuda_bench.h. Figures follow bench/README.md: GB/s counts output bytes
+ * read and written (2 * out_bytes / time), the copy beside them is timed in
+ * the same run on the same device. */
+/* clock_gettime */
+#define _POSIX_C_SOURCE 199309L
+#include "cuda_bench.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dmlslice/dmlslice_cuda.h"
+#include "operator.h" /* internal: to report which launch ran */
+
+#define CU(call)                                                                          \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        if (e_ != cudaSuccess) {                                                          \
+            snprintf(err, err_size, "%s: %s", #call, cudaGetErrorString(e_));             \
+            goto fail;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+#define DM(call)                                                                          \
+    do {                                                                                  \
+        dmls_status s_ = (call);                                                          \
+        if (s_ != DMLS_OK) {                                                              \
+            snprintf(err, err_size, "%s: %s", #call, dmls_last_error());                  \
+            goto fail;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void fill_random(void *p, size_t n, uint64_t seed) {
+    unsigned char *b = p;
+    uint64_t x = seed | 1;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        uint64_t v = x * 0x2545F4914F6CDD1DULL;
+        memcpy(b + i, &v, 8);
+    }
+    for (; i < n; i++) b[i] = (unsigned char)(i * 131 + 7);
+}
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+int dmls_bench_cuda_case(const dmls_bench_case *c, int reps, dmls_bench_cuda_result *r, char *err,
+                         size_t err_size) {
+    int rc = -1;
+    dmls_operator *op = NULL;
+    void *h_in = NULL, *h_out = NULL, *h_ref = NULL, *d_in = NULL, *d_out = NULL;
+    cudaEvent_t a = NULL, b = NULL;
+    double *times = NULL;
+    memset(r, 0, sizeof *r);
+    DM(dmls_bench_create(c, &op));
+    const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
+    r->out_bytes = out_bytes;
+    const dmls_cuda_launch *L = &op->cuda.copy[0];
+    r->kernel = L->kernel, r->unit = L->unit, r->vec = L->vec;
+
+    h_in = malloc(in_bytes), h_out = malloc(out_bytes), h_ref = malloc(out_bytes);
+    times = malloc(sizeof *times * (size_t)(reps > 0 ? reps : 1));
+    if (!h_in || !h_out || !h_ref || !times) {
+        snprintf(err, err_size, "out of host memory");
+        goto fail;
+    }
+    fill_random(h_in, in_bytes, 0x9E3779B97F4A7C15ULL ^ in_bytes);
+    CU(cudaMalloc(&d_in, in_bytes));
+    CU(cudaMalloc(&d_out, out_bytes));
+    CU(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
+    CU(cudaMemset(d_out, 0xA5, out_bytes));
+    CU(cudaEventCreate(&a));
+    CU(cudaEventCreate(&b));
+
+    /* Correctness first: the CPU executor is tested against the reference. */
+    DM(dmls_execute_cuda(op, d_in, in_bytes, d_out, out_bytes, NULL));
+    CU(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost));
+    memset(h_ref, 0xA5, out_bytes);
+    DM(dmls_execute(op, h_in, in_bytes, h_ref, out_bytes));
+    r->correct = memcmp(h_out, h_ref, out_bytes) == 0;
+
+    for (int i = 0; i < 3; i++) DM(dmls_execute_cuda(op, d_in, in_bytes, d_out, out_bytes, NULL));
+    CU(cudaDeviceSynchronize());
+    for (int i = 0; i < reps; i++) {
+        CU(cudaEventRecord(a, NULL));
+        DM(dmls_execute_cuda(op, d_in, in_bytes, d_out, out_bytes, NULL));
+        CU(cudaEventRecord(b, NULL));
+        CU(cudaEventSynchronize(b));
+        float ms;
+        CU(cudaEventElapsedTime(&ms, a, b));
+        times[i] = ms;
+    }
+    r->slice_ms = median(times, reps);
+
+    /* The copy of the same bytes reads the input buffer, as big or bigger. */
+    const uint64_t copy_bytes = out_bytes <= in_bytes ? out_bytes : in_bytes;
+    for (int i = 0; i < 3; i++) CU(cudaMemcpyAsync(d_out, d_in, copy_bytes, cudaMemcpyDeviceToDevice, NULL));
+    CU(cudaDeviceSynchronize());
+    for (int i = 0; i < reps; i++) {
+        CU(cudaEventRecord(a, NULL));
+        CU(cudaMemcpyAsync(d_out, d_in, copy_bytes, cudaMemcpyDeviceToDevice, NULL));
+        CU(cudaEventRecord(b, NULL));
+        CU(cudaEventSynchronize(b));
+        float ms;
+        CU(cudaEventElapsedTime(&ms, a, b));
+        times[i] = ms;
+    }
+    r->copy_ms = median(times, reps);
+    r->slice_gbps = 2.0 * (double)out_bytes / (r->slice_ms * 1e6);
+    r->copy_gbps = 2.0 * (double)copy_bytes / (r->copy_ms * 1e6);
+    r->ratio = r->slice_gbps / r->copy_gbps;
+    rc = 0;
+fail:
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(h_in), free(h_out), free(h_ref), free(times);
+    dmls_destroy(op);
+    return rc;
+}
+
+int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, double *floor_us, char *err,
+                         size_t err_size) {
+    int rc = -1;
+    dmls_operator *op = NULL;
+    void *d_in = NULL, *d_out = NULL;
+    double *times = malloc(sizeof *times * (size_t)iters);
+    static const int64_t in_shape[4] = {1, 1, 4, 4}, out_shape[4] = {1, 1, 2, 2};
+    static const int64_t offs[4] = {0, 0, 0, 1}, sizes[4] = {1, 1, 4, 3}, steps[4] = {1, 1, -2, 2};
+    dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
+    dmls_window w = {offs, sizes, steps};
+    float h_in[16], h_out[4];
+    cudaStream_t s = NULL;
+    if (times == NULL) {
+        snprintf(err, err_size, "out of host memory");
+        goto fail;
+    }
+    for (int i = 0; i < 16; i++) h_in[i] = (float)(i + 1);
+    DM(dmls_create(&in, &out, &w, &op));
+    CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CU(cudaMalloc(&d_in, sizeof h_in));
+    CU(cudaMalloc(&d_out, sizeof h_out));
+    CU(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
+    for (int i = 0; i < 100; i++) DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+    CU(cudaStreamSynchronize(s));
+    for (int i = 0; i < iters; i++) {
+        double t0 = now_us();
+        DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+        CU(cudaStreamSynchronize(s));
+        times[i] = now_us() - t0;
+    }
+    *sync_us = median(times, iters);
+    /* Launch cost alone: enqueue in bursts the queue can absorb. */
+    double spent = 0;
+    int calls = 0;
+    for (int round = 0; round < iters / 100 + 1; round++) {
+        double t0 = now_us();
+        for (int i = 0; i < 100; i++) DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+        spent += now_us() - t0;
+        calls += 100;
+        CU(cudaStreamSynchronize(s));
+    }
+    *call_us = spent / calls;
+    /* The floor for comparison: the smallest driver launch (a 4-byte
+     * memset) plus the same synchronize. */
+    for (int i = 0; i < iters; i++) {
+        double t0 = now_us();
+        CU(cudaMemsetAsync(d_out, 0, 4, s));
+        CU(cudaStreamSynchronize(s));
+        times[i] = now_us() - t0;
+    }
+    *floor_us = median(times, iters);
+    DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+    CU(cudaStreamSynchronize(s));
+    CU(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
+    /* DirectML's SLICE1 example 2: rows 3 and 1, columns 1 and 3. */
+    if (h_out[0] != 14 || h_out[1] != 16 || h_out[2] != 6 || h_out[3] != 8) {
+        snprintf(err, err_size, "tiny op gave %g %g %g %g, expected 14 16 6 8", h_out[0], h_out[1], h_out[2],
+                 h_out[3]);
+        goto fail;
+    }
+    rc = 0;
+fail:
+    if (s) cudaStreamDestroy(s);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    free(times);
+    dmls_destroy(op);
+    return rc;
+}

@@ -1,0 +1,101 @@
+/* The CUDA backend's public calls: device queries and dmls_execute_cuda.
+ * Host code in C over the runtime API; the kernels are in kernels.cu. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../error.h"
+#include "../operator.h"
+#include "dmlslice/dmlslice_cuda.h"
+
+int dmls_cuda_enqueue(const dmls_cuda_launch *launch, const void *src, void *dst, void *stream);
+
+/* Device presence is asked once: cudaGetDeviceCount costs microseconds and
+ * would double a small slice's host time. 0 = not asked yet, 1 = present,
+ * -1 = absent (the reason kept for later messages). A race only asks twice. */
+static int device_state;
+static int device_total;
+static char device_reason[256];
+
+static void ask_devices(void) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n <= 0) {
+        snprintf(device_reason, sizeof device_reason, "%s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "the CUDA runtime sees no GPU");
+        (void)cudaGetLastError(); /* clear it, so it does not surface in a later call */
+        __atomic_store_n(&device_total, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&device_state, -1, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&device_total, n, __ATOMIC_RELAXED);
+    __atomic_store_n(&device_state, 1, __ATOMIC_RELEASE);
+}
+
+static dmls_status need_device(const char *who) {
+    int state = __atomic_load_n(&device_state, __ATOMIC_ACQUIRE);
+    if (state == 0) {
+        ask_devices();
+        state = __atomic_load_n(&device_state, __ATOMIC_ACQUIRE);
+    }
+    RETURN_IF(state < 0, DMLS_ERROR_NO_DEVICE, NULL, "%s: no CUDA device: %s", who, device_reason);
+    return DMLS_OK;
+}
+
+dmls_status dmls_cuda_device_count(int *count) {
+    dmls_clear_error();
+    RETURN_IF(count == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "cuda_device_count: count is NULL");
+    *count = 0;
+    RETURN_IF_ERROR(need_device("cuda_device_count"));
+    *count = __atomic_load_n(&device_total, __ATOMIC_RELAXED);
+    return DMLS_OK;
+}
+
+int dmls_cuda_available(void) {
+    int n;
+    return dmls_cuda_device_count(&n) == DMLS_OK;
+}
+
+dmls_status dmls_cuda_device_name(int device, char *name, size_t name_size, int *major, int *minor) {
+    int n;
+    RETURN_IF_ERROR(dmls_cuda_device_count(&n));
+    RETURN_IF(device < 0 || device >= n, DMLS_ERROR_NO_DEVICE, NULL,
+              "cuda_device_name: device %d does not exist (%d devices)", device, n);
+    struct cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceProperties(&prop, device);
+    RETURN_IF(e != cudaSuccess, DMLS_ERROR_DEVICE, NULL, "cuda_device_name: cudaGetDeviceProperties(%d): %s",
+              device, cudaGetErrorString(e));
+    if (name != NULL && name_size > 0) snprintf(name, name_size, "%s", prop.name);
+    if (major != NULL) *major = prop.major;
+    if (minor != NULL) *minor = prop.minor;
+    return DMLS_OK;
+}
+
+/* The first launch whose alignment needs the bound bases meet; the last
+ * choice (byte-wise) needs none, so there is always one. */
+static const dmls_cuda_launch *choose(const dmls_cuda_launch *choices, uintptr_t src, uintptr_t dst) {
+    for (int i = 0; i < DMLS_CUDA_CHOICES - 1; i++) {
+        const dmls_cuda_launch *L = &choices[i];
+        if (L->src_align != 0 && src % L->src_align == 0 && dst % L->dst_align == 0) return L;
+    }
+    return &choices[DMLS_CUDA_CHOICES - 1];
+}
+
+static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choices, const void *src,
+                           void *dst, void *stream, const char *what) {
+    const dmls_cuda_launch *L = choose(choices, (uintptr_t)src, (uintptr_t)dst);
+    int e = dmls_cuda_enqueue(L, src, dst, stream);
+    RETURN_IF(e != cudaSuccess, DMLS_ERROR_DEVICE, NULL, "%s: CUDA %s launch failed: %s", op->name, what,
+              cudaGetErrorString((cudaError_t)e));
+    return DMLS_OK;
+}
+
+dmls_status dmls_execute_cuda(const dmls_operator *op, const void *d_in, uint64_t in_bytes, void *d_out,
+                              uint64_t out_bytes, void *stream) {
+    dmls_clear_error();
+    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "execute_cuda: operator is NULL");
+    RETURN_IF_ERROR(dmls_check_binding(op, d_in, in_bytes, d_out, out_bytes));
+    RETURN_IF_ERROR(need_device(op->name));
+    if (op->zero_fill) RETURN_IF_ERROR(enqueue(op, op->cuda.fill, d_out, d_out, stream, "zero fill"));
+    return enqueue(op, op->cuda.copy, d_in, d_out, stream, "copy");
+}

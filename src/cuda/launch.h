@@ -1,0 +1,63 @@
+/* Launch state of the CUDA backend, derived from a normalized copy plan once,
+ * at create time, so that execute only checks the binding and launches.
+ * Plain C: the core includes this without any CUDA header. */
+#ifndef DMLS_CUDA_LAUNCH_H
+#define DMLS_CUDA_LAUNCH_H
+
+#include <stdint.h>
+
+#include "dmlslice/dmlslice.h"
+
+/* Which kernel family runs a plan. */
+typedef enum dmls_cuda_kernel {
+    DMLS_CUDA_NOTHING = 0, /* count 0: no launch */
+    DMLS_CUDA_COPY = 1,    /* one unit of `unit` bytes per index, any strides */
+    DMLS_CUDA_GATHER = 2,  /* `vec` contiguous output bytes per index from `vec / unit` scalar loads */
+    DMLS_CUDA_REVERSE = 3, /* `vec` output bytes from one `vec`-byte load, elements reversed */
+    DMLS_CUDA_MEMSET = 4,  /* zero fill of one contiguous byte range: cudaMemsetAsync */
+    DMLS_CUDA_FILL = 5     /* zero fill of `unit`-byte units, any strides */
+} dmls_cuda_kernel;
+
+/* Most output elements one GATHER index covers (16 bytes of 1-byte elements). */
+#define DMLS_CUDA_MAX_GATHER 16
+
+/* A plan's dims plus one: the byte-wise fallback splits each element into
+ * its bytes, which adds an innermost dim. */
+#define DMLS_CUDA_MAX_DIMS (DMLS_MAX_RANK + 1)
+
+/* Launches per plan, best first: vectorized, natural (one element per
+ * index), byte-wise (any address). */
+#define DMLS_CUDA_CHOICES 3
+
+/* One launch. Dims are stored innermost first (dim 0 is the fastest), unlike
+ * dmls_copy_plan, because the kernels peel coordinates from the inside out. */
+typedef struct dmls_cuda_launch {
+    int32_t kernel;   /* dmls_cuda_kernel */
+    int32_t unit;     /* bytes per loaded element: 1, 2, 4, 8 or 16 */
+    int32_t vec;      /* GATHER/REVERSE: bytes stored per index (8 or 16) */
+    int32_t ndim;     /* 1..DMLS_MAX_RANK (a single element is ndim 1, shape 1) */
+    int32_t wide;     /* 1: 64-bit index path (count >= 2^31) */
+    uint32_t src_align, dst_align; /* the bound bases must be multiples of these; 0 = unusable */
+    uint64_t count;   /* indices to run */
+    uint64_t blocks;  /* grid size */
+    int64_t src_offset, dst_offset; /* bytes from the bound bases */
+    int64_t shape[DMLS_CUDA_MAX_DIMS];
+    int64_t src_stride[DMLS_CUDA_MAX_DIMS]; /* bytes per index step of each dim */
+    int64_t dst_stride[DMLS_CUDA_MAX_DIMS];
+    /* Fast division by shape[i] (i >= 1 never divides the outermost dim):
+     * q = (umulhi(n, magic) + n) >> shift, exact for n < 2^31 (32-bit path,
+     * low word of magic) or n < 2^63 (64-bit path). */
+    uint64_t magic[DMLS_CUDA_MAX_DIMS];
+    uint32_t shift[DMLS_CUDA_MAX_DIMS];
+    int32_t pattern[DMLS_CUDA_MAX_GATHER]; /* GATHER: byte offset of each loaded element */
+} dmls_cuda_launch;
+
+/* Everything execute needs: for each plan, the launches best first; execute
+ * takes the first whose alignment the bound bases meet (the last one needs
+ * none). fill is used for SLICE_GRAD only. */
+typedef struct dmls_cuda_state {
+    dmls_cuda_launch fill[DMLS_CUDA_CHOICES];
+    dmls_cuda_launch copy[DMLS_CUDA_CHOICES];
+} dmls_cuda_state;
+
+#endif

@@ -1,0 +1,238 @@
+/* Launch planning for the CUDA backend: turns a normalized copy plan into
+ * the launches execute chooses from, once, at create time. Plain C, no CUDA
+ * header: it runs inside dmls_plan.
+ *
+ * Three launches per plan, best first (execute takes the first whose
+ * alignment the bound bases meet):
+ *   1. vectorized: 16- or 8-byte accesses. A contiguous inner run becomes a
+ *      run of wider units (crop: 768-byte rows as 48 units of 16 bytes); a
+ *      reversed run loads 16 bytes and reverses the elements in registers; a
+ *      strided inner dim with contiguous output gathers 16/E scalar loads
+ *      into one 16-byte store (stride 2, image channels). The gather's load
+ *      pattern is fixed per launch, so it lives in the kernel parameters.
+ *   2. natural: one element per index, addresses aligned to the element.
+ *   3. byte-wise: the native API allows any byte_offset and base, and a GPU
+ *      faults on a misaligned 4-byte load, so each element is split into its
+ *      bytes (an extra innermost dim).
+ * Worked example, stride2_f32 (packed 64x64x256x256 float, steps 1,1,2,2):
+ *   plan shape {4096,128,128} src {65536,512,2} dst {16384,128,1} (elements)
+ *   -> gather, 16 bytes = 4 floats per index: shape {4096,128,32},
+ *      src bytes {262144,2048,32}, dst bytes {65536,512,16}, pattern {0,8,16,24}. */
+#include <string.h>
+
+#include "../operator.h"
+
+enum { ILP = 4, THREADS = 256 };
+
+/* Dims outer to inner, strides in bytes, before they become a launch. */
+typedef struct dims {
+    int n;
+    int64_t shape[DMLS_CUDA_MAX_DIMS];
+    int64_t src[DMLS_CUDA_MAX_DIMS];
+    int64_t dst[DMLS_CUDA_MAX_DIMS];
+    int64_t src_offset, dst_offset;
+} dims;
+
+static dims from_plan(const dmls_copy_plan *p) {
+    dims d;
+    memset(&d, 0, sizeof d);
+    const int64_t es = p->esize;
+    d.n = p->ndim;
+    for (int i = 0; i < p->ndim; i++) {
+        d.shape[i] = p->shape[i];
+        d.src[i] = p->src_stride[i] * es;
+        d.dst[i] = p->dst_stride[i] * es;
+    }
+    if (d.n == 0) { /* a single element */
+        d.n = 1;
+        d.shape[0] = 1;
+    }
+    d.src_offset = p->src_offset;
+    d.dst_offset = p->dst_offset;
+    return d;
+}
+
+static bool multiple(int64_t v, int64_t m) { return v % m == 0; }
+
+/* Granlund-Montgomery: for d <= 2^(bits-1) and l = ceil(log2 d),
+ * m = floor(2^bits * (2^l - d) / d) + 1 gives n / d = (mulhi(n, m) + n) >> l
+ * for every n below 2^(bits-1), where the sum cannot wrap. */
+static void magic_for(uint64_t d, bool wide, uint64_t *magic, uint32_t *shift) {
+    uint32_t l = 0;
+    while (l < 64 && ((uint64_t)1 << l) < d) l++;
+    unsigned __int128 num = (unsigned __int128)(((unsigned __int128)1 << l) - d) << (wide ? 64 : 32);
+    *magic = (uint64_t)(num / d) + 1;
+    *shift = l;
+}
+
+static dmls_cuda_launch finish(const dims *d, int kernel, int unit, int vec, uint32_t src_align,
+                               uint32_t dst_align) {
+    dmls_cuda_launch L;
+    memset(&L, 0, sizeof L);
+    L.kernel = kernel;
+    L.unit = unit;
+    L.vec = vec;
+    L.ndim = d->n;
+    L.src_align = src_align;
+    L.dst_align = dst_align;
+    L.src_offset = d->src_offset;
+    L.dst_offset = d->dst_offset;
+    uint64_t count = 1;
+    for (int i = 0; i < d->n; i++) count *= (uint64_t)d->shape[i];
+    L.count = count;
+    L.wide = count >= ((uint64_t)1 << 31);
+    for (int i = 0; i < d->n; i++) { /* innermost first */
+        int k = d->n - 1 - i;
+        L.shape[i] = d->shape[k];
+        L.src_stride[i] = d->src[k];
+        L.dst_stride[i] = d->dst[k];
+        magic_for((uint64_t)d->shape[k], L.wide, &L.magic[i], &L.shift[i]);
+    }
+    uint64_t blocks = (count + ILP * THREADS - 1) / (ILP * THREADS);
+    /* The kernels loop over the grid, so capping it only costs iterations. */
+    const uint64_t max_blocks = (uint64_t)1 << 30;
+    L.blocks = blocks > max_blocks ? max_blocks : blocks;
+    return L;
+}
+
+/* Byte-wise: every element as esize bytes, for bases of any alignment. */
+static dmls_cuda_launch bytewise(dims d, int32_t esize, bool fill) {
+    if (esize > 1) {
+        int in = d.n - 1;
+        if (d.dst[in] == esize && (fill || d.src[in] == esize)) {
+            d.shape[in] *= esize;
+            d.src[in] = fill ? 0 : 1;
+            d.dst[in] = 1;
+        } else {
+            d.shape[d.n] = esize;
+            d.src[d.n] = fill ? 0 : 1;
+            d.dst[d.n] = 1;
+            d.n++;
+        }
+    } else {
+        for (int i = 0; i < d.n; i++)
+            if (fill) d.src[i] = 0;
+    }
+    return finish(&d, fill ? DMLS_CUDA_FILL : DMLS_CUDA_COPY, 1, 0, 1, 1);
+}
+
+static dmls_cuda_launch natural(const dims *d, int32_t esize, bool fill) {
+    bool ok = multiple(d->dst_offset, esize) && (fill || multiple(d->src_offset, esize));
+    dmls_cuda_launch L = finish(d, fill ? DMLS_CUDA_FILL : DMLS_CUDA_COPY, esize, 0, (uint32_t)esize,
+                                (uint32_t)esize);
+    if (!ok) L.src_align = L.dst_align = 0;
+    return L;
+}
+
+/* True when every outer stride and the offset of one side are multiples of v. */
+static bool side_aligned(const dims *d, const int64_t *stride, int64_t offset, int64_t v) {
+    if (!multiple(offset, v)) return false;
+    for (int i = 0; i < d->n - 1; i++)
+        if (!multiple(stride[i], v)) return false;
+    return true;
+}
+
+/* Contiguous inner run on both sides (or a fill): wider units. */
+static bool try_widen(const dims *d0, int32_t esize, bool fill, dmls_cuda_launch *out) {
+    const int in = d0->n - 1;
+    if (d0->dst[in] != esize || (!fill && d0->src[in] != esize)) return false;
+    for (int64_t v = 16; v > esize; v /= 2) {
+        if (!multiple(d0->shape[in] * esize, v)) continue;
+        if (!side_aligned(d0, d0->dst, d0->dst_offset, v)) continue;
+        if (!fill && !side_aligned(d0, d0->src, d0->src_offset, v)) continue;
+        dims d = *d0;
+        d.shape[in] = d0->shape[in] * esize / v;
+        d.dst[in] = v;
+        d.src[in] = fill ? 0 : v;
+        *out = finish(&d, fill ? DMLS_CUDA_FILL : DMLS_CUDA_COPY, (int)v, 0, fill ? 1 : (uint32_t)v,
+                      (uint32_t)v);
+        return true;
+    }
+    return false;
+}
+
+/* Reversed inner run (src step -1 element, dst +1): one 16-byte load per
+ * 16 output bytes, elements swapped in registers. */
+static bool try_reverse(const dims *d0, int32_t esize, dmls_cuda_launch *out) {
+    const int in = d0->n - 1;
+    const int64_t v = 16, k = v / esize;
+    if (esize >= v || d0->dst[in] != esize || d0->src[in] != -esize) return false;
+    if (!multiple(d0->shape[in], k)) return false;
+    const int64_t src_first = d0->src_offset - (k - 1) * esize; /* lowest byte of the first load */
+    if (src_first < 0) return false;
+    if (!side_aligned(d0, d0->dst, d0->dst_offset, v) || !side_aligned(d0, d0->src, src_first, v)) return false;
+    dims d = *d0;
+    d.shape[in] /= k;
+    d.dst[in] = v;
+    d.src[in] = -v;
+    d.src_offset = src_first;
+    *out = finish(&d, DMLS_CUDA_REVERSE, esize, (int)v, (uint32_t)v, (uint32_t)v);
+    return true;
+}
+
+/* Contiguous output, any input step: k = vec / esize scalar loads per
+ * vector store, at offsets fixed for the whole launch. The k elements either
+ * lie in one inner row (k divides it) or cover k / n whole rows of n. */
+static bool try_gather(const dims *d0, int32_t esize, dmls_cuda_launch *out) {
+    const int in = d0->n - 1;
+    if (d0->dst[in] != esize) return false;
+    for (int64_t v = 16; v >= 8; v /= 2) {
+        const int64_t k = v / esize;
+        if (k < 2) continue;
+        dims d = *d0;
+        int64_t pattern[DMLS_CUDA_MAX_GATHER];
+        if (multiple(d0->shape[in], k)) {
+            for (int64_t j = 0; j < k; j++) pattern[j] = j * d0->src[in];
+            d.shape[in] = d0->shape[in] / k;
+            d.src[in] = d0->src[in] * k;
+            d.dst[in] = v;
+        } else if (in >= 1 && multiple(k, d0->shape[in]) && d0->dst[in - 1] == d0->shape[in] * esize &&
+                   multiple(d0->shape[in - 1], k / d0->shape[in])) {
+            const int64_t n = d0->shape[in], q = k / n;
+            for (int64_t j = 0; j < k; j++) pattern[j] = (j / n) * d0->src[in - 1] + (j % n) * d0->src[in];
+            d.n = d0->n - 1;
+            d.shape[in - 1] = d0->shape[in - 1] / q;
+            d.src[in - 1] = d0->src[in - 1] * q;
+            d.dst[in - 1] = v;
+        } else {
+            continue;
+        }
+        bool fits = true;
+        for (int64_t j = 0; j < k; j++) fits &= pattern[j] >= INT32_MIN && pattern[j] <= INT32_MAX;
+        if (!fits || !multiple(d0->src_offset, esize)) return false;
+        if (!side_aligned(&d, d.dst, d.dst_offset, v)) continue;
+        dmls_cuda_launch L = finish(&d, DMLS_CUDA_GATHER, esize, (int)v, (uint32_t)esize, (uint32_t)v);
+        if (L.wide) return false; /* the gather kernels have the 32-bit index path only */
+        for (int64_t j = 0; j < k; j++) L.pattern[j] = (int32_t)pattern[j];
+        *out = L;
+        return true;
+    }
+    return false;
+}
+
+static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *choices) {
+    memset(choices, 0, sizeof(dmls_cuda_launch) * DMLS_CUDA_CHOICES);
+    if (p->count == 0) return; /* DMLS_CUDA_NOTHING everywhere */
+    const dims d = from_plan(p);
+    const int32_t es = p->esize;
+    dmls_cuda_launch *best = &choices[0];
+    if (fill && d.n == 1 && d.dst[0] == es) {
+        /* One contiguous range: the driver's memset is as fast as it gets and
+         * has no alignment needs. */
+        memset(best, 0, sizeof *best);
+        best->kernel = DMLS_CUDA_MEMSET;
+        best->count = (uint64_t)d.shape[0] * (uint64_t)es;
+        best->dst_offset = d.dst_offset;
+        best->src_align = best->dst_align = 1;
+    } else if (!try_widen(&d, es, fill, best) && (fill || (!try_reverse(&d, es, best) && !try_gather(&d, es, best)))) {
+        *best = natural(&d, es, fill);
+    }
+    choices[1] = natural(&d, es, fill);
+    choices[2] = bytewise(d, es, fill);
+}
+
+void dmls_cuda_prepare(dmls_operator *op) {
+    prepare_plan(&op->copy, false, op->cuda.copy);
+    if (op->zero_fill) prepare_plan(&op->fill, true, op->cuda.fill);
+    else memset(op->cuda.fill, 0, sizeof op->cuda.fill);
+}
