@@ -47,8 +47,9 @@ static dmls_status check_view(const char *op, const char *role, bool is_output, 
                   "%s: %s.strides[%d] = %" PRId64 " times shape - 1 = %" PRId64 " overflows 64 bits", op, role,
                   i, layout->strides[i], t->shape[i] - 1);
     }
-    int64_t lo_bytes, hi_bytes, end;
-    RETURN_IF(dmls_mul_i64(lo, (int64_t)esize, &lo_bytes) || dmls_mul_i64(hi + 1, (int64_t)esize, &hi_bytes) ||
+    int64_t lo_bytes, hi_elements, hi_bytes, end;
+    RETURN_IF(dmls_mul_i64(lo, (int64_t)esize, &lo_bytes) || dmls_add_i64(hi, 1, &hi_elements) ||
+                  dmls_mul_i64(hi_elements, (int64_t)esize, &hi_bytes) ||
                   dmls_add_i64(hi_bytes, layout->byte_offset, &end),
               DMLS_ERROR_OVERFLOW, "R-T-TOTAL", "%s: %s spans more bytes than 64 bits address", op, role);
     RETURN_IF(layout->byte_offset + lo_bytes < 0, DMLS_ERROR_OUT_OF_BOUNDS, "R-T-TOTAL",
