@@ -7,6 +7,7 @@
 #include "args.h"
 #include "commands.h"
 #include "npy.h"
+#include "cuda_io.h"
 #include "params.h"
 #include "progress.h"
 
@@ -31,6 +32,7 @@ int cmd_slice(int argc, char **argv) {
     const char *in_path = NULL, *out_path = NULL;
     bool force = false, quiet = false;
     int64_t threads = 0;
+    bool use_cuda = false;
     for (int i = 1; i < argc; i++) {
         char buf[64];
         const char *inline_value, *value;
@@ -49,6 +51,14 @@ int cmd_slice(int argc, char **argv) {
             quiet = true;
         } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
             if (!args_value(opt, inline_value, argc, argv, &i, &out_path)) return 2;
+        } else if (strcmp(opt, "--device") == 0) {
+            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
+            if (strcmp(value, "cuda") == 0) {
+                use_cuda = true;
+            } else if (strcmp(value, "cpu") != 0) {
+                fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
+                return 2;
+            }
         } else if (strcmp(opt, "--threads") == 0) {
             if (!args_value(opt, inline_value, argc, argv, &i, &value) || !args_int64(opt, value, &threads)) return 2;
             if (threads < 1 || threads > 1024) {
@@ -112,11 +122,20 @@ int cmd_slice(int argc, char **argv) {
     /* Progress covers the copy and the sync to disk, the two steps whose
      * time grows with the output. */
     progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
-    dmls_status s = run_operator(plan.op, (int)threads, in.data, in.readable, out.data, out.capacity);
+    char device_err[256] = "";
+    dmls_status s;
+    if (use_cuda) {
+        /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
+        const uint64_t need = dmls_input_bytes(plan.op);
+        s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
+                        dmls_output_bytes(plan.op), device_err);
+    } else {
+        s = run_operator(plan.op, (int)threads, in.data, in.readable, out.data, out.capacity);
+    }
     const bool committed = s == DMLS_OK && npy_commit(&out, err);
     progress_stop(pr);
     if (s != DMLS_OK) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), dmls_last_error());
+        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
         goto done;
     }
     if (!committed) {
