@@ -1,4 +1,4 @@
-/* See cuda_bench.h. Figures follow bench/README.md: GB/s counts output bytes
+/* See cuda_bench.h. Figures follow bench/RESULTS.md: GB/s counts output bytes
  * read and written (2 * out_bytes / time), the copy beside them is timed in
  * the same run on the same device. */
 /* clock_gettime */
@@ -54,13 +54,25 @@ static void fill_random(void *p, size_t n, uint64_t seed) {
     for (; i < n; i++) b[i] = (unsigned char)(i * 131 + 7);
 }
 
+static const char *kernel_name(int k) {
+    switch (k) {
+    case DMLS_CUDA_NOTHING: return "none";
+    case DMLS_CUDA_COPY: return "copy";
+    case DMLS_CUDA_GATHER: return "gather";
+    case DMLS_CUDA_REVERSE: return "reverse";
+    case DMLS_CUDA_MEMSET: return "memset";
+    case DMLS_CUDA_FILL: return "fill";
+    }
+    return "?";
+}
+
 static double now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
 }
 
-int dmls_bench_cuda_case(const dmls_bench_case *c, int reps, dmls_bench_cuda_result *r, char *err,
+int dmls_bench_cuda_case(const bench_case *c, int reps, dmls_bench_cuda_result *r, char *err,
                          size_t err_size) {
     int rc = -1;
     dmls_operator *op = NULL;
@@ -68,11 +80,12 @@ int dmls_bench_cuda_case(const dmls_bench_case *c, int reps, dmls_bench_cuda_res
     cudaEvent_t a = NULL, b = NULL;
     double *times = NULL;
     memset(r, 0, sizeof *r);
-    DM(dmls_bench_create(c, &op));
+    DM(bench_create(c, &op));
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
     r->out_bytes = out_bytes;
     const dmls_cuda_launch *L = &op->cuda.copy[0];
     r->kernel = L->kernel, r->unit = L->unit, r->vec = L->vec;
+    snprintf(r->launch, sizeof r->launch, "%s/%d/%d", kernel_name(r->kernel), r->unit, r->vec);
 
     h_in = malloc(in_bytes), h_out = malloc(out_bytes), h_ref = malloc(out_bytes);
     times = malloc(sizeof *times * (size_t)(reps > 0 ? reps : 1));

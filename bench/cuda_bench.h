@@ -1,5 +1,7 @@
-/* Timing of the CUDA backend on one canonical case, behind a small C API so
- * that a command-line front end (dmlslice bench --device cuda) can call it. */
+/* Timing of the CUDA backend on one canonical case, behind a small C API:
+ * dmlslice bench --device cuda calls it (linked into the CLI only in builds
+ * with the CUDA backend). Cases come from tools/cases.h, the one reader of
+ * bench/cases.json. */
 #ifndef DMLS_BENCH_CUDA_H
 #define DMLS_BENCH_CUDA_H
 
@@ -17,12 +19,13 @@ typedef struct dmls_bench_cuda_result {
     double ratio;       /* slice_gbps / copy_gbps */
     int kernel;         /* dmls_cuda_kernel of the launch that ran */
     int unit, vec;      /* its access widths in bytes */
+    char launch[32];    /* the three as "gather/4/16", for tables: the enum is internal */
     int correct;        /* 1: the GPU output equals the CPU executor's, byte for byte */
 } dmls_bench_cuda_result;
 
 /* Times case c over reps runs after 3 warm-ups, on random (never zero)
  * input. Returns 0, or -1 with a message in err. */
-int dmls_bench_cuda_case(const dmls_bench_case *c, int reps, dmls_bench_cuda_result *r, char *err,
+int dmls_bench_cuda_case(const bench_case *c, int reps, dmls_bench_cuda_result *r, char *err,
                          size_t err_size);
 
 /* Host cost of a tiny op (SLICE1 on a 1x1x4x4 float32 input, offsets

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything the CUDA backend needs checked on a GPU machine, in one command:
 # build, the CUDA tests, the same under compute-sanitizer (memcheck, then
-# racecheck on a short run), the GPU benchmark and the peers (PyTorch, CuPy,
-# JAX) in the same run. Logs go to $OUT when set, else to build-gpu/logs.
+# racecheck on a short run), the GPU benchmark (dmlslice bench --device cuda)
+# and the peers (PyTorch, CuPy, JAX) in the same run. Logs go to $OUT when set, else to build-gpu/logs.
 #   scripts/gpu-check.sh            # from the repository root
 #   PEERS=path/to/peers.py scripts/gpu-check.sh
 set -uo pipefail
@@ -36,8 +36,9 @@ if command -v compute-sanitizer >/dev/null; then
   tail -3 "$logs/racecheck.txt"
 fi
 
-step "benchmark"
-"$build/bench/bench_cuda" "$root/bench/cases.json" 30 2>&1 | tee "$logs/bench_cuda.txt" || status=1
+step "benchmark (dmlslice bench --device cuda)"
+"$build/dmlslice" bench --device cuda --cases "$root/bench/cases.json" --json "$logs/gpu_bench.json" 2>&1 |
+  tee "$logs/gpu_bench.txt" || status=1
 
 peers=${PEERS:-$root/.peers/peers.py}
 if [ -f "$peers" ]; then

@@ -197,3 +197,10 @@ done:
     free(text);
     return rc;
 }
+
+dmls_status bench_create(const bench_case *c, dmls_operator **op) {
+    dmls_tensor in = {c->dtype, c->ndim, c->input_shape, NULL, 0};
+    dmls_tensor out = {c->dtype, c->ndim, c->output_sizes, NULL, 0};
+    dmls_window w = {c->window_offsets, c->window_sizes, c->window_strides};
+    return dmls_create(&in, &out, &w, op);
+}

@@ -1,7 +1,10 @@
-/* The benchmark's case list: bench/cases.json, one SLICE1 slice per entry. */
+/* The benchmark's case list: bench/cases.json, one SLICE1 slice per entry.
+ * The one reader of that file: dmlslice bench (CPU and CUDA devices) and the
+ * GPU tests share it, so a case means the same thing to all of them. */
 #ifndef DMLSLICE_TOOLS_CASES_H
 #define DMLSLICE_TOOLS_CASES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dmlslice/dmlslice.h"
@@ -23,5 +26,8 @@ typedef struct bench_case {
  * failure writes a message naming the file and byte offset into err and
  * returns -1. */
 int bench_read_cases(const char *path, bench_case **cases, int *count, char *err, size_t err_size);
+
+/* Plans case c as a native SLICE1 over packed tensors (dmls_create). */
+dmls_status bench_create(const bench_case *c, dmls_operator **op);
 
 #endif

@@ -4,8 +4,10 @@
  * both see the same machine state; then the four worked examples of
  * DirectML's docs as tiny planned operators, in ns per execute.
  *
- * A device is one table entry (alloc, fill, execute, copy, timer), so a
- * backend adds an entry and nothing else. */
+ * A host-timed device is one table entry (alloc, fill, execute, copy,
+ * timer). CUDA is not one: a host clock around an asynchronous launch times
+ * the enqueue, not the kernel, so --device cuda hands each case to
+ * bench/cuda_bench.c, which times kernel and copy with CUDA events. */
 #define _POSIX_C_SOURCE 200809L /* barriers, clock_gettime */
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +21,10 @@
 #include "cases.h"
 #include "commands.h"
 #include "dmlslice/dmlslice.h"
+#ifdef DMLS_HAVE_CUDA
+#include "cuda_bench.h"
+#include "dmlslice/dmlslice_cuda.h"
+#endif
 
 /* ------------------------------------------------------------ devices */
 
@@ -157,17 +163,26 @@ static double median(double *v, int n) {
 }
 
 static const char usage[] =
-    "usage: dmlslice bench [--device cpu] [--threads N] [--cases FILE] [--reps N] [--json FILE]\n"
+    "usage: dmlslice bench [--device cpu|cuda] [--threads N] [--cases FILE] [--reps N] [--json FILE]\n"
     "\n"
     "Times the canonical slice cases on random data beside a plain copy of the\n"
-    "same bytes by the same threads (interleaved, same run), then the four\n"
-    "examples of DirectML's docs as tiny planned operators.\n"
+    "same bytes (same run), then tiny operators.\n"
     "GB/s counts 2 x output bytes (read + written) per second.\n"
     "\n"
-    "  --device NAME   cpu (default)\n"
-    "  --threads N     threads, 0 = DMLSLICE_THREADS or all cores (default 0)\n"
+    "  cpu   the copy is memcpy by the same number of threads, interleaved with\n"
+    "        the slice; a one-thread memcpy is shown for scale (memcpy1); tiny:\n"
+    "        the four examples of DirectML's docs, ns per execute\n"
+    "  cuda  GPU 0; kernel and copy (cudaMemcpyAsync device to device) timed by\n"
+    "        CUDA events; each output is checked against the CPU executor; the\n"
+    "        launch column is kernel/unit/vector bytes; tiny: SLICE1 example 2,\n"
+    "        host us per execute + synchronize beside a 4-byte memset + synchronize.\n"
+    "        Only in builds with the CUDA backend; exit 1 when there is no GPU\n"
+    "\n"
+    "  --device NAME   cpu (default) or cuda\n"
+    "  --threads N     cpu: threads, 0 = DMLSLICE_THREADS or all cores (default 0)\n"
     "  --cases FILE    case list (default bench/cases.json)\n"
-    "  --reps N        timed repetitions per case, median reported (default 7)\n"
+    "  --reps N        timed repetitions per case, median reported\n"
+    "                  (default 7 on cpu, 30 on cuda)\n"
     "  --json FILE     also write the results as JSON\n";
 
 /* ------------------------------------------------------------ tiny */
@@ -187,6 +202,95 @@ static const tiny_case tiny_cases[] = {
     {"SLICE1_ex2", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}},
 };
 
+/* ------------------------------------------------------------ cuda */
+
+#ifdef DMLS_HAVE_CUDA
+static int bench_cuda(const bench_case *cases, int ncases, int reps, const char *json_path) {
+    char name[256], err[512];
+    int major = 0, minor = 0;
+    if (dmls_cuda_device_name(0, name, sizeof name, &major, &minor) != DMLS_OK) {
+        fprintf(stderr, "dmlslice bench: --device cuda: %s\n", dmls_last_error());
+        return 1;
+    }
+    printf("device cuda: %s (sm_%d%d), %d reps, median times by CUDA events; GB/s = 2 x output bytes / time\n", name,
+           major, minor, reps);
+    printf("%-14s %10s %10s %9s %10s %9s %7s  %-14s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
+           "ratio", "launch");
+    dmls_bench_cuda_result *res = calloc((size_t)ncases, sizeof *res);
+    bool *ok = calloc((size_t)ncases, sizeof *ok);
+    if (!res || !ok) {
+        fprintf(stderr, "dmlslice bench: out of memory\n");
+        free(res);
+        free(ok);
+        return 1;
+    }
+    int status = 0;
+    for (int k = 0; k < ncases; k++) {
+        dmls_bench_cuda_result *r = &res[k];
+        if (dmls_bench_cuda_case(&cases[k], reps, r, err, sizeof err)) {
+            fprintf(stderr, "dmlslice bench: case %s: %s\n", cases[k].name, err);
+            status = 1;
+            continue;
+        }
+        ok[k] = true;
+        /* A fast wrong answer is no result: say so in the row and fail. */
+        printf("%-14s %10.1f %10.4f %9.1f %10.4f %9.1f %7.2f  %-14s%s\n", cases[k].name,
+               (double)r->out_bytes / 1048576.0, r->slice_ms, r->slice_gbps, r->copy_ms, r->copy_gbps, r->ratio,
+               r->launch, r->correct ? "" : "  WRONG OUTPUT");
+        fflush(stdout);
+        if (!r->correct) status = 1;
+    }
+    double sync_us = 0, call_us = 0, floor_us = 0;
+    bool tiny_ok = dmls_bench_cuda_tiny(20000, &sync_us, &call_us, &floor_us, err, sizeof err) == 0;
+    if (tiny_ok) {
+        printf("\ntiny (1x1x4x4 f32, SLICE1_ex2), host us: %.2f execute+sync (median), %.2f per execute call "
+               "(mean); floor: 4-byte memset+sync %.2f\n",
+               sync_us, call_us, floor_us);
+    } else {
+        fprintf(stderr, "dmlslice bench: tiny: %s\n", err);
+        status = 1;
+    }
+
+    if (json_path) {
+        FILE *f = fopen(json_path, "w");
+        if (!f) {
+            fprintf(stderr, "dmlslice bench: %s: %s\n", json_path, strerror(errno));
+            status = 1;
+        } else {
+            fprintf(f,
+                    "{\n \"device\": \"cuda\", \"gpu\": \"%s\", \"sm\": %d, \"reps\": %d, \"version\": \"%s\",\n"
+                    " \"cases\": [\n",
+                    name, major * 10 + minor, reps, dmls_version());
+            bool first = true;
+            for (int k = 0; k < ncases; k++) {
+                const dmls_bench_cuda_result *r = &res[k];
+                if (!ok[k]) continue;
+                fprintf(f,
+                        "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
+                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"launch\": \"%s\", \"correct\": %s}",
+                        first ? "" : ",\n", cases[k].name, (unsigned long long)r->out_bytes, r->slice_ms,
+                        r->slice_gbps, r->copy_ms, r->copy_gbps, r->ratio, r->launch, r->correct ? "true" : "false");
+                first = false;
+            }
+            fprintf(f, "\n ]");
+            if (tiny_ok)
+                fprintf(f,
+                        ",\n \"tiny_us\": {\"execute_sync_median\": %.3f, \"execute_call_mean\": %.3f, "
+                        "\"memset_sync_median\": %.3f}",
+                        sync_us, call_us, floor_us);
+            fprintf(f, "\n}\n");
+            if (fclose(f)) {
+                fprintf(stderr, "dmlslice bench: %s: write failed\n", json_path);
+                status = 1;
+            }
+        }
+    }
+    free(res);
+    free(ok);
+    return status;
+}
+#endif
+
 /* ------------------------------------------------------------ main */
 
 typedef struct row {
@@ -197,7 +301,7 @@ typedef struct row {
 
 int cmd_bench(int argc, char **argv) {
     const char *device_name = "cpu", *cases_path = "bench/cases.json", *json_path = NULL;
-    int threads = 0, reps = 7;
+    int threads = 0, reps = 0; /* 0: the device's default */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -222,13 +326,37 @@ int cmd_bench(int argc, char **argv) {
     const bench_device *dev = NULL;
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
         if (strcmp(devices[d].name, device_name) == 0) dev = &devices[d];
-    if (!dev) {
-        if (strcmp(device_name, "cuda") == 0)
-            fprintf(stderr, "dmlslice bench: this build has no CUDA backend (--device cuda)\n");
-        else
-            fprintf(stderr, "dmlslice bench: unknown device '%s' (this build has: cpu)\n", device_name);
+    bool cuda = strcmp(device_name, "cuda") == 0;
+#ifdef DMLS_HAVE_CUDA
+    if (cuda) {
+        if (threads != 0) {
+            fprintf(stderr, "dmlslice bench: --threads applies to --device cpu only\n");
+            return 2;
+        }
+        /* Before reading anything: no GPU is the likeliest failure, and its
+         * reason (no device, no driver, driver too old) is the message. */
+        int count = 0;
+        if (dmls_cuda_device_count(&count) != DMLS_OK) {
+            fprintf(stderr, "dmlslice bench: --device cuda: %s\n", dmls_last_error());
+            return 1;
+        }
+    }
+#endif
+    if (!dev && !cuda) {
+#ifdef DMLS_HAVE_CUDA
+        fprintf(stderr, "dmlslice bench: unknown device '%s' (this build has: cpu, cuda)\n", device_name);
+#else
+        fprintf(stderr, "dmlslice bench: unknown device '%s' (this build has: cpu)\n", device_name);
+#endif
         return 2;
     }
+#ifndef DMLS_HAVE_CUDA
+    if (cuda) {
+        fprintf(stderr, "dmlslice bench: this build has no CUDA backend (--device cuda)\n");
+        return 2;
+    }
+#endif
+    if (reps == 0) reps = cuda ? 30 : 7;
 
     bench_case *cases = NULL;
     int ncases = 0;
@@ -237,6 +365,13 @@ int cmd_bench(int argc, char **argv) {
         fprintf(stderr, "dmlslice bench: %s\n", err);
         return 1;
     }
+#ifdef DMLS_HAVE_CUDA
+    if (cuda) {
+        int status = bench_cuda(cases, ncases, reps, json_path);
+        free(cases);
+        return status;
+    }
+#endif
     if (dev->open(threads)) {
         free(cases);
         return 1;
@@ -253,11 +388,8 @@ int cmd_bench(int argc, char **argv) {
     int status = 0;
     for (int k = 0; k < ncases && rows && t_case && t_copy && t_one; k++) {
         const bench_case *c = &cases[k];
-        dmls_tensor in = {c->dtype, c->ndim, c->input_shape, NULL, 0};
-        dmls_tensor out = {c->dtype, c->ndim, c->output_sizes, NULL, 0};
-        dmls_window win = {c->window_offsets, c->window_sizes, c->window_strides};
         dmls_operator *op = NULL;
-        if (dmls_create(&in, &out, &win, &op) != DMLS_OK) {
+        if (bench_create(c, &op) != DMLS_OK) {
             fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
             status = 1;
             continue;

@@ -20,7 +20,9 @@ static const char usage[] =
     "              or the error and its rule ID (exit 0 valid, 1 invalid, 2 usage)\n"
     "  info IN.npy  dtype, shape, memory order and size of a .npy file\n"
     "  demo        run the four worked examples of DirectML's documentation\n"
-    "  bench       time the canonical cases beside a plain copy (--help for options)\n"
+    "  bench [--device cpu|cuda]\n"
+    "              time the canonical cases beside a plain copy of the same bytes\n"
+    "              ('dmlslice bench --help' for its options)\n"
     "\n"
     "PARAMS, one of (L is a comma-separated list of integers, one per axis):\n"
     "  --offsets L --sizes L --strides L\n"
@@ -79,8 +81,9 @@ int main(int argc, char **argv) {
         printf("dmlslice %s\n", dmls_version());
         return 0;
     }
-    /* "dmlslice slice --help" and friends show the same page. */
-    for (int i = 2; i < argc; i++) {
+    /* "dmlslice slice --help" and friends show the same page; bench has its
+     * own options (devices, reps), which this page does not list. */
+    for (int i = 2; i < argc && strcmp(cmd, "bench") != 0; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage, stdout);
             return 0;

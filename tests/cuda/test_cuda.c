@@ -165,19 +165,21 @@ static void test_binding_errors(void) {
 /* ---------------------------------------------------------------- canonical */
 
 static void test_canonical(void) {
-    static dmls_bench_case cases[DMLS_BENCH_MAX_CASES];
-    char err[256];
-    int n = dmls_bench_read_cases(DMLS_CASES_JSON, cases, DMLS_BENCH_MAX_CASES, err, sizeof err);
-    CHECK(n > 0, "reading %s: %s", DMLS_CASES_JSON, err);
+    bench_case *cases = NULL;
+    int n = 0;
+    char err[256] = "";
+    CHECK(bench_read_cases(DMLS_CASES_JSON, &cases, &n, err, sizeof err) == 0 && n > 0, "reading %s: %s",
+          DMLS_CASES_JSON, err);
     for (int i = 0; i < n; i++) {
         dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_bench_create(&cases[i], &op), DMLS_OK);
+        CHECK_STATUS(bench_create(&cases[i], &op), DMLS_OK);
         if (op == NULL) continue;
         differential(op, cases[i].name, 0, 0);
         printf("canonical %s: launch kind %d unit %d vec %d\n", cases[i].name, op->cuda.copy[0].kernel,
                op->cuda.copy[0].unit, op->cuda.copy[0].vec);
         dmls_destroy(op);
     }
+    free(cases);
 }
 
 /* ---------------------------------------------------------------- random */
