@@ -33,14 +33,20 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_CONTIG_NT_AVX2, /* same, streaming stores past the cache */
     DMLS_CPU_STRIDED,        /* one item of width bytes at a time, any steps */
     DMLS_CPU_SHUFFLE_AVX2,   /* packed output gathered by byte shuffles */
+    DMLS_CPU_STRIDED_WIDE,   /* packed output, items of 3/5-7/9-15 bytes moved as 4/8/16 */
+    DMLS_CPU_STRIDED_WIDE_AVX2, /* packed output, items of 17-32 bytes moved as 32 */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 
 const char *dmls_cpu_kernel_name(dmls_cpu_kernel k);
 
-/* Copies one row of n items; steps come from the plan. */
-typedef void (*dmls_cpu_row_fn)(unsigned char *dst, const unsigned char *src, int64_t n,
-                                const struct dmls_cpu_plan *p);
+/* Copies `rows` rows of n items each: row r starts at src + r * row_src_step
+ * and dst + r * row_dst_step (the steps of the next-outer dim; rows is 1 when
+ * there is none), item steps come from the plan. The executor calls it once
+ * per tile of rows, so a kernel's setup and the odometer step are paid per
+ * tile, not per row. */
+typedef void (*dmls_cpu_rows_fn)(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                 const struct dmls_cpu_plan *p);
 
 /* A copy of items of `width` bytes over an N-d shape, steps in bytes:
  *   for c in shape: copy width bytes from src + src_offset + dot(c, src_step)
@@ -51,7 +57,7 @@ typedef void (*dmls_cpu_row_fn)(unsigned char *dst, const unsigned char *src, in
  * sees the pattern the hardware should move. */
 typedef struct dmls_cpu_plan {
     dmls_cpu_kernel kernel;
-    dmls_cpu_row_fn row;
+    dmls_cpu_rows_fn rows;
     bool nontemporal;
     int32_t ndim; /* >= 1 unless items == 0 */
     int32_t width;
@@ -62,8 +68,11 @@ typedef struct dmls_cpu_plan {
     uint64_t items;       /* product(shape) */
     uint64_t out_bytes;   /* items * width: the bytes written */
     uint64_t split_grain; /* work is split between threads at multiples of this many items */
+    int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
+    int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
     unsigned char shuffle[2][16]; /* DMLS_CPU_SHUFFLE_AVX2: byte masks for the low and high load */
     int64_t shuffle_span;         /* bytes of input one 16-byte output block reads */
+    int64_t shuffle_items;        /* items in one 16-byte output block (16 / width) */
 } dmls_cpu_plan;
 
 /* Builds a CPU plan for a normalized copy plan using only the given features,
@@ -76,9 +85,11 @@ void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst
                         uint64_t first, uint64_t last);
 
 /* Kernel variants compiled for AVX2, in kernels_avx2.c. */
-void dmls_cpu_row_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n,
-                                 const dmls_cpu_plan *p);
-void dmls_cpu_row_shuffle_avx2(unsigned char *dst, const unsigned char *src, int64_t n,
+void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                  const dmls_cpu_plan *p);
+void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_plan *p);
+void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                const dmls_cpu_plan *p);
 void dmls_cpu_store_fence(void);
 

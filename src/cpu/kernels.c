@@ -10,57 +10,103 @@
 
 const char *dmls_cpu_kernel_name(dmls_cpu_kernel k) {
     static const char *const names[DMLS_CPU_KERNEL_COUNT] = {
-        "empty", "contig", "contig_nt_avx2", "strided", "shuffle_avx2",
+        "empty", "contig", "contig_nt_avx2", "strided", "shuffle_avx2", "strided_wide", "strided_wide_avx2",
     };
     return (unsigned)k < DMLS_CPU_KERNEL_COUNT ? names[k] : "?";
 }
 
-static void row_contig(unsigned char *dst, const unsigned char *src, int64_t n, const dmls_cpu_plan *p) {
-    memcpy(dst, src, (size_t)(n * p->width));
+static void rows_contig(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                        const dmls_cpu_plan *p) {
+    const size_t bytes = (size_t)(n * p->width);
+    for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) memcpy(dst, src, bytes);
 }
 
-/* Strided items, one width class each. Fixed-size memcpy compiles to plain
- * loads and stores and stays defined on the misaligned addresses the native
- * API allows; widths between powers of two move as two overlapping halves,
- * both read before either is written. */
+/* Strided items, one width class each, the item loop inline. Fixed-size
+ * memcpy compiles to plain loads and stores and stays defined on the
+ * misaligned addresses the native API allows; widths between powers of two
+ * move as two overlapping halves, both read before either is written. */
 #define DEFINE_STRIDED(suffix, MOVE)                                                           \
-    static void row_strided_##suffix(unsigned char *dst, const unsigned char *src, int64_t n,  \
-                                     const dmls_cpu_plan *p) {                                \
-        const int64_t ss = p->src_step[p->ndim - 1], ds = p->dst_step[p->ndim - 1];           \
+    static void rows_strided_##suffix(unsigned char *dst, const unsigned char *src, int64_t n, \
+                                      int64_t rows, const dmls_cpu_plan *p) {                  \
+        const int64_t ss = p->item_src_step, ds = p->item_dst_step;                           \
         const size_t w = (size_t)p->width;                                                    \
         (void)w;                                                                              \
-        for (int64_t i = 0; i < n; i++, dst += ds, src += ss) { MOVE; }                       \
+        for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {            \
+            unsigned char *d = dst;                                                           \
+            const unsigned char *s = src;                                                     \
+            for (int64_t i = 0; i < n; i++, d += ds, s += ss) { MOVE(d, s); }                 \
+        }                                                                                     \
     }
-#define MOVE_FIXED(k) memcpy(dst, src, k)
-#define MOVE_PAIR(k)                                                                           \
+#define MOVE_FIXED(k, d, s) memcpy(d, s, k)
+#define MOVE_PAIR(k, d, s)                                                                     \
     do {                                                                                       \
         unsigned char a_[k], b_[k];                                                            \
-        memcpy(a_, src, k);                                                                    \
-        memcpy(b_, src + w - k, k);                                                            \
-        memcpy(dst, a_, k);                                                                    \
-        memcpy(dst + w - k, b_, k);                                                            \
+        memcpy(a_, s, k);                                                                      \
+        memcpy(b_, s + w - k, k);                                                              \
+        memcpy(d, a_, k);                                                                      \
+        memcpy(d + w - k, b_, k);                                                              \
     } while (0)
-DEFINE_STRIDED(1, MOVE_FIXED(1))
-DEFINE_STRIDED(2, MOVE_FIXED(2))
-DEFINE_STRIDED(4, MOVE_FIXED(4))
-DEFINE_STRIDED(8, MOVE_FIXED(8))
-DEFINE_STRIDED(16, MOVE_FIXED(16))
-DEFINE_STRIDED(3_4, MOVE_PAIR(2))    /* 3 */
-DEFINE_STRIDED(5_8, MOVE_PAIR(4))    /* 5..7 */
-DEFINE_STRIDED(9_16, MOVE_PAIR(8))   /* 9..15 */
-DEFINE_STRIDED(17_32, MOVE_PAIR(16)) /* 17..31, and 32 */
+#define MOVE_1(d, s) MOVE_FIXED(1, d, s)
+#define MOVE_2(d, s) MOVE_FIXED(2, d, s)
+#define MOVE_4(d, s) MOVE_FIXED(4, d, s)
+#define MOVE_8(d, s) MOVE_FIXED(8, d, s)
+#define MOVE_16(d, s) MOVE_FIXED(16, d, s)
+#define MOVE_PAIR2(d, s) MOVE_PAIR(2, d, s)
+#define MOVE_PAIR4(d, s) MOVE_PAIR(4, d, s)
+#define MOVE_PAIR8(d, s) MOVE_PAIR(8, d, s)
+#define MOVE_PAIR16(d, s) MOVE_PAIR(16, d, s)
+DEFINE_STRIDED(1, MOVE_1)
+DEFINE_STRIDED(2, MOVE_2)
+DEFINE_STRIDED(4, MOVE_4)
+DEFINE_STRIDED(8, MOVE_8)
+DEFINE_STRIDED(16, MOVE_16)
+DEFINE_STRIDED(3_4, MOVE_PAIR2)    /* 3 */
+DEFINE_STRIDED(5_8, MOVE_PAIR4)    /* 5..7 */
+DEFINE_STRIDED(9_16, MOVE_PAIR8)   /* 9..15 */
+DEFINE_STRIDED(17_32, MOVE_PAIR16) /* 17..31, and 32 */
 
-static dmls_cpu_row_fn pick_strided(int32_t w) {
+static dmls_cpu_rows_fn pick_strided(int32_t w) {
     switch (w) {
-    case 1: return row_strided_1;
-    case 2: return row_strided_2;
-    case 4: return row_strided_4;
-    case 8: return row_strided_8;
-    case 16: return row_strided_16;
-    case 3: return row_strided_3_4;
+    case 1: return rows_strided_1;
+    case 2: return rows_strided_2;
+    case 4: return rows_strided_4;
+    case 8: return rows_strided_8;
+    case 16: return rows_strided_16;
+    case 3: return rows_strided_3_4;
     default:
-        return w < 8 ? row_strided_5_8 : w < 16 ? row_strided_9_16 : row_strided_17_32;
+        return w < 8 ? rows_strided_5_8 : w < 16 ? rows_strided_9_16 : rows_strided_17_32;
     }
+}
+
+/* Packed output rows of items whose width lies between powers of two: every
+ * item but a row's last moves as one K-byte move (K the next power of two),
+ * whose extra bytes land on the next item's destination and are rewritten by
+ * the next move; the last item moves exactly, as two halves. Needs
+ * item_dst_step == width, item_src_step > 0 and item_src_step + width >= K,
+ * so the read stays within the row's items; K < 2 * width keeps the write
+ * within the row. */
+#define DEFINE_WIDE(K, HALF)                                                                   \
+    static void rows_wide_##K(unsigned char *dst, const unsigned char *src, int64_t n,         \
+                              int64_t rows, const dmls_cpu_plan *p) {                          \
+        const int64_t ss = p->item_src_step;                                                  \
+        const size_t w = (size_t)p->width;                                                    \
+        for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {            \
+            unsigned char *d = dst;                                                           \
+            const unsigned char *s = src;                                                     \
+            for (int64_t i = 1; i < n; i++, d += w, s += ss) memcpy(d, s, K);                 \
+            MOVE_PAIR(HALF, d, s);                                                            \
+        }                                                                                     \
+    }
+DEFINE_WIDE(4, 2)   /* 3 */
+DEFINE_WIDE(8, 4)   /* 5..7 */
+DEFINE_WIDE(16, 8)  /* 9..15 */
+
+/* The power of two a wide move of items of w bytes uses, 0 if w is one. */
+static int64_t wide_bytes(int32_t w) {
+    if ((w & (w - 1)) == 0) return 0;
+    int64_t k = 4;
+    while (k < w) k *= 2;
+    return k;
 }
 
 /* Largest item a fold may produce: the strided kernels move at most 32 bytes
@@ -90,6 +136,7 @@ static bool shuffle_masks(dmls_cpu_plan *cp, int32_t w, int64_t ss) {
         cp->shuffle[1][j] = pos < 16 ? 0x80 : (unsigned char)(pos - (span - 16));
     }
     cp->shuffle_span = span;
+    cp->shuffle_items = items;
     return true;
 }
 
@@ -130,6 +177,10 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
 
     const int64_t w = cp->width, ss = cp->src_step[n - 1], ds = cp->dst_step[n - 1];
     const int64_t row = cp->shape[n - 1];
+    cp->item_src_step = ss;
+    cp->item_dst_step = ds;
+    cp->row_src_step = n >= 2 ? cp->src_step[n - 2] : 0;
+    cp->row_dst_step = n >= 2 ? cp->dst_step[n - 2] : 0;
     cp->nontemporal = cp->out_bytes >= nt_threshold;
     cp->split_grain = row * w <= SPLIT_ROW_BYTES ? (uint64_t)row
                       : (uint64_t)(w < SPLIT_GRAIN_BYTES ? SPLIT_GRAIN_BYTES / w : 1);
@@ -140,22 +191,37 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
 
     if (ss == w && ds == w) {
         cp->kernel = DMLS_CPU_CONTIG;
-        cp->row = row_contig;
+        cp->rows = rows_contig;
 #if defined(__x86_64__) || defined(__i386__)
         if (avx2 && cp->nontemporal) {
             cp->kernel = DMLS_CPU_CONTIG_NT_AVX2;
-            cp->row = dmls_cpu_row_contig_nt_avx2;
+            cp->rows = dmls_cpu_rows_contig_nt_avx2;
         }
 #endif
     } else {
         cp->kernel = DMLS_CPU_STRIDED;
-        cp->row = pick_strided(cp->width);
+        cp->rows = pick_strided(cp->width);
+        /* Packed output, an item between powers of two, room to read a
+         * power of two from each item but a row's last. */
+        const int64_t k = wide_bytes(cp->width);
+        if (k != 0 && ds == w && ss > 0 && ss + w >= k && row >= 2) {
+            if (k <= 16) {
+                cp->kernel = DMLS_CPU_STRIDED_WIDE;
+                cp->rows = k == 4 ? rows_wide_4 : k == 8 ? rows_wide_8 : rows_wide_16;
+            }
+#if defined(__x86_64__) || defined(__i386__)
+            else if (avx2) {
+                cp->kernel = DMLS_CPU_STRIDED_WIDE_AVX2;
+                cp->rows = dmls_cpu_rows_wide32_avx2;
+            }
+#endif
+        }
 #if defined(__x86_64__) || defined(__i386__)
         /* Rows shorter than one vector step (32 output bytes) would pay
          * the setup for the scalar tail alone. */
         if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
             cp->kernel = DMLS_CPU_SHUFFLE_AVX2;
-            cp->row = dmls_cpu_row_shuffle_avx2;
+            cp->rows = dmls_cpu_rows_shuffle_avx2;
         }
 #endif
     }
@@ -163,10 +229,23 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
         cp->nontemporal = false; /* only these variants stream */
 }
 
+/* Steps the odometer of the dims outside the rows dim (`outer`) by one. */
+static inline void carry(const dmls_cpu_plan *cp, int outer, int64_t *c, const unsigned char **src,
+                         unsigned char **dst) {
+    for (int i = outer - 1; i >= 0; i--) {
+        *src += cp->src_step[i];
+        *dst += cp->dst_step[i];
+        if (++c[i] < cp->shape[i]) return;
+        *src -= cp->src_step[i] * cp->shape[i];
+        *dst -= cp->dst_step[i] * cp->shape[i];
+        c[i] = 0;
+    }
+}
+
 void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst_base,
                         uint64_t first, uint64_t last) {
     if (first >= last) return;
-    const int inner = cp->ndim - 1;
+    const int inner = cp->ndim - 1, outer = inner - 1; /* outer: the rows dim, -1 if none */
     const int64_t n = cp->shape[inner], ss = cp->src_step[inner], ds = cp->dst_step[inner];
     const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
     unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
@@ -183,26 +262,48 @@ void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst
         }
     }
     uint64_t left = last - first;
-    src += col * ss;
-    dst += col * ds;
-    for (;;) {
+    if (col != 0 || left < (uint64_t)n) { /* a share that starts or ends inside a row */
         int64_t len = n - col;
         if ((uint64_t)len > left) len = (int64_t)left;
-        cp->row(dst, src, len, cp);
+        cp->rows(dst + col * ds, src + col * ss, len, 1, cp);
         left -= (uint64_t)len;
-        if (left == 0) break;
-        src -= col * ss;
-        dst -= col * ds;
-        col = 0;
-        for (int i = inner - 1; i >= 0; i--) {
-            src += cp->src_step[i];
-            dst += cp->dst_step[i];
-            if (++c[i] < cp->shape[i]) break;
-            src -= cp->src_step[i] * cp->shape[i];
-            dst -= cp->dst_step[i] * cp->shape[i];
-            c[i] = 0;
+        if (left == 0) goto done;
+        /* left > 0 means the row ran to its end and another follows (outer >= 0) */
+        src += cp->src_step[outer];
+        dst += cp->dst_step[outer];
+        if (++c[outer] == cp->shape[outer]) {
+            src -= cp->src_step[outer] * cp->shape[outer];
+            dst -= cp->dst_step[outer] * cp->shape[outer];
+            c[outer] = 0;
+            carry(cp, outer, c, &src, &dst);
         }
     }
+    /* Whole rows, a tile (the rest of the rows dim) per call. */
+    for (;;) {
+        int64_t rows = outer >= 0 ? cp->shape[outer] - c[outer] : 1;
+        if (left < (uint64_t)rows * (uint64_t)n) { /* the last tile: divide once */
+            rows = (int64_t)(left / (uint64_t)n);
+            if (rows == 0) {
+                cp->rows(dst, src, (int64_t)left, 1, cp);
+                break;
+            }
+        }
+        cp->rows(dst, src, n, rows, cp);
+        left -= (uint64_t)rows * (uint64_t)n;
+        if (left == 0) break;
+        /* left > 0, so outer >= 0: next row after the tile */
+        if (c[outer] + rows < cp->shape[outer]) { /* only the partial row is left */
+            c[outer] += rows;
+            src += cp->src_step[outer] * rows;
+            dst += cp->dst_step[outer] * rows;
+        } else {
+            src -= cp->src_step[outer] * c[outer];
+            dst -= cp->dst_step[outer] * c[outer];
+            c[outer] = 0;
+            carry(cp, outer, c, &src, &dst);
+        }
+    }
+done:
 #if defined(__x86_64__) || defined(__i386__)
     /* Streaming stores are weakly ordered: fence them before anyone (the
      * caller, or the thread that waits for this one) reads the output. */

@@ -93,6 +93,26 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
         CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d threads %d differs from reference", what,
               dmls_cpu_kernel_name(v.cpu.kernel), v.cpu.width, t);
     }
+    /* Ranges cut anywhere, in any order: shares that start and end inside a
+     * row or a tile of rows (the context cuts only on row bounds for rows up
+     * to 64 KiB, so these starts are reached here). */
+    if (v.cpu.items > 0) {
+        uint64_t cuts[6];
+        int k = (int)test_range(1, 4);
+        cuts[0] = 0;
+        for (int i = 1; i <= k; i++) cuts[i] = (uint64_t)test_range(0, (int64_t)v.cpu.items);
+        cuts[k + 1] = v.cpu.items;
+        for (int i = 1; i <= k; i++) /* sort */
+            for (int j = i; j > 1 && cuts[j - 1] > cuts[j]; j--) {
+                uint64_t x = cuts[j];
+                cuts[j] = cuts[j - 1];
+                cuts[j - 1] = x;
+            }
+        memcpy(out, garbage, ob);
+        for (int i = k; i >= 0; i--) dmls_cpu_run_range(&v.cpu, in, out, cuts[i], cuts[i + 1]);
+        CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d, %d ranges cut at random, differs from reference",
+              what, dmls_cpu_kernel_name(v.cpu.kernel), v.cpu.width, k + 1);
+    }
     free(in_buf);
     free(ref_buf);
     free(out_buf);
@@ -184,22 +204,38 @@ static void directed_tests(void) {
     /* u8 stride 3 spans 46 bytes per 16 outputs: beyond the shuffle's reach. */
     { int64_t in[2] = {2, 900}, sz[2] = {2, 899}, st[2] = {1, 3};
       directed("u8 stride 3", 1, 2, in, o0, sz, st, ST, ST, 1); }
-    /* Short contiguous runs folded into items of odd widths: 3, 6, 12, 24 bytes. */
+    /* Short contiguous runs folded into items of odd widths: 3, 6, 12, 24
+     * bytes, packed in the output: wide moves (4/8/16 portable, 32 AVX2). */
+    const dmls_cpu_kernel WI = DMLS_CPU_STRIDED_WIDE, W32 = DMLS_CPU_STRIDED_WIDE_AVX2;
     { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
-      directed("runs of 3 bytes", 1, 3, in, o0, sz, p1, ST, ST, 3); }
+      directed("runs of 3 bytes", 1, 3, in, o0, sz, p1, WI, WI, 3); }
     { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
-      directed("runs of 6 bytes", 2, 3, in, o0, sz, p1, ST, ST, 6); }
+      directed("runs of 6 bytes", 2, 3, in, o0, sz, p1, WI, WI, 6); }
     { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
-      directed("runs of 12 bytes", 4, 3, in, o0, sz, p1, ST, ST, 12); }
+      directed("runs of 12 bytes", 4, 3, in, o0, sz, p1, WI, WI, 12); }
     { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3};
-      directed("runs of 24 bytes", 8, 3, in, o0, sz, p1, ST, ST, 24); }
+      directed("runs of 24 bytes", 8, 3, in, o0, sz, p1, W32, ST, 24); }
+    /* Runs of 1..8 float32 (4..32 bytes) at every offset: each width class
+     * and the last item's exact move. */
+    for (int64_t r = 1; r <= 8; r++) {
+        int64_t in[3] = {3, 9, 9}, off[3] = {0, 1, 9 - r}, sz[3] = {3, 7, r};
+        int w = (int)r * 4;
+        dmls_cpu_kernel want = (w & (w - 1)) == 0 ? ST : w < 16 ? WI : W32, portable = w < 16 ? want : ST;
+        char what[32];
+        snprintf(what, sizeof what, "runs of %d bytes", w);
+        directed(what, 4, 3, in, off, sz, p1, want, portable, w);
+    }
+    /* Runs of 24 bytes read in reverse: the wide move would read past the
+     * first item, so items move exactly. */
+    { int64_t in[3] = {5, 7, 4}, sz[3] = {5, 6, 3}, st[3] = {1, -1, 1};
+      directed("reversed runs of 24 bytes", 8, 3, in, o0, sz, st, ST, ST, 24); }
     /* A single column: one item per row, far apart. */
     { int64_t in[2] = {333, 97}, off[2] = {0, 40}, sz[2] = {333, 1};
       directed("column", 8, 2, in, off, sz, p1, ST, ST, 8); }
     /* deep8d in small: runs of 5 float32 (20 bytes) under 7 outer dims. */
     { int64_t in[8] = {3, 3, 3, 3, 3, 3, 3, 7}, off[8] = {1, 0, 1, 0, 1, 0, 1, 1}, sz[8] = {2, 3, 2, 3, 2, 3, 2, 5};
       int64_t st[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-      directed("rank 8 runs", 4, 8, in, off, sz, st, ST, ST, 20); }
+      directed("rank 8 runs", 4, 8, in, off, sz, st, W32, ST, 20); }
 }
 
 static void context_tests(void) {
