@@ -35,6 +35,8 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_SHUFFLE_AVX2,   /* packed output gathered by byte shuffles */
     DMLS_CPU_STRIDED_WIDE,   /* packed output, items of 3/5-7/9-15 bytes moved as 4/8/16 */
     DMLS_CPU_STRIDED_WIDE_AVX2, /* packed output, items of 17-32 bytes moved as 32 */
+    DMLS_CPU_REVERSE_AVX2,   /* packed output, items of 1/2/4/8 bytes at step -width */
+    DMLS_CPU_STRIDE2_AVX2,   /* packed output, items of 4/8 bytes at step +-2 widths */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 
@@ -91,6 +93,9 @@ void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *src, in
                                 const dmls_cpu_plan *p);
 void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                const dmls_cpu_plan *p);
+/* Reversal (step -w, w = 1/2/4/8) or stride +-2 (w = 4/8) into packed rows;
+ * NULL for other items and steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss);
 void dmls_cpu_store_fence(void);
 
 /* A persistent pool of worker threads; the caller is one of its threads. */

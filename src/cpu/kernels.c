@@ -10,7 +10,8 @@
 
 const char *dmls_cpu_kernel_name(dmls_cpu_kernel k) {
     static const char *const names[DMLS_CPU_KERNEL_COUNT] = {
-        "empty", "contig", "contig_nt_avx2", "strided", "shuffle_avx2", "strided_wide", "strided_wide_avx2",
+        "empty",        "contig",            "contig_nt_avx2", "strided",        "shuffle_avx2",
+        "strided_wide", "strided_wide_avx2", "reverse_avx2",   "stride2_avx2",
     };
     return (unsigned)k < DMLS_CPU_KERNEL_COUNT ? names[k] : "?";
 }
@@ -219,13 +220,18 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
 #if defined(__x86_64__) || defined(__i386__)
         /* Rows shorter than one vector step (32 output bytes) would pay
          * the setup for the scalar tail alone. */
-        if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
+        dmls_cpu_rows_fn permute = NULL;
+        if (avx2 && ds == w && row * w >= 32 && (permute = dmls_cpu_pick_permute_avx2(cp->width, ss))) {
+            cp->kernel = ss == -w ? DMLS_CPU_REVERSE_AVX2 : DMLS_CPU_STRIDE2_AVX2;
+            cp->rows = permute;
+        } else if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
             cp->kernel = DMLS_CPU_SHUFFLE_AVX2;
             cp->rows = dmls_cpu_rows_shuffle_avx2;
         }
 #endif
     }
-    if (cp->kernel != DMLS_CPU_CONTIG_NT_AVX2 && cp->kernel != DMLS_CPU_SHUFFLE_AVX2)
+    if (cp->kernel != DMLS_CPU_CONTIG_NT_AVX2 && cp->kernel != DMLS_CPU_SHUFFLE_AVX2 &&
+        cp->kernel != DMLS_CPU_REVERSE_AVX2 && cp->kernel != DMLS_CPU_STRIDE2_AVX2)
         cp->nontemporal = false; /* only these variants stream */
 }
 

@@ -113,4 +113,128 @@ AVX2 void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src
         }
     }
 }
+
+/* ------------------------------------------------------------------
+ * Permuting gathers into packed rows: reversal (step -width, items of 1, 2,
+ * 4 or 8 bytes) and stride +-2 (items of 4 or 8 bytes). Each 32-byte output
+ * block is made from loads that cover exactly the input bytes of its items,
+ * from the lowest item's first byte to the highest item's last, so nothing
+ * outside the tensor is read. Blocks lie on the destination's 32-byte grid
+ * when the destination is item-aligned (streaming stores need that; ordinary
+ * stores then never split a line), items before and after the grid move one
+ * at a time. Reversed rows are walked from the destination's end, so the
+ * source is read ascending, as for the forward ones.
+ * ------------------------------------------------------------------ */
+
+/* Input bytes one 32-byte output block reads for items of w bytes k apart
+ * (k = |step| / w). */
+#define BLOCK_SPAN(w, k) ((32 / (w) - 1) * (k) * (w) + (w))
+
+/* One output block from the input block whose lowest byte is at lo. */
+static inline AVX2 __m256i permute_block(const unsigned char *lo, int w, int k, bool rev) {
+    if (k == 1) { /* reversal */
+        if (w == 8) return _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)lo), 0x1B);
+        if (w == 4)
+            return _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)lo),
+                                               _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+        /* 1 and 2 bytes: halves loaded swapped, then reversed within lanes */
+        __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(lo + 16))),
+                                            _mm_loadu_si128((const __m128i *)lo), 1);
+        const __m256i m = w == 2 ? _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12,
+                                                    13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1)
+                                 : _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
+                                                    12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        return _mm256_shuffle_epi8(v, m);
+    }
+    /* k == 2: a at the lowest item, b ending at the highest item's last
+     * byte, so items sit at even elements of a and odd ones of b; one blend
+     * picks them (in the order 0 4 1 5 2 6 3 7 for 4 bytes, 0 2 1 3 for 8)
+     * and one permute sorts, or reverses, them. */
+    __m256i a = _mm256_loadu_si256((const __m256i *)lo);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(lo + 32 - w));
+    if (w == 8) {
+        __m256i v = _mm256_blend_epi32(a, b, 0xCC);
+        return rev ? _mm256_permute4x64_epi64(v, 0x27) : _mm256_permute4x64_epi64(v, 0xD8);
+    }
+    __m256i v = _mm256_blend_epi32(a, b, 0xAA);
+    return _mm256_permutevar8x32_epi32(v, rev ? _mm256_setr_epi32(7, 5, 3, 1, 6, 4, 2, 0)
+                                              : _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+}
+
+static inline AVX2 void put_block(unsigned char *d, __m256i v, bool stream) {
+    if (stream) _mm256_stream_si256((__m256i *)d, v);
+    else _mm256_storeu_si256((__m256i *)d, v);
+}
+
+/* Rows of n items of w bytes read k * w bytes apart, forward or (rev) back. */
+static inline AVX2 void permute_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                     const dmls_cpu_plan *p, const int w, const int k, const bool rev) {
+    const int64_t ss = rev ? -(int64_t)k * w : (int64_t)k * w, per = 32 / w;
+    for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
+        const size_t bytes = (size_t)n * (size_t)w;
+        /* The grid: items [h, h + nb * per) in blocks; head [0, h), tail after. */
+        size_t h = 0;
+        bool aligned = ((uintptr_t)dst % (size_t)w) == 0;
+        if (aligned) h = head_to_align32(dst) / (size_t)w;
+        if (h > (size_t)n) h = (size_t)n;
+        const int64_t nb = (int64_t)((bytes - h * (size_t)w) / 32), t0 = (int64_t)h + nb * per;
+        const bool stream = aligned && p->nontemporal;
+        if (!rev) {
+            int64_t i = 0;
+            for (; i < (int64_t)h; i++) memcpy(dst + i * w, src + i * ss, (size_t)w);
+            int64_t b = 0;
+            for (; b + 2 <= nb; b += 2, i += 2 * per) {
+                __m256i v0 = permute_block(src + i * ss, w, k, false);
+                __m256i v1 = permute_block(src + (i + per) * ss, w, k, false);
+                put_block(dst + i * w, v0, stream);
+                put_block(dst + (i + per) * w, v1, stream);
+            }
+            if (b < nb) put_block(dst + i * w, permute_block(src + i * ss, w, k, false), stream), i += per;
+            for (; i < n; i++) memcpy(dst + i * w, src + i * ss, (size_t)w);
+        } else {
+            /* From the destination's end: the tail items, the blocks in
+             * descending order, the head items: the source ascends. */
+            for (int64_t i = n - 1; i >= t0; i--) memcpy(dst + i * w, src + i * ss, (size_t)w);
+            int64_t j = t0; /* one past the block's last item */
+            int64_t b = 0;
+            for (; b + 2 <= nb; b += 2, j -= 2 * per) {
+                __m256i v0 = permute_block(src + (j - 1) * ss, w, k, true);
+                __m256i v1 = permute_block(src + (j - 1 - per) * ss, w, k, true);
+                put_block(dst + (j - per) * w, v0, stream);
+                put_block(dst + (j - 2 * per) * w, v1, stream);
+            }
+            if (b < nb) put_block(dst + (j - per) * w, permute_block(src + (j - 1) * ss, w, k, true), stream), j -= per;
+            for (int64_t i = j - 1; i >= 0; i--) memcpy(dst + i * w, src + i * ss, (size_t)w);
+        }
+    }
+}
+
+#define DEFINE_PERMUTE(name, w, k, rev)                                                                  \
+    static AVX2 void rows_##name(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
+                                 const dmls_cpu_plan *p) {                                               \
+        permute_rows(dst, src, n, rows, p, w, k, rev);                                                   \
+    }
+DEFINE_PERMUTE(reverse1, 1, 1, true)
+DEFINE_PERMUTE(reverse2, 2, 1, true)
+DEFINE_PERMUTE(reverse4, 4, 1, true)
+DEFINE_PERMUTE(reverse8, 8, 1, true)
+DEFINE_PERMUTE(stride2_4, 4, 2, false)
+DEFINE_PERMUTE(stride2_8, 8, 2, false)
+DEFINE_PERMUTE(stride_neg2_4, 4, 2, true)
+DEFINE_PERMUTE(stride_neg2_8, 8, 2, true)
+
+dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss) {
+    if (ss == -w) {
+        switch (w) {
+        case 1: return rows_reverse1;
+        case 2: return rows_reverse2;
+        case 4: return rows_reverse4;
+        case 8: return rows_reverse8;
+        default: return NULL;
+        }
+    }
+    if (w == 4) return ss == 8 ? rows_stride2_4 : ss == -8 ? rows_stride_neg2_4 : NULL;
+    if (w == 8) return ss == 16 ? rows_stride2_8 : ss == -16 ? rows_stride_neg2_8 : NULL;
+    return NULL;
+}
 #endif

@@ -3,8 +3,12 @@
  * negative-stride and broadcast layouts at misaligned addresses, each run with
  * every feature set this CPU has, with and without streaming stores, on 1 to
  * 4 threads; then slices built to hit each specialized kernel, asserting the
- * dispatch chose it. */
+ * dispatch chose it; then the specialized kernels with the input against
+ * guard pages on either side, so a read outside the input faults. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c11 */
 #include <stdbool.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cpu/cpu.h"
 #include "operator.h"
@@ -185,19 +189,38 @@ static void directed_tests(void) {
     /* Contiguous rows: a crop; long enough to reach the streaming loop. */
     { int64_t in[2] = {3, 1000}, sz[2] = {3, 997};
       directed("crop rows", 4, 2, in, o1, sz, p1, DMLS_CPU_CONTIG_NT_AVX2, DMLS_CPU_CONTIG, 4); }
-    /* Stride 2, every element size. */
+    const dmls_cpu_kernel REV = DMLS_CPU_REVERSE_AVX2, S2 = DMLS_CPU_STRIDE2_AVX2;
+    /* Stride 2, every element size: 4 and 8 bytes by blend + permute. */
     for (int es = 1; es <= 8; es *= 2) {
         int64_t in[2] = {3, 771}, sz[2] = {3, 769}, st[2] = {1, 2};
-        directed("stride 2", es, 2, in, o1, sz, st, SH, ST, es);
+        directed("stride 2", es, 2, in, o1, sz, st, es >= 4 ? S2 : SH, ST, es);
     }
     /* Reversal of the last axis, every element size. */
     for (int es = 1; es <= 8; es *= 2) {
         int64_t in[2] = {2, 515}, sz[2] = {2, 513}, st[2] = {1, -1};
-        directed("reverse", es, 2, in, o1, sz, st, SH, ST, es);
+        directed("reverse", es, 2, in, o1, sz, st, REV, ST, es);
     }
     /* Stride -2 on the last axis. */
     { int64_t in[2] = {2, 600}, sz[2] = {2, 599}, st[2] = {1, -2};
-      directed("stride -2 f32", 4, 2, in, o1, sz, st, SH, ST, 4); }
+      directed("stride -2 f32", 4, 2, in, o1, sz, st, S2, ST, 4); }
+    /* Rows around the vector step and the two-block unroll (one block = 32
+     * output bytes), for reversal and stride +-2 of every element size. */
+    for (int es = 1; es <= 8; es *= 2) {
+        const int64_t per = 32 / es, lens[7] = {per, per + 1, 2 * per - 1, 2 * per, 2 * per + 3, 3 * per + 5, 257};
+        for (int li = 0; li < 7; li++) {
+            int64_t len = lens[li];
+            char what[64];
+            { int64_t in[2] = {3, len + 2}, sz[2] = {3, len}, st[2] = {1, -1};
+              snprintf(what, sizeof what, "reverse %d x %d bytes", (int)len, es);
+              directed(what, es, 2, in, o1, sz, st, REV, ST, es); }
+            { int64_t in[2] = {3, 2 * len + 1}, sz[2] = {3, 2 * len - 1}, st[2] = {1, 2};
+              snprintf(what, sizeof what, "stride 2, %d x %d bytes", (int)len, es);
+              directed(what, es, 2, in, o0, sz, st, es >= 4 ? S2 : SH, ST, es); }
+            { int64_t in[2] = {3, 2 * len + 1}, sz[2] = {3, 2 * len - 1}, st[2] = {1, -2};
+              snprintf(what, sizeof what, "stride -2, %d x %d bytes", (int)len, es);
+              directed(what, es, 2, in, o1, sz, st, es >= 4 ? S2 : SH, ST, es); }
+        }
+    }
     /* RGB crop keeping 2 of 3 channels: folded into 2-byte items every 3 bytes. */
     { int64_t in[3] = {9, 301, 3}, sz[3] = {7, 293, 2};
       directed("rgb 2 of 3", 1, 3, in, o1, sz, p1, SH, ST, 2); }
@@ -238,6 +261,96 @@ static void directed_tests(void) {
       directed("rank 8 runs", 4, 8, in, off, sz, st, W32, ST, 20); }
 }
 
+/* A packed input of in_shape sliced into a packed output, run by every
+ * variant with the input's first byte just after an inaccessible page and
+ * then with its last byte just before one. */
+static void guarded(const char *what, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
+                    const int64_t *sizes, const int64_t *steps) {
+    spec s;
+    memset(&s, 0, sizeof s);
+    s.esize = esize;
+    s.ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        s.in_shape[i] = in_shape[i];
+        s.offsets[i] = offsets[i];
+        s.sizes[i] = sizes[i];
+        s.steps[i] = steps[i];
+        int64_t t = steps[i] < 0 ? -steps[i] : steps[i];
+        s.out_shape[i] = 1 + (sizes[i] - 1) / t;
+    }
+    random_layout(ndim, esize, s.in_shape, s.in_strides, &s.in_off, true, false);
+    random_layout(ndim, esize, s.out_shape, s.out_strides, &s.out_off, true, false);
+    dmls_operator *op = make(&s);
+    if (!op) return;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+    const size_t span = (ib + page - 1) / page * page;
+    unsigned char *map = mmap(NULL, span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map != MAP_FAILED, "%s: mmap", what);
+    if (map == MAP_FAILED) {
+        dmls_destroy(op);
+        return;
+    }
+    CHECK(mprotect(map, page, PROT_NONE) == 0 && mprotect(map + page + span, page, PROT_NONE) == 0,
+          "%s: mprotect", what);
+    unsigned char *ref = malloc(ob), *out = malloc(ob + 8);
+    unsigned char *const at[2] = {map + page, map + page + span - ib};
+    unsigned have = dmls_cpu_features();
+    for (int a = 0; a < 2; a++) {
+        unsigned char *in = at[a];
+        test_fill_random(in, ib);
+        memset(ref, 0x5A, ob);
+        CHECK_STATUS(dmls_execute_reference(op, in, ib, ref, ob), DMLS_OK);
+        for (unsigned f = 0; f <= have; f++) {
+            if ((f & have) != f) continue;
+            for (int nt = 0; nt < 2; nt++) {
+                dmls_operator v = *op;
+                dmls_cpu_plan_build(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
+                for (size_t shift = 0; shift < 8; shift += (size_t)esize) {
+                    memset(out + shift, 0x5A, ob);
+                    CHECK_STATUS(dmls_execute(&v, in, ib, out + shift, ob), DMLS_OK);
+                    CHECK(memcmp(out + shift, ref, ob) == 0, "%s: kernel %s, input %s a guard page, differs", what,
+                          dmls_cpu_kernel_name(v.cpu.kernel), a ? "ending at" : "starting after");
+                }
+            }
+        }
+    }
+    free(ref);
+    free(out);
+    munmap(map, span + 2 * page);
+    dmls_destroy(op);
+}
+
+static void guard_tests(void) {
+    const int64_t p1[3] = {1, 1, 1};
+    for (int es = 1; es <= 8; es *= 2) {
+        const int64_t per = 32 / es, lens[6] = {per, per + 1, 2 * per - 1, 2 * per + 3, 3 * per + 5, 257};
+        for (int li = 0; li < 6; li++) {
+            const int64_t len = lens[li], o[2] = {0, 0};
+            { int64_t in[2] = {3, len}, sz[2] = {3, len}, st[2] = {1, -1};
+              guarded("guarded reverse", es, 2, in, o, sz, st); }
+            { int64_t in[2] = {3, 2 * len - 1}, sz[2] = {3, 2 * len - 1}, st[2] = {1, 2};
+              guarded("guarded stride 2", es, 2, in, o, sz, st); }
+            { int64_t in[2] = {3, 2 * len - 1}, sz[2] = {3, 2 * len - 1}, st[2] = {-1, -2};
+              guarded("guarded stride -2", es, 2, in, o, sz, st); }
+        }
+    }
+    /* 2 of 3 bytes (first two, last two), and runs of 1..8 floats in rows of
+     * 9 (first and last run of a row at the input's ends). */
+    for (int64_t len = 15; len <= 41; len += 13) {
+        const int64_t o0[3] = {0, 0, 0}, o1[3] = {0, 0, 1};
+        int64_t in[3] = {3, len, 3}, sz[3] = {3, len, 2};
+        guarded("guarded rgb", 1, 3, in, o0, sz, p1);
+        guarded("guarded gb", 1, 3, in, o1, sz, p1);
+    }
+    for (int64_t r = 1; r <= 8; r++) {
+        const int64_t o0[3] = {0, 0, 0}, oe[3] = {0, 0, 9 - r};
+        int64_t in[3] = {2, 7, 9}, sz[3] = {2, 7, r};
+        guarded("guarded runs", 4, 3, in, o0, sz, p1);
+        guarded("guarded runs", 4, 3, in, oe, sz, p1);
+    }
+}
+
 static void context_tests(void) {
     dmls_context *ctx = (dmls_context *)&ctx;
     CHECK_STATUS(dmls_context_create(-1, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
@@ -261,6 +374,7 @@ int main(void) {
     }
     printf("cpu features 0x%x\n", dmls_cpu_features());
     directed_tests();
+    guard_tests();
     random_tests(1500);
     for (int t = 1; t <= 4; t++) dmls_context_destroy(contexts[t]);
     TEST_MAIN_END();
