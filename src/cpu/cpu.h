@@ -37,6 +37,7 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_STRIDED_WIDE_AVX2, /* packed output, items of 17-32 bytes moved as 32 */
     DMLS_CPU_REVERSE_AVX2,   /* packed output, items of 1/2/4/8 bytes at step -width */
     DMLS_CPU_STRIDE2_AVX2,   /* packed output, items of 4/8 bytes at step +-2 widths */
+    DMLS_CPU_SHUFFLE3_AVX2,  /* the shuffle gather for forward steps, three loads per block */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 
@@ -75,6 +76,8 @@ typedef struct dmls_cpu_plan {
     unsigned char shuffle[2][16]; /* DMLS_CPU_SHUFFLE_AVX2: byte masks for the low and high load */
     int64_t shuffle_span;         /* bytes of input one 16-byte output block reads */
     int64_t shuffle_items;        /* items in one 16-byte output block (16 / width) */
+    unsigned char shuffle3[2][32]; /* DMLS_CPU_SHUFFLE3_AVX2: per-lane masks, see shuffle_masks */
+    bool shuffle3_ok;              /* the pattern suits DMLS_CPU_SHUFFLE3_AVX2 */
 } dmls_cpu_plan;
 
 /* Builds a CPU plan for a normalized copy plan using only the given features,
@@ -91,6 +94,8 @@ void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, 
                                   const dmls_cpu_plan *p);
 void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                 const dmls_cpu_plan *p);
+void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                 const dmls_cpu_plan *p);
 void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                const dmls_cpu_plan *p);
 /* Reversal (step -w, w = 1/2/4/8) or stride +-2 (w = 4/8) into packed rows;

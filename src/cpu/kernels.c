@@ -11,7 +11,7 @@
 const char *dmls_cpu_kernel_name(dmls_cpu_kernel k) {
     static const char *const names[DMLS_CPU_KERNEL_COUNT] = {
         "empty",        "contig",            "contig_nt_avx2", "strided",        "shuffle_avx2",
-        "strided_wide", "strided_wide_avx2", "reverse_avx2",   "stride2_avx2",
+        "strided_wide", "strided_wide_avx2", "reverse_avx2",   "stride2_avx2",   "shuffle3_avx2",
     };
     return (unsigned)k < DMLS_CPU_KERNEL_COUNT ? names[k] : "?";
 }
@@ -138,6 +138,23 @@ static bool shuffle_masks(dmls_cpu_plan *cp, int32_t w, int64_t ss) {
     }
     cp->shuffle_span = span;
     cp->shuffle_items = items;
+    /* Forward steps with a lane step L = items * ss of at most 32 bytes (and
+     * span <= L, true when items do not overlap): the 32-byte load at
+     * L - 16 holds lane 0's high window [L - 16, L) and lane 1's low window
+     * [L, L + 16); a blend of the loads at 0 and L + span - 32 holds lane 0's
+     * low window [0, 16) and lane 1's high one [L + span - 16, L + span).
+     * shuffle3[0] picks from the blend, shuffle3[1] from the middle load. */
+    const int64_t L = items * ss;
+    cp->shuffle3_ok = ss > 0 && L <= 32 && span <= L;
+    if (cp->shuffle3_ok) {
+        for (int j = 0; j < 16; j++) {
+            int64_t g = j / w, b = j % w, pos = g * ss + b;
+            cp->shuffle3[0][j] = pos < 16 ? (unsigned char)pos : 0x80;                 /* lane 0 from [0, 16) */
+            cp->shuffle3[1][j] = pos < 16 ? 0x80 : (unsigned char)(pos - (L - 16));    /* lane 0 from [L-16, L) */
+            cp->shuffle3[0][16 + j] = pos < 16 ? 0x80 : (unsigned char)(pos - (span - 16)); /* lane 1, high */
+            cp->shuffle3[1][16 + j] = pos < 16 ? (unsigned char)pos : 0x80;            /* lane 1 from [L, L+16) */
+        }
+    }
     return true;
 }
 
@@ -225,13 +242,14 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
             cp->kernel = ss == -w ? DMLS_CPU_REVERSE_AVX2 : DMLS_CPU_STRIDE2_AVX2;
             cp->rows = permute;
         } else if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
-            cp->kernel = DMLS_CPU_SHUFFLE_AVX2;
-            cp->rows = dmls_cpu_rows_shuffle_avx2;
+            cp->kernel = cp->shuffle3_ok ? DMLS_CPU_SHUFFLE3_AVX2 : DMLS_CPU_SHUFFLE_AVX2;
+            cp->rows = cp->shuffle3_ok ? dmls_cpu_rows_shuffle3_avx2 : dmls_cpu_rows_shuffle_avx2;
         }
 #endif
     }
     if (cp->kernel != DMLS_CPU_CONTIG_NT_AVX2 && cp->kernel != DMLS_CPU_SHUFFLE_AVX2 &&
-        cp->kernel != DMLS_CPU_REVERSE_AVX2 && cp->kernel != DMLS_CPU_STRIDE2_AVX2)
+        cp->kernel != DMLS_CPU_SHUFFLE3_AVX2 && cp->kernel != DMLS_CPU_REVERSE_AVX2 &&
+        cp->kernel != DMLS_CPU_STRIDE2_AVX2)
         cp->nontemporal = false; /* only these variants stream */
 }
 

@@ -16,6 +16,11 @@ static inline size_t head_to_align32(const unsigned char *dst) {
     return (size_t)((32 - ((uintptr_t)dst & 31)) & 31);
 }
 
+static inline AVX2 void put_block(unsigned char *d, __m256i v, bool stream) {
+    if (stream) _mm256_stream_si256((__m256i *)d, v);
+    else _mm256_storeu_si256((__m256i *)d, v);
+}
+
 /* A contiguous row with streaming stores: the output is bigger than the
  * last-level cache, so writing around it saves the read-for-ownership of
  * every destination line and leaves the cache to the input. */
@@ -82,6 +87,51 @@ AVX2 void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *sr
             __m256i v = _mm256_or_si256(_mm256_shuffle_epi8(lo, mlo), _mm256_shuffle_epi8(hi, mhi));
             if (stream) _mm256_stream_si256((__m256i *)d, v);
             else _mm256_storeu_si256((__m256i *)d, v);
+        }
+        for (; i < n; i++, d += w, s += ss) memcpy(d, s, (size_t)w);
+    }
+}
+
+/* The shuffle gather for forward steps with a lane step L <= 32 bytes (see
+ * shuffle_masks): per 32 output bytes three loads, at the block's start, at
+ * L - 16 and ending at lane 1's last item, one blend, two vpshufb and an or.
+ * The loads cover [0, L + span), exactly the block's items. */
+static inline AVX2 __m256i shuffle3_block(const unsigned char *a, int64_t L, int64_t end32, __m256i mx,
+                                          __m256i mm) {
+    __m256i x = _mm256_blend_epi32(_mm256_loadu_si256((const __m256i *)a),
+                                   _mm256_loadu_si256((const __m256i *)(a + end32)), 0xF0);
+    __m256i m = _mm256_loadu_si256((const __m256i *)(a + L - 16));
+    return _mm256_or_si256(_mm256_shuffle_epi8(x, mx), _mm256_shuffle_epi8(m, mm));
+}
+
+AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                      const dmls_cpu_plan *p) {
+    const int64_t w = p->width, ss = p->item_src_step;
+    const int64_t per_iter = 2 * p->shuffle_items, L = p->shuffle_items * ss;
+    const int64_t end32 = L + p->shuffle_span - 32; /* the load ending at lane 1's last byte */
+    const __m256i mx = _mm256_loadu_si256((const __m256i *)p->shuffle3[0]);
+    const __m256i mm = _mm256_loadu_si256((const __m256i *)p->shuffle3[1]);
+    for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
+        unsigned char *d = dst;
+        const unsigned char *s = src;
+        int64_t i = 0;
+        bool stream = false;
+        if (p->nontemporal) {
+            size_t head = head_to_align32(d);
+            if (head % (size_t)w == 0 && (int64_t)head / w <= n) {
+                for (int64_t k = (int64_t)head / w; k > 0; k--, i++, d += w, s += ss) memcpy(d, s, (size_t)w);
+                stream = true;
+            }
+        }
+        for (; i + 2 * per_iter <= n; i += 2 * per_iter, d += 64, s += 2 * per_iter * ss) {
+            __m256i v0 = shuffle3_block(s, L, end32, mx, mm);
+            __m256i v1 = shuffle3_block(s + per_iter * ss, L, end32, mx, mm);
+            put_block(d, v0, stream);
+            put_block(d + 32, v1, stream);
+        }
+        if (i + per_iter <= n) {
+            put_block(d, shuffle3_block(s, L, end32, mx, mm), stream);
+            i += per_iter, d += 32, s += per_iter * ss;
         }
         for (; i < n; i++, d += w, s += ss) memcpy(d, s, (size_t)w);
     }
@@ -159,11 +209,6 @@ static inline AVX2 __m256i permute_block(const unsigned char *lo, int w, int k, 
     __m256i v = _mm256_blend_epi32(a, b, 0xAA);
     return _mm256_permutevar8x32_epi32(v, rev ? _mm256_setr_epi32(7, 5, 3, 1, 6, 4, 2, 0)
                                               : _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-}
-
-static inline AVX2 void put_block(unsigned char *d, __m256i v, bool stream) {
-    if (stream) _mm256_stream_si256((__m256i *)d, v);
-    else _mm256_storeu_si256((__m256i *)d, v);
 }
 
 /* Rows of n items of w bytes read k * w bytes apart, forward or (rev) back. */

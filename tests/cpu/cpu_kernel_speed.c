@@ -1,7 +1,8 @@
 /* Single-thread speed of the CPU kernels, for kernel work (not a test; the
  * figures of record come from `dmlslice bench`). Each case of bench/cases.json
- * that kernel work targets runs at its full size and at a size that stays in
- * the L2 cache, where what is measured is the kernel's own cost, not memory.
+ * that kernel work targets runs at its full size, at a size that stays in the
+ * L2 cache and at one that stays in L1 (on this VM the L2 cases still
+ * measure L2 bandwidth; the L1 ones measure the kernel's own cost).
  * Prints, per case and size: the kernel chosen, the median GB/s (2 x output
  * bytes per second) of the slice and of a memcpy of the same bytes, measured
  * interleaved, the median of the per-repetition ratios (neighbours in
@@ -28,14 +29,18 @@ typedef struct speed_case {
 static const speed_case cases[] = {
     {"deep8d_f32", 4, 8, {8, 8, 8, 8, 8, 8, 8, 8}, {1, 1, 1, 1, 1, 1, 1, 1}, {6, 6, 6, 6, 6, 6, 6, 6}, {1, 1, 1, 1, 1, 1, 1, 1}},
     {"deep8d_f32/L2", 4, 8, {8, 8, 8, 8, 8, 8, 8, 8}, {1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 3, 6, 6, 6, 6, 6}, {1, 1, 1, 1, 1, 1, 1, 1}},
+    {"deep8d_f32/L1", 4, 8, {8, 8, 8, 8, 8, 8, 8, 8}, {1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 6, 6, 6, 6}, {1, 1, 1, 1, 1, 1, 1, 1}},
     {"flip_last_f32", 4, 4, {64, 64, 256, 256}, {0}, {64, 64, 256, 256}, {1, 1, 1, -1}},
     {"flip_last_f32/L2", 4, 4, {1, 1, 128, 256}, {0}, {1, 1, 128, 256}, {1, 1, 1, -1}},
+    {"flip_last_f32/L1", 4, 4, {1, 1, 8, 256}, {0}, {1, 1, 8, 256}, {1, 1, 1, -1}},
     {"stride2_f32", 4, 4, {64, 64, 256, 256}, {0}, {64, 64, 256, 256}, {1, 1, 2, 2}},
     {"stride2_f32/L2", 4, 4, {1, 2, 256, 256}, {0}, {1, 2, 256, 256}, {1, 1, 2, 2}},
+    {"stride2_f32/L1", 4, 4, {1, 1, 16, 256}, {0}, {1, 1, 16, 256}, {1, 1, 2, 2}},
     {"neg2_f32", 4, 4, {64, 64, 256, 256}, {0, 0, 0, 1}, {64, 64, 256, 255}, {1, 1, -2, 2}},
     {"neg2_f32/L2", 4, 4, {1, 2, 256, 256}, {0, 0, 0, 1}, {1, 2, 256, 255}, {1, 1, -2, 2}},
     {"rgb_u8", 1, 3, {8192, 8192, 3}, {1024, 1024, 0}, {6144, 6144, 2}, {1, 1, 1}},
     {"rgb_u8/L2", 1, 3, {8192, 8192, 3}, {1024, 1024, 0}, {24, 2048, 2}, {1, 1, 1}},
+    {"rgb_u8/L1", 1, 3, {64, 8192, 3}, {0, 1024, 0}, {4, 512, 2}, {1, 1, 1}},
 };
 
 static const dmls_dtype dtype_of[9] = {0, DMLS_UINT8, DMLS_FLOAT16, 0, DMLS_FLOAT32, 0, 0, 0, DMLS_FLOAT64};

@@ -189,11 +189,13 @@ static void directed_tests(void) {
     /* Contiguous rows: a crop; long enough to reach the streaming loop. */
     { int64_t in[2] = {3, 1000}, sz[2] = {3, 997};
       directed("crop rows", 4, 2, in, o1, sz, p1, DMLS_CPU_CONTIG_NT_AVX2, DMLS_CPU_CONTIG, 4); }
-    const dmls_cpu_kernel REV = DMLS_CPU_REVERSE_AVX2, S2 = DMLS_CPU_STRIDE2_AVX2;
+    /* Forward shuffles take three loads per block (shuffle3); stride -2 of
+     * 1- and 2-byte items keeps the four-load shuffle. */
+    const dmls_cpu_kernel REV = DMLS_CPU_REVERSE_AVX2, S2 = DMLS_CPU_STRIDE2_AVX2, SH3 = DMLS_CPU_SHUFFLE3_AVX2;
     /* Stride 2, every element size: 4 and 8 bytes by blend + permute. */
     for (int es = 1; es <= 8; es *= 2) {
         int64_t in[2] = {3, 771}, sz[2] = {3, 769}, st[2] = {1, 2};
-        directed("stride 2", es, 2, in, o1, sz, st, es >= 4 ? S2 : SH, ST, es);
+        directed("stride 2", es, 2, in, o1, sz, st, es >= 4 ? S2 : SH3, ST, es);
     }
     /* Reversal of the last axis, every element size. */
     for (int es = 1; es <= 8; es *= 2) {
@@ -215,7 +217,7 @@ static void directed_tests(void) {
               directed(what, es, 2, in, o1, sz, st, REV, ST, es); }
             { int64_t in[2] = {3, 2 * len + 1}, sz[2] = {3, 2 * len - 1}, st[2] = {1, 2};
               snprintf(what, sizeof what, "stride 2, %d x %d bytes", (int)len, es);
-              directed(what, es, 2, in, o0, sz, st, es >= 4 ? S2 : SH, ST, es); }
+              directed(what, es, 2, in, o0, sz, st, es >= 4 ? S2 : SH3, ST, es); }
             { int64_t in[2] = {3, 2 * len + 1}, sz[2] = {3, 2 * len - 1}, st[2] = {1, -2};
               snprintf(what, sizeof what, "stride -2, %d x %d bytes", (int)len, es);
               directed(what, es, 2, in, o1, sz, st, es >= 4 ? S2 : SH, ST, es); }
@@ -223,7 +225,12 @@ static void directed_tests(void) {
     }
     /* RGB crop keeping 2 of 3 channels: folded into 2-byte items every 3 bytes. */
     { int64_t in[3] = {9, 301, 3}, sz[3] = {7, 293, 2};
-      directed("rgb 2 of 3", 1, 3, in, o1, sz, p1, SH, ST, 2); }
+      directed("rgb 2 of 3", 1, 3, in, o1, sz, p1, SH3, ST, 2); }
+    /* rgb rows around the one- and two-block steps (16 and 32 pixels). */
+    for (int64_t len = 15; len <= 66; len += (len == 17 ? 13 : len == 34 ? 29 : 1)) {
+        int64_t in[3] = {4, len + 1, 3}, sz[3] = {3, len, 2};
+        directed("rgb rows", 1, 3, in, o1, sz, p1, len >= 16 ? SH3 : ST, ST, 2);
+    }
     /* u8 stride 3 spans 46 bytes per 16 outputs: beyond the shuffle's reach. */
     { int64_t in[2] = {2, 900}, sz[2] = {2, 899}, st[2] = {1, 3};
       directed("u8 stride 3", 1, 2, in, o0, sz, st, ST, ST, 1); }
