@@ -86,8 +86,10 @@ dmls_status dmls_operator_new(const char *name, const dmls_problem *problem, uin
 dmls_status dmls_check_binding(const dmls_operator *op, const void *input, uint64_t input_bytes,
                                const void *output, uint64_t output_bytes);
 
-/* The CPU zero fill of SLICE_GRAD (the copy runs through op->cpu). */
+/* The CPU zero fill of SLICE_GRAD (the copy runs through op->cpu): all of
+ * it, or elements [first, last) in row-major order over plan->shape. */
 void dmls_cpu_fill_zero(const dmls_copy_plan *plan, void *dst_base);
+void dmls_cpu_fill_zero_range(const dmls_copy_plan *plan, void *dst_base, uint64_t first, uint64_t last);
 
 /* Checks shared by the DirectML and native validators. */
 

@@ -1,12 +1,19 @@
 /* The default executor against the reference executor, byte for byte:
  * a table over ranks 1-8 x element sizes x per-dim patterns x layouts, then
- * seeded random cases (the seed is printed; DMLS_TEST_SEED replays). */
+ * seeded random cases (the seed is printed; DMLS_TEST_SEED replays), then
+ * random cases again on thread pools that cut every copy and every
+ * SLICE_GRAD zero fill between their threads. */
+#include "cpu/cpu.h"
 #include "slice_case.h"
 
 static dmls_status exec_default(const dmls_operator *op, const void *in, uint64_t ib, void *out, uint64_t ob,
                                 void *ctx) {
     (void)ctx;
     return dmls_execute(op, in, ib, out, ob);
+}
+
+static dmls_status exec_on(const dmls_operator *op, const void *in, uint64_t ib, void *out, uint64_t ob, void *ctx) {
+    return dmls_execute_on(op, ctx, in, ib, out, ob);
 }
 
 static void table(void) {
@@ -38,7 +45,7 @@ static void table(void) {
     printf("table: %d cases\n", cases);
 }
 
-static void random_cases(int count) {
+static void random_cases(int count, exec_fn exec, dmls_context *ctx) {
     for (int k = 0; k < count; k++) {
         const int32_t n = (int32_t)test_range(1, 8);
         const int esize = 1 << test_range(0, 3);
@@ -67,14 +74,22 @@ static void random_cases(int count) {
         c.misalign_in = (size_t)test_range(0, 7);
         c.misalign_out = (size_t)test_range(0, 7);
         char label[64];
-        snprintf(label, sizeof label, "random case %d", k);
-        run_case(&c, exec_default, NULL, label);
+        snprintf(label, sizeof label, "random case %d, %d threads", k, ctx ? dmls_context_threads(ctx) : 1);
+        run_case(&c, exec, ctx, label);
     }
 }
 
 int main(void) {
     test_seed_rng();
     table();
-    random_cases(3000);
+    random_cases(3000, exec_default, NULL);
+    for (int threads = 2; threads <= 5; threads++) {
+        dmls_context *ctx = NULL;
+        CHECK_STATUS(dmls_context_create(threads, &ctx), DMLS_OK);
+        if (!ctx) continue;
+        dmls_context_set_parallel_min_bytes(ctx, 0);
+        random_cases(400, exec_on, ctx);
+        dmls_context_destroy(ctx);
+    }
     TEST_MAIN_END();
 }

@@ -8,10 +8,9 @@
  * timer). CUDA is not one: a host clock around an asynchronous launch times
  * the enqueue, not the kernel, so --device cuda hands each case to
  * bench/cuda_bench.c, which times kernel and copy with CUDA events. */
-#define _POSIX_C_SOURCE 200809L /* barriers, clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <time.h>
 
 #include "cases.h"
+#include "cpu/cpu.h" /* the pool, for the copy baseline */
 #include "commands.h"
 #include "dmlslice/dmlslice.h"
 #ifdef DMLS_HAVE_CUDA
@@ -43,33 +43,24 @@ typedef struct bench_device {
     double (*now)(void);                                      /* seconds, after the device is idle */
 } bench_device;
 
-/* CPU: execute on a context; the copy is glibc's memcpy on as many threads
- * of the bench's own, so the baseline owes nothing to the library. */
+/* CPU: execute on a context; the copy is glibc's memcpy cut into one share
+ * per thread, run on a second pool of the library's kind (src/cpu/pool.c), so
+ * both sides wake, spin and wait for their threads the same way and the
+ * baseline's bytes owe nothing to the library's kernels. */
 static dmls_context *cpu_ctx;
+static dmls_pool *copy_pool;
 static int cpu_nthreads;
-static pthread_t *copy_threads;
-static pthread_barrier_t copy_start, copy_done;
-static struct {
+typedef struct copy_job {
     unsigned char *dst;
     const unsigned char *src;
     uint64_t bytes;
-    bool stop;
 } copy_job;
 
-static void copy_share(int i) {
-    uint64_t per = copy_job.bytes / (uint64_t)cpu_nthreads / 64 * 64;
-    uint64_t from = per * (uint64_t)i, len = i == cpu_nthreads - 1 ? copy_job.bytes - from : per;
-    memcpy(copy_job.dst + from, copy_job.src + from, len);
-}
-
-static void *copy_worker(void *arg) {
-    int i = (int)(intptr_t)arg;
-    for (;;) {
-        pthread_barrier_wait(&copy_start);
-        if (copy_job.stop) return NULL;
-        copy_share(i);
-        pthread_barrier_wait(&copy_done);
-    }
+static void copy_share(void *arg, int i) {
+    const copy_job *job = arg;
+    uint64_t per = job->bytes / (uint64_t)cpu_nthreads / 64 * 64;
+    uint64_t from = per * (uint64_t)i, len = i == cpu_nthreads - 1 ? job->bytes - from : per;
+    memcpy(job->dst + from, job->src + from, len);
 }
 
 static int cpu_open(int threads) {
@@ -79,24 +70,17 @@ static int cpu_open(int threads) {
         return -1;
     }
     cpu_nthreads = dmls_context_threads(cpu_ctx);
-    pthread_barrier_init(&copy_start, NULL, (unsigned)cpu_nthreads);
-    pthread_barrier_init(&copy_done, NULL, (unsigned)cpu_nthreads);
-    copy_threads = calloc((size_t)cpu_nthreads, sizeof *copy_threads);
-    for (int i = 1; i < cpu_nthreads; i++)
-        if (!copy_threads || pthread_create(&copy_threads[i], NULL, copy_worker, (void *)(intptr_t)i)) {
-            fprintf(stderr, "dmlslice bench: cannot start copy threads\n");
-            exit(1);
-        }
+    copy_pool = dmls_pool_create(cpu_nthreads);
+    if (!copy_pool) {
+        fprintf(stderr, "dmlslice bench: cannot start %d copy threads\n", cpu_nthreads);
+        dmls_context_destroy(cpu_ctx);
+        return -1;
+    }
     return 0;
 }
 
 static void cpu_close(void) {
-    copy_job.stop = true;
-    pthread_barrier_wait(&copy_start);
-    for (int i = 1; i < cpu_nthreads; i++) pthread_join(copy_threads[i], NULL);
-    free(copy_threads);
-    pthread_barrier_destroy(&copy_start);
-    pthread_barrier_destroy(&copy_done);
+    dmls_pool_destroy(copy_pool);
     dmls_context_destroy(cpu_ctx);
 }
 
@@ -120,12 +104,8 @@ static dmls_status cpu_execute(const dmls_operator *op, const void *in, uint64_t
 }
 
 static void cpu_copy(void *dst, const void *src, uint64_t bytes) {
-    copy_job.dst = dst;
-    copy_job.src = src;
-    copy_job.bytes = bytes;
-    if (cpu_nthreads > 1) pthread_barrier_wait(&copy_start);
-    copy_share(0);
-    if (cpu_nthreads > 1) pthread_barrier_wait(&copy_done);
+    copy_job job = {dst, src, bytes};
+    dmls_pool_run(copy_pool, copy_share, &job, cpu_nthreads);
 }
 
 static double cpu_now(void) {
@@ -170,8 +150,10 @@ static const char usage[] =
     "GB/s counts 2 x output bytes (read + written) per second.\n"
     "\n"
     "  cpu   the copy is memcpy by the same number of threads, interleaved with\n"
-    "        the slice; a one-thread memcpy is shown for scale (memcpy1); tiny:\n"
-    "        the four examples of DirectML's docs, ns per execute\n"
+    "        the slice; each side runs back to back in batches of at least 20 ms\n"
+    "        (batch = calls per batch); a one-thread memcpy is shown for scale\n"
+    "        (memcpy1); each output is checked against the reference executor;\n"
+    "        tiny: the four examples of DirectML's docs, ns per execute\n"
     "  cuda  GPU 0; kernel and copy (cudaMemcpyAsync device to device) timed by\n"
     "        CUDA events; each output is checked against the CPU executor; the\n"
     "        launch column is kernel/unit/vector bytes; tiny: SLICE1 example 2,\n"
@@ -297,7 +279,63 @@ typedef struct row {
     const char *name;
     uint64_t out_bytes;
     double ms, copy_ms, memcpy1_ms;
+    int batch;    /* calls per timed batch */
+    bool correct; /* the output matched the reference executor */
 } row;
+
+/* A timed batch of back-to-back calls lasts at least this long (or is
+ * BATCH_MAX calls). */
+#define BATCH_SECONDS 0.02
+#define BATCH_MAX 10000
+
+static void pause_ms(long ms) {
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* Times one case in the steady state a library serves (a model's layers call
+ * it back to back) and in which peers.py times the peers: per rep, the copy
+ * and then the slice each run one untimed call, which wakes that side's
+ * threads, then a batch of calls back to back, long enough (BATCH_SECONDS)
+ * for the clock. A pause before each batch lets the other side's threads
+ * stop spinning, so the two never compete for cores. Then the last output is
+ * checked against the reference executor, byte for byte. */
+static dmls_status time_case(const bench_device *dev, const dmls_operator *op, void *src, void *dst, void *csrc,
+                             uint64_t seed, int reps, row *w, double *t_case, double *t_copy, double *t_one) {
+    const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+    dev->fill(src, ib, 0x9E3779B97F4A7C15ULL + seed);
+    dev->fill(csrc, ob, 0xD1B54A32D192ED03ULL + seed);
+    dev->fill(dst, ob, 1); /* fault the output in before timing */
+    double t0 = dev->now();
+    dmls_status s = dev->execute(op, src, ib, dst, ob);
+    double once = dev->now() - t0;
+    int batch = once * BATCH_MAX <= BATCH_SECONDS ? BATCH_MAX : (int)(BATCH_SECONDS / once) + 1;
+    for (int r = 0; r < reps && s == DMLS_OK; r++) {
+        pause_ms(2);
+        dev->copy(dst, csrc, ob);
+        t0 = dev->now();
+        for (int i = 0; i < batch; i++) dev->copy(dst, csrc, ob);
+        t_copy[r] = (dev->now() - t0) / batch;
+        pause_ms(2);
+        s = dev->execute(op, src, ib, dst, ob);
+        t0 = dev->now();
+        for (int i = 0; i < batch && s == DMLS_OK; i++) s = dev->execute(op, src, ib, dst, ob);
+        t_case[r] = (dev->now() - t0) / batch;
+        t0 = dev->now();
+        memcpy(dst, csrc, ob); /* one thread, for scale */
+        t_one[r] = dev->now() - t0;
+    }
+    if (s != DMLS_OK) return s;
+    w->out_bytes = ob;
+    w->batch = batch;
+    w->ms = 1e3 * median(t_case, reps);
+    w->copy_ms = 1e3 * median(t_copy, reps);
+    w->memcpy1_ms = 1e3 * median(t_one, reps);
+    /* csrc is free now: it takes the reference's output. */
+    w->correct = dev->execute(op, src, ib, dst, ob) == DMLS_OK &&
+                 dmls_execute_reference(op, src, ib, csrc, ob) == DMLS_OK && memcmp(dst, csrc, ob) == 0;
+    return DMLS_OK;
+}
 
 int cmd_bench(int argc, char **argv) {
     const char *device_name = "cpu", *cases_path = "bench/cases.json", *json_path = NULL;
@@ -379,8 +417,8 @@ int cmd_bench(int argc, char **argv) {
     int nthreads = dev->threads();
     printf("device %s, %d thread%s, %d reps, median times; GB/s = 2 x output bytes / time\n", dev->name, nthreads,
            nthreads == 1 ? "" : "s", reps);
-    printf("%-14s %10s %10s %9s %10s %9s %7s %9s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
-           "ratio", "memcpy1");
+    printf("%-14s %10s %10s %9s %10s %9s %7s %9s %6s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
+           "ratio", "memcpy1", "batch");
 
     row *rows = calloc((size_t)ncases, sizeof *rows);
     double *t_case = malloc((size_t)reps * sizeof *t_case), *t_copy = malloc((size_t)reps * sizeof *t_copy),
@@ -401,38 +439,19 @@ int cmd_bench(int argc, char **argv) {
                     (unsigned long long)ib, (unsigned long long)ob);
             status = 1;
         } else {
-            dev->fill(src, ib, 0x9E3779B97F4A7C15ULL + (uint64_t)k);
-            dev->fill(csrc, ob, 0xD1B54A32D192ED03ULL + (uint64_t)k);
-            dev->fill(dst, ob, 1); /* fault the output in before timing */
-            dev->execute(op, src, ib, dst, ob);
-            dev->copy(dst, csrc, ob);
-            for (int r = 0; r < reps; r++) {
-                double t0 = dev->now();
-                dev->copy(dst, csrc, ob);
-                double t1 = dev->now();
-                dmls_status s = dev->execute(op, src, ib, dst, ob);
-                double t2 = dev->now();
-                if (s != DMLS_OK) {
-                    fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
-                    status = 1;
-                    break;
-                }
-                t_copy[r] = t1 - t0;
-                t_case[r] = t2 - t1;
-                t0 = dev->now();
-                memcpy(dst, csrc, ob); /* one thread, for scale */
-                t_one[r] = dev->now() - t0;
-            }
             row *w = &rows[k];
-            w->name = c->name;
-            w->out_bytes = ob;
-            w->ms = 1e3 * median(t_case, reps);
-            w->copy_ms = 1e3 * median(t_copy, reps);
-            w->memcpy1_ms = 1e3 * median(t_one, reps);
-            double gbs = 2.0 * (double)ob / (w->ms * 1e6), cgbs = 2.0 * (double)ob / (w->copy_ms * 1e6);
-            printf("%-14s %10.1f %10.3f %9.1f %10.3f %9.1f %7.2f %9.1f\n", c->name, (double)ob / 1048576.0, w->ms,
-                   gbs, w->copy_ms, cgbs, gbs / cgbs, 2.0 * (double)ob / (w->memcpy1_ms * 1e6));
-            fflush(stdout);
+            if (time_case(dev, op, src, dst, csrc, (uint64_t)k, reps, w, t_case, t_copy, t_one) != DMLS_OK) {
+                fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
+                status = 1;
+            } else {
+                w->name = c->name;
+                double gbs = 2.0 * (double)ob / (w->ms * 1e6), cgbs = 2.0 * (double)ob / (w->copy_ms * 1e6);
+                printf("%-14s %10.1f %10.3f %9.1f %10.3f %9.1f %7.2f %9.1f %6d%s\n", c->name,
+                       (double)ob / 1048576.0, w->ms, gbs, w->copy_ms, cgbs, gbs / cgbs,
+                       2.0 * (double)ob / (w->memcpy1_ms * 1e6), w->batch, w->correct ? "" : "  WRONG OUTPUT");
+                if (!w->correct) status = 1;
+                fflush(stdout);
+            }
         }
         dev->release(src);
         dev->release(dst);
@@ -488,9 +507,11 @@ int cmd_bench(int argc, char **argv) {
                 double cgbs = 2.0 * (double)w->out_bytes / (w->copy_ms * 1e6);
                 fprintf(f,
                         "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
-                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"memcpy1_GBps\": %.3f}",
+                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"memcpy1_GBps\": %.3f, \"batch\": %d, "
+                        "\"correct\": %s}",
                         first ? "" : ",\n", w->name, (unsigned long long)w->out_bytes, w->ms, gbs, w->copy_ms, cgbs,
-                        gbs / cgbs, 2.0 * (double)w->out_bytes / (w->memcpy1_ms * 1e6));
+                        gbs / cgbs, 2.0 * (double)w->out_bytes / (w->memcpy1_ms * 1e6), w->batch,
+                        w->correct ? "true" : "false");
                 first = false;
             }
             fprintf(f, "\n ],\n \"tiny_ns_per_execute\": {");

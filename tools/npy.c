@@ -212,8 +212,13 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
         return false;
     }
     h->count = 1;
+    /* The packed strides skip zero dims (npy_strides), so the product of the
+     * others must fit too, even when a zero makes the tensor empty. */
+    uint64_t span = h->esize;
     for (int i = 0; i < h->ndim; i++) {
-        if (__builtin_mul_overflow(h->count, (uint64_t)h->shape[i], &h->count)) {
+        const uint64_t d = (uint64_t)h->shape[i];
+        if (__builtin_mul_overflow(h->count, d, &h->count) || __builtin_mul_overflow(span, d ? d : 1, &span) ||
+            span > (uint64_t)INT64_MAX) {
             snprintf(err, NPY_ERR_LEN, "%s: the shape's element count overflows 64 bits", name);
             return false;
         }
@@ -242,7 +247,7 @@ void npy_strides(const npy_header *h, int64_t *strides) {
     if (h->fortran_order) {
         for (int i = 0; i < h->ndim; i++) {
             strides[i] = s;
-            s *= h->shape[i] ? h->shape[i] : 1; /* fits: count * esize was checked */
+            s *= h->shape[i] ? h->shape[i] : 1; /* fits: the header check bounds the product */
         }
     } else {
         for (int i = h->ndim - 1; i >= 0; i--) {

@@ -11,9 +11,23 @@
 
 #define MAX_THREADS 1024
 
-/* Below this many output bytes a copy takes about as long as waking the
- * workers, so the caller does it alone. */
-#define PARALLEL_MIN_BYTES (256 * 1024)
+/* Below this many bytes of memory traffic (see traffic_bytes) a copy takes
+ * about as long as waking the workers, so the caller does it alone. */
+#define PARALLEL_MIN_BYTES (512 * 1024)
+
+/* Bytes a copy moves through the memory system: its output, plus the input
+ * lines it reads. An item read from a stride of a cache line or more costs a
+ * whole line (and often a TLB miss), so a column of 8-byte items out of a
+ * wide matrix counts 72 bytes an item, not 8: such a gather is latency-bound
+ * and gains the most from more threads, whatever its small output. */
+static uint64_t traffic_bytes(const dmls_cpu_plan *cp) {
+    const int64_t ss = cp->src_step[cp->ndim - 1];
+    uint64_t per_item = (uint64_t)(ss < 0 ? -ss : ss);
+    if (per_item > 64) per_item = 64;
+    if (per_item < (uint64_t)cp->width) per_item = (uint64_t)cp->width;
+    uint64_t in = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
+    return in > UINT64_MAX - cp->out_bytes ? UINT64_MAX : in + cp->out_bytes;
+}
 
 struct dmls_context {
     dmls_pool *pool;
@@ -22,8 +36,11 @@ struct dmls_context {
     uint64_t parallel_min_bytes;
 };
 
+/* One job on the pool: a copy (cp) or SLICE_GRAD's zero fill (fill), cut at
+ * splits[task]..splits[task + 1] (items of cp, or elements of fill). */
 typedef struct share_job {
     const dmls_cpu_plan *cp;
+    const dmls_copy_plan *fill;
     const void *src;
     void *dst;
     const uint64_t *splits;
@@ -31,7 +48,30 @@ typedef struct share_job {
 
 static void run_share(void *arg, int task) {
     const share_job *job = arg;
-    dmls_cpu_run_range(job->cp, job->src, job->dst, job->splits[task], job->splits[task + 1]);
+    if (job->fill) dmls_cpu_fill_zero_range(job->fill, job->dst, job->splits[task], job->splits[task + 1]);
+    else dmls_cpu_run_range(job->cp, job->src, job->dst, job->splits[task], job->splits[task + 1]);
+}
+
+/* Cuts `items` into at most `threads` shares that start on multiples of
+ * `grain`, into splits[0..tasks]; returns tasks. */
+static int cut(uint64_t *splits, uint64_t items, uint64_t grain, int threads) {
+    uint64_t units = (items + grain - 1) / grain;
+    int tasks = units < (uint64_t)threads ? (int)units : threads;
+    for (int i = 0; i < tasks; i++) {
+        /* units * i / tasks without overflowing 64 bits */
+        uint64_t u = (units / (uint64_t)tasks) * (uint64_t)i + (units % (uint64_t)tasks) * (uint64_t)i / (uint64_t)tasks;
+        splits[i] = u * grain;
+    }
+    splits[tasks] = items;
+    return tasks;
+}
+
+/* The zero fill's grain: whole rows when a row is at most 64 KiB, else 4 KiB
+ * of elements, as for copies (kernels.c). */
+static uint64_t fill_grain(const dmls_copy_plan *f) {
+    if (f->ndim == 0) return 1;
+    const uint64_t row = (uint64_t)f->shape[f->ndim - 1], es = (uint64_t)f->esize;
+    return row * es <= 64 * 1024 ? row : 4096 / es;
 }
 
 static dmls_status threads_from_env(int *threads) {
@@ -97,31 +137,31 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
     dmls_clear_error();
     RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "execute: operator is NULL");
     RETURN_IF_ERROR(dmls_check_binding(op, input, input_bytes, output, output_bytes));
-    if (op->zero_fill) dmls_cpu_fill_zero(&op->fill, output);
+    const int threads = ctx ? dmls_pool_threads(ctx->pool) : 1;
+    const uint64_t min_bytes = ctx ? ctx->parallel_min_bytes : 0;
+    if (op->zero_fill) {
+        const dmls_copy_plan *f = &op->fill;
+        if (threads == 1 || f->count == 0 || f->count * (uint64_t)f->esize < min_bytes) {
+            dmls_cpu_fill_zero(f, output);
+        } else {
+            pthread_mutex_lock(&ctx->turn);
+            int tasks = cut(ctx->splits, f->count, fill_grain(f), threads);
+            share_job job = {NULL, f, NULL, output, ctx->splits};
+            dmls_pool_run(ctx->pool, run_share, &job, tasks);
+            pthread_mutex_unlock(&ctx->turn);
+        }
+    }
     const dmls_cpu_plan *cp = &op->cpu;
     if (cp->items == 0) return DMLS_OK;
-    const int threads = ctx ? dmls_pool_threads(ctx->pool) : 1;
-    if (threads == 1 || cp->out_bytes < ctx->parallel_min_bytes) {
+    if (threads == 1 || traffic_bytes(cp) < min_bytes) {
         dmls_cpu_run_range(cp, input, output, 0, cp->items);
         return DMLS_OK;
     }
     /* Shares start on a multiple of the plan's grain, so short rows are
      * never cut between threads. */
-    uint64_t units = (cp->items + cp->split_grain - 1) / cp->split_grain;
-    int tasks = units < (uint64_t)threads ? (int)units : threads;
-    if (tasks <= 1) {
-        dmls_cpu_run_range(cp, input, output, 0, cp->items);
-        return DMLS_OK;
-    }
     pthread_mutex_lock(&ctx->turn);
-    uint64_t *s = ctx->splits;
-    for (int i = 0; i < tasks; i++) {
-        /* units * i / tasks without overflowing 64 bits */
-        uint64_t u = (units / (uint64_t)tasks) * (uint64_t)i + (units % (uint64_t)tasks) * (uint64_t)i / (uint64_t)tasks;
-        s[i] = u * cp->split_grain;
-    }
-    s[tasks] = cp->items;
-    share_job job = {cp, input, output, s};
+    int tasks = cut(ctx->splits, cp->items, cp->split_grain, threads);
+    share_job job = {cp, NULL, input, output, ctx->splits};
     dmls_pool_run(ctx->pool, run_share, &job, tasks);
     pthread_mutex_unlock(&ctx->turn);
     return DMLS_OK;

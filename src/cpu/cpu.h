@@ -115,8 +115,9 @@ int dmls_pool_threads(const dmls_pool *pool);
  * and task i on worker i; returns when all are done. One caller at a time. */
 void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
 
-/* Test hook: copies of at least this many output bytes are cut between a
- * context's threads (default 256 KiB; 0 cuts every copy). */
+/* Test hook: copies that move at least this many bytes (output plus input
+ * lines read) are cut between a context's threads (default 512 KiB; 0 cuts
+ * every copy). */
 void dmls_context_set_parallel_min_bytes(dmls_context *ctx, uint64_t bytes);
 
 #endif
