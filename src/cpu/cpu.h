@@ -22,8 +22,10 @@ enum {
  * (comma-separated: "avx2", or "all"). Detected once per process. */
 unsigned dmls_cpu_features(void);
 
-/* Output size in bytes from which kernels use non-temporal stores: the
- * last-level cache, since a bigger output would only evict the input from it. */
+/* Memory traffic in bytes (see dmls_cpu_plan.traffic_bytes) from which
+ * kernels use non-temporal stores: the last-level cache. A copy that moves
+ * more than the cache holds keeps nothing of its output cached for the next
+ * call, and writing around the cache saves each line's read for ownership. */
 uint64_t dmls_cpu_nontemporal_threshold(void);
 
 /* The kernels, for tests that assert the dispatch (dmls_cpu_kernel_name). */
@@ -70,6 +72,8 @@ typedef struct dmls_cpu_plan {
     int64_t src_offset, dst_offset;
     uint64_t items;       /* product(shape) */
     uint64_t out_bytes;   /* items * width: the bytes written */
+    uint64_t traffic_bytes; /* out_bytes + input lines read: an item costs its input
+                             * step, at least its width, at most a 64-byte line */
     uint64_t split_grain; /* work is split between threads at multiples of this many items */
     int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
     int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
@@ -81,7 +85,8 @@ typedef struct dmls_cpu_plan {
 } dmls_cpu_plan;
 
 /* Builds a CPU plan for a normalized copy plan using only the given features,
- * with streaming stores when the output holds at least nt_threshold bytes. */
+ * with streaming stores when its traffic_bytes reaches nt_threshold (0:
+ * always, UINT64_MAX: never). */
 void dmls_cpu_plan_build(dmls_cpu_plan *cp, const struct dmls_copy_plan *plan, unsigned features,
                          uint64_t nt_threshold);
 

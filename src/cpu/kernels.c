@@ -199,7 +199,12 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
     cp->item_dst_step = ds;
     cp->row_src_step = n >= 2 ? cp->src_step[n - 2] : 0;
     cp->row_dst_step = n >= 2 ? cp->dst_step[n - 2] : 0;
-    cp->nontemporal = cp->out_bytes >= nt_threshold;
+    uint64_t per_item = (uint64_t)(ss < 0 ? -ss : ss);
+    if (per_item > 64) per_item = 64;
+    if (per_item < (uint64_t)w) per_item = (uint64_t)w;
+    const uint64_t in_bytes = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
+    cp->traffic_bytes = in_bytes > UINT64_MAX - cp->out_bytes ? UINT64_MAX : in_bytes + cp->out_bytes;
+    cp->nontemporal = cp->traffic_bytes >= nt_threshold;
     cp->split_grain = row * w <= SPLIT_ROW_BYTES ? (uint64_t)row
                       : (uint64_t)(w < SPLIT_GRAIN_BYTES ? SPLIT_GRAIN_BYTES / w : 1);
     const bool avx2 = (features & DMLS_CPU_AVX2) != 0;
