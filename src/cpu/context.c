@@ -11,23 +11,13 @@
 
 #define MAX_THREADS 1024
 
-/* Below this many bytes of memory traffic (see traffic_bytes) a copy takes
- * about as long as waking the workers, so the caller does it alone. */
+/* Below this many bytes of memory traffic (dmls_cpu_plan.traffic_bytes: an
+ * item read from a stride of a cache line or more costs a whole line, so a
+ * column of 8-byte items out of a wide matrix counts 72 bytes an item, not
+ * 8; such a gather is latency-bound and gains the most from more threads,
+ * whatever its small output) a copy takes about as long as waking the
+ * workers, so the caller does it alone. */
 #define PARALLEL_MIN_BYTES (512 * 1024)
-
-/* Bytes a copy moves through the memory system: its output, plus the input
- * lines it reads. An item read from a stride of a cache line or more costs a
- * whole line (and often a TLB miss), so a column of 8-byte items out of a
- * wide matrix counts 72 bytes an item, not 8: such a gather is latency-bound
- * and gains the most from more threads, whatever its small output. */
-static uint64_t traffic_bytes(const dmls_cpu_plan *cp) {
-    const int64_t ss = cp->src_step[cp->ndim - 1];
-    uint64_t per_item = (uint64_t)(ss < 0 ? -ss : ss);
-    if (per_item > 64) per_item = 64;
-    if (per_item < (uint64_t)cp->width) per_item = (uint64_t)cp->width;
-    uint64_t in = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
-    return in > UINT64_MAX - cp->out_bytes ? UINT64_MAX : in + cp->out_bytes;
-}
 
 struct dmls_context {
     dmls_pool *pool;
@@ -153,7 +143,7 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
     }
     const dmls_cpu_plan *cp = &op->cpu;
     if (cp->items == 0) return DMLS_OK;
-    if (threads == 1 || traffic_bytes(cp) < min_bytes) {
+    if (threads == 1 || cp->traffic_bytes < min_bytes) {
         dmls_cpu_run_range(cp, input, output, 0, cp->items);
         return DMLS_OK;
     }
