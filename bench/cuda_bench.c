@@ -149,57 +149,96 @@ fail:
     return rc;
 }
 
-int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, double *floor_us, char *err,
-                         size_t err_size) {
+/* The tiny op's measures, interleaved so that every one sees the same
+ * machine state: the execute, the driver's smallest operation, the empty
+ * kernels. */
+enum { TINY_EXECUTE, TINY_MEMSET, TINY_PROBE0, TINY_MEASURES = TINY_PROBE0 + DMLS_BENCH_CUDA_PROBES };
+
+typedef struct tiny_bind {
+    const dmls_operator *op;
+    void *d_in, *d_out;
+    uint64_t in_bytes, out_bytes;
+    cudaStream_t s;
+} tiny_bind;
+
+/* Enqueues measure m once; 0 or -1 with a message in err. */
+static int tiny_issue(int m, const tiny_bind *b, char *err, size_t err_size) {
+    if (m == TINY_EXECUTE) {
+        DM(dmls_execute_cuda(b->op, b->d_in, b->in_bytes, b->d_out, b->out_bytes, b->s));
+    } else if (m == TINY_MEMSET) {
+        CU(cudaMemsetAsync(b->d_out, 0, 4, b->s));
+    } else {
+        CU((cudaError_t)dmls_cuda_probe(m - TINY_PROBE0, b->s, NULL));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, size_t err_size) {
     int rc = -1;
     dmls_operator *op = NULL;
     void *d_in = NULL, *d_out = NULL;
-    double *times = malloc(sizeof *times * (size_t)iters);
+    double *times[TINY_MEASURES] = {NULL};
+    double spent[TINY_MEASURES] = {0};
     static const int64_t in_shape[4] = {1, 1, 4, 4}, out_shape[4] = {1, 1, 2, 2};
     static const int64_t offs[4] = {0, 0, 0, 1}, sizes[4] = {1, 1, 4, 3}, steps[4] = {1, 1, -2, 2};
     dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
     dmls_window w = {offs, sizes, steps};
     float h_in[16], h_out[4];
     cudaStream_t s = NULL;
-    if (times == NULL) {
-        snprintf(err, err_size, "out of host memory");
-        goto fail;
-    }
+    memset(r, 0, sizeof *r);
+    if (iters < 100) iters = 100;
+    for (int m = 0; m < TINY_MEASURES; m++)
+        if ((times[m] = malloc(sizeof *times[m] * (size_t)iters)) == NULL) {
+            snprintf(err, err_size, "out of host memory");
+            goto fail;
+        }
     for (int i = 0; i < 16; i++) h_in[i] = (float)(i + 1);
     DM(dmls_create(&in, &out, &w, &op));
     CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CU(cudaMalloc(&d_in, sizeof h_in));
     CU(cudaMalloc(&d_out, sizeof h_out));
     CU(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
-    for (int i = 0; i < 100; i++) DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+    const dmls_cuda_launch *L = &op->cuda.copy[0];
+    snprintf(r->launch, sizeof r->launch, "%s/%d/%d", kernel_name(L->kernel), L->unit, L->vec);
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++) CU((cudaError_t)dmls_cuda_probe(p, s, &r->probe[p].param_bytes));
+    const tiny_bind b = {op, d_in, d_out, sizeof h_in, sizeof h_out, s};
+    /* Warm-up: first launches load the kernels. */
+    for (int i = 0; i < 100; i++)
+        for (int m = 0; m < TINY_MEASURES; m++)
+            if (tiny_issue(m, &b, err, err_size)) goto fail;
     CU(cudaStreamSynchronize(s));
-    for (int i = 0; i < iters; i++) {
-        double t0 = now_us();
-        DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
-        CU(cudaStreamSynchronize(s));
-        times[i] = now_us() - t0;
+    /* One launch, then wait for it: what a caller that needs the result sees. */
+    for (int i = 0; i < iters; i++)
+        for (int k = 0; k < TINY_MEASURES; k++) {
+            const int m = (i + k) % TINY_MEASURES;
+            double t0 = now_us();
+            if (tiny_issue(m, &b, err, err_size)) goto fail;
+            CU(cudaStreamSynchronize(s));
+            times[m][i] = now_us() - t0;
+        }
+    /* The call alone: bursts of 100 the queue can absorb, synchronized
+     * between bursts, outside the clock. */
+    const int rounds = iters / 100;
+    for (int round = 0; round < rounds; round++)
+        for (int k = 0; k < TINY_MEASURES; k++) {
+            const int m = (round + k) % TINY_MEASURES;
+            if (m == TINY_MEMSET) continue;
+            double t0 = now_us();
+            for (int i = 0; i < 100; i++)
+                if (tiny_issue(m, &b, err, err_size)) goto fail;
+            spent[m] += now_us() - t0;
+            CU(cudaStreamSynchronize(s));
+        }
+    r->sync_us = median(times[TINY_EXECUTE], iters);
+    r->call_us = spent[TINY_EXECUTE] / (100.0 * rounds);
+    r->memset_sync_us = median(times[TINY_MEMSET], iters);
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++) {
+        r->probe[p].sync_us = median(times[TINY_PROBE0 + p], iters);
+        r->probe[p].call_us = spent[TINY_PROBE0 + p] / (100.0 * rounds);
     }
-    *sync_us = median(times, iters);
-    /* Launch cost alone: enqueue in bursts the queue can absorb. */
-    double spent = 0;
-    int calls = 0;
-    for (int round = 0; round < iters / 100 + 1; round++) {
-        double t0 = now_us();
-        for (int i = 0; i < 100; i++) DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
-        spent += now_us() - t0;
-        calls += 100;
-        CU(cudaStreamSynchronize(s));
-    }
-    *call_us = spent / calls;
-    /* The floor for comparison: the smallest driver launch (a 4-byte
-     * memset) plus the same synchronize. */
-    for (int i = 0; i < iters; i++) {
-        double t0 = now_us();
-        CU(cudaMemsetAsync(d_out, 0, 4, s));
-        CU(cudaStreamSynchronize(s));
-        times[i] = now_us() - t0;
-    }
-    *floor_us = median(times, iters);
+    CU(cudaMemsetAsync(d_out, 0, sizeof h_out, s));
     DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
     CU(cudaStreamSynchronize(s));
     CU(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
@@ -214,7 +253,30 @@ fail:
     if (s) cudaStreamDestroy(s);
     cudaFree(d_in);
     cudaFree(d_out);
-    free(times);
+    for (int m = 0; m < TINY_MEASURES; m++) free(times[m]);
     dmls_destroy(op);
     return rc;
+}
+
+void dmls_bench_cuda_tiny_print(FILE *f, const dmls_bench_cuda_tiny_result *r) {
+    fprintf(f,
+            "\ntiny (1x1x4x4 f32, SLICE1_ex2, launch %s), host us: %.2f execute+sync (median), %.2f per execute "
+            "call (mean); floor: 4-byte memset+sync %.2f\n",
+            r->launch, r->sync_us, r->call_us, r->memset_sync_us);
+    fprintf(f, "empty kernel, 1x1 thread, host us:");
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++)
+        fprintf(f, "%s %d-byte params %.2f launch+sync (median), %.2f per launch call (mean)", p ? ";" : "",
+                r->probe[p].param_bytes, r->probe[p].sync_us, r->probe[p].call_us);
+    fprintf(f, "\n");
+}
+
+void dmls_bench_cuda_tiny_json(FILE *f, const dmls_bench_cuda_tiny_result *r) {
+    fprintf(f,
+            "\"tiny_us\": {\"execute_sync_median\": %.3f, \"execute_call_mean\": %.3f, \"memset_sync_median\": %.3f},\n"
+            " \"tiny_launch\": \"%s\",\n \"empty_kernel_us\": [",
+            r->sync_us, r->call_us, r->memset_sync_us, r->launch);
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++)
+        fprintf(f, "%s{\"param_bytes\": %d, \"launch_sync_median\": %.3f, \"launch_call_mean\": %.3f}", p ? ", " : "",
+                r->probe[p].param_bytes, r->probe[p].sync_us, r->probe[p].call_us);
+    fprintf(f, "]");
 }

@@ -186,7 +186,39 @@ kernel_fn pick_reverse(int e, int v) {
     return nullptr;
 }
 
+// Launch-cost probes for dmlslice bench --device cuda: empty kernels, one
+// block of one thread, so that a launch of each shows the floor under an
+// execute: no parameters, and the general kernels' parameters (~470 bytes).
+// Templates only because nvcc gives a plain kernel's host stub a global
+// symbol even in an anonymous namespace (tests/check_symbols.sh).
+template <int> __global__ void probe_empty() {}
+template <int> __global__ void probe_general(const char *, char *, const __grid_constant__ dmls_cuda_launch) {}
+
 } // namespace
+
+// Launches probe `which` (0: no parameters, 1: the general kernels'
+// parameters, zeroed) on stream through cudaLaunchKernel; returns the CUDA
+// runtime's error code. *param_bytes (may be NULL) gets the parameter bytes.
+extern "C" int dmls_cuda_probe(int which, void *stream, int *param_bytes) {
+    static const dmls_cuda_launch zero = {};
+    const char *src = nullptr;
+    char *dst = nullptr;
+    void *args[3] = {&src, &dst, const_cast<dmls_cuda_launch *>(&zero)};
+    const void *fn = nullptr;
+    int bytes = 0;
+    switch (which) {
+    case 0: fn = reinterpret_cast<const void *>(probe_empty<0>); break;
+    case 1:
+        fn = reinterpret_cast<const void *>(probe_general<0>);
+        bytes = (int)(2 * sizeof(void *) + sizeof(dmls_cuda_launch));
+        break;
+    default: return cudaErrorInvalidValue;
+    }
+    if (param_bytes) *param_bytes = bytes;
+    cudaError_t e = cudaLaunchKernel(fn, dim3(1), dim3(1), bytes ? args : nullptr, 0, static_cast<cudaStream_t>(stream));
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    return e;
+}
 
 // Enqueues one launch; returns the CUDA runtime's error code (0 = success).
 // src/dst are the bound bases; offsets are in the launch.

@@ -60,4 +60,13 @@ typedef struct dmls_cuda_state {
     dmls_cuda_launch copy[DMLS_CUDA_CHOICES];
 } dmls_cuda_state;
 
+/* Entry points of kernels.cu (C linkage, internal). */
+
+/* An empty kernel, one block of one thread, launched on stream the way the
+ * runtime launches any kernel (cudaLaunchKernel): which 0 takes no parameters, 1 the
+ * general kernels' (pointers and a zeroed dmls_cuda_launch). Returns the
+ * CUDA runtime's error code; *param_bytes (may be NULL) gets the parameter
+ * bytes. For dmlslice bench --device cuda: the floor under an execute. */
+int dmls_cuda_probe(int which, void *stream, int *param_bytes);
+
 #endif
