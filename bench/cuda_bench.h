@@ -20,7 +20,8 @@ typedef struct dmls_bench_cuda_result {
     double ratio;       /* slice_gbps / copy_gbps */
     int kernel;         /* dmls_cuda_kernel of the launch that ran */
     int unit, vec;      /* its access widths in bytes */
-    char launch[32];    /* the three as "gather/4/16", for tables: the enum is internal */
+    char launch[32];    /* the three as "gather/4/16", for tables (the enum is internal);
+                         * "/c" appended when it ran from the compact parameter block */
     int correct;        /* 1: the GPU output equals the CPU executor's, byte for byte */
 } dmls_bench_cuda_result;
 
@@ -30,7 +31,7 @@ int dmls_bench_cuda_case(const bench_case *c, int reps, dmls_bench_cuda_result *
                          size_t err_size);
 
 /* The empty kernels dmls_bench_cuda_tiny launches beside the tiny op. */
-#define DMLS_BENCH_CUDA_PROBES 2
+#define DMLS_BENCH_CUDA_PROBES 3
 
 /* Host cost of a tiny op, in microseconds; medians are of single
  * launch-and-synchronize times, means of calls timed in bursts of 100. */
@@ -39,8 +40,13 @@ typedef struct dmls_bench_cuda_tiny_result {
     double call_us;        /* inside dmls_execute_cuda alone, mean */
     double memset_sync_us; /* 4-byte cudaMemsetAsync + synchronize, median */
     char launch[32];       /* the launch the tiny op runs, as in dmls_bench_cuda_result */
-    /* The floor: an empty kernel (1 block of 1 thread) launched by
-     * cudaLaunchKernel, with no parameters and with the general kernels'. */
+    /* The same operator with its compact forms switched off (the general
+     * parameter block), when the tiny op has one; else 0 and "". */
+    double general_sync_us, general_call_us;
+    char general_launch[32];
+    /* The floor: an empty kernel (1 block of 1 thread) launched as the
+     * library launches, with no parameters, the compact kernels' and the
+     * general kernels'. */
     struct {
         int param_bytes;
         double sync_us; /* launch + cudaStreamSynchronize, median */
