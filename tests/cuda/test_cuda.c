@@ -665,8 +665,9 @@ static void sampled_run(const sampled_case *sc) {
     CHECK_STATUS(dmls_execute_cuda(op, d_in, ib, d_out, ob, stream), DMLS_OK);
 
     /* Samples: every corner, the elements at flat output indices around
-     * 2^31 and 2^32, then random coordinates of the small tensor. For each,
-     * the output byte offset and what it must hold. */
+     * 2^31 and 2^32, then random coordinates of the small tensor (every
+     * element, when there are at most SAMPLES). For each, the output byte
+     * offset and what it must hold. */
     const sview *sm = &sc->small, *bg = &sc->big;
     const int n = sm->n;
     int64_t *out_off = malloc(sizeof(int64_t) * 2 * SAMPLES), *src_off = malloc(sizeof(int64_t) * 2 * SAMPLES);
@@ -680,7 +681,11 @@ static void sampled_run(const sampled_case *sc) {
     int m = 0;
     for (int k = 0; k < SAMPLES; k++) {
         int64_t c[2];
-        if (k < (1 << n)) { /* corners */
+        if (total <= SAMPLES) { /* small: every element once */
+            if ((uint64_t)k >= total) break;
+            uint64_t f = (uint64_t)k;
+            for (int i = n - 1; i >= 0; i--) c[i] = (int64_t)(f % (uint64_t)sm->shape[i]), f /= (uint64_t)sm->shape[i];
+        } else if (k < (1 << n)) { /* corners */
             for (int i = 0; i < n; i++) c[i] = (k >> i) & 1 ? sm->shape[i] - 1 : 0;
         } else if (k - (1 << n) < (int)(sizeof flat / sizeof flat[0])) {
             uint64_t f = flat[k - (1 << n)];
@@ -735,8 +740,8 @@ static void sampled_run(const sampled_case *sc) {
 /* ---------------------------------------------------------------- plan-level boundaries */
 
 /* The compact decision at the count and stride boundaries, from the plan
- * alone (no buffers: runs everywhere). The same cases run on the GPU in
- * test_large_boundaries. */
+ * alone (no buffers: runs everywhere), and the launches the large cases
+ * expect. The same cases run on the GPU with DMLS_TEST_LARGE=1. */
 #define TWO31 ((int64_t)1 << 31)
 
 static const sampled_case boundary_cases[] = {
@@ -764,10 +769,37 @@ static const sampled_case boundary_cases[] = {
      {0, 0}, {2, 5}, {1, 1}, 0, 0, false},
 };
 
+/* Inputs over 4 GiB and over 2^32 elements through the native API, on the
+ * GPU, sampled against the definition (the CPU version is
+ * tests/large/large_tensors.c). One case at a time; at most 8.3 GiB of
+ * device memory. */
+static const sampled_case large_cases[] = {
+    /* uint8, 69632 x 63488 = 4.42e9 elements (4.12 GiB). */
+    /* All of it but a frame, rows reversed: 4.42e9 output elements, the
+     * 64-bit index path past 2^32. */
+    {"u8 4.42e9 elements, rows reversed", DMLS_UINT8, false, {2, {69632, 63488}, {63488, 1}, 0},
+     {2, {69628, 63483}, {63483, 1}, 0}, {3, 5}, {69628, 63483}, {-1, 1}, 0, 1, false},
+    /* Windows that start past 2^32 bytes and elements: a gather (rows step
+     * -3 from row 68999, columns step 2) and a reversal (columns step -1,
+     * rows step 7), both compact: the offsets go into the base pointers. */
+    {"u8 window past 2^32, steps -3/2", DMLS_UINT8, false, {2, {69632, 63488}, {63488, 1}, 0},
+     {2, {667, 2000}, {2000, 1}, 0}, {67000, 1001}, {2000, 4000}, {-3, 2}, 1, 0, false},
+    {"u8 window past 2^32, steps 7/-1", DMLS_UINT8, false, {2, {69632, 63488}, {63488, 1}, 0},
+     {2, {143, 3200}, {3200, 1}, 0}, {68000, 60000}, {1000, 3200}, {7, -1}, 1, 0, false},
+    /* uint32, 40000 x 30200 = 1.21e9 elements (4.5 GiB). */
+    {"u32 4.5 GiB, steps 2/-3", DMLS_UINT32, false, {2, {40000, 30200}, {30200, 1}, 0},
+     {2, {19999, 10065}, {10065, 1}, 0}, {1, 7}, {39998, 30193}, {2, -3}, 1, 0, false},
+    /* The second half's rows, 16-byte units, up to the buffer's last rows
+     * (4.8e9 bytes in). */
+    {"u32 4.5 GiB, rows 20000.., 16-byte units", DMLS_UINT32, false, {2, {40000, 30200}, {30200, 1}, 0},
+     {2, {19999, 30196}, {30196, 1}, 0}, {20000, 4}, {19999, 30196}, {1, 1}, 1, 0, false},
+};
+
 static void test_plan_boundaries(void) {
     const void *in_base = (const void *)(uintptr_t)4096, *out_base = (const void *)(uintptr_t)8192;
-    for (size_t k = 0; k < sizeof boundary_cases / sizeof boundary_cases[0]; k++) {
-        const sampled_case *sc = &boundary_cases[k];
+    const size_t nb = sizeof boundary_cases / sizeof boundary_cases[0], nl = sizeof large_cases / sizeof large_cases[0];
+    for (size_t k = 0; k < nb + nl; k++) {
+        const sampled_case *sc = k < nb ? &boundary_cases[k] : &large_cases[k - nb];
         dmls_tensor tb = {sc->dt, sc->big.n, sc->big.shape, sc->big.strides, sc->big.offset};
         dmls_tensor ts = {sc->dt, sc->small.n, sc->small.shape, sc->small.strides, sc->small.offset};
         dmls_window w = {sc->offs, sc->sizes, sc->steps};
@@ -775,6 +807,9 @@ static void test_plan_boundaries(void) {
         CHECK_STATUS(sc->grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op), DMLS_OK);
         if (op == NULL) continue;
         const dmls_cuda_launch *L = chosen_copy(op, in_base, out_base);
+        printf("plan %s: launch kind %d unit %d vec %d, %d dims, count %llu, %s index, %s block\n", sc->name, L->kernel,
+               L->unit, L->vec, L->ndim, (unsigned long long)L->count, L->wide ? "64-bit" : "32-bit",
+               L->small ? "compact" : "general");
         CHECK(L->small == sc->want_compact && L->wide == sc->want_wide,
               "plan %s: copy launch compact %d wide %d (kind %d, %d dims, count %llu), expected compact %d wide %d",
               sc->name, L->small, L->wide, L->kernel, L->ndim, (unsigned long long)L->count, sc->want_compact,
@@ -807,7 +842,7 @@ static void test_large(void) {
     unsigned char *h_in = malloc(ib), *h_ref = malloc(ob), *h_got = malloc(ob), *d_in, *d_out;
     CHECK(h_in && h_ref && h_got, "large: out of host memory");
     if (h_in && h_ref && h_got) {
-        test_fill_random(h_in, ib);
+        fill_random(h_in, ib);
         CU(cudaMalloc((void **)&d_in, ib));
         CU(cudaMalloc((void **)&d_out, ob));
         CU(cudaMemcpy(d_in, h_in, ib, cudaMemcpyHostToDevice));
@@ -822,6 +857,10 @@ static void test_large(void) {
     }
     free(h_in), free(h_ref), free(h_got);
     dmls_destroy(op);
+}
+
+static void test_large_sampled(void) {
+    for (size_t k = 0; k < sizeof large_cases / sizeof large_cases[0]; k++) sampled_run(&large_cases[k]);
 }
 
 /* The compact boundaries above, run on the GPU and sampled (2-6 GiB of
@@ -875,6 +914,7 @@ int main(void) {
     if (getenv("DMLS_TEST_LARGE")) {
         test_large();
         test_large_boundaries();
+        test_large_sampled();
     }
 
     CU(cudaFree(d_in_arena));
