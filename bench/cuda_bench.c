@@ -66,6 +66,11 @@ static const char *kernel_name(int k) {
     return "?";
 }
 
+/* "kernel/unit/vec", then "/c" when it runs from the compact block. */
+static void launch_name(const dmls_cuda_launch *L, char *name, size_t size) {
+    snprintf(name, size, "%s/%d/%d%s", kernel_name(L->kernel), L->unit, L->vec, L->small ? "/c" : "");
+}
+
 static double now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -83,10 +88,6 @@ int dmls_bench_cuda_case(const bench_case *c, int reps, dmls_bench_cuda_result *
     DM(bench_create(c, &op));
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
     r->out_bytes = out_bytes;
-    const dmls_cuda_launch *L = &op->cuda.copy[0];
-    r->kernel = L->kernel, r->unit = L->unit, r->vec = L->vec;
-    snprintf(r->launch, sizeof r->launch, "%s/%d/%d", kernel_name(r->kernel), r->unit, r->vec);
-
     h_in = malloc(in_bytes), h_out = malloc(out_bytes), h_ref = malloc(out_bytes);
     times = malloc(sizeof *times * (size_t)(reps > 0 ? reps : 1));
     if (!h_in || !h_out || !h_ref || !times) {
@@ -96,6 +97,9 @@ int dmls_bench_cuda_case(const bench_case *c, int reps, dmls_bench_cuda_result *
     fill_random(h_in, in_bytes, 0x9E3779B97F4A7C15ULL ^ in_bytes);
     CU(cudaMalloc(&d_in, in_bytes));
     CU(cudaMalloc(&d_out, out_bytes));
+    const dmls_cuda_launch *L = &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, d_in, d_out)];
+    r->kernel = L->kernel, r->unit = L->unit, r->vec = L->vec;
+    launch_name(L, r->launch, sizeof r->launch);
     CU(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
     CU(cudaMemset(d_out, 0xA5, out_bytes));
     CU(cudaEventCreate(&a));
@@ -149,72 +153,161 @@ fail:
     return rc;
 }
 
-int dmls_bench_cuda_tiny(int iters, double *sync_us, double *call_us, double *floor_us, char *err,
-                         size_t err_size) {
+/* The tiny op's measures, interleaved so that every one sees the same
+ * machine state: the execute, the driver's smallest operation, the empty
+ * kernels. */
+enum {
+    TINY_EXECUTE,
+    TINY_GENERAL, /* the same op, compact forms off */
+    TINY_MEMSET,
+    TINY_PROBE0,
+    TINY_MEASURES = TINY_PROBE0 + DMLS_BENCH_CUDA_PROBES
+};
+
+typedef struct tiny_bind {
+    const dmls_operator *op, *general;
+    void *d_in, *d_out;
+    uint64_t in_bytes, out_bytes;
+    cudaStream_t s;
+} tiny_bind;
+
+/* Enqueues measure m once; 0 or -1 with a message in err. */
+static int tiny_issue(int m, const tiny_bind *b, char *err, size_t err_size) {
+    if (m == TINY_EXECUTE || m == TINY_GENERAL) {
+        DM(dmls_execute_cuda(m == TINY_EXECUTE ? b->op : b->general, b->d_in, b->in_bytes, b->d_out, b->out_bytes,
+                             b->s));
+    } else if (m == TINY_MEMSET) {
+        CU(cudaMemsetAsync(b->d_out, 0, 4, b->s));
+    } else {
+        CU((cudaError_t)dmls_cuda_probe(m - TINY_PROBE0, b->s, NULL));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, size_t err_size) {
     int rc = -1;
-    dmls_operator *op = NULL;
+    dmls_operator *op = NULL, *general = NULL;
     void *d_in = NULL, *d_out = NULL;
-    double *times = malloc(sizeof *times * (size_t)iters);
+    double *times[TINY_MEASURES] = {NULL};
+    double spent[TINY_MEASURES] = {0};
     static const int64_t in_shape[4] = {1, 1, 4, 4}, out_shape[4] = {1, 1, 2, 2};
     static const int64_t offs[4] = {0, 0, 0, 1}, sizes[4] = {1, 1, 4, 3}, steps[4] = {1, 1, -2, 2};
     dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
     dmls_window w = {offs, sizes, steps};
     float h_in[16], h_out[4];
     cudaStream_t s = NULL;
-    if (times == NULL) {
-        snprintf(err, err_size, "out of host memory");
-        goto fail;
-    }
+    memset(r, 0, sizeof *r);
+    if (iters < 100) iters = 100;
+    for (int m = 0; m < TINY_MEASURES; m++)
+        if ((times[m] = malloc(sizeof *times[m] * (size_t)iters)) == NULL) {
+            snprintf(err, err_size, "out of host memory");
+            goto fail;
+        }
     for (int i = 0; i < 16; i++) h_in[i] = (float)(i + 1);
     DM(dmls_create(&in, &out, &w, &op));
+    /* A second operator with every compact form switched off (internal
+     * state: the bench reaches into it to compare the two blocks). */
+    DM(dmls_create(&in, &out, &w, &general));
+    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) general->cuda.copy[i].small = general->cuda.fill[i].small = 0;
     CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CU(cudaMalloc(&d_in, sizeof h_in));
     CU(cudaMalloc(&d_out, sizeof h_out));
     CU(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
-    for (int i = 0; i < 100; i++) DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
+    const dmls_cuda_launch *L = &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, d_in, d_out)];
+    launch_name(L, r->launch, sizeof r->launch);
+    if (L->small) launch_name(&general->cuda.copy[dmls_cuda_choose(general->cuda.copy, d_in, d_out)],
+                              r->general_launch, sizeof r->general_launch);
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++) CU((cudaError_t)dmls_cuda_probe(p, s, &r->probe[p].param_bytes));
+    const tiny_bind b = {op, general, d_in, d_out, sizeof h_in, sizeof h_out, s};
+    /* Warm-up: first launches load the kernels. */
+    for (int i = 0; i < 100; i++)
+        for (int m = 0; m < TINY_MEASURES; m++)
+            if (tiny_issue(m, &b, err, err_size)) goto fail;
     CU(cudaStreamSynchronize(s));
-    for (int i = 0; i < iters; i++) {
-        double t0 = now_us();
-        DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
-        CU(cudaStreamSynchronize(s));
-        times[i] = now_us() - t0;
+    /* One launch, then wait for it: what a caller that needs the result sees. */
+    for (int i = 0; i < iters; i++)
+        for (int k = 0; k < TINY_MEASURES; k++) {
+            const int m = (i + k) % TINY_MEASURES;
+            double t0 = now_us();
+            if (tiny_issue(m, &b, err, err_size)) goto fail;
+            CU(cudaStreamSynchronize(s));
+            times[m][i] = now_us() - t0;
+        }
+    /* The call alone: bursts of 100 the queue can absorb, synchronized
+     * between bursts, outside the clock. */
+    const int rounds = iters / 100;
+    for (int round = 0; round < rounds; round++)
+        for (int k = 0; k < TINY_MEASURES; k++) {
+            const int m = (round + k) % TINY_MEASURES;
+            if (m == TINY_MEMSET) continue;
+            double t0 = now_us();
+            for (int i = 0; i < 100; i++)
+                if (tiny_issue(m, &b, err, err_size)) goto fail;
+            spent[m] += now_us() - t0;
+            CU(cudaStreamSynchronize(s));
+        }
+    r->sync_us = median(times[TINY_EXECUTE], iters);
+    r->call_us = spent[TINY_EXECUTE] / (100.0 * rounds);
+    r->memset_sync_us = median(times[TINY_MEMSET], iters);
+    if (L->small) {
+        r->general_sync_us = median(times[TINY_GENERAL], iters);
+        r->general_call_us = spent[TINY_GENERAL] / (100.0 * rounds);
     }
-    *sync_us = median(times, iters);
-    /* Launch cost alone: enqueue in bursts the queue can absorb. */
-    double spent = 0;
-    int calls = 0;
-    for (int round = 0; round < iters / 100 + 1; round++) {
-        double t0 = now_us();
-        for (int i = 0; i < 100; i++) DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
-        spent += now_us() - t0;
-        calls += 100;
-        CU(cudaStreamSynchronize(s));
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++) {
+        r->probe[p].sync_us = median(times[TINY_PROBE0 + p], iters);
+        r->probe[p].call_us = spent[TINY_PROBE0 + p] / (100.0 * rounds);
     }
-    *call_us = spent / calls;
-    /* The floor for comparison: the smallest driver launch (a 4-byte
-     * memset) plus the same synchronize. */
-    for (int i = 0; i < iters; i++) {
-        double t0 = now_us();
-        CU(cudaMemsetAsync(d_out, 0, 4, s));
+    for (int k = 0; k < 2; k++) {
+        CU(cudaMemsetAsync(d_out, 0, sizeof h_out, s));
+        DM(dmls_execute_cuda(k ? general : op, d_in, sizeof h_in, d_out, sizeof h_out, s));
         CU(cudaStreamSynchronize(s));
-        times[i] = now_us() - t0;
-    }
-    *floor_us = median(times, iters);
-    DM(dmls_execute_cuda(op, d_in, sizeof h_in, d_out, sizeof h_out, s));
-    CU(cudaStreamSynchronize(s));
-    CU(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
-    /* DirectML's SLICE1 example 2: rows 3 and 1, columns 1 and 3. */
-    if (h_out[0] != 14 || h_out[1] != 16 || h_out[2] != 6 || h_out[3] != 8) {
-        snprintf(err, err_size, "tiny op gave %g %g %g %g, expected 14 16 6 8", h_out[0], h_out[1], h_out[2],
-                 h_out[3]);
-        goto fail;
+        CU(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
+        /* DirectML's SLICE1 example 2: rows 3 and 1, columns 1 and 3. */
+        if (h_out[0] != 14 || h_out[1] != 16 || h_out[2] != 6 || h_out[3] != 8) {
+            snprintf(err, err_size, "tiny op (%s) gave %g %g %g %g, expected 14 16 6 8", k ? "general" : "as planned",
+                     h_out[0], h_out[1], h_out[2], h_out[3]);
+            goto fail;
+        }
     }
     rc = 0;
 fail:
     if (s) cudaStreamDestroy(s);
     cudaFree(d_in);
     cudaFree(d_out);
-    free(times);
+    for (int m = 0; m < TINY_MEASURES; m++) free(times[m]);
     dmls_destroy(op);
+    dmls_destroy(general);
     return rc;
+}
+
+void dmls_bench_cuda_tiny_print(FILE *f, const dmls_bench_cuda_tiny_result *r) {
+    fprintf(f,
+            "\ntiny (1x1x4x4 f32, SLICE1_ex2, launch %s), host us: %.2f execute+sync (median), %.2f per execute "
+            "call (mean); floor: 4-byte memset+sync %.2f\n",
+            r->launch, r->sync_us, r->call_us, r->memset_sync_us);
+    if (r->general_launch[0])
+        fprintf(f, "the same, compact forms off (launch %s): %.2f execute+sync (median), %.2f per execute call (mean)\n",
+                r->general_launch, r->general_sync_us, r->general_call_us);
+    fprintf(f, "empty kernel, 1x1 thread, host us:");
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++)
+        fprintf(f, "%s %d-byte params %.2f launch+sync (median), %.2f per launch call (mean)", p ? ";" : "",
+                r->probe[p].param_bytes, r->probe[p].sync_us, r->probe[p].call_us);
+    fprintf(f, "\n");
+}
+
+void dmls_bench_cuda_tiny_json(FILE *f, const dmls_bench_cuda_tiny_result *r) {
+    fprintf(f,
+            "\"tiny_us\": {\"execute_sync_median\": %.3f, \"execute_call_mean\": %.3f, \"memset_sync_median\": %.3f",
+            r->sync_us, r->call_us, r->memset_sync_us);
+    if (r->general_launch[0])
+        fprintf(f, ", \"general_execute_sync_median\": %.3f, \"general_execute_call_mean\": %.3f", r->general_sync_us,
+                r->general_call_us);
+    fprintf(f, "},\n \"tiny_launch\": \"%s\", \"tiny_general_launch\": \"%s\",\n \"empty_kernel_us\": [", r->launch,
+            r->general_launch);
+    for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++)
+        fprintf(f, "%s{\"param_bytes\": %d, \"launch_sync_median\": %.3f, \"launch_call_mean\": %.3f}", p ? ", " : "",
+                r->probe[p].param_bytes, r->probe[p].sync_us, r->probe[p].call_us);
+    fprintf(f, "]");
 }

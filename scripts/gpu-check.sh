@@ -21,9 +21,10 @@ step "build"
 cmake -S "$root" -B "$build" -G Ninja -DDMLS_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$logs/build.txt" 2>&1 &&
   cmake --build "$build" >>"$logs/build.txt" 2>&1 || { tail -30 "$logs/build.txt"; exit 1; }
 
-step "tests (ctest, incl. the 64-bit index case)"
+step "tests (ctest; test_cuda with DMLS_TEST_LARGE=1: the 64-bit index path, inputs over 4 GiB and 2^32 elements)"
 DMLS_TEST_LARGE=1 ctest --test-dir "$build" -V >"$logs/tests.txt" 2>&1 || status=1
-grep -E "tests passed|Failed|failed|Skipped|random cases|passed, |device:" "$logs/tests.txt"
+grep -E "tests passed|Failed|failed|Skipped|launches run|compact boundary|sampled elements|large:|passed, |device:" \
+  "$logs/tests.txt"
 
 if command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck (random cases, no canonical)"

@@ -157,7 +157,8 @@ static const char usage[] =
     "  cuda  GPU 0; kernel and copy (cudaMemcpyAsync device to device) timed by\n"
     "        CUDA events; each output is checked against the CPU executor; the\n"
     "        launch column is kernel/unit/vector bytes; tiny: SLICE1 example 2,\n"
-    "        host us per execute + synchronize beside a 4-byte memset + synchronize.\n"
+    "        host us per execute + synchronize beside the floors: a 4-byte memset\n"
+    "        and empty kernels (no / the kernels' parameters), each + synchronize.\n"
     "        Only in builds with the CUDA backend; exit 1 when there is no GPU\n"
     "\n"
     "  --device NAME   cpu (default) or cuda\n"
@@ -222,12 +223,10 @@ static int bench_cuda(const bench_case *cases, int ncases, int reps, const char 
         fflush(stdout);
         if (!r->correct) status = 1;
     }
-    double sync_us = 0, call_us = 0, floor_us = 0;
-    bool tiny_ok = dmls_bench_cuda_tiny(20000, &sync_us, &call_us, &floor_us, err, sizeof err) == 0;
+    dmls_bench_cuda_tiny_result tiny;
+    bool tiny_ok = dmls_bench_cuda_tiny(20000, &tiny, err, sizeof err) == 0;
     if (tiny_ok) {
-        printf("\ntiny (1x1x4x4 f32, SLICE1_ex2), host us: %.2f execute+sync (median), %.2f per execute call "
-               "(mean); floor: 4-byte memset+sync %.2f\n",
-               sync_us, call_us, floor_us);
+        dmls_bench_cuda_tiny_print(stdout, &tiny);
     } else {
         fprintf(stderr, "dmlslice bench: tiny: %s\n", err);
         status = 1;
@@ -255,11 +254,10 @@ static int bench_cuda(const bench_case *cases, int ncases, int reps, const char 
                 first = false;
             }
             fprintf(f, "\n ]");
-            if (tiny_ok)
-                fprintf(f,
-                        ",\n \"tiny_us\": {\"execute_sync_median\": %.3f, \"execute_call_mean\": %.3f, "
-                        "\"memset_sync_median\": %.3f}",
-                        sync_us, call_us, floor_us);
+            if (tiny_ok) {
+                fprintf(f, ",\n ");
+                dmls_bench_cuda_tiny_json(f, &tiny);
+            }
             fprintf(f, "\n}\n");
             if (fclose(f)) {
                 fprintf(stderr, "dmlslice bench: %s: write failed\n", json_path);

@@ -61,9 +61,13 @@ DMLS_API dmls_status dmls_cuda_device_name(int device, char *name, size_t name_s
  *
  * Returns DMLS_OK, a binding error (nothing enqueued), DMLS_ERROR_NO_DEVICE,
  * or DMLS_ERROR_DEVICE when the CUDA runtime refuses the launch (the message
- * carries the runtime's own; errors of earlier asynchronous work on the
- * device can surface here too). Thread-safe: one operator may be enqueued
- * from many threads at once, on distinct outputs.
+ * carries the runtime's own; sticky errors of earlier asynchronous work on
+ * the device can surface here too). The runtime's last-error state
+ * (cudaGetLastError) is left as it was on success and cleared after a
+ * refused launch. Apart from the device count, asked once per process, the
+ * only CUDA runtime calls are the launches themselves (one per call, at most
+ * two for SLICE_GRAD, none when nothing is written). Thread-safe: one
+ * operator may be enqueued from many threads at once, on distinct outputs.
  */
 DMLS_API dmls_status dmls_execute_cuda(const dmls_operator *op, const void *d_in, uint64_t in_bytes,
                                        void *d_out, uint64_t out_bytes, void *stream);

@@ -8,8 +8,6 @@
 #include "../operator.h"
 #include "dmlslice/dmlslice_cuda.h"
 
-int dmls_cuda_enqueue(const dmls_cuda_launch *launch, const void *src, void *dst, void *stream);
-
 /* Device presence is asked once: cudaGetDeviceCount costs microseconds and
  * would double a small slice's host time. 0 = not asked yet, 1 = present,
  * -1 = absent (the reason kept for later messages). A race only asks twice. */
@@ -73,18 +71,19 @@ dmls_status dmls_cuda_device_name(int device, char *name, size_t name_size, int 
 
 /* The first launch whose alignment needs the bound bases meet; the last
  * choice (byte-wise) needs none, so there is always one. */
-static const dmls_cuda_launch *choose(const dmls_cuda_launch *choices, uintptr_t src, uintptr_t dst) {
+int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const void *dst) {
+    const uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
     for (int i = 0; i < DMLS_CUDA_CHOICES - 1; i++) {
         const dmls_cuda_launch *L = &choices[i];
-        if (L->src_align != 0 && src % L->src_align == 0 && dst % L->dst_align == 0) return L;
+        if (L->src_align != 0 && s % L->src_align == 0 && d % L->dst_align == 0) return i;
     }
-    return &choices[DMLS_CUDA_CHOICES - 1];
+    return DMLS_CUDA_CHOICES - 1;
 }
 
-static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choices, const void *src,
-                           void *dst, void *stream, const char *what) {
-    const dmls_cuda_launch *L = choose(choices, (uintptr_t)src, (uintptr_t)dst);
-    int e = dmls_cuda_enqueue(L, src, dst, stream);
+static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choices, const dmls_cuda_small *small,
+                           const void *src, void *dst, void *stream, const char *what) {
+    const int i = dmls_cuda_choose(choices, src, dst);
+    int e = dmls_cuda_enqueue(&choices[i], choices[i].small ? &small[i] : NULL, src, dst, stream);
     RETURN_IF(e != cudaSuccess, DMLS_ERROR_DEVICE, NULL, "%s: CUDA %s launch failed: %s", op->name, what,
               cudaGetErrorString((cudaError_t)e));
     return DMLS_OK;
@@ -96,6 +95,7 @@ dmls_status dmls_execute_cuda(const dmls_operator *op, const void *d_in, uint64_
     RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "execute_cuda: operator is NULL");
     RETURN_IF_ERROR(dmls_check_binding(op, d_in, in_bytes, d_out, out_bytes));
     RETURN_IF_ERROR(need_device(op->name));
-    if (op->zero_fill) RETURN_IF_ERROR(enqueue(op, op->cuda.fill, d_out, d_out, stream, "zero fill"));
-    return enqueue(op, op->cuda.copy, d_in, d_out, stream, "copy");
+    if (op->zero_fill)
+        RETURN_IF_ERROR(enqueue(op, op->cuda.fill, op->cuda.fill_small, d_out, d_out, stream, "zero fill"));
+    return enqueue(op, op->cuda.copy, op->cuda.copy_small, d_in, d_out, stream, "copy");
 }

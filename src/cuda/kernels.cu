@@ -1,10 +1,14 @@
 // The CUDA kernels and their one launcher. Every kernel reads its launch
 // (src/cuda/launch.h, built by prepare.c) straight from parameter space
-// (__grid_constant__), so nothing is copied to the device per call.
+// (__grid_constant__), so nothing is copied to the device per call. Each
+// kernel body is compiled for two parameter blocks P: dmls_cuda_launch (any
+// launch, 472 bytes with the pointers) and dmls_cuda_small (32-bit launches
+// of at most 4 dims, 156 bytes: less for the driver to copy per launch).
 //
 // Index arithmetic: a flat index is peeled into coordinates from the inside
 // out with multiply-high division (magic numbers from prepare.c), never an
-// integer divide. I is uint32_t below 2^31 indices, uint64_t above.
+// integer divide. I is uint32_t below 2^31 indices, uint64_t above (the
+// general block only).
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -54,10 +58,30 @@ __device__ __forceinline__ void locate(const dmls_cuda_launch &L, I i, int64_t &
     }
 }
 
+// The same for the compact block: 32-bit index, shapes, multipliers and
+// strides; the offsets are already in the bases.
+__device__ __forceinline__ void locate(const dmls_cuda_small &L, uint32_t i, int64_t &src, int64_t &dst) {
+    src = 0;
+    dst = 0;
+#pragma unroll
+    for (int d = 0; d < DMLS_CUDA_SMALL_DIMS; d++) {
+        if (d == (int)L.ndim - 1) {
+            src += (int64_t)i * L.src_stride[d];
+            dst += (int64_t)i * L.dst_stride[d];
+            break;
+        }
+        uint32_t q = (__umulhi(i, L.magic[d]) + i) >> L.shift[d];
+        uint32_t c = i - q * L.shape[d];
+        src += (int64_t)c * L.src_stride[d];
+        dst += (int64_t)c * L.dst_stride[d];
+        i = q;
+    }
+}
+
 // COPY and FILL: one Bytes-wide unit per index, any strides.
-template <int Bytes, typename I, bool Fill>
+template <int Bytes, typename I, bool Fill, typename P>
 __global__ void __launch_bounds__(kThreads)
-copy_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ dmls_cuda_launch L) {
+copy_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
     typedef typename unit_type<Bytes>::type T;
     const I count = (I)L.count;
     for (I base = (I)blockIdx.x * kTile; base < count; base += (I)gridDim.x * kTile) {
@@ -88,9 +112,9 @@ template <int E, int V> union pack {
 
 // GATHER: V contiguous output bytes per index from V/E loads of E bytes at
 // the launch's fixed pattern; one wide store keeps the writes full-width.
-template <int E, int V>
+template <int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
-gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ dmls_cuda_launch L) {
+gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
     typedef typename unit_type<E>::type T;
     constexpr int K = V / E;
     const uint32_t count = (uint32_t)L.count;
@@ -116,9 +140,9 @@ gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid
 }
 
 // REVERSE: one V-byte load of a reversed run, elements swapped in registers.
-template <int E, int V>
+template <int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
-reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ dmls_cuda_launch L) {
+reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
     constexpr int K = V / E;
     const uint32_t count = (uint32_t)L.count;
     for (uint32_t base = blockIdx.x * kTile; base < count; base += gridDim.x * kTile) {
@@ -146,63 +170,131 @@ reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __gri
     }
 }
 
-typedef void (*kernel_fn)(const char *, char *, dmls_cuda_launch);
-
-template <int Bytes, bool Fill> kernel_fn pick_copy(bool wide) {
-    return wide ? copy_kernel<Bytes, uint64_t, Fill> : copy_kernel<Bytes, uint32_t, Fill>;
-}
-
-template <bool Fill> kernel_fn pick_copy_unit(int unit, bool wide) {
+// The kernel for a launch, as the host address cudaLaunchKernel takes;
+// nullptr for a combination that has no kernel (the gathers and reversals
+// index in 32 bits only; prepare.c never plans them wide).
+template <typename P, typename I, bool Fill> const void *pick_copy(int unit) {
     switch (unit) {
-    case 1: return pick_copy<1, Fill>(wide);
-    case 2: return pick_copy<2, Fill>(wide);
-    case 4: return pick_copy<4, Fill>(wide);
-    case 8: return pick_copy<8, Fill>(wide);
-    case 16: return pick_copy<16, Fill>(wide);
+    case 1: return reinterpret_cast<const void *>(copy_kernel<1, I, Fill, P>);
+    case 2: return reinterpret_cast<const void *>(copy_kernel<2, I, Fill, P>);
+    case 4: return reinterpret_cast<const void *>(copy_kernel<4, I, Fill, P>);
+    case 8: return reinterpret_cast<const void *>(copy_kernel<8, I, Fill, P>);
+    case 16: return reinterpret_cast<const void *>(copy_kernel<16, I, Fill, P>);
     }
     return nullptr;
 }
 
-kernel_fn pick_gather(int e, int v) {
+template <typename P> const void *pick_gather(int e, int v) {
     switch (e * 100 + v) {
-    case 108: return gather_kernel<1, 8>;
-    case 116: return gather_kernel<1, 16>;
-    case 208: return gather_kernel<2, 8>;
-    case 216: return gather_kernel<2, 16>;
-    case 408: return gather_kernel<4, 8>;
-    case 416: return gather_kernel<4, 16>;
-    case 816: return gather_kernel<8, 16>;
+    case 108: return reinterpret_cast<const void *>(gather_kernel<1, 8, P>);
+    case 116: return reinterpret_cast<const void *>(gather_kernel<1, 16, P>);
+    case 208: return reinterpret_cast<const void *>(gather_kernel<2, 8, P>);
+    case 216: return reinterpret_cast<const void *>(gather_kernel<2, 16, P>);
+    case 408: return reinterpret_cast<const void *>(gather_kernel<4, 8, P>);
+    case 416: return reinterpret_cast<const void *>(gather_kernel<4, 16, P>);
+    case 816: return reinterpret_cast<const void *>(gather_kernel<8, 16, P>);
     }
     return nullptr;
 }
 
-kernel_fn pick_reverse(int e, int v) {
+template <typename P> const void *pick_reverse(int e, int v) {
     switch (e * 100 + v) {
-    case 116: return reverse_kernel<1, 16>;
-    case 216: return reverse_kernel<2, 16>;
-    case 416: return reverse_kernel<4, 16>;
-    case 816: return reverse_kernel<8, 16>;
+    case 116: return reinterpret_cast<const void *>(reverse_kernel<1, 16, P>);
+    case 216: return reinterpret_cast<const void *>(reverse_kernel<2, 16, P>);
+    case 416: return reinterpret_cast<const void *>(reverse_kernel<4, 16, P>);
+    case 816: return reinterpret_cast<const void *>(reverse_kernel<8, 16, P>);
     }
     return nullptr;
 }
+
+// 32-bit index: any kernel, from either parameter block.
+template <typename P> const void *pick32(const dmls_cuda_launch *L) {
+    switch (L->kernel) {
+    case DMLS_CUDA_COPY: return pick_copy<P, uint32_t, false>(L->unit);
+    case DMLS_CUDA_FILL: return pick_copy<P, uint32_t, true>(L->unit);
+    case DMLS_CUDA_GATHER: return pick_gather<P>(L->unit, L->vec);
+    case DMLS_CUDA_REVERSE: return pick_reverse<P>(L->unit, L->vec);
+    }
+    return nullptr;
+}
+
+// 64-bit index: copies and fills, from the general block.
+const void *pick64(const dmls_cuda_launch *L) {
+    switch (L->kernel) {
+    case DMLS_CUDA_COPY: return pick_copy<dmls_cuda_launch, uint64_t, false>(L->unit);
+    case DMLS_CUDA_FILL: return pick_copy<dmls_cuda_launch, uint64_t, true>(L->unit);
+    }
+    return nullptr;
+}
+
+// One kernel launch: cudaLaunchKernel itself, whose return code is the
+// launch's own (kernel<<<>>> would add a push and a pop of the configuration
+// and need cudaGetLastError after it). The runtime copies the parameters
+// during the call, so they may live in the (immutable) operator.
+cudaError_t launch(const void *fn, unsigned blocks, unsigned threads, const char *src, char *dst, const void *params,
+                   cudaStream_t s) {
+    void *args[3] = {&src, &dst, const_cast<void *>(params)};
+    cudaError_t e = cudaLaunchKernel(fn, dim3(blocks), dim3(threads), params ? args : nullptr, 0, s);
+    if (e != cudaSuccess) (void)cudaGetLastError(); // leave no error behind for the caller's next check
+    return e;
+}
+
+// Launch-cost probes for dmlslice bench --device cuda: empty kernels, one
+// block of one thread, launched as every kernel is (launch() above), so
+// that their times are the floor under an execute: no parameters, the
+// compact kernels' and the general kernels' parameters. Templates only
+// because nvcc gives a plain kernel's host stub a global symbol even in an
+// anonymous namespace (tests/check_symbols.sh).
+template <int> __global__ void probe_empty() {}
+template <typename P> __global__ void probe_params(const char *, char *, const __grid_constant__ P) {}
 
 } // namespace
 
-// Enqueues one launch; returns the CUDA runtime's error code (0 = success).
-// src/dst are the bound bases; offsets are in the launch.
-extern "C" int dmls_cuda_enqueue(const dmls_cuda_launch *L, const void *src, void *dst, void *stream) {
+// Launches probe `which`; see launch.h.
+extern "C" int dmls_cuda_probe(int which, void *stream, int *param_bytes) {
+    static const dmls_cuda_small small = {};
+    static const dmls_cuda_launch general = {};
+    const void *fn = nullptr, *params = nullptr;
+    int bytes = 0;
+    switch (which) {
+    case 0: fn = reinterpret_cast<const void *>(probe_empty<0>); break;
+    case 1:
+        fn = reinterpret_cast<const void *>(probe_params<dmls_cuda_small>);
+        params = &small;
+        bytes = (int)(2 * sizeof(void *) + sizeof small);
+        break;
+    case 2:
+        fn = reinterpret_cast<const void *>(probe_params<dmls_cuda_launch>);
+        params = &general;
+        bytes = (int)(2 * sizeof(void *) + sizeof general);
+        break;
+    default: return cudaErrorInvalidValue;
+    }
+    if (param_bytes) *param_bytes = bytes;
+    return launch(fn, 1, 1, nullptr, nullptr, params, static_cast<cudaStream_t>(stream));
+}
+
+// Enqueues one launch; see launch.h. src/dst are the bound bases; the
+// offsets are in the general block, or added here for the compact one.
+extern "C" int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_small *S, const void *src, void *dst,
+                                 void *stream) {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
-    kernel_fn fn = nullptr;
+    const char *in = static_cast<const char *>(src);
+    char *out = static_cast<char *>(dst);
     switch (L->kernel) {
     case DMLS_CUDA_NOTHING: return cudaSuccess;
-    case DMLS_CUDA_MEMSET:
-        return cudaMemsetAsync(static_cast<char *>(dst) + L->dst_offset, 0, (size_t)L->count, s);
-    case DMLS_CUDA_COPY: fn = pick_copy_unit<false>(L->unit, L->wide != 0); break;
-    case DMLS_CUDA_FILL: fn = pick_copy_unit<true>(L->unit, L->wide != 0); break;
-    case DMLS_CUDA_GATHER: fn = pick_gather(L->unit, L->vec); break;
-    case DMLS_CUDA_REVERSE: fn = pick_reverse(L->unit, L->vec); break;
+    case DMLS_CUDA_MEMSET: {
+        cudaError_t e = cudaMemsetAsync(out + L->dst_offset, 0, (size_t)L->count, s);
+        if (e != cudaSuccess) (void)cudaGetLastError();
+        return e;
     }
+    }
+    if (S != nullptr) {
+        const void *fn = L->wide ? nullptr : pick32<dmls_cuda_small>(L);
+        if (fn == nullptr) return cudaErrorInvalidValue;
+        return launch(fn, (unsigned)L->blocks, kThreads, in + L->src_offset, out + L->dst_offset, S, s);
+    }
+    const void *fn = L->wide ? pick64(L) : pick32<dmls_cuda_launch>(L);
     if (fn == nullptr) return cudaErrorInvalidValue;
-    fn<<<(unsigned)L->blocks, kThreads, 0, s>>>(static_cast<const char *>(src), static_cast<char *>(dst), *L);
-    return cudaGetLastError();
+    return launch(fn, (unsigned)L->blocks, kThreads, in, out, L, s);
 }

@@ -14,6 +14,9 @@
  *   3. byte-wise: the native API allows any byte_offset and base, and a GPU
  *      faults on a misaligned 4-byte load, so each element is split into its
  *      bytes (an extra innermost dim).
+ * Each launch that indexes in 32 bits with at most 4 dims and 32-bit byte
+ * strides also gets a compact form (dmls_cuda_small), which execute passes
+ * instead: fewer parameter bytes per launch, the same kernel bodies.
  * Worked example, stride2_f32 (packed 64x64x256x256 float, steps 1,1,2,2):
  *   plan shape {4096,128,128} src {65536,512,2} dst {16384,128,1} (elements)
  *   -> gather, 16 bytes = 4 floats per index: shape {4096,128,32},
@@ -166,7 +169,9 @@ static bool try_reverse(const dims *d0, int32_t esize, dmls_cuda_launch *out) {
     d.dst[in] = v;
     d.src[in] = -v;
     d.src_offset = src_first;
-    *out = finish(&d, DMLS_CUDA_REVERSE, esize, (int)v, (uint32_t)v, (uint32_t)v);
+    dmls_cuda_launch L = finish(&d, DMLS_CUDA_REVERSE, esize, (int)v, (uint32_t)v, (uint32_t)v);
+    if (L.wide) return false; /* the reversal kernels have the 32-bit index path only */
+    *out = L;
     return true;
 }
 
@@ -231,8 +236,45 @@ static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *c
     choices[2] = bytewise(d, es, fill);
 }
 
+/* What the kernel headers promise (launch.h: 156 and 472 parameter bytes
+ * with the two pointers). */
+_Static_assert(sizeof(dmls_cuda_small) == 140, "dmls_cuda_small changed size");
+_Static_assert(sizeof(dmls_cuda_launch) == 456, "dmls_cuda_launch changed size");
+
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* The compact form of L (launch.h), when L has one: a kernel launch with
+ * the 32-bit index (count < 2^31, so every shape and multiplier fits too),
+ * at most DMLS_CUDA_SMALL_DIMS dims and 32-bit byte strides. Sets L->small. */
+static void compact(dmls_cuda_launch *L, dmls_cuda_small *S) {
+    memset(S, 0, sizeof *S);
+    L->small = 0;
+    const bool kernel = L->kernel == DMLS_CUDA_COPY || L->kernel == DMLS_CUDA_FILL ||
+                        L->kernel == DMLS_CUDA_GATHER || L->kernel == DMLS_CUDA_REVERSE;
+    if (!kernel || L->wide || L->ndim < 1 || L->ndim > DMLS_CUDA_SMALL_DIMS) return;
+    for (int i = 0; i < L->ndim; i++)
+        if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i]) || L->magic[i] > UINT32_MAX ||
+            L->shape[i] > INT32_MAX)
+            return;
+    S->count = (uint32_t)L->count;
+    S->ndim = (uint32_t)L->ndim;
+    for (int i = 0; i < L->ndim; i++) {
+        S->shape[i] = (uint32_t)L->shape[i];
+        S->magic[i] = (uint32_t)L->magic[i];
+        S->shift[i] = (uint8_t)L->shift[i];
+        S->src_stride[i] = (int32_t)L->src_stride[i];
+        S->dst_stride[i] = (int32_t)L->dst_stride[i];
+    }
+    memcpy(S->pattern, L->pattern, sizeof S->pattern);
+    L->small = 1;
+}
+
 void dmls_cuda_prepare(dmls_operator *op) {
     prepare_plan(&op->copy, false, op->cuda.copy);
     if (op->zero_fill) prepare_plan(&op->fill, true, op->cuda.fill);
     else memset(op->cuda.fill, 0, sizeof op->cuda.fill);
+    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
+        compact(&op->cuda.copy[i], &op->cuda.copy_small[i]);
+        compact(&op->cuda.fill[i], &op->cuda.fill_small[i]);
+    }
 }
