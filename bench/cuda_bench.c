@@ -215,6 +215,7 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
     CU(cudaMalloc(&d_in, sizeof h_in));
     CU(cudaMalloc(&d_out, sizeof h_out));
     CU(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
+    CU(cudaDeviceSynchronize()); /* the legacy stream's copy, before work on s */
     const dmls_cuda_launch *L = &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, d_in, d_out)];
     launch_name(L, r->launch, sizeof r->launch);
     if (L->small) launch_name(&general->cuda.copy[dmls_cuda_choose(general->cuda.copy, d_in, d_out)],

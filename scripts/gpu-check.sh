@@ -21,7 +21,7 @@ step "build"
 cmake -S "$root" -B "$build" -G Ninja -DDMLS_CUDA=ON -DCMAKE_BUILD_TYPE=Release >"$logs/build.txt" 2>&1 &&
   cmake --build "$build" >>"$logs/build.txt" 2>&1 || { tail -30 "$logs/build.txt"; exit 1; }
 
-step "tests (ctest; test_cuda with DMLS_TEST_LARGE=1: the 64-bit index path, inputs over 4 GiB and 2^32 elements)"
+step "tests (ctest with DMLS_TEST_LARGE=1: large_tensors on the CPU; test_cuda's 64-bit index path, inputs over 4 GiB and 2^32 elements)"
 DMLS_TEST_LARGE=1 ctest --test-dir "$build" -V >"$logs/tests.txt" 2>&1 || status=1
 grep -E "tests passed|Failed|failed|Skipped|launches run|compact boundary|sampled elements|large:|passed, |device:" \
   "$logs/tests.txt"

@@ -301,6 +301,10 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
             compact_flags saved = {{0}, {0}};
             if (pass) saved = compact_off(op);
             CU(cudaMemcpy(d_out + out_shift, h_poison, out_alloc, cudaMemcpyHostToDevice));
+            /* A copy from pageable memory on the legacy stream may still be
+             * landing when cudaMemcpy returns, and `stream` is non-blocking:
+             * without this the poison overwrote the result. */
+            CU(cudaDeviceSynchronize());
             s = dmls_execute_cuda(op, d_in + in_shift, in_bytes, d_out + out_shift, out_bytes, stream);
             CHECK(s == DMLS_OK, "%s: execute_cuda returned %s: %s", label, dmls_status_name(s), dmls_last_error());
             CU(cudaStreamSynchronize(stream));
@@ -344,6 +348,7 @@ static void test_examples(void) {
         CU(cudaMalloc((void **)&d_in, sizeof in));
         CU(cudaMalloc((void **)&d_out, 64));
         CU(cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice));
+        CU(cudaDeviceSynchronize()); /* before work on the non-blocking stream */
     }
     for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
         DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, in_sizes, NULL, 64, 0};
@@ -847,6 +852,7 @@ static void test_large(void) {
         CU(cudaMalloc((void **)&d_out, ob));
         CU(cudaMemcpy(d_in, h_in, ib, cudaMemcpyHostToDevice));
         CU(cudaMemset(d_out, 0x33, ob));
+        CU(cudaDeviceSynchronize()); /* before work on the non-blocking stream */
         CHECK_STATUS(dmls_execute_cuda(op, d_in, ib, d_out, ob, stream), DMLS_OK);
         CU(cudaStreamSynchronize(stream));
         CU(cudaMemcpy(h_got, d_out, ob, cudaMemcpyDeviceToHost));

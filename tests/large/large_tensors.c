@@ -1,7 +1,7 @@
 /* Tensors over 2^32 elements and over 4 GiB through the native API, checked
  * against the operator's definition on sampled coordinates (the full
  * reference would take minutes). Needs about 2.2x the input size in memory,
- * so CTest runs it only when DMLS_LARGE_TESTS=1; the GPU machine's host runs
+ * so CTest runs it only when DMLS_TEST_LARGE=1; the GPU machine's host runs
  * it in scripts/large-check.sh. The DirectML path must reject the same
  * shapes by R-T-ELEMS. */
 #include <stdlib.h>
@@ -82,9 +82,9 @@ static void dml_rejects(void) {
 int main(void) {
     test_seed_rng();
     dml_rejects();
-    const char *env = getenv("DMLS_LARGE_TESTS");
+    const char *env = getenv("DMLS_TEST_LARGE");
     if (!env || strcmp(env, "1") != 0) {
-        printf("large tensors skipped: set DMLS_LARGE_TESTS=1 (needs about 10 GiB of memory)\n");
+        printf("large tensors skipped: set DMLS_TEST_LARGE=1 (needs about 10 GiB of memory)\n");
         TEST_MAIN_END_SKIP();
     }
     /* 2^32 + 2^27 one-byte elements (4.1 GiB): more than 2^32 elements. */
