@@ -149,9 +149,10 @@ void dmls_plan(dmls_operator *op) {
 
 bool dmls_layout_injective(int32_t ndim, const int64_t *shape, const int64_t *strides) {
     uint64_t stride[DMLS_MAX_RANK], size[DMLS_MAX_RANK];
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0) return true; /* no elements, nothing can collide, whatever the strides */
     int n = 0;
     for (int i = 0; i < ndim; i++) {
-        if (shape[i] == 0) return true; /* no elements, nothing can collide */
         if (shape[i] == 1) continue;
         if (strides[i] == 0) return false;
         stride[n] = dmls_abs_i64(strides[i]);
