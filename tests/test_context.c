@@ -1,0 +1,186 @@
+/* Execution contexts and the thread pool under them:
+ *   - DMLSLICE_THREADS, read when a context is created with 0 threads:
+ *     accepted counts, and malformed values rejected with a message that
+ *     quotes them;
+ *   - the pool's contract (cpu.h): task 0 on the caller, task i on worker i,
+ *     every task exactly once, fewer tasks than threads, a one-thread pool,
+ *     and dmls_pool_run returning only when every task is done, whether the
+ *     workers were spinning or asleep;
+ *   - dmls_execute_on's own checks: a NULL operator, the binding rules
+ *     before anything is written (R-X-BOUNDS), and a NULL context, which
+ *     must equal dmls_execute. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu/cpu.h"
+#include "dmlslice/dmlslice.h"
+#include "test.h"
+
+static void sleep_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void test_threads_env(void) {
+    dmls_context *ctx = NULL;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const int online = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (int)cpus;
+
+    setenv("DMLSLICE_THREADS", "3", 1);
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 3, "DMLSLICE_THREADS=3 gave %d threads",
+          ctx ? dmls_context_threads(ctx) : 0);
+    dmls_context_destroy(ctx);
+    /* An explicit count wins over the variable. */
+    CHECK_STATUS(dmls_context_create(2, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 2, "explicit 2 threads");
+    dmls_context_destroy(ctx);
+    setenv("DMLSLICE_THREADS", "1", 1);
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 1, "DMLSLICE_THREADS=1");
+    dmls_context_destroy(ctx);
+
+    static const char *const bad[] = {"0", "-2", "1025", "abc", "3x", "2.5", "99999999999999999999"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        setenv("DMLSLICE_THREADS", bad[k], 1);
+        ctx = (dmls_context *)&ctx;
+        CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK(ctx == NULL, "DMLSLICE_THREADS=%s: handle not reset to NULL", bad[k]);
+        char want[96];
+        snprintf(want, sizeof want, "context: DMLSLICE_THREADS='%s' is not a thread count from 1 to 1024", bad[k]);
+        CHECK(strcmp(dmls_last_error(), want) == 0, "message: %s", dmls_last_error());
+    }
+    /* Empty or unset: one thread per online CPU. */
+    setenv("DMLSLICE_THREADS", "", 1);
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == online, "DMLSLICE_THREADS='': %d threads, %d CPUs",
+          ctx ? dmls_context_threads(ctx) : 0, online);
+    dmls_context_destroy(ctx);
+    unsetenv("DMLSLICE_THREADS");
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == online, "unset: %d threads, %d CPUs",
+          ctx ? dmls_context_threads(ctx) : 0, online);
+    dmls_context_destroy(ctx);
+}
+
+/* What each task saw: how often it ran, on which thread, and (for the slow
+ * variant) that it finished before dmls_pool_run returned. */
+typedef struct record {
+    atomic_int runs[8];
+    atomic_int done[8];
+    pthread_t thread[8];
+    long delay_ms;
+} record;
+
+static void note(void *arg, int task) {
+    record *r = arg;
+    r->thread[task] = pthread_self();
+    if (r->delay_ms) sleep_ms(r->delay_ms);
+    atomic_fetch_add(&r->runs[task], 1);
+    atomic_store(&r->done[task], 1);
+}
+
+/* Runs tasks on pool and checks every task ran once, task 0 on the caller
+ * and the others each on a thread of its own. */
+static void run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char *what) {
+    record r;
+    memset(&r, 0, sizeof r);
+    r.delay_ms = delay_ms;
+    dmls_pool_run(pool, note, &r, tasks);
+    for (int i = 0; i < 8; i++) {
+        int want = i < tasks ? 1 : 0;
+        CHECK(atomic_load(&r.runs[i]) == want && atomic_load(&r.done[i]) == want,
+              "%s: task %d ran %d times (want %d) or was not done on return", what, i, atomic_load(&r.runs[i]), want);
+    }
+    if (tasks >= 1) CHECK(pthread_equal(r.thread[0], pthread_self()), "%s: task 0 not on the caller", what);
+    for (int i = 1; i < tasks; i++)
+        for (int j = 0; j < i; j++)
+            CHECK(!pthread_equal(r.thread[i], r.thread[j]), "%s: tasks %d and %d on one thread", what, j, i);
+}
+
+static void test_pool(void) {
+    CHECK(dmls_pool_create(0) == NULL && dmls_pool_create(-1) == NULL, "a pool of fewer than 1 thread was made");
+
+    dmls_pool *one = dmls_pool_create(1);
+    CHECK(one != NULL && dmls_pool_threads(one) == 1, "one-thread pool");
+    if (one) {
+        run_and_check(one, 1, 0, "one thread, one task");
+        run_and_check(one, 0, 0, "one thread, no task");
+        dmls_pool_destroy(one);
+    }
+
+    dmls_pool *pool = dmls_pool_create(4);
+    CHECK(pool != NULL && dmls_pool_threads(pool) == 4, "four-thread pool");
+    if (!pool) return;
+    for (int round = 0; round < 50; round++) run_and_check(pool, 4, 0, "back to back, 4 tasks");
+    run_and_check(pool, 3, 0, "3 tasks on 4 threads");
+    run_and_check(pool, 2, 0, "2 tasks on 4 threads");
+    run_and_check(pool, 1, 0, "1 task on 4 threads: the caller alone");
+    run_and_check(pool, 0, 0, "no task");
+    /* Workers asleep: they stop spinning after a while without a job. */
+    for (int round = 0; round < 3; round++) {
+        sleep_ms(50);
+        run_and_check(pool, 4, 0, "after an idle pause");
+    }
+    /* Slow tasks: the caller finishes first and must wait for the workers. */
+    run_and_check(pool, 4, 30, "slow tasks");
+    dmls_pool_destroy(pool);
+    dmls_pool_destroy(NULL);
+}
+
+static void test_execute_on(void) {
+    dmls_context *ctx = NULL;
+    CHECK_STATUS(dmls_context_create(2, &ctx), DMLS_OK);
+    if (!ctx) return;
+    dmls_context_set_parallel_min_bytes(ctx, 0); /* cut even small copies */
+    unsigned char in[8 * 64], out[4 * 64], ref[4 * 64];
+    test_fill_random(in, sizeof in);
+
+    CHECK_STATUS(dmls_execute_on(NULL, ctx, in, sizeof in, out, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(dmls_last_error(), "execute: operator is NULL") == 0, "message: %s", dmls_last_error());
+
+    /* SLICE_GRAD of rows 1, 3, 5, 7 of an 8x64 uint8 gradient, reversed. */
+    int64_t small[2] = {4, 64}, big[2] = {8, 64}, off[2] = {1, 0}, size[2] = {7, 64}, step[2] = {2, -1};
+    dmls_tensor ts = {DMLS_UINT8, 2, small, NULL, 0}, tb = {DMLS_UINT8, 2, big, NULL, 0};
+    dmls_window w = {off, size, step};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_grad(&ts, &tb, &w, &op), DMLS_OK);
+    if (op) {
+        unsigned char grad_out[8 * 64], grad_ref[8 * 64];
+        memset(grad_out, 0x5A, sizeof grad_out);
+        CHECK_STATUS(dmls_execute_on(op, ctx, in, 4 * 64, grad_out, 8 * 64 - 1), DMLS_ERROR_BUFFER_TOO_SMALL);
+        CHECK_MESSAGE("R-X-BOUNDS", "slice_grad: output buffer holds 511 bytes but the output tensor needs 512");
+        bool untouched = true;
+        for (size_t i = 0; i < sizeof grad_out; i++) untouched &= grad_out[i] == 0x5A;
+        CHECK(untouched, "a failed execute_on wrote its output");
+        CHECK_STATUS(dmls_execute_reference(op, in, 4 * 64, grad_ref, sizeof grad_ref), DMLS_OK);
+        CHECK_STATUS(dmls_execute_on(op, ctx, in, 4 * 64, grad_out, sizeof grad_out), DMLS_OK);
+        CHECK(memcmp(grad_out, grad_ref, sizeof grad_ref) == 0, "SLICE_GRAD on 2 threads differs from the reference");
+        memset(grad_out, 0x5A, sizeof grad_out);
+        CHECK_STATUS(dmls_execute_on(op, NULL, in, 4 * 64, grad_out, sizeof grad_out), DMLS_OK);
+        CHECK(memcmp(grad_out, grad_ref, sizeof grad_ref) == 0, "SLICE_GRAD with no context differs");
+        dmls_destroy(op);
+    }
+    /* The forward slice with no context. */
+    CHECK_STATUS(dmls_create(&tb, &ts, &w, &op), DMLS_OK);
+    if (op) {
+        CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, ref, sizeof ref), DMLS_OK);
+        memset(out, 0, sizeof out);
+        CHECK_STATUS(dmls_execute_on(op, NULL, in, sizeof in, out, sizeof out), DMLS_OK);
+        CHECK(memcmp(out, ref, sizeof ref) == 0, "execute_on with no context differs from the reference");
+        CHECK(out[0] == in[64 + 63] && out[63] == in[64], "row 1 reversed");
+        dmls_destroy(op);
+    }
+    dmls_context_destroy(ctx);
+}
+
+int main(void) {
+    test_seed_rng();
+    test_threads_env();
+    test_pool();
+    test_execute_on();
+    TEST_MAIN_END();
+}
