@@ -1,0 +1,194 @@
+/* Resource failures, injected: this program is linked with the GNU linker's
+ * --wrap for malloc, calloc, pthread_create, pthread_mutex_init and
+ * pthread_cond_init, so every such call the library makes goes through the
+ * wrappers below. Each public call that acquires resources is run again and
+ * again, failing its 1st, 2nd, 3rd ... acquisition, until a run needs no
+ * more than it got. Every failed run must return DMLS_ERROR_OUT_OF_MEMORY
+ * with a message and no rule, leave the result handle NULL, write no output,
+ * and release what it had taken (the sanitizer builds check for leaks and
+ * for threads left running); the final run must succeed. */
+#include <errno.h>
+#include <pthread.h>
+
+#include "dmlslice/dmlslice.h"
+#include "test.h"
+
+/* ------------------------------------------------------------ injection */
+
+static bool armed;    /* count acquisitions only inside the call under test */
+static int countdown; /* the acquisition that fails: 1 = the next one */
+static int taken;     /* acquisitions seen while armed */
+static bool fired;
+
+static bool fail_now(void) {
+    if (!armed) return false;
+    taken++;
+    if (--countdown != 0) return false;
+    fired = true;
+    return true;
+}
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+int __real_pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
+int __real_pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr);
+
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+int __wrap_pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr);
+int __wrap_pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr);
+
+void *__wrap_malloc(size_t size) { return fail_now() ? NULL : __real_malloc(size); }
+void *__wrap_calloc(size_t count, size_t size) { return fail_now() ? NULL : __real_calloc(count, size); }
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+    return fail_now() ? EAGAIN : __real_pthread_create(thread, attr, start, arg);
+}
+int __wrap_pthread_mutex_init(pthread_mutex_t *mutex, const pthread_mutexattr_t *attr) {
+    return fail_now() ? ENOMEM : __real_pthread_mutex_init(mutex, attr);
+}
+int __wrap_pthread_cond_init(pthread_cond_t *cond, const pthread_condattr_t *attr) {
+    return fail_now() ? ENOMEM : __real_pthread_cond_init(cond, attr);
+}
+
+/* ------------------------------------------------------------ the sweep */
+
+/* One attempt of the call under test: returns its status, and on failure
+ * checks its own postconditions (handle NULL, nothing written). */
+typedef dmls_status (*attempt_fn)(void);
+
+/* Fails each acquisition of attempt in turn. Returns how many acquisitions a
+ * successful run makes; per_fragment[f] counts the failures whose message
+ * contains fragments[f], and each failure must contain one of them. */
+static int sweep(const char *what, attempt_fn attempt, const char *const *fragments, int n_fragments,
+                 int *per_fragment) {
+    for (int k = 1; k <= 200; k++) {
+        countdown = k, taken = 0, fired = false, armed = true;
+        dmls_status s = attempt();
+        armed = false;
+        if (!fired) {
+            CHECK(s == DMLS_OK, "%s: with no failure injected: %s (%s)", what, dmls_status_name(s), dmls_last_error());
+            printf("%s: %d acquisitions, each failed in turn\n", what, taken);
+            return taken;
+        }
+        CHECK(s == DMLS_ERROR_OUT_OF_MEMORY, "%s, acquisition %d failed: %s (%s)", what, k, dmls_status_name(s),
+              dmls_last_error());
+        CHECK(dmls_last_error_rule()[0] == '\0', "%s, acquisition %d: rule %s", what, k, dmls_last_error_rule());
+        bool named = false;
+        for (int f = 0; f < n_fragments; f++)
+            if (strstr(dmls_last_error(), fragments[f]) != NULL) per_fragment[f]++, named = true;
+        CHECK(named, "%s, acquisition %d: unexpected message: %s", what, k, dmls_last_error());
+    }
+    CHECK(false, "%s: still failing after 200 acquisitions", what);
+    return -1;
+}
+
+/* ------------------------------------------------------------ the calls */
+
+static dmls_context *ctx;
+
+static dmls_status context_attempt(void) {
+    ctx = (dmls_context *)&ctx;
+    dmls_status s = dmls_context_create(4, &ctx);
+    if (s != DMLS_OK) CHECK(ctx == NULL, "a failed context create left a handle");
+    return s;
+}
+
+static int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, step[2] = {2, 2};
+static const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static float output[4];
+
+static dmls_status native_attempt(void) {
+    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    dmls_operator *op = (dmls_operator *)&op;
+    dmls_status s = dmls_create(&in, &out, &w, &op);
+    if (s != DMLS_OK) CHECK(op == NULL, "a failed create left a handle");
+    dmls_destroy(op);
+    return s;
+}
+
+static dmls_status grad_attempt(void) {
+    dmls_tensor in = {DMLS_FLOAT32, 2, out_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    dmls_operator *op = (dmls_operator *)&op;
+    dmls_status s = dmls_create_grad(&in, &out, &w, &op);
+    if (s != DMLS_OK) CHECK(op == NULL, "a failed create_grad left a handle");
+    dmls_destroy(op);
+    return s;
+}
+
+static UINT dml_in[4] = {1, 1, 4, 4}, dml_out[4] = {1, 1, 2, 2}, dml_off[4] = {0, 0, 0, 1}, dml_size[4] = {1, 1, 4, 3};
+static INT dml_step[4] = {1, 1, 2, 2};
+
+static dmls_status dml_attempt(void) {
+    DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, dml_in, NULL, 64, 0};
+    DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, dml_out, NULL, 16, 0};
+    DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
+    DML_SLICE1_OPERATOR_DESC d = {&it, &ot, 4, dml_off, dml_size, dml_step};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &d};
+    for (int i = 0; i < 4; i++) output[i] = -1;
+    dmls_status s = dmls_slice_dml(&desc, DML_FEATURE_LEVEL_4_1, input, sizeof input, output, sizeof output);
+    if (s != DMLS_OK)
+        CHECK(output[0] == -1 && output[3] == -1, "a failed dmls_slice_dml wrote its output");
+    else
+        CHECK(output[0] == 2 && output[1] == 4 && output[2] == 10 && output[3] == 12, "dmls_slice_dml result");
+    return s;
+}
+
+static dmls_status one_shot_attempt(void) {
+    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    for (int i = 0; i < 4; i++) output[i] = -1;
+    dmls_status s = dmls_slice(&in, input, sizeof input, &out, output, sizeof output, &w);
+    if (s != DMLS_OK)
+        CHECK(output[0] == -1 && output[3] == -1, "a failed dmls_slice wrote its output");
+    else
+        CHECK(output[0] == 2 && output[1] == 4 && output[2] == 10 && output[3] == 12, "dmls_slice result");
+    return s;
+}
+
+int main(void) {
+    int counts[2] = {0, 0};
+    static const char *const ctx_msgs[] = {"context: out of memory", "context: could not start 4 threads"};
+    int n = sweep("dmls_context_create(4)", context_attempt, ctx_msgs, 2, counts);
+    /* At least: the context, its splits and its lock; the pool, its lock,
+     * its two conditions and its worker array; a start record and a thread
+     * per worker. */
+    CHECK(n >= 14, "dmls_context_create(4) acquired only %d resources", n);
+    CHECK(counts[0] > 0 && counts[1] > 0, "failures reported as memory %d times, as threads %d times", counts[0],
+          counts[1]);
+    if (ctx) {
+        /* The context that finally came up works. */
+        dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+        dmls_window w = {off, size, step};
+        dmls_operator *op = NULL;
+        CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+        if (op) {
+            CHECK_STATUS(dmls_execute_on(op, ctx, input, sizeof input, output, sizeof output), DMLS_OK);
+            CHECK(output[0] == 2 && output[3] == 12, "execute_on after the sweep");
+            dmls_destroy(op);
+        }
+        CHECK(dmls_context_threads(ctx) == 4, "threads %d", dmls_context_threads(ctx));
+        dmls_context_destroy(ctx);
+    }
+
+    static const char *const op_msgs[] = {"slice: out of memory creating the operator"};
+    int c = 0;
+    sweep("dmls_create", native_attempt, op_msgs, 1, &c);
+    CHECK(c >= 1, "dmls_create never failed");
+    static const char *const grad_msgs[] = {"slice_grad: out of memory creating the operator"};
+    c = 0;
+    sweep("dmls_create_grad", grad_attempt, grad_msgs, 1, &c);
+    CHECK(c >= 1, "dmls_create_grad never failed");
+    static const char *const dml_msgs[] = {"SLICE1: out of memory creating the operator"};
+    c = 0;
+    sweep("dmls_slice_dml", dml_attempt, dml_msgs, 1, &c);
+    CHECK(c >= 1, "dmls_slice_dml never failed");
+    static const char *const slice_msgs[] = {"slice: out of memory creating the operator"};
+    c = 0;
+    sweep("dmls_slice", one_shot_attempt, slice_msgs, 1, &c);
+    CHECK(c >= 1, "dmls_slice never failed");
+    TEST_MAIN_END();
+}
