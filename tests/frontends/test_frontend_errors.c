@@ -1,0 +1,174 @@
+/* The front ends' argument checks and the NumPy parser's remaining corners:
+ *   - the checks every front end shares (result pointer, rank, shape) with
+ *     each front end's name in the message, and *out zeroed on failure;
+ *   - ONNX and WebNN NULL arrays and counts;
+ *   - NumPy: every whitespace character, signs followed by blanks, the
+ *     spelled-out names (np.newaxis, numpy.newaxis, Ellipsis) and near
+ *     misses, a sign without digits in each slice part, the 32-item limit,
+ *     a missing ')', item text trimmed in messages, and the 8-axis limit
+ *     reached by each kind of item. */
+#include "fe_util.h"
+
+static const int64_t S3[3] = {4, 5, 6};
+
+/* The status, a fragment of the message, and (when lw is given) a result
+ * zeroed although the caller had filled it. */
+static void expect_fail(const char *what, dmls_status got, const dmls_lowered *lw, dmls_status want,
+                        const char *fragment) {
+    CHECK(got == want, "%s: %s, want %s (%s)", what, dmls_status_name(got), dmls_status_name(want),
+          dmls_last_error());
+    CHECK(strstr(dmls_last_error(), fragment) != NULL, "%s: message \"%s\" lacks \"%s\"", what, dmls_last_error(),
+          fragment);
+    if (lw != NULL) {
+        static const dmls_lowered zero;
+        CHECK(memcmp(lw, &zero, sizeof zero) == 0, "%s: result not zeroed on failure", what);
+    }
+}
+
+static void dirty(dmls_lowered *lw) { memset(lw, 0x77, sizeof *lw); }
+
+static void test_shared_checks(void) {
+    dmls_lowered lw;
+    const int64_t st[1] = {0}, en[1] = {1};
+    const uint64_t ust[3] = {0, 0, 0}, usz[3] = {1, 1, 1};
+    expect_fail("numpy out NULL", dmls_lower_numpy(3, S3, "[0]", NULL), NULL, DMLS_ERROR_INVALID_ARGUMENT,
+                "NumPy index: the result pointer is NULL");
+    expect_fail("onnx out NULL", dmls_lower_onnx(3, S3, st, en, 1, NULL, 0, NULL, 0, NULL), NULL,
+                DMLS_ERROR_INVALID_ARGUMENT, "ONNX Slice: the result pointer is NULL");
+    expect_fail("webnn slice out NULL", dmls_lower_webnn_slice(3, S3, ust, 3, usz, 3, NULL, 0, NULL), NULL,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN slice: the result pointer is NULL");
+    expect_fail("webnn reverse out NULL", dmls_lower_webnn_reverse(3, S3, NULL, 0, NULL), NULL,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN reverse: the result pointer is NULL");
+
+    dirty(&lw);
+    expect_fail("numpy rank 9", dmls_lower_numpy(9, S3, "", &lw), &lw, DMLS_ERROR_UNSUPPORTED,
+                "NumPy index: input rank 9 is outside 0 to 8");
+    dirty(&lw);
+    expect_fail("webnn reverse rank -1", dmls_lower_webnn_reverse(-1, S3, NULL, 0, &lw), &lw,
+                DMLS_ERROR_UNSUPPORTED, "WebNN reverse: input rank -1 is outside 0 to 8");
+    dirty(&lw);
+    expect_fail("onnx shape NULL", dmls_lower_onnx(2, NULL, st, en, 1, NULL, 0, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "ONNX Slice: input shape is NULL with rank 2");
+    const int64_t negative[2] = {3, -4};
+    dirty(&lw);
+    expect_fail("webnn slice negative size", dmls_lower_webnn_slice(2, negative, ust, 2, usz, 2, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN slice: input shape[1] = -4 is negative");
+}
+
+static void test_onnx_webnn_arguments(void) {
+    dmls_lowered lw;
+    const int64_t two[2] = {0, 1};
+    dirty(&lw);
+    expect_fail("onnx n -1", dmls_lower_onnx(3, S3, two, two, -1, NULL, 0, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "ONNX Slice: -1 starts");
+    dirty(&lw);
+    expect_fail("onnx starts NULL", dmls_lower_onnx(3, S3, NULL, two, 2, NULL, 0, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "ONNX Slice: starts is NULL with 2 values");
+    dirty(&lw);
+    expect_fail("onnx ends NULL", dmls_lower_onnx(3, S3, two, NULL, 2, NULL, 0, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "ONNX Slice: ends is NULL with 2 values");
+
+    const uint64_t ust[2] = {0, 0}, usz[2] = {1, 1};
+    const int64_t S2[2] = {4, 5};
+    dirty(&lw);
+    expect_fail("webnn starts NULL", dmls_lower_webnn_slice(2, S2, NULL, 2, usz, 2, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN slice: starts is NULL with rank 2");
+    dirty(&lw);
+    expect_fail("webnn sizes NULL", dmls_lower_webnn_slice(2, S2, ust, 2, NULL, 2, NULL, 0, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN slice: sizes is NULL with rank 2");
+    const uint64_t axes[4] = {0, 1, 2, 0};
+    dirty(&lw);
+    expect_fail("webnn reverse -1 axes", dmls_lower_webnn_reverse(3, S3, axes, -1, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN reverse: -1 axes for an input of rank 3");
+    dirty(&lw);
+    expect_fail("webnn reverse 4 axes", dmls_lower_webnn_reverse(3, S3, axes, 4, &lw), &lw,
+                DMLS_ERROR_INVALID_ARGUMENT, "WebNN reverse: 4 axes for an input of rank 3");
+}
+
+static void test_numpy_spelling(void) {
+    dmls_lowered lw;
+    fe_expect want;
+    /* Every blank Python allows between tokens, and inside a signed number. */
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[\n1 :\t3 ,\r::- 2 ,+\t5 ]", &lw), DMLS_OK);
+    fe_axis(&want, 0, 1, 2, 1);
+    fe_axis(&want, 1, 4, 3, -2);
+    fe_axis(&want, 2, 5, 1, 1);
+    fe_run("numpy blanks", 3, S3, &lw, &want);
+    CHECK_FINAL(lw, 2, 3);
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[- \t1]", &lw), DMLS_OK);
+    CHECK(lw.offsets[0] == 3 && lw.out_sizes[0] == 1, "'- \\t1' is index -1: offset %lld", (long long)lw.offsets[0]);
+    CHECK_FINAL(lw, 5, 6);
+
+    /* Spelled-out names, each a whole identifier. */
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[numpy.newaxis, Ellipsis, newaxis, 1]", &lw), DMLS_OK);
+    fe_identity(&want, 3, S3);
+    fe_axis(&want, 2, 1, 1, 1);
+    fe_run("numpy spelled names", 3, S3, &lw, &want);
+    CHECK_FINAL(lw, 1, 4, 5, 1);
+    static const char *const unknown[] = {"[NONE]", "[_]", "[np.newaxis2]", "[Ellipsis_]", "[numpy.NewAxis]",
+                                          "[Z9]"};
+    for (size_t k = 0; k < sizeof unknown / sizeof unknown[0]; k++) {
+        dirty(&lw);
+        expect_fail(unknown[k], dmls_lower_numpy(3, S3, unknown[k], &lw), &lw, DMLS_ERROR_FORMAT,
+                    "unknown name (expected an integer, a slice, '...', None or newaxis) at column 2");
+    }
+}
+
+static void test_numpy_syntax(void) {
+    dmls_lowered lw;
+    dirty(&lw);
+    expect_fail("[1:-]", dmls_lower_numpy(3, S3, "[1:-]", &lw), &lw, DMLS_ERROR_FORMAT,
+                "NumPy index \"[1:-]\": a sign without digits at column 4");
+    dirty(&lw);
+    expect_fail("[::+]", dmls_lower_numpy(3, S3, "[::+]", &lw), &lw, DMLS_ERROR_FORMAT,
+                "NumPy index \"[::+]\": a sign without digits at column 4");
+    dirty(&lw);
+    expect_fail("(1 2)", dmls_lower_numpy(3, S3, "(1 2)", &lw), &lw, DMLS_ERROR_FORMAT,
+                "NumPy index \"(1 2)\": expected ',' or ')' at column 4");
+
+    /* 32 items parse (and then make too many axes); 33 do not parse. */
+    char expr[256] = "[";
+    for (int k = 0; k < 31; k++) strcat(expr, "None,");
+    strcat(expr, "None]");
+    dirty(&lw);
+    expect_fail("32 items", dmls_lower_numpy(3, S3, expr, &lw), &lw, DMLS_ERROR_UNSUPPORTED,
+                "the result would have more than 8 axes");
+    expr[strlen(expr) - 1] = ',';
+    strcat(expr, "None]");
+    dirty(&lw);
+    expect_fail("33 items", dmls_lower_numpy(3, S3, expr, &lw), &lw, DMLS_ERROR_FORMAT, "more than 32 items");
+
+    /* An item's text in a message stops at its last character. */
+    dirty(&lw);
+    expect_fail("[ 0:1:0 \\t]", dmls_lower_numpy(3, S3, "[ 0:1:0 \t]", &lw), &lw, DMLS_ERROR_INVALID_ARGUMENT,
+                "item 0 (0:1:0) has step 0; slice step cannot be zero");
+    dirty(&lw);
+    expect_fail("[1, ::0\\t ]", dmls_lower_numpy(3, S3, "[1, ::0\t ]", &lw), &lw, DMLS_ERROR_INVALID_ARGUMENT,
+                "item 1 (::0) has step 0");
+}
+
+/* The result's 8 axes run out at an inserted axis, inside an ellipsis, at a
+ * slice, or at the axes taken whole after the last item. */
+static void test_numpy_axis_limit(void) {
+    dmls_lowered lw;
+    static const char *const exprs[] = {
+        "[:, :, :, None, None, None, None, None, None]", "[None, None, None, None, None, None, ...]",
+        "[None, None, None, None, None, None, :, :, :]", "[None, None, None, None, None, None]"};
+    for (size_t k = 0; k < sizeof exprs / sizeof exprs[0]; k++) {
+        dirty(&lw);
+        expect_fail(exprs[k], dmls_lower_numpy(3, S3, exprs[k], &lw), &lw, DMLS_ERROR_UNSUPPORTED,
+                    "the result would have more than 8 axes");
+    }
+    /* Exactly 8 is fine. */
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[None, None, None, None, None, ...]", &lw), DMLS_OK);
+    CHECK_FINAL(lw, 1, 1, 1, 1, 1, 4, 5, 6);
+}
+
+int main(void) {
+    test_shared_checks();
+    test_onnx_webnn_arguments();
+    test_numpy_spelling();
+    test_numpy_syntax();
+    test_numpy_axis_limit();
+    TEST_MAIN_END();
+}
