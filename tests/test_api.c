@@ -2,8 +2,9 @@
  * every entry point of the native and DirectML paths (R-OP-NULL), unknown
  * data types (R-T-DTYPE) and ranks (R-OP-RANK) on the native path, the
  * operator queries, the name tables, the one-shot calls' failures (nothing
- * written), empty operators, and the overflow guards of the output-layout
- * check (R-T-OUTLAYOUT) and of the normalizer. */
+ * written), empty operators, the 64-bit edges of native views (R-T-ELEMS,
+ * R-T-TOTAL), and the overflow guards of the output-layout check
+ * (R-T-OUTLAYOUT) and of the normalizer. */
 #include "dml_fixture.h"
 #include "operator.h"
 #include "test.h"
@@ -350,6 +351,34 @@ static void test_empty(void) {
     }
 }
 
+/* R-T-ELEMS and R-T-TOTAL at the 64-bit edges of the native path: an empty
+ * view's other sizes may multiply past 2^63 (it has no elements and needs
+ * no bytes), and negative strides whose reaches add up past -2^63 overflow. */
+static void test_native_edges(void) {
+    int64_t in_shape[3] = {0, INT64_MAX, 3}, out_shape[3] = {0, 1, 3};
+    int64_t off[3] = {0, 5, 0}, size[3] = {0, 1, 3}, step[3] = {1, 1, 1};
+    dmls_tensor in = {DMLS_UINT8, 3, in_shape, NULL, 0}, out = {DMLS_UINT8, 3, out_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    if (op) {
+        CHECK(dmls_input_bytes(op) == 0 && dmls_output_bytes(op) == 0, "an empty view needs no bytes");
+        CHECK_STATUS(dmls_execute(op, NULL, 0, NULL, 0), DMLS_OK);
+        dmls_destroy(op);
+    }
+    in_shape[0] = 3; /* no longer empty: 3 * (2^63 - 1) elements */
+    out_shape[0] = 1, size[0] = 1;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_OVERFLOW);
+    CHECK_MESSAGE("R-T-ELEMS", "slice: input has more than 2^63-1 elements");
+
+    int64_t shape2[2] = {3, 3}, neg[2] = {-((int64_t)1 << 62), -((int64_t)1 << 62)};
+    int64_t off2[2] = {0, 0}, size2[2] = {1, 1}, step2[2] = {1, 1}, one[2] = {1, 1};
+    dmls_tensor t2 = {DMLS_UINT8, 2, shape2, neg, (uint64_t)INT64_MAX}, o2 = {DMLS_UINT8, 2, one, NULL, 0};
+    dmls_window w2 = {off2, size2, step2};
+    CHECK_STATUS(dmls_create(&t2, &o2, &w2, &op), DMLS_ERROR_OVERFLOW);
+    CHECK_MESSAGE("R-T-TOTAL", "slice: input.strides[1] = -4611686018427387904 times shape - 1 = 2 overflows 64 bits");
+}
+
 /* R-T-OUTLAYOUT: a layout whose reach does not fit 64 bits is rejected, not
  * wrapped into a false "injective"; an empty layout never collides; size-1
  * dims never matter. */
@@ -401,6 +430,7 @@ int main(void) {
     test_execute_errors();
     test_one_shot();
     test_empty();
+    test_native_edges();
     test_layout_overflow();
     test_normalize_overflow();
     TEST_MAIN_END();
