@@ -18,13 +18,16 @@
 # the compiler's version, which gcov's data format requires.
 #
 # Environment: DMLS_COVERAGE_MIN (gate, percent of lines), DMLS_COVERAGE_JOBS
-# (build and test jobs, default 2), CC (compiler of a new BUILD_DIR: gcc or clang).
+# (build and test jobs, default 2), DMLS_COVERAGE_TOOL=gcov (skip lcov), CC
+# (compiler of a new BUILD_DIR: gcc or clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${1:-build-cov}
 min=${DMLS_COVERAGE_MIN:-95}
 jobs=${DMLS_COVERAGE_JOBS:-2}
+use_lcov=1
+[ "${DMLS_COVERAGE_TOOL:-lcov}" = gcov ] && use_lcov=0
 # Reported, not gated (see above). Paths relative to the repository root.
 not_gated="src/cuda/execute.c"
 start=$(date +%s)
@@ -32,7 +35,7 @@ start=$(date +%s)
 die() { echo "coverage: $*" >&2; exit 2; }
 
 # ------------------------------------------------------------------ tools
-if ! command -v lcov >/dev/null 2>&1; then
+if [ $use_lcov = 1 ] && ! command -v lcov >/dev/null 2>&1; then
   apt=""
   if command -v apt-get >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then apt="apt-get"; elif sudo -n true 2>/dev/null; then apt="sudo -n apt-get"; fi
@@ -104,7 +107,7 @@ out=$build/coverage
 rm -rf "$out"
 mkdir -p "$out"
 info=$out/src.info
-if command -v lcov >/dev/null 2>&1; then
+if [ $use_lcov = 1 ] && command -v lcov >/dev/null 2>&1; then
   tool="lcov $(lcov --version | sed 's/.*version //')"
   rc=(--rc lcov_branch_coverage=1)
   lcov --quiet "${rc[@]}" --gcov-tool "$gcov" --capture --directory "$build" \
@@ -131,7 +134,7 @@ else
     /^ *-: *0:Source:/ { sub(/^ *-: *0:Source:/, ""); file = index($0, src) == 1 ? $0 : ""; next }
     file == "" { next }
     /^ *[-#=0-9]+\*?: *[0-9]+:/ {
-      split($0, f, ":"); c = f[1]; gsub(/[ *]/, "", c); line = f[2] + 0; nb = 0
+      split($0, fld, ":"); c = fld[1]; gsub(/[ *]/, "", c); line = fld[2] + 0; nb = 0
       if (c == "-") next
       key = file SUBSEP line; lines[key] = 1; files[file] = 1
       if (c ~ /^[0-9]+$/ && c > 0) hit[key] = 1

@@ -8,7 +8,7 @@
  *     workers were spinning or asleep;
  *   - dmls_execute_on's own checks: a NULL operator, the binding rules
  *     before anything is written (R-X-BOUNDS), and a NULL context, which
- *     must equal dmls_execute. */
+ *     must equal dmls_execute; and shares that begin and end inside a row. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
@@ -174,6 +174,29 @@ static void test_execute_on(void) {
         CHECK(out[0] == in[64 + 63] && out[63] == in[64], "row 1 reversed");
         dmls_destroy(op);
     }
+    /* Rows over 64 KiB are cut inside a row: shares of 3 threads over two
+     * rows of 70000 bytes start and end mid-row, and still give the
+     * reference's bytes, with the bytes around the output untouched. */
+    dmls_context *three = NULL;
+    CHECK_STATUS(dmls_context_create(3, &three), DMLS_OK);
+    int64_t long_in[2] = {2, 70003}, long_out[2] = {2, 70000}, long_off[2] = {0, 2}, long_size[2] = {2, 70000};
+    int64_t unit[2] = {1, 1};
+    dmls_tensor li = {DMLS_UINT8, 2, long_in, NULL, 0}, lo = {DMLS_UINT8, 2, long_out, NULL, 0};
+    dmls_window lw = {long_off, long_size, unit};
+    if (three) dmls_context_set_parallel_min_bytes(three, 0);
+    CHECK_STATUS(dmls_create(&li, &lo, &lw, &op), DMLS_OK);
+    if (op && three) {
+        unsigned char *x = malloc(2 * 70003), *y = malloc(140000 + 2), *r = malloc(140000 + 2);
+        test_fill_random(x, 2 * 70003);
+        memset(y, 0xEE, 140002), memset(r, 0xEE, 140002);
+        CHECK_STATUS(dmls_execute_reference(op, x, 2 * 70003, r, 140000), DMLS_OK);
+        CHECK_STATUS(dmls_execute_on(op, three, x, 2 * 70003, y, 140000), DMLS_OK);
+        CHECK(memcmp(y, r, 140002) == 0, "long rows on 3 threads differ from the reference");
+        CHECK(y[0] == x[2] && y[70000] == x[70003 + 2] && y[139999] == x[2 * 70003 - 2], "long rows misplaced");
+        free(x), free(y), free(r);
+    }
+    dmls_destroy(op);
+    dmls_context_destroy(three);
     dmls_context_destroy(ctx);
 }
 
