@@ -285,6 +285,10 @@ static void test_execute_errors(void) {
     CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, wide + 1, 16), DMLS_ERROR_MISALIGNED);
     CHECK_MESSAGE("R-X-ALIGN", "output address");
     CHECK(out[0] == -1 && wide[1] == -1 && wide[4] == -1, "a failed execute wrote its output");
+    for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
+    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 2, 16), DMLS_OK); /* 8-byte aligned is enough */
+    CHECK(wide[2] == 2 && wide[3] == 4 && wide[4] == 10 && wide[5] == 12 && wide[1] == -1 && wide[6] == -1,
+          "aligned output: %g %g %g %g", wide[2], wide[3], wide[4], wide[5]);
     dmls_destroy(op);
 }
 

@@ -105,8 +105,8 @@ static void test_numpy_spelling(void) {
     fe_axis(&want, 2, 1, 1, 1);
     fe_run("numpy spelled names", 3, S3, &lw, &want);
     CHECK_FINAL(lw, 1, 4, 5, 1);
-    static const char *const unknown[] = {"[NONE]", "[_]", "[np.newaxis2]", "[Ellipsis_]", "[numpy.NewAxis]",
-                                          "[Z9]"};
+    static const char *const unknown[] = {"[NONE]", "[_]", "[np.newaxis2]", "[Ellipsis_]", "[Ellipsus]",
+                                          "[numpy.NewAxis]", "[Z9]"};
     for (size_t k = 0; k < sizeof unknown / sizeof unknown[0]; k++) {
         dirty(&lw);
         expect_fail(unknown[k], dmls_lower_numpy(3, S3, unknown[k], &lw), &lw, DMLS_ERROR_FORMAT,
@@ -122,6 +122,13 @@ static void test_numpy_syntax(void) {
     dirty(&lw);
     expect_fail("[::+]", dmls_lower_numpy(3, S3, "[::+]", &lw), &lw, DMLS_ERROR_FORMAT,
                 "NumPy index \"[::+]\": a sign without digits at column 4");
+    /* Characters just past 'z' end a name, and do not start an item. */
+    dirty(&lw);
+    expect_fail("[None{]", dmls_lower_numpy(3, S3, "[None{]", &lw), &lw, DMLS_ERROR_FORMAT,
+                "NumPy index \"[None{]\": expected ',' or ']' at column 6");
+    dirty(&lw);
+    expect_fail("[{]", dmls_lower_numpy(3, S3, "[{]", &lw), &lw, DMLS_ERROR_FORMAT,
+                "NumPy index \"[{]\": expected an integer, a slice, '...', None or newaxis at column 2");
     dirty(&lw);
     expect_fail("(1 2)", dmls_lower_numpy(3, S3, "(1 2)", &lw), &lw, DMLS_ERROR_FORMAT,
                 "NumPy index \"(1 2)\": expected ',' or ')' at column 4");
