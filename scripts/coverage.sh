@@ -167,7 +167,8 @@ awk -v root="$root/" -v not_gated=" $not_gated " -v min="$min" -v tool="$tool" -
     for (f in names) sorted[++n] = f
     for (i = 2; i <= n; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) {
       t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
-    printf "coverage of src/ (%s; ctest: %s)\n", tool, summary
+    print summary
+    printf "coverage of src/ (%s)\n", tool
     printf "  %-28s %16s   %16s\n", "", "lines", "branches"
     for (i = 1; i <= n; i++) {
       f = sorted[i]; d = f; sub(/[^\/]*$/, "", d)
