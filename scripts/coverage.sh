@@ -24,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${1:-build-cov}
+case $build in /*) ;; *) build=$root/$build ;; esac
 min=${DMLS_COVERAGE_MIN:-95}
 jobs=${DMLS_COVERAGE_JOBS:-2}
 use_lcov=1
@@ -52,12 +53,13 @@ if [ $use_lcov = 1 ] && ! command -v lcov >/dev/null 2>&1; then
 fi
 
 # ------------------------------------------------------------------ build
-echo "coverage: building $build (Debug, --coverage) and running ctest"
+echo "coverage: building ${build#"$root"/} (Debug, --coverage) and running ctest"
 # -fprofile-update=atomic: the thread pool's counters are bumped from several
 # threads at once. --exclude-libs keeps the profiling runtime out of the
-# shared library's exports (clang's would otherwise fail check_symbols). CUDA code is not instrumented, so it is built as for
-# Release (nvcc's -O0 host stubs would also leave dim3's inline constructors
-# as global symbols, which check_symbols rejects).
+# shared library's exports (clang's would otherwise fail check_symbols).
+# CUDA code is not instrumented, so it is built as for Release (nvcc's -O0
+# host stubs would also leave dim3's inline constructors as global symbols,
+# which check_symbols rejects).
 mkdir -p "$build"
 # clang's counters need clang's profile runtime at link time, and nvcc links
 # executables through gcc: a clang build leaves the CUDA backend out.
@@ -88,7 +90,7 @@ case "$cc_id" in
   *clang*)
     for t in "llvm-cov-$cc_major" llvm-cov; do
       if command -v "$t" >/dev/null 2>&1 && "$t" --version | grep -q "version $cc_major\."; then
-        gcov="$PWD/$build/coverage-gcov"
+        gcov="$build/coverage-gcov"
         printf '#!/bin/sh\nexec %s gcov "$@"\n' "$(command -v "$t")" >"$gcov"
         chmod +x "$gcov"
         break
@@ -138,7 +140,7 @@ else
   while IFS= read -r gcda; do
     n=$((n + 1))
     mkdir -p "$out/gcov/$n"
-    (cd "$out/gcov/$n" && "$gcov" -b -c -p -o "$root/$(dirname "$gcda")" "$root/$gcda" >/dev/null 2>&1) || true
+    (cd "$out/gcov/$n" && "$gcov" -b -c -p -o "$(dirname "$gcda")" "$gcda" >/dev/null 2>&1) || true
   done < <(find "$build/src" -name '*.gcda')
   find "$out/gcov" -name '*.gcov' -print0 | xargs -0 -r awk -v src="$root/src/" '
     FNR == 1 { file = ""; line = 0 }
