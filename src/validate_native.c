@@ -86,8 +86,12 @@ static dmls_status create_native(bool grad, const dmls_tensor *input, const dmls
               (int)input->ndim);
     const int32_t n = input->ndim;
     RETURN_IF(n > 0 && (w == NULL || w->offsets == NULL || w->sizes == NULL || w->strides == NULL),
-              DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: window %s is NULL with ndim %d", name,
-              w == NULL ? "" : w->offsets == NULL ? "offsets" : w->sizes == NULL ? "sizes" : "strides", (int)n);
+              DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: %s is NULL with ndim %d", name,
+              w == NULL                ? "window"
+              : w->offsets == NULL     ? "window offsets"
+              : w->sizes == NULL       ? "window sizes"
+                                       : "window strides",
+              (int)n);
 
     dmls_problem p;
     memset(&p, 0, sizeof p);

@@ -55,7 +55,7 @@ static void test_native_null(void) {
 
     native_init(&n);
     CHECK_STATUS(dmls_create(&n.in, &n.out, NULL, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "slice: window", "is NULL with ndim 2");
+    CHECK_MESSAGE("R-OP-NULL", "slice: window is NULL with ndim 2");
     n.w.offsets = NULL;
     CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "slice: window offsets is NULL with ndim 2");
