@@ -3,15 +3,30 @@
  * native API. Draws rank, element size, shapes, windows, strides (negative,
  * padded, broadcast inputs), byte offsets, misaligned bases and SLICE or
  * SLICE_GRAD; buffers sit against guard pages; outputs must match byte for
- * byte, including the untouched bytes between strided elements. */
+ * byte, including the untouched bytes between strided elements. Each case
+ * runs on the calling thread and again on a 3-thread pool that cuts every
+ * copy and zero fill between its threads, so kernels also run on shares
+ * that start and end inside rows. */
 #include <stdlib.h>
 
+#include "cpu/cpu.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/dmlslice.h"
 #include "fuzz_input.h"
 
 enum { MAX_BYTES = 1 << 20 };
 
 static const dmls_dtype dtypes[] = {DMLS_UINT8, DMLS_FLOAT16, DMLS_FLOAT32, DMLS_FLOAT64};
+
+/* Created on first use and kept for the process: a pool per input would
+ * spend the run starting threads. */
+static dmls_context *pool3(void) {
+    static dmls_context *ctx;
+    if (ctx == NULL) {
+        if (dmls_context_create(3, &ctx) != DMLS_OK) abort();
+        dmls_context_set_parallel_min_bytes(ctx, 0);
+    }
+    return ctx;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_reader r = {data, size, 0};
@@ -55,6 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (uint64_t i = 0; i < out_bytes; i++) op_out[i] = rp[i] = (uint8_t)(i * 29 + 1);
     if (dmls_execute(op, ip, in_bytes, op_out, out_bytes) != DMLS_OK) abort();
     if (dmls_execute_reference(op, ip, in_bytes, rp, out_bytes) != DMLS_OK) abort();
+    if (memcmp(op_out, rp, out_bytes) != 0) abort();
+    for (uint64_t i = 0; i < out_bytes; i++) op_out[i] = (uint8_t)(i * 29 + 1);
+    if (dmls_execute_on(op, pool3(), ip, in_bytes, op_out, out_bytes) != DMLS_OK) abort();
     if (memcmp(op_out, rp, out_bytes) != 0) abort();
     for (uint64_t i = 0; i < in_bytes; i++)
         if (ip[i] != (uint8_t)(i * 167 + 13)) abort(); /* the input is never written */
