@@ -53,6 +53,17 @@ AVX2 void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) contig_nt_row(dst, src, bytes);
 }
 
+/* Before streaming stores: copies items one by one until d is 32-byte
+ * aligned (advancing d, s and i); false when an item boundary never lands
+ * there within the row, and the row then uses ordinary stores. */
+static inline bool stream_head(unsigned char **d, const unsigned char **s, int64_t *i, int64_t n, int64_t w,
+                               int64_t ss) {
+    const size_t head = head_to_align32(*d);
+    if (head % (size_t)w != 0 || (int64_t)head / w > n) return false;
+    for (int64_t k = (int64_t)head / w; k > 0; k--, (*i)++, *d += w, *s += ss) memcpy(*d, *s, (size_t)w);
+    return true;
+}
+
 /* Packed rows gathered by byte shuffles (see shuffle_masks in kernels.c):
  * each 128-bit lane makes 16 output bytes from two loads that cover exactly
  * the input bytes of its items, so nothing outside the tensor is read. */
@@ -69,14 +80,7 @@ AVX2 void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *sr
         unsigned char *d = dst;
         const unsigned char *s = src;
         int64_t i = 0;
-        bool stream = false;
-        if (p->nontemporal) {
-            size_t head = head_to_align32(d);
-            if (head % (size_t)w == 0 && (int64_t)head / w <= n) {
-                for (int64_t k = (int64_t)head / w; k > 0; k--, i++, d += w, s += ss) memcpy(d, s, (size_t)w);
-                stream = true;
-            }
-        }
+        const bool stream = p->nontemporal && stream_head(&d, &s, &i, n, w, ss);
         for (; i + per_iter <= n; i += per_iter, d += 32, s += 2 * lane_step) {
             const unsigned char *a = s + low, *b = s + lane_step + low;
             __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
@@ -115,14 +119,7 @@ AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *s
         unsigned char *d = dst;
         const unsigned char *s = src;
         int64_t i = 0;
-        bool stream = false;
-        if (p->nontemporal) {
-            size_t head = head_to_align32(d);
-            if (head % (size_t)w == 0 && (int64_t)head / w <= n) {
-                for (int64_t k = (int64_t)head / w; k > 0; k--, i++, d += w, s += ss) memcpy(d, s, (size_t)w);
-                stream = true;
-            }
-        }
+        const bool stream = p->nontemporal && stream_head(&d, &s, &i, n, w, ss);
         for (; i + 2 * per_iter <= n; i += 2 * per_iter, d += 64, s += 2 * per_iter * ss) {
             __m256i v0 = shuffle3_block(s, L, end32, mx, mm);
             __m256i v1 = shuffle3_block(s + per_iter * ss, L, end32, mx, mm);

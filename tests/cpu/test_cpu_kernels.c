@@ -147,6 +147,25 @@ static void random_tests(int count) {
     }
 }
 
+/* A packed input of in_shape sliced by (offsets, sizes, steps) into a packed
+ * output (random_layout with packed = true). */
+static void packed_spec(spec *s, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
+                        const int64_t *sizes, const int64_t *steps) {
+    memset(s, 0, sizeof *s);
+    s->esize = esize;
+    s->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        s->in_shape[i] = in_shape[i];
+        s->offsets[i] = offsets[i];
+        s->sizes[i] = sizes[i];
+        s->steps[i] = steps[i];
+        int64_t t = steps[i] < 0 ? -steps[i] : steps[i];
+        s->out_shape[i] = 1 + (sizes[i] - 1) / t;
+    }
+    random_layout(ndim, esize, s->in_shape, s->in_strides, &s->in_off, true, false);
+    random_layout(ndim, esize, s->out_shape, s->out_strides, &s->out_off, true, false);
+}
+
 /* A packed input of in_shape, sliced by (offsets, sizes, steps) into a packed
  * output; the dispatch must pick `want` (with AVX2 when the CPU has it) and
  * `width`, and every variant must match the reference. */
@@ -154,19 +173,7 @@ static void directed(const char *what, int esize, int ndim, const int64_t *in_sh
                      const int64_t *sizes, const int64_t *steps, dmls_cpu_kernel want_avx2,
                      dmls_cpu_kernel want_portable, int width) {
     spec s;
-    memset(&s, 0, sizeof s);
-    s.esize = esize;
-    s.ndim = ndim;
-    for (int i = 0; i < ndim; i++) {
-        s.in_shape[i] = in_shape[i];
-        s.offsets[i] = offsets[i];
-        s.sizes[i] = sizes[i];
-        s.steps[i] = steps[i];
-        int64_t t = steps[i] < 0 ? -steps[i] : steps[i];
-        s.out_shape[i] = 1 + (sizes[i] - 1) / t;
-    }
-    random_layout(ndim, esize, s.in_shape, s.in_strides, &s.in_off, true, false);
-    random_layout(ndim, esize, s.out_shape, s.out_strides, &s.out_off, true, false);
+    packed_spec(&s, esize, ndim, in_shape, offsets, sizes, steps);
     dmls_operator *op = make(&s);
     if (!op) return;
     dmls_cpu_plan cp;
@@ -274,19 +281,7 @@ static void directed_tests(void) {
 static void guarded(const char *what, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
                     const int64_t *sizes, const int64_t *steps) {
     spec s;
-    memset(&s, 0, sizeof s);
-    s.esize = esize;
-    s.ndim = ndim;
-    for (int i = 0; i < ndim; i++) {
-        s.in_shape[i] = in_shape[i];
-        s.offsets[i] = offsets[i];
-        s.sizes[i] = sizes[i];
-        s.steps[i] = steps[i];
-        int64_t t = steps[i] < 0 ? -steps[i] : steps[i];
-        s.out_shape[i] = 1 + (sizes[i] - 1) / t;
-    }
-    random_layout(ndim, esize, s.in_shape, s.in_strides, &s.in_off, true, false);
-    random_layout(ndim, esize, s.out_shape, s.out_strides, &s.out_off, true, false);
+    packed_spec(&s, esize, ndim, in_shape, offsets, sizes, steps);
     dmls_operator *op = make(&s);
     if (!op) return;
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
