@@ -353,6 +353,46 @@ static void guard_tests(void) {
     }
 }
 
+/* The plan's memory-traffic estimate, which decides both whether a copy is
+ * cut between threads (context.c) and whether it streams its stores: output
+ * bytes plus, per item, its input step, at least its width and at most one
+ * 64-byte line. */
+static void traffic_tests(void) {
+    struct {
+        const char *what;
+        int esize;
+        int64_t in_shape[2], offsets[2], sizes[2], steps[2];
+        uint64_t want;
+    } cases[] = {
+        /* a column of int64 out of 64-element rows: each item its own line */
+        {"column", 8, {16384, 64}, {0, 5}, {16384, 1}, {1, 1}, 16384 * 8 + 16384 * 64},
+        /* whole rows: output read once, written once */
+        {"rows", 4, {8, 64}, {1, 0}, {6, 64}, {1, 1}, 2 * 6 * 64 * 4},
+        /* every other float: 8 input bytes an item */
+        {"stride 2", 4, {4, 64}, {0, 0}, {4, 64}, {1, 2}, 4 * 32 * 4 + 4 * 32 * 8},
+    };
+    const bool avx2 = (dmls_cpu_features() & DMLS_CPU_AVX2) != 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        spec s;
+        packed_spec(&s, cases[k].esize, 2, cases[k].in_shape, cases[k].offsets, cases[k].sizes, cases[k].steps);
+        dmls_operator *op = make(&s);
+        if (!op) continue;
+        dmls_cpu_plan cp;
+        dmls_cpu_plan_build(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX);
+        CHECK(cp.traffic_bytes == cases[k].want, "%s: traffic %llu bytes, want %llu", cases[k].what,
+              (unsigned long long)cp.traffic_bytes, (unsigned long long)cases[k].want);
+        CHECK(!cp.nontemporal, "%s: streams below its threshold", cases[k].what);
+        if (avx2 && strcmp(cases[k].what, "stride 2") == 0) {
+            /* Streaming starts exactly at the threshold. */
+            dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want);
+            CHECK(cp.nontemporal, "stride 2: no streaming stores at a threshold equal to its traffic");
+            dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1);
+            CHECK(!cp.nontemporal, "stride 2: streaming stores one byte under the threshold");
+        }
+        dmls_destroy(op);
+    }
+}
+
 static void context_tests(void) {
     dmls_context *ctx = (dmls_context *)&ctx;
     CHECK_STATUS(dmls_context_create(-1, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
@@ -369,6 +409,7 @@ static void context_tests(void) {
 int main(void) {
     test_seed_rng();
     context_tests();
+    traffic_tests();
     for (int t = 1; t <= 4; t++) {
         CHECK_STATUS(dmls_context_create(t, &contexts[t]), DMLS_OK);
         /* Cut even tiny copies between threads, so the split is tested. */
