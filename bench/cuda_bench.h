@@ -1,7 +1,8 @@
-/* Timing of the CUDA backend on one canonical case, behind a small C API:
- * dmlslice bench --device cuda calls it (linked into the CLI only in builds
- * with the CUDA backend). Cases come from tools/cases.h, the one reader of
- * bench/cases.json. */
+/* Timing of the CUDA backend on one canonical case, behind a small C API,
+ * with the library's internals (which launch ran, the compact and general
+ * parameter blocks, the launch floors): the developer benchmark
+ * (devbench.c) calls it in builds with the CUDA backend. Cases come from
+ * tools/cases.h, the one reader of bench/cases.json. */
 #ifndef DMLS_BENCH_CUDA_H
 #define DMLS_BENCH_CUDA_H
 

@@ -3,6 +3,7 @@
  * results, stdin/stdout, every malformed-file case, and the atomic-output
  * guarantees. Usage: test_cli PATH/TO/dmlslice SCRATCH_PARENT_DIR */
 #define _DEFAULT_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -78,6 +79,17 @@ static bool err_has(const char *frag) {
     free(e);
     return ok;
 }
+
+/* The same without printing: for fragments that must be absent. */
+static bool has_quiet(const char *file, const char *frag) {
+    size_t n;
+    unsigned char *e = slurp(file, &n);
+    bool ok = e && strstr((char *)e, frag) != NULL;
+    free(e);
+    return ok;
+}
+static bool err_has_quiet(const char *frag) { return has_quiet("err.txt", frag); }
+static bool out_has_quiet(const char *frag) { return has_quiet("out.txt", frag); }
 
 static bool out_has(const char *frag) {
     size_t n;
@@ -551,6 +563,270 @@ static void test_usage_and_check(void) {
     CHECK(run("check --dtype complex64 --input-sizes 4 --index 0") == 2, "check bad dtype");
 }
 
+/* ------------------------------------------------ the command-line surface */
+
+/* A strict JSON check (RFC 8259's grammar, no extensions): enough to prove
+ * the bench's file parses anywhere. */
+static const char *json_value(const char *p);
+static const char *json_ws(const char *p) {
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    return p;
+}
+static const char *json_string(const char *p) {
+    if (*p++ != '"') return NULL;
+    for (; *p != '"'; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!isxdigit((unsigned char)p[i])) return NULL;
+                p += 4;
+            } else if (!strchr("\"\\/bfnrt", *p) || *p == '\0') {
+                return NULL;
+            }
+        }
+    }
+    return p + 1;
+}
+static const char *json_number(const char *p) {
+    if (*p == '-') p++;
+    if (!isdigit((unsigned char)*p)) return NULL;
+    if (*p == '0') p++;
+    else while (isdigit((unsigned char)*p)) p++;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return p;
+}
+static const char *json_value(const char *p) {
+    p = json_ws(p);
+    if (*p == '{' || *p == '[') {
+        const char close = *p == '{' ? '}' : ']';
+        p = json_ws(p + 1);
+        if (*p == close) return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = json_string(json_ws(p));
+                if (!p || *(p = json_ws(p)) != ':') return NULL;
+                p++;
+            }
+            p = json_value(p);
+            if (!p) return NULL;
+            p = json_ws(p);
+            if (*p == close) return p + 1;
+            if (*p++ != ',') return NULL;
+        }
+    }
+    if (*p == '"') return json_string(p);
+    if (strncmp(p, "true", 4) == 0 || strncmp(p, "null", 4) == 0) return p + 4;
+    if (strncmp(p, "false", 5) == 0) return p + 5;
+    return json_number(p);
+}
+static bool json_valid(const char *name) {
+    size_t n;
+    unsigned char *b = slurp(name, &n);
+    const char *end = b ? json_value((const char *)b) : NULL;
+    const bool ok = end && *json_ws(end) == '\0';
+    if (!ok) fprintf(stderr, "  %s is not valid JSON: %s\n", name, b ? (char *)b : "(missing)");
+    free(b);
+    return ok;
+}
+
+/* Issue 10, "Errors that name the right rule". */
+static void test_rule_messages(void) {
+    const char *win = "check --dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,0";
+    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,0,1", win) == 1 && out_has("rule: R-WIN-STRIDE") &&
+              !out_has_quiet("calc_buffer_tensor_size"),
+          "a zero window stride names R-WIN-STRIDE");
+    CHECK(run("%s --window-sizes 1,1,0,4 --window-strides 1,1,1,1", win) == 1 && out_has("rule: R-WIN-NONEMPTY"),
+          "a zero window size names R-WIN-NONEMPTY");
+    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-sizes 1,1,0,4", win) == 1 &&
+              out_has("--output-sizes[2] = 0") && out_has("rule: R-WIN-COUNT"),
+          "an output size of 0 names the output-size rule");
+    /* The same through slice, on a file. */
+    write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
+    CHECK(run("slice a.npy -o o.npy --window-offsets 0,0 --window-sizes 4,5 --window-strides 0,1") == 1 &&
+              err_has("R-WIN-STRIDE") && !err_has_quiet("calc_buffer") && !exists("o.npy"),
+          "slice: zero window stride");
+    const int64_t s30[2] = {3, 0};
+    write_npy("e.npy", "<f4", false, 2, s30, NULL, 0);
+    CHECK(run("slice e.npy -o o.npy --window-offsets 0,0 --window-sizes 1,1 --window-strides 1,1") == 1 &&
+              err_has("empty axis") && err_has("cannot be empty") && err_has("--index") && !exists("o.npy"),
+          "a DirectML form on an empty .npy says why and what to use");
+    CHECK(run("slice e.npy -o o.npy --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 && err_has("empty axis"),
+          "DML_SLICE on an empty .npy");
+    CHECK(run("slice e.npy -o o.npy --index '[1:]'") == 0, "--index handles the empty .npy");
+    rm("o.npy");
+    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-strides 1,2", win) == 1 &&
+              out_has("--output-strides has 2 values") && out_has("4 axes") && !out_has_quiet("OUTLAYOUT"),
+          "--output-strides of the wrong count is a count error");
+    CHECK(run("check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1") == 1 &&
+              out_has("--output-strides has 1 value") && out_has("input's rank"),
+          "front ends: --output-strides counts the input's rank, and says so");
+    CHECK(run("check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1,0") == 1 &&
+              out_has("R-T-OUTLAYOUT"),
+          "front ends: the input's rank is the count");
+    /* --feature-level takes exactly what it documents. */
+    const char *ok_check = "check --dtype float32 --input-sizes 1,1,4,4 --offsets 0,0,0,0 --sizes 1,1,2,2 "
+                           "--strides 1,1,1,1 --feature-level";
+    CHECK(run("%s 0x6400junk", ok_check) == 2 && err_has("not a DirectML feature level"), "0x6400junk accepted");
+    CHECK(run("%s '0x 6400'", ok_check) == 2, "'0x 6400' accepted");
+    CHECK(run("%s 6_4x", ok_check) == 2, "6_4x accepted");
+    CHECK(run("%s 0x6400", ok_check) == 0 && out_has("6_4"), "0x6400 refused");
+    CHECK(run("%s 6.4", ok_check) == 0, "6.4 refused");
+    CHECK(run("%s 4_1", ok_check) == 0 && out_has("4_1"), "4_1 refused");
+    /* With a front end, the lowered SLICE1 is checked as DirectML would. */
+    CHECK(run("check --dtype float32 --input-sizes 4,5,6 --index '[::2]'") == 0, "native: any rank");
+    CHECK(run("check --dtype float32 --input-sizes 4,5,6 --index '[::2]' --feature-level 2_1") == 1 &&
+              out_has("rule: R-OP-RANK") && out_has("2_1"),
+          "--feature-level 2_1 with --index: SLICE1 needs rank 4 there");
+    CHECK(run("check --dtype float32 --input-sizes 1,4,5,6 --index '[:, ::2]' --feature-level 2_1") == 0 &&
+              out_has("valid at feature level 2_1"),
+          "--feature-level 2_1 with --index, rank 4");
+    CHECK(run("check --dtype float64 --input-sizes 4,5 --onnx-starts 0 --onnx-ends 2 --feature-level 3_0") == 1 &&
+              out_has("R-OP-TYPE"),
+          "--feature-level with ONNX: 64-bit types from 4_1");
+    CHECK(run("check --dtype float32 --input-sizes 4,5 --index '[0:0]' --feature-level 6_4") == 1 &&
+              out_has("R-T-SIZES"),
+          "--feature-level: an empty result is no DirectML tensor");
+    CHECK(run("slice a.npy -o o.npy --webnn-reverse all --feature-level 2_1") == 1 && err_has("R-OP-RANK") &&
+              !exists("o.npy"),
+          "slice honours --feature-level with a front end");
+    CHECK(run("slice a.npy -o o.npy --webnn-reverse all --feature-level 4_1") == 0, "slice, front end, 4_1");
+    rm("o.npy");
+    /* Every option with a value, given twice, is refused alike. */
+    rm("o.npy");
+    rm("p.npy");
+    CHECK(run("slice a.npy -o o.npy -o p.npy --index 0") == 2 && err_has("given twice"), "-o twice");
+    CHECK(run("slice a.npy -o o.npy --output p.npy --index 0") == 2 && err_has("given twice"), "-o, --output");
+    CHECK(run("slice a.npy -o o.npy --index 0 --threads 1 --threads 2") == 2 && err_has("--threads given twice"),
+          "--threads twice");
+    CHECK(run("slice a.npy -o o.npy --index 0 --device cpu --device cpu") == 2 && err_has("--device given twice"),
+          "--device twice");
+    CHECK(run("slice a.npy -o o.npy --index 0 --feature-level 6_4 --feature-level=6_3") == 2 &&
+              err_has("--feature-level given twice"),
+          "--feature-level twice");
+    CHECK(run("slice a.npy -o o.npy --index 0 --index 1") == 2 && err_has("--index given twice"), "--index twice");
+    CHECK(run("check --dtype int8 --dtype int16 --input-sizes 4 --index 0") == 2 && err_has("given twice"),
+          "--dtype twice");
+    CHECK(!exists("o.npy") && !exists("p.npy"), "refused runs wrote files");
+}
+
+/* Issue 10, "The rest of the command line"; issue 11, one parser. */
+static void test_command_line(void) {
+    write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
+    const int32_t row3[5] = {15, 16, 17, 18, 19};
+    const int64_t s5[1] = {5};
+    CHECK(run("-q slice a.npy -o o.npy --index -1") == 0 && check_npy("options first", "o.npy", "<i4", 1, s5, row3, sizeof row3),
+          "options before the command");
+    rm("o.npy");
+    CHECK(run("--threads 2 -o o.npy slice a.npy --index -1") == 0 && exists("o.npy"),
+          "options with values before the command");
+    rm("o.npy");
+    shell("cp a.npy ./-n.npy");
+    CHECK(run("slice -o o.npy --index -1 -- -n.npy") == 0 && exists("o.npy"), "-- ends the options");
+    rm("o.npy");
+    rm("-n.npy");
+    CHECK(run("slice a.npy -o o.npy --index 0 --typo") == 2 && err_has("unknown option '--typo'") &&
+              !err_has_quiet("needs a value"),
+          "a trailing unknown option");
+    CHECK(run("slice a.npy -o o.npy --index 0 --typo=3") == 2 && err_has("unknown option '--typo'"), "--typo=3");
+    CHECK(run("check --dtype int8 --input-sizes 4 --index 0 -x") == 2 && err_has("unknown option '-x'"), "check -x");
+    CHECK(run("bench --typo") == 2 && err_has("unknown option '--typo'"), "bench --typo");
+    CHECK(run("info a.npy --typo") == 2 && err_has("unknown option '--typo'"), "info --typo");
+    CHECK(run("demo --typo") == 2 && err_has("unknown option '--typo'"), "demo --typo");
+    CHECK(run("slice a.npy --index 0 -o") == 2 && err_has("-o") && err_has("needs a value"), "-o without its value");
+    /* Per-command help: each command's own page. */
+    CHECK(run("slice --help") == 0 && out_has("usage: dmlslice slice") && out_has("--output-sizes") &&
+              out_has("--device") && !out_has_quiet("--input-sizes"),
+          "slice --help");
+    CHECK(run("check -h") == 0 && out_has("usage: dmlslice check") && out_has("--input-sizes") &&
+              out_has("input's rank"),
+          "check --help");
+    CHECK(run("bench --help") == 0 && out_has("usage: dmlslice bench") && out_has("--quick") &&
+              out_has("Peak memory") && out_has("GiB"),
+          "bench --help states its peak memory");
+    CHECK(run("info --help") == 0 && out_has("usage: dmlslice info"), "info --help");
+    CHECK(run("--help slice") == 0 && out_has("usage: dmlslice slice"), "--help before the command");
+    CHECK(run("help check") == 0 && out_has("usage: dmlslice check"), "help check");
+    CHECK(run("-V") == 0 && out_has(dmls_version()), "-V prints the library's version");
+}
+
+/* dmlslice bench from a folder without bench/cases.json, quick, and its JSON
+ * valid whatever the cases hold (an empty output, a name to escape). */
+static void test_bench_anywhere(void) {
+    CHECK(run("bench --quick --reps 1 --json q.json") == 0 && out_has("crop4d_f32") && json_valid("q.json"),
+          "bench --quick from a scratch folder, built-in cases");
+    const char cases[] =
+        "[{\"name\": \"empty\tcase\", \"dtype\": \"float32\", \"input_shape\": [4, 4], \"window_offsets\": [0, 0],"
+        " \"window_sizes\": [0, 4], \"window_strides\": [1, 1], \"output_sizes\": [0, 4]},"
+        " {\"name\": \"tiny\", \"dtype\": \"int8\", \"input_shape\": [3], \"window_offsets\": [1],"
+        " \"window_sizes\": [2], \"window_strides\": [-1], \"output_sizes\": [2]}]";
+    write_raw("odd_cases.json", cases, strlen(cases));
+    CHECK(run("bench --cases odd_cases.json --reps 1 --json odd.json") == 0 && json_valid("odd.json"),
+          "bench --json: an empty case and a tab in a name still give valid JSON");
+    CHECK(run("bench --cases nosuch.json --reps 1") == 1 && err_has("nosuch.json"), "--cases missing file");
+    rm("q.json");
+    rm("odd.json");
+    rm("odd_cases.json");
+}
+
+/* Every example of every help page runs, on the README's example array: a
+ * (4, 5, 6) float32 x.npy. check examples may show a refusal (exit 1 with
+ * its rule). */
+static void test_help_examples(void) {
+    float x[120];
+    for (int i = 0; i < 120; i++) x[i] = (float)i;
+    const int64_t s456[3] = {4, 5, 6};
+    write_npy("x.npy", "<f4", false, 3, s456, x, sizeof x);
+    CHECK(run("--help") == 0, "--help");
+    size_t n;
+    char *help = (char *)slurp("out.txt", &n);
+    char *ex = help ? strstr(help, "\nexamples:\n") : NULL;
+    CHECK(ex != NULL, "--help has no examples");
+    if (ex == NULL) return free(help);
+    int count = 0;
+    char line[2048] = "";
+    for (char *p = ex + strlen("\nexamples:\n"); *p == ' ';) {
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = '\0';
+        while (*p == ' ') p++;
+        const size_t len = strlen(p);
+        const bool more = len > 0 && p[len - 1] == '\\';
+        strncat(line, p, more ? len - 1 : len);
+        p = nl + 1;
+        if (more) continue;
+        /* "dmlslice" is the binary under test, wherever it stands. */
+        char cmd[4096] = "", *w = line;
+        for (char *hit; (hit = strstr(w, "dmlslice ")) != NULL; w = hit + strlen("dmlslice ")) {
+            strncat(cmd, w, (size_t)(hit - w));
+            strcat(cmd, "\"$TOOL\" ");
+        }
+        strcat(cmd, w);
+        char full[4600];
+        snprintf(full, sizeof full, "rm -f y.npy; %s >out.txt 2>err.txt", cmd);
+        const int rc = shell(full);
+        const bool is_check = strstr(line, "dmlslice check") == line;
+        CHECK(rc == 0 || (is_check && rc == 1 && out_has("rule: R-")), "help example failed (exit %d): %s", rc, line);
+        count++;
+        line[0] = '\0';
+    }
+    CHECK(count >= 8, "only %d help examples found", count);
+    free(help);
+    rm("y.npy");
+    rm("x.npy");
+}
+
 /* A file over 2^32-1 elements (sparse: no disk used) is refused on the
  * DirectML path as DirectML would, and sliced on the native path without
  * reading more than the window. */
@@ -601,6 +877,10 @@ int main(int argc, char **argv) {
     test_atomic_output();
     test_usage_and_check();
     test_large_sparse();
+    test_rule_messages();
+    test_command_line();
+    test_bench_anywhere();
+    test_help_examples();
     if (test_checks_failed == 0) shell("rm -f out.txt err.txt *.npy && cd .. && rmdir \"$OLDPWD\" 2>/dev/null; true");
     else printf("scratch folder kept: %s\n", dir);
     TEST_MAIN_END();
