@@ -14,7 +14,7 @@ static const option_def info_options[] = {
 };
 
 const command_def cmd_info_def = {
-    "info", "IN.npy", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
+    "info", "IN.npy [-q]", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
     {{"options", info_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice info x.npy", cmd_info, NULL,
 };
 

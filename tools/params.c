@@ -39,9 +39,14 @@ const option_def params_options[] = {
 };
 
 const char params_note[] =
-    "  Give one form: --offsets/--sizes/--strides (DML_SLICE), --window-* (DML_SLICE1),\n"
-    "  --index (NumPy), --onnx-starts/--onnx-ends (ONNX) or --webnn-starts/--webnn-sizes\n"
-    "  or --webnn-reverse (WebNN). L is a comma-separated list of integers, one per axis.\n"
+    "  PARAMS is one of these forms (L: comma-separated integers, one per axis):\n"
+    "    --offsets L --sizes L --strides L                          DML_SLICE\n"
+    "    --window-offsets L --window-sizes L --window-strides L [--output-sizes L]\n"
+    "                                                               DML_SLICE1\n"
+    "    --index EXPR                                               NumPy\n"
+    "    --onnx-starts L --onnx-ends L [--onnx-axes L] [--onnx-steps L]  ONNX Slice\n"
+    "    --webnn-starts L --webnn-sizes L [--webnn-strides L]       WebNN slice()\n"
+    "    --webnn-reverse L|all                                      WebNN reverse()\n"
     "  The DirectML forms follow DirectML at --feature-level: 32-bit fields, at most\n"
     "  2^32-1 elements, no empty tensors. The front ends use the native 64-bit API: no\n"
     "  DirectML size limits, and empty results are valid.";
