@@ -130,7 +130,7 @@ int cmd_slice(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
     }
-    int64_t strides[DMLS_MAX_RANK];
+    int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
     const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
     if (!params_plan(&p, &t, &plan)) {

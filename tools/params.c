@@ -270,6 +270,12 @@ static bool out_strides_count(const param_tensor *t, int32_t rank, const char *w
 
 static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
     const bool slice1 = p->form == FORM_DML_SLICE1;
+    if (t->ndim > DMLS_MAX_RANK) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "the input has %d axes; DirectML tensors have at most %d (--index takes any rank)",
+                 (int)t->ndim, DMLS_MAX_RANK);
+        return plan_fail(plan, "R-OP-RANK", msg);
+    }
     dml_request r = {slice1, slice1 ? p->win_offsets : p->offsets, slice1 ? p->win_sizes : p->sizes,
                      slice1 ? p->win_strides : p->strides, NULL,
                      {slice1 ? "--window-offsets" : "--offsets", slice1 ? "--window-sizes" : "--sizes",
@@ -338,6 +344,11 @@ static bool check_lowered_as_dml(const params *p, const param_tensor *t, const d
 
 static bool plan_native(const params *p, const param_tensor *t, param_plan *plan) {
     dmls_lowered lw;
+    /* NumPy takes inputs of any rank NumPy writes: its SLICE1 runs over a
+     * view of at most DMLS_MAX_RANK axes (the input itself up to that). */
+    dmls_lowered_view view;
+    param_tensor viewed = *t;
+    uint64_t byte_offset = 0;
     dmls_status s = DMLS_OK;
     uint64_t u1[ARGS_MAX_LIST], u2[ARGS_MAX_LIST], u3[ARGS_MAX_LIST];
     const param_list *unsigned_lists[3] = {NULL, NULL, NULL};
@@ -363,7 +374,16 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
         }
     }
     switch (p->form) {
-    case FORM_NUMPY: s = dmls_lower_numpy(t->ndim, t->shape, p->index, &lw); break;
+    case FORM_NUMPY:
+        s = dmls_lower_numpy_view(t->ndim, t->shape, t->strides, p->index, &view);
+        lw = view.slice;
+        if (s == DMLS_OK && t->ndim > DMLS_MAX_RANK) {
+            viewed.ndim = lw.ndim;
+            viewed.shape = view.in_shape;
+            viewed.strides = view.in_strides;
+            byte_offset = (uint64_t)view.in_offset * dmls_dtype_size(t->dtype);
+        }
+        break;
     case FORM_ONNX:
         if (p->onnx_starts.n != p->onnx_ends.n) {
             char msg[160];
@@ -388,14 +408,21 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
     if (!out_strides_count(t, lw.ndim, "the input's rank: the front ends lower onto SLICE1 over the input's axes",
                            plan))
         return false;
-    if (p->level_given && !check_lowered_as_dml(p, t, &lw, plan)) return false;
-    const dmls_tensor in = {t->dtype, t->ndim, t->shape, t->strides, 0};
+    /* (A view's offset is where the buffer is bound, not part of DirectML's
+     * descriptor.) */
+    if (p->level_given && !check_lowered_as_dml(p, &viewed, &lw, plan)) return false;
+    const dmls_tensor in = {t->dtype, viewed.ndim, viewed.shape, viewed.strides, byte_offset};
     const dmls_tensor out = {t->dtype, lw.ndim, lw.out_sizes, t->out_strides, 0};
     const dmls_window w = dmls_lowered_window(&lw);
     s = dmls_create(&in, &out, &w, &plan->op);
     if (s != DMLS_OK) return lib_fail(plan, s);
-    plan->final_ndim = lw.final_ndim;
-    memcpy(plan->final_shape, lw.final_shape, sizeof lw.final_shape);
+    if (p->form == FORM_NUMPY) {
+        plan->final_ndim = view.final_ndim;
+        memcpy(plan->final_shape, view.final_shape, sizeof(int64_t) * (size_t)view.final_ndim);
+    } else {
+        plan->final_ndim = lw.final_ndim;
+        memcpy(plan->final_shape, lw.final_shape, sizeof(int64_t) * (size_t)lw.final_ndim);
+    }
     return true;
 }
 

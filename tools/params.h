@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "dmlslice/dmlslice.h"
+#include "dmlslice/frontends.h"
 #include "options.h"
 
 /* The PARAMS options and --feature-level, for a command's option groups. */
@@ -67,7 +68,7 @@ typedef struct param_tensor {
 typedef struct param_plan {
     dmls_operator *op;
     int32_t final_ndim;
-    int64_t final_shape[DMLS_MAX_RANK];
+    int64_t final_shape[DMLS_NUMPY_MAX_RANK]; /* NumPy results may have up to 64 axes */
     bool dml;                   /* planned through dmls_create_dml */
     char error[600];            /* on failure: the message */
     const char *rule;           /* on failure: the SPEC rule ID, or "" */

@@ -152,7 +152,7 @@ static void shape_text(char *buf, size_t cap, int ndim, const int64_t *shape) {
 
 static void write_npy(const char *name, const char *descr, bool fortran, int ndim, const int64_t *shape,
                       const void *data, size_t n) {
-    char dict[512], st[256];
+    char dict[2048], st[1600];
     shape_text(st, sizeof st, ndim, shape);
     snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
              fortran ? "True" : "False", st);
@@ -170,7 +170,7 @@ static bool check_npy(const char *what, const char *name, const char *descr, int
     const size_t hlen = ok ? 10 + (size_t)(b[8] | b[9] << 8) : 0;
     ok = ok && hlen % 64 == 0 && hlen <= len && b[hlen - 1] == '\n';
     CHECK(ok, "%s: %s has no valid version 1.0 preamble", what, name);
-    char frag[300], st[256];
+    char frag[1700], st[1600];
     snprintf(frag, sizeof frag, "'descr': '%s'", descr);
     CHECK(ok && strstr((char *)b + 10, frag) != NULL, "%s: header lacks %s: %.*s", what, frag, (int)hlen, b);
     shape_text(st, sizeof st, ndim, shape);
@@ -411,7 +411,7 @@ static void test_malformed(void) {
         {"longdata.npy", "header and data disagree"}, {"object.npy", "'|O'"},
         {"complex.npy", "'<c8'"},           {"record.npy", "structured"},
         {"nokey.npy", "lacks 'shape'"},     {"extrakey.npy", "unknown key 'extra'"},
-        {"garbage.npy", "malformed header"}, {"rank9.npy", "more than 8 axes"},
+        {"garbage.npy", "malformed header"}, {"rank65.npy", "more than 64 axes"},
         {"negshape.npy", "malformed header"}, {"nobyteorder.npy", "no byte order"},
         {"emptyhuge.npy", "overflow"},
     };
@@ -442,8 +442,11 @@ static void test_malformed(void) {
     write_npy_dict("extrakey.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (4,), 'extra': 1, }", data,
                    16);
     write_npy_dict("garbage.npy", 1, "not a dict at all", data, 16);
-    write_npy_dict("rank9.npy", 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", data,
-                   1);
+    /* NumPy writes up to 64 axes; one more is no NumPy file. */
+    char rank65[512] = "{'descr': '|u1', 'fortran_order': False, 'shape': (";
+    for (int i = 0; i < 65; i++) strcat(rank65, "1,");
+    strcat(rank65, "), }");
+    write_npy_dict("rank65.npy", 1, rank65, data, 1);
     write_npy_dict("negshape.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (-4,), }", data, 16);
     /* Empty (a zero dim), but the other dims' product, which sets the
      * strides, passes 64 bits: found by fuzz_npy as a signed overflow. */
@@ -827,6 +830,57 @@ static void test_help_examples(void) {
     rm("x.npy");
 }
 
+/* NumPy indexing on .npy files of any rank NumPy writes: only the strided
+ * dimensions a slice truly needs count against the library's 8. */
+static void test_high_rank(void) {
+    int64_t s8[8] = {2, 1, 3, 1, 2, 1, 2, 1}, s10[10], s9[9], s65[65];
+    int32_t d[64];
+    for (int i = 0; i < 64; i++) d[i] = i;
+    write_npy("r8.npy", "<i4", false, 8, s8, d, 24 * 4);
+    const int64_t want10[10] = {1, 1, 2, 1, 3, 1, 2, 1, 2, 1};
+    CHECK(run("slice r8.npy -o o.npy --index '[None, None, ...]'") == 0 &&
+              check_npy("x[None, None, ...] on 8-D", "o.npy", "<i4", 10, want10, d, 24 * 4),
+          "x[None, None, ...] on an 8-D array");
+    rm("o.npy");
+    for (int i = 0; i < 10; i++) s10[i] = i < 6 ? 2 : 1;
+    write_npy("r10.npy", "<i4", false, 10, s10, d, 64 * 4);
+    int32_t rev[64];
+    for (int i = 0; i < 64; i++) rev[i] = i ^ 1;
+    CHECK(run("slice r10.npy -o o.npy --index '[..., ::-1, 0, 0, 0, 0]'") == 0 &&
+              check_npy("10-D", "o.npy", "<i4", 6, s10, rev, sizeof rev),
+          "a 10-D array, last long axis reversed");
+    rm("o.npy");
+    /* Fortran order: the same elements through the input's strides. */
+    int32_t f[64];
+    for (int i = 0; i < 64; i++) { /* f holds C-order element i at its Fortran position */
+        int rest = i, at = 0, stride = 1, idx[10];
+        for (int a = 9; a >= 0; a--) idx[a] = rest % (int)s10[a], rest /= (int)s10[a];
+        for (int a = 0; a < 10; a++) at += idx[a] * stride, stride *= (int)s10[a];
+        f[at] = i;
+    }
+    write_npy("f10.npy", "<i4", true, 10, s10, f, sizeof f);
+    CHECK(run("slice f10.npy -o o.npy --index '[..., ::-1, 0, 0, 0, 0]'") == 0 &&
+              check_npy("10-D Fortran", "o.npy", "<i4", 6, s10, rev, sizeof rev),
+          "a 10-D Fortran-order array");
+    rm("o.npy");
+    for (int i = 0; i < 9; i++) s9[i] = 3;
+    write_npy("r9.npy", "|u1", false, 9, s9, NULL, 0);
+    shell("head -c 19683 /dev/zero >> r9.npy");
+    CHECK(run("slice r9.npy -o o.npy --index '[::2, ::2, ::2, ::2, ::2, ::2, ::2, ::2, ::2]'") == 1 &&
+              err_has("9 strided dimensions") && err_has("at most 8") && !exists("o.npy"),
+          "a slice that needs 9 strided dimensions is refused, saying so");
+    CHECK(run("slice r9.npy -o o.npy --index '[::2, ::2, ::2, ::2, ::2, ::2, ::2, :, :]'") == 0, "9-D, 8 strided");
+    rm("o.npy");
+    CHECK(run("slice r9.npy -o o.npy --window-offsets 0,0,0,0,0,0,0,0 --window-sizes 1,1,1,1,1,1,1,1 "
+              "--window-strides 1,1,1,1,1,1,1,1") == 1 && err_has("at most 8") && err_has("--index"),
+          "a DirectML form on a 9-D file");
+    CHECK(run("info r9.npy") == 0 && out_has("(3, 3, 3, 3, 3, 3, 3, 3, 3)"), "info on 9-D");
+    for (int i = 0; i < 65; i++) s65[i] = 1;
+    write_npy("r65.npy", "<i4", false, 65, s65, d, 4);
+    CHECK(run("info r65.npy") == 1 && err_has("more than 64 axes"), "65 axes");
+    rm("r8.npy"), rm("r10.npy"), rm("f10.npy"), rm("r9.npy"), rm("r65.npy");
+}
+
 /* A file over 2^32-1 elements (sparse: no disk used) is refused on the
  * DirectML path as DirectML would, and sliced on the native path without
  * reading more than the window. */
@@ -881,6 +935,7 @@ int main(int argc, char **argv) {
     test_command_line();
     test_bench_anywhere();
     test_help_examples();
+    test_high_rank();
     if (test_checks_failed == 0) shell("rm -f out.txt err.txt *.npy && cd .. && rmdir \"$OLDPWD\" 2>/dev/null; true");
     else printf("scratch folder kept: %s\n", dir);
     TEST_MAIN_END();
