@@ -341,9 +341,14 @@ static dmls_status time_case(const bench_device *dev, const dmls_operator *op, v
     return DMLS_OK;
 }
 
-int main(int argc, char **argv) {
-    const char *device_name = "cpu", *cases_path = NULL, *json_path = NULL;
-    int threads = 0, reps = 0; /* 0: the device's default */
+typedef struct options {
+    const char *device_name, *cases_path, *json_path;
+    int threads, reps; /* 0: the device's default */
+} options;
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, options *o) {
+    *o = (options){"cpu", NULL, NULL, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -351,27 +356,33 @@ int main(int argc, char **argv) {
             fputs(usage, stdout);
             return 0;
         } else if (strcmp(a, "--device") == 0 && has_value) {
-            device_name = argv[++i];
+            o->device_name = argv[++i];
         } else if (strcmp(a, "--threads") == 0 && has_value) {
-            if (parse_int(argv[++i], "--threads", 0, 1024, &threads)) return 2;
+            if (parse_int(argv[++i], "--threads", 0, 1024, &o->threads)) return 2;
         } else if (strcmp(a, "--reps") == 0 && has_value) {
-            if (parse_int(argv[++i], "--reps", 1, 100000, &reps)) return 2;
+            if (parse_int(argv[++i], "--reps", 1, 100000, &o->reps)) return 2;
         } else if (strcmp(a, "--cases") == 0 && has_value) {
-            cases_path = argv[++i];
+            o->cases_path = argv[++i];
         } else if (strcmp(a, "--json") == 0 && has_value) {
-            json_path = argv[++i];
+            o->json_path = argv[++i];
         } else {
             fprintf(stderr, "devbench: unknown or incomplete option '%s'\n%s", a, usage);
             return 2;
         }
     }
-    const bench_device *dev = NULL;
+    return -1;
+}
+
+/* The device by name; NULL for cuda (timed by bench/cuda_bench.c) or an
+ * unknown one (2 after the message). */
+static int find_device(const options *o, const bench_device **dev, bool *cuda) {
+    *dev = NULL;
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
-        if (strcmp(devices[d].name, device_name) == 0) dev = &devices[d];
-    bool cuda = strcmp(device_name, "cuda") == 0;
+        if (strcmp(devices[d].name, o->device_name) == 0) *dev = &devices[d];
+    *cuda = strcmp(o->device_name, "cuda") == 0;
 #ifdef DMLS_HAVE_CUDA
-    if (cuda) {
-        if (threads != 0) {
+    if (*cuda) {
+        if (o->threads != 0) {
             fprintf(stderr, "devbench: --threads applies to --device cpu only\n");
             return 2;
         }
@@ -382,54 +393,27 @@ int main(int argc, char **argv) {
             fprintf(stderr, "devbench: --device cuda: %s\n", dmls_last_error());
             return 1;
         }
+        return -1;
     }
-#endif
-    if (!dev && !cuda) {
-#ifdef DMLS_HAVE_CUDA
-        fprintf(stderr, "devbench: unknown device '%s' (this build has: cpu, cuda)\n", device_name);
 #else
-        fprintf(stderr, "devbench: unknown device '%s' (this build has: cpu)\n", device_name);
-#endif
-        return 2;
-    }
-#ifndef DMLS_HAVE_CUDA
-    if (cuda) {
+    if (*cuda) {
         fprintf(stderr, "devbench: this build has no CUDA backend (--device cuda)\n");
         return 2;
     }
 #endif
-    if (reps == 0) reps = cuda ? 30 : 7;
+    if (*dev == NULL) {
+        fprintf(stderr, "devbench: unknown device '%s'\n", o->device_name);
+        return 2;
+    }
+    return -1;
+}
 
-    bench_case *cases = NULL;
-    int ncases = 0;
-    char err[256];
-    if (cases_path ? bench_read_cases(cases_path, &cases, &ncases, err, sizeof err)
-                   : bench_builtin_cases(&cases, &ncases, err, sizeof err)) {
-        fprintf(stderr, "devbench: %s\n", err);
-        return 1;
-    }
-#ifdef DMLS_HAVE_CUDA
-    if (cuda) {
-        int status = bench_cuda(cases, ncases, reps, json_path);
-        free(cases);
-        return status;
-    }
-#endif
-    if (dev->open(threads)) {
-        free(cases);
-        return 1;
-    }
-    int nthreads = dev->threads();
-    printf("device %s, %d thread%s, %d reps, median times; GB/s = 2 x output bytes / time\n", dev->name, nthreads,
-           nthreads == 1 ? "" : "s", reps);
-    printf("%-14s %10s %10s %9s %10s %9s %7s %9s %6s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
-           "ratio", "memcpy1", "batch");
-
-    row *rows = calloc((size_t)ncases, sizeof *rows);
+/* Every case on a host-timed device, one table row each; 1 if any failed. */
+static int run_cases(const bench_device *dev, const bench_case *cases, int ncases, int reps, row *rows) {
     double *t_case = malloc((size_t)reps * sizeof *t_case), *t_copy = malloc((size_t)reps * sizeof *t_copy),
            *t_one = malloc((size_t)reps * sizeof *t_one);
-    int status = 0;
-    for (int k = 0; k < ncases && rows && t_case && t_copy && t_one; k++) {
+    int status = t_case && t_copy && t_one ? 0 : 1;
+    for (int k = 0; k < ncases && t_case && t_copy && t_one; k++) {
         const bench_case *c = &cases[k];
         dmls_operator *op = NULL;
         if (bench_create(c, &op) != DMLS_OK) {
@@ -439,34 +423,38 @@ int main(int argc, char **argv) {
         }
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         void *src = dev->alloc(ib), *dst = dev->alloc(ob), *csrc = dev->alloc(ob);
+        row *w = &rows[k];
         if (!src || !dst || !csrc) {
             fprintf(stderr, "devbench: case %s: cannot allocate %llu + 2 x %llu bytes\n", c->name,
                     (unsigned long long)ib, (unsigned long long)ob);
             status = 1;
+        } else if (time_case(dev, op, src, dst, csrc, (uint64_t)k, reps, w, t_case, t_copy, t_one) != DMLS_OK) {
+            fprintf(stderr, "devbench: case %s: %s\n", c->name, dmls_last_error());
+            status = 1;
         } else {
-            row *w = &rows[k];
-            if (time_case(dev, op, src, dst, csrc, (uint64_t)k, reps, w, t_case, t_copy, t_one) != DMLS_OK) {
-                fprintf(stderr, "devbench: case %s: %s\n", c->name, dmls_last_error());
-                status = 1;
-            } else {
-                w->name = c->name;
-                double gbs = 2.0 * (double)ob / (w->ms * 1e6), cgbs = 2.0 * (double)ob / (w->copy_ms * 1e6);
-                printf("%-14s %10.1f %10.3f %9.1f %10.3f %9.1f %7.2f %9.1f %6d%s\n", c->name,
-                       (double)ob / 1048576.0, w->ms, gbs, w->copy_ms, cgbs, gbs / cgbs,
-                       2.0 * (double)ob / (w->memcpy1_ms * 1e6), w->batch, w->correct ? "" : "  WRONG OUTPUT");
-                if (!w->correct) status = 1;
-                fflush(stdout);
-            }
+            w->name = c->name;
+            double gbs = 2.0 * (double)ob / (w->ms * 1e6), cgbs = 2.0 * (double)ob / (w->copy_ms * 1e6);
+            printf("%-14s %10.1f %10.3f %9.1f %10.3f %9.1f %7.2f %9.1f %6d%s\n", c->name, (double)ob / 1048576.0,
+                   w->ms, gbs, w->copy_ms, cgbs, gbs / cgbs, 2.0 * (double)ob / (w->memcpy1_ms * 1e6), w->batch,
+                   w->correct ? "" : "  WRONG OUTPUT");
+            if (!w->correct) status = 1;
+            fflush(stdout);
         }
         dev->release(src);
         dev->release(dst);
         dev->release(csrc);
         dmls_destroy(op);
     }
+    free(t_case);
+    free(t_copy);
+    free(t_one);
+    return status;
+}
 
-    /* Tiny operators: per-call cost of a planned operator on the calling
-     * thread (a 24-byte copy never wakes a worker). */
-    double tiny_ns[sizeof tiny_cases / sizeof tiny_cases[0]];
+/* Tiny operators: per-call cost of a planned operator on the calling
+ * thread (a 24-byte copy never wakes a worker). */
+static int run_tiny(const bench_device *dev, double *tiny_ns) {
+    int status = 0;
     printf("\n%-14s %10s\n", "tiny (1x1x4x4)", "ns/exec");
     for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++) {
         const tiny_case *t = &tiny_cases[k];
@@ -495,43 +483,79 @@ int main(int argc, char **argv) {
         printf("%-14s %10.1f\n", t->name, tiny_ns[k]);
         dmls_destroy(op);
     }
+    return status;
+}
 
-    if (json_path && rows) {
-        FILE *f = fopen(json_path, "w");
-        if (!f) {
-            fprintf(stderr, "devbench: %s: %s\n", json_path, strerror(errno));
-            status = 1;
-        } else {
-            fprintf(f, "{\n \"device\": \"%s\", \"threads\": %d, \"reps\": %d, \"version\": \"%s\",\n \"cases\": [\n",
-                    dev->name, nthreads, reps, dmls_version());
-            bool first = true;
-            for (int k = 0; k < ncases; k++) {
-                const row *w = &rows[k];
-                if (!w->name) continue;
-                double gbs = 2.0 * (double)w->out_bytes / (w->ms * 1e6);
-                double cgbs = 2.0 * (double)w->out_bytes / (w->copy_ms * 1e6);
-                fprintf(f,
-                        "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
-                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"memcpy1_GBps\": %.3f, \"batch\": %d, "
-                        "\"correct\": %s}",
-                        first ? "" : ",\n", w->name, (unsigned long long)w->out_bytes, w->ms, gbs, w->copy_ms, cgbs,
-                        gbs / cgbs, 2.0 * (double)w->out_bytes / (w->memcpy1_ms * 1e6), w->batch,
-                        w->correct ? "true" : "false");
-                first = false;
-            }
-            fprintf(f, "\n ],\n \"tiny_ns_per_execute\": {");
-            for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++)
-                fprintf(f, "%s\"%s\": %.2f", k ? ", " : "", tiny_cases[k].name, tiny_ns[k]);
-            fprintf(f, "}\n}\n");
-            if (fclose(f)) {
-                fprintf(stderr, "devbench: %s: write failed\n", json_path);
-                status = 1;
-            }
-        }
+static int write_json(const char *path, const bench_device *dev, int nthreads, int reps, const row *rows, int ncases,
+                      const double *tiny_ns) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "devbench: %s: %s\n", path, strerror(errno));
+        return 1;
     }
-    free(t_case);
-    free(t_copy);
-    free(t_one);
+    fprintf(f, "{\n \"device\": \"%s\", \"threads\": %d, \"reps\": %d, \"version\": \"%s\",\n \"cases\": [\n", dev->name,
+            nthreads, reps, dmls_version());
+    bool first = true;
+    for (int k = 0; k < ncases; k++) {
+        const row *w = &rows[k];
+        if (!w->name) continue;
+        double gbs = 2.0 * (double)w->out_bytes / (w->ms * 1e6);
+        double cgbs = 2.0 * (double)w->out_bytes / (w->copy_ms * 1e6);
+        fprintf(f,
+                "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
+                "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"memcpy1_GBps\": %.3f, \"batch\": %d, \"correct\": %s}",
+                first ? "" : ",\n", w->name, (unsigned long long)w->out_bytes, w->ms, gbs, w->copy_ms, cgbs, gbs / cgbs,
+                2.0 * (double)w->out_bytes / (w->memcpy1_ms * 1e6), w->batch, w->correct ? "true" : "false");
+        first = false;
+    }
+    fprintf(f, "\n ],\n \"tiny_ns_per_execute\": {");
+    for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++)
+        fprintf(f, "%s\"%s\": %.2f", k ? ", " : "", tiny_cases[k].name, tiny_ns[k]);
+    fprintf(f, "}\n}\n");
+    if (fclose(f)) {
+        fprintf(stderr, "devbench: %s: write failed\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0) return rc;
+    const bench_device *dev;
+    bool cuda;
+    if ((rc = find_device(&o, &dev, &cuda)) >= 0) return rc;
+    const int reps = o.reps ? o.reps : cuda ? 30 : 7;
+    bench_case *cases = NULL;
+    int ncases = 0;
+    char err[256];
+    if (o.cases_path ? bench_read_cases(o.cases_path, &cases, &ncases, err, sizeof err)
+                     : bench_builtin_cases(&cases, &ncases, err, sizeof err)) {
+        fprintf(stderr, "devbench: %s\n", err);
+        return 1;
+    }
+#ifdef DMLS_HAVE_CUDA
+    if (cuda) {
+        int status = bench_cuda(cases, ncases, reps, o.json_path);
+        free(cases);
+        return status;
+    }
+#endif
+    if (dev->open(o.threads)) {
+        free(cases);
+        return 1;
+    }
+    const int nthreads = dev->threads();
+    printf("device %s, %d thread%s, %d reps, median times; GB/s = 2 x output bytes / time\n", dev->name, nthreads,
+           nthreads == 1 ? "" : "s", reps);
+    printf("%-14s %10s %10s %9s %10s %9s %7s %9s %6s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
+           "ratio", "memcpy1", "batch");
+    row *rows = calloc((size_t)ncases, sizeof *rows);
+    double tiny_ns[sizeof tiny_cases / sizeof tiny_cases[0]];
+    int status = rows ? run_cases(dev, cases, ncases, reps, rows) : 1;
+    status |= run_tiny(dev, tiny_ns);
+    if (o.json_path && rows) status |= write_json(o.json_path, dev, nthreads, reps, rows, ncases, tiny_ns);
     free(rows);
     free(cases);
     dev->close();
