@@ -484,6 +484,7 @@ static bool read_tensor(reader *r, model_dispatchable *d, int k, const json_t *v
         child_key(q, bp, "Strides");
         return fail(r, q, "has %zu values but Sizes has %zu", n_strides, n_sizes);
     }
+    x = 0;
     if (!get_u64(r, body, "TotalTensorSizeInBytes", bp, UINT64_MAX, &present, &x)) return false;
     b->TotalTensorSizeInBytes = x;
     if (!present || x == 0) {
@@ -494,6 +495,7 @@ static bool read_tensor(reader *r, model_dispatchable *d, int k, const json_t *v
                             DMLS_OK)
             b->TotalTensorSizeInBytes = bytes;
     }
+    x = 0;
     if (!get_u64(r, body, "GuaranteedBaseOffsetAlignment", bp, UINT32_MAX, &present, &x)) return false;
     b->GuaranteedBaseOffsetAlignment = (UINT)x;
     return true;
