@@ -8,7 +8,13 @@ rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
 fail=0
 
 # run NAME: runs model NAME.json; stdout in NAME.out, stderr in NAME.err.
-run() { "$tool" dispatch "$1.json" >"$1.out" 2>"$1.err"; }
+run() {
+  rc=0
+  "$tool" dispatch "$1.json" >"$1.out" 2>"$1.err" || rc=$?
+  # A sanitizer build reports there; any report fails the case.
+  if grep -q -e 'Sanitizer' -e 'runtime error' "$1.err"; then echo "$1: sanitizer report:"; cat "$1.err"; fail=1; fi
+  return $rc
+}
 ok() { # NAME EXPECTED-STDOUT
   if ! run "$1"; then echo "$1: failed: $(cat "$1.err")"; fail=1; return; fi
   [ "$(cat "$1.out")" = "$2" ] || { echo "$1: printed:"; cat "$1.out"; echo "expected:"; echo "$2"; fail=1; }
