@@ -13,6 +13,8 @@ static const option_def check_options[] = {
     {"--dtype", NULL, "T", "data type: float16 float32 float64 int8 int16 int32 int64\nuint8 uint16 uint32 uint64 bool"},
     {"--input-sizes", NULL, "L", "the input's sizes, one per axis"},
     {"--input-strides", NULL, "L", "the input's element strides (default: packed, C order)"},
+    {"--output-gradient-sizes", NULL, "L",
+     "SLICE_GRAD instead: the output gradient's sizes; --input-sizes\nare then the input gradient's, PARAMS the window"},
     {"--output-strides", NULL, "L",
      "the output's element strides, one per axis of the SLICE1\noutput: the window's count for the DirectML forms, "
      "the\ninput's rank for --index, --onnx-* and --webnn-* (default:\npacked)"},
@@ -22,7 +24,8 @@ static const option_def check_options[] = {
 
 const command_def cmd_check_def = {
     "check",
-    "--dtype T --input-sizes L [--input-strides L] [--output-strides L] PARAMS [--feature-level L] [-q]",
+    "--dtype T --input-sizes L [--input-strides L] [--output-strides L] [--output-gradient-sizes L] PARAMS "
+    "[--feature-level L] [-q]",
     "Validate PARAMS for a tensor without data: print the output shape, or the\n"
     "error and the rule ID of docs/RULES.md it breaks. Exit status 0 valid,\n"
     "1 invalid, 2 usage error.",
@@ -41,7 +44,7 @@ int cmd_check(int argc, char **argv) {
     params_init(&p);
     bool quiet = false, have_dtype = false, is_bool = false;
     dmls_dtype dtype = DMLS_FLOAT32;
-    param_list sizes = {0}, strides = {0}, out_strides = {0};
+    param_list sizes = {0}, strides = {0}, out_strides = {0}, out_grad = {0};
     option_parser op;
     options_start(&op, &cmd_check_def, argc, argv);
     for (;;) {
@@ -58,6 +61,7 @@ int cmd_check(int argc, char **argv) {
         param_list *l = option_is(o, "--input-sizes")      ? &sizes
                         : option_is(o, "--input-strides")  ? &strides
                         : option_is(o, "--output-strides") ? &out_strides
+                        : option_is(o, "--output-gradient-sizes") ? &out_grad
                                                            : NULL;
         if (l) {
             l->given = true;
@@ -83,8 +87,16 @@ int cmd_check(int argc, char **argv) {
     }
     const param_tensor t = {dtype, sizes.n, sizes.v, strides.given ? strides.v : NULL,
                             out_strides.given ? out_strides.v : NULL, out_strides.n};
+    /* With --output-gradient-sizes the description is SLICE_GRAD's: the
+     * input sizes are the input gradient's, the window lies over the output
+     * gradient. */
+    if (out_grad.given && (p.form != FORM_DML_SLICE1 || p.out_sizes.given)) {
+        fprintf(stderr, "%s: --output-gradient-sizes takes the window (--window-offsets, --window-sizes, "
+                        "--window-strides) and no other slice parameters\n", args_prog);
+        return 2;
+    }
     param_plan plan;
-    const bool ok = params_plan(&p, &t, &plan);
+    const bool ok = out_grad.given ? params_plan_grad(&p, &t, &out_grad, &plan) : params_plan(&p, &t, &plan);
     if (!ok) {
         if (!quiet) {
             printf("invalid: %s\n", plan.error);
@@ -93,10 +105,11 @@ int cmd_check(int argc, char **argv) {
         return 1;
     }
     if (!quiet) {
-        printf("valid: output shape (");
+        printf("valid: output%s shape (", out_grad.given ? " gradient" : "");
         for (int i = 0; i < plan.final_ndim; i++) printf("%s%" PRId64, i ? ", " : "", plan.final_shape[i]);
         printf("%s)", plan.final_ndim == 1 ? "," : "");
-        if (plan.dml) printf(", %s at feature level %s", p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
+        if (plan.dml) printf(", %s at feature level %s", out_grad.given ? "DML_OPERATOR_SLICE_GRAD"
+                                                         : p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
                              dmls_feature_level_name(p.level));
         else if (p.level_given)
             printf(", its lowered DML_OPERATOR_SLICE1 valid at feature level %s", dmls_feature_level_name(p.level));

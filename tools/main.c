@@ -6,8 +6,8 @@
 #include "commands.h"
 #include "dmlslice/dmlslice.h"
 
-static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def, &cmd_info_def, &cmd_demo_def,
-                                              &cmd_bench_def};
+static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
+                                              &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const option_def demo_options[] = {{NULL, NULL, NULL, NULL}};
@@ -37,7 +37,7 @@ static int run_demo(int argc, char **argv) {
 static void print_overview(FILE *f) {
     fputs("usage: dmlslice [OPTIONS] COMMAND [ARGS]\n"
           "\n"
-          "DirectML's slice operators (SLICE, SLICE1) on any machine, on .npy files of any size,\n"
+          "DirectML's slice operators (SLICE, SLICE1, SLICE_GRAD) on any machine, on .npy files of any size,\n"
           "with DirectML's own parameters or NumPy, ONNX and WebNN ones.\n"
           "\ncommands:\n",
           f);
