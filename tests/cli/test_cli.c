@@ -35,7 +35,7 @@ static int run(const char *fmt, ...) {
 /* Runs a whole shell line in the scratch folder, with TOOL standing for
  * the binary. */
 static int shell(const char *line) {
-    char cmd[8192];
+    char cmd[16384];
     snprintf(cmd, sizeof cmd, "cd '%s' && TOOL='%s' && %s", dir, tool, line);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
@@ -806,7 +806,8 @@ static void test_help_examples(void) {
         while (*p == ' ') p++;
         const size_t len = strlen(p);
         const bool more = len > 0 && p[len - 1] == '\\';
-        strncat(line, p, more ? len - 1 : len);
+        const size_t cur = strlen(line);
+        snprintf(line + cur, sizeof line - cur, "%.*s", (int)(more ? len - 1 : len), p);
         p = nl + 1;
         if (more) continue;
         /* "dmlslice" is the binary under test, wherever it stands. */
