@@ -307,16 +307,20 @@ static dmls_status input_strides(int32_t ndim, const int64_t *shape, const int64
     return DMLS_OK;
 }
 
-/* The view as a SLICE1 that walks each run forwards or backwards whole. */
-static void set_view(dmls_lowered_view *v, const run *runs, int32_t n, int64_t base) {
+/* The view as a SLICE1 that walks each run forwards or backwards whole;
+ * its origin is the lowest element taken. */
+static dmls_status set_view(dmls_lowered_view *v, const run *runs, int32_t n, int64_t base, const char *expr) {
     dmls_lowered *lw = &v->slice;
     int64_t origin = base;
     lw->ndim = n;
     for (int32_t k = 0; k < n; k++) {
         const int64_t mag = runs[k].stride < 0 ? -runs[k].stride : runs[k].stride;
+        int64_t back;
         v->in_shape[k] = runs[k].count;
         v->in_strides[k] = mag;
-        if (runs[k].stride < 0) origin -= (runs[k].count - 1) * mag; /* the run's lowest element */
+        if (runs[k].stride < 0)
+            RETURN_IF(dmls_mul_i64(runs[k].count - 1, mag, &back) || dmls_add_i64(origin, -back, &origin),
+                      DMLS_ERROR_OVERFLOW, NULL, NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
         lw->offsets[k] = 0;
         lw->sizes[k] = runs[k].count;
         lw->strides[k] = runs[k].stride < 0 ? -1 : 1;
@@ -324,6 +328,7 @@ static void set_view(dmls_lowered_view *v, const run *runs, int32_t n, int64_t b
     }
     lw->final_ndim = n;
     v->in_offset = origin;
+    return DMLS_OK;
 }
 
 /* An input of more than DMLS_MAX_RANK axes: the elements taken, as few
@@ -338,8 +343,7 @@ static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *ax
     for (int32_t i = 0; i < ndim; i++)
         if (axes[i].count == 0) {
             const run empty = {0, 1};
-            set_view(v, &empty, 1, 0);
-            return DMLS_OK;
+            return set_view(v, &empty, 1, 0, expr);
         }
     for (int32_t i = 0; i < ndim; i++) {
         int64_t at, stride;
@@ -348,11 +352,12 @@ static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *ax
         RETURN_IF(dmls_mul_i64(axes[i].first, t[i], &at) || dmls_add_i64(base, at, &base), DMLS_ERROR_OVERFLOW, NULL,
                   NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
         if (axes[i].count == 1) continue;
-        RETURN_IF(dmls_mul_i64(axes[i].step, t[i], &stride), DMLS_ERROR_OVERFLOW, NULL,
+        RETURN_IF(dmls_mul_i64(axes[i].step, t[i], &stride) || stride == INT64_MIN, DMLS_ERROR_OVERFLOW, NULL,
                   NUMPY " \"%.80s\": element strides overflow 64 bits", expr);
-        int64_t span;
-        if (n > 0 && !dmls_mul_i64(axes[i].count, stride, &span) && span == runs[n - 1].stride) {
-            runs[n - 1].count *= axes[i].count; /* <= the input's element count */
+        int64_t span, merged;
+        if (n > 0 && !dmls_mul_i64(axes[i].count, stride, &span) && span == runs[n - 1].stride &&
+            !dmls_mul_i64(runs[n - 1].count, axes[i].count, &merged)) {
+            runs[n - 1].count = merged;
             runs[n - 1].stride = stride;
         } else {
             runs[n++] = (run){axes[i].count, stride};
@@ -362,8 +367,7 @@ static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *ax
               NUMPY " \"%.80s\": the slice needs %d strided dimensions (after dropping axes of one element and "
                     "merging contiguous runs); the library handles at most %d",
               expr, (int)n, DMLS_MAX_RANK);
-    set_view(v, runs, n, base);
-    return DMLS_OK;
+    return set_view(v, runs, n, base, expr);
 }
 
 static dmls_status lower_numpy_view(int32_t ndim, const int64_t *shape, const int64_t *strides, const char *expr,

@@ -217,6 +217,20 @@ static void test_view_merges_and_refuses(void) {
     CHECK_STATUS(dmls_lower_numpy_view(64, shape, NULL, "[..., 1:1]", &v), DMLS_OK);
     CHECK(v.final_ndim == 64 && v.final_shape[63] == 0 && v.slice.out_sizes[0] == 0, "64-D empty result");
     CHECK_STATUS(dmls_lower_numpy_view(65, shape, NULL, "[...]", &v), DMLS_ERROR_UNSUPPORTED);
+    /* Hostile strides: offsets beyond 64 bits are an error, never a wrap. */
+    int64_t huge[9];
+    for (int i = 0; i < 9; i++) huge[i] = INT64_MAX / 2;
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, huge, "[2, 2]", &v), DMLS_ERROR_OVERFLOW);
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, huge, "[..., ::-1]", &v), DMLS_ERROR_UNSUPPORTED);
+    const int64_t negative[9] = {1, 1, 1, 1, 1, 1, 1, 1, -1};
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, negative, "[...]", &v), DMLS_ERROR_INVALID_ARGUMENT);
+    /* Zero strides (a broadcast input) merge, but never into a count
+     * beyond 64 bits. */
+    int64_t wide[9], zero[9] = {0};
+    for (int i = 0; i < 9; i++) wide[i] = INT64_C(1) << 40;
+    CHECK_STATUS(dmls_lower_numpy_view(9, wide, zero, "[...]", &v), DMLS_ERROR_UNSUPPORTED);
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, zero, "[...]", &v), DMLS_OK);
+    CHECK(v.slice.ndim == 1 && v.in_shape[0] == 19683 && v.in_strides[0] == 0, "zero strides merge into one run");
     CHECK_STATUS(dmls_lower_numpy_view(64, shape, NULL, "[None, ...]", &v), DMLS_ERROR_UNSUPPORTED);
 }
 
