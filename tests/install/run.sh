@@ -56,6 +56,7 @@ for h in "$src"/include/dmlslice/*.h "$build"/include/dmlslice/*.h; do
   [ -f "$h" ] || continue
   [ -f "$prefix/include/dmlslice/$(basename "$h")" ] || bad "header not installed: $(basename "$h")"
 done
+[ ! -f "$src/docs/spec.md" ] || [ -f "$prefix/share/doc/dmlslice/spec.md" ] || bad "docs/spec.md not installed"
 # Nothing else: no test program, no internal header.
 (cd "$prefix" && find . -type f -o -type l) | sed 's|^\./||' | sort >"$work/files.txt"
 unexpected=$(grep -v -E "^(bin/dmlslice|include/dmlslice/[a-z_]+\.h|$libdir/libdmlslice\.(a|so(\.[0-9.]+)?)|$libdir/pkgconfig/dmlslice\.pc|$libdir/cmake/dmlslice/dmlslice[A-Za-z-]*\.cmake|share/man/man1/dmlslice\.1|share/dmlslice/cases\.json|share/doc/dmlslice/[A-Za-z_.]+\.md)$" "$work/files.txt" || true)
@@ -133,6 +134,7 @@ sh "$src/tests/check_symbols.sh" "$(cache CMAKE_NM)" "$prefix/$libdir/libdmlslic
 step "4 the installed tool from an unrelated folder, without LD_LIBRARY_PATH"
 elsewhere=$work/elsewhere
 mkdir -p "$elsewhere"
+readelf -d "$prefix/bin/dmlslice" | grep -q -E 'R(UN)?PATH.*\[\$ORIGIN/' || bad "the installed tool has no RPATH relative to itself"
 if ldd "$prefix/bin/dmlslice" | grep -q 'not found'; then bad "the installed tool misses a library: $(ldd "$prefix/bin/dmlslice")"; fi
 (cd "$elsewhere" && sh "$src/tests/check_demo.sh" "$prefix/bin/dmlslice") || bad "dmlslice demo from $elsewhere"
 if "$prefix/bin/dmlslice" bench --help 2>&1 | grep -q -- '--quick'; then
