@@ -1,17 +1,37 @@
 #!/bin/sh
-# Installs the Debian packages the build and the tests need that are not
-# there yet, quietly (as root, or through sudo).
-#   cmake, gcc, make      the build
-#   pkg-config            tests/install: the pkg-config consumer
-#   dpkg-dev, file        cpack's .deb packages (dpkg-shlibdeps finds their dependencies)
-#   binutils              nm and readelf for the symbol and SONAME checks
+# Debian packages the build needs; installs only what is missing, quietly.
+# Run as root, or as a user with password-less sudo.
+#
+#   scripts/deps.sh
+#
+# The tool (tools/): libjansson-dev and pkg-config, for `dmlslice dispatch`'s
+# JSON models (docs/dispatch.md).
+# The install tests (tests/install/run.sh, docs/install.md): pkg-config for
+# the pkg-config consumer, dpkg-dev and file for cpack's .deb packages
+# (dpkg-shlibdeps finds their dependencies), binutils for nm and readelf.
 set -eu
-need=
-for p in cmake gcc make pkg-config dpkg-dev file binutils; do
-  dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need="$need $p"
+
+pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils"
+
+missing=""
+for p in $pkgs; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
 done
-[ -z "$need" ] && exit 0
-if [ "$(id -u)" -eq 0 ]; then sudo=; else sudo=sudo; fi
-$sudo apt-get update -qq
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $need >/dev/null
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+  apt=apt-get
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  apt="sudo -n apt-get"
+else
+  echo "deps.sh: missing Debian packages:$missing (run as root or with sudo)" >&2
+  exit 1
+fi
+
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086 # the package list is split on purpose
+$apt install -y -qq --no-install-recommends $missing >/dev/null ||
+  { $apt update -qq >/dev/null && $apt install -y -qq --no-install-recommends $missing >/dev/null; }
