@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 #include "fuzz_input.h"
 
 static const DML_FEATURE_LEVEL levels[] = {

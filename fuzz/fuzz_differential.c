@@ -9,7 +9,7 @@
  * that start and end inside rows. */
 #include <stdlib.h>
 
-#include "cpu/cpu.h" /* dmls_context_set_parallel_min_bytes */
+#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/dmlslice.h"
 #include "fuzz_input.h"
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 typedef struct fixture {
     UINT n;

@@ -5,6 +5,7 @@
  * "all" disables everything. The choice must reach the plan: a stride-2
  * gather gets an AVX2 kernel (its name ends in "_avx2") when AVX2 is on and a
  * portable one when it is off, and gives the reference's bytes either way. */
+#include "cpu/features.h"
 #include "operator.h"
 #include "test.h"
 

@@ -3,7 +3,7 @@
  * seeded random cases (the seed is printed; DMLS_TEST_SEED replays), then
  * random cases again on thread pools that cut every copy and every
  * SLICE_GRAD zero fill between their threads. */
-#include "cpu/cpu.h"
+#include "cpu/context.h"
 #include "slice_case.h"
 
 static dmls_status exec_default(const dmls_operator *op, const void *in, uint64_t ib, void *out, uint64_t ob,

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "commands.h"
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 typedef struct example {
     const char *title;

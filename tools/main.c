@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 static const char usage[] =
     "usage: dmlslice COMMAND [ARGS]\n"

@@ -1,4 +1,4 @@
-/* WebNN slice() and reverse() lowered onto SLICE1 (SPEC section 6). The
+/* WebNN slice() and reverse() lowered onto SLICE1 (docs/spec.md section 6). The
  * checks are the WebNN specification's validation steps, in its order; its
  * errors are TypeErrors, ours DMLS_ERROR_INVALID_ARGUMENT or
  * DMLS_ERROR_OUT_OF_BOUNDS. */

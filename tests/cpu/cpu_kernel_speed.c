@@ -17,7 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cpu/cpu.h"
+#include "cpu/context.h"
+#include "cpu/execute.h"
+#include "cpu/features.h"
 #include "operator.h"
 
 typedef struct speed_case {
@@ -95,7 +97,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         dmls_operator v = *op;
-        dmls_cpu_plan_build(&v.cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
+        dmls_cpu_prepare(&v.cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         unsigned char *src = aligned_alloc(64, (ib + 63) / 64 * 64), *dst = aligned_alloc(64, (ob + 63) / 64 * 64);
         unsigned char *csrc = aligned_alloc(64, (ob + 63) / 64 * 64), *cdst = aligned_alloc(64, (ob + 63) / 64 * 64);

@@ -10,7 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cpu/cpu.h"
+#include "cpu/context.h"
+#include "cpu/execute.h"
+#include "cpu/features.h"
 #include "operator.h"
 #include "test.h"
 
@@ -79,7 +81,7 @@ static dmls_context *contexts[5]; /* index = threads */
 static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold,
                           const char *what) {
     dmls_operator v = *op;
-    dmls_cpu_plan_build(&v.cpu, &v.copy, features, nt_threshold);
+    dmls_cpu_prepare(&v.cpu, &v.copy, features, nt_threshold);
     uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
     size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
     unsigned char *in_buf = malloc(ib + 8), *ref_buf = malloc(ob + 8), *out_buf = malloc(ob + 8),
@@ -176,14 +178,14 @@ static void directed(const char *what, int esize, int ndim, const int64_t *in_sh
     packed_spec(&s, esize, ndim, in_shape, offsets, sizes, steps);
     dmls_operator *op = make(&s);
     if (!op) return;
-    dmls_cpu_plan cp;
+    dmls_cpu_prepared cp;
     bool avx2 = (dmls_cpu_features() & DMLS_CPU_AVX2) != 0;
-    dmls_cpu_plan_build(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, 0);
+    dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, 0);
     dmls_cpu_kernel want = avx2 ? want_avx2 : want_portable;
     CHECK(cp.kernel == want, "%s: dispatch chose %s, expected %s", what, dmls_cpu_kernel_name(cp.kernel),
           dmls_cpu_kernel_name(want));
     CHECK(cp.width == width, "%s: item width %d, expected %d", what, cp.width, width);
-    dmls_cpu_plan_build(&cp, &op->copy, 0, 0);
+    dmls_cpu_prepare(&cp, &op->copy, 0, 0);
     CHECK(cp.kernel == want_portable, "%s: portable dispatch chose %s, expected %s", what,
           dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want_portable));
     check_all_variants(op, what);
@@ -307,7 +309,7 @@ static void guarded(const char *what, int esize, int ndim, const int64_t *in_sha
             if ((f & have) != f) continue;
             for (int nt = 0; nt < 2; nt++) {
                 dmls_operator v = *op;
-                dmls_cpu_plan_build(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
+                dmls_cpu_prepare(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
                 for (size_t shift = 0; shift < 8; shift += (size_t)esize) {
                     memset(out + shift, 0x5A, ob);
                     CHECK_STATUS(dmls_execute(&v, in, ib, out + shift, ob), DMLS_OK);
@@ -377,16 +379,16 @@ static void traffic_tests(void) {
         packed_spec(&s, cases[k].esize, 2, cases[k].in_shape, cases[k].offsets, cases[k].sizes, cases[k].steps);
         dmls_operator *op = make(&s);
         if (!op) continue;
-        dmls_cpu_plan cp;
-        dmls_cpu_plan_build(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX);
+        dmls_cpu_prepared cp;
+        dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX);
         CHECK(cp.traffic_bytes == cases[k].want, "%s: traffic %llu bytes, want %llu", cases[k].what,
               (unsigned long long)cp.traffic_bytes, (unsigned long long)cases[k].want);
         CHECK(!cp.nontemporal, "%s: streams below its threshold", cases[k].what);
         if (avx2 && strcmp(cases[k].what, "stride 2") == 0) {
             /* Streaming starts exactly at the threshold. */
-            dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want);
+            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want);
             CHECK(cp.nontemporal, "stride 2: no streaming stores at a threshold equal to its traffic");
-            dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1);
+            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1);
             CHECK(!cp.nontemporal, "stride 2: streaming stores one byte under the threshold");
         }
         dmls_destroy(op);

@@ -28,6 +28,7 @@
 
 #include "cases.h"
 #include "device_util.h"
+#include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_cuda.h"
 #include "operator.h"
 #include "test.h"
@@ -209,12 +210,12 @@ static void emulate(const dmls_cuda_launch *L, const dmls_cuda_small *S, const u
 static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
     if (op->zero_fill) {
         const int i = dmls_cuda_choose(op->cuda.fill, out, out);
-        emulate(&op->cuda.fill[i], op->cuda.fill[i].small ? &op->cuda.fill_small[i] : NULL, out, op->out_bytes, out,
-                op->out_bytes, label);
+        emulate(&op->cuda.fill[i], op->cuda.fill[i].small ? &op->cuda.fill_small[i] : NULL, out, op->needs.out_bytes, out,
+                op->needs.out_bytes, label);
     }
     const int i = dmls_cuda_choose(op->cuda.copy, in, out);
-    emulate(&op->cuda.copy[i], op->cuda.copy[i].small ? &op->cuda.copy_small[i] : NULL, in, op->in_bytes, out,
-            op->out_bytes, label);
+    emulate(&op->cuda.copy[i], op->cuda.copy[i].small ? &op->cuda.copy_small[i] : NULL, in, op->needs.in_bytes, out,
+            op->needs.out_bytes, label);
 }
 
 /* ---------------------------------------------------------------- differential */
