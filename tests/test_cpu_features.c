@@ -1,5 +1,5 @@
-/* The test switch DMLSLICE_DISABLE_CPU_FEATURES (STYLE 12): CTest runs this
- * program under several values of it, each with the answer it must give as
+/* The test switch DMLSLICE_DISABLE_CPU_FEATURES (docs/cpu.md): CTest runs
+ * this program under several values of it, each with the answer it must give as
  * the argument: "off" (AVX2 disabled) or "detected" (AVX2 exactly when the
  * CPU has it). Names match whole list items only ("avx" is not "avx2"), and
  * "all" disables everything. The choice must reach the plan: a stride-2
