@@ -103,9 +103,6 @@ static bool compact_expected(const dmls_cuda_launch *L) {
 
 /* ---------------------------------------------------------------- differential */
 
-    for (; i < n; i++) p[i] = (unsigned char)test_rand();
-}
-
 static void compare(const unsigned char *got, const unsigned char *want, size_t n, uint64_t out_bytes, const char *label,
                     const char *how) {
     size_t first = 0;
@@ -318,7 +315,7 @@ static void test_canonical(void) {
 /* A random layout (support/layout.h): packed half the time, else padded or
  * anything, plus a small random byte offset (misaligned for the element
  * sometimes). */
-static void make_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
+static void cuda_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
     const int style = (int)test_range(0, 5);
     random_layout(style <= 2 ? RANDOM_PACKED : style == 3 ? RANDOM_PADDED : RANDOM_ANY, n, shape, input, es, strides,
                   offset);
@@ -380,8 +377,8 @@ static void random_case(int iter) {
             pb *= (int)big[i], ps *= (int)small[i];
         }
     } else {
-        make_layout(n, big, es, !grad, big_strides, &big_off);
-        make_layout(n, small, es, grad, small_strides, &small_off);
+        cuda_layout(n, big, es, !grad, big_strides, &big_off);
+        cuda_layout(n, small, es, grad, small_strides, &small_off);
     }
     dmls_tensor tb = {dt, n, big, big_strides, big_off}, ts = {dt, n, small, small_strides, small_off};
     dmls_window w = {offs, sizes, steps};
