@@ -51,15 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     dmls_operator *op = NULL;
     dmls_status s = grad ? dmls_create_grad(&small, &big, &w, &op) : dmls_create(&big, &small, &w, &op);
-    if (s != DMLS_OK) {
-        if (op != NULL || dmls_last_error()[0] == '\0') abort();
-        return 0;
-    }
+    if (!fuzz_created(s, op, MAX_BYTES)) return 0;
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
-    if (in_bytes > MAX_BYTES || out_bytes > MAX_BYTES) {
-        dmls_destroy(op);
-        return 0;
-    }
     guarded in, out, ref;
     if (guarded_alloc(&in, in_bytes + mis_in, 0) || guarded_alloc(&out, out_bytes + mis_out, 0) ||
         guarded_alloc(&ref, out_bytes + mis_out, 0))

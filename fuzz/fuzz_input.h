@@ -4,9 +4,12 @@
 #ifndef DMLS_FUZZ_INPUT_H
 #define DMLS_FUZZ_INPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "dmlslice/dmlslice.h"
 #include "support/guarded.h"
 
 typedef struct fuzz_reader {
@@ -34,6 +37,21 @@ static inline int64_t fuzz_small_i64(fuzz_reader *r, int64_t small_max) {
     uint8_t sel = fuzz_u8(r);
     if (sel < 200) return (int64_t)(sel % (uint64_t)(2 * small_max + 1)) - small_max;
     return (int64_t)fuzz_u64(r);
+}
+
+/* After a create: whether the fuzz input goes on to execute. A failure
+ * must leave no handle and explain itself (else abort); an operator whose
+ * buffers exceed max_bytes is destroyed and skipped. */
+static inline bool fuzz_created(dmls_status st, dmls_operator *op, uint64_t max_bytes) {
+    if (st != DMLS_OK) {
+        if (op != NULL || dmls_last_error()[0] == '\0') abort(); /* a failure always explains itself */
+        return false;
+    }
+    if (dmls_input_bytes(op) > max_bytes || dmls_output_bytes(op) > max_bytes) {
+        dmls_destroy(op);
+        return false;
+    }
+    return true;
 }
 
 #endif
