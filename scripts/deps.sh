@@ -6,9 +6,12 @@
 #
 # The tool (tools/): libjansson-dev and pkg-config, for `dmlslice dispatch`'s
 # JSON models (docs/dispatch.md).
+# The install tests (tests/install/run.sh, docs/install.md): pkg-config for
+# the pkg-config consumer, dpkg-dev and file for cpack's .deb packages
+# (dpkg-shlibdeps finds their dependencies), binutils for nm and readelf.
 set -eu
 
-pkgs="cmake gcc make pkg-config libjansson-dev"
+pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils"
 
 missing=""
 for p in $pkgs; do
