@@ -24,8 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../examples/worked_examples.h"
 #include "cases.h"
-#include "cpu/cpu.h" /* internal: the pool, for the copy baseline */
+#include "cpu/pool.h" /* internal: the pool, for the copy baseline */
 #include "dmlslice/dmlslice.h"
 #ifdef DMLS_HAVE_CUDA
 #include "cuda_bench.h"
@@ -176,20 +177,22 @@ static const char usage[] =
 
 /* ------------------------------------------------------------ tiny */
 
-typedef struct tiny_case {
-    const char *name;
-    int64_t offsets[4], sizes[4], strides[4]; /* SLICE1 window */
-} tiny_case;
+/* The tiny operators: the worked examples of DirectML's SLICE and SLICE1
+ * pages (examples/worked_examples.h, their one home), each as a native
+ * SLICE1 window over their 1x1x4x4 float32 input (SLICE's Sizes count
+ * outputs; its window spans (Sizes - 1) * Strides + 1). */
+#define TINY_CASES DMLS_WORKED_EXAMPLE_COUNT
 
-/* The worked examples of DirectML's SLICE and SLICE1 pages, as SLICE1
- * windows over a 1x1x4x4 float32 input (SLICE's Sizes count outputs; its
- * window spans (Sizes - 1) * Strides + 1). */
-static const tiny_case tiny_cases[] = {
-    {"SLICE_ex1", {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}},
-    {"SLICE_ex2", {0, 0, 1, 0}, {1, 1, 3, 4}, {1, 1, 2, 3}},
-    {"SLICE1_ex1", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}},
-    {"SLICE1_ex2", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}},
-};
+static void tiny_window(const dmls_worked_example *e, int64_t *offsets, int64_t *sizes, int64_t *strides,
+                        int64_t *out) {
+    for (int i = 0; i < 4; i++) {
+        const bool slice = e->type == DML_OPERATOR_SLICE;
+        offsets[i] = e->offsets[i];
+        strides[i] = e->strides[i];
+        sizes[i] = slice ? ((int64_t)e->sizes[i] - 1) * e->strides[i] + 1 : e->sizes[i];
+        out[i] = e->out_sizes[i];
+    }
+}
 
 /* ------------------------------------------------------------ cuda */
 
@@ -455,20 +458,19 @@ static int run_cases(const bench_device *dev, const bench_case *cases, int ncase
  * thread (a 24-byte copy never wakes a worker). */
 static int run_tiny(const bench_device *dev, double *tiny_ns) {
     int status = 0;
-    printf("\n%-14s %10s\n", "tiny (1x1x4x4)", "ns/exec");
-    for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++) {
-        const tiny_case *t = &tiny_cases[k];
+    printf("\n%-18s %10s\n", "tiny (1x1x4x4)", "ns/exec");
+    for (int k = 0; k < TINY_CASES; k++) {
+        const dmls_worked_example *e = &dmls_worked_examples[k];
         const int64_t in_shape[4] = {1, 1, 4, 4};
-        int64_t out_shape[4];
-        for (int i = 0; i < 4; i++) out_shape[i] = 1 + (t->sizes[i] - 1) / (t->strides[i] < 0 ? -t->strides[i] : t->strides[i]);
+        int64_t offsets[4], sizes[4], strides[4], out_shape[4];
+        tiny_window(e, offsets, sizes, strides, out_shape);
         dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
-        dmls_window win = {t->offsets, t->sizes, t->strides};
+        dmls_window win = {offsets, sizes, strides};
         dmls_operator *op = NULL;
-        float src[16], dst[16];
-        for (int i = 0; i < 16; i++) src[i] = (float)(i + 1);
+        float dst[16];
         tiny_ns[k] = 0;
         if (dmls_create(&in, &out, &win, &op) != DMLS_OK) {
-            fprintf(stderr, "devbench: %s: %s\n", t->name, dmls_last_error());
+            fprintf(stderr, "devbench: %s: %s\n", e->name, dmls_last_error());
             status = 1;
             continue;
         }
@@ -476,11 +478,16 @@ static int run_tiny(const bench_device *dev, double *tiny_ns) {
         double best[5];
         for (int r = 0; r < 5; r++) {
             double t0 = dev->now();
-            for (int i = 0; i < calls; i++) dev->execute(op, src, sizeof src, dst, sizeof dst);
+            for (int i = 0; i < calls; i++)
+                dev->execute(op, dmls_worked_input, sizeof dmls_worked_input, dst, sizeof dst);
             best[r] = (dev->now() - t0) * 1e9 / calls;
         }
         tiny_ns[k] = median(best, 5);
-        printf("%-14s %10.1f\n", t->name, tiny_ns[k]);
+        if (memcmp(dst, e->expected, dmls_output_bytes(op)) != 0) {
+            fprintf(stderr, "devbench: %s: the output differs from the documented one\n", e->name);
+            status = 1;
+        }
+        printf("%-18s %10.1f\n", e->name, tiny_ns[k]);
         dmls_destroy(op);
     }
     return status;
@@ -509,8 +516,8 @@ static int write_json(const char *path, const bench_device *dev, int nthreads, i
         first = false;
     }
     fprintf(f, "\n ],\n \"tiny_ns_per_execute\": {");
-    for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++)
-        fprintf(f, "%s\"%s\": %.2f", k ? ", " : "", tiny_cases[k].name, tiny_ns[k]);
+    for (int k = 0; k < TINY_CASES; k++)
+        fprintf(f, "%s\"%s\": %.2f", k ? ", " : "", dmls_worked_examples[k].name, tiny_ns[k]);
     fprintf(f, "}\n}\n");
     if (fclose(f)) {
         fprintf(stderr, "devbench: %s: write failed\n", path);
@@ -552,7 +559,7 @@ int main(int argc, char **argv) {
     printf("%-14s %10s %10s %9s %10s %9s %7s %9s %6s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
            "ratio", "memcpy1", "batch");
     row *rows = calloc((size_t)ncases, sizeof *rows);
-    double tiny_ns[sizeof tiny_cases / sizeof tiny_cases[0]];
+    double tiny_ns[TINY_CASES];
     int status = rows ? run_cases(dev, cases, ncases, reps, rows) : 1;
     status |= run_tiny(dev, tiny_ns);
     if (o.json_path && rows) status |= write_json(o.json_path, dev, nthreads, reps, rows, ncases, tiny_ns);

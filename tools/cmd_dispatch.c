@@ -46,24 +46,6 @@ static char *slurp(const char *path, size_t *len) {
     return buf;
 }
 
-static const option_def dispatch_options[] = {
-    {"--feature-level", NULL, "L", "DirectML feature level the operators are validated at\n(default 6_4)"},
-    {"--device", NULL, "D", "cpu (default) or cuda"},
-    {NULL, NULL, NULL, NULL},
-};
-
-const command_def cmd_dispatch_def = {
-    "dispatch",
-    "MODEL.json [--feature-level L] [--device D]",
-    "Run a DxDispatch model (DirectML's JSON format) of slice operators and print\n"
-    "what its print commands print (docs/dispatch.md). '-' reads standard input.",
-    {{"options", dispatch_options, NULL}, {"", options_common, NULL}},
-    NULL,
-    NULL,
-    cmd_dispatch,
-    NULL,
-};
-
 int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
     const char *path = NULL;

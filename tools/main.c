@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
                                               &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};

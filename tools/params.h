@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "args.h"
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 #include "dmlslice/frontends.h"
 #include "options.h"
 
