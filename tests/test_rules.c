@@ -520,7 +520,7 @@ static void test_x_overlap(void) {
 }
 
 /* Recorded decisions (docs/spec.md section 2): output padding is never
- * written, and OWNED_BY_DML on an input changes nothing. */
+ * written, and OWNED_BY_DML on an input changes nothing (R-T-FLAGS). */
 static void test_output_padding(void) {
     enum { SENTINEL = 0x5A };
     const DML_OPERATOR_TYPE types[3] = {DML_OPERATOR_SLICE, DML_OPERATOR_SLICE1, DML_OPERATOR_SLICE_GRAD};
