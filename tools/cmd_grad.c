@@ -6,6 +6,7 @@
  * only the SLICE1 window describes it. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -135,7 +136,11 @@ int cmd_grad(int argc, char **argv) {
         s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
                         dmls_output_bytes(plan.op), device_err);
     } else {
-        s = dmls_execute(plan.op, in.data, in.readable, out.data, out.capacity);
+        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
+        s = bound ? dmls_execute(plan.op, bound, in.readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
+        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
+        free(copy);
     }
     if (s != DMLS_OK) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());

@@ -157,7 +157,12 @@ int cmd_slice(int argc, char **argv) {
         s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
                         dmls_output_bytes(plan.op), device_err);
     } else {
-        s = run_operator(plan.op, (int)threads, in.data, in.readable, out.data, out.capacity);
+        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
+        s = bound ? run_operator(plan.op, (int)threads, bound, in.readable, out.data, out.capacity)
+                  : DMLS_ERROR_OUT_OF_MEMORY;
+        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
+        free(copy);
     }
     const bool committed = s == DMLS_OK && npy_commit(&out, err);
     progress_stop(pr);

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dmlslice/frontends.h"
@@ -428,6 +429,17 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
         memcpy(plan->final_shape, lw.final_shape, sizeof(int64_t) * (size_t)lw.final_ndim);
     }
     return true;
+}
+
+const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy) {
+    *copy = NULL;
+    const size_t align = DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+    if (!plan->dml || (uintptr_t)data % align == 0) return data;
+    /* The tool's DirectML descriptors promise no GuaranteedBaseOffsetAlignment, so 16 is all they need. */
+    if (bytes > SIZE_MAX - align) return NULL;
+    *copy = aligned_alloc(align, ((size_t)bytes + align - 1) / align * align);
+    if (*copy != NULL) memcpy(*copy, data, (size_t)bytes);
+    return *copy;
 }
 
 bool params_plan(const params *p, const param_tensor *t, param_plan *plan) {

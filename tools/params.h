@@ -93,4 +93,11 @@ bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
  * plan->error set. */
 bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan);
 
+/* Where to bind the input of a CPU run: data itself, or, for a DirectML plan
+ * when data is not at a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+ * (R-X-ALIGN; a .npy writer that pads its header less than NumPy's does), a
+ * copy of its first bytes bytes at an aligned address, returned in *copy for
+ * the caller to free. NULL when that copy cannot be allocated. */
+const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy);
+
 #endif

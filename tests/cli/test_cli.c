@@ -396,6 +396,50 @@ static void test_versions_and_pipes(void) {
     rm("piped.npy");
 }
 
+/* DirectML parameters on a .npy whose data does not start at a multiple of
+ * 16 bytes (a writer that pads its header less than NumPy's does): DirectML
+ * binds buffers at multiples of 16 (R-X-ALIGN), so the tool binds an aligned
+ * copy and the result is the same, from a file, from standard input, with
+ * SLICE, SLICE1 and SLICE_GRAD. */
+static void test_unaligned_data(void) {
+    int32_t a[16];
+    for (int i = 0; i < 16; i++) a[i] = i;
+    const char *dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (4, 4), }";
+    unsigned char b[84 + sizeof a];
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = 84 - 10, b[9] = 0; /* the data at byte 84: 4 past a multiple of 16 */
+    memset(b + 10, ' ', 74);
+    memcpy(b + 10, dict, strlen(dict));
+    b[83] = '\n';
+    memcpy(b + 84, a, sizeof a);
+    write_raw("u.npy", b, sizeof b);
+    const int64_t s22[2] = {2, 2};
+    const int32_t want[4] = {4, 6, 12, 14}, want1[4] = {13, 15, 5, 7};
+    for (int threads = 1; threads <= 2; threads++) {
+        CHECK(run("slice u.npy -o o.npy -f --threads %d --offsets 1,0 --sizes 2,2 --strides 2,2", threads) == 0 ||
+                  err_has("(no error expected)"),
+              "SLICE on unaligned data failed (threads %d)", threads);
+        check_npy("unaligned SLICE", "o.npy", "<i4", 2, s22, want, sizeof want);
+    }
+    CHECK(shell("cat u.npy | $TOOL slice - -o o.npy -f --window-offsets 0,1 --window-sizes 4,3 "
+                "--window-strides -2,2 2>err.txt") == 0 ||
+              err_has("(no error expected)"),
+          "SLICE1 on unaligned stdin failed");
+    check_npy("unaligned SLICE1 from stdin", "o.npy", "<i4", 2, s22, want1, sizeof want1);
+    memcpy(b + 84, want, sizeof want);
+    memcpy(b + 10, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", strlen(dict));
+    write_raw("g.npy", b, 84 + sizeof want);
+    CHECK(run("grad g.npy -o o.npy -f --output-gradient-sizes 4,4 --window-offsets 1,0 --window-sizes 3,4 "
+              "--window-strides 2,2") == 0 ||
+              err_has("(no error expected)"),
+          "SLICE_GRAD on unaligned data failed");
+    int32_t grad[16] = {0};
+    grad[4] = 4, grad[6] = 6, grad[12] = 12, grad[14] = 14;
+    const int64_t s44[2] = {4, 4};
+    check_npy("unaligned SLICE_GRAD", "o.npy", "<i4", 2, s44, grad, sizeof grad);
+    rm("o.npy");
+}
+
 /* Each broken file: exit 1, a message naming the file and the problem, no
  * output and no temporary file. */
 static void test_malformed(void) {
@@ -928,6 +972,7 @@ int main(int argc, char **argv) {
     test_dtypes();
     test_fortran();
     test_versions_and_pipes();
+    test_unaligned_data();
     test_malformed();
     test_atomic_output();
     test_usage_and_check();
