@@ -1,0 +1,39 @@
+#!/bin/sh
+# Debian packages the build and the tests need; installs only what is
+# missing, quietly. Run as root, or as a user with password-less sudo.
+#
+#   scripts/deps.sh
+#
+# python/ (the Python package and its tests, for /usr/bin/python3):
+#   python3-dev python3-setuptools python3-wheel python3-pip  building it
+#   python3-numpy python3-pytest python3-hypothesis            its tests
+#   python3-torch                                              the DLPack round trips
+#                                                              (about 1 GB installed)
+set -eu
+
+pkgs="cmake gcc make
+python3-dev python3-setuptools python3-wheel python3-pip
+python3-numpy python3-pytest python3-hypothesis python3-torch"
+
+missing=""
+for p in $pkgs; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+  apt=apt-get
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  apt="sudo -n apt-get"
+else
+  echo "deps.sh: missing Debian packages:$missing (run as root or with sudo)" >&2
+  exit 1
+fi
+
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086 # the package list is split on purpose
+$apt install -y -qq --no-install-recommends $missing >/dev/null ||
+  { $apt update -qq >/dev/null && $apt install -y -qq --no-install-recommends $missing >/dev/null; }
