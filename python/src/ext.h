@@ -102,6 +102,7 @@ typedef struct dml_params {
     int level;
     int dtype_class;
     int64_t itemsize;
+    int any_itemsize; /* an array's elements: sizes DirectML lacks are checked as their parts */
     int n;
     int64_t offsets[EXT_MAX_RANK];
     int64_t sizes[EXT_MAX_RANK];

@@ -116,14 +116,22 @@ static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t)
         {DML_TENSOR_DATA_TYPE_UNKNOWN, DML_TENSOR_DATA_TYPE_FLOAT16,
          DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64},
     };
-    int col = d->itemsize == 1 ? 0 : d->itemsize == 2 ? 1 : d->itemsize == 4 ? 2 : d->itemsize == 8 ? 3 : -1;
-    if (col < 0 || by_size[d->dtype_class][col] == DML_TENSOR_DATA_TYPE_UNKNOWN) {
+    int64_t size = d->itemsize, cls = d->dtype_class;
+    if (d->any_itemsize && size != 1 && size != 2 && size != 4 && size != 8) {
+        /* An array of elements DirectML has no type for (complex128, a
+         * record): its parameters are checked on the element's parts. */
+        size = size & -size;
+        size = size > 8 ? 8 : size;
+        cls = CLS_OTHER;
+    }
+    int col = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+    if (col < 0 || by_size[cls][col] == DML_TENSOR_DATA_TYPE_UNKNOWN) {
         ext_raise(ERR_DTYPE, "DMLS_ERROR_UNSUPPORTED", "R-T-DTYPE",
                   "%s: DirectML has no data type for %lld-byte elements of this kind",
                   op_names[d->op], (long long)d->itemsize);
         return -1;
     }
-    *t = by_size[d->dtype_class][col];
+    *t = by_size[cls][col];
     return 0;
 }
 
@@ -500,27 +508,40 @@ static void out_strides(const plan *p, const array_view *out, int64_t *bstrides,
     }
 }
 
+/* Makes the native operator. Axes of size 1 on both sides (the window
+ * there is offset 0, size 1) move no address and are left out, which makes
+ * room for the element-splitting axis at rank 8. */
 static int create(const plan *p, int64_t unit, int64_t k, const side *in, const side *out,
                   dmls_operator **op)
 {
-    int n = p->ndim + (k > 1);
     int64_t off[EXT_MAX_RANK + 1], ws[EXT_MAX_RANK + 1], wst[EXT_MAX_RANK + 1];
     int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1],
         ostr[EXT_MAX_RANK + 1];
+    int n = 0;
     for (int i = 0; i < p->ndim; i++) {
-        off[i] = p->offsets[i];
-        ws[i] = p->wsizes[i];
-        wst[i] = p->wstrides[i];
-        ishape[i] = in->shape[i];
-        istr[i] = in->strides[i];
-        oshape[i] = out->shape[i];
-        ostr[i] = out->strides[i];
+        if (in->shape[i] == 1 && out->shape[i] == 1) continue;
+        off[n] = p->offsets[i];
+        ws[n] = p->wsizes[i];
+        wst[n] = p->wstrides[i];
+        ishape[n] = in->shape[i];
+        istr[n] = in->strides[i];
+        oshape[n] = out->shape[i];
+        ostr[n] = out->strides[i];
+        n++;
     }
     if (k > 1) { /* the bytes of one element, as k units along a last axis */
-        int l = p->ndim;
-        off[l] = 0, ws[l] = k, wst[l] = 1;
-        ishape[l] = oshape[l] = k;
-        istr[l] = ostr[l] = 1;
+        if (n == EXT_MAX_RANK) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "%d axes longer than 1 with elements copied as %lld parts of %lld bytes (the "
+                      "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
+                      "dimension than the %d dmlslice takes",
+                      n, (long long)k, (long long)unit, EXT_MAX_RANK);
+            return -1;
+        }
+        off[n] = 0, ws[n] = k, wst[n] = 1;
+        ishape[n] = oshape[n] = k;
+        istr[n] = ostr[n] = 1;
+        n++;
     }
     dmls_tensor ti = {unit_dtype(unit), n, ishape, istr, in->offset};
     dmls_tensor to = {unit_dtype(unit), n, oshape, ostr, out->offset};
@@ -541,7 +562,6 @@ int lib_compile(compiled *c, const plan *p, int64_t itemsize)
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
     int64_t k = itemsize / unit;
-    if (p->ndim + (k > 1) > EXT_MAX_RANK) return 0; /* lib_run says why, per call */
     /* Packed arrays of the plan's shapes, as lib_run would describe them. */
     array_view vi = {.ndim = p->ndim, .itemsize = itemsize};
     array_view vo = {.ndim = p->ndim, .itemsize = itemsize};
@@ -642,13 +662,6 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
     memcpy(o.strides, ob, sizeof ob);
     int64_t unit = copy_unit(in->itemsize, in, &o);
     int64_t k = in->itemsize / unit;
-    if (p->ndim + (k > 1) > EXT_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-                  "a rank-%d array whose byte strides are not multiples of its item size (%lld) "
-                  "needs one more dimension than the %d dmlslice takes",
-                  p->ndim, (long long)in->itemsize, EXT_MAX_RANK);
-        return -1;
-    }
     int ei = 0, eo = 0;
     for (int i = 0; i < p->ndim; i++) {
         ei |= in->shape[i] == 0;
@@ -657,6 +670,7 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
     side si, so;
     make_side(&si, p->ndim, in->shape, in->strides, in->data, in->itemsize, unit, ei);
     make_side(&so, p->ndim, oshape, ob, out->data, in->itemsize, unit, eo);
+    if (so.bytes == 0) return 0; /* an empty result: the plan is valid, nothing to copy */
 
     dmls_operator *op = NULL, *made = NULL;
     int64_t cunit = in->itemsize & -in->itemsize;

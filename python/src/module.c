@@ -290,7 +290,7 @@ static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
                                                 {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"},
                                                 {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"}};
         dml_params d = {.op = kind == K_SLICE ? DML_SLICE : kind == K_SLICE1 ? DML_SLICE1 : DML_SLICE_GRAD,
-                        .itemsize = itemsize, .dtype_class = cls};
+                        .itemsize = itemsize, .dtype_class = cls, .any_itemsize = 1};
         if (feature_level(level_obj, &d.level) < 0) return -1;
         int n[3];
         int64_t *dst[3] = {d.offsets, d.sizes, d.strides};
