@@ -90,9 +90,11 @@ def _importable(name):
         return False
 
 
-def empty_like(x, shape):
+def empty_like(x, shape, dtype_hint):
     """An uninitialized array of x's kind, dtype and device with `shape`,
-    made by x's own library (its allocator, its memory pool)."""
+    made by x's own library (its allocator, its memory pool). dtype_hint is
+    NumPy's name of the element type the extension read from DLPack, for
+    producers whose result is a NumPy array."""
     mod = _module_of(x)
     if mod == "torch":
         import torch
@@ -107,7 +109,7 @@ def empty_like(x, shape):
         # hand it to JAX through DLPack (finish()).
         return _cuda_allocator(shape, (_torch_dtype(x.dtype), np.dtype(x.dtype)), dev_id)
     if dev_type in (_DL_CPU, _DL_CUDA_HOST):
-        return np.empty(shape, dtype=np.dtype(x.dtype))
+        return np.empty(shape, dtype=np.dtype(dtype_hint))
     from ._errors import DTypeError
     raise DTypeError(f"cannot make a result for a {type(x).__name__} on DLPack device "
                      f"{dev_type}; pass out=", "DMLS_ERROR_INVALID_ARGUMENT", "")

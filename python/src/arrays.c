@@ -74,6 +74,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v)
     v->itemsize = b->itemsize;
     v->dtype_class = cls;
     v->device_type = DL_CPU;
+    v->dl_code = -1;
     v->readonly = b->readonly;
     int64_t packed = b->itemsize;
     for (int i = b->ndim - 1; i >= 0; i--) {
@@ -166,6 +167,7 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
                      : t->dtype.code == DL_INT ? CLS_INT
                      : t->dtype.code == DL_UINT ? CLS_UINT
                      : t->dtype.code == DL_FLOAT ? CLS_FLOAT : CLS_OTHER;
+    v->dl_code = t->dtype.lanes == 1 ? t->dtype.code : -1;
     v->device_type = t->device.device_type;
     v->device_id = t->device.device_id;
     v->data = (char *)t->data + t->byte_offset;
@@ -192,6 +194,9 @@ void view_release(array_view *v)
 {
     if (v->has_buffer) PyBuffer_Release(&v->buffer);
     if (v->managed) {
+        /* A deleter may run Python code: keep a pending exception out of it. */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
         if (v->versioned) {
             DLManagedTensorVersioned *m = v->managed;
             if (m->deleter) m->deleter(m);
@@ -199,6 +204,7 @@ void view_release(array_view *v)
             DLManagedTensor *m = v->managed;
             if (m->deleter) m->deleter(m);
         }
+        PyErr_Restore(type, value, tb);
     }
     v->has_buffer = 0;
     v->managed = NULL;

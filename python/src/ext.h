@@ -27,6 +27,7 @@ typedef struct array_view {
     int64_t strides[EXT_MAX_RANK];
     int64_t itemsize;
     int dtype_class;
+    int dl_code;     /* DLPack's type code (lanes 1), or -1 */
     int device_type; /* DLPack's: 1 CPU, 2 CUDA */
     int device_id;
     int readonly;

@@ -493,7 +493,15 @@ static PyObject *run_call(call *k)
             target = dt ? PyObject_CallFunctionObjArgs(np_empty, shape, dt, NULL) : NULL;
             Py_XDECREF(dt);
         } else {
-            target = PyObject_CallFunctionObjArgs(k_empty_like, x, shape, NULL);
+            /* NumPy's name of the element type, for producers whose
+             * result is a NumPy array (a CPU array of another kind). */
+            static const char codes[] = "iuf?Vc?"; /* DLPack codes 0-6: 3 opaque, 4 bfloat */
+            char hint[16];
+            char c = in.dl_code >= 0 && in.dl_code < 7 ? codes[in.dl_code] : 'V';
+            if (in.dl_code == 6) snprintf(hint, sizeof hint, "?");
+            else if (c == '?' || c == 'V' || in.dl_code == 4) snprintf(hint, sizeof hint, "V%lld", (long long)in.itemsize);
+            else snprintf(hint, sizeof hint, "%c%lld", c, (long long)in.itemsize);
+            target = PyObject_CallFunction(k_empty_like, "OOs", x, shape, hint);
         }
         Py_DECREF(shape);
         if (!target) goto done;
@@ -733,7 +741,7 @@ static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw)
     else if (strcmp(opname, "SLICE_GRAD") == 0) d.op = DML_SLICE_GRAD;
     else
         return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-TYPE",
-                         "operator '%s' is not SLICE, SLICE1 or SLICE_GRAD", opname);
+                         "operator '%s' is not SLICE, SLICE1 or SLICE_GRAD (R-OP-TYPE)", opname);
     if (feature_level(level, &d.level) < 0) return NULL;
     PyObject *dflt = NULL;
     if (!dtype) dtype = dflt = PyUnicode_FromString("float32");
