@@ -72,14 +72,15 @@ def stream_of(x, device_id):
     return 0, 1, True
 
 
-def _cuda_allocator(shape, dtype_code, device_id):
+def _cuda_allocator(shape, dtype, device_id):
     """An empty CUDA array from whichever of PyTorch and CuPy is installed."""
     if "torch" in sys.modules or _importable("torch"):
         import torch
-        return torch.empty(shape, dtype=dtype_code[0], device=f"cuda:{device_id}")
+        tdtype = torch.bfloat16 if dtype.name == "bfloat16" else getattr(torch, dtype.name)
+        return torch.empty(shape, dtype=tdtype, device=f"cuda:{device_id}")
     import cupy
     with cupy.cuda.Device(device_id):
-        return cupy.empty(shape, dtype=dtype_code[1])
+        return cupy.empty(shape, dtype=dtype)
 
 
 def _importable(name):
@@ -107,17 +108,12 @@ def empty_like(x, shape, dtype_hint):
     if mod in ("jax", "jaxlib") and dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
         # JAX arrays are immutable: write into a PyTorch or CuPy buffer and
         # hand it to JAX through DLPack (finish()).
-        return _cuda_allocator(shape, (_torch_dtype(x.dtype), np.dtype(x.dtype)), dev_id)
+        return _cuda_allocator(shape, np.dtype(x.dtype), dev_id)
     if dev_type in (_DL_CPU, _DL_CUDA_HOST):
         return np.empty(shape, dtype=np.dtype(dtype_hint))
     from ._errors import DTypeError
     raise DTypeError(f"cannot make a result for a {type(x).__name__} on DLPack device "
                      f"{dev_type}; pass out=", "DMLS_ERROR_INVALID_ARGUMENT", "")
-
-
-def _torch_dtype(dtype):
-    import torch
-    return getattr(torch, np.dtype(dtype).name)
 
 
 def finish(x, target):
