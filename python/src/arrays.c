@@ -12,6 +12,31 @@
 
 static PyObject *numpy_ndarray; /* set by ext_set_numpy; NULL without NumPy */
 
+/* NumPy's array object as NumPy's C API lays it out: the leading fields,
+ * which every NumPy from 1.7 through 2.x shares (its ABI). Reading them
+ * takes a NumPy array in without the buffer protocol, whose export costs
+ * more than a tiny slice (it formats the dtype for every new array). */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} numpy_fields;
+#define NUMPY_WRITEABLE 0x0400
+
+/* What the slice needs of a NumPy dtype, asked once per dtype object. */
+typedef struct {
+    PyObject *descr; /* a strong reference: the pointer stays this dtype's */
+    int64_t itemsize;
+    int cls;         /* -1: holds Python objects */
+} dtype_entry;
+static dtype_entry dtype_cache[32];
+static unsigned dtype_next;
+
 void ext_set_numpy(PyObject *ndarray_type)
 {
     Py_XINCREF(ndarray_type);
@@ -50,11 +75,79 @@ static int format_class(const char *fmt)
     return CLS_OTHER;
 }
 
+static long attr_long(PyObject *obj, const char *name)
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    long r = v ? PyLong_AsLong(v) : -1;
+    Py_XDECREF(v);
+    return r;
+}
+
+static const dtype_entry *numpy_dtype(PyObject *descr)
+{
+    for (unsigned i = 0; i < sizeof dtype_cache / sizeof *dtype_cache; i++)
+        if (dtype_cache[i].descr == descr) return &dtype_cache[i];
+    long itemsize = attr_long(descr, "itemsize");
+    long hasobject = attr_long(descr, "hasobject");
+    PyObject *kind = PyObject_GetAttrString(descr, "kind");
+    const char *k = kind ? PyUnicode_AsUTF8AndSize(kind, NULL) : NULL;
+    char kc = k ? k[0] : 0;
+    Py_XDECREF(kind);
+    if (PyErr_Occurred()) return NULL;
+    dtype_entry *e = &dtype_cache[dtype_next++ % (sizeof dtype_cache / sizeof *dtype_cache)];
+    Py_XDECREF(e->descr);
+    Py_INCREF(descr);
+    e->descr = descr;
+    e->itemsize = itemsize;
+    e->cls = hasobject ? -1
+             : kc == 'f' && (itemsize == 2 || itemsize == 4 || itemsize == 8) ? CLS_FLOAT
+             : kc == 'i' ? CLS_INT
+             : kc == 'u' ? CLS_UINT : CLS_OTHER;
+    return e;
+}
+
+static int no_elements(int64_t itemsize)
+{
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+              "elements of %lld bytes cannot be sliced", (long long)itemsize);
+    return -1;
+}
+
 static int too_many_dims(int ndim)
 {
     ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
               "the array has %d dimensions; dmlslice takes at most %d", ndim, EXT_MAX_RANK);
     return -1;
+}
+
+static int from_numpy(PyObject *obj, int writable, array_view *v)
+{
+    const numpy_fields *a = (const numpy_fields *)obj;
+    if (a->nd > EXT_MAX_RANK) return too_many_dims(a->nd);
+    const dtype_entry *d = numpy_dtype(a->descr);
+    if (!d) return -1;
+    if (d->cls < 0) {
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                  "arrays of Python objects cannot be sliced by copying bits");
+        return -1;
+    }
+    if (d->itemsize < 1) return no_elements(d->itemsize);
+    v->readonly = !(a->flags & NUMPY_WRITEABLE);
+    if (writable && v->readonly) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "out= is read-only");
+        return -1;
+    }
+    v->data = a->data;
+    v->ndim = a->nd;
+    v->itemsize = d->itemsize;
+    v->dtype_class = d->cls;
+    v->dl_code = -1;
+    v->device_type = DL_CPU;
+    for (int i = 0; i < a->nd; i++) {
+        v->shape[i] = a->dimensions[i];
+        v->strides[i] = a->strides[i];
+    }
+    return 0;
 }
 
 static int from_buffer(PyObject *obj, int writable, array_view *v)
@@ -65,6 +158,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v)
     if (b->ndim > EXT_MAX_RANK) return too_many_dims(b->ndim);
     int cls = format_class(b->format);
     if (cls < 0) return -1;
+    if (b->itemsize < 1) return no_elements(b->itemsize);
     if (writable && b->readonly) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "out= is read-only");
         return -1;
@@ -184,8 +278,9 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v)
 {
     memset(v, 0, sizeof *v);
-    int rc = PyObject_CheckBuffer(obj) ? from_buffer(obj, writable, v)
-                                       : from_dlpack(obj, writable, stream, v);
+    int rc = view_is_numpy(obj)         ? from_numpy(obj, writable, v)
+             : PyObject_CheckBuffer(obj) ? from_buffer(obj, writable, v)
+                                         : from_dlpack(obj, writable, stream, v);
     if (rc < 0) view_release(v);
     return rc;
 }

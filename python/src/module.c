@@ -196,29 +196,23 @@ static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item)
     if (item == Py_None) return add_text(buf, len, cap, "None");
     if (item == Py_Ellipsis) return add_text(buf, len, cap, "...");
     if (PySlice_Check(item)) {
-        static const char *const parts[] = {"start", "stop", "step"};
-        for (int i = 0; i < 3; i++) {
-            if (i && add_text(buf, len, cap, ":") < 0) return -1;
-            PyObject *v = PyObject_GetAttrString(item, parts[i]);
-            if (!v) return -1;
-            if (v != Py_None) {
-                PyObject *idx = PyBool_Check(v) ? NULL : PyNumber_Index(v);
-                if (!idx) {
-                    PyErr_Clear();
-                    char name[128];
-                    ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                              "slice indices must be integers or None, not %s",
-                              ext_type_name(v, name, sizeof name));
-                    Py_DECREF(v);
-                    return -1;
-                }
-                int rc = add_int(buf, len, cap, idx);
-                Py_DECREF(idx);
-                if (rc < 0) { Py_DECREF(v); return -1; }
+        /* Omitted parts become the values Python's slice.indices() gives
+         * them (0 / PY_SSIZE_T_MAX / PY_SSIZE_T_MIN by the step's sign), and
+         * bounds beyond them saturate; the library clamps them alike. */
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(item, &start, &stop, &step) < 0) {
+            if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* step 0: the library says so */
+                PyErr_Clear();
+                return add_text(buf, len, cap, "::0");
             }
-            Py_DECREF(v);
+            PyErr_Clear();
+            ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                      "slice indices must be integers or None or have an __index__ method");
+            return -1;
         }
-        return 0;
+        char t[80];
+        snprintf(t, sizeof t, "%zd:%zd:%zd", start, stop, step);
+        return add_text(buf, len, cap, t);
     }
     if (PyBool_Check(item) || PyUnicode_Check(item) || PyBytes_Check(item)) return bad_index(item);
     PyObject *idx = PyNumber_Index(item);
@@ -364,11 +358,76 @@ typedef struct call {
     int nparams;
     const compiled *c; /* an Operator's plan, or NULL */
     PyObject *op_dtype; /* an Operator's dtype, for messages */
+    PyObject *shape;    /* an Operator's result shape as a tuple, or NULL */
 } call;
+
+/* ------------------------------------------------------------ plan cache */
+
+/* One-shot NumPy indexing plans, by (input shape, element, index text): a
+ * repeated x[...]-style call skips the parse and the plan and runs the
+ * operator made the first time, as an Operator would. Bounded; emptied
+ * when full. Read and written under the GIL. */
+#define PLAN_CACHE_MAX 256
+static PyObject *plan_cache; /* dict: bytes -> Operator */
+
+typedef struct OperatorObject OperatorObject;
+struct OperatorObject {
+    PyObject_HEAD
+    compiled c;
+    int kind;
+    PyObject *dtype;
+    PyObject *shape; /* the result's shape, made once */
+};
+
+static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
+
+static PyObject *cache_key(const array_view *in, const char *expr)
+{
+    size_t n = strlen(expr);
+    size_t head = 2 + sizeof(int64_t) * (size_t)(1 + in->ndim);
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(head + n));
+    if (!b) return NULL;
+    char *d = PyBytes_AsString(b);
+    d[0] = (char)in->ndim;
+    d[1] = (char)in->dtype_class;
+    memcpy(d + 2, &in->itemsize, sizeof(int64_t));
+    memcpy(d + 2 + sizeof(int64_t), in->shape, sizeof(int64_t) * (size_t)in->ndim);
+    memcpy(d + head, expr, n);
+    return b;
+}
+
+/* The cached operator for this index on this array (a new reference), or
+ * NULL with an exception set. */
+static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
+{
+    char *expr = key_expr(key_obj);
+    if (!expr) return NULL;
+    OperatorObject *op = NULL;
+    PyObject *key = cache_key(in, expr);
+    if (!key) goto done;
+    if (!plan_cache && !(plan_cache = PyDict_New())) goto done;
+    op = (OperatorObject *)PyDict_GetItemWithError(plan_cache, key);
+    if (op) {
+        Py_INCREF((PyObject *)op);
+        goto done;
+    }
+    if (PyErr_Occurred()) goto done;
+    plan p;
+    if (lib_lower_numpy(in->ndim, in->shape, expr, &p) < 0) goto done;
+    op = make_operator(K_INDEX, &p, in->itemsize, Py_None);
+    if (!op) goto done;
+    if (PyDict_Size(plan_cache) >= PLAN_CACHE_MAX) PyDict_Clear(plan_cache);
+    if (PyDict_SetItem(plan_cache, key, (PyObject *)op) < 0) Py_CLEAR(op);
+done:
+    Py_XDECREF(key);
+    PyMem_Free(expr);
+    return op;
+}
 
 static PyObject *run_call(call *k)
 {
     PyObject *x = k->x, *owned_x = NULL, *result = NULL, *target = NULL, *stream_arg = NULL;
+    OperatorObject *cached = NULL;
     array_view in = {0}, out = {0};
     int have_in = 0, have_out = 0, dev_type, dev_id, sync = 0;
     uintptr_t stream = 0;
@@ -407,7 +466,18 @@ static PyObject *run_call(call *k)
     if (view_import(x, 0, stream_arg, &in) < 0) goto done;
     have_in = 1;
 
-    if (k->c) {
+    if (!k->c && k->kind == K_INDEX) {
+        if (k->nparams != 1) {
+            PyErr_Format(PyExc_TypeError, "index() takes an array and a key, got %d arguments",
+                         k->nparams + 1);
+            goto done;
+        }
+        cached = cached_index(&in, k->params[0]);
+        if (!cached) goto done;
+        k->c = &cached->c;
+        k->shape = cached->shape;
+        p = &k->c->p;
+    } else if (k->c) {
         p = &k->c->p;
         if (!same_shape(in.ndim, in.shape, p->ndim, p->in_shape)) {
             char a[256], b[256];
@@ -486,8 +556,9 @@ static PyObject *run_call(call *k)
         target = k->out;
         Py_INCREF(target);
     } else {
-        PyObject *shape = shape_tuple(p->final_ndim, p->final_shape);
+        PyObject *shape = k->shape ? k->shape : shape_tuple(p->final_ndim, p->final_shape);
         if (!shape) goto done;
+        if (k->shape) Py_INCREF(shape);
         if (view_is_numpy(x)) {
             PyObject *dt = PyObject_GetAttrString(x, "dtype");
             target = dt ? PyObject_CallFunctionObjArgs(np_empty, shape, dt, NULL) : NULL;
@@ -526,6 +597,7 @@ done:
     Py_XDECREF(target);
     Py_XDECREF(stream_arg);
     Py_XDECREF(owned_x);
+    Py_XDECREF((PyObject *)cached);
     return result;
 }
 
@@ -582,12 +654,6 @@ ONE_SHOT(webnn_reverse, K_WEBNN_REVERSE)
 
 /* ------------------------------------------------------------ Operator */
 
-typedef struct {
-    PyObject_HEAD
-    compiled c;
-    int kind;
-    PyObject *dtype;
-} OperatorObject;
 
 static PyObject *operator_type;
 
@@ -596,6 +662,7 @@ static void op_dealloc(PyObject *self)
     OperatorObject *o = (OperatorObject *)self;
     lib_compiled_free(&o->c);
     Py_XDECREF(o->dtype);
+    Py_XDECREF(o->shape);
     PyTypeObject *tp = Py_TYPE(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
@@ -605,10 +672,20 @@ static void op_dealloc(PyObject *self)
 static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw)
 {
     OperatorObject *o = (OperatorObject *)self;
-    static const char *kwlist[] = {"", "out", NULL};
-    call k = {.kind = o->kind, .c = &o->c, .op_dtype = o->dtype};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:Operator.__call__", (char **)kwlist, &k.x, &k.out))
+    call k = {.kind = o->kind, .c = &o->c, .op_dtype = o->dtype, .shape = o->shape};
+    /* op(x, /, *, out=None), parsed by hand: this is the per-call path. */
+    if (PyTuple_Size(args) != 1) {
+        PyErr_SetString(PyExc_TypeError, "Operator() takes one array (and out=)");
         return NULL;
+    }
+    k.x = PyTuple_GetItem(args, 0);
+    if (kw && PyDict_Size(kw) > 0) {
+        k.out = PyDict_GetItemString(kw, "out");
+        if (PyDict_Size(kw) != (k.out ? 1 : 0)) {
+            PyErr_SetString(PyExc_TypeError, "Operator() takes no keyword argument but out=");
+            return NULL;
+        }
+    }
     return run_call(&k);
 }
 
@@ -678,17 +755,23 @@ static PyObject *fn_plan(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n && i < 4; i++) a[i] = PyTuple_GetItem(params, i);
     plan p;
     if (lower(kind, ndim, shape, itemsize, cls, a, (int)(n > 4 ? 5 : n), level, &p) < 0) return NULL;
+    return (PyObject *)make_operator(kind, &p, itemsize, dtype);
+}
+
+static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype)
+{
     OperatorObject *o = PyObject_New(OperatorObject, (PyTypeObject *)operator_type);
     if (!o) return NULL;
     o->kind = kind;
     o->dtype = dtype;
     Py_INCREF(dtype);
     o->c.packed_op = NULL;
-    if (lib_compile(&o->c, &p, itemsize) < 0) {
+    o->shape = shape_tuple(p->final_ndim, p->final_shape);
+    if (!o->shape || lib_compile(&o->c, p, itemsize) < 0) {
         Py_DECREF(o);
         return NULL;
     }
-    return (PyObject *)o;
+    return o;
 }
 
 /* ------------------------------------------------------------ check_dml */
