@@ -51,6 +51,14 @@ def _device(x):
     return tuple(x.__dlpack_device__())
 
 
+def device_of(x):
+    """(DLPack device type, device id) of an array that is not a NumPy array.
+    PyTorch's own attributes answer faster than its __dlpack_device__."""
+    if _module_of(x) == "torch":
+        return (_DL_CUDA, x.get_device()) if x.is_cuda else (_DL_CPU, 0)
+    return tuple(x.__dlpack_device__())
+
+
 def stream_of(x, device_id):
     """(cudaStream_t as int, the stream= value for __dlpack__, synchronize after).
 

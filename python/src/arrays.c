@@ -179,6 +179,18 @@ static int from_buffer(PyObject *obj, int writable, array_view *v)
     return 0;
 }
 
+/* Producer types that take no max_version (DLPack before 1.0): asked
+ * without it from then on, sparing a raised TypeError per call. */
+static PyTypeObject *legacy_types[16];
+static unsigned legacy_next;
+
+static int is_legacy(PyTypeObject *t)
+{
+    for (unsigned i = 0; i < sizeof legacy_types / sizeof *legacy_types; i++)
+        if (legacy_types[i] == t) return 1;
+    return 0;
+}
+
 /* Calls obj.__dlpack__, asking for the versioned capsule and falling back to
  * the legacy call for producers that take no max_version. */
 static PyObject *call_dlpack(PyObject *obj, PyObject *stream)
@@ -191,16 +203,24 @@ static PyObject *call_dlpack(PyObject *obj, PyObject *stream)
                          "expected an array (the buffer protocol or __dlpack__), got %s",
                          ext_type_name(obj, name, sizeof name));
     }
+    PyTypeObject *type = Py_TYPE(obj);
+    int legacy = is_legacy(type);
     PyObject *args = PyTuple_New(0), *kw = PyDict_New(), *cap = NULL;
     PyObject *ver = Py_BuildValue("(ii)", 1, 0);
     if (!args || !kw || !ver) goto done;
     if (stream && PyDict_SetItemString(kw, "stream", stream) < 0) goto done;
-    if (PyDict_SetItemString(kw, "max_version", ver) < 0) goto done;
-    cap = PyObject_Call(meth, args, kw);
-    if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    if (!legacy && PyDict_SetItemString(kw, "max_version", ver) < 0) goto done;
+    cap = PyObject_Call(meth, args, PyDict_Size(kw) ? kw : NULL);
+    if (!cap && !legacy && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
         if (PyDict_DelItemString(kw, "max_version") < 0) goto done;
-        cap = PyObject_Call(meth, args, kw);
+        cap = PyObject_Call(meth, args, PyDict_Size(kw) ? kw : NULL);
+        if (cap) { /* a reference kept: the pointer stays this type's */
+            unsigned slot = legacy_next++ % (sizeof legacy_types / sizeof *legacy_types);
+            Py_INCREF((PyObject *)type);
+            Py_XDECREF((PyObject *)legacy_types[slot]);
+            legacy_types[slot] = type;
+        }
     }
 done:
     Py_XDECREF(ver);
@@ -305,6 +325,16 @@ void view_release(array_view *v)
     v->managed = NULL;
 }
 
+static PyObject *device_of; /* dmlslice._kinds.device_of */
+
+void ext_set_device_of(PyObject *fn)
+{
+    Py_XINCREF(fn);
+    PyObject *old = device_of;
+    device_of = fn;
+    Py_XDECREF(old);
+}
+
 int view_device(PyObject *obj, int *type, int *id)
 {
     if (view_is_numpy(obj) || PyObject_CheckBuffer(obj)) {
@@ -312,8 +342,11 @@ int view_device(PyObject *obj, int *type, int *id)
         *id = 0;
         return 0;
     }
-    PyObject *meth = PyObject_GetAttrString(obj, "__dlpack_device__");
-    if (!meth) {
+    /* _kinds.device_of: __dlpack_device__, or a faster question for
+     * libraries whose __dlpack_device__ is slow. */
+    PyObject *r = PyObject_CallFunctionObjArgs(device_of, obj, NULL);
+    if (!r) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
         PyErr_Clear();
         char name[128];
         ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
@@ -321,9 +354,6 @@ int view_device(PyObject *obj, int *type, int *id)
                   ext_type_name(obj, name, sizeof name));
         return -1;
     }
-    PyObject *r = PyObject_CallObject(meth, NULL);
-    Py_DECREF(meth);
-    if (!r) return -1;
     PyObject *t0 = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyTuple_GetItem(r, 0) : NULL;
     PyObject *t1 = t0 ? PyTuple_GetItem(r, 1) : NULL;
     long a = t0 ? PyLong_AsLong(t0) : -1, b = t1 ? PyLong_AsLong(t1) : -1;

@@ -57,6 +57,7 @@ const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 
 /* ---- arrays.c */
 void ext_set_numpy(PyObject *ndarray_type);
+void ext_set_device_of(PyObject *fn);
 int view_is_numpy(PyObject *obj);
 /* Take obj in. stream: the consumer's stream for a CUDA producer, or NULL.
  * Returns 0, or -1 with an exception set. */

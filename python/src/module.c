@@ -902,7 +902,14 @@ static PyObject *fn_init(PyObject *self, PyObject *args)
         Py_XDECREF(nd);
         return NULL;
     }
+    PyObject *dev = PyObject_GetAttrString(kinds, "device_of");
+    if (!dev) {
+        Py_DECREF(nd);
+        return NULL;
+    }
     ext_set_numpy(nd);
+    ext_set_device_of(dev);
+    Py_DECREF(dev);
     Py_DECREF(nd);
     Py_RETURN_NONE;
 }
