@@ -13,6 +13,7 @@ settings.register_profile(
     "dmlslice",
     max_examples=int(os.environ.get("DMLS_HYPOTHESIS_EXAMPLES", "150")),
     deadline=None,
+    database=None,  # nothing written into the working tree
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("dmlslice")
