@@ -1,19 +1,17 @@
 #!/bin/sh
-# Debian packages the build and the tests need; installs only what is
-# missing, quietly. Run as root, or as a user with password-less sudo.
+# Debian packages the build needs; installs only what is missing, quietly.
+# Run as root, or as a user with password-less sudo.
 #
 #   scripts/deps.sh
 #
-# python/ (the Python package and its tests, for /usr/bin/python3):
-#   python3-dev python3-setuptools python3-wheel python3-pip  building it
-#   python3-numpy python3-pytest python3-hypothesis            its tests
-#   python3-torch                                              the DLPack round trips
-#                                                              (about 1 GB installed)
+# The tool (tools/): libjansson-dev and pkg-config, for `dmlslice dispatch`'s
+# JSON models (docs/dispatch.md).
+# The install tests (tests/install/run.sh, docs/install.md): pkg-config for
+# the pkg-config consumer, dpkg-dev and file for cpack's .deb packages
+# (dpkg-shlibdeps finds their dependencies), binutils for nm and readelf.
 set -eu
 
-pkgs="cmake gcc make
-python3-dev python3-setuptools python3-wheel python3-pip
-python3-numpy python3-pytest python3-hypothesis python3-torch"
+pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils"
 
 missing=""
 for p in $pkgs; do

@@ -6,7 +6,9 @@
  * R-T-TOTAL), and the overflow guards of the output-layout check
  * (R-T-OUTLAYOUT) and of the normalizer. */
 #include "dml_fixture.h"
+#include "dmlslice/frontends.h"
 #include "operator.h"
+#include "validate.h"
 #include "test.h"
 
 #define FL41 DML_FEATURE_LEVEL_4_1
@@ -229,6 +231,28 @@ static void test_queries(void) {
     dmls_destroy(NULL);
 }
 
+/* The queries answer a NULL handle with the neutral value dmlslice.h and
+ * frontends.h state, as dmls_destroy and dmls_execute accept NULL, and never
+ * crash; dmls_output_shape also takes a NULL array. */
+static void test_null_queries(void) {
+    CHECK(dmls_input_bytes(NULL) == 0 && dmls_output_bytes(NULL) == 0, "NULL op: bytes");
+    CHECK(dmls_output_rank(NULL) == -1, "NULL op: rank %d", (int)dmls_output_rank(NULL));
+    CHECK(dmls_element_size(NULL) == 0, "NULL op: element size %zu", dmls_element_size(NULL));
+    int64_t shape[DMLS_MAX_RANK] = {-9, -9};
+    dmls_output_shape(NULL, shape);
+    CHECK(shape[0] == -9 && shape[1] == -9, "NULL op: output shape written");
+    CHECK(dmls_context_threads(NULL) == 1, "NULL context: %d threads", dmls_context_threads(NULL));
+    dmls_window w = dmls_lowered_window(NULL);
+    CHECK(w.offsets == NULL && w.sizes == NULL && w.strides == NULL, "NULL lowered: window not empty");
+    fixture f;
+    dmls_operator *op = NULL;
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    dmls_output_shape(op, NULL);
+    dmls_destroy(op);
+    dmls_context_destroy(NULL);
+}
+
 /* Every status has its enum's name; the version is the header's. */
 static void test_names(void) {
     static const struct {
@@ -430,6 +454,7 @@ int main(void) {
     test_native_rank();
     test_dml_null();
     test_queries();
+    test_null_queries();
     test_names();
     test_execute_errors();
     test_one_shot();

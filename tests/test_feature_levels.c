@@ -1,4 +1,4 @@
-/* SPEC section 4, cell by cell: every operator at every feature level (the
+/* docs/spec.md section 4, cell by cell: every operator at every feature level (the
  * listed rows and the levels between them), every rank 1-8 and every data
  * type, accepted or rejected as the table says. The expected table is
  * written out here independently of the library's own. Covers R-OP-RANK

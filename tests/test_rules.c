@@ -1,4 +1,4 @@
-/* One test per SPEC section 2 rule: each builds a descriptor that breaks
+/* One test per rule of docs/spec.md section 2: each builds a descriptor that breaks
  * exactly that rule and checks the status, the rule ID, and that the message
  * names the field, the dimension and the values. */
 #include "dml_fixture.h"
@@ -140,7 +140,7 @@ static void test_win_nonempty(void) {
 static void test_win_bounds(void) {
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);
-    f.offsets[2] = 1; /* the SPEC's own example message */
+    f.offsets[2] = 1; /* the example message in dmlslice.h */
     expect(&f, FL41, DMLS_ERROR_OUT_OF_BOUNDS);
     CHECK_MESSAGE("R-WIN-BOUNDS", "SLICE1: InputWindowOffsets[2] + InputWindowSizes[2]", "= 5",
                   "exceeds input size 4");
@@ -359,7 +359,7 @@ static void test_execute_binding(void) {
     dmls_destroy(op);
 }
 
-/* SPEC section 1 and 4: operator types and feature levels that do not exist. */
+/* docs/spec.md sections 1 and 4: operator types and feature levels that do not exist. */
 static void test_unknown_enums(void) {
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);

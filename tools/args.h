@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 /* At most this many values in a list: one per axis. */
 #define ARGS_MAX_LIST DMLS_MAX_RANK

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "cases.h"
-#include "cpu/cpu.h" /* the pool, for the copy baseline */
+#include "cpu/pool.h" /* the pool, for the copy baseline */
 #include "commands.h"
 #include "dmlslice/dmlslice.h"
 #ifdef DMLS_HAVE_CUDA

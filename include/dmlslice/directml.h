@@ -8,8 +8,9 @@
  * operator descriptions. Do not include this header together with the real
  * DirectML.h in one translation unit: both define these names.
  *
- * The functions that take these descriptors live in <dmlslice/dmlslice.h>
- * (dmls_create_dml, dmls_slice_dml, dmls_calc_buffer_tensor_size).
+ * The functions that take these descriptors live in <dmlslice/dml.h>
+ * (dmls_create_dml, dmls_slice_dml, dmls_calc_buffer_tensor_size,
+ * dmls_feature_level_name), which includes this header.
  */
 #ifndef DMLSLICE_DIRECTML_H
 #define DMLSLICE_DIRECTML_H

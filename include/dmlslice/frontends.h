@@ -5,7 +5,7 @@
  * and inserted axes, its own validation) and produces a dmls_lowered: a
  * SLICE1 window over the input plus the per-axis output sizes that
  * dmls_create takes, and the shape the front end says its result has. The
- * core never sees a front end's rules (SPEC section 6).
+ * core never sees a front end's rules (docs/spec.md section 6).
  *
  * The SLICE1 output, packed row-major, holds the elements in the order the
  * front end's result does: dropped axes (NumPy integers) have size 1 there,
@@ -49,7 +49,8 @@ typedef struct dmls_lowered {
     int64_t final_shape[DMLS_MAX_RANK];    /* its shape; product == product(out_sizes) */
 } dmls_lowered;
 
-/* The window as dmls_create takes it; it points into *lowered. */
+/* The window as dmls_create takes it; it points into *lowered. For a NULL
+ * lowered, a window of NULL arrays (what a rank-0 slice takes). */
 DMLS_API dmls_window dmls_lowered_window(const dmls_lowered *lowered);
 
 /*
@@ -72,7 +73,7 @@ DMLS_API dmls_window dmls_lowered_window(const dmls_lowered *lowered);
  * that implementations disagree on: with a negative step, an end of INT_MAX
  * (int32 or int64) clamps to dim - 1 like any other large value, so the axis
  * comes out empty. ONNX Runtime's CPU kernel special-cases that end value
- * and does not return an empty axis there (SPEC section 6); a model that
+ * and does not return an empty axis there (docs/spec.md section 6); a model that
  * relies on its behaviour should pass INT64_MIN as the end ("to the
  * beginning"), which both agree on.
  */
