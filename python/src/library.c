@@ -13,13 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <dmlslice/dml.h>
 #include <dmlslice/dmlslice.h>
 #include <dmlslice/frontends.h>
-#if defined(__has_include)
-#if __has_include(<dmlslice/dml.h>)
-#include <dmlslice/dml.h>
-#endif
-#endif
 #ifdef DMLS_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include <dmlslice/dmlslice_cuda.h>

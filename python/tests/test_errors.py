@@ -98,6 +98,7 @@ def test_front_end_errors():
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.onnx_slice, X, [0, 0], [1])
     raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "", ds.webnn_slice, X, [3, 0], [1, 1])
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.webnn_slice, X, [-1, 0], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.webnn_slice, X, [0, 0], [1, 2], [2, 1])
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.webnn_reverse, X, [0, 0])
     raises(ds.ArgumentError, "DMLS_ERROR_SHAPE_MISMATCH", "", ds.slice1, X, [0], [1], [1])
 
