@@ -151,5 +151,8 @@ int lib_threads(void);
 const char *lib_version(void);
 int lib_cuda_built(void);
 int lib_cuda_available(void);
+/* 0 when CUDA device `device` can run a slice, else -1 with an exception
+ * that says why (no CUDA backend in this build, no GPU, no such device). */
+int lib_cuda_check(int device);
 
 #endif /* DMLSLICE_PY_EXT_H */

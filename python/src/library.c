@@ -400,6 +400,30 @@ int lib_cuda_built(void)
 #endif
 }
 
+int lib_cuda_check(int device)
+{
+#ifdef DMLS_HAVE_CUDA
+    int count = 0;
+    dmls_status st = dmls_cuda_device_count(&count);
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    if (device < 0 || device >= count) {
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+                  "the array is on CUDA device %d; the runtime sees %d device(s)", device, count);
+        return -1;
+    }
+    return 0;
+#else
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+              "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
+              "backend (no nvcc at build time); only CPU arrays can be sliced",
+              device);
+    return -1;
+#endif
+}
+
 int lib_cuda_available(void)
 {
 #ifdef DMLS_HAVE_CUDA

@@ -443,12 +443,7 @@ static PyObject *run_call(call *k)
     if (view_device(x, &dev_type, &dev_id) < 0) goto done;
     int cuda = dev_type == DL_CUDA || dev_type == DL_CUDA_MANAGED;
     if (cuda) {
-        if (!lib_cuda_built()) {
-            ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
-                      "the array is on CUDA device %d, but this dmlslice was built without the "
-                      "CUDA backend (no nvcc at build time); only CPU arrays can be sliced", dev_id);
-            goto done;
-        }
+        if (lib_cuda_check(dev_id) < 0) goto done;
         PyObject *s = PyObject_CallFunction(k_stream_of, "Oi", x, dev_id);
         if (!s) goto done;
         PyObject *ptr = PyTuple_GetItem(s, 0);
