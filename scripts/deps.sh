@@ -12,7 +12,7 @@
 # The Python package (python/, for /usr/bin/python3): python3-dev,
 # python3-setuptools, python3-wheel and python3-pip to build and install it;
 # python3-numpy, python3-pytest and python3-hypothesis for its tests;
-# python3-torch for its DLPack round trips (about 1 GB with its dependencies;
+# python3-torch for its DLPack round trips (about 300 MB with its dependencies;
 # about a minute to install here).
 set -eu
 
