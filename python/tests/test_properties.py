@@ -57,6 +57,9 @@ def test_index_matches_numpy(data):
     x = data.draw(views())
     key = data.draw(index_keys(x.shape))
     assume(len([k for k in key if k is not None]) <= 8 and len(key) - key.count(None) <= x.ndim + 1)
+    # A result of more than 8 axes is refused for its rank, which may come
+    # before NumPy's bounds check of an integer in the same key.
+    assume(x.ndim + key.count(None) - sum(type(k) is int for k in key) <= 8)
     try:
         want = view_of(x, key)
     except IndexError:
