@@ -623,6 +623,8 @@ static PyObject *run_call(call *k)
             PyObject *dt = PyObject_GetAttrString(x, "dtype");
             target = dt ? PyObject_CallFunctionObjArgs(np_empty, shape, dt, NULL) : NULL;
             Py_XDECREF(dt);
+        } else if (view_is_torch(x)) {
+            target = view_torch_empty(x, shape);
         } else {
             /* NumPy's name of the element type, for producers whose
              * result is a NumPy array (a CPU array of another kind). */
@@ -645,7 +647,7 @@ static PyObject *run_call(call *k)
     if (k->out && k->out != Py_None) {
         result = target;
         target = NULL;
-    } else if (view_is_numpy(x)) {
+    } else if (view_is_numpy(x) || view_is_torch(x)) {
         result = target;
         target = NULL;
     } else {
