@@ -305,6 +305,7 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
 
 static PyTypeObject *torch_tensor; /* torch.Tensor, once torch is imported */
 static PyObject *torch_strided;    /* torch.strided */
+static PyObject *torch_raw_stream; /* torch._C._cuda_getCurrentRawStream, or NULL */
 static PyObject *s_requires_grad, *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device,
     *s_dtype, *s_data_ptr, *s_shape, *s_stride, *s_new_empty;
 
@@ -345,10 +346,26 @@ int view_is_torch(PyObject *obj)
             PyErr_Clear();
             return 0;
         }
+        PyObject *c = PyObject_GetAttrString(mod, "_C");
+        torch_raw_stream = c ? PyObject_GetAttrString(c, "_cuda_getCurrentRawStream") : NULL;
+        Py_XDECREF(c);
+        PyErr_Clear(); /* a build without CUDA lacks it */
         torch_strided = st;
         torch_tensor = (PyTypeObject *)t;
     }
     return Py_TYPE(obj) == torch_tensor;
+}
+
+int view_torch_stream(int device, uintptr_t *stream)
+{
+    if (!torch_raw_stream) return 1;
+    PyObject *r = PyObject_CallFunction(torch_raw_stream, "i", device);
+    if (!r) return -1;
+    unsigned long long v = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (PyErr_Occurred()) return -1;
+    *stream = (uintptr_t)v;
+    return 0;
 }
 
 PyObject *view_torch_empty(PyObject *x, PyObject *shape)

@@ -509,6 +509,15 @@ static PyObject *run_call(call *k)
     int cuda = dev_type == DL_CUDA || dev_type == DL_CUDA_MANAGED;
     if (cuda) {
         if (lib_cuda_check(dev_id) < 0) goto done;
+        /* A plain torch tensor: the stream as _kinds.stream_of finds it,
+         * without the Python call. */
+        int got = view_is_torch(x) ? view_torch_stream(dev_id, &stream) : 1;
+        if (got < 0) goto done;
+        if (got == 0) {
+            if (!(stream_arg = PyLong_FromUnsignedLongLong(stream ? (unsigned long long)stream : 1))) goto done;
+        }
+    }
+    if (cuda && !stream_arg) {
         PyObject *s = PyObject_CallFunction(k_stream_of, "Oi", x, dev_id);
         if (!s) goto done;
         PyObject *ptr = PyTuple_GetItem(s, 0);
@@ -518,7 +527,7 @@ static PyObject *run_call(call *k)
         sync = PyObject_IsTrue(PyTuple_GetItem(s, 2)) == 1;
         Py_DECREF(s);
         if (PyErr_Occurred()) goto done;
-    } else if (dev_type != DL_CPU && dev_type != DL_CUDA_HOST) {
+    } else if (!cuda && dev_type != DL_CPU && dev_type != DL_CUDA_HOST) {
         ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
                   "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", dev_type);
         goto done;
