@@ -16,10 +16,19 @@ struct dmls_cpu_plan;
 /* ISA features a kernel variant may use. */
 enum {
     DMLS_CPU_AVX2 = 1u << 0,
+    DMLS_CPU_NEON = 1u << 1, /* AArch64 Advanced SIMD (ASIMD) */
 };
 
+/* 1 where this build compiles the NEON kernels (kernels_neon.c). */
+#if defined(__aarch64__)
+#define DMLS_CPU_NEON_KERNELS 1
+#else
+#define DMLS_CPU_NEON_KERNELS 0
+#endif
+
 /* The features of this CPU, minus those named in DMLSLICE_DISABLE_CPU_FEATURES
- * (comma-separated: "avx2", or "all"). Detected once per process. */
+ * (comma-separated: "avx2", "neon", or "all"). Detected once per process,
+ * from the system (CPUID on x86, the auxiliary vector on Linux AArch64). */
 unsigned dmls_cpu_features(void);
 
 /* Memory traffic in bytes (see dmls_cpu_plan.traffic_bytes) from which
@@ -40,6 +49,8 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_REVERSE_AVX2,   /* packed output, items of 1/2/4/8 bytes at step -width */
     DMLS_CPU_STRIDE2_AVX2,   /* packed output, items of 4/8 bytes at step +-2 widths */
     DMLS_CPU_SHUFFLE3_AVX2,  /* the shuffle gather for forward steps, three loads per block */
+    DMLS_CPU_REVERSE_NEON,   /* packed output, items of 1/2/4/8 bytes at step -width */
+    DMLS_CPU_SHUFFLE_NEON,   /* packed output gathered by table lookups (the shuffle masks) */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 
@@ -77,7 +88,7 @@ typedef struct dmls_cpu_plan {
     uint64_t split_grain; /* work is split between threads at multiples of this many items */
     int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
     int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
-    unsigned char shuffle[2][16]; /* DMLS_CPU_SHUFFLE_AVX2: byte masks for the low and high load */
+    unsigned char shuffle[2][16]; /* DMLS_CPU_SHUFFLE_AVX2 and _NEON: byte masks for the low and high load */
     int64_t shuffle_span;         /* bytes of input one 16-byte output block reads */
     int64_t shuffle_items;        /* items in one 16-byte output block (16 / width) */
     unsigned char shuffle3[2][32]; /* DMLS_CPU_SHUFFLE3_AVX2: per-lane masks, see shuffle_masks */
@@ -107,6 +118,16 @@ void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int
  * NULL for other items and steps. */
 dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss);
 void dmls_cpu_store_fence(void);
+
+#if DMLS_CPU_NEON_KERNELS
+/* Kernel variants for AArch64's NEON, in kernels_neon.c. */
+/* Reversal (step -w, w = 1/2/4/8) into packed rows; NULL for other items and steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss);
+/* Packed rows gathered with the masks of DMLS_CPU_SHUFFLE_AVX2 (shuffle,
+ * shuffle_span, shuffle_items), 16 output bytes per step. */
+void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_plan *p);
+#endif
 
 /* A persistent pool of worker threads; the caller is one of its threads. */
 typedef struct dmls_pool dmls_pool;

@@ -12,6 +12,7 @@ const char *dmls_cpu_kernel_name(dmls_cpu_kernel k) {
     static const char *const names[DMLS_CPU_KERNEL_COUNT] = {
         "empty",        "contig",            "contig_nt_avx2", "strided",        "shuffle_avx2",
         "strided_wide", "strided_wide_avx2", "reverse_avx2",   "stride2_avx2",   "shuffle3_avx2",
+        "reverse_neon", "shuffle_neon",
     };
     return (unsigned)k < DMLS_CPU_KERNEL_COUNT ? names[k] : "?";
 }
@@ -124,6 +125,7 @@ static int64_t wide_bytes(int32_t w) {
  * within `span` input bytes from the lowest of them. Two 16-byte loads cover
  * that span (at 0 and span - 16), so it must be 16..32 bytes. Returns false
  * when the pattern does not fit. */
+#if defined(__x86_64__) || defined(__i386__) || DMLS_CPU_NEON_KERNELS
 static bool shuffle_masks(dmls_cpu_plan *cp, int32_t w, int64_t ss) {
     if (w != 1 && w != 2 && w != 4 && w != 8) return false;
     const int64_t items = 16 / w, step = ss < 0 ? -ss : ss;
@@ -157,6 +159,7 @@ static bool shuffle_masks(dmls_cpu_plan *cp, int32_t w, int64_t ss) {
     }
     return true;
 }
+#endif
 
 void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned features,
                          uint64_t nt_threshold) {
@@ -207,10 +210,8 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
     cp->nontemporal = cp->traffic_bytes >= nt_threshold;
     cp->split_grain = row * w <= SPLIT_ROW_BYTES ? (uint64_t)row
                       : (uint64_t)(w < SPLIT_GRAIN_BYTES ? SPLIT_GRAIN_BYTES / w : 1);
-    const bool avx2 = (features & DMLS_CPU_AVX2) != 0;
-#if !(defined(__x86_64__) || defined(__i386__))
-    (void)avx2;
-#endif
+    const bool avx2 = (features & DMLS_CPU_AVX2) != 0, neon = (features & DMLS_CPU_NEON) != 0;
+    (void)avx2, (void)neon; /* each is read only where its kernels are built */
 
     if (ss == w && ds == w) {
         cp->kernel = DMLS_CPU_CONTIG;
@@ -251,6 +252,17 @@ void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned
             cp->rows = cp->shuffle3_ok ? dmls_cpu_rows_shuffle3_avx2 : dmls_cpu_rows_shuffle_avx2;
         }
 #endif
+#if DMLS_CPU_NEON_KERNELS
+        /* The same cases on AArch64 (kernels_neon.c), the same minimum row. */
+        dmls_cpu_rows_fn reverse = NULL;
+        if (neon && ds == w && row * w >= 32 && (reverse = dmls_cpu_pick_reverse_neon(cp->width, ss))) {
+            cp->kernel = DMLS_CPU_REVERSE_NEON;
+            cp->rows = reverse;
+        } else if (neon && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
+            cp->kernel = DMLS_CPU_SHUFFLE_NEON;
+            cp->rows = dmls_cpu_rows_shuffle_neon;
+        }
+#endif
     }
     if (cp->kernel != DMLS_CPU_CONTIG_NT_AVX2 && cp->kernel != DMLS_CPU_SHUFFLE_AVX2 &&
         cp->kernel != DMLS_CPU_SHUFFLE3_AVX2 && cp->kernel != DMLS_CPU_REVERSE_AVX2 &&
@@ -269,6 +281,16 @@ static inline void carry(const dmls_cpu_plan *cp, int outer, int64_t *c, const u
         *dst -= cp->dst_step[i] * cp->shape[i];
         c[i] = 0;
     }
+}
+
+/* Streaming stores are weakly ordered: fence them before anyone (the
+ * caller, or the thread that waits for this one) reads the output. */
+static inline void finish(const dmls_cpu_plan *cp) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (cp->nontemporal) dmls_cpu_store_fence();
+#else
+    (void)cp; /* no kernel streams here */
+#endif
 }
 
 void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst_base,
@@ -296,7 +318,10 @@ void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst
         if ((uint64_t)len > left) len = (int64_t)left;
         cp->rows(dst + col * ds, src + col * ss, len, 1, cp);
         left -= (uint64_t)len;
-        if (left == 0) goto done;
+        if (left == 0) {
+            finish(cp);
+            return;
+        }
         /* left > 0 means the row ran to its end and another follows (outer >= 0) */
         src += cp->src_step[outer];
         dst += cp->dst_step[outer];
@@ -332,10 +357,5 @@ void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst
             carry(cp, outer, c, &src, &dst);
         }
     }
-done:
-#if defined(__x86_64__) || defined(__i386__)
-    /* Streaming stores are weakly ordered: fence them before anyone (the
-     * caller, or the thread that waits for this one) reads the output. */
-    if (cp->nontemporal) dmls_cpu_store_fence();
-#endif
+    finish(cp);
 }
