@@ -18,7 +18,7 @@
 #endif
 
 /* This machine's SIMD feature as the library names it, its bit, and the
- * suffix of its kernels' names; NULL where the build has no SIMD kernels. */
+ * suffix of its kernels' names; empty where the build has no SIMD kernels. */
 #if defined(__x86_64__) || defined(__i386__)
 static const char *const simd_name = "avx2", *const simd_suffix = "_avx2";
 static const unsigned simd_bit = DMLS_CPU_AVX2;
@@ -26,7 +26,7 @@ static const unsigned simd_bit = DMLS_CPU_AVX2;
 static const char *const simd_name = "neon", *const simd_suffix = "_neon";
 static const unsigned simd_bit = DMLS_CPU_NEON;
 #else
-static const char *const simd_name = NULL, *const simd_suffix = NULL;
+static const char *const simd_name = "", *const simd_suffix = "";
 static const unsigned simd_bit = 0;
 #endif
 
@@ -51,13 +51,13 @@ int main(int argc, char **argv) {
     }
     const char *env = getenv("DMLSLICE_DISABLE_CPU_FEATURES");
     const bool disabled = strcmp(argv[1], "off") == 0 ||
-                     (strncmp(argv[1], "off:", 4) == 0 && simd_name && strcmp(argv[1] + 4, simd_name) == 0);
+                     (strncmp(argv[1], "off:", 4) == 0 && strcmp(argv[1] + 4, simd_name) == 0);
     const bool want = disabled ? false : cpu_has_simd();
     const bool got = (dmls_cpu_features() & simd_bit) != 0;
     printf("DMLSLICE_DISABLE_CPU_FEATURES=%s%s%s: %s %s (cpu %s)\n", env ? "'" : "(unset)", env ? env : "",
-           env ? "'" : "", simd_name ? simd_name : "no SIMD kernels", got ? "on" : "off",
+           env ? "'" : "", simd_name[0] ? simd_name : "no SIMD kernels", got ? "on" : "off",
            cpu_has_simd() ? "has it" : "lacks it");
-    CHECK(got == want, "%s is %s, expected %s", simd_name ? simd_name : "SIMD", got ? "on" : "off",
+    CHECK(got == want, "%s is %s, expected %s", simd_name[0] ? simd_name : "SIMD", got ? "on" : "off",
           want ? "on" : "off");
     CHECK((dmls_cpu_features() & ~simd_bit) == 0, "features 0x%x name one this build has no kernels for",
           dmls_cpu_features());
@@ -73,8 +73,8 @@ int main(int argc, char **argv) {
     if (op) {
         const char *kernel = dmls_cpu_kernel_name(op->cpu.kernel);
         const size_t len = strlen(kernel);
-        const bool simd_kernel = simd_suffix && len > 5 && strcmp(kernel + len - 5, simd_suffix) == 0;
-        CHECK(simd_kernel == want, "plan chose %s with %s %s", kernel, simd_name ? simd_name : "SIMD",
+        const bool simd_kernel = simd_suffix[0] && len > 5 && strcmp(kernel + len - 5, simd_suffix) == 0;
+        CHECK(simd_kernel == want, "plan chose %s with %s %s", kernel, simd_name[0] ? simd_name : "SIMD",
               want ? "on" : "off");
         const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         unsigned char *x = malloc(ib), *y = malloc(ob), *r = malloc(ob);
