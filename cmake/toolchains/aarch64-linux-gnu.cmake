@@ -14,9 +14,7 @@ endif()
 set(CMAKE_C_COMPILER_TARGET ${DMLS_CROSS_TRIPLE}) # read by clang, ignored by gcc
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/${DMLS_CROSS_TRIPLE})
 
-# Headers and libraries from the cross sysroot only; programs from the host.
-set(CMAKE_FIND_ROOT_PATH /usr/${DMLS_CROSS_TRIPLE})
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# Libraries of the target that Debian installs beside the host's (multiarch,
+# e.g. libjansson-dev:ARCH for the tool) live in /usr/lib/TRIPLE; the C
+# library comes from the cross toolchain's own folder.
+set(CMAKE_LIBRARY_ARCHITECTURE ${DMLS_CROSS_TRIPLE})

@@ -72,7 +72,7 @@ static void write_file(const char *name, int version, const char *dict, size_t h
     fwrite(dict, 1, dl, f);
     for (size_t i = dl; i + 1 < hlen; i++) fputc(' ', f);
     fputc('\n', f);
-    fwrite(data, 1, n, f);
+    if (n > 0) fwrite(data, 1, n, f);
     fclose(f);
 }
 
