@@ -23,13 +23,17 @@ target=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$root/build-$target}
 cc=""
+# The tool's own dependency (Jansson, for `dmlslice dispatch`) for the
+# target comes from Debian's multiarch packages (libjansson-dev:ARCH).
+arch=""
 case $target in
-  aarch64) toolchain=aarch64-linux-gnu; pkgs="gcc-aarch64-linux-gnu qemu-user-static" ;;
-  aarch64-clang) toolchain=aarch64-linux-gnu; cc=clang; pkgs="clang gcc-aarch64-linux-gnu qemu-user-static" ;;
-  s390x) toolchain=s390x-linux-gnu; pkgs="gcc-s390x-linux-gnu qemu-user-static" ;;
+  aarch64) toolchain=aarch64-linux-gnu; arch=arm64; pkgs="gcc-aarch64-linux-gnu qemu-user-static" ;;
+  aarch64-clang) toolchain=aarch64-linux-gnu; arch=arm64; cc=clang; pkgs="clang gcc-aarch64-linux-gnu qemu-user-static" ;;
+  s390x) toolchain=s390x-linux-gnu; arch=s390x; pkgs="gcc-s390x-linux-gnu qemu-user-static" ;;
   windows) toolchain=x86_64-w64-mingw32; pkgs="gcc-mingw-w64-x86-64 wine64" ;;
   *) usage ;;
 esac
+[ -n "$arch" ] && pkgs="$pkgs pkg-config libjansson-dev:$arch"
 
 # Debian packages: only what is missing, quietly.
 missing=""
@@ -47,6 +51,10 @@ if [ -n "$missing" ]; then
   fi
   echo "cross-test.sh: installing$missing"
   export DEBIAN_FRONTEND=noninteractive
+  if [ -n "$arch" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+    if [ "$(id -u)" = 0 ]; then dpkg --add-architecture "$arch"; else sudo -n dpkg --add-architecture "$arch"; fi
+    $apt update -qq >/dev/null
+  fi
   # shellcheck disable=SC2086 # the package list is split on purpose
   $apt install -y -qq --no-install-recommends $missing >/dev/null ||
     { $apt update -qq >/dev/null && $apt install -y -qq --no-install-recommends $missing >/dev/null; }

@@ -12,7 +12,13 @@ if(NOT CMAKE_C_COMPILER)
   set(CMAKE_C_COMPILER ${DMLS_CROSS_TRIPLE}-gcc)
 endif()
 set(CMAKE_C_COMPILER_TARGET ${DMLS_CROSS_TRIPLE}) # read by clang, ignored by gcc
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/${DMLS_CROSS_TRIPLE})
+# The emulator runs the cross toolchain's loader (-L) and, through
+# LD_LIBRARY_PATH, its C library: where Debian's multiarch libc6:ARCH is
+# installed too (libjansson-dev:ARCH brings it), the loader would otherwise
+# pick that libc from the cache, a different build of glibc, and programs
+# crash or hang.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/${DMLS_CROSS_TRIPLE}
+    -E LD_LIBRARY_PATH=/usr/${DMLS_CROSS_TRIPLE}/lib)
 
 # Libraries of the target that Debian installs beside the host's (multiarch,
 # e.g. libjansson-dev:ARCH for the tool) live in /usr/lib/TRIPLE; the C
