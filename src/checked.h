@@ -52,4 +52,14 @@ static inline bool dmls_mul_i64(int64_t a, int64_t b, int64_t *r) {
 }
 #endif
 
+/* Signed arithmetic modulo 2^64, for byte offsets whose final value
+ * validation proved to fit while a partial product may not: the result is
+ * exact whenever the true result fits in int64_t, and no step is undefined
+ * behaviour (the conversion back to int64_t is modulo 2^64 on every compiler
+ * the project supports). */
+static inline int64_t dmls_wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t dmls_wrap_mul3(int64_t a, int64_t b, int64_t c) {
+    return (int64_t)((uint64_t)a * (uint64_t)b * (uint64_t)c);
+}
+
 #endif

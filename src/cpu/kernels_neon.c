@@ -5,7 +5,7 @@
  * dmls_cpu_features() reports it, so DMLSLICE_DISABLE_CPU_FEATURES=neon
  * falls back to the portable kernels. Every load covers only the input bytes
  * of the items it gathers, so nothing outside the tensor is read. */
-#include "cpu.h"
+#include "kernels.h"
 
 #if DMLS_CPU_NEON_KERNELS
 #include <arm_neon.h>
@@ -31,7 +31,7 @@ static inline uint8x16_t reverse_items(uint8x16_t v, int w) {
 
 /* Rows of n items of w bytes read at step -w. */
 static inline void reverse_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                const dmls_cpu_plan *p, const int w) {
+                                const dmls_cpu_prepared *p, const int w) {
     const int64_t per = 16 / w;
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
         unsigned char *d = dst;
@@ -52,7 +52,7 @@ static inline void reverse_rows(unsigned char *dst, const unsigned char *src, in
 
 #define DEFINE_REVERSE(w)                                                                                     \
     static void rows_reverse##w(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
-                                const dmls_cpu_plan *p) {                                             \
+                                const dmls_cpu_prepared *p) {                                             \
         reverse_rows(dst, src, n, rows, p, w);                                                        \
     }
 DEFINE_REVERSE(1)
@@ -72,7 +72,7 @@ dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss) {
 }
 
 /* ------------------------------------------------------------------
- * Table-lookup gathers with the shuffle masks of kernels.c: the 16 / w
+ * Table-lookup gathers with the shuffle masks of prepare.c: the 16 / w
  * items of a 16-byte output block lie within shuffle_span (16..32) input
  * bytes from the lowest of them; two 16-byte loads, at that item and ending
  * at the span's last byte, cover them exactly. A table lookup takes bytes
@@ -85,7 +85,7 @@ static inline uint8x16_t gather_block(const unsigned char *lo, int64_t hi_at, ui
 }
 
 void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                const dmls_cpu_plan *p) {
+                                const dmls_cpu_prepared *p) {
     const int64_t w = p->width, ss = p->item_src_step, per = p->shuffle_items;
     const int64_t block_step = per * ss, hi_at = p->shuffle_span - 16;
     /* The lowest-addressed item of a block is its last one when ss < 0. */
