@@ -36,12 +36,6 @@ dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss);
 void dmls_cpu_store_fence(void);
 #endif
 
-/* 1 where this build compiles the NEON kernels (kernels_neon.c). */
-#if defined(__aarch64__)
-#define DMLS_CPU_NEON_KERNELS 1
-#else
-#define DMLS_CPU_NEON_KERNELS 0
-#endif
 #if DMLS_CPU_NEON_KERNELS
 /* Reversal (step -w, w = 1/2/4/8) into packed rows; NULL for other items and steps. */
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss);

@@ -9,6 +9,13 @@
 
 #include "../copy_plan.h"
 
+/* 1 where this build compiles the NEON kernels (kernels_neon.c). */
+#if defined(__aarch64__)
+#define DMLS_CPU_NEON_KERNELS 1
+#else
+#define DMLS_CPU_NEON_KERNELS 0
+#endif
+
 /* The kernels, for tests that assert the choice (dmls_cpu_kernel_name). */
 typedef enum dmls_cpu_kernel {
     DMLS_CPU_EMPTY = 0,         /* nothing to copy */
