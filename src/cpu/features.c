@@ -14,6 +14,7 @@
 #define HWCAP_ASIMD (1ul << 1) /* the kernel's AArch64 hwcap bit, where libc's headers lack it */
 #endif
 #elif defined(__aarch64__) && defined(__APPLE__)
+#include <sys/types.h> /* before sys/sysctl.h on the BSDs */
 #include <sys/sysctl.h>
 #endif
 
