@@ -11,6 +11,7 @@ Environment: DMLSLICE_CUDA=ON|OFF|AUTO (default AUTO), DMLSLICE_BUILD_JOBS
 was copied elsewhere).
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,15 @@ def source_root():
     if not (root / "include" / "dmlslice" / "dmlslice.h").is_file():
         sys.exit(f"dmlslice: no library sources at {root} (set DMLSLICE_SOURCE to the repository)")
     return root
+
+
+def project_version():
+    """The version's one home is the top-level CMakeLists.txt's project()."""
+    text = (source_root() / "CMakeLists.txt").read_text()
+    found = re.search(r"project\(dmlslice VERSION ([0-9]+\.[0-9]+\.[0-9]+)", text)
+    if not found:
+        sys.exit("dmlslice: no project(dmlslice VERSION ...) in the top-level CMakeLists.txt")
+    return found.group(1)
 
 
 class CMakeBuild(build_ext):
@@ -51,6 +61,7 @@ class CMakeBuild(build_ext):
 
 
 setup(
+    version=project_version(),
     ext_modules=[Extension("dmlslice._dmlslice", sources=[], py_limited_api=True)],
     cmdclass={"build_ext": CMakeBuild},
     options={"bdist_wheel": {"py_limited_api": "cp311"}},

@@ -295,12 +295,21 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     return 0;
 }
 
+int view_is_buffer(PyObject *obj)
+{
+    /* Some GPU arrays (CuPy's) answer the buffer protocol's check yet refuse
+     * host access: an object that speaks DLPack is read through DLPack. */
+    if (view_is_numpy(obj) || !PyObject_CheckBuffer(obj)) return 0;
+    int dlpack = PyObject_HasAttrString(obj, "__dlpack__");
+    return !dlpack;
+}
+
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v)
 {
     memset(v, 0, sizeof *v);
-    int rc = view_is_numpy(obj)         ? from_numpy(obj, writable, v)
-             : PyObject_CheckBuffer(obj) ? from_buffer(obj, writable, v)
-                                         : from_dlpack(obj, writable, stream, v);
+    int rc = view_is_numpy(obj)      ? from_numpy(obj, writable, v)
+             : view_is_buffer(obj)    ? from_buffer(obj, writable, v)
+                                      : from_dlpack(obj, writable, stream, v);
     if (rc < 0) view_release(v);
     return rc;
 }
@@ -337,7 +346,7 @@ void ext_set_device_of(PyObject *fn)
 
 int view_device(PyObject *obj, int *type, int *id)
 {
-    if (view_is_numpy(obj) || PyObject_CheckBuffer(obj)) {
+    if (view_is_numpy(obj) || view_is_buffer(obj)) {
         *type = DL_CPU;
         *id = 0;
         return 0;

@@ -59,6 +59,9 @@ const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 void ext_set_numpy(PyObject *ndarray_type);
 void ext_set_device_of(PyObject *fn);
 int view_is_numpy(PyObject *obj);
+/* True for an exporter of the buffer protocol that is not a NumPy array and
+ * does not speak DLPack (bytes, memoryview, array.array, ...). */
+int view_is_buffer(PyObject *obj);
 /* Take obj in. stream: the consumer's stream for a CUDA producer, or NULL.
  * Returns 0, or -1 with an exception set. */
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v);

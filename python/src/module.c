@@ -434,7 +434,7 @@ static PyObject *run_call(call *k)
     plan local;
     const plan *p;
 
-    if (!view_is_numpy(x) && PyObject_CheckBuffer(x)) {
+    if (view_is_buffer(x)) {
         /* Any other exporter of the buffer protocol: a NumPy view of it
          * (no copy), so that the result is a NumPy array. */
         owned_x = x = PyObject_CallFunctionObjArgs(np_asarray, x, NULL);

@@ -109,3 +109,24 @@ def test_unknown_major_version_is_refused():
 def test_result_of_a_cpu_producer_is_numpy():
     y = ds.webnn_reverse(Producer(np.arange(4, dtype=np.uint8)))
     assert isinstance(y, np.ndarray) and y.tolist() == [3, 2, 1, 0]
+
+
+class BufferAndDLPack(bytearray):
+    """Answers the buffer protocol's check as CuPy's arrays do, yet holds its
+    elements behind DLPack: the bytes it exports are not the array."""
+
+    def __init__(self, arr):
+        super().__init__(arr.nbytes)  # zeros, unlike arr
+        self.arr = arr
+
+    def __dlpack__(self, stream=None, max_version=None, **kwargs):
+        return self.arr.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.arr.__dlpack_device__()
+
+
+def test_dlpack_preferred_over_buffer():
+    a = np.arange(1, 25, dtype=np.int32).reshape(4, 6)
+    y = ds.index(BufferAndDLPack(a), "[1:3, ::-2]")
+    same_bits(np.asarray(y), a[1:3, ::-2])
