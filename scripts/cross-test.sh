@@ -36,29 +36,7 @@ esac
 [ -n "$arch" ] && pkgs="$pkgs pkg-config libjansson-dev:$arch"
 
 # Debian packages: only what is missing, quietly.
-missing=""
-for p in cmake make $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt=apt-get
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    apt="sudo -n apt-get"
-  else
-    echo "cross-test.sh: missing Debian packages:$missing (run as root or with sudo)" >&2
-    exit 1
-  fi
-  echo "cross-test.sh: installing$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  if [ -n "$arch" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
-    if [ "$(id -u)" = 0 ]; then dpkg --add-architecture "$arch"; else sudo -n dpkg --add-architecture "$arch"; fi
-    $apt update -qq >/dev/null
-  fi
-  # shellcheck disable=SC2086 # the package list is split on purpose
-  $apt install -y -qq --no-install-recommends $missing >/dev/null ||
-    { $apt update -qq >/dev/null && $apt install -y -qq --no-install-recommends $missing >/dev/null; }
-fi
+sh "$root/scripts/deps.sh" cmake make $pkgs
 
 jobs=$(nproc 2>/dev/null || echo 2)
 set -- -S "$root" -B "$build" --toolchain "$root/cmake/toolchains/$toolchain.cmake" -DDMLS_CUDA=OFF
