@@ -36,6 +36,9 @@ static void total_size_tests(void) {
     CHECK(b == 8, "R-T-TOTAL: UINT8 {5} needs %llu bytes, want 8", (unsigned long long)b);
     b = buffer_size(DML_TENSOR_DATA_TYPE_UINT8, 1, four);
     CHECK(b == 4, "R-T-TOTAL: UINT8 {4} needs %llu bytes, want 4", (unsigned long long)b);
+    const UINT nine8[1] = {9};
+    b = buffer_size(DML_TENSOR_DATA_TYPE_UINT8, 1, nine8);
+    CHECK(b == 12, "R-T-TOTAL: UINT8 {9} needs %llu bytes, want 12", (unsigned long long)b);
     b = buffer_size(DML_TENSOR_DATA_TYPE_INT8, 1, five);
     CHECK(b == 8, "R-T-TOTAL: INT8 {5} needs %llu bytes, want 8", (unsigned long long)b);
     /* 4-bit types: 9 values are 36 bits, 5 bytes, rounded to 8; 8 values 4 bytes. */
@@ -63,7 +66,33 @@ static void total_size_tests(void) {
     CHECK(f.out_buf.TotalTensorSizeInBytes == 4, "INT8 1x1x2x2 minimum %llu, want 4",
           (unsigned long long)f.out_buf.TotalTensorSizeInBytes);
     f.out_buf.TotalTensorSizeInBytes = 4;
-    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_OK);
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_dml(&f.op, DML_FEATURE_LEVEL_6_4, &op), DMLS_OK);
+    if (op) {
+        /* And it moves 1-byte elements: the 2x2 block at (1, 1) of the 4x4 input. */
+        const signed char x[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        signed char y[4] = {-1, -1, -1, -1};
+        CHECK(dmls_element_size(op) == 1, "INT8 element size %zu", dmls_element_size(op));
+        CHECK_STATUS(dmls_execute(op, x, 16, y, 4), DMLS_OK);
+        CHECK(y[0] == 5 && y[1] == 6 && y[2] == 9 && y[3] == 10, "INT8 slice gave %d %d %d %d, want 5 6 9 10",
+              y[0], y[1], y[2], y[3]);
+        dmls_destroy(op);
+    }
+    /* R-T-ALIGN: at least the element size, which is (bits + 7) / 8 bytes. */
+    f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_FLOAT16;
+    fixture_sizes(&f);
+    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-T-ALIGN", "InputTensor.GuaranteedBaseOffsetAlignment = 1 must be 0 or a power of two >= the "
+                               "element size 2");
+    f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_FLOAT64;
+    f.in_buf.GuaranteedBaseOffsetAlignment = f.out_buf.GuaranteedBaseOffsetAlignment = 4;
+    fixture_sizes(&f);
+    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-T-ALIGN", "InputTensor.GuaranteedBaseOffsetAlignment = 4 must be 0 or a power of two >= the "
+                               "element size 8");
+    f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_INT8;
+    f.in_buf.GuaranteedBaseOffsetAlignment = f.out_buf.GuaranteedBaseOffsetAlignment = 1;
+    fixture_sizes(&f);
     /* One byte under: not a multiple of 4 and below the minimum. */
     f.out_buf.TotalTensorSizeInBytes = 3;
     CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_ERROR_INVALID_ARGUMENT);
@@ -242,6 +271,9 @@ static void webnn_tests(void) {
     dmls_lowered lw;
     const int64_t shape1[1] = {5};
     const uint64_t one[1] = {1};
+    /* Rank 0: no arrays needed, NULL is fine; the result is the scalar. */
+    CHECK_STATUS(dmls_lower_webnn_slice(0, NULL, NULL, 0, NULL, 0, NULL, 0, &lw), DMLS_OK);
+    CHECK(lw.ndim == 0 && lw.final_ndim == 0, "rank 0: ndim %d final %d", (int)lw.ndim, (int)lw.final_ndim);
     /* Rank 1 with a NULL array: rejected, never read. */
     CHECK_STATUS(dmls_lower_webnn_slice(1, shape1, NULL, 1, one, 1, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(dmls_last_error(), "starts is NULL with rank 1") != NULL, "message: %s", dmls_last_error());

@@ -115,9 +115,10 @@ done:
 }
 
 static void share_tests(void) {
-    /* Rows of exactly 64 KiB are whole-row grains: 3 rows in 3 shares. */
-    { const int64_t want[4] = {0, 65536, 131072, 196608};
-      check_shares("fill, 3 rows of 64 KiB", 3, 65536, 0, 3, want); }
+    /* Rows of exactly 64 KiB are whole-row grains: 2 rows in 2 shares (cut
+     * at 4 KiB they would make 3). */
+    { const int64_t want[3] = {0, 65536, 131072};
+      check_shares("fill, 2 rows of 64 KiB", 2, 65536, 0, 2, want); }
     /* Copy: 2 rows of 64 KiB in 2 shares (one per row). */
     { const int64_t want[3] = {0, 65536, 131072};
       check_shares("copy, 2 rows of 64 KiB", 3, 65536, 1, 2, want); }
@@ -223,6 +224,8 @@ static void traffic_tests(void) {
         {4, 63, 64, -2, 8},   /* every other float, backwards */
         {8, 61, 64, -3, 24},  /* 8-byte items 24 bytes apart, backwards */
         {2, 800, 800, -100, 64}, /* far apart: one line an item */
+        {1, 651, 651, -65, 64},  /* 65 bytes apart: still one line */
+        {1, 640, 640, -64, 64},  /* exactly one line apart */
         {4, 63, 64, 2, 8},    /* the same forwards */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
