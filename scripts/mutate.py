@@ -397,6 +397,7 @@ class Worker:
         self.dir = os.path.join(work, "w%d" % index)
         self.tree = os.path.join(self.dir, "tree")
         self.build = os.path.join(self.dir, "build")
+        self.san_build = os.path.join(self.dir, "build-san")
         self.dirty = {}  # path -> original bytes, of files now mutated in the copy
         self.lock = threading.Lock()
 
@@ -435,15 +436,26 @@ class Worker:
         if rc != 0:
             raise SystemExit("mutate: configuring %s failed:\n%s" % (self.build, out[-3000:]))
 
-    def build_targets(self, targets, timeout=None):
-        cmd = ["cmake", "--build", self.build, "-j1"]
+    def build_targets(self, targets, timeout=None, build=None):
+        cmd = ["cmake", "--build", build or self.build, "-j1"]
         if targets:
             cmd += ["--target"] + sorted(targets)
         return run(cmd, timeout=timeout)
 
-    def ctest(self, tests, timeout):
+    def configure_san(self):
+        """The sanitizer build of this copy, configured on first use."""
+        if not os.path.exists(os.path.join(self.san_build, "CMakeCache.txt")):
+            cmd = ["cmake", "-S", self.tree, "-B", self.san_build, "-DDMLS_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Debug",
+                   "-DDMLS_SANITIZE=" + self.args.sanitize] + self.args.cmake_arg
+            if shutil.which("ninja"):
+                cmd += ["-G", "Ninja"]
+            rc, out, _ = run(cmd)
+            if rc != 0:
+                raise RuntimeError("configuring %s failed: %s" % (self.san_build, out[-2000:]))
+
+    def ctest(self, tests, timeout, build=None):
         pattern = "^(" + "|".join(re.escape(t) for t in sorted(tests)) + ")$"
-        cmd = ["ctest", "--test-dir", self.build, "-R", pattern, "--stop-on-failure",
+        cmd = ["ctest", "--test-dir", build or self.build, "-R", pattern, "--stop-on-failure",
                "--timeout", str(int(timeout)), "--output-on-failure"]
         env = dict(os.environ)
         if self.args.test_seed is not None:
@@ -605,6 +617,9 @@ def main():
     ap.add_argument("--operators", default=None, metavar="LIST",
                     help="only these operators, comma-separated: relational, logical, arithmetic, sign, "
                          "negation, constant, guard, bound+1, bound-1")
+    ap.add_argument("--tests", default=None, metavar="REGEX",
+                    help="run only the tests (of those that see the file) whose name matches, e.g. to show "
+                         "that a new test kills a mutant on its own")
     ap.add_argument("--list", action="store_true", help="print the mutants (after --filter/--sample), run none")
     ap.add_argument("--ci", action="store_true",
                     help="CI's sample: --sample %d --seed %d --jobs %d unless given; exit 1 on a survivor"
@@ -614,6 +629,9 @@ def main():
     ap.add_argument("--build-type", default="Release", help="CMAKE_BUILD_TYPE of the copies (default Release)")
     ap.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",
                     help="extra cmake argument for the copies, e.g. -DDMLS_SANITIZE=address,undefined")
+    ap.add_argument("--sanitize", default="address,undefined", metavar="LIST",
+                    help="rerun each survivor in a Debug build of the copy with these sanitizers (CI runs the "
+                         "suite so too); a failure there kills it (default: address,undefined; '' to skip)")
     ap.add_argument("--test-seed", type=int, default=None, help="DMLS_TEST_SEED for the tests")
     ap.add_argument("--report", default=None, metavar="FILE", help="also write the results as JSON")
     args = ap.parse_args()
@@ -709,6 +727,9 @@ def main():
         raise SystemExit("mutate: " + "\n".join(errors))
 
     tests_of, targets_of, obj_of = test_map(workers[0])
+    if args.tests:
+        rx_tests = re.compile(args.tests)
+        tests_of = {f: {t for t in ts if rx_tests.search(t)} for f, ts in tests_of.items()}
     unbuilt = sorted({m.path for m in todo if not tests_of.get(m.path)})
     for f in unbuilt:
         print("mutate: %s: no test sees it in this build (not compiled here?); its mutants are skipped" % f)
@@ -774,6 +795,18 @@ def main():
             m.detail = ", ".join(failed[:4])
         else:
             m.status = "survived"
+            if args.sanitize:
+                # A second chance under the sanitizers, as CI runs the suite:
+                # reads past an array that a plain build cannot see.
+                w.configure_san()
+                rc, out, _ = w.build_targets(targets, timeout=1800, build=w.san_build)
+                if rc != 0:
+                    m.detail = "sanitizer build failed: " + first_error(out)
+                    return
+                rc, out, timed_out = w.ctest(tests, 3 * timeout, build=w.san_build)
+                if timed_out or rc != 0:
+                    m.status = "killed-san"
+                    m.detail = ", ".join(re.findall(r"\d+ - (\S+) \(", out)[:4]) or "timeout"
 
     threads = [threading.Thread(target=work_loop, args=(w,)) for w in workers]
     for t in threads:
@@ -799,11 +832,11 @@ def first_error(out):
 
 
 def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
-    cols = ["killed", "timeout", "survived", "not-compiled", "same-object", "error"]
+    cols = ["killed", "timeout", "killed-san", "survived", "not-compiled", "same-object", "error"]
     print("\nmutate: results (%s, %.0f s)" % ("sample of %d, seed %d" % (len(todo), args.seed) if args.sample
                                               else "all mutants", seconds))
-    print("%-28s %7s %7s %8s %8s %8s %8s %7s" % ("file", "mutants", "killed", "timeout", "survived",
-                                                  "not-comp", "same-obj", "listed"))
+    print("%-28s %7s %7s %8s %7s %8s %8s %8s %7s" % ("file", "mutants", "killed", "timeout", "by-san",
+                                                      "survived", "not-comp", "same-obj", "listed"))
     total = {c: 0 for c in cols}
     total["mutants"] = total["listed"] = 0
     for f in files:
@@ -814,13 +847,13 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
         row["listed"] = sum(1 for m in listed if m.path == f)
         for k in row:
             total[k] += row[k]
-        print("%-28s %7d %7d %8d %8d %8d %8d %7d" % (f, row["mutants"], row["killed"], row["timeout"],
-                                                     row["survived"], row["not-compiled"], row["same-object"],
-                                                     row["listed"]))
-    print("%-28s %7d %7d %8d %8d %8d %8d %7d" % ("total", total["mutants"], total["killed"], total["timeout"],
-                                                 total["survived"], total["not-compiled"], total["same-object"],
-                                                 total["listed"]))
-    killed = total["killed"] + total["timeout"]
+        print("%-28s %7d %7d %8d %7d %8d %8d %8d %7d" % (f, row["mutants"], row["killed"], row["timeout"],
+                                                         row["killed-san"], row["survived"], row["not-compiled"],
+                                                         row["same-object"], row["listed"]))
+    print("%-28s %7d %7d %8d %7d %8d %8d %8d %7d" % ("total", total["mutants"], total["killed"], total["timeout"],
+                                                     total["killed-san"], total["survived"], total["not-compiled"],
+                                                     total["same-object"], total["listed"]))
+    killed = total["killed"] + total["timeout"] + total["killed-san"]
     judged = killed + total["survived"]
     if judged:
         print("mutate: score %.1f%% (%d killed of %d that built and were not equivalent)"
