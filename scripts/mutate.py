@@ -37,7 +37,6 @@ import glob
 import hashlib
 import json
 import os
-import random
 import re
 import shutil
 import signal
@@ -671,7 +670,10 @@ def main():
         rx = re.compile(args.filter)
         todo = [m for m in todo if rx.search(m.describe())]
     if args.sample and args.sample < len(todo):
-        todo = random.Random(args.seed).sample(todo, args.sample)
+        # Each mutant's rank is a hash of the seed and its key, so a sample
+        # keeps its members when code elsewhere changes.
+        todo = sorted(todo, key=lambda m: hashlib.sha256(repr((args.seed,) + m.key).encode()).digest())
+        todo = todo[:args.sample]
     todo.sort(key=lambda m: (m.path, m.start, m.new))
     print("mutate: %d files, %d mutants, %d listed as equivalent, %d to run%s" % (
         len(files), len(mutants), len(listed), len(todo),
@@ -791,8 +793,7 @@ def main():
             m.status = "timeout"
         elif rc != 0:
             m.status = "killed"
-            failed = re.findall(r"\d+ - (\S+) \(", out)
-            m.detail = ", ".join(failed[:4])
+            m.detail = failed_tests(out)
         else:
             m.status = "survived"
             if args.sanitize:
@@ -806,7 +807,7 @@ def main():
                 rc, out, timed_out = w.ctest(tests, 3 * timeout, build=w.san_build)
                 if timed_out or rc != 0:
                     m.status = "killed-san"
-                    m.detail = ", ".join(re.findall(r"\d+ - (\S+) \(", out)[:4]) or "timeout"
+                    m.detail = failed_tests(out) or "timeout"
 
     threads = [threading.Thread(target=work_loop, args=(w,)) for w in workers]
     for t in threads:
@@ -816,6 +817,12 @@ def main():
             t.join(0.5)
 
     return report(root, files, mutants, listed, todo, stale, eq_path, time.time() - t0, args)
+
+
+def failed_tests(out):
+    """The names in ctest's "The following tests FAILED:" list."""
+    _, _, tail = out.partition("The following tests FAILED:")
+    return ", ".join(re.findall(r"\d+ - (\S+) \(", tail)[:4])
 
 
 def glob_match(path, pattern):
