@@ -397,6 +397,7 @@ class Worker:
         self.tree = os.path.join(self.dir, "tree")
         self.build = os.path.join(self.dir, "build")
         self.san_build = os.path.join(self.dir, "build-san")
+        self.san_broken = None  # tests failing unmutated under the sanitizers; None: not built yet
         self.dirty = {}  # path -> original bytes, of files now mutated in the copy
         self.lock = threading.Lock()
 
@@ -452,10 +453,23 @@ class Worker:
             if rc != 0:
                 raise RuntimeError("configuring %s failed: %s" % (self.san_build, out[-2000:]))
 
-    def ctest(self, tests, timeout, build=None):
+    def prepare_san(self, tests):
+        """Configures and builds the sanitizer build of the unmutated copy
+        and notes the tests that fail there already (never counted)."""
+        self.configure_san()
+        rc, out, _ = self.build_targets(None, timeout=3600, build=self.san_build)
+        if rc != 0:
+            raise RuntimeError("building %s failed: %s" % (self.san_build, first_error(out)))
+        rc, out, _ = self.ctest(tests, 1800, build=self.san_build, stop=False)
+        self.san_broken = set(t.strip() for t in failed_tests(out, 1000).split(",") if t.strip())
+        if self.san_broken:
+            print("mutate: worker %d: unmutated, under the sanitizers, these fail and are not used: %s"
+                  % (self.index, ", ".join(sorted(self.san_broken))), flush=True)
+
+    def ctest(self, tests, timeout, build=None, stop=True):
         pattern = "^(" + "|".join(re.escape(t) for t in sorted(tests)) + ")$"
-        cmd = ["ctest", "--test-dir", build or self.build, "-R", pattern, "--stop-on-failure",
-               "--timeout", str(int(timeout)), "--output-on-failure"]
+        cmd = ["ctest", "--test-dir", build or self.build, "-R", pattern, "--timeout", str(int(timeout)),
+               "--output-on-failure"] + (["--stop-on-failure"] if stop else [])
         env = dict(os.environ)
         if self.args.test_seed is not None:
             env["DMLS_TEST_SEED"] = str(self.args.test_seed)
@@ -737,6 +751,7 @@ def main():
         print("mutate: %s: no test sees it in this build (not compiled here?); its mutants are skipped" % f)
     todo = [m for m in todo if tests_of.get(m.path)]
     needed_tests = set().union(*(tests_of[m.path] for m in todo)) if todo else set()
+    tests_all = set().union(*tests_of.values()) if tests_of else set()
     base_hash = {o: file_hash(os.path.join(workers[0].build, o)) for f in obj_of for o in obj_of[f]}
 
     # Baseline: the unmutated code must pass every test the mutants will run.
@@ -783,8 +798,10 @@ def main():
             if all(file_hash(os.path.join(w.build, o)) == base_hash.get(o) for o in objs):
                 m.status = "same-object"
                 return
-        targets = set().union(*(targets_of[t] for t in tests))
-        rc, out, _ = w.build_targets(targets, timeout=600)
+        # Everything: the build tool relinks only what depends on the changed
+        # object, and a target name can be ambiguous (the CLI's file is called
+        # like the shared library's target).
+        rc, out, _ = w.build_targets(None, timeout=600)
         if rc != 0:
             m.status, m.detail = "not-compiled", first_error(out)
             return
@@ -799,12 +816,18 @@ def main():
             if args.sanitize:
                 # A second chance under the sanitizers, as CI runs the suite:
                 # reads past an array that a plain build cannot see.
-                w.configure_san()
-                rc, out, _ = w.build_targets(targets, timeout=1800, build=w.san_build)
+                if w.san_broken is None:
+                    w.restore()
+                    w.prepare_san(tests_all)
+                    w.mutate(m)
+                rc, out, _ = w.build_targets(None, timeout=1800, build=w.san_build)
                 if rc != 0:
                     m.detail = "sanitizer build failed: " + first_error(out)
                     return
-                rc, out, timed_out = w.ctest(tests, 3 * timeout, build=w.san_build)
+                san_tests = tests - w.san_broken
+                if not san_tests:
+                    return
+                rc, out, timed_out = w.ctest(san_tests, 3 * timeout, build=w.san_build)
                 if timed_out or rc != 0:
                     m.status = "killed-san"
                     m.detail = failed_tests(out) or "timeout"
@@ -819,10 +842,10 @@ def main():
     return report(root, files, mutants, listed, todo, stale, eq_path, time.time() - t0, args)
 
 
-def failed_tests(out):
+def failed_tests(out, most=4):
     """The names in ctest's "The following tests FAILED:" list."""
     _, _, tail = out.partition("The following tests FAILED:")
-    return ", ".join(re.findall(r"\d+ - (\S+) \(", tail)[:4])
+    return ", ".join(re.findall(r"\d+ - (\S+) \(", tail)[:most])
 
 
 def glob_match(path, pattern):

@@ -127,6 +127,28 @@ static void byte_offset_tests(void) {
     dmls_destroy(op);
 }
 
+/* R-X-OVERLAP from both sides: an output that starts before the input and
+ * ends inside it overlaps as much as one that starts inside it. */
+static void overlap_tests(void) {
+    const int64_t shape[1] = {16}, small[1] = {4}, off[1] = {0}, one[1] = {1};
+    dmls_tensor in = {DMLS_FLOAT32, 1, shape, NULL, 0};
+    dmls_tensor out = {DMLS_FLOAT32, 1, small, NULL, 0};
+    dmls_window w = {off, small, one};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    if (!op) return;
+    float buf[24];
+    for (int i = 0; i < 24; i++) buf[i] = (float)i;
+    /* Output [1, 5) floats, input [4, 20): they share float 4. */
+    CHECK_STATUS(dmls_execute(op, buf + 4, 64, buf + 1, 16), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-X-OVERLAP", "overlap");
+    CHECK(buf[1] == 1 && buf[4] == 4, "a failed execute wrote to its buffers");
+    /* Output [0, 4), input [4, 20): adjacent, fine. */
+    CHECK_STATUS(dmls_execute(op, buf + 4, 64, buf, 16), DMLS_OK);
+    CHECK(buf[0] == 4 && buf[3] == 7, "slice into the bytes just before the input");
+    dmls_destroy(op);
+}
+
 /* ------------------------------------------------------------------- rank 8 */
 
 /* The oracle: for each output coordinate c (row-major over out_shape),
@@ -396,6 +418,7 @@ int main(void) {
     test_seed_rng();
     total_size_tests();
     byte_offset_tests();
+    overlap_tests();
     rank8_tests();
     rank8_dml_tests();
     webnn_tests();
