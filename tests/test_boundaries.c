@@ -147,6 +147,40 @@ static void overlap_tests(void) {
     CHECK_STATUS(dmls_execute(op, buf + 4, 64, buf, 16), DMLS_OK);
     CHECK(buf[0] == 4 && buf[3] == 7, "slice into the bytes just before the input");
     dmls_destroy(op);
+
+    /* A 1-byte input and output at one address overlap. */
+    const int64_t one_el[1] = {1};
+    dmls_tensor in1 = {DMLS_UINT8, 1, one_el, NULL, 0};
+    dmls_window w1 = {off, one_el, one};
+    CHECK_STATUS(dmls_create(&in1, &in1, &w1, &op), DMLS_OK);
+    if (op) {
+        unsigned char byte = 9;
+        CHECK_STATUS(dmls_execute(op, &byte, 1, &byte, 1), DMLS_ERROR_OVERLAP);
+        dmls_destroy(op);
+    }
+
+    /* SLICE_GRAD with an empty input gradient reads no byte, so its pointer
+     * may lie anywhere, even inside the output gradient it zeroes. */
+    const int64_t empty[1] = {0}, four[1] = {4};
+    dmls_tensor ig = {DMLS_FLOAT32, 1, empty, NULL, 0};
+    dmls_tensor og = {DMLS_FLOAT32, 1, four, NULL, 0};
+    dmls_window we = {off, empty, one};
+    CHECK_STATUS(dmls_create_grad(&ig, &og, &we, &op), DMLS_OK);
+    if (op) {
+        float g[4] = {1, 2, 3, 4};
+        CHECK_STATUS(dmls_execute(op, g + 1, 0, g, sizeof g), DMLS_OK);
+        CHECK(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 0, "empty SLICE_GRAD did not zero its output");
+        dmls_destroy(op);
+    }
+    /* Likewise an empty output, pointing inside a non-empty input. */
+    dmls_tensor ie = {DMLS_FLOAT32, 1, four, NULL, 0};
+    CHECK_STATUS(dmls_create(&ie, &ig, &we, &op), DMLS_OK);
+    if (op) {
+        float g[4] = {1, 2, 3, 4};
+        CHECK_STATUS(dmls_execute(op, g, sizeof g, g + 1, 0), DMLS_OK);
+        CHECK(g[1] == 2, "an empty slice wrote its output");
+        dmls_destroy(op);
+    }
 }
 
 /* ------------------------------------------------------------------- rank 8 */

@@ -270,6 +270,24 @@ static void shuffle_tests(void) {
               dmls_cpu_kernel_name(cp.kernel));
         dmls_destroy(op);
     }
+    /* 8-byte items (runs of 8 bytes, folded) read 25 and 7 bytes apart: spans
+     * of 33 and 15 bytes, just outside the 16..32 the two loads cover. */
+    const int64_t gaps[2] = {25, 7};
+    for (int k = 0; k < 2; k++) {
+        const int64_t shape[3] = {2, 40, 8}, strides[3] = {1000, gaps[k], 1}, off[3] = {0, 0, 0},
+                      one[3] = {1, 1, 1};
+        dmls_tensor ti = {DMLS_UINT8, 3, shape, strides, 0};
+        dmls_tensor to = {DMLS_UINT8, 3, shape, NULL, 0};
+        dmls_window w = {off, shape, one};
+        dmls_operator *op = NULL;
+        CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
+        if (!op) continue;
+        dmls_cpu_plan cp;
+        dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX);
+        CHECK(cp.width == 8 && cp.kernel == DMLS_CPU_STRIDED, "8-byte items %lld bytes apart: width %d kernel %s, "
+              "want 8 and strided", (long long)gaps[k], cp.width, dmls_cpu_kernel_name(cp.kernel));
+        dmls_destroy(op);
+    }
 #endif
 }
 
