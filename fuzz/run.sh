@@ -15,6 +15,7 @@ cmake --build $build -j 4 >/dev/null
 targets=${*:-$(sed -n 's/^set(DMLS_FUZZ_TARGETS \(.*\))$/\1/p' fuzz/CMakeLists.txt)}
 rm -rf $build/seeds
 $build/fuzz/fuzz_corpus $build/seeds
+mkdir -p $build/seeds/fuzz_model && cp examples/dispatch/*.json $build/seeds/fuzz_model/
 status=0
 for t in $targets; do
   mkdir -p $build/corpus/$t $build/artifacts/$t

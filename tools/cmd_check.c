@@ -14,7 +14,7 @@ int cmd_check(int argc, char **argv) {
     params_init(&p);
     bool quiet = false, have_dtype = false, is_bool = false;
     dmls_dtype dtype = DMLS_FLOAT32;
-    param_list sizes = {0}, strides = {0}, out_strides = {0};
+    param_list sizes = {0}, strides = {0}, out_strides = {0}, out_grad = {0};
     for (int i = 1; i < argc; i++) {
         char buf[64];
         const char *inline_value, *value;
@@ -31,6 +31,7 @@ int cmd_check(int argc, char **argv) {
         param_list *l = strcmp(opt, "--input-sizes") == 0     ? &sizes
                         : strcmp(opt, "--input-strides") == 0 ? &strides
                         : strcmp(opt, "--output-strides") == 0 ? &out_strides
+                        : strcmp(opt, "--output-gradient-sizes") == 0 ? &out_grad
                                                                : NULL;
         if (l) {
             if (l->given) {
@@ -63,8 +64,16 @@ int cmd_check(int argc, char **argv) {
     }
     const param_tensor t = {dtype, sizes.n, sizes.v, strides.given ? strides.v : NULL,
                             out_strides.given ? out_strides.v : NULL};
+    /* With --output-gradient-sizes the description is SLICE_GRAD's: the
+     * input sizes are the input gradient's, the window lies over the output
+     * gradient. */
+    if (out_grad.given && (p.form != FORM_DML_SLICE1 || p.out_sizes.given)) {
+        fprintf(stderr, "%s: --output-gradient-sizes takes the window (--window-offsets, --window-sizes, "
+                        "--window-strides) and no other slice parameters\n", args_prog);
+        return 2;
+    }
     param_plan plan;
-    bool ok = params_plan(&p, &t, &plan);
+    bool ok = out_grad.given ? params_plan_grad(&p, &t, &out_grad, &plan) : params_plan(&p, &t, &plan);
     /* The output strides must match the output's rank; the library checks
      * the values, this only catches a list of the wrong length. */
     if (ok && out_strides.given && out_strides.n != dmls_output_rank(plan.op)) {
@@ -83,10 +92,11 @@ int cmd_check(int argc, char **argv) {
         return 1;
     }
     if (!quiet) {
-        printf("valid: output shape (");
+        printf("valid: output%s shape (", out_grad.given ? " gradient" : "");
         for (int i = 0; i < plan.final_ndim; i++) printf("%s%" PRId64, i ? ", " : "", plan.final_shape[i]);
         printf("%s)", plan.final_ndim == 1 ? "," : "");
-        if (plan.dml) printf(", %s at feature level %s", p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
+        if (plan.dml) printf(", %s at feature level %s", out_grad.given ? "DML_OPERATOR_SLICE_GRAD"
+                                                         : p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
                              dmls_feature_level_name(p.level));
         printf("\n");
     }

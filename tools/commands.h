@@ -8,5 +8,7 @@ int cmd_slice(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_dispatch(int argc, char **argv);
+int cmd_grad(int argc, char **argv);
 
 #endif

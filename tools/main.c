@@ -18,6 +18,13 @@ static const char usage[] =
     "        [--feature-level L] PARAMS [-q]\n"
     "              validate PARAMS for a tensor without data: print the output shape,\n"
     "              or the error and its rule ID (exit 0 valid, 1 invalid, 2 usage)\n"
+    "  grad IN.npy -o OUT.npy --window-offsets L --window-sizes L --window-strides L\n"
+    "       --output-gradient-sizes L [--feature-level L] [--device D] [-f]\n"
+    "              DML_SLICE_GRAD: scatter the input gradient IN into a zero output\n"
+    "              gradient of the given sizes, where SLICE1 with that window reads\n"
+    "  dispatch MODEL.json [--feature-level L] [--device D]\n"
+    "              run a DxDispatch model (DirectML's JSON format) of slice operators\n"
+    "              and print what its print commands print (docs/dispatch.md)\n"
     "  info IN.npy  dtype, shape, memory order and size of a .npy file\n"
     "  demo        run the four worked examples of DirectML's documentation\n"
     "  bench [--device cpu|cuda]\n"
@@ -94,6 +101,8 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "dispatch") == 0) return cmd_dispatch(argc - 1, argv + 1);
+    if (strcmp(cmd, "grad") == 0) return cmd_grad(argc - 1, argv + 1);
     fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", cmd);
     return 2;
 }

@@ -301,3 +301,47 @@ bool params_plan(const params *p, const param_tensor *t, param_plan *plan) {
     if (p->form == FORM_DML_SLICE || p->form == FORM_DML_SLICE1) return plan_dml(p, t, plan);
     return plan_native(p, t, plan);
 }
+
+bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan) {
+    memset(plan, 0, sizeof *plan);
+    plan->rule = "";
+    const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
+    UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
+    UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], unused[ARGS_MAX_LIST];
+    INT strides[ARGS_MAX_LIST];
+    const int32_t n = out_grad_sizes->n;
+    if (!tensor_to_dml("input gradient", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan) ||
+        !tensor_to_dml("output gradient", n, out_grad_sizes->v, t->out_strides, out_sizes, out_strides, plan) ||
+        !to_dml("--window-offsets", &p->win_offsets, false, offsets, NULL, plan) ||
+        !to_dml("--window-sizes", &p->win_sizes, false, sizes, NULL, plan) ||
+        !to_dml("--window-strides", &p->win_strides, true, unused, strides, plan))
+        return false;
+    if (p->win_offsets.n != n || p->win_sizes.n != n || p->win_strides.n != n) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "--window-offsets has %d values, --window-sizes %d, --window-strides %d and "
+                 "--output-gradient-sizes %d; DimensionCount needs one count",
+                 (int)p->win_offsets.n, (int)p->win_sizes.n, (int)p->win_strides.n, (int)n);
+        return plan_fail(plan, "R-OP-RANK", msg);
+    }
+    DML_BUFFER_TENSOR_DESC in_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)t->ndim, in_sizes, t->strides ? in_strides : NULL,
+                                     0, 0};
+    DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)n, out_sizes,
+                                      t->out_strides ? out_strides : NULL, 0, 0};
+    uint64_t bytes;
+    dmls_status s = dmls_calc_buffer_tensor_size(type, in_buf.DimensionCount, in_sizes, in_buf.Strides, &bytes);
+    if (s != DMLS_OK) return lib_fail(plan, s);
+    in_buf.TotalTensorSizeInBytes = bytes;
+    s = dmls_calc_buffer_tensor_size(type, out_buf.DimensionCount, out_sizes, out_buf.Strides, &bytes);
+    if (s != DMLS_OK) return lib_fail(plan, s);
+    out_buf.TotalTensorSizeInBytes = bytes;
+    DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
+    DML_SLICE_GRAD_OPERATOR_DESC g = {&in_desc, &out_desc, (UINT)n, offsets, sizes, strides};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE_GRAD, &g};
+    s = dmls_create_dml(&desc, p->level, &plan->op);
+    if (s != DMLS_OK) return lib_fail(plan, s);
+    plan->dml = true;
+    plan->final_ndim = n;
+    memcpy(plan->final_shape, out_grad_sizes->v, sizeof(int64_t) * (size_t)n);
+    return true;
+}

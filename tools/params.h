@@ -73,4 +73,12 @@ typedef struct param_plan {
  * limits). Returns false with plan->error set. */
 bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
 
+/* SLICE_GRAD from the SLICE1 window lists (p->form must be FORM_DML_SLICE1,
+ * without --output-sizes): t is the input gradient (t->out_strides the
+ * output gradient's, or NULL), out_grad_sizes the output gradient's sizes
+ * (the forward input's shape). Planned through dmls_create_dml at p->level;
+ * plan->final_shape is the output gradient's. Returns false with
+ * plan->error set. */
+bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan);
+
 #endif
