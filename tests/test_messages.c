@@ -3,6 +3,7 @@
  * (Mutation testing found these printed values unchecked; docs/mutation.md.) */
 #include "dmlslice/frontends.h"
 #include "dml_fixture.h"
+#include "error.h" /* dmls_fail, for messages longer than any the library writes */
 #include "test.h"
 
 /* The message contains `want` verbatim. */
@@ -105,11 +106,31 @@ static void onnx_tests(void) {
     CHECK_STATUS(dmls_lower_onnx(2, shape, starts, ends, 2, NULL, 0, NULL, 0, &lw), DMLS_OK);
 }
 
+/* A message that fills the buffer is cut, and the rule that would follow it
+ * is dropped rather than written past the end; a shorter one keeps it. The
+ * library's own messages are all far shorter. */
+static void capacity_tests(void) {
+    CHECK_STATUS(dmls_fail(DMLS_ERROR_FORMAT, "R-TEST", "%600s", "x"), DMLS_ERROR_FORMAT);
+    const size_t n = strlen(dmls_last_error());
+    CHECK(n > 100 && n < 600, "a 600-character message is cut to the buffer: %zu characters", n);
+    CHECK(dmls_last_error()[n - 1] == ' ', "the cut message ends inside its text");
+    CHECK(strcmp(dmls_last_error_rule(), "R-TEST") == 0, "rule %s", dmls_last_error_rule());
+    const size_t cap = n + 1;
+    /* Room for the text and part of the rule: the rule is cut, not overflowed. */
+    CHECK_STATUS(dmls_fail(DMLS_ERROR_FORMAT, "R-TEST", "%*s", (int)(cap - 4), "y"), DMLS_ERROR_FORMAT);
+    CHECK(strlen(dmls_last_error()) == cap - 1, "message of %zu characters, want %zu",
+          strlen(dmls_last_error()), cap - 1);
+    CHECK(strcmp(dmls_last_error() + cap - 5, "y (R") == 0, "the rule is cut at the end: \"%s\"",
+          dmls_last_error() + cap - 5);
+    dmls_clear_error();
+}
+
 int main(void) {
     type_list_tests();
     slice_bounds_tests();
     win_count_tests();
     reach_tests();
     onnx_tests();
+    capacity_tests();
     TEST_MAIN_END();
 }
