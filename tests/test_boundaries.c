@@ -19,6 +19,7 @@
 #include "cpu/cpu.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/frontends.h"
 #include "dml_fixture.h"
+#include "operator.h" /* the normalized plan */
 #include "test.h"
 
 /* ------------------------------------------------------------------ R-T-TOTAL */
@@ -154,8 +155,13 @@ static void overlap_tests(void) {
     dmls_window w1 = {off, one_el, one};
     CHECK_STATUS(dmls_create(&in1, &in1, &w1, &op), DMLS_OK);
     if (op) {
-        unsigned char byte = 9;
+        unsigned char byte = 9, other = 0;
         CHECK_STATUS(dmls_execute(op, &byte, 1, &byte, 1), DMLS_ERROR_OVERLAP);
+        /* R-OP-NULL at one byte: a NULL buffer is refused for any tensor with bytes. */
+        CHECK_STATUS(dmls_execute(op, NULL, 1, &other, 1), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK_MESSAGE("R-OP-NULL", "slice: input buffer is NULL but the input tensor needs 1 bytes");
+        CHECK_STATUS(dmls_execute(op, &byte, 1, NULL, 1), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK_MESSAGE("R-OP-NULL", "slice: output buffer is NULL but the output tensor needs 1 bytes");
         dmls_destroy(op);
     }
 
@@ -184,6 +190,24 @@ static void overlap_tests(void) {
 }
 
 /* ------------------------------------------------------------------- rank 8 */
+
+/* A normalized plan's unused dims (from ndim to 8) are size 1 with zero
+ * strides, so a backend may walk all 8 (operator.h). */
+static void plan_padding_tests(void) {
+    const int64_t shape[3] = {2, 3, 4}, off[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    dmls_tensor t = {DMLS_FLOAT32, 3, shape, NULL, 0};
+    dmls_window w = {off, shape, one};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&t, &t, &w, &op), DMLS_OK);
+    if (!op) return;
+    const dmls_copy_plan *c = &op->copy;
+    CHECK(c->ndim == 1 && c->shape[0] == 24, "a packed copy merges into one run: ndim %d", (int)c->ndim);
+    for (int i = c->ndim; i < DMLS_MAX_RANK; i++)
+        CHECK(c->shape[i] == 1 && c->src_stride[i] == 0 && c->dst_stride[i] == 0,
+              "unused dim %d: shape %lld strides %lld/%lld, want 1 and 0/0", i, (long long)c->shape[i],
+              (long long)c->src_stride[i], (long long)c->dst_stride[i]);
+    dmls_destroy(op);
+}
 
 /* The oracle: for each output coordinate c (row-major over out_shape),
  * out[c] = in[start + step * c], byte addresses from the views' strides. */
@@ -453,6 +477,7 @@ int main(void) {
     total_size_tests();
     byte_offset_tests();
     overlap_tests();
+    plan_padding_tests();
     rank8_tests();
     rank8_dml_tests();
     webnn_tests();
