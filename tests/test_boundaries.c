@@ -176,6 +176,10 @@ static void overlap_tests(void) {
         float g[4] = {1, 2, 3, 4};
         CHECK_STATUS(dmls_execute(op, g + 1, 0, g, sizeof g), DMLS_OK);
         CHECK(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 0, "empty SLICE_GRAD did not zero its output");
+        /* Nothing to read, so no buffer needed: NULL is fine. */
+        g[0] = 5;
+        CHECK_STATUS(dmls_execute(op, NULL, 0, g, sizeof g), DMLS_OK);
+        CHECK(g[0] == 0, "empty SLICE_GRAD with a NULL input did not zero its output");
         dmls_destroy(op);
     }
     /* Likewise an empty output, pointing inside a non-empty input. */
@@ -185,6 +189,7 @@ static void overlap_tests(void) {
         float g[4] = {1, 2, 3, 4};
         CHECK_STATUS(dmls_execute(op, g, sizeof g, g + 1, 0), DMLS_OK);
         CHECK(g[1] == 2, "an empty slice wrote its output");
+        CHECK_STATUS(dmls_execute(op, g, sizeof g, NULL, 0), DMLS_OK);
         dmls_destroy(op);
     }
 }
