@@ -880,6 +880,7 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
         print("%-28s %7d %7d %8d %7d %8d %8d %8d %7d" % (f, row["mutants"], row["killed"], row["timeout"],
                                                          row["killed-san"], row["survived"], row["not-compiled"],
                                                          row["same-object"], row["listed"]))
+    total["mutants"], total["listed"] = len(mutants), len(listed)  # every file, not only the rows shown
     print("%-28s %7d %7d %8d %7d %8d %8d %8d %7d" % ("total", total["mutants"], total["killed"], total["timeout"],
                                                      total["killed-san"], total["survived"], total["not-compiled"],
                                                      total["same-object"], total["listed"]))
