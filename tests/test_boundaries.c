@@ -16,7 +16,7 @@
  * library's reference executor, which is itself one of the mutated files.
  * Arrays on the stack (the reference's coordinate arrays) are left to the
  * sanitizer runs of CI. */
-#include "cpu/cpu.h" /* dmls_context_set_parallel_min_bytes */
+#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/frontends.h"
 #include "dml_fixture.h"
 #include "operator.h" /* the normalized plan */

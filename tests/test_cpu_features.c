@@ -1,10 +1,11 @@
-/* The test switch DMLSLICE_DISABLE_CPU_FEATURES (STYLE 12): CTest runs this
- * program under several values of it, each with the answer it must give as
+/* The test switch DMLSLICE_DISABLE_CPU_FEATURES (docs/cpu.md): CTest runs
+ * this program under several values of it, each with the answer it must give as
  * the argument: "off" (AVX2 disabled) or "detected" (AVX2 exactly when the
  * CPU has it). Names match whole list items only ("avx" is not "avx2"), and
  * "all" disables everything. The choice must reach the plan: a stride-2
  * gather gets an AVX2 kernel (its name ends in "_avx2") when AVX2 is on and a
  * portable one when it is off, and gives the reference's bytes either way. */
+#include "cpu/features.h"
 #include "operator.h"
 #include "test.h"
 

@@ -1,11 +1,12 @@
 /* CPU feature detection, once per process, with the test switch
  * DMLSLICE_DISABLE_CPU_FEATURES that lets one machine run every variant. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cpu.h"
+#include "features.h"
 
 static unsigned detected;
 static uint64_t llc_bytes;

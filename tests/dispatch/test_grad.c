@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 static const char *tool;
 static char dir[4096];

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 #define MODEL_ERR_LEN 1024
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 /* "FLOAT32" or "DML_TENSOR_DATA_TYPE_FLOAT32" (and every other
  * DML_TENSOR_DATA_TYPE, UNKNOWN included). False for any other text. */
