@@ -48,7 +48,7 @@ import time
 # Files mutated by default, relative to the repository root. The .npy code is
 # a glob so that it follows any split of tools/npy.c into several files.
 DEFAULT_FILES = [
-    "src/*.c", "src/checked.h", "src/cpu/*.c", "src/frontends/*.c",
+    "src/*.c", "src/checked.h", "src/cpu/*.c", "src/cpu/split.h", "src/frontends/*.c",
     "tools/npy*.c",
 ]
 DEFAULT_EQUIVALENTS = "scripts/mutate-equivalents.txt"

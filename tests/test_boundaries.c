@@ -71,8 +71,8 @@ static void total_size_tests(void) {
     CHECK_STATUS(dmls_create_dml(&f.op, DML_FEATURE_LEVEL_6_4, &op), DMLS_OK);
     if (op) {
         /* And it moves 1-byte elements: the 2x2 block at (1, 1) of the 4x4 input. */
-        const signed char x[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-        signed char y[4] = {-1, -1, -1, -1};
+        _Alignas(16) const signed char x[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        _Alignas(16) signed char y[4] = {-1, -1, -1, -1};
         CHECK(dmls_element_size(op) == 1, "INT8 element size %zu", dmls_element_size(op));
         CHECK_STATUS(dmls_execute(op, x, 16, y, 4), DMLS_OK);
         CHECK(y[0] == 5 && y[1] == 6 && y[2] == 9 && y[3] == 10, "INT8 slice gave %d %d %d %d, want 5 6 9 10",
@@ -467,7 +467,8 @@ static void rank8_dml_tests(void) {
         CHECK_STATUS(dmls_create_dml(&f.op, DML_FEATURE_LEVEL_6_4, &op), DMLS_OK);
         if (!op) continue;
         /* 576 elements in the big tensor, 32 in the small one. */
-        float x[640], y[640], want[640];
+        _Alignas(16) float x[640], y[640];
+        float want[640];
         for (int i = 0; i < 640; i++) x[i] = (float)(i + 1), y[i] = want[i] = -1.0f;
         int64_t start[8], step[8], bs[8], ss[8];
         const int64_t ssmall[8] = {1, 2, 1, 2, 2, 2, 1, 2};
