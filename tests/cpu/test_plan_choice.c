@@ -289,6 +289,12 @@ static void shuffle_tests(void) {
         dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX);
         CHECK(cp.width == 8 && cp.kernel == DMLS_CPU_STRIDED, "8-byte items %lld bytes apart: width %d kernel %s, "
               "want 8 and strided", (long long)gaps[k], cp.width, dmls_cpu_kernel_name(cp.kernel));
+        /* Traffic: an item costs its step, but never less than its width
+         * (the 7-byte step reads overlapping items). */
+        const uint64_t per = gaps[k] < 8 ? 8 : (uint64_t)gaps[k];
+        CHECK(cp.traffic_bytes == cp.items * per + cp.items * 8, "8-byte items %lld bytes apart: traffic %llu, want %llu",
+              (long long)gaps[k], (unsigned long long)cp.traffic_bytes,
+              (unsigned long long)(cp.items * per + cp.items * 8));
         dmls_destroy(op);
     }
 #endif
