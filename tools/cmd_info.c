@@ -5,7 +5,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "npy.h"
+#include "npy_input.h"
 
 int cmd_info(int argc, char **argv) {
     args_prog = "dmlslice info";
