@@ -9,13 +9,13 @@
  * that start and end inside rows. */
 #include <stdlib.h>
 
-#include "cpu/cpu.h" /* dmls_context_set_parallel_min_bytes */
+#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/dmlslice.h"
 #include "fuzz_input.h"
+#include "support/compare.h"
+#include "support/dtype.h"
 
 enum { MAX_BYTES = 1 << 20 };
-
-static const dmls_dtype dtypes[] = {DMLS_UINT8, DMLS_FLOAT16, DMLS_FLOAT32, DMLS_FLOAT64};
 
 /* Created on first use and kept for the process: a pool per input would
  * spend the run starting threads. */
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_reader r = {data, size, 0};
     const int grad = fuzz_u8(&r) & 1;
     const int32_t n = fuzz_u8(&r) % 9;
-    const dmls_dtype dtype = dtypes[fuzz_u8(&r) % 4];
+    const dmls_dtype dtype = test_dtype_of_size(1 << (fuzz_u8(&r) % 4));
     int64_t big_shape[8], small_shape[8], big_strides[8], small_strides[8], off[8], sz[8], st[8];
     for (int i = 0; i < n; i++) {
         big_shape[i] = fuzz_small_i64(&r, 9);
@@ -51,15 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     dmls_operator *op = NULL;
     dmls_status s = grad ? dmls_create_grad(&small, &big, &w, &op) : dmls_create(&big, &small, &w, &op);
-    if (s != DMLS_OK) {
-        if (op != NULL || dmls_last_error()[0] == '\0') abort();
-        return 0;
-    }
+    if (!fuzz_created(s, op, MAX_BYTES)) return 0;
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
-    if (in_bytes > MAX_BYTES || out_bytes > MAX_BYTES) {
-        dmls_destroy(op);
-        return 0;
-    }
     guarded in, out, ref;
     if (guarded_alloc(&in, in_bytes + mis_in, 0) || guarded_alloc(&out, out_bytes + mis_out, 0) ||
         guarded_alloc(&ref, out_bytes + mis_out, 0))
@@ -68,14 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *ip = in.data + mis_in, *op_out = out.data + mis_out, *rp = ref.data + mis_out;
     for (uint64_t i = 0; i < in_bytes; i++) ip[i] = (uint8_t)(i * 167 + 13);
     for (uint64_t i = 0; i < out_bytes; i++) op_out[i] = rp[i] = (uint8_t)(i * 29 + 1);
-    if (dmls_execute(op, ip, in_bytes, op_out, out_bytes) != DMLS_OK) abort();
-    if (dmls_execute_reference(op, ip, in_bytes, rp, out_bytes) != DMLS_OK) abort();
-    if (memcmp(op_out, rp, out_bytes) != 0) abort();
-    for (uint64_t i = 0; i < out_bytes; i++) op_out[i] = (uint8_t)(i * 29 + 1);
-    if (dmls_execute_on(op, pool3(), ip, in_bytes, op_out, out_bytes) != DMLS_OK) abort();
-    if (memcmp(op_out, rp, out_bytes) != 0) abort();
-    for (uint64_t i = 0; i < in_bytes; i++)
-        if (ip[i] != (uint8_t)(i * 167 + 13)) abort(); /* the input is never written */
+    compare_result c = compare_with_reference(op, exec_plain, NULL, ip, in_bytes, op_out, rp, out_bytes);
+    if (!compare_ok(&c, out_bytes)) abort();
+    for (uint64_t i = 0; i < out_bytes; i++) op_out[i] = rp[i] = (uint8_t)(i * 29 + 1);
+    c = compare_with_reference(op, exec_on, pool3(), ip, in_bytes, op_out, rp, out_bytes);
+    if (!compare_ok(&c, out_bytes)) abort();
     guarded_free(&in), guarded_free(&out), guarded_free(&ref);
     dmls_destroy(op);
     return 0;

@@ -1,14 +1,16 @@
 /* Helpers shared by the fuzz targets: a reader that draws values from the
- * fuzz input (zeros once it runs dry), and buffers placed against
- * inaccessible guard pages so any over-read or over-write faults at once,
- * even without sanitizers. */
+ * fuzz input (zeros once it runs dry), and (from the tests' support) buffers
+ * placed against inaccessible guard pages. */
 #ifndef DMLS_FUZZ_INPUT_H
 #define DMLS_FUZZ_INPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+
+#include "dmlslice/dmlslice.h"
+#include "support/guarded.h"
 
 typedef struct fuzz_reader {
     const uint8_t *data;
@@ -37,30 +39,19 @@ static inline int64_t fuzz_small_i64(fuzz_reader *r, int64_t small_max) {
     return (int64_t)fuzz_u64(r);
 }
 
-/* A buffer of n bytes that ends exactly where a PROT_NONE page begins (or
- * fewer than align bytes before it, when a base alignment is asked for),
- * with another PROT_NONE page before its first page. */
-typedef struct guarded {
-    uint8_t *map;
-    size_t map_bytes;
-    uint8_t *data;
-} guarded;
-
-static inline int guarded_alloc(guarded *g, size_t n, size_t align) {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t body = (n + page - 1) / page * page;
-    g->map_bytes = body + 2 * page;
-    g->map = mmap(NULL, g->map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (g->map == MAP_FAILED) return -1;
-    if (body && mprotect(g->map + page, body, PROT_READ | PROT_WRITE) != 0) {
-        munmap(g->map, g->map_bytes);
-        return -1;
+/* After a create: whether the fuzz input goes on to execute. A failure
+ * must leave no handle and explain itself (else abort); an operator whose
+ * buffers exceed max_bytes is destroyed and skipped. */
+static inline bool fuzz_created(dmls_status st, dmls_operator *op, uint64_t max_bytes) {
+    if (st != DMLS_OK) {
+        if (op != NULL || dmls_last_error()[0] == '\0') abort(); /* a failure always explains itself */
+        return false;
     }
-    g->data = g->map + page + body - n;
-    if (align > 1) g->data -= (uintptr_t)g->data % align;
-    return 0;
+    if (dmls_input_bytes(op) > max_bytes || dmls_output_bytes(op) > max_bytes) {
+        dmls_destroy(op);
+        return false;
+    }
+    return true;
 }
-
-static inline void guarded_free(guarded *g) { munmap(g->map, g->map_bytes); }
 
 #endif

@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
     }
     int bad = 0, k = 0;
     const unsigned in4[4] = {1, 1, 4, 4};
-    /* The four seed examples (SLICE: kind 0; SLICE1: kind 1) and SLICE_GRAD. */
+    /* DirectML's four worked examples (SLICE: kind 0; SLICE1: kind 1) and SLICE_GRAD. */
     const unsigned o1[4] = {1, 1, 3, 2}, off1[4] = {0, 0, 1, 2}, sz1[4] = {1, 1, 3, 2};
     const int st1[4] = {1, 1, 1, 1};
     const unsigned o2[4] = {1, 1, 2, 2}, off2[4] = {0, 0, 1, 0}, sz2[4] = {1, 1, 2, 2};

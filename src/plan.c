@@ -1,5 +1,12 @@
 /* Planning: turn a validated problem into normalized copy plans.
  *
+ * Byte offsets are sums of products of an element size, a coordinate and a
+ * stride. Validation proved every element's byte address fits a signed 64-bit
+ * value, but a partial product need not (esize * start overflows for a start
+ * near 2^62 even when the stride is 0), so offsets are accumulated with
+ * dmls_wrap_* (modulo 2^64), which gives the exact result whenever the
+ * result itself fits.
+ *
  * Normalization makes every backend's job small: a copy of N-d shape with two
  * stride vectors. Worked examples (esize 4, strides in elements):
  *
@@ -24,7 +31,7 @@
 #include <string.h>
 
 #include "checked.h"
-#include "operator.h"
+#include "copy_plan.h"
 
 void dmls_normalize(dmls_copy_plan *p) {
     uint64_t count = 1;
@@ -41,8 +48,8 @@ void dmls_normalize(dmls_copy_plan *p) {
         if (p->shape[i] == 1) continue;
         int64_t shape = p->shape[i], src = p->src_stride[i], dst = p->dst_stride[i];
         if (dst < 0) {
-            p->dst_offset += (int64_t)p->esize * (shape - 1) * dst;
-            p->src_offset += (int64_t)p->esize * (shape - 1) * src;
+            p->dst_offset = dmls_wrap_add(p->dst_offset, dmls_wrap_mul3(p->esize, shape - 1, dst));
+            p->src_offset = dmls_wrap_add(p->src_offset, dmls_wrap_mul3(p->esize, shape - 1, src));
             dst = -dst;
             src = -src;
         }
@@ -93,88 +100,49 @@ void dmls_normalize(dmls_copy_plan *p) {
     for (int i = out; i < DMLS_MAX_RANK; i++) p->shape[i] = 1, p->src_stride[i] = 0, p->dst_stride[i] = 0;
 }
 
-void dmls_plan(dmls_operator *op) {
-    const dmls_problem *pr = &op->problem;
+void dmls_plan_copies(const dmls_problem *pr, dmls_copy_plan *copy, dmls_copy_plan *fill, bool *zero_fill) {
     const bool grad = pr->kind == DMLS_KIND_GRAD;
-    const dmls_layout *small = grad ? &pr->in : &pr->out; /* walked in order */
-    const dmls_layout *big = grad ? &pr->out : &pr->in;   /* walked through the window */
+    const dmls_layout *walked = grad ? &pr->in : &pr->out; /* walked in order */
+    const dmls_layout *windowed = grad ? &pr->out : &pr->in; /* walked through the window */
 
     dmls_copy_plan c;
     memset(&c, 0, sizeof c);
     c.esize = pr->esize;
     c.ndim = pr->ndim;
-    bool small_empty = false;
-    for (int i = 0; i < pr->ndim; i++) small_empty |= small->shape[i] == 0;
-    int64_t big_offset = big->byte_offset;
+    bool walked_empty = false;
+    for (int i = 0; i < pr->ndim; i++) walked_empty |= walked->shape[i] == 0;
+    int64_t windowed_offset = windowed->byte_offset;
     /* An empty copy has no addresses; its window may even sit at the end. */
-    for (int i = 0; i < (small_empty ? 0 : pr->ndim); i++) {
-        c.shape[i] = small->shape[i];
+    for (int i = 0; i < (walked_empty ? 0 : pr->ndim); i++) {
+        c.shape[i] = walked->shape[i];
         /* A size-1 dim never moves, and its step may be huge: skip the product. */
-        int64_t big_step = small->shape[i] > 1 ? big->strides[i] * pr->step[i] : 0;
-        big_offset += (int64_t)pr->esize * pr->start[i] * big->strides[i];
+        int64_t windowed_step = walked->shape[i] > 1 ? windowed->strides[i] * pr->step[i] : 0;
+        windowed_offset =
+            dmls_wrap_add(windowed_offset, dmls_wrap_mul3(pr->esize, pr->start[i], windowed->strides[i]));
         if (grad) {
-            c.src_stride[i] = small->strides[i];
-            c.dst_stride[i] = big_step;
+            c.src_stride[i] = walked->strides[i];
+            c.dst_stride[i] = windowed_step;
         } else {
-            c.src_stride[i] = big_step;
-            c.dst_stride[i] = small->strides[i];
+            c.src_stride[i] = windowed_step;
+            c.dst_stride[i] = walked->strides[i];
         }
     }
-    if (small_empty) c.shape[0] = 0;
-    c.src_offset = grad ? small->byte_offset : big_offset;
-    c.dst_offset = grad ? big_offset : small->byte_offset;
+    if (walked_empty) c.shape[0] = 0;
+    c.src_offset = grad ? walked->byte_offset : windowed_offset;
+    c.dst_offset = grad ? windowed_offset : walked->byte_offset;
     dmls_normalize(&c);
-    op->copy = c;
+    *copy = c;
 
-    op->zero_fill = grad;
-    memset(&op->fill, 0, sizeof op->fill);
+    *zero_fill = grad;
+    memset(fill, 0, sizeof *fill);
     if (grad) {
-        dmls_copy_plan f;
-        memset(&f, 0, sizeof f);
-        f.esize = pr->esize;
-        f.ndim = pr->ndim;
+        fill->esize = pr->esize;
+        fill->ndim = pr->ndim;
         for (int i = 0; i < pr->ndim; i++) {
-            f.shape[i] = pr->out.shape[i];
-            f.dst_stride[i] = pr->out.strides[i];
+            fill->shape[i] = pr->out.shape[i];
+            fill->dst_stride[i] = pr->out.strides[i];
         }
-        f.dst_offset = pr->out.byte_offset;
-        dmls_normalize(&f);
-        op->fill = f;
+        fill->dst_offset = pr->out.byte_offset;
+        dmls_normalize(fill);
     }
-#ifdef DMLS_HAVE_CUDA
-    /* Launch state is derived here, once, so a GPU execute only launches. */
-    dmls_cuda_prepare(op);
-#endif
-}
-
-bool dmls_layout_injective(int32_t ndim, const int64_t *shape, const int64_t *strides) {
-    uint64_t stride[DMLS_MAX_RANK], size[DMLS_MAX_RANK];
-    for (int i = 0; i < ndim; i++)
-        if (shape[i] == 0) return true; /* no elements, nothing can collide, whatever the strides */
-    int n = 0;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] == 1) continue;
-        if (strides[i] == 0) return false;
-        stride[n] = dmls_abs_i64(strides[i]);
-        size[n] = (uint64_t)shape[i];
-        n++;
-    }
-    /* Decision (R-T-OUTLAYOUT): accept a layout when its dims, taken by
-     * increasing |stride|, nest: each stride steps past everything the smaller
-     * ones reach. That covers packed, padded, transposed and reversed layouts;
-     * an interleaved layout that happens to be injective is rejected too,
-     * because proving it in general is a knapsack problem. */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && stride[j - 1] > stride[j]; j--) {
-            uint64_t t = stride[j]; stride[j] = stride[j - 1]; stride[j - 1] = t;
-            t = size[j]; size[j] = size[j - 1]; size[j - 1] = t;
-        }
-    uint64_t reach = 0; /* highest |offset| the smaller dims reach */
-    for (int i = 0; i < n; i++) {
-        if (stride[i] <= reach) return false;
-        uint64_t extent;
-        if (dmls_mul_u64(stride[i], size[i] - 1, &extent) || dmls_add_u64(reach, extent, &reach))
-            return false;
-    }
-    return true;
 }

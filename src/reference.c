@@ -3,12 +3,16 @@
  * from the plans) and moves one element at a time with no cleverness. */
 #include <string.h>
 
+#include "checked.h"
 #include "error.h"
 #include "operator.h"
 
+/* The element's byte address. Validation proved it fits 64 bits; a partial
+ * product need not (esize * c[i] with c[i] near 2^62 and a stride of 0), so
+ * the sum is taken modulo 2^64, exact for every address that fits. */
 static int64_t byte_address(const dmls_layout *t, int32_t esize, int32_t ndim, const int64_t *c) {
     int64_t at = t->byte_offset;
-    for (int i = 0; i < ndim; i++) at += (int64_t)esize * c[i] * t->strides[i];
+    for (int i = 0; i < ndim; i++) at = dmls_wrap_add(at, dmls_wrap_mul3(esize, c[i], t->strides[i]));
     return at;
 }
 
@@ -29,9 +33,7 @@ static bool is_empty(int32_t ndim, const int64_t *shape) {
 
 dmls_status dmls_execute_reference(const dmls_operator *op, const void *input, uint64_t input_bytes,
                                    void *output, uint64_t output_bytes) {
-    dmls_clear_error();
-    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "execute: operator is NULL");
-    RETURN_IF_ERROR(dmls_check_binding(op, input, input_bytes, output, output_bytes));
+    RETURN_IF_ERROR(dmls_execute_begin("execute", op, input, input_bytes, output, output_bytes));
 
     const dmls_problem *p = &op->problem;
     const unsigned char *in = input;

@@ -1,6 +1,8 @@
-/* The native path: DLPack-shaped views with 64-bit sizes and signed 64-bit
- * strides (SPEC section 5). Same semantics as SLICE1, DirectML's size limits
- * lifted, every address computed with overflow checks. */
+/* The native path's validator: DLPack-shaped views with 64-bit sizes and
+ * signed 64-bit strides (docs/spec.md section 5). Same semantics as SLICE1,
+ * DirectML's size limits lifted, every address computed with overflow
+ * checks. Turns the views into a problem and its buffer needs and allocates
+ * nothing; create.c builds the operator. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -63,12 +65,10 @@ static dmls_status check_view(const char *op, const char *role, bool is_output, 
     return DMLS_OK;
 }
 
-static dmls_status create_native(bool grad, const dmls_tensor *input, const dmls_tensor *output,
-                                 const dmls_window *w, dmls_operator **op) {
+dmls_status dmls_validate_native(bool grad, const dmls_tensor *input, const dmls_tensor *output,
+                                 const dmls_window *w, dmls_problem *p, dmls_buffer_needs *needs) {
     const char *name = grad ? "slice_grad" : "slice";
     const char *in_role = grad ? "input_grad" : "input", *out_role = grad ? "output_grad" : "output";
-    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: op (the result pointer) is NULL", name);
-    *op = NULL;
     RETURN_IF(input == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: %s is NULL", name, in_role);
     RETURN_IF(output == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: %s is NULL", name, out_role);
     const size_t esize = dmls_dtype_size(input->dtype);
@@ -93,31 +93,19 @@ static dmls_status create_native(bool grad, const dmls_tensor *input, const dmls
                                        : "window strides",
               (int)n);
 
-    dmls_problem p;
-    memset(&p, 0, sizeof p);
-    p.kind = grad ? DMLS_KIND_GRAD : DMLS_KIND_SLICE;
-    p.ndim = n;
-    p.esize = (int32_t)esize;
-    uint64_t in_bytes, out_bytes;
-    RETURN_IF_ERROR(check_view(name, in_role, false, input, esize, &p.in, &in_bytes));
-    RETURN_IF_ERROR(check_view(name, out_role, true, output, esize, &p.out, &out_bytes));
+    memset(p, 0, sizeof *p);
+    memset(needs, 0, sizeof *needs); /* no alignment promise on this path */
+    p->name = name;
+    p->kind = grad ? DMLS_KIND_GRAD : DMLS_KIND_SLICE;
+    p->ndim = n;
+    p->esize = (int32_t)esize;
+    RETURN_IF_ERROR(check_view(name, in_role, false, input, esize, &p->in, &needs->in_bytes));
+    RETURN_IF_ERROR(check_view(name, out_role, true, output, esize, &p->out, &needs->out_bytes));
     const dmls_names nm = {name, "window.offsets", "window.sizes", "window.strides",
                            grad ? out_role : in_role, grad ? in_role : out_role};
-    const dmls_layout *big = grad ? &p.out : &p.in, *small = grad ? &p.in : &p.out;
+    const dmls_layout *windowed = grad ? &p->out : &p->in, *walked = grad ? &p->in : &p->out;
     if (n > 0)
-        RETURN_IF_ERROR(dmls_check_window(&nm, n, w->offsets, w->sizes, w->strides, big->shape, small->shape,
-                                          true, p.start, p.step));
-    return dmls_operator_new(name, &p, in_bytes, out_bytes, 0, 0, op);
-}
-
-dmls_status dmls_create(const dmls_tensor *input, const dmls_tensor *output, const dmls_window *window,
-                        dmls_operator **op) {
-    dmls_clear_error();
-    return create_native(false, input, output, window, op);
-}
-
-dmls_status dmls_create_grad(const dmls_tensor *input_grad, const dmls_tensor *output_grad,
-                             const dmls_window *window, dmls_operator **op) {
-    dmls_clear_error();
-    return create_native(true, input_grad, output_grad, window, op);
+        RETURN_IF_ERROR(dmls_check_window(&nm, n, w->offsets, w->sizes, w->strides, windowed->shape,
+                                          walked->shape, true, p->start, p->step));
+    return DMLS_OK;
 }

@@ -1,13 +1,13 @@
 /* A valid DirectML descriptor of each slice operator, for tests to mutate:
- * the seeds' input (1x1x4x4 FLOAT32 holding 1..16) and SLICE1 example 1's
- * window. fixture_init makes it valid; fixture_op points at the operator. */
+ * the worked examples' input (1x1x4x4 FLOAT32 holding 1..16) and SLICE1
+ * example 1's window. fixture_init makes it valid; fixture_op points at the operator. */
 #ifndef DMLS_DML_FIXTURE_H
 #define DMLS_DML_FIXTURE_H
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 
 typedef struct fixture {
     UINT n;

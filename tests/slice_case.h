@@ -1,18 +1,20 @@
 /* Builds native slice cases for differential tests: a random or chosen
  * window per dim, and input/output layouts (packed, padded, Fortran order,
- * reversed, broadcast), then runs a fast path and the reference on the same
- * poisoned buffers and compares every byte. */
+ * reversed, broadcast; support/layout.h), then runs a fast path and the
+ * reference on the same poisoned buffers and compares every byte
+ * (support/compare.h). */
 #ifndef DMLS_SLICE_CASE_H
 #define DMLS_SLICE_CASE_H
 
 #include "dmlslice/dmlslice.h"
+#include "support/compare.h"
+#include "support/dtype.h"
+#include "support/layout.h"
 #include "test.h"
 
 typedef enum { PAT_FULL, PAT_INTERIOR, PAT_SINGLE, PAT_STRIDED, PAT_NEGATIVE, PAT_COUNT } dim_pattern;
-typedef enum { LAY_PACKED, LAY_PADDED, LAY_FORTRAN, LAY_REVERSED, LAY_BROADCAST, LAY_COUNT } layout_kind;
 
 static const char *const pattern_names[] = {"full", "interior", "single", "strided", "negative"};
-static const char *const layout_names[] = {"packed", "padded", "fortran", "reversed", "broadcast"};
 
 typedef struct slice_case {
     int32_t ndim;
@@ -25,10 +27,6 @@ typedef struct slice_case {
     layout_kind big_layout, small_layout;
     size_t misalign_in, misalign_out;
 } slice_case;
-
-static inline dmls_dtype dtype_of_size(int esize) {
-    return esize == 1 ? DMLS_UINT8 : esize == 2 ? DMLS_FLOAT16 : esize == 4 ? DMLS_FLOAT32 : DMLS_FLOAT64;
-}
 
 /* Window for one dim of extent dim; returns the output count. */
 static inline int64_t pick_window(dim_pattern p, int64_t dim, int64_t *off, int64_t *size, int64_t *stride) {
@@ -45,36 +43,8 @@ static inline int64_t pick_window(dim_pattern p, int64_t dim, int64_t *off, int6
     return 1 + (*size - 1) / a;
 }
 
-/* Strides (and byte offset) of a layout over shape; element units. */
-static inline void make_layout(layout_kind k, int32_t n, const int64_t *shape, bool is_output, int esize,
-                               int64_t *strides, uint64_t *byte_offset) {
-    if (is_output && k == LAY_BROADCAST) k = LAY_PADDED; /* outputs never broadcast */
-    int64_t acc = 1;
-    *byte_offset = 0;
-    if (k == LAY_FORTRAN) {
-        for (int i = 0; i < n; i++) strides[i] = acc, acc *= shape[i];
-        return;
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        strides[i] = acc;
-        acc *= shape[i] + (k == LAY_PADDED ? 1 + i % 3 : 0);
-    }
-    if (k == LAY_REVERSED) {
-        int64_t reach = 0;
-        for (int i = 0; i < n; i += 2) {
-            strides[i] = -strides[i];
-            reach += (shape[i] - 1) * -strides[i];
-        }
-        *byte_offset = (uint64_t)(reach * esize);
-    }
-    if (k == LAY_BROADCAST)
-        for (int i = 0; i < n; i += 3) strides[i] = 0;
-}
-
-/* Runs the case through exec and the reference; compares the whole output
- * buffer (so untouched padding must match too) and that the input is unchanged. */
-typedef dmls_status (*exec_fn)(const dmls_operator *, const void *, uint64_t, void *, uint64_t, void *);
-
+/* Runs the case through exec and the reference (support/compare.h) on
+ * random input, outputs poisoned alike and bases misaligned as the case says. */
 static inline bool run_case(const slice_case *c, exec_fn exec, void *exec_ctx, const char *label) {
     const dmls_tensor big = {c->dtype, c->ndim, c->big_shape, c->big_strides, c->big_offset};
     const dmls_tensor small = {c->dtype, c->ndim, c->small_shape, c->small_strides, c->small_offset};
@@ -85,28 +55,20 @@ static inline bool run_case(const slice_case *c, exec_fn exec, void *exec_ctx, c
     if (s != DMLS_OK) return false;
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
     unsigned char *in_raw = malloc(in_bytes + 16), *out_raw = malloc(out_bytes + 16),
-                  *ref_raw = malloc(out_bytes + 16), *in_copy = malloc(in_bytes + 16);
+                  *ref_raw = malloc(out_bytes + 16);
     unsigned char *in = in_raw + c->misalign_in, *out = out_raw + c->misalign_out, *ref = ref_raw + c->misalign_out;
     test_fill_random(in, in_bytes);
-    memcpy(in_copy, in, in_bytes);
     test_fill_random(out, out_bytes);
     memcpy(ref, out, out_bytes);
-    bool ok = true;
-    s = exec(op, in, in_bytes, out, out_bytes, exec_ctx);
-    CHECK(s == DMLS_OK, "%s: execute failed: %s", label, dmls_last_error());
-    ok &= s == DMLS_OK;
-    s = dmls_execute_reference(op, in, in_bytes, ref, out_bytes);
-    CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
-    ok &= s == DMLS_OK;
-    size_t bad = 0;
-    while (bad < out_bytes && out[bad] == ref[bad]) bad++;
-    CHECK(bad == out_bytes, "%s: output differs from the reference at byte %zu of %llu", label, bad,
-          (unsigned long long)out_bytes);
-    CHECK(memcmp(in, in_copy, in_bytes) == 0, "%s: the input was modified", label);
-    ok &= bad == out_bytes && memcmp(in, in_copy, in_bytes) == 0;
-    free(in_raw), free(out_raw), free(ref_raw), free(in_copy);
+    compare_result r = compare_with_reference(op, exec, exec_ctx, in, in_bytes, out, ref, out_bytes);
+    CHECK(r.exec == DMLS_OK, "%s: execute failed: %s", label, dmls_status_name(r.exec));
+    CHECK(r.reference == DMLS_OK, "%s: reference failed: %s", label, dmls_status_name(r.reference));
+    CHECK(r.first_difference == out_bytes, "%s: output differs from the reference at byte %llu of %llu", label,
+          (unsigned long long)r.first_difference, (unsigned long long)out_bytes);
+    CHECK(!r.input_changed, "%s: the input was modified", label);
+    free(in_raw), free(out_raw), free(ref_raw);
     dmls_destroy(op);
-    return ok;
+    return compare_ok(&r, out_bytes);
 }
 
 /* Fills c for rank n, element size, one pattern per dim and two layouts. */
@@ -114,7 +76,7 @@ static inline void build_case(slice_case *c, int32_t n, int esize, const dim_pat
                               layout_kind small_layout, bool grad, const int64_t *dims) {
     memset(c, 0, sizeof *c);
     c->ndim = n;
-    c->dtype = dtype_of_size(esize);
+    c->dtype = test_dtype_of_size(esize);
     c->grad = grad;
     c->big_layout = big_layout, c->small_layout = small_layout;
     for (int i = 0; i < n; i++) {

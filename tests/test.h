@@ -1,7 +1,8 @@
 /* A minimal test harness: CHECK records a failure and carries on; each test
  * program ends with TEST_MAIN_END, which prints "N passed, N failed" and
  * returns non-zero on any failure. Random tests seed from DMLS_TEST_SEED (or
- * the clock) and print the seed on failure so a run can be replayed. */
+ * the clock; support/rng.h) and print the seed on failure so a run can be
+ * replayed. */
 #ifndef DMLS_TEST_H
 #define DMLS_TEST_H
 
@@ -13,8 +14,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "support/rng.h" /* test_seed, printed by CHECK */
+
 static int test_checks_failed = 0, test_checks_passed = 0;
-static uint64_t test_seed = 0;
 
 #define CHECK(cond, ...)                                                        \
     do {                                                                        \
@@ -49,33 +51,6 @@ static uint64_t test_seed = 0;
             CHECK(strstr(dmls_last_error(), frags_[k_]) != NULL, "message lacks \"%s\": %s", \
                   frags_[k_], dmls_last_error());                                        \
     } while (0)
-
-/* xorshift64*: small, fast and reproducible across platforms. */
-static uint64_t test_rng_state = 1;
-static inline uint64_t test_rand(void) {
-    uint64_t x = test_rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    test_rng_state = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-/* Uniform in [lo, hi]. */
-static inline int64_t test_range(int64_t lo, int64_t hi) {
-    return lo + (int64_t)(test_rand() % (uint64_t)(hi - lo + 1));
-}
-static inline void test_fill_random(void *p, size_t n) {
-    unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)test_rand();
-}
-
-static inline void test_seed_rng(void) {
-    const char *env = getenv("DMLS_TEST_SEED");
-    test_seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    if (test_seed == 0) test_seed = 1;
-    test_rng_state = test_seed;
-    printf("seed %" PRIu64 "\n", test_seed);
-}
 
 #define TEST_MAIN_END()                                                             \
     do {                                                                            \

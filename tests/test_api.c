@@ -6,7 +6,9 @@
  * R-T-TOTAL), and the overflow guards of the output-layout check
  * (R-T-OUTLAYOUT) and of the normalizer. */
 #include "dml_fixture.h"
+#include "dmlslice/frontends.h"
 #include "operator.h"
+#include "validate.h"
 #include "test.h"
 
 #define FL41 DML_FEATURE_LEVEL_4_1
@@ -229,6 +231,28 @@ static void test_queries(void) {
     dmls_destroy(NULL);
 }
 
+/* The queries answer a NULL handle with the neutral value dmlslice.h and
+ * frontends.h state, as dmls_destroy and dmls_execute accept NULL, and never
+ * crash; dmls_output_shape also takes a NULL array. */
+static void test_null_queries(void) {
+    CHECK(dmls_input_bytes(NULL) == 0 && dmls_output_bytes(NULL) == 0, "NULL op: bytes");
+    CHECK(dmls_output_rank(NULL) == -1, "NULL op: rank %d", (int)dmls_output_rank(NULL));
+    CHECK(dmls_element_size(NULL) == 0, "NULL op: element size %zu", dmls_element_size(NULL));
+    int64_t shape[DMLS_MAX_RANK] = {-9, -9};
+    dmls_output_shape(NULL, shape);
+    CHECK(shape[0] == -9 && shape[1] == -9, "NULL op: output shape written");
+    CHECK(dmls_context_threads(NULL) == 1, "NULL context: %d threads", dmls_context_threads(NULL));
+    dmls_window w = dmls_lowered_window(NULL);
+    CHECK(w.offsets == NULL && w.sizes == NULL && w.strides == NULL, "NULL lowered: window not empty");
+    fixture f;
+    dmls_operator *op = NULL;
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    dmls_output_shape(op, NULL);
+    dmls_destroy(op);
+    dmls_context_destroy(NULL);
+}
+
 /* Every status has its enum's name; the version is the header's. */
 static void test_names(void) {
     static const struct {
@@ -263,7 +287,7 @@ static void test_names(void) {
 /* A NULL operator, a NULL output and a misaligned output, on each executor;
  * nothing is written on any of these failures. */
 static void test_execute_errors(void) {
-    float in[16] = {0}, out[4] = {-1, -1, -1, -1};
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float in[16] = {0}, out[4] = {-1, -1, -1, -1};
     CHECK_STATUS(dmls_execute(NULL, in, sizeof in, out, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strcmp(dmls_last_error(), "execute: operator is NULL") == 0, "message: %s", dmls_last_error());
     CHECK_STATUS(dmls_execute_reference(NULL, in, sizeof in, out, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
@@ -271,7 +295,7 @@ static void test_execute_errors(void) {
 
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);
-    f.out_buf.GuaranteedBaseOffsetAlignment = 8;
+    f.out_buf.GuaranteedBaseOffsetAlignment = 32; /* above DirectML's minimum of 16 */
     dmls_operator *op = NULL;
     CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
     if (!op) return;
@@ -279,23 +303,23 @@ static void test_execute_errors(void) {
     CHECK_MESSAGE("R-OP-NULL", "SLICE1: output buffer is NULL but the output tensor needs 16 bytes");
     CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, NULL, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "output buffer is NULL");
-    _Alignas(16) float wide[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 1, 16), DMLS_ERROR_MISALIGNED);
-    CHECK_MESSAGE("R-X-ALIGN", "SLICE1: output address", "GuaranteedBaseOffsetAlignment 8");
-    CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, wide + 1, 16), DMLS_ERROR_MISALIGNED);
+    _Alignas(32) float wide[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 4, 16), DMLS_ERROR_MISALIGNED); /* 16-aligned, not 32 */
+    CHECK_MESSAGE("R-X-ALIGN", "SLICE1: output address", "multiple of 32", "OutputTensor's GuaranteedBaseOffsetAlignment");
+    CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, wide + 4, 16), DMLS_ERROR_MISALIGNED);
     CHECK_MESSAGE("R-X-ALIGN", "output address");
-    CHECK(out[0] == -1 && wide[1] == -1 && wide[4] == -1, "a failed execute wrote its output");
+    CHECK(out[0] == -1 && wide[4] == -1 && wide[7] == -1, "a failed execute wrote its output");
     for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
-    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 2, 16), DMLS_OK); /* 8-byte aligned is enough */
-    CHECK(wide[2] == 2 && wide[3] == 4 && wide[4] == 10 && wide[5] == 12 && wide[1] == -1 && wide[6] == -1,
-          "aligned output: %g %g %g %g", wide[2], wide[3], wide[4], wide[5]);
+    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 8, 16), DMLS_OK); /* 32-byte aligned is enough */
+    CHECK(wide[8] == 2 && wide[9] == 4 && wide[10] == 10 && wide[11] == 12 && wide[7] == -1 && wide[12] == -1,
+          "aligned output: %g %g %g %g", wide[8], wide[9], wide[10], wide[11]);
     dmls_destroy(op);
 }
 
 /* The one-shot calls return create's error, or execute's, and write nothing
  * then; on success they give the worked example's values. */
 static void test_one_shot(void) {
-    float in[16], out[4] = {-1, -1, -1, -1};
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float in[16], out[4] = {-1, -1, -1, -1};
     for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);
@@ -430,6 +454,7 @@ int main(void) {
     test_native_rank();
     test_dml_null();
     test_queries();
+    test_null_queries();
     test_names();
     test_execute_errors();
     test_one_shot();

@@ -1,6 +1,6 @@
 /* Slicing copies bits: NaN payloads (quiet and signalling), -0.0, infinities
  * and denormals come out exactly as they went in, for 16, 32 and 64 bits. */
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 #include "test.h"
 
 static void roundtrip(dmls_dtype dtype, const void *values, size_t n, size_t esize) {
@@ -19,7 +19,9 @@ static void roundtrip(dmls_dtype dtype, const void *values, size_t n, size_t esi
 
 int main(void) {
     const uint16_t h[] = {0x7E01, 0x7C01, 0xFE55, 0x8000, 0x7C00, 0x0001};
-    const uint32_t f[] = {0x7FC12345u, 0x7F800001u, 0xFFBADBADu, 0x80000000u, 0xFF800000u, 0x00000001u};
+    /* aligned: the DirectML path binds it (R-X-ALIGN) */
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) const uint32_t f[] = {0x7FC12345u, 0x7F800001u, 0xFFBADBADu,
+                                                                        0x80000000u, 0xFF800000u, 0x00000001u};
     const uint64_t d[] = {0x7FF8DEADBEEF0001ull, 0x7FF0000000000001ull, 0xFFF123456789ABCDull,
                           0x8000000000000000ull, 0x7FF0000000000000ull, 0x0000000000000001ull};
     roundtrip(DMLS_FLOAT16, h, 6, 2);
@@ -33,7 +35,7 @@ int main(void) {
     DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
     DML_SLICE_OPERATOR_DESC s = {&it, &ot, 4, offs, osz, strides};
     DML_OPERATOR_DESC op = {DML_OPERATOR_SLICE, &s};
-    uint32_t out[3];
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) uint32_t out[3];
     (void)ones;
     CHECK_STATUS(dmls_slice_dml(&op, DML_FEATURE_LEVEL_1_0, f, sizeof f, out, sizeof out), DMLS_OK);
     CHECK(out[0] == f[1] && out[1] == f[3] && out[2] == f[5], "SLICE changed bits: %08x %08x %08x", out[0], out[1],

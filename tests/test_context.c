@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpu/cpu.h"
+#include "cpu/context.h"
+#include "cpu/pool.h"
 #include "dmlslice/dmlslice.h"
 #include "test.h"
 

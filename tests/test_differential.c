@@ -3,18 +3,8 @@
  * seeded random cases (the seed is printed; DMLS_TEST_SEED replays), then
  * random cases again on thread pools that cut every copy and every
  * SLICE_GRAD zero fill between their threads. */
-#include "cpu/cpu.h"
+#include "cpu/context.h"
 #include "slice_case.h"
-
-static dmls_status exec_default(const dmls_operator *op, const void *in, uint64_t ib, void *out, uint64_t ob,
-                                void *ctx) {
-    (void)ctx;
-    return dmls_execute(op, in, ib, out, ob);
-}
-
-static dmls_status exec_on(const dmls_operator *op, const void *in, uint64_t ib, void *out, uint64_t ob, void *ctx) {
-    return dmls_execute_on(op, ctx, in, ib, out, ob);
-}
 
 static void table(void) {
     static const int esizes[] = {1, 2, 4, 8};
@@ -37,7 +27,7 @@ static void table(void) {
                                      grad ? "grad" : "slice", n, esizes[e],
                                      p < PAT_COUNT ? pattern_names[p] : "rotating", layout_names[bl],
                                      layout_names[sl]);
-                            run_case(&c, exec_default, NULL, label);
+                            run_case(&c, exec_plain, NULL, label);
                             cases++;
                         }
             }
@@ -82,7 +72,7 @@ static void random_cases(int count, exec_fn exec, dmls_context *ctx) {
 int main(void) {
     test_seed_rng();
     table();
-    random_cases(3000, exec_default, NULL);
+    random_cases(3000, exec_plain, NULL);
     for (int threads = 2; threads <= 5; threads++) {
         dmls_context *ctx = NULL;
         CHECK_STATUS(dmls_context_create(threads, &ctx), DMLS_OK);

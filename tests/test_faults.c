@@ -6,11 +6,17 @@
  * more than it got. Every failed run must return DMLS_ERROR_OUT_OF_MEMORY
  * with a message and no rule, leave the result handle NULL, write no output,
  * and release what it had taken (the sanitizer builds check for leaks and
- * for threads left running); the final run must succeed. */
+ * for threads left running); the final run must succeed.
+ *
+ * A context starts no thread at create: its workers start at the first
+ * execute that shares a copy. There a failed start is no error: the copy
+ * runs on the caller and the workers that did start, and the context keeps
+ * that smaller count (dmls_context_create in dmlslice.h). */
 #include <errno.h>
 #include <pthread.h>
 
-#include "dmlslice/dmlslice.h"
+#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
+#include "dmlslice/dml.h"
 #include "test.h"
 
 /* ------------------------------------------------------------ injection */
@@ -96,8 +102,8 @@ static dmls_status context_attempt(void) {
 }
 
 static int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, step[2] = {2, 2};
-static const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-static float output[4];
+static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float output[4];
 
 static dmls_status native_attempt(void) {
     dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
@@ -149,16 +155,79 @@ static dmls_status one_shot_attempt(void) {
     return s;
 }
 
+/* The first shared execute on a fresh 4-thread context, failing each worker
+ * start (its start record, then its thread) in turn: every run succeeds with
+ * the right output, and the context goes on with the caller plus the workers
+ * started before the failure, without trying again. */
+static void test_worker_start_failures(void) {
+    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    if (op == NULL) return;
+    for (int k = 1; k <= 50; k++) {
+        dmls_context *c = NULL;
+        CHECK_STATUS(dmls_context_create(4, &c), DMLS_OK);
+        if (c == NULL) break;
+        CHECK(dmls_context_threads(c) == 4, "a new context has %d threads", dmls_context_threads(c));
+        dmls_context_set_parallel_min_bytes(c, 0); /* share even this small copy */
+        for (int i = 0; i < 4; i++) output[i] = -1;
+        countdown = k, taken = 0, fired = false, armed = true;
+        dmls_status s = dmls_execute_on(op, c, input, sizeof input, output, sizeof output);
+        armed = false;
+        const bool failed = fired;
+        CHECK(s == DMLS_OK, "worker start failure %d: %s (%s)", k, dmls_status_name(s), dmls_last_error());
+        CHECK(output[0] == 2 && output[1] == 4 && output[2] == 10 && output[3] == 12,
+              "worker start failure %d: wrong output", k);
+        /* Acquisition 2i-1 is worker i's start record, 2i its thread. */
+        const int expect = failed ? 1 + (k - 1) / 2 : 4;
+        CHECK(dmls_context_threads(c) == expect, "worker start failure %d: %d threads, expected %d", k,
+              dmls_context_threads(c), expect);
+        countdown = 1, taken = 0, fired = false, armed = true; /* a later execute starts nothing */
+        for (int i = 0; i < 4; i++) output[i] = -1;
+        s = dmls_execute_on(op, c, input, sizeof input, output, sizeof output);
+        armed = false;
+        CHECK(s == DMLS_OK && taken == 0, "worker start failure %d: the second execute acquired %d", k, taken);
+        CHECK(output[0] == 2 && output[3] == 12, "worker start failure %d: second execute output", k);
+        dmls_context_destroy(c);
+        if (!failed) {
+            printf("first shared execute on 4 threads: %d acquisitions, each failed in turn\n", k - 1);
+            CHECK(k - 1 == 6, "the workers' start took %d acquisitions, expected 6", k - 1);
+            break;
+        }
+    }
+    dmls_destroy(op);
+}
+
+/* A context asked for 200 threads starts none of them for a copy it never
+ * shares, so a process that could not start them still runs it. */
+static void test_many_threads_unshared(void) {
+    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    dmls_context *c = NULL;
+    countdown = 1000000, taken = 0, fired = false, armed = true; /* count only */
+    CHECK_STATUS(dmls_context_create(200, &c), DMLS_OK);
+    CHECK_STATUS(dmls_execute_on(op, c, input, sizeof input, output, sizeof output), DMLS_OK);
+    armed = false;
+    CHECK(output[0] == 2 && output[3] == 12, "200-thread context: output");
+    CHECK(taken <= 8, "a 200-thread context and an unshared copy acquired %d resources", taken);
+    CHECK(dmls_context_threads(c) == 200, "threads %d", dmls_context_threads(c));
+    dmls_context_destroy(c);
+    dmls_destroy(op);
+}
+
 int main(void) {
-    int counts[2] = {0, 0};
-    static const char *const ctx_msgs[] = {"context: out of memory", "context: could not start 4 threads"};
-    int n = sweep("dmls_context_create(4)", context_attempt, ctx_msgs, 2, counts);
-    /* At least: the context, its splits and its lock; the pool, its lock,
-     * its two conditions and its worker array; a start record and a thread
-     * per worker. */
-    CHECK(n >= 14, "dmls_context_create(4) acquired only %d resources", n);
-    CHECK(counts[0] > 0 && counts[1] > 0, "failures reported as memory %d times, as threads %d times", counts[0],
-          counts[1]);
+    int counts[1] = {0};
+    static const char *const ctx_msgs[] = {"context: out of memory"};
+    int n = sweep("dmls_context_create(4)", context_attempt, ctx_msgs, 1, counts);
+    /* The context, its splits and its lock; the pool, its lock, its two
+     * conditions and its worker array. No thread: they start when needed. */
+    CHECK(n == 8, "dmls_context_create(4) acquired %d resources, expected 8", n);
+    CHECK(counts[0] > 0, "no failure reported");
+    test_worker_start_failures();
+    test_many_threads_unshared();
     if (ctx) {
         /* The context that finally came up works. */
         dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};

@@ -130,10 +130,43 @@ static void named_edges(void) {
     CHECK_MESSAGE("R-T-TOTAL", "input");
 }
 
+/* A window far out along a stride-0 axis: every element is the one at byte
+ * 0, but the start's byte term esize * start = 8 * (2^62 - 4) exceeds 2^63
+ * before the stride of 0 brings it back. Planning and the reference must
+ * get the address without an overflowing signed product (which the
+ * sanitizer build reports as undefined behaviour). */
+static void far_window_on_zero_stride(void) {
+    int64_t shape[1] = {(int64_t)1 << 62}, zero[1] = {0}, out_shape[1] = {2};
+    int64_t off[1] = {((int64_t)1 << 62) - 4}, size[1] = {4}, step[1] = {2};
+    dmls_tensor in = {DMLS_FLOAT64, 1, shape, zero, 0}, out = {DMLS_FLOAT64, 1, out_shape, NULL, 0};
+    dmls_window w = {off, size, step};
+    const double x = 2.5;
+    double y[2] = {0, 0}, r[2] = {0, 0};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    if (op == NULL) return;
+    CHECK(dmls_input_bytes(op) == sizeof x, "far window: input bytes %llu", (unsigned long long)dmls_input_bytes(op));
+    CHECK_STATUS(dmls_execute(op, &x, sizeof x, y, sizeof y), DMLS_OK);
+    CHECK(y[0] == 2.5 && y[1] == 2.5, "far window: execute gave %g %g", y[0], y[1]);
+    CHECK_STATUS(dmls_execute_reference(op, &x, sizeof x, r, sizeof r), DMLS_OK);
+    CHECK(r[0] == 2.5 && r[1] == 2.5, "far window: reference gave %g %g", r[0], r[1]);
+    dmls_context *ctx = NULL;
+    CHECK_STATUS(dmls_context_create(2, &ctx), DMLS_OK);
+    y[0] = y[1] = 0;
+    CHECK_STATUS(dmls_execute_on(op, ctx, &x, sizeof x, y, sizeof y), DMLS_OK);
+    CHECK(y[0] == 2.5 && y[1] == 2.5, "far window: execute_on gave %g %g", y[0], y[1]);
+    dmls_context_destroy(ctx);
+    dmls_destroy(op);
+    y[0] = y[1] = 0;
+    CHECK_STATUS(dmls_slice(&in, &x, sizeof x, &out, y, sizeof y, &w), DMLS_OK);
+    CHECK(y[0] == 2.5 && y[1] == 2.5, "far window: one-shot gave %g %g", y[0], y[1]);
+}
+
 int main(void) {
     test_seed_rng();
     dml_edges();
     native_edges();
     named_edges();
+    far_window_on_zero_stride();
     TEST_MAIN_END();
 }

@@ -2,25 +2,9 @@
  * pages, run through the DirectML-compatible API and printed. */
 #include <stdio.h>
 
+#include "../examples/worked_examples.h"
 #include "commands.h"
-#include "dmlslice/dmlslice.h"
-
-typedef struct example {
-    const char *title;
-    DML_OPERATOR_TYPE type;
-    UINT offsets[4], sizes[4];
-    INT strides[4];
-    UINT out_sizes[4];
-} example;
-
-static const example examples[] = {
-    {"SLICE example 1: contiguous slice", DML_OPERATOR_SLICE, {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}, {1, 1, 3, 2}},
-    {"SLICE example 2: strided slice", DML_OPERATOR_SLICE, {0, 0, 1, 0}, {1, 1, 2, 2}, {1, 1, 2, 3}, {1, 1, 2, 2}},
-    {"SLICE1 example 1: strided slice with positive strides", DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3},
-     {1, 1, 2, 2}, {1, 1, 2, 2}},
-    {"SLICE1 example 2: strided slice with negative strides", DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3},
-     {1, 1, -2, 2}, {1, 1, 2, 2}},
-};
+#include "dmlslice/dml.h"
 
 static void print_list(const char *name, const void *values, int is_signed) {
     printf("  %-18s = {", name);
@@ -47,16 +31,15 @@ int cmd_demo(int argc, char **argv) {
         fprintf(stderr, "dmlslice demo: takes no arguments\n");
         return 2;
     }
-    static const UINT in_sizes[4] = {1, 1, 4, 4};
-    float input[16];
-    for (int i = 0; i < 16; i++) input[i] = (float)(i + 1);
+    const UINT *in_sizes = dmls_worked_input_sizes;
+    const float *input = dmls_worked_input;
     DML_BUFFER_TENSOR_DESC in_buf = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, in_sizes, NULL,
-                                     sizeof input, 0};
+                                     sizeof dmls_worked_input, 0};
     DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf};
 
-    for (size_t e = 0; e < sizeof examples / sizeof examples[0]; e++) {
-        const example *x = &examples[e];
-        float output[16];
+    for (size_t e = 0; e < DMLS_WORKED_EXAMPLE_COUNT; e++) {
+        const dmls_worked_example *x = &dmls_worked_examples[e];
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float output[16];
         DML_BUFFER_TENSOR_DESC out_buf = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, x->out_sizes,
                                           NULL, 0, 0};
         uint64_t out_bytes;
@@ -71,13 +54,13 @@ int cmd_demo(int argc, char **argv) {
         DML_SLICE1_OPERATOR_DESC slice1 = {&in_desc, &out_desc, 4, x->offsets, x->sizes, x->strides};
         DML_OPERATOR_DESC op = {x->type, x->type == DML_OPERATOR_SLICE ? (const void *)&slice : (const void *)&slice1};
 
-        printf("%s%s\n", e ? "\n" : "", x->title);
+        printf("%s%s: %s\n", e ? "\n" : "", x->name, x->title);
         print_tensor("InputTensor:", in_sizes, input);
         const int slice1_fields = x->type == DML_OPERATOR_SLICE1;
         print_list(slice1_fields ? "InputWindowOffsets" : "Offsets", x->offsets, 0);
         print_list(slice1_fields ? "InputWindowSizes" : "Sizes", x->sizes, 0);
         print_list(slice1_fields ? "InputWindowStrides" : "Strides", x->strides, slice1_fields);
-        dmls_status s = dmls_slice_dml(&op, DML_FEATURE_LEVEL_4_1, input, sizeof input, output, sizeof output);
+        dmls_status s = dmls_slice_dml(&op, DML_FEATURE_LEVEL_4_1, input, sizeof dmls_worked_input, output, sizeof output);
         if (s != DMLS_OK) {
             fprintf(stderr, "dmlslice demo: %s: %s\n", dmls_status_name(s), dmls_last_error());
             return 1;

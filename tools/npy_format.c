@@ -68,8 +68,17 @@ static bool hint(hparser *hp, int64_t *v, bool *overflow) {
     return true;
 }
 
+/* True on a big-endian host, where a descr's '=' means '>'. */
+static bool host_big_endian(void) {
+    const uint16_t probe = 0x0102;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0x01;
+}
+
 /* descr -> element size and the same-size dmlslice type. Slicing copies
- * bits, so '>' data stays big-endian and the output keeps the descr. */
+ * bits, so '>' data stays big-endian and the output keeps the byte order
+ * (npy_format_header writes '=' as the order it stands for here). */
 static bool parse_descr(const char *name, const char *d, npy_header *h, char *err) {
     const size_t n = strlen(d);
     const char order = n ? d[0] : '\0';
@@ -91,7 +100,7 @@ static bool parse_descr(const char *name, const char *d, npy_header *h, char *er
             /* d matched a known code here, so it holds no byte to escape */
             return false;
         }
-        h->big_endian = order == '>';
+        h->big_endian = order == '>' || (order == '=' && host_big_endian());
         return true;
     }
     const char *why = t[0] == 'O'                  ? " (object arrays hold Python pointers, not data)"
@@ -210,8 +219,8 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
                     snprintf(err, NPY_ERR_LEN, "%s: shape[%d] does not fit 64 bits", name, (int)h->ndim);
                     return false;
                 }
-                if (h->ndim == DMLS_MAX_RANK) {
-                    snprintf(err, NPY_ERR_LEN, "%s: the array has more than %d axes", name, DMLS_MAX_RANK);
+                if (h->ndim == NPY_MAX_RANK) {
+                    snprintf(err, NPY_ERR_LEN, "%s: the array has more than %d axes", name, NPY_MAX_RANK);
                     return false;
                 }
                 h->shape[h->ndim++] = v;
@@ -291,13 +300,20 @@ void npy_strides(const npy_header *h, int64_t *strides) {
     }
 }
 
-size_t npy_format_header(unsigned char *buf, size_t cap, const char *descr, int32_t ndim, const int64_t *shape) {
+size_t npy_format_header(unsigned char *buf, size_t cap, const char *descr, size_t esize, int32_t ndim,
+                         const int64_t *shape) {
+    char named[8];
+    if (descr[0] == '=' && strlen(descr) < sizeof named) {
+        memcpy(named, descr, strlen(descr) + 1);
+        named[0] = esize == 1 ? '|' : host_big_endian() ? '>' : '<';
+        descr = named;
+    }
     char dict[NPY_OUT_HEADER_MAX];
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     for (int i = 0; i < ndim; i++)
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%s%" PRId64, i ? ", " : "", shape[i]);
     n += snprintf(dict + n, sizeof dict - (size_t)n, "%s), }", ndim == 1 ? "," : "");
-    /* version 1.0 always suffices: rank <= 8 keeps the dict far below 64 KiB */
+    /* version 1.0 always suffices: rank <= 64 keeps the dict far below 64 KiB */
     size_t total = 10 + (size_t)n + 1;
     total = (total + 63) / 64 * 64;
     if (n < 0 || (size_t)n >= sizeof dict || total > cap) return 0;

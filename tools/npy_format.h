@@ -16,6 +16,8 @@
 #include "dmlslice/dmlslice.h"
 
 #define NPY_ERR_LEN 512
+/* The most axes NumPy writes (NPY_MAXDIMS of NumPy 2). */
+#define NPY_MAX_RANK 64
 
 /* The preamble: magic, version, header length (2 bytes in 1.0, 4 after). */
 #define NPY_PREAMBLE_MAX 12
@@ -26,8 +28,9 @@
 /* Bytes of zeros kept readable after the data (DirectML rounds buffer sizes
  * up to 4 bytes; the padding lets a bound buffer honestly hold them). */
 #define NPY_PAD 8
-/* Room for a header npy_format_header writes. */
-#define NPY_OUT_HEADER_MAX 512
+/* Room for a header npy_format_header writes: each axis at most 20 digits
+ * and ", ". */
+#define NPY_OUT_HEADER_MAX (128 + 22 * NPY_MAX_RANK)
 
 typedef struct npy_header {
     int major, minor;                /* format version */
@@ -38,7 +41,7 @@ typedef struct npy_header {
     size_t esize;
     bool fortran_order;
     int32_t ndim;
-    int64_t shape[DMLS_MAX_RANK];
+    int64_t shape[NPY_MAX_RANK];
     uint64_t count;                  /* elements */
     uint64_t data_offset;            /* bytes from the start of the file to the data */
     uint64_t data_bytes;             /* count * esize */
@@ -66,8 +69,11 @@ void npy_strides(const npy_header *h, int64_t *strides);
 
 /* Writes the header of a C-order array (version 1.0, padded with spaces and
  * a newline so the data starts on a 64-byte boundary, as NumPy writes it)
- * into buf; returns its length, or 0 when cap is too small. */
-size_t npy_format_header(unsigned char *buf, size_t cap, const char *descr, int32_t ndim, const int64_t *shape);
+ * into buf; returns its length, or 0 when cap is too small. A descr with
+ * '=' (this machine's order, which a reader elsewhere cannot know) is
+ * written with the order it stands for ('|' for esize 1, as NumPy does). */
+size_t npy_format_header(unsigned char *buf, size_t cap, const char *descr, size_t esize, int32_t ndim,
+                         const int64_t *shape);
 
 /* Copies n bytes of src into dst (cap bytes, always terminated) with every
  * byte outside printable ASCII and every backslash written as \xNN, so text

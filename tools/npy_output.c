@@ -211,7 +211,7 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
     out->data_bytes = count * esize;
     out->capacity = (out->data_bytes + NPY_PAD - 1) / NPY_PAD * NPY_PAD;
     unsigned char header[NPY_OUT_HEADER_MAX];
-    out->header_len = npy_format_header(header, sizeof header, descr, ndim, shape);
+    out->header_len = npy_format_header(header, sizeof header, descr, esize, ndim, shape);
     if (out->header_len == 0) return fail(out, err, "%s: internal error: the header does not fit", out->shown);
     out->file_len = out->header_len + out->data_bytes;
 

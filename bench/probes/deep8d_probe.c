@@ -12,10 +12,8 @@
  *   lines      read every 256-byte block the window touches (11.9 MB) and
  *              write 6.4 MiB: the slice's traffic without its gather
  *   slice      the library's deep8d operator (dmls_execute_on)
- * Build (from the repository root, after a build in build/):
- *   cc -O2 -mavx2 -pthread -Iinclude -Isrc bench/probes/deep8d_probe.c build/src/libdmlslice.a -o deep8d_probe
- *   (a build with the CUDA backend also needs -L$CUDA/lib64 -lcudart_static -ldl -lrt)
- * Run: ./deep8d_probe [threads] */
+ * Build: the CMake build makes it (target deep8d_probe, bench/probes/CMakeLists.txt).
+ * Run: build/bench/probes/deep8d_probe [threads] */
 #define _POSIX_C_SOURCE 200809L
 #include <immintrin.h>
 #include <stdio.h>
@@ -23,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cpu/cpu.h"
+#include "cpu/pool.h"
 #include "dmlslice/dmlslice.h"
 
 #define N8 (1 << 24)            /* 8^8 elements */

@@ -6,9 +6,9 @@
 // cudaStreamSynchronize and dmlslice's tiny op (DirectML's SLICE1 example 2)
 // + cudaStreamSynchronize, taking turns, so the question "could a caller get
 // under 5 us by choosing how the host waits?" has an answer.
-// Build (repository root, after a CUDA build in build-gpu/):
-//   nvcc -O2 -arch=sm_90 -Iinclude -Isrc bench/probes/launch_floor.cu build-gpu/src/libdmlslice.a -o launch_floor
-// Run: ./launch_floor auto|spin|yield|blocking
+// Build: a CUDA-enabled CMake build makes it (target launch_floor,
+// bench/probes/CMakeLists.txt).
+// Run: build/bench/probes/launch_floor auto|spin|yield|blocking
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>

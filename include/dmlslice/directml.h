@@ -8,8 +8,9 @@
  * operator descriptions. Do not include this header together with the real
  * DirectML.h in one translation unit: both define these names.
  *
- * The functions that take these descriptors live in <dmlslice/dmlslice.h>
- * (dmls_create_dml, dmls_slice_dml, dmls_calc_buffer_tensor_size).
+ * The functions that take these descriptors live in <dmlslice/dml.h>
+ * (dmls_create_dml, dmls_slice_dml, dmls_calc_buffer_tensor_size,
+ * dmls_feature_level_name), which includes this header.
  */
 #ifndef DMLSLICE_DIRECTML_H
 #define DMLSLICE_DIRECTML_H
@@ -26,6 +27,9 @@ typedef unsigned int UINT;
 typedef int INT;
 typedef uint64_t UINT64;
 #endif
+
+/* Every buffer binding's offset is a multiple of this (R-X-ALIGN). */
+#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
 
 typedef enum DML_TENSOR_DATA_TYPE {
     DML_TENSOR_DATA_TYPE_UNKNOWN = 0,

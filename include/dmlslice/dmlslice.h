@@ -2,11 +2,12 @@
  * dmlslice.h: DirectML's slice operators (SLICE, SLICE1, SLICE_GRAD) in C11.
  *
  * Two ways in, one engine:
- *   - the DirectML path takes DirectML's own descriptors (<dmlslice/directml.h>)
+ *   - the DirectML path (<dmlslice/dml.h>) takes DirectML's own descriptors
  *     at a chosen feature level and accepts and rejects exactly what DirectML
  *     would, with an error that names the rule;
- *   - the native path takes DLPack-shaped tensor views with 64-bit sizes and
- *     signed 64-bit element strides, and lifts DirectML's size limits.
+ *   - the native path (this header) takes DLPack-shaped tensor views with
+ *     64-bit sizes and signed 64-bit element strides, and lifts DirectML's
+ *     size limits. It declares no DirectML or Windows type.
  *
  * Lifecycle: create (validate every rule, then plan once) -> execute any
  * number of times, from any number of threads at once -> destroy. The
@@ -14,7 +15,8 @@
  *
  * Errors: every function that can fail returns a dmls_status. After a failure,
  * dmls_last_error() on the same thread returns a message that names the
- * operator, the field, the dimension, the values and the SPEC rule, e.g.
+ * operator, the field, the dimension, the values and the rule (its ID in
+ * docs/spec.md section 2), e.g.
  *   SLICE1: InputWindowOffsets[2] + InputWindowSizes[2] = 5 exceeds input size 4 (R-WIN-BOUNDS)
  * The message lives in thread-local storage, so threads never see each
  * other's errors. On any failure nothing is written to an output buffer and
@@ -29,24 +31,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "directml.h"
+#include "dmlslice/dmlslice_version.h" /* DMLS_VERSION_*: generated from project() in CMakeLists.txt */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* What a public function is to the linker. On Windows the build defines
+ * DMLS_BUILDING_DLL while compiling the library (the functions are exported
+ * from the DLL) and DMLS_STATIC for users of the static library; any other
+ * user imports them from the DLL. Elsewhere they have default visibility in
+ * a library built with hidden visibility. */
 #if defined(_WIN32)
+#if defined(DMLS_BUILDING_DLL)
+#define DMLS_API __declspec(dllexport)
+#elif defined(DMLS_STATIC)
 #define DMLS_API
+#else
+#define DMLS_API __declspec(dllimport)
+#endif
 #elif defined(__GNUC__)
 #define DMLS_API __attribute__((visibility("default")))
 #else
 #define DMLS_API
 #endif
-
-#define DMLS_VERSION_MAJOR 0
-#define DMLS_VERSION_MINOR 1
-#define DMLS_VERSION_PATCH 0
-#define DMLS_VERSION_STRING "0.1.0"
 
 /* The largest rank either path accepts. */
 #define DMLS_MAX_RANK 8
@@ -84,7 +92,7 @@ DMLS_API const char *dmls_status_name(dmls_status status);
  * thread. Never NULL. */
 DMLS_API const char *dmls_last_error(void);
 
-/* The SPEC rule ID of the last failure on this thread ("R-WIN-BOUNDS"), or ""
+/* The rule ID (docs/spec.md section 2) of the last failure on this thread ("R-WIN-BOUNDS"), or ""
  * when the failure has no rule (e.g. out of memory) or there was none. */
 DMLS_API const char *dmls_last_error_rule(void);
 
@@ -145,21 +153,6 @@ typedef struct dmls_operator dmls_operator;
 /* ---------------------------------------------------------------- create */
 
 /*
- * dmls_create_dml: validate a DirectML operator description at a feature
- * level and plan it.
- *   desc   DML_OPERATOR_DESC whose Type is DML_OPERATOR_SLICE, _SLICE1 or
- *          _SLICE_GRAD and whose Desc points to the matching struct.
- *   level  the DML_FEATURE_LEVEL to validate against (SPEC section 4); an
- *          unlisted value is DMLS_ERROR_INVALID_ARGUMENT.
- *   op     receives the operator; set to NULL on failure.
- * Returns DMLS_OK, or the status of the first rule broken (SPEC section 2),
- * with dmls_last_error() naming it. Reads the descriptor only during the
- * call; nothing of it is kept. Thread-safe.
- */
-DMLS_API dmls_status dmls_create_dml(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level,
-                                     dmls_operator **op);
-
-/*
  * dmls_create: validate and plan a native slice (SLICE1 semantics).
  *   input, output  tensor views; same dtype and ndim (0..8).
  *   window         ndim offsets, sizes and strides over the input (may be
@@ -190,18 +183,25 @@ DMLS_API void dmls_destroy(dmls_operator *op);
 
 /* ---------------------------------------------------------------- query */
 
+/* The queries never fail: given a NULL operator each answers a neutral value
+ * (stated per function) instead of crashing, as dmls_destroy and
+ * dmls_execute accept NULL too. */
+
 /* Bytes each bound buffer must hold at least (R-X-BOUNDS): for the DirectML
  * path, the tensor's TotalTensorSizeInBytes; for the native path,
- * byte_offset + the byte after the highest element (0 for an empty tensor). */
+ * byte_offset + the byte after the highest element (0 for an empty tensor).
+ * 0 for a NULL op. */
 DMLS_API uint64_t dmls_input_bytes(const dmls_operator *op);
 DMLS_API uint64_t dmls_output_bytes(const dmls_operator *op);
 
 /* Rank and sizes of the tensor that execute writes (for SLICE_GRAD, the
- * output gradient). shape receives dmls_output_rank(op) values. */
+ * output gradient). shape receives dmls_output_rank(op) values.
+ * dmls_output_rank returns -1 for a NULL op (0 is a scalar's rank);
+ * dmls_output_shape writes nothing when op or shape is NULL. */
 DMLS_API int32_t dmls_output_rank(const dmls_operator *op);
 DMLS_API void dmls_output_shape(const dmls_operator *op, int64_t *shape);
 
-/* Element size in bytes of the operator's tensors. */
+/* Element size in bytes of the operator's tensors; 0 for a NULL op. */
 DMLS_API size_t dmls_element_size(const dmls_operator *op);
 
 /* ---------------------------------------------------------------- execute */
@@ -211,10 +211,14 @@ DMLS_API size_t dmls_element_size(const dmls_operator *op);
  *   input, input_bytes    the bound input buffer and its size in bytes.
  *   output, output_bytes  the bound output buffer and its size in bytes.
  * Checks, before writing anything: both pointers non-NULL unless the tensor
- * needs 0 bytes; each size >= what the tensor needs (R-X-BOUNDS); a non-zero
- * GuaranteedBaseOffsetAlignment is honoured (R-X-ALIGN); the output's byte
- * range does not overlap the input's (R-X-OVERLAP). Only the output tensor's
- * elements are written: padding between strided elements is left as it was.
+ * needs 0 bytes; each size >= what the tensor needs (R-X-BOUNDS); for an
+ * operator made from DirectML descriptors, each address is a multiple of
+ * max(16, GuaranteedBaseOffsetAlignment) (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+ * R-X-ALIGN), while native operators need only element-aligned addresses; the
+ * output's byte range does not overlap the input's (R-X-OVERLAP; on the
+ * DirectML path each range is [base, base + TotalTensorSizeInBytes)). Only
+ * the output tensor's elements are written: padding between strided
+ * elements, and past the last one, is left as it was.
  * The input is never written. Thread-safe: one operator may run on many
  * threads at once, on distinct outputs.
  */
@@ -234,8 +238,9 @@ DMLS_API dmls_status dmls_execute_reference(const dmls_operator *op, const void 
 /* ---------------------------------------------------------------- threads */
 
 /* A CPU execution context: a persistent pool of worker threads that
- * dmls_execute_on spreads large copies over. Creating one is costly (it
- * starts threads); keep it for the life of the program or the model. */
+ * dmls_execute_on spreads large copies over. The workers start when the
+ * first copy large enough to share comes, and then stay: keep a context for
+ * the life of the program or the model. */
 typedef struct dmls_context dmls_context;
 
 /*
@@ -244,9 +249,14 @@ typedef struct dmls_context dmls_context;
  *   num_threads  1..1024, or 0 for the value of the environment variable
  *                DMLSLICE_THREADS if set, else the number of online CPUs.
  *   ctx          receives the context; set to NULL on failure.
+ * No thread is started here: the workers start when dmls_execute_on first
+ * shares a copy. If the process cannot start them all then (a low limit on
+ * threads or processes), the context goes on with the caller plus the
+ * workers that did start, and dmls_context_threads says how many that is;
+ * the output is the same whatever the count.
  * Returns DMLS_OK, DMLS_ERROR_INVALID_ARGUMENT (a count out of range, a
- * malformed DMLSLICE_THREADS, ctx NULL) or DMLS_ERROR_OUT_OF_MEMORY (memory
- * or threads could not be had). Thread-safe.
+ * malformed DMLSLICE_THREADS, ctx NULL) or DMLS_ERROR_OUT_OF_MEMORY.
+ * Thread-safe.
  */
 DMLS_API dmls_status dmls_context_create(int num_threads, dmls_context **ctx);
 
@@ -254,7 +264,9 @@ DMLS_API dmls_status dmls_context_create(int num_threads, dmls_context **ctx);
  * thread is inside dmls_execute_on with this context. */
 DMLS_API void dmls_context_destroy(dmls_context *ctx);
 
-/* The context's thread count, caller included (>= 1). */
+/* The context's thread count, caller included (>= 1): the count asked for,
+ * or fewer once workers could not be started (see dmls_context_create).
+ * 1 for a NULL ctx, which dmls_execute_on runs on the calling thread alone. */
 DMLS_API int dmls_context_threads(const dmls_context *ctx);
 
 /*
@@ -263,8 +275,12 @@ DMLS_API int dmls_context_threads(const dmls_context *ctx);
  *                the same checks, done before anything is written.
  *   ctx          the context whose threads help, or NULL to run on the calling
  *                thread alone (then it is exactly dmls_execute).
- * Work is cut by output bytes; a copy of less than 256 KiB runs on the
- * calling thread without waking any worker. The calling thread always does a
+ * Work is cut by memory traffic: the bytes written plus the input read, an
+ * input item counted as at least its own size and at most a 64-byte cache
+ * line (a strided gather reads whole lines). A copy of less than 512 KiB of
+ * traffic (a SLICE_GRAD zero fill: of bytes written) runs on the calling
+ * thread without waking any worker. Rows of up to 64 KiB are never cut
+ * between threads; longer rows are cut at 4 KiB. The calling thread always does a
  * share and returns when the whole output is written. The output equals
  * dmls_execute's byte for byte, whatever the thread count. On failure
  * nothing is written.
@@ -279,32 +295,11 @@ DMLS_API dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx,
 /* ---------------------------------------------------------------- one-shot */
 
 /* Create, execute and destroy in one call, through the same helpers. On
- * failure nothing is written. */
-DMLS_API dmls_status dmls_slice_dml(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level,
-                                    const void *input, uint64_t input_bytes, void *output,
-                                    uint64_t output_bytes);
-
+ * failure nothing is written. (The DirectML form, dmls_slice_dml, is in
+ * <dmlslice/dml.h>.) */
 DMLS_API dmls_status dmls_slice(const dmls_tensor *input, const void *input_data,
                                 uint64_t input_bytes, const dmls_tensor *output, void *output_data,
                                 uint64_t output_bytes, const dmls_window *window);
-
-/* ---------------------------------------------------------------- sizes */
-
-/*
- * dmls_calc_buffer_tensor_size: DirectML's DMLCalcBufferTensorSize in 64
- * bits: the minimum TotalTensorSizeInBytes of a buffer tensor (R-T-TOTAL):
- *   packed:  roundup4(ceil(product(sizes) * bits / 8))
- *   strided: roundup4(ceil((dot(sizes - 1, strides) + 1) * bits / 8))
- * strides may be NULL (packed). Returns DMLS_ERROR_OVERFLOW where DirectML's
- * own helper would wrap, DMLS_ERROR_INVALID_ARGUMENT for an unknown data
- * type, a NULL array or a size of 0. *bytes is set only on success.
- */
-DMLS_API dmls_status dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE data_type,
-                                                  UINT dimension_count, const UINT *sizes,
-                                                  const UINT *strides, uint64_t *bytes);
-
-/* The name DirectML gives a feature level ("4_1"), or NULL if not listed. */
-DMLS_API const char *dmls_feature_level_name(DML_FEATURE_LEVEL level);
 
 #ifdef __cplusplus
 }

@@ -1,23 +1,12 @@
-/* CPU planning and the portable kernels. A dmls_copy_plan becomes a
- * dmls_cpu_plan whose rows one kernel copies; the kernel and its ISA variant
- * are chosen here, once, at create. Execution walks rows with an odometer
- * from any starting item, so the same code runs a whole plan on one thread
- * or one thread's share of it. */
+/* The portable CPU row kernels. Each copies whole rows of one item width
+ * pattern; prepare.c chooses one per copy, once, at create, and execute.c
+ * walks the rows. */
 #include <string.h>
 
-#include "../operator.h"
-#include "cpu.h"
+#include "kernels.h"
 
-const char *dmls_cpu_kernel_name(dmls_cpu_kernel k) {
-    static const char *const names[DMLS_CPU_KERNEL_COUNT] = {
-        "empty",        "contig",            "contig_nt_avx2", "strided",        "shuffle_avx2",
-        "strided_wide", "strided_wide_avx2", "reverse_avx2",   "stride2_avx2",   "shuffle3_avx2",
-    };
-    return (unsigned)k < DMLS_CPU_KERNEL_COUNT ? names[k] : "?";
-}
-
-static void rows_contig(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                        const dmls_cpu_plan *p) {
+void dmls_cpu_rows_contig(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                          const dmls_cpu_prepared *p) {
     const size_t bytes = (size_t)(n * p->width);
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) memcpy(dst, src, bytes);
 }
@@ -28,7 +17,7 @@ static void rows_contig(unsigned char *dst, const unsigned char *src, int64_t n,
  * move as two overlapping halves, both read before either is written. */
 #define DEFINE_STRIDED(suffix, MOVE)                                                           \
     static void rows_strided_##suffix(unsigned char *dst, const unsigned char *src, int64_t n, \
-                                      int64_t rows, const dmls_cpu_plan *p) {                  \
+                                      int64_t rows, const dmls_cpu_prepared *p) {                  \
         const int64_t ss = p->item_src_step, ds = p->item_dst_step;                           \
         const size_t w = (size_t)p->width;                                                    \
         (void)w;                                                                              \
@@ -66,7 +55,7 @@ DEFINE_STRIDED(5_8, MOVE_PAIR4)    /* 5..7 */
 DEFINE_STRIDED(9_16, MOVE_PAIR8)   /* 9..15 */
 DEFINE_STRIDED(17_32, MOVE_PAIR16) /* 17..31, and 32 */
 
-static dmls_cpu_rows_fn pick_strided(int32_t w) {
+dmls_cpu_rows_fn dmls_cpu_pick_strided(int32_t w) {
     switch (w) {
     case 1: return rows_strided_1;
     case 2: return rows_strided_2;
@@ -88,7 +77,7 @@ static dmls_cpu_rows_fn pick_strided(int32_t w) {
  * within the row. */
 #define DEFINE_WIDE(K, HALF)                                                                   \
     static void rows_wide_##K(unsigned char *dst, const unsigned char *src, int64_t n,         \
-                              int64_t rows, const dmls_cpu_plan *p) {                          \
+                              int64_t rows, const dmls_cpu_prepared *p) {                          \
         const int64_t ss = p->item_src_step;                                                  \
         const size_t w = (size_t)p->width;                                                    \
         for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {            \
@@ -102,240 +91,11 @@ DEFINE_WIDE(4, 2)   /* 3 */
 DEFINE_WIDE(8, 4)   /* 5..7 */
 DEFINE_WIDE(16, 8)  /* 9..15 */
 
-/* The power of two a wide move of items of w bytes uses, 0 if w is one. */
-static int64_t wide_bytes(int32_t w) {
+int64_t dmls_cpu_wide_bytes(int32_t w) {
     if ((w & (w - 1)) == 0) return 0;
     int64_t k = 4;
     while (k < w) k *= 2;
     return k;
 }
 
-/* Largest item a fold may produce: the strided kernels move at most 32 bytes
- * as two 16-byte halves. */
-#define MAX_FOLD_BYTES 32
-
-/* Rows longer than this (output bytes) may be split between threads; shorter
- * ones never are, so a thread's share starts on a row. */
-#define SPLIT_ROW_BYTES (64 * 1024)
-#define SPLIT_GRAIN_BYTES 4096
-
-/* Byte-shuffle masks for a packed row of items of width w (1, 2, 4 or 8)
- * read every ss bytes: one 16-byte output block holds 16 / w items, which lie
- * within `span` input bytes from the lowest of them. Two 16-byte loads cover
- * that span (at 0 and span - 16), so it must be 16..32 bytes. Returns false
- * when the pattern does not fit. */
-static bool shuffle_masks(dmls_cpu_plan *cp, int32_t w, int64_t ss) {
-    if (w != 1 && w != 2 && w != 4 && w != 8) return false;
-    const int64_t items = 16 / w, step = ss < 0 ? -ss : ss;
-    if (step > 32) return false;
-    const int64_t span = (items - 1) * step + w;
-    if (span < 16 || span > 32) return false;
-    for (int j = 0; j < 16; j++) {
-        int64_t g = j / w, b = j % w;
-        int64_t pos = (ss > 0 ? g : items - 1 - g) * step + b;
-        cp->shuffle[0][j] = pos < 16 ? (unsigned char)pos : 0x80;
-        cp->shuffle[1][j] = pos < 16 ? 0x80 : (unsigned char)(pos - (span - 16));
-    }
-    cp->shuffle_span = span;
-    cp->shuffle_items = items;
-    /* Forward steps with a lane step L = items * ss of at most 32 bytes (and
-     * span <= L, true when items do not overlap): the 32-byte load at
-     * L - 16 holds lane 0's high window [L - 16, L) and lane 1's low window
-     * [L, L + 16); a blend of the loads at 0 and L + span - 32 holds lane 0's
-     * low window [0, 16) and lane 1's high one [L + span - 16, L + span).
-     * shuffle3[0] picks from the blend, shuffle3[1] from the middle load. */
-    const int64_t L = items * ss;
-    cp->shuffle3_ok = ss > 0 && L <= 32 && span <= L;
-    if (cp->shuffle3_ok) {
-        for (int j = 0; j < 16; j++) {
-            int64_t g = j / w, b = j % w, pos = g * ss + b;
-            cp->shuffle3[0][j] = pos < 16 ? (unsigned char)pos : 0x80;                 /* lane 0 from [0, 16) */
-            cp->shuffle3[1][j] = pos < 16 ? 0x80 : (unsigned char)(pos - (L - 16));    /* lane 0 from [L-16, L) */
-            cp->shuffle3[0][16 + j] = pos < 16 ? 0x80 : (unsigned char)(pos - (span - 16)); /* lane 1, high */
-            cp->shuffle3[1][16 + j] = pos < 16 ? (unsigned char)pos : 0x80;            /* lane 1 from [L, L+16) */
-        }
-    }
-    return true;
-}
-
-void dmls_cpu_plan_build(dmls_cpu_plan *cp, const dmls_copy_plan *plan, unsigned features,
-                         uint64_t nt_threshold) {
-    memset(cp, 0, sizeof *cp);
-    if (plan->count == 0) {
-        cp->kernel = DMLS_CPU_EMPTY;
-        return;
-    }
-    const int64_t es = plan->esize;
-    int n = plan->ndim;
-    cp->width = plan->esize;
-    cp->src_offset = plan->src_offset;
-    cp->dst_offset = plan->dst_offset;
-    if (n == 0) { /* a single element: a row of one */
-        n = 1;
-        cp->shape[0] = 1;
-        cp->src_step[0] = cp->dst_step[0] = es;
-    } else {
-        for (int i = 0; i < n; i++) {
-            cp->shape[i] = plan->shape[i];
-            cp->src_step[i] = es * plan->src_stride[i];
-            cp->dst_step[i] = es * plan->dst_stride[i];
-        }
-    }
-    /* Fold a short run contiguous on both sides into the item. */
-    if (n >= 2 && plan->src_stride[n - 1] == 1 && plan->dst_stride[n - 1] == 1 &&
-        cp->shape[n - 1] * es <= MAX_FOLD_BYTES) {
-        cp->width = (int32_t)(cp->shape[n - 1] * es);
-        n--;
-    }
-    cp->ndim = n;
-    for (int i = n; i < DMLS_MAX_RANK; i++) cp->shape[i] = 1;
-    cp->items = 1;
-    for (int i = 0; i < n; i++) cp->items *= (uint64_t)cp->shape[i];
-    cp->out_bytes = cp->items * (uint64_t)cp->width;
-
-    const int64_t w = cp->width, ss = cp->src_step[n - 1], ds = cp->dst_step[n - 1];
-    const int64_t row = cp->shape[n - 1];
-    cp->item_src_step = ss;
-    cp->item_dst_step = ds;
-    cp->row_src_step = n >= 2 ? cp->src_step[n - 2] : 0;
-    cp->row_dst_step = n >= 2 ? cp->dst_step[n - 2] : 0;
-    uint64_t per_item = (uint64_t)(ss < 0 ? -ss : ss);
-    if (per_item > 64) per_item = 64;
-    if (per_item < (uint64_t)w) per_item = (uint64_t)w;
-    const uint64_t in_bytes = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
-    cp->traffic_bytes = in_bytes > UINT64_MAX - cp->out_bytes ? UINT64_MAX : in_bytes + cp->out_bytes;
-    cp->nontemporal = cp->traffic_bytes >= nt_threshold;
-    cp->split_grain = row * w <= SPLIT_ROW_BYTES ? (uint64_t)row
-                      : (uint64_t)(w < SPLIT_GRAIN_BYTES ? SPLIT_GRAIN_BYTES / w : 1);
-    const bool avx2 = (features & DMLS_CPU_AVX2) != 0;
-#if !(defined(__x86_64__) || defined(__i386__))
-    (void)avx2;
-#endif
-
-    if (ss == w && ds == w) {
-        cp->kernel = DMLS_CPU_CONTIG;
-        cp->rows = rows_contig;
-#if defined(__x86_64__) || defined(__i386__)
-        if (avx2 && cp->nontemporal) {
-            cp->kernel = DMLS_CPU_CONTIG_NT_AVX2;
-            cp->rows = dmls_cpu_rows_contig_nt_avx2;
-        }
-#endif
-    } else {
-        cp->kernel = DMLS_CPU_STRIDED;
-        cp->rows = pick_strided(cp->width);
-        /* Packed output, an item between powers of two, room to read a
-         * power of two from each item but a row's last. */
-        const int64_t k = wide_bytes(cp->width);
-        if (k != 0 && ds == w && ss > 0 && ss + w >= k && row >= 2) {
-            if (k <= 16) {
-                cp->kernel = DMLS_CPU_STRIDED_WIDE;
-                cp->rows = k == 4 ? rows_wide_4 : k == 8 ? rows_wide_8 : rows_wide_16;
-            }
-#if defined(__x86_64__) || defined(__i386__)
-            else if (avx2) {
-                cp->kernel = DMLS_CPU_STRIDED_WIDE_AVX2;
-                cp->rows = dmls_cpu_rows_wide32_avx2;
-            }
-#endif
-        }
-#if defined(__x86_64__) || defined(__i386__)
-        /* Rows shorter than one vector step (32 output bytes) would pay
-         * the setup for the scalar tail alone. */
-        dmls_cpu_rows_fn permute = NULL;
-        if (avx2 && ds == w && row * w >= 32 && (permute = dmls_cpu_pick_permute_avx2(cp->width, ss))) {
-            cp->kernel = ss == -w ? DMLS_CPU_REVERSE_AVX2 : DMLS_CPU_STRIDE2_AVX2;
-            cp->rows = permute;
-        } else if (avx2 && ds == w && row * w >= 32 && shuffle_masks(cp, (int32_t)w, ss)) {
-            cp->kernel = cp->shuffle3_ok ? DMLS_CPU_SHUFFLE3_AVX2 : DMLS_CPU_SHUFFLE_AVX2;
-            cp->rows = cp->shuffle3_ok ? dmls_cpu_rows_shuffle3_avx2 : dmls_cpu_rows_shuffle_avx2;
-        }
-#endif
-    }
-    if (cp->kernel != DMLS_CPU_CONTIG_NT_AVX2 && cp->kernel != DMLS_CPU_SHUFFLE_AVX2 &&
-        cp->kernel != DMLS_CPU_SHUFFLE3_AVX2 && cp->kernel != DMLS_CPU_REVERSE_AVX2 &&
-        cp->kernel != DMLS_CPU_STRIDE2_AVX2)
-        cp->nontemporal = false; /* only these variants stream */
-}
-
-/* Steps the odometer of the dims outside the rows dim (`outer`) by one. */
-static inline void carry(const dmls_cpu_plan *cp, int outer, int64_t *c, const unsigned char **src,
-                         unsigned char **dst) {
-    for (int i = outer - 1; i >= 0; i--) {
-        *src += cp->src_step[i];
-        *dst += cp->dst_step[i];
-        if (++c[i] < cp->shape[i]) return;
-        *src -= cp->src_step[i] * cp->shape[i];
-        *dst -= cp->dst_step[i] * cp->shape[i];
-        c[i] = 0;
-    }
-}
-
-void dmls_cpu_run_range(const dmls_cpu_plan *cp, const void *src_base, void *dst_base,
-                        uint64_t first, uint64_t last) {
-    if (first >= last) return;
-    const int inner = cp->ndim - 1, outer = inner - 1; /* outer: the rows dim, -1 if none */
-    const int64_t n = cp->shape[inner], ss = cp->src_step[inner], ds = cp->dst_step[inner];
-    const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
-    unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
-
-    int64_t c[DMLS_MAX_RANK] = {0}, col = 0;
-    if (first != 0) { /* a thread's share: place it (divisions cost ~40 cycles, so not at 0) */
-        uint64_t row = first / (uint64_t)n;
-        col = (int64_t)(first % (uint64_t)n);
-        for (int i = inner - 1; i >= 0; i--) {
-            c[i] = (int64_t)(row % (uint64_t)cp->shape[i]);
-            row /= (uint64_t)cp->shape[i];
-            src += c[i] * cp->src_step[i];
-            dst += c[i] * cp->dst_step[i];
-        }
-    }
-    uint64_t left = last - first;
-    if (col != 0 || left < (uint64_t)n) { /* a share that starts or ends inside a row */
-        int64_t len = n - col;
-        if ((uint64_t)len > left) len = (int64_t)left;
-        cp->rows(dst + col * ds, src + col * ss, len, 1, cp);
-        left -= (uint64_t)len;
-        if (left == 0) goto done;
-        /* left > 0 means the row ran to its end and another follows (outer >= 0) */
-        src += cp->src_step[outer];
-        dst += cp->dst_step[outer];
-        if (++c[outer] == cp->shape[outer]) {
-            src -= cp->src_step[outer] * cp->shape[outer];
-            dst -= cp->dst_step[outer] * cp->shape[outer];
-            c[outer] = 0;
-            carry(cp, outer, c, &src, &dst);
-        }
-    }
-    /* Whole rows, a tile (the rest of the rows dim) per call. */
-    for (;;) {
-        int64_t rows = outer >= 0 ? cp->shape[outer] - c[outer] : 1;
-        if (left < (uint64_t)rows * (uint64_t)n) { /* the last tile: divide once */
-            rows = (int64_t)(left / (uint64_t)n);
-            if (rows == 0) {
-                cp->rows(dst, src, (int64_t)left, 1, cp);
-                break;
-            }
-        }
-        cp->rows(dst, src, n, rows, cp);
-        left -= (uint64_t)rows * (uint64_t)n;
-        if (left == 0) break;
-        /* left > 0, so outer >= 0: next row after the tile */
-        if (c[outer] + rows < cp->shape[outer]) { /* only the partial row is left */
-            c[outer] += rows;
-            src += cp->src_step[outer] * rows;
-            dst += cp->dst_step[outer] * rows;
-        } else {
-            src -= cp->src_step[outer] * c[outer];
-            dst -= cp->dst_step[outer] * c[outer];
-            c[outer] = 0;
-            carry(cp, outer, c, &src, &dst);
-        }
-    }
-done:
-#if defined(__x86_64__) || defined(__i386__)
-    /* Streaming stores are weakly ordered: fence them before anyone (the
-     * caller, or the thread that waits for this one) reads the output. */
-    if (cp->nontemporal) dmls_cpu_store_fence();
-#endif
-}
+dmls_cpu_rows_fn dmls_cpu_pick_wide(int64_t k) { return k == 4 ? rows_wide_4 : k == 8 ? rows_wide_8 : rows_wide_16; }

@@ -5,7 +5,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "kernels.h"
 
 #define AVX2 __attribute__((target("avx2")))
 
@@ -48,7 +48,7 @@ static inline AVX2 void contig_nt_row(unsigned char *dst, const unsigned char *s
 }
 
 AVX2 void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                       const dmls_cpu_plan *p) {
+                                       const dmls_cpu_prepared *p) {
     const size_t bytes = (size_t)n * (size_t)p->width;
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) contig_nt_row(dst, src, bytes);
 }
@@ -68,7 +68,7 @@ static inline bool stream_head(unsigned char **d, const unsigned char **s, int64
  * each 128-bit lane makes 16 output bytes from two loads that cover exactly
  * the input bytes of its items, so nothing outside the tensor is read. */
 AVX2 void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                     const dmls_cpu_plan *p) {
+                                     const dmls_cpu_prepared *p) {
     const int64_t w = p->width, ss = p->item_src_step;
     const int64_t per_lane = p->shuffle_items, per_iter = 2 * per_lane;
     const int64_t lane_step = per_lane * ss, hi_at = p->shuffle_span - 16;
@@ -109,7 +109,7 @@ static inline AVX2 __m256i shuffle3_block(const unsigned char *a, int64_t L, int
 }
 
 AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                      const dmls_cpu_plan *p) {
+                                      const dmls_cpu_prepared *p) {
     const int64_t w = p->width, ss = p->item_src_step;
     const int64_t per_iter = 2 * p->shuffle_items, L = p->shuffle_items * ss;
     const int64_t end32 = L + p->shuffle_span - 32; /* the load ending at lane 1's last byte */
@@ -140,7 +140,7 @@ AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *s
  * when it is 24 bytes, else as two overlapping 16s. Needs item_dst_step ==
  * width, item_src_step > 0 and item_src_step + width >= 32. */
 AVX2 void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                    const dmls_cpu_plan *p) {
+                                    const dmls_cpu_prepared *p) {
     const int64_t ss = p->item_src_step;
     const size_t w = (size_t)p->width;
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
@@ -210,7 +210,7 @@ static inline AVX2 __m256i permute_block(const unsigned char *lo, int w, int k, 
 
 /* Rows of n items of w bytes read k * w bytes apart, forward or (rev) back. */
 static inline AVX2 void permute_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                     const dmls_cpu_plan *p, const int w, const int k, const bool rev) {
+                                     const dmls_cpu_prepared *p, const int w, const int k, const bool rev) {
     const int64_t ss = rev ? -(int64_t)k * w : (int64_t)k * w, per = 32 / w;
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
         const size_t bytes = (size_t)n * (size_t)w;
@@ -253,7 +253,7 @@ static inline AVX2 void permute_rows(unsigned char *dst, const unsigned char *sr
 
 #define DEFINE_PERMUTE(name, w, k, rev)                                                                  \
     static AVX2 void rows_##name(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
-                                 const dmls_cpu_plan *p) {                                               \
+                                 const dmls_cpu_prepared *p) {                                               \
         permute_rows(dst, src, n, rows, p, w, k, rev);                                                   \
     }
 DEFINE_PERMUTE(reverse1, 1, 1, true)

@@ -7,15 +7,32 @@
  * back-to-back executes (a model's layers, a benchmark) would otherwise pay a
  * futex wake-up per thread per call. Every worker checks in on every job, even
  * one with fewer tasks than threads, so no worker is still reading a job when
- * the caller posts the next one. */
+ * the caller posts the next one.
+ *
+ * Workers start when the first job that needs them comes (dmls_pool_start),
+ * not at create: a context asked for many threads costs nothing until a copy
+ * is large enough to share, and a process short of threads (a low
+ * RLIMIT_NPROC, a container's pids limit) then runs with the workers it
+ * could start instead of failing. */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "cpu.h"
+#include "pool.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define CPU_RELAX() __builtin_ia32_pause()
+/* The spin-wait hint (x86 PAUSE, ARM YIELD) through whatever the compiler
+ * offers: the SSE2 intrinsic on x86, inline assembly on GCC-compatible ARM
+ * compilers, MSVC's intrinsic on ARM64, else nothing (a plain spin). */
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#include <emmintrin.h>
+#define CPU_RELAX() _mm_pause()
+#elif (defined(__aarch64__) || defined(__arm__)) && defined(__GNUC__)
+#define CPU_RELAX() __asm__ __volatile__("yield" ::: "memory")
+#elif defined(_M_ARM64) || defined(_M_ARM)
+#include <intrin.h>
+#define CPU_RELAX() __yield()
 #else
 #define CPU_RELAX() ((void)0)
 #endif
@@ -26,8 +43,10 @@
 #define SPIN_ROUNDS 4000
 
 struct dmls_pool {
-    int threads;
-    pthread_t *workers; /* threads - 1 */
+    int wanted;          /* threads asked for at create, caller included */
+    atomic_int threads;  /* wanted until a start fails, then 1 + started */
+    bool tried;          /* dmls_pool_start has run (only the job's caller touches it) */
+    pthread_t *workers; /* wanted - 1 */
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
     atomic_uint_fast64_t job;  /* bumped once per posted job */
@@ -43,13 +62,14 @@ struct dmls_pool {
 typedef struct worker_start {
     dmls_pool *pool;
     int index;
+    uint64_t seen; /* the job counter when the worker was started: jobs up to it are not its own */
 } worker_start;
 
 static void *worker_main(void *p) {
     dmls_pool *pool = ((worker_start *)p)->pool;
     const int index = ((worker_start *)p)->index;
+    uint64_t seen = ((worker_start *)p)->seen;
     free(p);
-    uint64_t seen = 0;
     for (;;) {
         uint64_t job = atomic_load_explicit(&pool->job, memory_order_acquire);
         for (int spin = 0; job == seen && spin < SPIN_ROUNDS; spin++) {
@@ -78,7 +98,8 @@ dmls_pool *dmls_pool_create(int threads) {
     if (threads < 1) return NULL;
     dmls_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
-    pool->threads = threads;
+    pool->wanted = threads;
+    atomic_init(&pool->threads, threads);
     atomic_init(&pool->job, 0);
     atomic_init(&pool->pending, 0);
     if (pthread_mutex_init(&pool->mu, NULL)) goto fail_mu;
@@ -86,24 +107,12 @@ dmls_pool *dmls_pool_create(int threads) {
     if (pthread_cond_init(&pool->done, NULL)) goto fail_done;
     if (threads > 1) {
         pool->workers = calloc((size_t)threads - 1, sizeof *pool->workers);
-        if (!pool->workers) goto fail_threads;
-        for (int i = 1; i < threads; i++) {
-            worker_start *ws = malloc(sizeof *ws);
-            if (!ws) goto fail_threads;
-            ws->pool = pool;
-            ws->index = i;
-            if (pthread_create(&pool->workers[i - 1], NULL, worker_main, ws)) {
-                free(ws);
-                goto fail_threads;
-            }
-            pool->started++;
-        }
+        if (!pool->workers) goto fail_workers;
     }
     return pool;
 
-fail_threads:
-    dmls_pool_destroy(pool); /* joins the workers already started */
-    return NULL;
+fail_workers:
+    pthread_cond_destroy(&pool->done);
 fail_done:
     pthread_cond_destroy(&pool->wake);
 fail_wake:
@@ -111,6 +120,28 @@ fail_wake:
 fail_mu:
     free(pool);
     return NULL;
+}
+
+int dmls_pool_start(dmls_pool *pool) {
+    if (pool->tried) return atomic_load_explicit(&pool->threads, memory_order_relaxed);
+    pool->tried = true;
+    /* No job runs now (one caller at a time), so every new worker starts
+     * with the current job counter as already seen. */
+    const uint64_t seen = atomic_load_explicit(&pool->job, memory_order_relaxed);
+    for (int i = 1; i < pool->wanted; i++) {
+        worker_start *ws = malloc(sizeof *ws);
+        if (!ws) break;
+        ws->pool = pool;
+        ws->index = i;
+        ws->seen = seen;
+        if (pthread_create(&pool->workers[i - 1], NULL, worker_main, ws)) {
+            free(ws);
+            break;
+        }
+        pool->started++;
+    }
+    atomic_store_explicit(&pool->threads, 1 + pool->started, memory_order_relaxed);
+    return 1 + pool->started;
 }
 
 void dmls_pool_destroy(dmls_pool *pool) {
@@ -127,10 +158,10 @@ void dmls_pool_destroy(dmls_pool *pool) {
     free(pool);
 }
 
-int dmls_pool_threads(const dmls_pool *pool) { return pool->threads; }
+int dmls_pool_threads(const dmls_pool *pool) { return atomic_load_explicit(&pool->threads, memory_order_relaxed); }
 
 void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks) {
-    const int workers = pool->threads - 1;
+    const int workers = dmls_pool_start(pool) - 1;
     if (workers == 0 || tasks <= 1) {
         for (int i = 0; i < tasks; i++) fn(arg, i);
         return;
@@ -145,6 +176,8 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
     pthread_mutex_unlock(&pool->mu);
 
     fn(arg, 0);
+    /* Tasks past the workers that started are the caller's too. */
+    for (int i = workers + 1; i < tasks; i++) fn(arg, i);
 
     for (int spin = 0; spin < SPIN_ROUNDS; spin++) {
         if (atomic_load_explicit(&pool->pending, memory_order_acquire) == 0) return;

@@ -18,8 +18,8 @@ extern "C" {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kIlp = 4; // indices per thread per block tile: keeps several loads in flight
+constexpr int kThreads = DMLS_CUDA_THREADS;
+constexpr int kIlp = DMLS_CUDA_ILP; // indices per thread per block tile (launch.h)
 constexpr int kTile = kThreads * kIlp;
 
 template <int Bytes> struct unit_type;

@@ -1,12 +1,20 @@
-/* Launch state of the CUDA backend, derived from a normalized copy plan once,
- * at create time, so that execute only checks the binding and launches.
- * Plain C: the core includes this without any CUDA header. */
+/* The CUDA launch plan: the launches of the CUDA backend, derived from a
+ * normalized copy plan once, at create time (prepare.c), so that execute
+ * only checks the binding and launches. Plain C: the core includes this
+ * without any CUDA header. */
 #ifndef DMLS_CUDA_LAUNCH_H
 #define DMLS_CUDA_LAUNCH_H
 
 #include <stdint.h>
 
+#include "../copy_plan.h"
 #include "dmlslice/dmlslice.h"
+
+/* The block tile, shared by prepare.c (grid sizes) and kernels.cu (the
+ * loops): DMLS_CUDA_THREADS threads per block, each handling DMLS_CUDA_ILP
+ * indices per tile, which keeps several loads in flight. */
+#define DMLS_CUDA_THREADS 256
+#define DMLS_CUDA_ILP 4
 
 /* Which kernel family runs a plan. */
 typedef enum dmls_cuda_kernel {
@@ -73,7 +81,7 @@ typedef struct dmls_cuda_small {
     int32_t pattern[DMLS_CUDA_MAX_GATHER];       /* GATHER only */
 } dmls_cuda_small;
 
-/* Everything execute needs: for each plan, the launches best first; execute
+/* The launch plan, everything execute needs: for each copy plan, the launches best first; execute
  * takes the first whose alignment the bound bases meet (the last one needs
  * none). fill is used for SLICE_GRAD only. *_small[i] is the compact form
  * of [i], valid where [i].small is 1. */
@@ -83,6 +91,10 @@ typedef struct dmls_cuda_state {
     dmls_cuda_small fill_small[DMLS_CUDA_CHOICES];
     dmls_cuda_small copy_small[DMLS_CUDA_CHOICES];
 } dmls_cuda_state;
+
+/* Builds the launch plan of a copy, and of its zero fill when fill is not
+ * NULL (SLICE_GRAD; else state->fill is all zeros). */
+void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const dmls_copy_plan *fill);
 
 /* The index of the launch execute runs for bound bases src and dst: the
  * first whose alignment needs they meet (execute.c; tests and the bench

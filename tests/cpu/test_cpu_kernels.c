@@ -10,8 +10,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cpu/cpu.h"
+#include "cpu/context.h"
+#include "cpu/execute.h"
+#include "cpu/features.h"
 #include "operator.h"
+#include "support/dtype.h"
+#include "support/guarded.h"
+#include "support/layout.h"
 #include "test.h"
 
 typedef struct spec {
@@ -20,34 +25,15 @@ typedef struct spec {
     uint64_t in_off, out_off;
 } spec;
 
-static const dmls_dtype dtype_of[9] = {0, DMLS_UINT8, DMLS_FLOAT16, 0, DMLS_FLOAT32, 0, 0, 0, DMLS_FLOAT64};
 
 static dmls_operator *make(const spec *s) {
-    dmls_tensor in = {dtype_of[s->esize], s->ndim, s->in_shape, s->in_strides, s->in_off};
-    dmls_tensor out = {dtype_of[s->esize], s->ndim, s->out_shape, s->out_strides, s->out_off};
+    dmls_tensor in = {test_dtype_of_size(s->esize), s->ndim, s->in_shape, s->in_strides, s->in_off};
+    dmls_tensor out = {test_dtype_of_size(s->esize), s->ndim, s->out_shape, s->out_strides, s->out_off};
     dmls_window win = {s->offsets, s->sizes, s->steps};
     dmls_operator *op = NULL;
     dmls_status st = dmls_create(&in, &out, &win, &op);
     CHECK(st == DMLS_OK, "create: %s", dmls_last_error());
     return op;
-}
-
-/* Layout with each dim padded by 0-2 elements and, when allowed, some dims
- * reversed; byte_offset keeps every element at or after the base. */
-static void random_layout(int ndim, int esize, const int64_t *shape, int64_t *strides, uint64_t *off,
-                          bool packed, bool allow_zero) {
-    int64_t st = 1;
-    *off = 0;
-    for (int i = ndim - 1; i >= 0; i--) {
-        int64_t pad = packed ? 0 : test_range(0, 2);
-        strides[i] = st;
-        st *= shape[i] + pad;
-        if (!packed && test_range(0, 3) == 0) {
-            strides[i] = -strides[i];
-            *off += (uint64_t)((shape[i] - 1) * -strides[i] * esize);
-        }
-        if (allow_zero && test_range(0, 15) == 0) strides[i] = 0;
-    }
 }
 
 static void random_spec(spec *s) {
@@ -67,8 +53,10 @@ static void random_spec(spec *s) {
         s->out_shape[i] = test_range(0, 3) ? most : test_range(1, most);
     }
     int kind = (int)test_range(0, 2);
-    random_layout(s->ndim, s->esize, s->in_shape, s->in_strides, &s->in_off, kind == 0, true);
-    random_layout(s->ndim, s->esize, s->out_shape, s->out_strides, &s->out_off, kind != 2, false);
+    random_layout(kind == 0 ? RANDOM_PACKED : RANDOM_ANY, s->ndim, s->in_shape, true, (size_t)s->esize, s->in_strides,
+                  &s->in_off);
+    random_layout(kind != 2 ? RANDOM_PACKED : RANDOM_ANY, s->ndim, s->out_shape, false, (size_t)s->esize,
+                  s->out_strides, &s->out_off);
 }
 
 static dmls_context *contexts[5]; /* index = threads */
@@ -79,7 +67,7 @@ static dmls_context *contexts[5]; /* index = threads */
 static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold,
                           const char *what) {
     dmls_operator v = *op;
-    dmls_cpu_plan_build(&v.cpu, &v.copy, features, nt_threshold);
+    dmls_cpu_prepare(&v.cpu, &v.copy, features, nt_threshold);
     uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
     size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
     unsigned char *in_buf = malloc(ib + 8), *ref_buf = malloc(ob + 8), *out_buf = malloc(ob + 8),
@@ -162,13 +150,32 @@ static void packed_spec(spec *s, int esize, int ndim, const int64_t *in_shape, c
         int64_t t = steps[i] < 0 ? -steps[i] : steps[i];
         s->out_shape[i] = 1 + (sizes[i] - 1) / t;
     }
-    random_layout(ndim, esize, s->in_shape, s->in_strides, &s->in_off, true, false);
-    random_layout(ndim, esize, s->out_shape, s->out_strides, &s->out_off, true, false);
+    random_layout(RANDOM_PACKED, ndim, s->in_shape, true, (size_t)esize, s->in_strides, &s->in_off);
+    random_layout(RANDOM_PACKED, ndim, s->out_shape, false, (size_t)esize, s->out_strides, &s->out_off);
+}
+
+/* The kernel the dispatch picks with every feature the CPU has, for a case
+ * whose AVX2 kernel is want_avx2: that one on x86; on AArch64 its NEON
+ * counterpart (reversal for reversal, the table-lookup gather for stride +-2
+ * and the other shuffles), else the portable kernel. */
+static dmls_cpu_kernel want_simd(dmls_cpu_kernel want_avx2, dmls_cpu_kernel want_portable) {
+#if DMLS_CPU_NEON_KERNELS
+    switch (want_avx2) {
+    case DMLS_CPU_REVERSE_AVX2: return DMLS_CPU_REVERSE_NEON;
+    case DMLS_CPU_STRIDE2_AVX2:
+    case DMLS_CPU_SHUFFLE_AVX2:
+    case DMLS_CPU_SHUFFLE3_AVX2: return DMLS_CPU_SHUFFLE_NEON;
+    default: return want_portable;
+    }
+#else
+    (void)want_portable;
+    return want_avx2;
+#endif
 }
 
 /* A packed input of in_shape, sliced by (offsets, sizes, steps) into a packed
- * output; the dispatch must pick `want` (with AVX2 when the CPU has it) and
- * `width`, and every variant must match the reference. */
+ * output; the dispatch must pick `want` (with AVX2 or NEON when the CPU has
+ * it) and `width`, and every variant must match the reference. */
 static void directed(const char *what, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
                      const int64_t *sizes, const int64_t *steps, dmls_cpu_kernel want_avx2,
                      dmls_cpu_kernel want_portable, int width) {
@@ -176,14 +183,14 @@ static void directed(const char *what, int esize, int ndim, const int64_t *in_sh
     packed_spec(&s, esize, ndim, in_shape, offsets, sizes, steps);
     dmls_operator *op = make(&s);
     if (!op) return;
-    dmls_cpu_plan cp;
-    bool avx2 = (dmls_cpu_features() & DMLS_CPU_AVX2) != 0;
-    dmls_cpu_plan_build(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, 0);
-    dmls_cpu_kernel want = avx2 ? want_avx2 : want_portable;
+    dmls_cpu_prepared cp;
+    const unsigned have = dmls_cpu_features();
+    dmls_cpu_prepare(&cp, &op->copy, have, 0);
+    dmls_cpu_kernel want = have ? want_simd(want_avx2, want_portable) : want_portable;
     CHECK(cp.kernel == want, "%s: dispatch chose %s, expected %s", what, dmls_cpu_kernel_name(cp.kernel),
           dmls_cpu_kernel_name(want));
     CHECK(cp.width == width, "%s: item width %d, expected %d", what, cp.width, width);
-    dmls_cpu_plan_build(&cp, &op->copy, 0, 0);
+    dmls_cpu_prepare(&cp, &op->copy, 0, 0);
     CHECK(cp.kernel == want_portable, "%s: portable dispatch chose %s, expected %s", what,
           dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want_portable));
     check_all_variants(op, what);
@@ -278,28 +285,21 @@ static void directed_tests(void) {
 /* A packed input of in_shape sliced into a packed output, run by every
  * variant with the input's first byte just after an inaccessible page and
  * then with its last byte just before one. */
-static void guarded(const char *what, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
-                    const int64_t *sizes, const int64_t *steps) {
+static void against_guard_pages(const char *what, int esize, int ndim, const int64_t *in_shape,
+                                const int64_t *offsets, const int64_t *sizes, const int64_t *steps) {
     spec s;
     packed_spec(&s, esize, ndim, in_shape, offsets, sizes, steps);
     dmls_operator *op = make(&s);
     if (!op) return;
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-    const size_t span = (ib + page - 1) / page * page;
-    unsigned char *map = mmap(NULL, span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(map != MAP_FAILED, "%s: mmap", what);
-    if (map == MAP_FAILED) {
-        dmls_destroy(op);
-        return;
-    }
-    CHECK(mprotect(map, page, PROT_NONE) == 0 && mprotect(map + page + span, page, PROT_NONE) == 0,
-          "%s: mprotect", what);
     unsigned char *ref = malloc(ob), *out = malloc(ob + 8);
-    unsigned char *const at[2] = {map + page, map + page + span - ib};
     unsigned have = dmls_cpu_features();
     for (int a = 0; a < 2; a++) {
-        unsigned char *in = at[a];
+        guarded buf;
+        const bool placed = guarded_place(&buf, ib, 0, a) == 0;
+        CHECK(placed, "%s: guard pages", what);
+        if (!placed) break;
+        unsigned char *in = buf.data;
         test_fill_random(in, ib);
         memset(ref, 0x5A, ob);
         CHECK_STATUS(dmls_execute_reference(op, in, ib, ref, ob), DMLS_OK);
@@ -307,7 +307,7 @@ static void guarded(const char *what, int esize, int ndim, const int64_t *in_sha
             if ((f & have) != f) continue;
             for (int nt = 0; nt < 2; nt++) {
                 dmls_operator v = *op;
-                dmls_cpu_plan_build(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
+                dmls_cpu_prepare(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
                 for (size_t shift = 0; shift < 8; shift += (size_t)esize) {
                     memset(out + shift, 0x5A, ob);
                     CHECK_STATUS(dmls_execute(&v, in, ib, out + shift, ob), DMLS_OK);
@@ -316,10 +316,10 @@ static void guarded(const char *what, int esize, int ndim, const int64_t *in_sha
                 }
             }
         }
+        guarded_free(&buf);
     }
     free(ref);
     free(out);
-    munmap(map, span + 2 * page);
     dmls_destroy(op);
 }
 
@@ -330,11 +330,11 @@ static void guard_tests(void) {
         for (int li = 0; li < 6; li++) {
             const int64_t len = lens[li], o[2] = {0, 0};
             { int64_t in[2] = {3, len}, sz[2] = {3, len}, st[2] = {1, -1};
-              guarded("guarded reverse", es, 2, in, o, sz, st); }
+              against_guard_pages("guarded reverse", es, 2, in, o, sz, st); }
             { int64_t in[2] = {3, 2 * len - 1}, sz[2] = {3, 2 * len - 1}, st[2] = {1, 2};
-              guarded("guarded stride 2", es, 2, in, o, sz, st); }
+              against_guard_pages("guarded stride 2", es, 2, in, o, sz, st); }
             { int64_t in[2] = {3, 2 * len - 1}, sz[2] = {3, 2 * len - 1}, st[2] = {-1, -2};
-              guarded("guarded stride -2", es, 2, in, o, sz, st); }
+              against_guard_pages("guarded stride -2", es, 2, in, o, sz, st); }
         }
     }
     /* 2 of 3 bytes (first two, last two), and runs of 1..8 floats in rows of
@@ -342,14 +342,14 @@ static void guard_tests(void) {
     for (int64_t len = 15; len <= 41; len += 13) {
         const int64_t o0[3] = {0, 0, 0}, o1[3] = {0, 0, 1};
         int64_t in[3] = {3, len, 3}, sz[3] = {3, len, 2};
-        guarded("guarded rgb", 1, 3, in, o0, sz, p1);
-        guarded("guarded gb", 1, 3, in, o1, sz, p1);
+        against_guard_pages("guarded rgb", 1, 3, in, o0, sz, p1);
+        against_guard_pages("guarded gb", 1, 3, in, o1, sz, p1);
     }
     for (int64_t r = 1; r <= 8; r++) {
         const int64_t o0[3] = {0, 0, 0}, oe[3] = {0, 0, 9 - r};
         int64_t in[3] = {2, 7, 9}, sz[3] = {2, 7, r};
-        guarded("guarded runs", 4, 3, in, o0, sz, p1);
-        guarded("guarded runs", 4, 3, in, oe, sz, p1);
+        against_guard_pages("guarded runs", 4, 3, in, o0, sz, p1);
+        against_guard_pages("guarded runs", 4, 3, in, oe, sz, p1);
     }
 }
 
@@ -377,16 +377,16 @@ static void traffic_tests(void) {
         packed_spec(&s, cases[k].esize, 2, cases[k].in_shape, cases[k].offsets, cases[k].sizes, cases[k].steps);
         dmls_operator *op = make(&s);
         if (!op) continue;
-        dmls_cpu_plan cp;
-        dmls_cpu_plan_build(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX);
+        dmls_cpu_prepared cp;
+        dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX);
         CHECK(cp.traffic_bytes == cases[k].want, "%s: traffic %llu bytes, want %llu", cases[k].what,
               (unsigned long long)cp.traffic_bytes, (unsigned long long)cases[k].want);
         CHECK(!cp.nontemporal, "%s: streams below its threshold", cases[k].what);
         if (avx2 && strcmp(cases[k].what, "stride 2") == 0) {
             /* Streaming starts exactly at the threshold. */
-            dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want);
+            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want);
             CHECK(cp.nontemporal, "stride 2: no streaming stores at a threshold equal to its traffic");
-            dmls_cpu_plan_build(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1);
+            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1);
             CHECK(!cp.nontemporal, "stride 2: streaming stores one byte under the threshold");
         }
         dmls_destroy(op);

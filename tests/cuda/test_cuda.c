@@ -28,9 +28,13 @@
 
 #include "cases.h"
 #include "device_util.h"
+#include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_cuda.h"
 #include "operator.h"
+#include "support/dtype.h"
+#include "support/layout.h"
 #include "test.h"
+#include "emulator.h"
 
 #define CU(call)                                                                         \
     do {                                                                                 \
@@ -97,138 +101,7 @@ static bool compact_expected(const dmls_cuda_launch *L) {
     return true;
 }
 
-/* ---------------------------------------------------------------- emulation */
-
-/* The kernels' quotients (kernels.cu: quotient): 32-bit arithmetic, wrapping
- * as the device's does, and 64-bit with a 128-bit product. */
-static uint32_t emu_q32(uint32_t n, uint32_t magic, uint32_t shift) {
-    uint32_t hi = (uint32_t)(((uint64_t)n * magic) >> 32);
-    return (uint32_t)(hi + n) >> shift;
-}
-static uint64_t emu_q64(uint64_t n, uint64_t magic, uint32_t shift) {
-    uint64_t hi = (uint64_t)(((unsigned __int128)n * magic) >> 64);
-    return (hi + n) >> shift;
-}
-
-/* Byte offsets from the bound bases of index i, as locate() computes them
- * from the general block (S NULL) or the compact one; false when a
- * multiply-high quotient differs from the exact one. */
-static bool emu_locate(const dmls_cuda_launch *L, const dmls_cuda_small *S, uint64_t i, int64_t *src, int64_t *dst) {
-    const int ndim = S ? (int)S->ndim : L->ndim;
-    const bool narrow = S != NULL || !L->wide;
-    int64_t s = S ? 0 : L->src_offset, d = S ? 0 : L->dst_offset;
-    for (int k = 0; k < ndim; k++) {
-        const int64_t ss = S ? S->src_stride[k] : L->src_stride[k], ds = S ? S->dst_stride[k] : L->dst_stride[k];
-        if (k == ndim - 1) {
-            s += (int64_t)i * ss;
-            d += (int64_t)i * ds;
-            break;
-        }
-        const uint64_t shape = S ? S->shape[k] : (uint64_t)L->shape[k];
-        uint64_t q, c;
-        if (narrow) {
-            const uint32_t n = (uint32_t)i;
-            q = emu_q32(n, S ? S->magic[k] : (uint32_t)L->magic[k], S ? S->shift[k] : L->shift[k]);
-            c = (uint32_t)(n - (uint32_t)q * (uint32_t)shape);
-        } else {
-            q = emu_q64(i, L->magic[k], L->shift[k]);
-            c = i - q * shape;
-        }
-        if (q != i / shape) return false;
-        s += (int64_t)c * ss;
-        d += (int64_t)c * ds;
-        i = q;
-    }
-    if (S) s += L->src_offset, d += L->dst_offset; /* execute adds them to the bases */
-    *src = s, *dst = d;
-    return true;
-}
-
-/* One access of width bytes at base + off: inside [base, base + bytes) and
- * aligned to its width, as the GPU needs (it faults on a misaligned access). */
-static bool emu_access(const unsigned char *base, uint64_t bytes, int64_t off, int width, const char *what,
-                       const char *label, uint64_t i) {
-    const bool inside = off >= 0 && (uint64_t)off + (uint64_t)width <= bytes;
-    const bool aligned = inside && ((uintptr_t)base + (uintptr_t)off) % (uintptr_t)width == 0;
-    if (inside && aligned) return true; /* not counted as a check: millions of them */
-    CHECK(false, "%s: emulated %d-byte %s at offset %lld (index %llu) is %s", label, width, what, (long long)off,
-          (unsigned long long)i, inside ? "misaligned" : "out of bounds");
-    return false;
-}
-
-/* Runs launch L (from S when not NULL) on the CPU as the kernels would,
- * with the bound bases src and dst. */
-static void emulate(const dmls_cuda_launch *L, const dmls_cuda_small *S, const unsigned char *src, uint64_t src_bytes,
-                    unsigned char *dst, uint64_t dst_bytes, const char *label) {
-    if (L->kernel == DMLS_CUDA_NOTHING) return;
-    if (L->kernel == DMLS_CUDA_MEMSET) {
-        if (L->count == 0 || (emu_access(dst, dst_bytes, L->dst_offset, 1, "memset", label, 0) &&
-                              emu_access(dst, dst_bytes, L->dst_offset + (int64_t)L->count - 1, 1, "memset", label, 0)))
-            memset(dst + L->dst_offset, 0, (size_t)L->count);
-        return;
-    }
-    CHECK(L->blocks >= 1 && L->blocks <= ((uint64_t)1 << 30), "%s: %llu blocks", label, (unsigned long long)L->blocks);
-    const int u = L->unit, v = L->vec;
-    const int32_t *pattern = S ? S->pattern : L->pattern;
-    for (uint64_t i = 0; i < L->count; i++) {
-        int64_t s, d;
-        if (!emu_locate(L, S, i, &s, &d)) {
-            CHECK(false, "%s: index %llu: a multiply-high quotient is wrong (%s block)", label, (unsigned long long)i,
-                  S ? "compact" : "general");
-            return;
-        }
-        switch (L->kernel) {
-        case DMLS_CUDA_COPY:
-            if (!emu_access(src, src_bytes, s, u, "load", label, i) || !emu_access(dst, dst_bytes, d, u, "store", label, i))
-                return;
-            memcpy(dst + d, src + s, (size_t)u);
-            break;
-        case DMLS_CUDA_FILL:
-            if (!emu_access(dst, dst_bytes, d, u, "store", label, i)) return;
-            memset(dst + d, 0, (size_t)u);
-            break;
-        case DMLS_CUDA_GATHER:
-            if (!emu_access(dst, dst_bytes, d, v, "store", label, i)) return;
-            for (int k = 0; k < v / u; k++) {
-                if (!emu_access(src, src_bytes, s + pattern[k], u, "load", label, i)) return;
-                memcpy(dst + d + k * u, src + s + pattern[k], (size_t)u);
-            }
-            break;
-        case DMLS_CUDA_REVERSE:
-            if (!emu_access(src, src_bytes, s, v, "load", label, i) || !emu_access(dst, dst_bytes, d, v, "store", label, i))
-                return;
-            for (int k = 0; k < v / u; k++) memcpy(dst + d + k * u, src + s + (v / u - 1 - k) * u, (size_t)u);
-            break;
-        default: CHECK(false, "%s: unknown kernel %d", label, L->kernel); return;
-        }
-    }
-}
-
-/* An execute, emulated: the launches dmls_execute_cuda would choose for
- * these bases, in its order. */
-static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
-    if (op->zero_fill) {
-        const int i = dmls_cuda_choose(op->cuda.fill, out, out);
-        emulate(&op->cuda.fill[i], op->cuda.fill[i].small ? &op->cuda.fill_small[i] : NULL, out, op->out_bytes, out,
-                op->out_bytes, label);
-    }
-    const int i = dmls_cuda_choose(op->cuda.copy, in, out);
-    emulate(&op->cuda.copy[i], op->cuda.copy[i].small ? &op->cuda.copy_small[i] : NULL, in, op->in_bytes, out,
-            op->out_bytes, label);
-}
-
 /* ---------------------------------------------------------------- differential */
-
-/* test_fill_random, 8 bytes per draw: the random cases' buffers run to
- * megabytes, and filling them dominated the run. */
-static void fill_random(unsigned char *p, size_t n) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v = test_rand();
-        memcpy(p + i, &v, 8);
-    }
-    for (; i < n; i++) p[i] = (unsigned char)test_rand();
-}
 
 static void compare(const unsigned char *got, const unsigned char *want, size_t n, uint64_t out_bytes, const char *label,
                     const char *how) {
@@ -256,8 +129,8 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
         fprintf(stderr, "out of host memory for %s\n", label);
         exit(1);
     }
-    fill_random(h_in, in_alloc);
-    fill_random(h_poison, out_alloc);
+    test_fill_random(h_in, in_alloc);
+    test_fill_random(h_poison, out_alloc);
     memcpy(h_ref, h_poison, out_alloc);
     dmls_status s = dmls_execute_reference(op, h_in, in_bytes, h_ref, out_bytes);
     CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
@@ -382,6 +255,57 @@ static void test_examples(void) {
     }
 }
 
+/* Output padding is never written (docs/spec.md section 2, recorded
+ * decisions): a DirectML output laid out in rows of 8 elements, with 32
+ * bytes past its last row inside TotalTensorSizeInBytes, keeps its sentinel
+ * everywhere no element lies, under the launches the CUDA backend plans
+ * (emulated here; on a GPU, differential compares the whole buffer with the
+ * reference, which test_rules checks the same way). SLICE_GRAD's zero fill
+ * is the case that could reach for a memset over the whole buffer. */
+static void test_output_padding(void) {
+    static const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    for (int grad = 0; grad < 2; grad++) {
+        const UINT big[2] = {4, 4}, small[2] = {2, 2}, off[2] = {0, 1}, wsize[2] = {4, 3};
+        const INT wstride[2] = {2, 2};
+        const UINT *in_sizes = grad ? small : big, *out_sizes = grad ? big : small;
+        const UINT out_strides[2] = {8, 1};
+        DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, in_sizes, NULL, 0, 0};
+        DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, out_sizes, out_strides, 0, 0};
+        uint64_t bytes = 0;
+        dmls_calc_buffer_tensor_size(ib.DataType, 2, in_sizes, NULL, &bytes);
+        ib.TotalTensorSizeInBytes = bytes;
+        dmls_calc_buffer_tensor_size(ob.DataType, 2, out_sizes, out_strides, &bytes);
+        ob.TotalTensorSizeInBytes = bytes + 32;
+        DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
+        DML_SLICE1_OPERATOR_DESC s1 = {&it, &ot, 2, off, wsize, wstride};
+        DML_SLICE_GRAD_OPERATOR_DESC sg = {&it, &ot, 2, off, wsize, wstride};
+        DML_OPERATOR_DESC desc = {grad ? DML_OPERATOR_SLICE_GRAD : DML_OPERATOR_SLICE1,
+                                  grad ? (const void *)&sg : (const void *)&s1};
+        dmls_operator *op = NULL;
+        CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_4_1, &op), DMLS_OK);
+        if (op == NULL) continue;
+        const char *label = grad ? "padded SLICE_GRAD output" : "padded SLICE1 output";
+        _Alignas(64) unsigned char in[64], out[256];
+        memcpy(in, input, sizeof input);
+        memset(out, 0x5A, sizeof out);
+        emulate_op(op, in, out, label);
+        const UINT rows = out_sizes[0], cols = out_sizes[1];
+        for (size_t b = 0; b < sizeof out; b++) {
+            const size_t e = b / 4;
+            if (b < ob.TotalTensorSizeInBytes && e / 8 < rows && e % 8 < cols) continue;
+            if (out[b] != 0x5A) {
+                CHECK(false, "%s: padding byte %zu was written (0x%02x)", label, b, out[b]);
+                break;
+            }
+        }
+        float first;
+        memcpy(&first, out, sizeof first);
+        CHECK(first == (grad ? 0.0f : 2.0f), "%s: first element %g", label, first);
+        differential(op, label, 0, 0);
+        dmls_destroy(op);
+    }
+}
+
 /* ---------------------------------------------------------------- binding */
 
 static void test_binding_errors(void) {
@@ -438,37 +362,21 @@ static void test_canonical(void) {
 
 /* ---------------------------------------------------------------- random */
 
-static const dmls_dtype dtypes[4] = {DMLS_UINT8, DMLS_FLOAT16, DMLS_FLOAT32, DMLS_INT64};
 
-/* Strides for shape: packed, padded, with some dims reversed (byte_offset
- * moved so every element stays at or after the base) and, for inputs, some
- * broadcast. Adds a small random byte offset (misaligned for the element
+/* A random layout (support/layout.h): packed half the time, else padded or
+ * anything, plus a small random byte offset (misaligned for the element
  * sometimes). */
-static void make_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
-    int64_t pitch = 1;
-    int style = (int)test_range(0, 5); /* 0-2 packed, 3 padded, 4 padded+reversed, 5 all kinds */
-    for (int i = n - 1; i >= 0; i--) {
-        int64_t pad = style >= 3 && test_range(0, 2) == 0 ? test_range(1, 5) : 0;
-        if (i == n - 1 && style >= 3 && test_range(0, 3) == 0) pitch = test_range(2, 3); /* strided inner */
-        strides[i] = pitch;
-        pitch = pitch * shape[i] + pad;
-    }
-    uint64_t off = 0;
-    for (int i = 0; i < n; i++) {
-        if (style >= 4 && test_range(0, 2) == 0 && shape[i] > 1) {
-            off += (uint64_t)(strides[i] * (shape[i] - 1)) * es;
-            strides[i] = -strides[i];
-        }
-        if (input && style == 5 && test_range(0, 5) == 0) strides[i] = 0;
-    }
-    int r = (int)test_range(0, 5);
-    off += r == 0 ? (uint64_t)test_range(1, 17) : r == 1 ? es * (uint64_t)test_range(1, 5) : 0;
-    *offset = off;
+static void cuda_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
+    const int style = (int)test_range(0, 5);
+    random_layout(style <= 2 ? RANDOM_PACKED : style == 3 ? RANDOM_PADDED : RANDOM_ANY, n, shape, input, es, strides,
+                  offset);
+    const int r = (int)test_range(0, 5);
+    *offset += r == 0 ? (uint64_t)test_range(1, 17) : r == 1 ? es * (uint64_t)test_range(1, 5) : 0;
 }
 
 static void random_case(int iter) {
     const int n = (int)test_range(1, 8);
-    const dmls_dtype dt = dtypes[test_range(0, 3)];
+    const dmls_dtype dt = test_dtype_of_size(1 << test_range(0, 3));
     const size_t es = dmls_dtype_size(dt);
     int64_t big[DMLS_MAX_RANK], small[DMLS_MAX_RANK], offs[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK],
         steps[DMLS_MAX_RANK];
@@ -520,8 +428,8 @@ static void random_case(int iter) {
             pb *= (int)big[i], ps *= (int)small[i];
         }
     } else {
-        make_layout(n, big, es, !grad, big_strides, &big_off);
-        make_layout(n, small, es, grad, small_strides, &small_off);
+        cuda_layout(n, big, es, !grad, big_strides, &big_off);
+        cuda_layout(n, small, es, grad, small_strides, &small_off);
     }
     dmls_tensor tb = {dt, n, big, big_strides, big_off}, ts = {dt, n, small, small_strides, small_off};
     dmls_window w = {offs, sizes, steps};
@@ -596,12 +504,12 @@ static void test_compact_boundaries(void) {
         for (int t = 0; t < 4; t++)
             for (int inner = 0; inner < INNER_KINDS; inner++)
                 for (int grad = 0; grad < 2; grad++) {
-                    const size_t es = dmls_dtype_size(dtypes[t]);
+                    const size_t es = dmls_dtype_size(test_dtype_of_size(1 << t));
                     /* aligned (the vector launches), misaligned for the
                      * vector but not the element (natural), misaligned for
                      * the element (byte-wise) */
                     const size_t shifts[3] = {0, es > 1 ? es : 4, 1};
-                    for (int k = 0; k < 3; k++) boundary_case(rank, dtypes[t], inner, grad != 0, shifts[k]);
+                    for (int k = 0; k < 3; k++) boundary_case(rank, test_dtype_of_size(1 << t), inner, grad != 0, shifts[k]);
                 }
     static const int kinds[4] = {DMLS_CUDA_COPY, DMLS_CUDA_GATHER, DMLS_CUDA_REVERSE, DMLS_CUDA_FILL};
     static const char *names[4] = {"copy", "gather", "reverse", "fill"};
@@ -847,7 +755,7 @@ static void test_large(void) {
     unsigned char *h_in = malloc(ib), *h_ref = malloc(ob), *h_got = malloc(ob), *d_in, *d_out;
     CHECK(h_in && h_ref && h_got, "large: out of host memory");
     if (h_in && h_ref && h_got) {
-        fill_random(h_in, ib);
+        test_fill_random(h_in, ib);
         CU(cudaMalloc((void **)&d_in, ib));
         CU(cudaMalloc((void **)&d_out, ob));
         CU(cudaMemcpy(d_in, h_in, ib, cudaMemcpyHostToDevice));
@@ -901,6 +809,7 @@ int main(void) {
 
     test_plan_boundaries();
     test_examples();
+    test_output_padding();
     if (have_gpu) test_binding_errors();
     const char *iters_env = getenv("DMLS_TEST_ITERS");
     const int iters = iters_env ? atoi(iters_env) : have_gpu ? 1500 : 300; /* emulation only: keep CI short */

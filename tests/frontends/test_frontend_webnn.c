@@ -1,5 +1,5 @@
 /* WebNN slice() and reverse(): windows, strides, the specification's
- * validation errors, rank 0, and empty inputs for reverse. */
+ * validation errors (docs/spec.md §6), rank 0, and empty inputs for reverse. */
 #include "fe_util.h"
 
 static const int64_t S3[3] = {4, 5, 6};
@@ -7,7 +7,7 @@ static const int64_t S3[3] = {4, 5, 6};
 static void test_slice(void) {
     dmls_lowered lw;
     fe_expect want;
-    uint64_t st[3] = {1, 0, 5}, sz[3] = {3, 5, 1}, sd[3] = {2, 3, 7};
+    uint64_t st[3] = {1, 0, 5}, sz[3] = {3, 5, 1}, sd[3] = {2, 3, 1};
     CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, NULL, 0, &lw), DMLS_OK);
     fe_axis(&want, 0, 1, 3, 1);
     fe_axis(&want, 1, 0, 5, 1);
@@ -15,7 +15,7 @@ static void test_slice(void) {
     fe_run("webnn slice", 3, S3, &lw, &want);
     CHECK_FINAL(lw, 3, 5, 1);
 
-    /* output = ceil(size / stride): 3/2 -> 2, 5/3 -> 2, 1/7 -> 1 */
+    /* output = ceil(size / stride): 3/2 -> 2, 5/3 -> 2, 1/1 -> 1 */
     CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, sd, 3, &lw), DMLS_OK);
     fe_axis(&want, 0, 1, 2, 2);
     fe_axis(&want, 1, 0, 2, 3);
@@ -23,12 +23,14 @@ static void test_slice(void) {
     fe_run("webnn strided slice", 3, S3, &lw, &want);
     CHECK_FINAL(lw, 2, 2, 1);
 
-    /* A huge stride takes the first element of the window only. */
-    uint64_t huge[3] = {UINT64_MAX, (uint64_t)INT64_MAX + 1, 1};
-    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, huge, 3, &lw), DMLS_OK);
-    fe_axis(&want, 0, 1, 1, 1);
-    fe_axis(&want, 1, 0, 1, 1);
-    fe_run("webnn huge stride", 3, S3, &lw, &want);
+    /* A stride equal to the size is the largest allowed (docs/spec.md §6):
+     * the first element of the window only. */
+    uint64_t equal[3] = {3, 5, 1};
+    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, equal, 3, &lw), DMLS_OK);
+    fe_axis(&want, 0, 1, 1, 3);
+    fe_axis(&want, 1, 0, 1, 5);
+    fe_run("webnn stride equal to size", 3, S3, &lw, &want);
+    CHECK_FINAL(lw, 1, 1, 1);
 
     CHECK_STATUS(dmls_lower_webnn_slice(0, NULL, NULL, 0, NULL, 0, NULL, 0, &lw), DMLS_OK);
     CHECK(lw.ndim == 0 && lw.final_ndim == 0, "rank 0: %d %d", (int)lw.ndim, (int)lw.final_ndim);
@@ -49,6 +51,13 @@ static void test_slice_errors(void) {
         {UINT64_MAX, 1, 1, DMLS_ERROR_OUT_OF_BOUNDS, "starts[2] = 18446744073709551615"},
         {5, 2, 1, DMLS_ERROR_OUT_OF_BOUNDS, "starts[2] + sizes[2] = 5 + 2 exceeds the input's size 6"},
         {1, UINT64_MAX, 1, DMLS_ERROR_OUT_OF_BOUNDS, "exceeds"},
+        /* docs/spec.md §6: a stride greater than the size in its dimension. */
+        {0, 1, 2, DMLS_ERROR_INVALID_ARGUMENT,
+         "WebNN slice: strides[2] = 2 is greater than sizes[2] = 1, the window it steps through (docs/spec.md section 6)"},
+        {2, 3, 4, DMLS_ERROR_INVALID_ARGUMENT, "strides[2] = 4 is greater than sizes[2] = 3"},
+        {0, 6, (uint64_t)INT64_MAX + 1, DMLS_ERROR_INVALID_ARGUMENT,
+         "strides[2] = 9223372036854775808 is greater than sizes[2] = 6"},
+        {0, 6, UINT64_MAX, DMLS_ERROR_INVALID_ARGUMENT, "strides[2] = 18446744073709551615 is greater than"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         st[2] = cases[k].start;

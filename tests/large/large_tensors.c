@@ -6,7 +6,7 @@
  * shapes by R-T-ELEMS. */
 #include <stdlib.h>
 
-#include "dmlslice/dmlslice.h"
+#include "dmlslice/dml.h"
 #include "test.h"
 
 /* The input's element i holds a hash of i, so a wrong index shows. */

@@ -3,7 +3,8 @@
  * copy itself runs through the kernels of kernels.c.) */
 #include <string.h>
 
-#include "../operator.h"
+#include "execute.h"
+#include "split.h"
 
 void dmls_cpu_fill_zero_range(const dmls_copy_plan *p, void *dst_base, uint64_t first, uint64_t last) {
     if (last > p->count) last = p->count;
@@ -50,4 +51,12 @@ void dmls_cpu_fill_zero_range(const dmls_copy_plan *p, void *dst_base, uint64_t 
 
 void dmls_cpu_fill_zero(const dmls_copy_plan *p, void *dst_base) {
     dmls_cpu_fill_zero_range(p, dst_base, 0, p->count);
+}
+
+/* Whole rows when a row is at most DMLS_SPLIT_ROW_BYTES, else
+ * DMLS_SPLIT_GRAIN_BYTES of elements, as for copies (prepare.c). */
+uint64_t dmls_cpu_fill_grain(const dmls_copy_plan *f) {
+    if (f->ndim == 0) return 1;
+    const uint64_t row = (uint64_t)f->shape[f->ndim - 1], es = (uint64_t)f->esize;
+    return row * es <= DMLS_SPLIT_ROW_BYTES ? row : DMLS_SPLIT_GRAIN_BYTES / es;
 }

@@ -2,29 +2,9 @@
  * on both API paths; and SLICE_GRAD on the reverse of each SLICE1 example. */
 #include "dml_fixture.h"
 #include "test.h"
+#include "worked_examples.h"
 
-static const float seed_input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-
-typedef struct seed {
-    const char *name;
-    DML_OPERATOR_TYPE type;
-    UINT offsets[4], sizes[4];
-    INT strides[4];
-    UINT out_sizes[4];
-    float expected[6];
-} seed;
-
-static const seed seeds[] = {
-    {"SLICE example 1", DML_OPERATOR_SLICE, {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}, {1, 1, 3, 2},
-     {7, 8, 11, 12, 15, 16}},
-    {"SLICE example 2", DML_OPERATOR_SLICE, {0, 0, 1, 0}, {1, 1, 2, 2}, {1, 1, 2, 3}, {1, 1, 2, 2}, {5, 8, 13, 16}},
-    {"SLICE1 example 1", DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}, {1, 1, 2, 2},
-     {2, 4, 10, 12}},
-    {"SLICE1 example 2", DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}, {1, 1, 2, 2},
-     {14, 16, 6, 8}},
-};
-
-static void set_seed(fixture *f, const seed *s, DML_OPERATOR_TYPE type) {
+static void set_example(fixture *f, const dmls_worked_example *s, DML_OPERATOR_TYPE type) {
     fixture_init(f, type);
     memcpy(f->offsets, s->offsets, sizeof s->offsets);
     memcpy(f->sizes, s->sizes, sizeof s->sizes);
@@ -37,32 +17,32 @@ static void set_seed(fixture *f, const seed *s, DML_OPERATOR_TYPE type) {
 static size_t count_of(const UINT *sizes) { return (size_t)sizes[0] * sizes[1] * sizes[2] * sizes[3]; }
 
 static void test_dml_path(void) {
-    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
-        const seed *s = &seeds[k];
+    for (size_t k = 0; k < DMLS_WORKED_EXAMPLE_COUNT; k++) {
+        const dmls_worked_example *s = &dmls_worked_examples[k];
         fixture f;
-        set_seed(&f, s, s->type);
-        float out[8], ref[8];
+        set_example(&f, s, s->type);
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float out[8], ref[8];
         memset(out, 0xA5, sizeof out);
         memset(ref, 0xA5, sizeof ref);
         const size_t n = count_of(s->out_sizes);
         /* Every feature level where the operator exists at rank 4 runs it. */
         CHECK_STATUS(dmls_slice_dml(&f.op, s->type == DML_OPERATOR_SLICE ? DML_FEATURE_LEVEL_1_0 : DML_FEATURE_LEVEL_2_1,
-                                    seed_input, sizeof seed_input, out, n * 4),
+                                    dmls_worked_input, sizeof dmls_worked_input, out, n * 4),
                      DMLS_OK);
         CHECK(memcmp(out, s->expected, n * 4) == 0, "%s: output differs", s->name);
         CHECK(((unsigned char *)out)[n * 4] == 0xA5, "%s: wrote past the output", s->name);
         dmls_operator *op = NULL;
         CHECK_STATUS(dmls_create_dml(&f.op, DML_FEATURE_LEVEL_6_4, &op), DMLS_OK);
         if (!op) continue;
-        CHECK_STATUS(dmls_execute_reference(op, seed_input, sizeof seed_input, ref, n * 4), DMLS_OK);
+        CHECK_STATUS(dmls_execute_reference(op, dmls_worked_input, sizeof dmls_worked_input, ref, n * 4), DMLS_OK);
         CHECK(memcmp(ref, s->expected, n * 4) == 0, "%s: reference output differs", s->name);
         dmls_destroy(op);
     }
 }
 
 static void test_native_path(void) {
-    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
-        const seed *s = &seeds[k];
+    for (size_t k = 0; k < DMLS_WORKED_EXAMPLE_COUNT; k++) {
+        const dmls_worked_example *s = &dmls_worked_examples[k];
         int64_t in_shape[4] = {1, 1, 4, 4}, out_shape[4], off[4], size[4], stride[4];
         for (int i = 0; i < 4; i++) {
             out_shape[i] = s->out_sizes[i];
@@ -75,7 +55,7 @@ static void test_native_path(void) {
         dmls_window w = {off, size, stride};
         float o[6];
         const size_t n = count_of(s->out_sizes);
-        CHECK_STATUS(dmls_slice(&in, seed_input, sizeof seed_input, &out, o, n * 4, &w), DMLS_OK);
+        CHECK_STATUS(dmls_slice(&in, dmls_worked_input, sizeof dmls_worked_input, &out, o, n * 4, &w), DMLS_OK);
         CHECK(memcmp(o, s->expected, n * 4) == 0, "%s (native): output differs", s->name);
     }
 }
@@ -84,27 +64,28 @@ static void test_native_path(void) {
  * back as the input gradient, lands where SLICE1 read it; zeros elsewhere. */
 static void test_grad_of_slice1(void) {
     for (size_t k = 2; k < 4; k++) {
-        const seed *s = &seeds[k];
+        const dmls_worked_example *s = &dmls_worked_examples[k];
         fixture f;
-        set_seed(&f, s, DML_OPERATOR_SLICE_GRAD);
+        set_example(&f, s, DML_OPERATOR_SLICE_GRAD);
         float expected[16] = {0};
         for (int i = 0; i < 16; i++)
             for (int j = 0; j < 4; j++)
-                if (s->expected[j] == seed_input[i]) expected[i] = seed_input[i];
-        float out[16], ref[16];
+                if (s->expected[j] == dmls_worked_input[i]) expected[i] = dmls_worked_input[i];
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float out[16], ref[16], grad[4];
+        memcpy(grad, s->expected, sizeof grad); /* bound where DirectML would bind it (R-X-ALIGN) */
         for (int m = 0; m < 16; m++) out[m] = ref[m] = -99.0f; /* the zeros must be written */
-        CHECK_STATUS(dmls_slice_dml(&f.op, DML_FEATURE_LEVEL_3_0, s->expected, 16, out, sizeof out), DMLS_OK);
+        CHECK_STATUS(dmls_slice_dml(&f.op, DML_FEATURE_LEVEL_3_0, grad, 16, out, sizeof out), DMLS_OK);
         CHECK(memcmp(out, expected, sizeof out) == 0, "%s: SLICE_GRAD output differs", s->name);
         dmls_operator *op = NULL;
         CHECK_STATUS(dmls_create_dml(&f.op, DML_FEATURE_LEVEL_3_1, &op), DMLS_OK);
         if (!op) continue;
-        CHECK_STATUS(dmls_execute_reference(op, s->expected, 16, ref, sizeof ref), DMLS_OK);
+        CHECK_STATUS(dmls_execute_reference(op, grad, 16, ref, sizeof ref), DMLS_OK);
         CHECK(memcmp(ref, expected, sizeof ref) == 0, "%s: SLICE_GRAD reference differs", s->name);
         dmls_destroy(op);
         /* Round trip: SLICE1 of the gradient gives the input gradient back. */
         fixture g;
-        set_seed(&g, s, DML_OPERATOR_SLICE1);
-        float back[4];
+        set_example(&g, s, DML_OPERATOR_SLICE1);
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float back[4];
         CHECK_STATUS(dmls_slice_dml(&g.op, DML_FEATURE_LEVEL_2_1, out, sizeof out, back, sizeof back), DMLS_OK);
         CHECK(memcmp(back, s->expected, sizeof back) == 0, "%s: SLICE1(SLICE_GRAD(x)) != x", s->name);
     }

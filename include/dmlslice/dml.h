@@ -1,0 +1,65 @@
+/*
+ * dmlslice/dml.h: the DirectML path of dmlslice.
+ *
+ * The functions that take DirectML's own descriptors (DML_OPERATOR_DESC and
+ * the DML_*_OPERATOR_DESC it points to, DML_FEATURE_LEVEL, the buffer tensor
+ * types). This is the only dmlslice header that includes
+ * <dmlslice/directml.h>, and with it Windows' integer names (UINT, INT,
+ * UINT64) on other systems: include it only where DirectML descriptors are
+ * written. The operator it creates is the same dmls_operator as the native
+ * path's: query, execute and destroy it with <dmlslice/dmlslice.h>.
+ */
+#ifndef DMLSLICE_DML_H
+#define DMLSLICE_DML_H
+
+#include "directml.h"
+#include "dmlslice.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * dmls_create_dml: validate a DirectML operator description at a feature
+ * level and plan it.
+ *   desc   DML_OPERATOR_DESC whose Type is DML_OPERATOR_SLICE, _SLICE1 or
+ *          _SLICE_GRAD and whose Desc points to the matching struct.
+ *   level  the DML_FEATURE_LEVEL to validate against (docs/spec.md section 4); an
+ *          unlisted value is DMLS_ERROR_INVALID_ARGUMENT.
+ *   op     receives the operator; set to NULL on failure.
+ * Returns DMLS_OK, or the status of the first rule broken (docs/spec.md section 2),
+ * with dmls_last_error() naming it. Reads the descriptor only during the
+ * call; nothing of it is kept. Thread-safe.
+ */
+DMLS_API dmls_status dmls_create_dml(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level,
+                                     dmls_operator **op);
+
+/* dmls_create_dml, dmls_execute and dmls_destroy in one call, through the
+ * same helpers. On failure nothing is written. */
+DMLS_API dmls_status dmls_slice_dml(const DML_OPERATOR_DESC *desc, DML_FEATURE_LEVEL level,
+                                    const void *input, uint64_t input_bytes, void *output,
+                                    uint64_t output_bytes);
+
+/* ---------------------------------------------------------------- sizes */
+
+/*
+ * dmls_calc_buffer_tensor_size: DirectML's DMLCalcBufferTensorSize in 64
+ * bits: the minimum TotalTensorSizeInBytes of a buffer tensor (R-T-TOTAL):
+ *   packed:  roundup4(ceil(product(sizes) * bits / 8))
+ *   strided: roundup4(ceil((dot(sizes - 1, strides) + 1) * bits / 8))
+ * strides may be NULL (packed). Returns DMLS_ERROR_OVERFLOW where DirectML's
+ * own helper would wrap, DMLS_ERROR_INVALID_ARGUMENT for an unknown data
+ * type, a NULL array or a size of 0. *bytes is set only on success.
+ */
+DMLS_API dmls_status dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE data_type,
+                                                  UINT dimension_count, const UINT *sizes,
+                                                  const UINT *strides, uint64_t *bytes);
+
+/* The name DirectML gives a feature level ("4_1"), or NULL if not listed. */
+DMLS_API const char *dmls_feature_level_name(DML_FEATURE_LEVEL level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMLSLICE_DML_H */

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Debian packages the build needs; installs only what is missing, quietly.
+# Run as root, or as a user with password-less sudo.
+#
+#   scripts/deps.sh            the packages listed below
+#   scripts/deps.sh PKG...     those packages instead (PKG:ARCH adds Debian's
+#                              multiarch ARCH first; scripts/cross-test.sh)
+#
+# The tool (tools/): libjansson-dev and pkg-config, for `dmlslice dispatch`'s
+# JSON models (docs/dispatch.md).
+# The install tests (tests/install/run.sh, docs/install.md): pkg-config for
+# the pkg-config consumer, dpkg-dev and file for cpack's .deb packages
+# (dpkg-shlibdeps finds their dependencies), binutils for nm and readelf.
+# The Python package (python/, for /usr/bin/python3): python3-dev,
+# python3-setuptools, python3-wheel and python3-pip to build and install it;
+# python3-numpy, python3-pytest and python3-hypothesis for its tests;
+# python3-torch for its DLPack round trips (about 300 MB with its dependencies;
+# about a minute to install here).
+set -eu
+
+pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
+python3-dev python3-setuptools python3-wheel python3-pip
+python3-numpy python3-pytest python3-hypothesis python3-torch"
+
+[ $# -gt 0 ] && pkgs="$*"
+
+missing=""
+for p in $pkgs; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+  apt="apt-get -o DPkg::Lock::Timeout=600"
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  apt="sudo -n apt-get -o DPkg::Lock::Timeout=600"
+else
+  echo "deps.sh: missing Debian packages:$missing (run as root or with sudo)" >&2
+  exit 1
+fi
+
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+for p in $missing; do
+  case $p in
+  *:*)
+    arch=${p#*:}
+    if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+      if [ "$(id -u)" = 0 ]; then dpkg --add-architecture "$arch"; else sudo -n dpkg --add-architecture "$arch"; fi
+      $apt update -qq >/dev/null
+    fi
+    ;;
+  esac
+done
+# shellcheck disable=SC2086 # the package list is split on purpose
+$apt install -y -qq --no-install-recommends $missing >/dev/null ||
+  { $apt update -qq >/dev/null && $apt install -y -qq --no-install-recommends $missing >/dev/null; }

@@ -1,0 +1,24 @@
+/* The inside of a dmls_context (context.c), for the CPU executor
+ * (execute.c), and the tests' hook on its one-thread threshold. */
+#ifndef DMLS_CPU_CONTEXT_H
+#define DMLS_CPU_CONTEXT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "dmlslice/dmlslice.h"
+#include "pool.h"
+
+struct dmls_context {
+    dmls_pool *pool;
+    pthread_mutex_t turn; /* one job on the pool at a time */
+    uint64_t *splits;     /* threads + 1 item indices, under turn */
+    uint64_t parallel_min_bytes;
+};
+
+/* Test hook: copies that move at least this many bytes (output plus input
+ * lines read) are cut between a context's threads (default
+ * DMLS_PARALLEL_MIN_BYTES, split.h; 0 cuts every copy). */
+void dmls_context_set_parallel_min_bytes(dmls_context *ctx, uint64_t bytes);
+
+#endif

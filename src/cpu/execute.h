@@ -1,0 +1,21 @@
+/* The CPU executor's pieces that tests reach directly: the N-d walk of a
+ * prepared copy (execute.c) and SLICE_GRAD's zero fill (fill.c), each over
+ * all of it or one thread's share. */
+#ifndef DMLS_CPU_EXECUTE_H
+#define DMLS_CPU_EXECUTE_H
+
+#include "prepare.h"
+
+/* Copies items [first, last) (row-major over the prepared shape). */
+void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base, uint64_t first,
+                        uint64_t last);
+
+/* The zero fill: all of it, or elements [first, last) in row-major order
+ * over plan->shape. */
+void dmls_cpu_fill_zero(const dmls_copy_plan *plan, void *dst_base);
+void dmls_cpu_fill_zero_range(const dmls_copy_plan *plan, void *dst_base, uint64_t first, uint64_t last);
+
+/* The grain the zero fill is cut at between threads (split.h). */
+uint64_t dmls_cpu_fill_grain(const dmls_copy_plan *plan);
+
+#endif

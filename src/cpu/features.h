@@ -1,0 +1,25 @@
+/* CPU feature detection (features.c): what the kernels may use, and where
+ * streaming stores start to pay. */
+#ifndef DMLS_CPU_FEATURES_H
+#define DMLS_CPU_FEATURES_H
+
+#include <stdint.h>
+
+/* ISA features a kernel variant may use. */
+enum {
+    DMLS_CPU_AVX2 = 1u << 0,
+    DMLS_CPU_NEON = 1u << 1, /* AArch64 Advanced SIMD (ASIMD) */
+};
+
+/* The features of this CPU, minus those named in DMLSLICE_DISABLE_CPU_FEATURES
+ * (comma-separated: "avx2", "neon", or "all"). Detected once per process,
+ * from the system (CPUID on x86, the auxiliary vector on Linux AArch64). */
+unsigned dmls_cpu_features(void);
+
+/* Memory traffic in bytes (see dmls_cpu_prepared.traffic_bytes) from which
+ * kernels use non-temporal stores: the last-level cache. A copy that moves
+ * more than the cache holds keeps nothing of its output cached for the next
+ * call, and writing around the cache saves each line's read for ownership. */
+uint64_t dmls_cpu_nontemporal_threshold(void);
+
+#endif

@@ -1,0 +1,48 @@
+/* The CPU row kernels: the portable ones (kernels.c), the AVX2 variants
+ * (kernels_avx2.c) and the NEON ones (kernels_neon.c). prepare.c picks one
+ * per copy; execute.c calls it. */
+#ifndef DMLS_CPU_KERNELS_H
+#define DMLS_CPU_KERNELS_H
+
+#include "prepare.h"
+
+/* Rows contiguous on both sides: one memcpy per row. */
+void dmls_cpu_rows_contig(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                          const dmls_cpu_prepared *p);
+
+/* Strided items of w bytes, any steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_strided(int32_t w);
+
+/* Packed output rows of items between powers of two, each moved as k bytes
+ * (k = 4, 8 or 16; see kernels.c). */
+dmls_cpu_rows_fn dmls_cpu_pick_wide(int64_t k);
+
+/* The power of two a wide move of items of w bytes uses, 0 if w is one. */
+int64_t dmls_cpu_wide_bytes(int32_t w);
+
+#if defined(__x86_64__) || defined(__i386__)
+void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                  const dmls_cpu_prepared *p);
+void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_prepared *p);
+void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                 const dmls_cpu_prepared *p);
+void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                               const dmls_cpu_prepared *p);
+/* Reversal (step -w, w = 1/2/4/8) or stride +-2 (w = 4/8) into packed rows;
+ * NULL for other items and steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss);
+/* Orders streaming stores before the output is read. */
+void dmls_cpu_store_fence(void);
+#endif
+
+#if DMLS_CPU_NEON_KERNELS
+/* Reversal (step -w, w = 1/2/4/8) into packed rows; NULL for other items and steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss);
+/* Packed rows gathered with the shuffle masks of prepare.c (shuffle,
+ * shuffle_span, shuffle_items), 16 output bytes per step. */
+void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_prepared *p);
+#endif
+
+#endif

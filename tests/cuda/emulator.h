@@ -1,0 +1,134 @@
+/* The CUDA kernels emulated on the CPU: each launch of a launch plan
+ * (src/cuda/launch.h) replayed index by index with the kernels' own index
+ * arithmetic (multiply-high quotients, 32-bit wrapping where the device
+ * wraps), every load and store checked for bounds and alignment as the GPU
+ * needs. It lets test_cuda check every launch plan without a GPU. Reports
+ * through test.h's CHECK, so include it after test.h in the one test
+ * program that uses it. */
+#ifndef DMLS_TEST_CUDA_EMULATOR_H
+#define DMLS_TEST_CUDA_EMULATOR_H
+
+#include <string.h>
+
+#include "operator.h"
+#include "test.h"
+
+/* The kernels' quotients (kernels.cu: quotient): 32-bit arithmetic, wrapping
+ * as the device's does, and 64-bit with a 128-bit product. */
+static uint32_t emu_q32(uint32_t n, uint32_t magic, uint32_t shift) {
+    uint32_t hi = (uint32_t)(((uint64_t)n * magic) >> 32);
+    return (uint32_t)(hi + n) >> shift;
+}
+static uint64_t emu_q64(uint64_t n, uint64_t magic, uint32_t shift) {
+    uint64_t hi = (uint64_t)(((unsigned __int128)n * magic) >> 64);
+    return (hi + n) >> shift;
+}
+
+/* Byte offsets from the bound bases of index i, as locate() computes them
+ * from the general block (S NULL) or the compact one; false when a
+ * multiply-high quotient differs from the exact one. */
+static bool emu_locate(const dmls_cuda_launch *L, const dmls_cuda_small *S, uint64_t i, int64_t *src, int64_t *dst) {
+    const int ndim = S ? (int)S->ndim : L->ndim;
+    const bool narrow = S != NULL || !L->wide;
+    int64_t s = S ? 0 : L->src_offset, d = S ? 0 : L->dst_offset;
+    for (int k = 0; k < ndim; k++) {
+        const int64_t ss = S ? S->src_stride[k] : L->src_stride[k], ds = S ? S->dst_stride[k] : L->dst_stride[k];
+        if (k == ndim - 1) {
+            s += (int64_t)i * ss;
+            d += (int64_t)i * ds;
+            break;
+        }
+        const uint64_t shape = S ? S->shape[k] : (uint64_t)L->shape[k];
+        uint64_t q, c;
+        if (narrow) {
+            const uint32_t n = (uint32_t)i;
+            q = emu_q32(n, S ? S->magic[k] : (uint32_t)L->magic[k], S ? S->shift[k] : L->shift[k]);
+            c = (uint32_t)(n - (uint32_t)q * (uint32_t)shape);
+        } else {
+            q = emu_q64(i, L->magic[k], L->shift[k]);
+            c = i - q * shape;
+        }
+        if (q != i / shape) return false;
+        s += (int64_t)c * ss;
+        d += (int64_t)c * ds;
+        i = q;
+    }
+    if (S) s += L->src_offset, d += L->dst_offset; /* execute adds them to the bases */
+    *src = s, *dst = d;
+    return true;
+}
+
+/* One access of width bytes at base + off: inside [base, base + bytes) and
+ * aligned to its width, as the GPU needs (it faults on a misaligned access). */
+static bool emu_access(const unsigned char *base, uint64_t bytes, int64_t off, int width, const char *what,
+                       const char *label, uint64_t i) {
+    const bool inside = off >= 0 && (uint64_t)off + (uint64_t)width <= bytes;
+    const bool aligned = inside && ((uintptr_t)base + (uintptr_t)off) % (uintptr_t)width == 0;
+    if (inside && aligned) return true; /* not counted as a check: millions of them */
+    CHECK(false, "%s: emulated %d-byte %s at offset %lld (index %llu) is %s", label, width, what, (long long)off,
+          (unsigned long long)i, inside ? "misaligned" : "out of bounds");
+    return false;
+}
+
+/* Runs launch L (from S when not NULL) on the CPU as the kernels would,
+ * with the bound bases src and dst. */
+static void emulate(const dmls_cuda_launch *L, const dmls_cuda_small *S, const unsigned char *src, uint64_t src_bytes,
+                    unsigned char *dst, uint64_t dst_bytes, const char *label) {
+    if (L->kernel == DMLS_CUDA_NOTHING) return;
+    if (L->kernel == DMLS_CUDA_MEMSET) {
+        if (L->count == 0 || (emu_access(dst, dst_bytes, L->dst_offset, 1, "memset", label, 0) &&
+                              emu_access(dst, dst_bytes, L->dst_offset + (int64_t)L->count - 1, 1, "memset", label, 0)))
+            memset(dst + L->dst_offset, 0, (size_t)L->count);
+        return;
+    }
+    CHECK(L->blocks >= 1 && L->blocks <= ((uint64_t)1 << 30), "%s: %llu blocks", label, (unsigned long long)L->blocks);
+    const int u = L->unit, v = L->vec;
+    const int32_t *pattern = S ? S->pattern : L->pattern;
+    for (uint64_t i = 0; i < L->count; i++) {
+        int64_t s, d;
+        if (!emu_locate(L, S, i, &s, &d)) {
+            CHECK(false, "%s: index %llu: a multiply-high quotient is wrong (%s block)", label, (unsigned long long)i,
+                  S ? "compact" : "general");
+            return;
+        }
+        switch (L->kernel) {
+        case DMLS_CUDA_COPY:
+            if (!emu_access(src, src_bytes, s, u, "load", label, i) || !emu_access(dst, dst_bytes, d, u, "store", label, i))
+                return;
+            memcpy(dst + d, src + s, (size_t)u);
+            break;
+        case DMLS_CUDA_FILL:
+            if (!emu_access(dst, dst_bytes, d, u, "store", label, i)) return;
+            memset(dst + d, 0, (size_t)u);
+            break;
+        case DMLS_CUDA_GATHER:
+            if (!emu_access(dst, dst_bytes, d, v, "store", label, i)) return;
+            for (int k = 0; k < v / u; k++) {
+                if (!emu_access(src, src_bytes, s + pattern[k], u, "load", label, i)) return;
+                memcpy(dst + d + k * u, src + s + pattern[k], (size_t)u);
+            }
+            break;
+        case DMLS_CUDA_REVERSE:
+            if (!emu_access(src, src_bytes, s, v, "load", label, i) || !emu_access(dst, dst_bytes, d, v, "store", label, i))
+                return;
+            for (int k = 0; k < v / u; k++) memcpy(dst + d + k * u, src + s + (v / u - 1 - k) * u, (size_t)u);
+            break;
+        default: CHECK(false, "%s: unknown kernel %d", label, L->kernel); return;
+        }
+    }
+}
+
+/* An execute, emulated: the launches dmls_execute_cuda would choose for
+ * these bases, in its order. */
+static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
+    if (op->zero_fill) {
+        const int i = dmls_cuda_choose(op->cuda.fill, out, out);
+        emulate(&op->cuda.fill[i], op->cuda.fill[i].small ? &op->cuda.fill_small[i] : NULL, out, op->needs.out_bytes, out,
+                op->needs.out_bytes, label);
+    }
+    const int i = dmls_cuda_choose(op->cuda.copy, in, out);
+    emulate(&op->cuda.copy[i], op->cuda.copy[i].small ? &op->cuda.copy_small[i] : NULL, in, op->needs.in_bytes, out,
+            op->needs.out_bytes, label);
+}
+
+#endif

@@ -1,0 +1,156 @@
+/* dmlslice grad: DirectML's SLICE_GRAD on a .npy file. The input is the
+ * gradient of a SLICE1's output; the result is the gradient of its input:
+ * zeros, with each input-gradient element written where SLICE1 read it. A
+ * command of its own rather than a slice option because its output shape is
+ * given (--output-gradient-sizes) instead of following from the input, and
+ * only the SLICE1 window describes it. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "cuda_io.h"
+#include "npy_input.h"
+#include "npy_output.h"
+#include "options.h"
+#include "params.h"
+
+static const option_def grad_options[] = {
+    {"--output", "-o", "OUT", "the output gradient .npy file ('-' for standard output)"},
+    {"--output-gradient-sizes", NULL, "L", "the output gradient's sizes (the forward SLICE1's input shape)"},
+    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, run there, copy back"},
+    {"--force", "-f", NULL, "replace an existing output file"},
+    {"--quiet", "-q", NULL, "accepted like slice's; nothing is reported on success"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* SLICE_GRAD is described by the SLICE1 window and a feature level only. */
+static const option_def grad_params[] = {
+    {"--window-offsets", NULL, "L", "the forward SLICE1's window offsets, per axis"},
+    {"--window-sizes", NULL, "L", "its window sizes (at least 1)"},
+    {"--window-strides", NULL, "L", "its window strides, non-zero"},
+    {"--feature-level", NULL, "L", "DirectML feature level, as for slice (SLICE_GRAD from 3_0)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const command_def cmd_grad_def = {
+    "grad",
+    "IN.npy -o OUT.npy --window-offsets L --window-sizes L --window-strides L --output-gradient-sizes L "
+    "[--feature-level L] [--device D] [-f] [-q]",
+    "DML_SLICE_GRAD: scatter the input gradient IN into a zero output gradient of\n"
+    "the given sizes, where SLICE1 with that window reads.",
+    {{"options", grad_options, NULL}, {"", options_common, NULL}, {"window", grad_params, NULL}},
+    NULL,
+    "dmlslice grad x.npy -o y.npy --window-offsets 1,0,0 --window-sizes 4,5,6 --window-strides 1,1,1 \\\n"
+    "    --output-gradient-sizes 6,5,6",
+    cmd_grad,
+    NULL,
+};
+
+int cmd_grad(int argc, char **argv) {
+    args_prog = "dmlslice grad";
+    params p;
+    params_init(&p);
+    param_list out_sizes = {0};
+    const char *in_path = NULL, *out_path = NULL;
+    bool force = false, use_cuda = false;
+    option_parser op;
+    options_start(&op, &cmd_grad_def, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) break;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT) {
+            if (in_path) {
+                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, value);
+                return 2;
+            }
+            in_path = value;
+        } else if (option_is(o, "--force")) {
+            force = true;
+        } else if (option_is(o, "--quiet")) {
+            /* Nothing is reported on success; accepted like slice's. */
+        } else if (option_is(o, "--output")) {
+            out_path = value;
+        } else if (option_is(o, "--device")) {
+            if (strcmp(value, "cuda") == 0) use_cuda = true;
+            else if (strcmp(value, "cpu") != 0) {
+                fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
+                return 2;
+            }
+        } else if (option_is(o, "--output-gradient-sizes")) {
+            out_sizes.given = true;
+            if (!args_list(o->name, value, out_sizes.v, &out_sizes.n)) return 2;
+        } else if (params_option(&p, o, value) < 0) {
+            return 2;
+        }
+    }
+    if (in_path == NULL || out_path == NULL) {
+        fprintf(stderr, "%s: needs an input gradient file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
+        return 2;
+    }
+    if (p.form != FORM_DML_SLICE1 || p.out_sizes.given || !out_sizes.given) {
+        fprintf(stderr, "%s: takes the window (--window-offsets, --window-sizes, --window-strides) and "
+                        "--output-gradient-sizes, and no other slice parameters\n", args_prog);
+        return 2;
+    }
+    if (!params_complete(&p)) return 2;
+    char err[NPY_ERR_LEN];
+    if (!npy_output_check(out_path, in_path, force, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    npy_input in;
+    npy_output out;
+    memset(&out, 0, sizeof out);
+    out.fd = -1;
+    if (!npy_open(in_path, &in, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    int status = 1;
+    param_plan plan = {0};
+    int64_t strides[NPY_MAX_RANK];
+    npy_strides(&in.h, strides);
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
+    char device_err[256] = "";
+    dmls_status s;
+    if (!params_plan_grad(&p, &t, &out_sizes, &plan)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
+        goto done;
+    }
+    if (!npy_create(out_path, force, in.h.descr, plan.final_ndim, plan.final_shape, in.h.esize, &out, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        goto done;
+    }
+    if (use_cuda) {
+        const uint64_t need = dmls_input_bytes(plan.op);
+        s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
+                        dmls_output_bytes(plan.op), device_err);
+    } else {
+        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
+        s = bound ? dmls_execute(plan.op, bound, in.readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
+        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
+        free(copy);
+    }
+    if (s != DMLS_OK) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
+        goto done;
+    }
+    if (!npy_input_intact(&in, err) || !npy_commit(&out, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        goto done;
+    }
+    status = 0;
+done:
+    if (status != 0) npy_abort(&out);
+    dmls_destroy(plan.op);
+    npy_close(&in);
+    return status;
+}

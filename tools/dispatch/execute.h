@@ -1,0 +1,25 @@
+/* Running a model read by model_read: DxDispatch's execution order. Every
+ * dispatchable is created (validated at the feature level) and every
+ * resource allocated and filled before the first command runs; then the
+ * commands run in order, each seeing what the ones before it wrote. */
+#ifndef DMLSLICE_TOOLS_DISPATCH_EXECUTE_H
+#define DMLSLICE_TOOLS_DISPATCH_EXECUTE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model.h"
+
+typedef struct execute_options {
+    DML_FEATURE_LEVEL level;
+    bool cuda;       /* dispatch on CUDA device 0 instead of the CPU */
+    FILE *out;       /* where print and writeFile report */
+    const char *name; /* the model's name, for messages */
+} execute_options;
+
+/* Returns false at the first failure with err (MODEL_ERR_LEN bytes) naming
+ * the command or dispatchable, the library's status and message. Output
+ * already printed stays printed; a file is written whole or not at all. */
+bool model_execute(const model *m, const execute_options *o, char *err);
+
+#endif
