@@ -297,6 +297,7 @@ static bool commit_stream(npy_output *out, char *err) {
         snprintf(err, NPY_ERR_LEN, "%s: write error: %s", out->shown, strerror(errno));
         return false;
     }
+    npy_abort(out); /* releases the buffer and a device's descriptor; the data is sent */
     return true;
 }
 
