@@ -69,7 +69,7 @@ static const char *kernel_name(int k) {
 
 /* "kernel/unit/vec", then "/c" when it runs from the compact block. */
 static void launch_name(const dmls_cuda_launch *L, char *name, size_t size) {
-    snprintf(name, size, "%s/%d/%d%s", kernel_name(L->kernel), L->unit, L->vec, L->small ? "/c" : "");
+    snprintf(name, size, "%s/%d/%d%s", kernel_name(L->kernel), L->unit, L->vec, L->compact ? "/c" : "");
 }
 
 static double now_us(void) {
@@ -216,7 +216,7 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
     /* A second operator with every compact form switched off (internal
      * state: the bench reaches into it to compare the two blocks). */
     DM(dmls_create(&in, &out, &w, &general));
-    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) general->cuda.copy[i].small = general->cuda.fill[i].small = 0;
+    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) general->cuda.copy[i].compact = general->cuda.fill[i].compact = 0;
     CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CU(cudaMalloc(&d_in, sizeof h_in));
     CU(cudaMalloc(&d_out, sizeof h_out));
@@ -224,7 +224,7 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
     CU(cudaDeviceSynchronize()); /* the legacy stream's copy, before work on s */
     const dmls_cuda_launch *L = &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, d_in, d_out)];
     launch_name(L, r->launch, sizeof r->launch);
-    if (L->small) launch_name(&general->cuda.copy[dmls_cuda_choose(general->cuda.copy, d_in, d_out)],
+    if (L->compact) launch_name(&general->cuda.copy[dmls_cuda_choose(general->cuda.copy, d_in, d_out)],
                               r->general_launch, sizeof r->general_launch);
     for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++) CU((cudaError_t)dmls_cuda_probe(p, s, &r->probe[p].param_bytes));
     const tiny_bind b = {op, general, d_in, d_out, sizeof h_in, sizeof h_out, s};
@@ -258,7 +258,7 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
     r->sync_us = median(times[TINY_EXECUTE], iters);
     r->call_us = spent[TINY_EXECUTE] / (100.0 * rounds);
     r->memset_sync_us = median(times[TINY_MEMSET], iters);
-    if (L->small) {
+    if (L->compact) {
         r->general_sync_us = median(times[TINY_GENERAL], iters);
         r->general_call_us = spent[TINY_GENERAL] / (100.0 * rounds);
     }

@@ -80,10 +80,10 @@ int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const voi
     return DMLS_CUDA_CHOICES - 1;
 }
 
-static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choices, const dmls_cuda_small *small,
+static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choices, const dmls_cuda_compact *compact,
                            const void *src, void *dst, void *stream, const char *what) {
     const int i = dmls_cuda_choose(choices, src, dst);
-    int e = dmls_cuda_enqueue(&choices[i], choices[i].small ? &small[i] : NULL, src, dst, stream);
+    int e = dmls_cuda_enqueue(&choices[i], choices[i].compact ? &compact[i] : NULL, src, dst, stream);
     RETURN_IF(e != cudaSuccess, DMLS_ERROR_DEVICE, NULL, "%s: CUDA %s launch failed: %s", op->problem.name, what,
               cudaGetErrorString((cudaError_t)e));
     return DMLS_OK;
@@ -94,6 +94,6 @@ dmls_status dmls_execute_cuda(const dmls_operator *op, const void *d_in, uint64_
     RETURN_IF_ERROR(dmls_execute_begin("execute_cuda", op, d_in, in_bytes, d_out, out_bytes));
     RETURN_IF_ERROR(need_device(op->problem.name));
     if (op->zero_fill)
-        RETURN_IF_ERROR(enqueue(op, op->cuda.fill, op->cuda.fill_small, d_out, d_out, stream, "zero fill"));
-    return enqueue(op, op->cuda.copy, op->cuda.copy_small, d_in, d_out, stream, "copy");
+        RETURN_IF_ERROR(enqueue(op, op->cuda.fill, op->cuda.fill_compact, d_out, d_out, stream, "zero fill"));
+    return enqueue(op, op->cuda.copy, op->cuda.copy_compact, d_in, d_out, stream, "copy");
 }

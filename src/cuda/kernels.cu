@@ -2,7 +2,7 @@
 // (src/cuda/launch.h, built by prepare.c) straight from parameter space
 // (__grid_constant__), so nothing is copied to the device per call. Each
 // kernel body is compiled for two parameter blocks P: dmls_cuda_launch (any
-// launch, 472 bytes with the pointers) and dmls_cuda_small (32-bit launches
+// launch, 472 bytes with the pointers) and dmls_cuda_compact (32-bit launches
 // of at most 4 dims, 156 bytes: less for the driver to copy per launch).
 //
 // Index arithmetic: a flat index is peeled into coordinates from the inside
@@ -60,11 +60,11 @@ __device__ __forceinline__ void locate(const dmls_cuda_launch &L, I i, int64_t &
 
 // The same for the compact block: 32-bit index, shapes, multipliers and
 // strides; the offsets are already in the bases.
-__device__ __forceinline__ void locate(const dmls_cuda_small &L, uint32_t i, int64_t &src, int64_t &dst) {
+__device__ __forceinline__ void locate(const dmls_cuda_compact &L, uint32_t i, int64_t &src, int64_t &dst) {
     src = 0;
     dst = 0;
 #pragma unroll
-    for (int d = 0; d < DMLS_CUDA_SMALL_DIMS; d++) {
+    for (int d = 0; d < DMLS_CUDA_COMPACT_DIMS; d++) {
         if (d == (int)L.ndim - 1) {
             src += (int64_t)i * L.src_stride[d];
             dst += (int64_t)i * L.dst_stride[d];
@@ -252,16 +252,16 @@ template <typename P> __global__ void probe_params(const char *, char *, const _
 
 // Launches probe `which`; see launch.h.
 extern "C" int dmls_cuda_probe(int which, void *stream, int *param_bytes) {
-    static const dmls_cuda_small small = {};
+    static const dmls_cuda_compact compact_params = {};
     static const dmls_cuda_launch general = {};
     const void *fn = nullptr, *params = nullptr;
     int bytes = 0;
     switch (which) {
     case 0: fn = reinterpret_cast<const void *>(probe_empty<0>); break;
     case 1:
-        fn = reinterpret_cast<const void *>(probe_params<dmls_cuda_small>);
-        params = &small;
-        bytes = (int)(2 * sizeof(void *) + sizeof small);
+        fn = reinterpret_cast<const void *>(probe_params<dmls_cuda_compact>);
+        params = &compact_params;
+        bytes = (int)(2 * sizeof(void *) + sizeof compact_params);
         break;
     case 2:
         fn = reinterpret_cast<const void *>(probe_params<dmls_cuda_launch>);
@@ -276,7 +276,7 @@ extern "C" int dmls_cuda_probe(int which, void *stream, int *param_bytes) {
 
 // Enqueues one launch; see launch.h. src/dst are the bound bases; the
 // offsets are in the general block, or added here for the compact one.
-extern "C" int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_small *S, const void *src, void *dst,
+extern "C" int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const void *src, void *dst,
                                  void *stream) {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     const char *in = static_cast<const char *>(src);
@@ -290,7 +290,7 @@ extern "C" int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_smal
     }
     }
     if (S != nullptr) {
-        const void *fn = L->wide ? nullptr : pick32<dmls_cuda_small>(L);
+        const void *fn = L->wide ? nullptr : pick32<dmls_cuda_compact>(L);
         if (fn == nullptr) return cudaErrorInvalidValue;
         return launch(fn, (unsigned)L->blocks, kThreads, in + L->src_offset, out + L->dst_offset, S, s);
     }

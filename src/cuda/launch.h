@@ -45,7 +45,7 @@ typedef struct dmls_cuda_launch {
     int32_t vec;      /* GATHER/REVERSE: bytes stored per index (8 or 16) */
     int32_t ndim;     /* 1..DMLS_MAX_RANK (a single element is ndim 1, shape 1) */
     int32_t wide;     /* 1: 64-bit index path (count >= 2^31) */
-    int32_t small;    /* 1: launched from its compact form (dmls_cuda_small) */
+    int32_t compact;    /* 1: launched from its compact form (dmls_cuda_compact) */
     uint32_t src_align, dst_align; /* the bound bases must be multiples of these; 0 = unusable */
     uint64_t count;   /* indices to run */
     uint64_t blocks;  /* grid size */
@@ -62,34 +62,34 @@ typedef struct dmls_cuda_launch {
 } dmls_cuda_launch;
 
 /* Most dims of a compact launch. */
-#define DMLS_CUDA_SMALL_DIMS 4
+#define DMLS_CUDA_COMPACT_DIMS 4
 
 /* The compact form of a launch that indexes in 32 bits (count < 2^31), has
- * at most DMLS_CUDA_SMALL_DIMS dims and byte strides that fit in 32 bits:
+ * at most DMLS_CUDA_COMPACT_DIMS dims and byte strides that fit in 32 bits:
  * the same kernel bodies read it instead of dmls_cuda_launch, so a launch
  * passes 156 parameter bytes instead of 472 (the driver copies them on
  * every launch). No offsets: execute adds them to the bound bases. Dims are
  * innermost first, as in dmls_cuda_launch. */
-typedef struct dmls_cuda_small {
+typedef struct dmls_cuda_compact {
     uint32_t count;
-    uint32_t ndim;                               /* 1..DMLS_CUDA_SMALL_DIMS */
-    uint32_t shape[DMLS_CUDA_SMALL_DIMS];
-    uint32_t magic[DMLS_CUDA_SMALL_DIMS];        /* the 32-bit multipliers */
-    int32_t src_stride[DMLS_CUDA_SMALL_DIMS];    /* bytes */
-    int32_t dst_stride[DMLS_CUDA_SMALL_DIMS];
-    uint8_t shift[DMLS_CUDA_SMALL_DIMS];
+    uint32_t ndim;                               /* 1..DMLS_CUDA_COMPACT_DIMS */
+    uint32_t shape[DMLS_CUDA_COMPACT_DIMS];
+    uint32_t magic[DMLS_CUDA_COMPACT_DIMS];        /* the 32-bit multipliers */
+    int32_t src_stride[DMLS_CUDA_COMPACT_DIMS];    /* bytes */
+    int32_t dst_stride[DMLS_CUDA_COMPACT_DIMS];
+    uint8_t shift[DMLS_CUDA_COMPACT_DIMS];
     int32_t pattern[DMLS_CUDA_MAX_GATHER];       /* GATHER only */
-} dmls_cuda_small;
+} dmls_cuda_compact;
 
 /* The launch plan, everything execute needs: for each copy plan, the launches best first; execute
  * takes the first whose alignment the bound bases meet (the last one needs
  * none). fill is used for SLICE_GRAD only. *_small[i] is the compact form
- * of [i], valid where [i].small is 1. */
+ * of [i], valid where [i].compact is 1. */
 typedef struct dmls_cuda_state {
     dmls_cuda_launch fill[DMLS_CUDA_CHOICES];
     dmls_cuda_launch copy[DMLS_CUDA_CHOICES];
-    dmls_cuda_small fill_small[DMLS_CUDA_CHOICES];
-    dmls_cuda_small copy_small[DMLS_CUDA_CHOICES];
+    dmls_cuda_compact fill_compact[DMLS_CUDA_CHOICES];
+    dmls_cuda_compact copy_compact[DMLS_CUDA_CHOICES];
 } dmls_cuda_state;
 
 /* Builds the launch plan of a copy, and of its zero fill when fill is not
@@ -107,13 +107,13 @@ int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const voi
  * compact form S when S is not NULL, else from L itself. Returns the CUDA
  * runtime's error code (0 = success); a failed launch's error is cleared
  * from the runtime's last-error state. */
-int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_small *S, const void *src, void *dst,
+int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const void *src, void *dst,
                       void *stream);
 
 /* An empty kernel, one block of one thread, launched on stream as
  * dmls_cuda_enqueue launches (cudaLaunchKernel): which 0 takes no
  * parameters, 1 the compact kernels' (pointers and a zeroed
- * dmls_cuda_small), 2 the general kernels' (pointers and a zeroed
+ * dmls_cuda_compact), 2 the general kernels' (pointers and a zeroed
  * dmls_cuda_launch). Returns the CUDA runtime's error code; *param_bytes
  * (may be NULL) gets the parameter bytes. For dmlslice bench --device cuda:
  * the floor under an execute. */

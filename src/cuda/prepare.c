@@ -15,7 +15,7 @@
  *      faults on a misaligned 4-byte load, so each element is split into its
  *      bytes (an extra innermost dim).
  * Each launch that indexes in 32 bits with at most 4 dims and 32-bit byte
- * strides also gets a compact form (dmls_cuda_small), which execute passes
+ * strides also gets a compact form (dmls_cuda_compact), which execute passes
  * instead: fewer parameter bytes per launch, the same kernel bodies.
  * Worked example, stride2_f32 (packed 64x64x256x256 float, steps 1,1,2,2):
  *   plan shape {4096,128,128} src {65536,512,2} dst {16384,128,1} (elements)
@@ -238,20 +238,20 @@ static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *c
 
 /* What the kernel headers promise (launch.h: 156 and 472 parameter bytes
  * with the two pointers). */
-_Static_assert(sizeof(dmls_cuda_small) == 140, "dmls_cuda_small changed size");
+_Static_assert(sizeof(dmls_cuda_compact) == 140, "dmls_cuda_compact changed size");
 _Static_assert(sizeof(dmls_cuda_launch) == 456, "dmls_cuda_launch changed size");
 
 static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 /* The compact form of L (launch.h), when L has one: a kernel launch with
  * the 32-bit index (count < 2^31, so every shape and multiplier fits too),
- * at most DMLS_CUDA_SMALL_DIMS dims and 32-bit byte strides. Sets L->small. */
-static void compact(dmls_cuda_launch *L, dmls_cuda_small *S) {
+ * at most DMLS_CUDA_COMPACT_DIMS dims and 32-bit byte strides. Sets L->compact. */
+static void compact(dmls_cuda_launch *L, dmls_cuda_compact *S) {
     memset(S, 0, sizeof *S);
-    L->small = 0;
+    L->compact = 0;
     const bool kernel = L->kernel == DMLS_CUDA_COPY || L->kernel == DMLS_CUDA_FILL ||
                         L->kernel == DMLS_CUDA_GATHER || L->kernel == DMLS_CUDA_REVERSE;
-    if (!kernel || L->wide || L->ndim < 1 || L->ndim > DMLS_CUDA_SMALL_DIMS) return;
+    if (!kernel || L->wide || L->ndim < 1 || L->ndim > DMLS_CUDA_COMPACT_DIMS) return;
     for (int i = 0; i < L->ndim; i++)
         if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i]) || L->magic[i] > UINT32_MAX ||
             L->shape[i] > INT32_MAX)
@@ -266,7 +266,7 @@ static void compact(dmls_cuda_launch *L, dmls_cuda_small *S) {
         S->dst_stride[i] = (int32_t)L->dst_stride[i];
     }
     memcpy(S->pattern, L->pattern, sizeof S->pattern);
-    L->small = 1;
+    L->compact = 1;
 }
 
 void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const dmls_copy_plan *fill) {
@@ -274,7 +274,7 @@ void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const
     if (fill != NULL) prepare_plan(fill, true, state->fill);
     else memset(state->fill, 0, sizeof state->fill);
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        compact(&state->copy[i], &state->copy_small[i]);
-        compact(&state->fill[i], &state->fill_small[i]);
+        compact(&state->copy[i], &state->copy_compact[i]);
+        compact(&state->fill[i], &state->fill_compact[i]);
     }
 }

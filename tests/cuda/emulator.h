@@ -27,7 +27,7 @@ static uint64_t emu_q64(uint64_t n, uint64_t magic, uint32_t shift) {
 /* Byte offsets from the bound bases of index i, as locate() computes them
  * from the general block (S NULL) or the compact one; false when a
  * multiply-high quotient differs from the exact one. */
-static bool emu_locate(const dmls_cuda_launch *L, const dmls_cuda_small *S, uint64_t i, int64_t *src, int64_t *dst) {
+static bool emu_locate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, uint64_t i, int64_t *src, int64_t *dst) {
     const int ndim = S ? (int)S->ndim : L->ndim;
     const bool narrow = S != NULL || !L->wide;
     int64_t s = S ? 0 : L->src_offset, d = S ? 0 : L->dst_offset;
@@ -72,7 +72,7 @@ static bool emu_access(const unsigned char *base, uint64_t bytes, int64_t off, i
 
 /* Runs launch L (from S when not NULL) on the CPU as the kernels would,
  * with the bound bases src and dst. */
-static void emulate(const dmls_cuda_launch *L, const dmls_cuda_small *S, const unsigned char *src, uint64_t src_bytes,
+static void emulate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const unsigned char *src, uint64_t src_bytes,
                     unsigned char *dst, uint64_t dst_bytes, const char *label) {
     if (L->kernel == DMLS_CUDA_NOTHING) return;
     if (L->kernel == DMLS_CUDA_MEMSET) {
@@ -123,11 +123,11 @@ static void emulate(const dmls_cuda_launch *L, const dmls_cuda_small *S, const u
 static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
     if (op->zero_fill) {
         const int i = dmls_cuda_choose(op->cuda.fill, out, out);
-        emulate(&op->cuda.fill[i], op->cuda.fill[i].small ? &op->cuda.fill_small[i] : NULL, out, op->needs.out_bytes, out,
+        emulate(&op->cuda.fill[i], op->cuda.fill[i].compact ? &op->cuda.fill_compact[i] : NULL, out, op->needs.out_bytes, out,
                 op->needs.out_bytes, label);
     }
     const int i = dmls_cuda_choose(op->cuda.copy, in, out);
-    emulate(&op->cuda.copy[i], op->cuda.copy[i].small ? &op->cuda.copy_small[i] : NULL, in, op->needs.in_bytes, out,
+    emulate(&op->cuda.copy[i], op->cuda.copy[i].compact ? &op->cuda.copy_compact[i] : NULL, in, op->needs.in_bytes, out,
             op->needs.out_bytes, label);
 }
 

@@ -6,7 +6,7 @@
  *     reversed layouts on both sides, misaligned bases and byte offsets,
  *     SLICE and SLICE_GRAD; outputs are poisoned first and every byte of the
  *     output buffer, padding included, is compared;
- *   - the compact launch (launch.h, dmls_cuda_small) at its boundaries: 4
+ *   - the compact launch (launch.h, dmls_cuda_compact) at its boundaries: 4
  *     dims take it and 5 do not, for every kernel, element size, base
  *     alignment and negative strides; byte strides of +-2^31 (32-bit or
  *     not) and counts of 2^31 - 1 and 2^31 (the plan everywhere, the GPU
@@ -68,14 +68,14 @@ typedef struct compact_flags {
 static compact_flags compact_off(dmls_operator *op) {
     compact_flags f;
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        f.copy[i] = op->cuda.copy[i].small, f.fill[i] = op->cuda.fill[i].small;
-        op->cuda.copy[i].small = op->cuda.fill[i].small = 0;
+        f.copy[i] = op->cuda.copy[i].compact, f.fill[i] = op->cuda.fill[i].compact;
+        op->cuda.copy[i].compact = op->cuda.fill[i].compact = 0;
     }
     return f;
 }
 
 static void compact_restore(dmls_operator *op, compact_flags f) {
-    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) op->cuda.copy[i].small = f.copy[i], op->cuda.fill[i].small = f.fill[i];
+    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) op->cuda.copy[i].compact = f.copy[i], op->cuda.fill[i].compact = f.fill[i];
 }
 
 static const dmls_cuda_launch *chosen_copy(const dmls_operator *op, const void *in, const void *out) {
@@ -87,7 +87,7 @@ static const dmls_cuda_launch *chosen_fill(const dmls_operator *op, const void *
 
 /* True when an execute on these bases runs a compact launch. */
 static bool runs_compact(const dmls_operator *op, const void *in, const void *out) {
-    return chosen_copy(op, in, out)->small || (op->zero_fill && chosen_fill(op, out)->small);
+    return chosen_copy(op, in, out)->compact || (op->zero_fill && chosen_fill(op, out)->compact);
 }
 
 static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
@@ -95,7 +95,7 @@ static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 /* The rule a launch's compact form follows (prepare.c), restated. */
 static bool compact_expected(const dmls_cuda_launch *L) {
     if (L->kernel == DMLS_CUDA_NOTHING || L->kernel == DMLS_CUDA_MEMSET) return false;
-    if (L->wide || L->ndim > DMLS_CUDA_SMALL_DIMS) return false;
+    if (L->wide || L->ndim > DMLS_CUDA_COMPACT_DIMS) return false;
     for (int i = 0; i < L->ndim; i++)
         if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i])) return false;
     return true;
@@ -142,10 +142,10 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
     const bool emulated = out_bytes <= ((uint64_t)16 << 20);
     {
         const dmls_cuda_launch *L = chosen_copy(op, e_in + in_shift, e_out + out_shift);
-        ran[L->kernel & 7][L->small != 0]++;
+        ran[L->kernel & 7][L->compact != 0]++;
         if (op->zero_fill) {
             const dmls_cuda_launch *F = chosen_fill(op, e_out + out_shift);
-            ran[F->kernel & 7][F->small != 0]++;
+            ran[F->kernel & 7][F->compact != 0]++;
         }
     }
     for (int pass = 0; emulated && pass < (compact_cpu ? 2 : 1); pass++) {
@@ -354,7 +354,7 @@ static void test_canonical(void) {
         differential(op, cases[i].name, 0, 0);
         const dmls_cuda_launch *L = &op->cuda.copy[0];
         printf("canonical %s: launch kind %d unit %d vec %d, %d dims, %s block\n", cases[i].name, L->kernel, L->unit,
-               L->vec, L->ndim, L->small ? "compact" : "general");
+               L->vec, L->ndim, L->compact ? "compact" : "general");
         dmls_destroy(op);
     }
     free(cases);
@@ -440,10 +440,10 @@ static void random_case(int iter) {
     char label[64];
     snprintf(label, sizeof label, "random %d (%s, rank %d, %zu-byte)", iter, grad ? "grad" : "slice", n, es);
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        CHECK(op->cuda.copy[i].small == compact_expected(&op->cuda.copy[i]), "%s: copy choice %d: compact %d", label, i,
-              op->cuda.copy[i].small);
-        CHECK(op->cuda.fill[i].small == compact_expected(&op->cuda.fill[i]), "%s: fill choice %d: compact %d", label, i,
-              op->cuda.fill[i].small);
+        CHECK(op->cuda.copy[i].compact == compact_expected(&op->cuda.copy[i]), "%s: copy choice %d: compact %d", label, i,
+              op->cuda.copy[i].compact);
+        CHECK(op->cuda.fill[i].compact == compact_expected(&op->cuda.fill[i]), "%s: fill choice %d: compact %d", label, i,
+              op->cuda.fill[i].compact);
     }
     size_t in_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     size_t out_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
@@ -490,17 +490,17 @@ static void boundary_case(int rank, dmls_dtype dt, int inner, bool grad, size_t 
     for (int k = 0; k < 2; k++) {
         const dmls_cuda_launch *L = run[k];
         if (L == NULL || L->kernel == DMLS_CUDA_MEMSET || L->kernel == DMLS_CUDA_NOTHING) continue;
-        CHECK(L->small == compact_expected(L), "%s: %s launch (kind %d, %d dims): compact %d", label, k ? "fill" : "copy",
-              L->kernel, L->ndim, L->small);
-        if (L->ndim == DMLS_CUDA_SMALL_DIMS && L->small) seen_at4[L->kernel & 7] = true;
-        if (L->ndim == DMLS_CUDA_SMALL_DIMS + 1 && !L->small) seen_at5[L->kernel & 7] = true;
+        CHECK(L->compact == compact_expected(L), "%s: %s launch (kind %d, %d dims): compact %d", label, k ? "fill" : "copy",
+              L->kernel, L->ndim, L->compact);
+        if (L->ndim == DMLS_CUDA_COMPACT_DIMS && L->compact) seen_at4[L->kernel & 7] = true;
+        if (L->ndim == DMLS_CUDA_COMPACT_DIMS + 1 && !L->compact) seen_at5[L->kernel & 7] = true;
     }
     differential(op, label, shift, shift);
     dmls_destroy(op);
 }
 
 static void test_compact_boundaries(void) {
-    for (int rank = DMLS_CUDA_SMALL_DIMS; rank <= DMLS_CUDA_SMALL_DIMS + 1; rank++)
+    for (int rank = DMLS_CUDA_COMPACT_DIMS; rank <= DMLS_CUDA_COMPACT_DIMS + 1; rank++)
         for (int t = 0; t < 4; t++)
             for (int inner = 0; inner < INNER_KINDS; inner++)
                 for (int grad = 0; grad < 2; grad++) {
@@ -514,8 +514,8 @@ static void test_compact_boundaries(void) {
     static const int kinds[4] = {DMLS_CUDA_COPY, DMLS_CUDA_GATHER, DMLS_CUDA_REVERSE, DMLS_CUDA_FILL};
     static const char *names[4] = {"copy", "gather", "reverse", "fill"};
     for (int k = 0; k < 4; k++) {
-        CHECK(seen_at4[kinds[k]], "boundary: no %s launch of %d dims ran compact", names[k], DMLS_CUDA_SMALL_DIMS);
-        CHECK(seen_at5[kinds[k]], "boundary: no %s launch of %d dims ran general", names[k], DMLS_CUDA_SMALL_DIMS + 1);
+        CHECK(seen_at4[kinds[k]], "boundary: no %s launch of %d dims ran compact", names[k], DMLS_CUDA_COMPACT_DIMS);
+        CHECK(seen_at5[kinds[k]], "boundary: no %s launch of %d dims ran general", names[k], DMLS_CUDA_COMPACT_DIMS + 1);
     }
     printf("compact boundary: 4-dim launches compact and 5-dim general seen for copy, gather, reverse and fill\n");
 }
@@ -567,9 +567,9 @@ static void sampled_run(const sampled_case *sc) {
     printf("%s: input %.2f GiB, output %.2f GiB, %llu output elements; launch kind %d unit %d, %d dims, %s index, %s "
            "block\n",
            sc->name, ib / 1073741824.0, ob / 1073741824.0, (unsigned long long)op->copy.count, L->kernel, L->unit,
-           L->ndim, L->wide ? "64-bit" : "32-bit", L->small ? "compact" : "general");
+           L->ndim, L->wide ? "64-bit" : "32-bit", L->compact ? "compact" : "general");
     if (sc->want_compact >= 0)
-        CHECK(L->small == sc->want_compact, "%s: copy launch compact %d, expected %d", sc->name, L->small, sc->want_compact);
+        CHECK(L->compact == sc->want_compact, "%s: copy launch compact %d, expected %d", sc->name, L->compact, sc->want_compact);
     if (sc->want_wide >= 0)
         CHECK(L->wide == sc->want_wide, "%s: copy launch wide %d, expected %d", sc->name, L->wide, sc->want_wide);
     fflush(stdout);
@@ -722,15 +722,15 @@ static void test_plan_boundaries(void) {
         const dmls_cuda_launch *L = chosen_copy(op, in_base, out_base);
         printf("plan %s: launch kind %d unit %d vec %d, %d dims, count %llu, %s index, %s block\n", sc->name, L->kernel,
                L->unit, L->vec, L->ndim, (unsigned long long)L->count, L->wide ? "64-bit" : "32-bit",
-               L->small ? "compact" : "general");
-        CHECK(L->small == sc->want_compact && L->wide == sc->want_wide,
+               L->compact ? "compact" : "general");
+        CHECK(L->compact == sc->want_compact && L->wide == sc->want_wide,
               "plan %s: copy launch compact %d wide %d (kind %d, %d dims, count %llu), expected compact %d wide %d",
-              sc->name, L->small, L->wide, L->kernel, L->ndim, (unsigned long long)L->count, sc->want_compact,
+              sc->name, L->compact, L->wide, L->kernel, L->ndim, (unsigned long long)L->count, sc->want_compact,
               sc->want_wide);
         if (sc->grad) {
             const dmls_cuda_launch *F = chosen_fill(op, out_base);
-            CHECK(F->kernel == DMLS_CUDA_FILL && F->small == sc->want_compact,
-                  "plan %s: fill launch kind %d compact %d, expected a FILL, compact %d", sc->name, F->kernel, F->small,
+            CHECK(F->kernel == DMLS_CUDA_FILL && F->compact == sc->want_compact,
+                  "plan %s: fill launch kind %d compact %d, expected a FILL, compact %d", sc->name, F->kernel, F->compact,
                   sc->want_compact);
         }
         dmls_destroy(op);
