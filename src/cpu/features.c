@@ -1,16 +1,15 @@
 /* CPU feature detection, once per process, with the test switch
  * DMLSLICE_DISABLE_CPU_FEATURES that lets one machine run every variant. */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../platform/platform.h"
 #include "features.h"
 
 static unsigned detected;
 static uint64_t llc_bytes;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static dmls_once once = DMLS_ONCE_INIT;
 
 static bool listed(const char *list, const char *name) {
     size_t len = strlen(name);
@@ -33,22 +32,18 @@ static void detect(void) {
     if (off && listed(off, "avx2")) f &= ~(unsigned)DMLS_CPU_AVX2;
     detected = f;
 
-    long llc = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
+    const uint64_t llc = dmls_cpu_cache_bytes();
     /* Unknown cache: 32 MiB is about the largest per-socket L3 of common
      * parts, so streaming starts no earlier than it should. */
-    llc_bytes = llc > 0 ? (uint64_t)llc : (uint64_t)32 << 20;
+    llc_bytes = llc > 0 ? llc : (uint64_t)32 << 20;
 }
 
 unsigned dmls_cpu_features(void) {
-    pthread_once(&once, detect);
+    dmls_once_run(&once, detect);
     return detected;
 }
 
 uint64_t dmls_cpu_nontemporal_threshold(void) {
-    pthread_once(&once, detect);
+    dmls_once_run(&once, detect);
     return llc_bytes;
 }
