@@ -87,6 +87,9 @@ uintptr_t dmls_thread_self(void);
 /* Sleeps the calling thread for at least ms milliseconds. */
 void dmls_sleep_ms(long ms);
 
+/* A monotonic clock in nanoseconds from an arbitrary start, for timing. */
+uint64_t dmls_monotonic_ns(void);
+
 /* ----------------------------------------------------------------- CPU */
 
 /* Processors this process may run on: its affinity mask where the system

@@ -46,6 +46,12 @@ void dmls_sleep_ms(long ms) {
     }
 }
 
+uint64_t dmls_monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* ----------------------------------------------------------------- CPU */
 
 int dmls_cpu_count(void) {

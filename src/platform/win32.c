@@ -70,6 +70,14 @@ uintptr_t dmls_thread_self(void) { return (uintptr_t)GetCurrentThreadId(); }
 
 void dmls_sleep_ms(long ms) { Sleep((DWORD)ms); }
 
+uint64_t dmls_monotonic_ns(void) {
+    LARGE_INTEGER hz, t;
+    QueryPerformanceFrequency(&hz);
+    QueryPerformanceCounter(&t);
+    const uint64_t ticks = (uint64_t)t.QuadPart, f = (uint64_t)hz.QuadPart;
+    return ticks / f * 1000000000u + ticks % f * 1000000000u / f;
+}
+
 /* ----------------------------------------------------------------- CPU */
 
 int dmls_cpu_count(void) {

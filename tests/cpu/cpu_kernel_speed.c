@@ -11,11 +11,9 @@
  *
  *   cpu_kernel_speed [--reps N] [--portable] [--no-nt] [NAME-SUBSTRING...]
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cpu/context.h"
 #include "cpu/execute.h"
@@ -48,11 +46,7 @@ static const speed_case cases[] = {
 };
 
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
