@@ -1,4 +1,5 @@
-/* platform.h for POSIX systems (Linux, macOS, the BSDs). What only Linux
+/* platform.h's threads, CPU, memory and environment for POSIX systems
+ * (Linux, macOS, the BSDs); the files are in posix_files.c. What only Linux
  * has (sched_getaffinity, the cache-size sysconf names) sits behind a test
  * of its own macro with a POSIX fallback. */
 #define _GNU_SOURCE /* sched_getaffinity and CPU_COUNT; MAP_ANONYMOUS under -std=c11 */
