@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../examples/worked_examples.h"
 #include "dmlslice/dmlslice_cuda.h"
 #include "operator.h" /* internal: to report which launch ran */
 
@@ -192,8 +193,13 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
     void *d_in = NULL, *d_out = NULL;
     double *times[TINY_MEASURES] = {NULL};
     double spent[TINY_MEASURES] = {0};
-    static const int64_t in_shape[4] = {1, 1, 4, 4}, out_shape[4] = {1, 1, 2, 2};
-    static const int64_t offs[4] = {0, 0, 0, 1}, sizes[4] = {1, 1, 4, 3}, steps[4] = {1, 1, -2, 2};
+    /* DirectML's SLICE1 example 2 (examples/worked_examples.h). */
+    const dmls_worked_example *ex = &dmls_worked_examples[3];
+    int64_t in_shape[4], out_shape[4], offs[4], sizes[4], steps[4];
+    for (int i = 0; i < 4; i++) {
+        in_shape[i] = dmls_worked_input_sizes[i], out_shape[i] = ex->out_sizes[i];
+        offs[i] = ex->offsets[i], sizes[i] = ex->sizes[i], steps[i] = ex->strides[i];
+    }
     dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
     dmls_window w = {offs, sizes, steps};
     float h_in[16], h_out[4];
@@ -205,7 +211,7 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
             snprintf(err, err_size, "out of host memory");
             goto fail;
         }
-    for (int i = 0; i < 16; i++) h_in[i] = (float)(i + 1);
+    memcpy(h_in, dmls_worked_input, sizeof h_in);
     DM(dmls_create(&in, &out, &w, &op));
     /* A second operator with every compact form switched off (internal
      * state: the bench reaches into it to compare the two blocks). */
@@ -265,10 +271,10 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
         DM(dmls_execute_cuda(k ? general : op, d_in, sizeof h_in, d_out, sizeof h_out, s));
         CU(cudaStreamSynchronize(s));
         CU(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
-        /* DirectML's SLICE1 example 2: rows 3 and 1, columns 1 and 3. */
-        if (h_out[0] != 14 || h_out[1] != 16 || h_out[2] != 6 || h_out[3] != 8) {
-            snprintf(err, err_size, "tiny op (%s) gave %g %g %g %g, expected 14 16 6 8", k ? "general" : "as planned",
-                     h_out[0], h_out[1], h_out[2], h_out[3]);
+        if (memcmp(h_out, ex->expected, sizeof h_out) != 0) {
+            snprintf(err, err_size, "tiny op (%s) gave %g %g %g %g, expected %g %g %g %g", k ? "general" : "as planned",
+                     h_out[0], h_out[1], h_out[2], h_out[3], ex->expected[0], ex->expected[1], ex->expected[2],
+                     ex->expected[3]);
             goto fail;
         }
     }

@@ -1,7 +1,8 @@
-/* Timing of the CUDA backend on one canonical case, behind a small C API:
- * dmlslice bench --device cuda calls it (linked into the CLI only in builds
- * with the CUDA backend). Cases come from tools/cases.h, the one reader of
- * bench/cases.json. */
+/* Timing of the CUDA backend on one canonical case, behind a small C API,
+ * with the library's internals (which launch ran, the compact and general
+ * parameter blocks, the launch floors): the developer benchmark
+ * (devbench.c) calls it in builds with the CUDA backend. Cases come from
+ * tools/cases.h, the one reader of bench/cases.json. */
 #ifndef DMLS_BENCH_CUDA_H
 #define DMLS_BENCH_CUDA_H
 
@@ -54,8 +55,9 @@ typedef struct dmls_bench_cuda_tiny_result {
     } probe[DMLS_BENCH_CUDA_PROBES];
 } dmls_bench_cuda_tiny_result;
 
-/* Times a tiny op (SLICE1 on a 1x1x4x4 float32 input, offsets {0,0,0,1},
- * sizes {1,1,4,3}, strides {1,1,-2,2}: DirectML's SLICE1 example 2) over
+/* Times a tiny op (DirectML's SLICE1 example 2 of examples/worked_examples.h:
+ * a 1x1x4x4 float32 input, window offsets {0,0,0,1}, sizes {1,1,4,3},
+ * strides {1,1,-2,2}) over
  * iters iterations, the floors interleaved with it, on a non-blocking
  * stream of GPU 0; checks its output. Returns 0, or -1 with a message in err. */
 int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, size_t err_size);

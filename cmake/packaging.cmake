@@ -23,7 +23,8 @@ set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
 # (cmake/abi.cmake), so two ABIs can be installed side by side; -dev holds
 # what a build needs (headers, the unversioned link, the static library,
 # the CMake and pkg-config files); the tool is its own package and links the
-# library statically, so it needs neither.
+# shared library (its public API only), so it depends on the runtime package;
+# dpkg-shlibdeps finds that library in the build tree.
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
@@ -32,6 +33,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME "libdmlslice${DMLS_SOVERSION}")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
+get_target_property(dmls_shared_dir dmlslice BINARY_DIR) # where the build puts libdmlslice.so
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${dmls_shared_dir}")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libdmlslice-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME dmlslice)
@@ -42,5 +45,5 @@ cpack_add_component(runtime DISPLAY_NAME "dmlslice shared library"
                     DESCRIPTION "The shared library libdmlslice.so.${DMLS_SOVERSION}")
 cpack_add_component(dev DISPLAY_NAME "dmlslice development files" DEPENDS runtime
                     DESCRIPTION "Headers, static library, CMake package and pkg-config file")
-cpack_add_component(tool DISPLAY_NAME "dmlslice command-line tool"
+cpack_add_component(tool DISPLAY_NAME "dmlslice command-line tool" DEPENDS runtime
                     DESCRIPTION "The dmlslice tool, its manual page, the benchmark cases and the documentation")

@@ -10,7 +10,8 @@
 
 /* The shared input: a 1x1x4x4 FLOAT32 tensor holding 1 to 16, row-major. */
 static const UINT dmls_worked_input_sizes[4] = {1, 1, 4, 4};
-static const float dmls_worked_input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+/* Aligned as DirectML binds buffers (R-X-ALIGN), so it can be bound as it is. */
+static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) const float dmls_worked_input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 typedef struct dmls_worked_example {
     const char *name;  /* "SLICE example 1" */

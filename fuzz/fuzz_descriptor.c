@@ -71,20 +71,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!fuzz_created(st, op, MAX_BYTES)) return 0;
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
     guarded in, out, ref;
-    if (guarded_alloc(&in, in_bytes, ib.GuaranteedBaseOffsetAlignment) ||
-        guarded_alloc(&out, out_bytes, ob.GuaranteedBaseOffsetAlignment) ||
-        guarded_alloc(&ref, out_bytes, ob.GuaranteedBaseOffsetAlignment))
+    /* Bound as DirectML binds: at a multiple of max(16, the promise) (R-X-ALIGN). */
+    const size_t in_align = ib.GuaranteedBaseOffsetAlignment > DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+                                ? ib.GuaranteedBaseOffsetAlignment
+                                : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+    const size_t out_align = ob.GuaranteedBaseOffsetAlignment > DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+                                 ? ob.GuaranteedBaseOffsetAlignment
+                                 : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+    if (guarded_alloc(&in, in_bytes, in_align) || guarded_alloc(&out, out_bytes, out_align) ||
+        guarded_alloc(&ref, out_bytes, out_align))
         abort();
     for (uint64_t i = 0; i < in_bytes; i++) in.data[i] = (uint8_t)(i * 131 + 7);
     memset(out.data, 0x5A, out_bytes);
     memset(ref.data, 0x5A, out_bytes);
-    /* Alignment promises are the caller's: honour them, then check both paths agree. */
+    /* Both paths agree on every accepted descriptor. */
     compare_result c = compare_with_reference(op, exec_plain, NULL, in.data, in_bytes, out.data, ref.data, out_bytes);
     if (!compare_ok(&c, out_bytes)) abort();
     /* One byte short must be refused with nothing written. */
     if (out_bytes > 0) {
         memset(out.data, 0x5A, out_bytes);
-        if (dmls_execute(op, in.data, in_bytes, out.data + 1, out_bytes - 1) == DMLS_OK) abort();
+        if (dmls_execute(op, in.data, in_bytes, out.data, out_bytes - 1) == DMLS_OK) abort();
         for (uint64_t i = 0; i < out_bytes; i++)
             if (out.data[i] != 0x5A) abort();
     }

@@ -47,8 +47,10 @@ static const support_row slice1_rows[] = {
     {DML_FEATURE_LEVEL_3_0, 1, 8, TYPES_8},
     {DML_FEATURE_LEVEL_4_1, 1, 8, TYPES_8_64},
 };
+/* 3_1 raised SLICE_GRAD's dimension limit from 4 to 8 (docs/spec.md
+ * section 2, recorded decisions). */
 static const support_row grad_rows[] = {
-    {DML_FEATURE_LEVEL_3_0, 4, 5, TYPES_8},
+    {DML_FEATURE_LEVEL_3_0, 1, 4, TYPES_8},
     {DML_FEATURE_LEVEL_3_1, 1, 8, TYPES_8},
     {DML_FEATURE_LEVEL_4_1, 1, 8, TYPES_8_64},
 };

@@ -23,11 +23,11 @@ dmls_status dmls_execute_begin(const char *who, const dmls_operator *op, const v
               (unsigned long long)output_bytes, (unsigned long long)n->out_bytes);
     uintptr_t in = (uintptr_t)input, out = (uintptr_t)output;
     RETURN_IF(n->in_align > 1 && in % n->in_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: input address %p is not a multiple of GuaranteedBaseOffsetAlignment %llu", name,
-              input, (unsigned long long)n->in_align);
+              "%s: input address %p is not a multiple of %llu (%s)", name, input,
+              (unsigned long long)n->in_align, n->in_align_why);
     RETURN_IF(n->out_align > 1 && out % n->out_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: output address %p is not a multiple of GuaranteedBaseOffsetAlignment %llu", name,
-              output, (unsigned long long)n->out_align);
+              "%s: output address %p is not a multiple of %llu (%s)", name, output,
+              (unsigned long long)n->out_align, n->out_align_why);
     /* The tensors' byte ranges, [base, base + needed): distinct buffers, or
      * disjoint parts of one, are fine; any shared byte is not. */
     bool overlap = n->in_bytes > 0 && n->out_bytes > 0 && in < out + n->out_bytes && out < in + n->in_bytes;

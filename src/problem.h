@@ -38,7 +38,8 @@ typedef struct dmls_problem {
 /* What a binding must offer (docs/spec.md section 2, R-X-*). */
 typedef struct dmls_buffer_needs {
     uint64_t in_bytes, out_bytes; /* R-X-BOUNDS minimums, also the ranges for R-X-OVERLAP */
-    uint64_t in_align, out_align; /* R-X-ALIGN; 0 = no promise */
+    uint64_t in_align, out_align; /* R-X-ALIGN: the multiple a bound address must be; 0 = any */
+    const char *in_align_why, *out_align_why; /* where that multiple comes from, for messages */
 } dmls_buffer_needs;
 
 #endif

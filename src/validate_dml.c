@@ -51,6 +51,16 @@ static dmls_status check_tensor(const char *op, const char *role, bool is_output
               op, role, align, esize_bytes);
     uint64_t minimum;
     RETURN_IF_ERROR(dmls_dml_implied_size(op, role, b->DataType, n, b->Sizes, b->Strides, &minimum));
+    if (b->Strides != NULL) {
+        /* DirectML sizes a strided tensor by its extent, in 32 bits. Each
+         * term is below 2^64 and the sum stops as soon as it passes 2^32-1. */
+        uint64_t extent = 1;
+        UINT i = 0;
+        for (; i < n && extent <= UINT32_MAX; i++) extent += (uint64_t)(b->Sizes[i] - 1) * b->Strides[i];
+        RETURN_IF(extent > UINT32_MAX, DMLS_ERROR_OVERFLOW, "R-T-ELEMS",
+                  "%s: %s spans more than 2^32-1 elements: its strided extent dot(Sizes - 1, Strides) + 1 is %s%" PRIu64,
+                  op, role, i < n ? "at least " : "", extent);
+    }
     RETURN_IF(b->TotalTensorSizeInBytes < minimum, DMLS_ERROR_INVALID_ARGUMENT, "R-T-TOTAL",
               "%s: %s.TotalTensorSizeInBytes = %" PRIu64 " is below the minimum implied size %" PRIu64, op, role,
               (uint64_t)b->TotalTensorSizeInBytes, minimum);
@@ -111,14 +121,30 @@ static dmls_status check_common(const dml_common *c, DML_FEATURE_LEVEL level, dm
     return DMLS_OK;
 }
 
+/* R-X-ALIGN: DirectML binds a buffer only at a multiple of its minimum
+ * buffer tensor alignment, or of the tensor's promise when that is more. */
+static uint64_t binding_align(const DML_BUFFER_TENSOR_DESC *b, const char **why, const char *promise) {
+    if (b->GuaranteedBaseOffsetAlignment > DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) {
+        *why = promise;
+        return b->GuaranteedBaseOffsetAlignment;
+    }
+    *why = "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, DirectML's minimum buffer binding alignment";
+    return DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+}
+
 /* A DirectML buffer must hold TotalTensorSizeInBytes, whatever the tensor
- * itself reaches (R-X-BOUNDS). */
-static void needs_of(const DML_BUFFER_TENSOR_DESC *in, const DML_BUFFER_TENSOR_DESC *out,
+ * itself reaches (R-X-BOUNDS), and that whole range is the tensor's for
+ * R-X-OVERLAP. */
+static void needs_of(bool grad, const DML_BUFFER_TENSOR_DESC *in, const DML_BUFFER_TENSOR_DESC *out,
                      dmls_buffer_needs *needs) {
     needs->in_bytes = in->TotalTensorSizeInBytes;
     needs->out_bytes = out->TotalTensorSizeInBytes;
-    needs->in_align = in->GuaranteedBaseOffsetAlignment;
-    needs->out_align = out->GuaranteedBaseOffsetAlignment;
+    needs->in_align = binding_align(in, &needs->in_align_why,
+                                    grad ? "InputGradientTensor's GuaranteedBaseOffsetAlignment"
+                                         : "InputTensor's GuaranteedBaseOffsetAlignment");
+    needs->out_align = binding_align(out, &needs->out_align_why,
+                                     grad ? "OutputGradientTensor's GuaranteedBaseOffsetAlignment"
+                                          : "OutputTensor's GuaranteedBaseOffsetAlignment");
 }
 
 static dmls_status validate_slice(const DML_SLICE_OPERATOR_DESC *d, DML_FEATURE_LEVEL level, dmls_problem *p,
@@ -149,7 +175,7 @@ static dmls_status validate_slice(const DML_SLICE_OPERATOR_DESC *d, DML_FEATURE_
         p->step[i] = (int64_t)stride;
     }
     p->kind = DMLS_KIND_SLICE;
-    needs_of(in, out, needs);
+    needs_of(false, in, out, needs);
     return DMLS_OK;
 }
 
@@ -182,7 +208,7 @@ static dmls_status validate_window(const char *name, bool grad, const DML_TENSOR
     RETURN_IF_ERROR(dmls_check_window(&nm, (int32_t)n, off, size, stride, windowed->shape, walked->shape, false,
                                       p->start, p->step));
     p->kind = grad ? DMLS_KIND_GRAD : DMLS_KIND_SLICE;
-    needs_of(in, out, needs);
+    needs_of(grad, in, out, needs);
     return DMLS_OK;
 }
 

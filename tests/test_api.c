@@ -287,7 +287,7 @@ static void test_names(void) {
 /* A NULL operator, a NULL output and a misaligned output, on each executor;
  * nothing is written on any of these failures. */
 static void test_execute_errors(void) {
-    float in[16] = {0}, out[4] = {-1, -1, -1, -1};
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float in[16] = {0}, out[4] = {-1, -1, -1, -1};
     CHECK_STATUS(dmls_execute(NULL, in, sizeof in, out, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strcmp(dmls_last_error(), "execute: operator is NULL") == 0, "message: %s", dmls_last_error());
     CHECK_STATUS(dmls_execute_reference(NULL, in, sizeof in, out, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
@@ -295,7 +295,7 @@ static void test_execute_errors(void) {
 
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);
-    f.out_buf.GuaranteedBaseOffsetAlignment = 8;
+    f.out_buf.GuaranteedBaseOffsetAlignment = 32; /* above DirectML's minimum of 16 */
     dmls_operator *op = NULL;
     CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
     if (!op) return;
@@ -303,23 +303,23 @@ static void test_execute_errors(void) {
     CHECK_MESSAGE("R-OP-NULL", "SLICE1: output buffer is NULL but the output tensor needs 16 bytes");
     CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, NULL, sizeof out), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "output buffer is NULL");
-    _Alignas(16) float wide[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 1, 16), DMLS_ERROR_MISALIGNED);
-    CHECK_MESSAGE("R-X-ALIGN", "SLICE1: output address", "GuaranteedBaseOffsetAlignment 8");
-    CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, wide + 1, 16), DMLS_ERROR_MISALIGNED);
+    _Alignas(32) float wide[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 4, 16), DMLS_ERROR_MISALIGNED); /* 16-aligned, not 32 */
+    CHECK_MESSAGE("R-X-ALIGN", "SLICE1: output address", "multiple of 32", "OutputTensor's GuaranteedBaseOffsetAlignment");
+    CHECK_STATUS(dmls_execute_reference(op, in, sizeof in, wide + 4, 16), DMLS_ERROR_MISALIGNED);
     CHECK_MESSAGE("R-X-ALIGN", "output address");
-    CHECK(out[0] == -1 && wide[1] == -1 && wide[4] == -1, "a failed execute wrote its output");
+    CHECK(out[0] == -1 && wide[4] == -1 && wide[7] == -1, "a failed execute wrote its output");
     for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
-    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 2, 16), DMLS_OK); /* 8-byte aligned is enough */
-    CHECK(wide[2] == 2 && wide[3] == 4 && wide[4] == 10 && wide[5] == 12 && wide[1] == -1 && wide[6] == -1,
-          "aligned output: %g %g %g %g", wide[2], wide[3], wide[4], wide[5]);
+    CHECK_STATUS(dmls_execute(op, in, sizeof in, wide + 8, 16), DMLS_OK); /* 32-byte aligned is enough */
+    CHECK(wide[8] == 2 && wide[9] == 4 && wide[10] == 10 && wide[11] == 12 && wide[7] == -1 && wide[12] == -1,
+          "aligned output: %g %g %g %g", wide[8], wide[9], wide[10], wide[11]);
     dmls_destroy(op);
 }
 
 /* The one-shot calls return create's error, or execute's, and write nothing
  * then; on success they give the worked example's values. */
 static void test_one_shot(void) {
-    float in[16], out[4] = {-1, -1, -1, -1};
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float in[16], out[4] = {-1, -1, -1, -1};
     for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);

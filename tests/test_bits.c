@@ -33,7 +33,7 @@ int main(void) {
     DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
     DML_SLICE_OPERATOR_DESC s = {&it, &ot, 4, offs, osz, strides};
     DML_OPERATOR_DESC op = {DML_OPERATOR_SLICE, &s};
-    uint32_t out[3];
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) uint32_t out[3];
     (void)ones;
     CHECK_STATUS(dmls_slice_dml(&op, DML_FEATURE_LEVEL_1_0, f, sizeof f, out, sizeof out), DMLS_OK);
     CHECK(out[0] == f[1] && out[1] == f[3] && out[2] == f[5], "SLICE changed bits: %08x %08x %08x", out[0], out[1],

@@ -1,9 +1,11 @@
 /* The CUDA backend's host-side contract, on any machine that builds it: the
  * argument checks, the binding checks (R-X-*) made before the device is
- * asked for (so a bad call fails the same way with or without a GPU), and
+ * asked for, on the native and the DirectML path (so a bad call fails the
+ * same way with or without a GPU, and as dmls_execute fails it), and
  * the device queries: DMLS_ERROR_NO_DEVICE with the runtime's reason where
  * there is no GPU, names and versions where there is. Nothing is launched:
  * the GPU paths are tests/cuda's. */
+#include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_cuda.h"
 #include "test.h"
 
@@ -29,6 +31,27 @@ int main(void) {
         CHECK_MESSAGE("R-X-OVERLAP", "slice: output bytes");
         CHECK_STATUS(dmls_execute_cuda(op, buf, 64, NULL, 16, NULL), DMLS_ERROR_INVALID_ARGUMENT);
         CHECK_MESSAGE("R-OP-NULL", "slice: output buffer is NULL");
+        dmls_destroy(op);
+    }
+
+    /* The DirectML path binds under DirectML's rules here too: a base that
+     * is not a multiple of 16 is refused before any device is asked for. */
+    const UINT isz[1] = {16}, osz[1] = {4}, woff[1] = {1}, wsize[1] = {8};
+    const INT wstride[1] = {2};
+    DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 1, isz, NULL, 64, 0};
+    DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 1, osz, NULL, 16, 0};
+    DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
+    DML_SLICE1_OPERATOR_DESC s1 = {&it, &ot, 1, woff, wsize, wstride};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE1, &s1};
+    CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_6_4, &op), DMLS_OK);
+    if (op) {
+        _Alignas(64) unsigned char buf[256];
+        CHECK_STATUS(dmls_execute_cuda(op, buf + 4, 64, buf + 128, 16, NULL), DMLS_ERROR_MISALIGNED);
+        CHECK_MESSAGE("R-X-ALIGN", "SLICE1: input address", "multiple of 16", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT");
+        CHECK_STATUS(dmls_execute_cuda(op, buf, 64, buf + 136, 16, NULL), DMLS_ERROR_MISALIGNED);
+        CHECK_MESSAGE("R-X-ALIGN", "SLICE1: output address", "multiple of 16");
+        CHECK_STATUS(dmls_execute_cuda(op, buf, 64, buf + 48, 16, NULL), DMLS_ERROR_OVERLAP);
+        CHECK_MESSAGE("R-X-OVERLAP", "SLICE1");
         dmls_destroy(op);
     }
 

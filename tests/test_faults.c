@@ -102,8 +102,8 @@ static dmls_status context_attempt(void) {
 }
 
 static int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, step[2] = {2, 2};
-static const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-static float output[4];
+static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float output[4];
 
 static dmls_status native_attempt(void) {
     dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};

@@ -40,8 +40,10 @@ static bool expected(DML_OPERATOR_TYPE op, unsigned lv, unsigned rank, int type)
         return false;
     }
     if (lv >= 0x4100) return in_list(type, all_types);
+    /* SLICE_GRAD: 3_1 raised its rank limit from 4 to 8 (docs/spec.md
+     * section 2, recorded decisions). */
     if (lv >= 0x3100) return in_list(type, eight_types);
-    if (lv >= 0x3000) return r45 && in_list(type, eight_types);
+    if (lv >= 0x3000) return rank <= 4 && in_list(type, eight_types);
     return false;
 }
 

@@ -52,6 +52,13 @@ static void test_op_rank(void) {
     fixture_rank(&f, 3);
     expect(&f, DML_FEATURE_LEVEL_2_1, DMLS_ERROR_UNSUPPORTED);
     CHECK_MESSAGE("R-OP-RANK", "SLICE1", "DimensionCount = 3", "2_1", "4 to 5");
+    fixture_init(&f, DML_OPERATOR_SLICE_GRAD); /* 3_0 takes ranks 1 to 4, 3_1 up to 8 */
+    fixture_rank(&f, 5);
+    f.in_sizes[4] = f.out_sizes[4] = 1, f.offsets[4] = 0, f.sizes[4] = 1, f.strides[4] = 1;
+    fixture_sizes(&f);
+    expect(&f, DML_FEATURE_LEVEL_3_0, DMLS_ERROR_UNSUPPORTED);
+    CHECK_MESSAGE("R-OP-RANK", "SLICE_GRAD", "DimensionCount = 5", "3_0", "1 to 4");
+    expect(&f, DML_FEATURE_LEVEL_3_1, DMLS_OK);
     fixture_init(&f, DML_OPERATOR_SLICE);
     fixture_rank(&f, 9);
     expect(&f, FL41, DMLS_ERROR_UNSUPPORTED);
@@ -157,6 +164,12 @@ static void test_win_stride(void) {
     f.strides[3] = 0;
     expect(&f, FL41, DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-WIN-STRIDE", "InputWindowStrides[3] = 0");
+    /* The same for SLICE_GRAD, whose page reads as if it allowed them
+     * (docs/spec.md section 2, recorded decisions). */
+    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
+    f.strides[2] = 0;
+    expect(&f, FL41, DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-WIN-STRIDE", "SLICE_GRAD", "InputWindowStrides[2] = 0");
 }
 
 /* R-WIN-COUNT: |stride| is meant; a short output is fine. */
@@ -234,6 +247,34 @@ static void test_t_elems(void) {
     fixture_rank(&f, 1);
     f.in_sizes[0] = 4294967295u;
     f.offsets[0] = 0, f.sizes[0] = 4, f.strides[0] = 1, f.out_sizes[0] = 4;
+    fixture_sizes(&f);
+    expect(&f, FL41, DMLS_OK);
+    /* A strided tensor's extent, dot(Sizes - 1, Strides) + 1, is bounded
+     * too: 2 elements 2^32-1 apart span 2^32 element slots. */
+    for (int k = 0; k < 2; k++) {
+        const bool output = k == 1;
+        fixture_init(&f, DML_OPERATOR_SLICE1);
+        fixture_rank(&f, 1);
+        f.in_sizes[0] = 2, f.out_sizes[0] = 2;
+        f.offsets[0] = 0, f.sizes[0] = 2, f.strides[0] = 1;
+        UINT *st = output ? f.out_strides : f.in_strides;
+        st[0] = 4294967295u;
+        if (output) f.out_buf.Strides = st;
+        else f.in_buf.Strides = st;
+        fixture_sizes(&f);
+        expect(&f, FL41, DMLS_ERROR_OVERFLOW);
+        CHECK_MESSAGE("R-T-ELEMS", output ? "OutputTensor" : "InputTensor", "4294967296", "2^32-1");
+        st[0] = 4294967294u; /* exactly 2^32-1 slots */
+        fixture_sizes(&f);
+        expect(&f, FL41, DMLS_OK);
+    }
+    /* Broadcast (zero) strides span one slot, whatever the count. */
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    fixture_rank(&f, 2);
+    f.in_sizes[0] = 65536, f.in_sizes[1] = 65535, f.in_strides[0] = f.in_strides[1] = 0;
+    f.in_buf.Strides = f.in_strides;
+    f.out_sizes[0] = f.out_sizes[1] = 1;
+    f.offsets[0] = f.offsets[1] = 0, f.sizes[0] = f.sizes[1] = 1, f.strides[0] = f.strides[1] = 1;
     fixture_sizes(&f);
     expect(&f, FL41, DMLS_OK);
 }
@@ -359,6 +400,177 @@ static void test_execute_binding(void) {
     dmls_destroy(op);
 }
 
+/* R-X-ALIGN on the DirectML path: every bound address is a multiple of
+ * max(16, GuaranteedBaseOffsetAlignment), promised or not; the native path
+ * checks no alignment of its own. */
+static void test_x_align(void) {
+    _Alignas(64) unsigned char in[64 + 128], out[16 + 128];
+    for (int i = 0; i < 16; i++) memcpy(in + 4 * i, &(float){(float)(i + 1)}, 4);
+    memcpy(in + 64, in, 64);
+    fixture f;
+    fixture_init(&f, DML_OPERATOR_SLICE1); /* no GuaranteedBaseOffsetAlignment */
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op) {
+        for (int shift = 4; shift < 16; shift += 4) { /* FLOAT32-aligned, not 16-aligned */
+            memset(out, 0xAB, sizeof out);
+            CHECK_STATUS(dmls_execute(op, in + shift, 64, out, 16), DMLS_ERROR_MISALIGNED);
+            CHECK_MESSAGE("R-X-ALIGN", "SLICE1: input address", "multiple of 16",
+                          "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT");
+            CHECK_STATUS(dmls_execute(op, in, 64, out + shift, 16), DMLS_ERROR_MISALIGNED);
+            CHECK_MESSAGE("R-X-ALIGN", "SLICE1: output address", "multiple of 16",
+                          "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT");
+            CHECK(out[0] == 0xAB && out[shift] == 0xAB && out[shift + 15] == 0xAB,
+                  "a misaligned execute wrote its output");
+            CHECK_STATUS(dmls_execute_on(op, NULL, in + shift, 64, out, 16), DMLS_ERROR_MISALIGNED);
+            CHECK_STATUS(dmls_execute_reference(op, in + shift, 64, out, 16), DMLS_ERROR_MISALIGNED);
+        }
+        CHECK_STATUS(dmls_execute(op, in + 16, 64, out + 16, 16), DMLS_OK); /* 16 is enough */
+        dmls_destroy(op);
+    }
+    /* A promise above 16 raises the multiple, and the message says why. */
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    f.out_buf.GuaranteedBaseOffsetAlignment = 64;
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op) {
+        CHECK_STATUS(dmls_execute(op, in + 16, 64, out + 16, 16), DMLS_ERROR_MISALIGNED);
+        CHECK_MESSAGE("R-X-ALIGN", "output address", "multiple of 64", "OutputTensor's GuaranteedBaseOffsetAlignment");
+        CHECK_STATUS(dmls_execute(op, in + 16, 64, out, 16), DMLS_OK);
+        dmls_destroy(op);
+    }
+    /* A promise below 16 does not lower it. */
+    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
+    f.in_buf.GuaranteedBaseOffsetAlignment = 4;
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op) {
+        CHECK_STATUS(dmls_execute(op, in + 4, 16, out, 64), DMLS_ERROR_MISALIGNED);
+        CHECK_MESSAGE("R-X-ALIGN", "SLICE_GRAD: input address", "multiple of 16", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT");
+        dmls_destroy(op);
+    }
+    /* The one-shot call binds the same way. */
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    CHECK_STATUS(dmls_slice_dml(&f.op, FL41, in + 8, 64, out, 16), DMLS_ERROR_MISALIGNED);
+    CHECK_MESSAGE("R-X-ALIGN", "multiple of 16");
+    /* The native path: element alignment is all it asks. */
+    int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, stride[2] = {2, 2};
+    dmls_tensor nin = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, nout = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, stride};
+    CHECK_STATUS(dmls_create(&nin, &nout, &w, &op), DMLS_OK);
+    if (op) {
+        memmove(in + 4, in, 64);
+        CHECK_STATUS(dmls_execute(op, in + 4, 64, out + 4, 16), DMLS_OK);
+        float got[4];
+        memcpy(got, out + 4, sizeof got);
+        CHECK(got[0] == 2 && got[1] == 4 && got[2] == 10 && got[3] == 12, "native slice at 4-byte-aligned bases");
+        dmls_destroy(op);
+    }
+}
+
+/* R-X-OVERLAP on the DirectML path: each tensor holds
+ * [base, base + TotalTensorSizeInBytes), padding included, and identical
+ * ranges overlap too. */
+static void test_x_overlap(void) {
+    _Alignas(64) float buf[128];
+    for (int i = 0; i < 128; i++) buf[i] = (float)i;
+    float before[128];
+    memcpy(before, buf, sizeof buf);
+    fixture f;
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    f.in_buf.TotalTensorSizeInBytes = 128; /* 64 bytes of elements, 64 of padding */
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op) {
+        /* The output starts in the input's padding: no element is shared, the range is. */
+        CHECK_STATUS(dmls_execute(op, buf, 128, buf + 16, 16), DMLS_ERROR_OVERLAP);
+        CHECK_MESSAGE("R-X-OVERLAP", "SLICE1", "+128", "+16");
+        /* The output just before the input, ending where it starts: fine. */
+        CHECK_STATUS(dmls_execute(op, buf + 4, 128, buf, 16), DMLS_OK);
+        memcpy(buf, before, sizeof buf);
+        CHECK_STATUS(dmls_execute(op, buf, 128, buf + 32, 16), DMLS_OK);
+        memcpy(buf, before, sizeof buf);
+        dmls_destroy(op);
+    }
+    /* Both tensors bound at one base: identical ranges. */
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    f.out_buf.Strides = f.out_strides;
+    f.out_strides[0] = f.out_strides[1] = 16, f.out_strides[2] = 4, f.out_strides[3] = 1; /* 2x2 in a 4x4 */
+    fixture_sizes(&f);
+    f.out_buf.TotalTensorSizeInBytes = 64; /* the same bytes as the input */
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op) {
+        CHECK_STATUS(dmls_execute(op, buf, 64, buf, 64), DMLS_ERROR_OVERLAP);
+        CHECK_MESSAGE("R-X-OVERLAP", "overlap");
+        dmls_destroy(op);
+    }
+    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
+    CHECK_STATUS(dmls_slice_dml(&f.op, FL41, buf, 64, buf, 64), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-X-OVERLAP", "SLICE_GRAD");
+    CHECK(memcmp(before, buf, sizeof buf) == 0, "a failed execute wrote to its buffers");
+    /* The native path compares the bytes the views span: a padded input
+     * buffer's tail is not the input's. */
+    int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, stride[2] = {2, 2};
+    dmls_tensor nin = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, nout = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, stride};
+    CHECK_STATUS(dmls_create(&nin, &nout, &w, &op), DMLS_OK);
+    if (op) {
+        CHECK_STATUS(dmls_execute(op, buf, 128, buf + 16, 16), DMLS_OK);
+        CHECK_STATUS(dmls_execute(op, buf, 64, buf + 15, 16), DMLS_ERROR_OVERLAP);
+        dmls_destroy(op);
+    }
+}
+
+/* Recorded decisions (docs/spec.md section 2): output padding is never
+ * written, and OWNED_BY_DML on an input changes nothing (R-T-FLAGS). */
+static void test_output_padding(void) {
+    enum { SENTINEL = 0x5A };
+    const DML_OPERATOR_TYPE types[3] = {DML_OPERATOR_SLICE, DML_OPERATOR_SLICE1, DML_OPERATOR_SLICE_GRAD};
+    const char *const names[3] = {"SLICE", "SLICE1", "SLICE_GRAD"};
+    for (int t = 0; t < 3; t++) {
+        fixture f;
+        fixture_init(&f, types[t]);
+        /* The output in a padded layout: rows of 8 elements (SLICE_GRAD's
+         * 4x4, the others' 2x2), and 32 more bytes past the last row. */
+        const bool grad = types[t] == DML_OPERATOR_SLICE_GRAD;
+        const UINT rows = f.out_sizes[2], cols = f.out_sizes[3];
+        f.out_strides[3] = 1, f.out_strides[2] = 8, f.out_strides[1] = f.out_strides[0] = 8 * rows;
+        f.out_buf.Strides = f.out_strides;
+        fixture_sizes(&f);
+        f.out_buf.TotalTensorSizeInBytes += 32;
+        const uint64_t out_bytes = f.out_buf.TotalTensorSizeInBytes;
+        _Alignas(64) float in[16];
+        _Alignas(64) unsigned char out[4 * 8 * 4 + 64];
+        for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
+        for (int owned = 0; owned < 2; owned++) {
+            f.in_buf.Flags = owned ? DML_TENSOR_FLAG_OWNED_BY_DML : DML_TENSOR_FLAG_NONE;
+            dmls_operator *op = NULL;
+            CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+            if (!op) continue;
+            for (int run = 0; run < 3; run++) {
+                memset(out, SENTINEL, sizeof out);
+                dmls_status s = run == 0   ? dmls_execute(op, in, sizeof in, out, out_bytes)
+                                : run == 1 ? dmls_execute_reference(op, in, sizeof in, out, out_bytes)
+                                           : dmls_slice_dml(&f.op, FL41, in, sizeof in, out, out_bytes);
+                CHECK_STATUS(s, DMLS_OK);
+                for (uint64_t b = 0; b < sizeof out; b++) {
+                    const uint64_t e = b / 4, r = e / 8, c = e % 8;
+                    const bool element = b < out_bytes && r < rows && c < cols;
+                    if (element) continue;
+                    if (out[b] != SENTINEL) {
+                        CHECK(false, "%s (run %d, owned %d): padding byte %llu was written (0x%02x)",
+                              names[t],
+                              run, owned, (unsigned long long)b, out[b]);
+                        break;
+                    }
+                }
+                float first;
+                memcpy(&first, out, 4);
+                CHECK(first == (grad ? 0.0f : t == 0 ? 5.0f : 2.0f), "first element %g", first);
+            }
+            dmls_destroy(op);
+        }
+    }
+}
+
 /* docs/spec.md sections 1 and 4: operator types and feature levels that do not exist. */
 static void test_unknown_enums(void) {
     fixture f;
@@ -467,6 +679,9 @@ int main(void) {
     test_t_flags();
     test_t_outlayout();
     test_execute_binding();
+    test_x_align();
+    test_x_overlap();
+    test_output_padding();
     test_unknown_enums();
     test_native_rules();
     TEST_MAIN_END();

@@ -21,7 +21,7 @@ static void test_dml_path(void) {
         const dmls_worked_example *s = &dmls_worked_examples[k];
         fixture f;
         set_example(&f, s, s->type);
-        float out[8], ref[8];
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float out[8], ref[8];
         memset(out, 0xA5, sizeof out);
         memset(ref, 0xA5, sizeof ref);
         const size_t n = count_of(s->out_sizes);
@@ -71,20 +71,21 @@ static void test_grad_of_slice1(void) {
         for (int i = 0; i < 16; i++)
             for (int j = 0; j < 4; j++)
                 if (s->expected[j] == dmls_worked_input[i]) expected[i] = dmls_worked_input[i];
-        float out[16], ref[16];
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float out[16], ref[16], grad[4];
+        memcpy(grad, s->expected, sizeof grad); /* bound where DirectML would bind it (R-X-ALIGN) */
         for (int m = 0; m < 16; m++) out[m] = ref[m] = -99.0f; /* the zeros must be written */
-        CHECK_STATUS(dmls_slice_dml(&f.op, DML_FEATURE_LEVEL_3_0, s->expected, 16, out, sizeof out), DMLS_OK);
+        CHECK_STATUS(dmls_slice_dml(&f.op, DML_FEATURE_LEVEL_3_0, grad, 16, out, sizeof out), DMLS_OK);
         CHECK(memcmp(out, expected, sizeof out) == 0, "%s: SLICE_GRAD output differs", s->name);
         dmls_operator *op = NULL;
         CHECK_STATUS(dmls_create_dml(&f.op, DML_FEATURE_LEVEL_3_1, &op), DMLS_OK);
         if (!op) continue;
-        CHECK_STATUS(dmls_execute_reference(op, s->expected, 16, ref, sizeof ref), DMLS_OK);
+        CHECK_STATUS(dmls_execute_reference(op, grad, 16, ref, sizeof ref), DMLS_OK);
         CHECK(memcmp(ref, expected, sizeof ref) == 0, "%s: SLICE_GRAD reference differs", s->name);
         dmls_destroy(op);
         /* Round trip: SLICE1 of the gradient gives the input gradient back. */
         fixture g;
         set_example(&g, s, DML_OPERATOR_SLICE1);
-        float back[4];
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float back[4];
         CHECK_STATUS(dmls_slice_dml(&g.op, DML_FEATURE_LEVEL_2_1, out, sizeof out, back, sizeof back), DMLS_OK);
         CHECK(memcmp(back, s->expected, sizeof back) == 0, "%s: SLICE1(SLICE_GRAD(x)) != x", s->name);
     }

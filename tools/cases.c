@@ -133,6 +133,48 @@ static int read_case(reader *r, bench_case *c) {
     return 0;
 }
 
+int bench_parse_cases(const char *text, const char *origin, bench_case **cases, int *count, char *err,
+                      size_t err_size) {
+    reader r = {text, text, origin, err, err_size};
+    bench_case *list = NULL;
+    int n = 0;
+    if (expect(&r, '[')) goto fail;
+    skip_ws(&r);
+    while (*r.p != ']') {
+        bench_case *grown = realloc(list, (size_t)(n + 1) * sizeof *list);
+        if (!grown) {
+            fail(&r, "out of memory");
+            goto fail;
+        }
+        list = grown;
+        if (read_case(&r, &list[n])) goto fail;
+        n++;
+        skip_ws(&r);
+        if (*r.p == ',') r.p++;
+        else if (*r.p != ']') {
+            fail(&r, "expected ',' or ']'");
+            goto fail;
+        }
+        skip_ws(&r);
+    }
+    r.p++;
+    skip_ws(&r);
+    if (*r.p != '\0') {
+        fail(&r, "text after the list of cases");
+        goto fail;
+    }
+    if (n == 0) {
+        fail(&r, "no cases");
+        goto fail;
+    }
+    *cases = list;
+    *count = n;
+    return 0;
+fail:
+    free(list);
+    return -1;
+}
+
 int bench_read_cases(const char *path, bench_case **cases, int *count, char *err, size_t err_size) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -144,11 +186,11 @@ int bench_read_cases(const char *path, bench_case **cases, int *count, char *err
     for (;;) {
         if (len + 4096 + 1 > cap) {
             cap = cap ? 2 * cap : 16384;
-            char *t = realloc(text, cap);
+            char *t = cap <= (1u << 26) ? realloc(text, cap) : NULL; /* a case list is kilobytes */
             if (!t) {
                 free(text);
                 fclose(f);
-                snprintf(err, err_size, "%s: out of memory", path);
+                snprintf(err, err_size, "%s: too large or out of memory", path);
                 return -1;
             }
             text = t;
@@ -165,37 +207,49 @@ int bench_read_cases(const char *path, bench_case **cases, int *count, char *err
         return -1;
     }
     text[len] = '\0';
-
-    reader r = {text, text, path, err, err_size};
-    bench_case *list = NULL;
-    int n = 0, rc = -1;
-    if (expect(&r, '[')) goto done;
-    skip_ws(&r);
-    while (*r.p != ']') {
-        bench_case *grown = realloc(list, (size_t)(n + 1) * sizeof *list);
-        if (!grown) {
-            fail(&r, "out of memory");
-            goto done;
-        }
-        list = grown;
-        if (read_case(&r, &list[n])) goto done;
-        n++;
-        skip_ws(&r);
-        if (*r.p == ',') r.p++;
-        else if (*r.p != ']') {
-            fail(&r, "expected ',' or ']'");
-            goto done;
-        }
-        skip_ws(&r);
+    if (strlen(text) != len) {
+        free(text);
+        snprintf(err, err_size, "%s: a NUL byte in the text", path);
+        return -1;
     }
-    rc = 0;
-    *cases = list;
-    *count = n;
-    list = NULL;
-done:
-    free(list);
+    const int rc = bench_parse_cases(text, path, cases, count, err, err_size);
     free(text);
     return rc;
+}
+
+uint64_t bench_case_bytes(const bench_case *c, uint64_t *in_bytes, uint64_t *out_bytes) {
+    dmls_operator *op = NULL;
+    *in_bytes = *out_bytes = 0;
+    if (bench_create(c, &op) != DMLS_OK) return 0;
+    *in_bytes = dmls_input_bytes(op);
+    *out_bytes = dmls_output_bytes(op);
+    dmls_destroy(op);
+    return *in_bytes + 2 * *out_bytes;
+}
+
+void bench_case_shrink(bench_case *c, uint64_t max_input_bytes) {
+    for (;;) {
+        uint64_t elems = (uint64_t)dmls_dtype_size(c->dtype);
+        int widest = 0;
+        for (int i = 0; i < c->ndim; i++) {
+            elems *= (uint64_t)c->input_shape[i];
+            if (c->input_shape[i] > c->input_shape[widest]) widest = i;
+        }
+        if (elems <= max_input_bytes || c->ndim == 0 || c->input_shape[widest] < 2) return;
+        /* Halve the widest axis; the window keeps its place and stride and
+         * the output keeps every element the window holds, as in the
+         * canonical cases. */
+        const int i = widest;
+        const int64_t dim = (c->input_shape[i] + 1) / 2, stride = c->window_strides[i];
+        int64_t off = c->window_offsets[i] / 2, size = (c->window_sizes[i] + 1) / 2;
+        if (off >= dim) off = dim - 1;
+        if (size > dim - off) size = dim - off;
+        if (size < 1) size = 1;
+        c->input_shape[i] = dim;
+        c->window_offsets[i] = off;
+        c->window_sizes[i] = size;
+        c->output_sizes[i] = 1 + (size - 1) / (stride < 0 ? -stride : stride);
+    }
 }
 
 dmls_status bench_create(const bench_case *c, dmls_operator **op) {

@@ -1,532 +1,206 @@
-/* dmlslice bench: the canonical cases of bench/cases.json on random data,
- * each beside a plain copy of the same bytes by the same number of threads,
- * measured in the same run and interleaved (copy, case, copy, case, ...) so
- * both see the same machine state; then the four worked examples of
- * DirectML's docs as tiny planned operators, in ns per execute.
- *
- * A host-timed device is one table entry (alloc, fill, execute, copy,
- * timer). CUDA is not one: a host clock around an asynchronous launch times
- * the enqueue, not the kernel, so --device cuda hands each case to
- * bench/cuda_bench.c, which times kernel and copy with CUDA events. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+/* dmlslice bench: the canonical cases (bench/cases.json, built in) on
+ * random data, each beside a copy of the same bytes timed in the same run,
+ * every output checked against the reference executor. The timing itself
+ * is in bench_cpu.c and bench_cuda.c, the table and JSON in bench_report.c. */
 #include <errno.h>
-#include <limits.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cases.h"
-#include "cpu/pool.h" /* the pool, for the copy baseline */
+#include "args.h"
+#include "bench.h"
 #include "commands.h"
-#include "dmlslice/dmlslice.h"
-#ifdef DMLS_HAVE_CUDA
-#include "cuda_bench.h"
-#include "dmlslice/dmlslice_cuda.h"
-#endif
+#include "options.h"
 
-/* ------------------------------------------------------------ devices */
+/* --quick shrinks every case to at most this much input. */
+#define QUICK_INPUT_BYTES (4u << 20)
 
-typedef struct bench_device {
-    const char *name;
-    /* Prepares the device with `threads` threads (0 = the library's default). */
-    int (*open)(int threads);
-    void (*close)(void);
-    int (*threads)(void);
-    void *(*alloc)(uint64_t bytes);
-    void (*release)(void *p);
-    void (*fill)(void *p, uint64_t bytes, uint64_t seed); /* random, never all zeros */
-    dmls_status (*execute)(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out,
-                           uint64_t out_bytes);
-    void (*copy)(void *dst, const void *src, uint64_t bytes); /* the same threads as execute */
-    double (*now)(void);                                      /* seconds, after the device is idle */
-} bench_device;
-
-/* CPU: execute on a context; the copy is glibc's memcpy cut into one share
- * per thread, run on a second pool of the library's kind (src/cpu/pool.c), so
- * both sides wake, spin and wait for their threads the same way and the
- * baseline's bytes owe nothing to the library's kernels. */
-static dmls_context *cpu_ctx;
-static dmls_pool *copy_pool;
-static int cpu_nthreads;
-typedef struct copy_job {
-    unsigned char *dst;
-    const unsigned char *src;
-    uint64_t bytes;
-} copy_job;
-
-static void copy_share(void *arg, int i) {
-    const copy_job *job = arg;
-    uint64_t per = job->bytes / (uint64_t)cpu_nthreads / 64 * 64;
-    uint64_t from = per * (uint64_t)i, len = i == cpu_nthreads - 1 ? job->bytes - from : per;
-    memcpy(job->dst + from, job->src + from, len);
-}
-
-static int cpu_open(int threads) {
-    dmls_status s = dmls_context_create(threads, &cpu_ctx);
-    if (s != DMLS_OK) {
-        fprintf(stderr, "dmlslice bench: %s\n", dmls_last_error());
-        return -1;
-    }
-    cpu_nthreads = dmls_context_threads(cpu_ctx);
-    copy_pool = dmls_pool_create(cpu_nthreads);
-    if (!copy_pool) {
-        fprintf(stderr, "dmlslice bench: cannot start %d copy threads\n", cpu_nthreads);
-        dmls_context_destroy(cpu_ctx);
-        return -1;
-    }
-    return 0;
-}
-
-static void cpu_close(void) {
-    dmls_pool_destroy(copy_pool);
-    dmls_context_destroy(cpu_ctx);
-}
-
-static int cpu_threads(void) { return cpu_nthreads; }
-static void *cpu_alloc(uint64_t bytes) { return bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : malloc(1); }
-static void cpu_release(void *p) { free(p); }
-
-static void cpu_fill(void *p, uint64_t bytes, uint64_t seed) {
-    uint64_t x = seed | 1;
-    unsigned char *b = p;
-    for (uint64_t i = 0; i < bytes; i += 8) {
-        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-        uint64_t v = x * 0x2545F4914F6CDD1DULL;
-        memcpy(b + i, &v, bytes - i < 8 ? bytes - i : 8);
-    }
-}
-
-static dmls_status cpu_execute(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out,
-                               uint64_t out_bytes) {
-    return dmls_execute_on(op, cpu_ctx, in, in_bytes, out, out_bytes);
-}
-
-static void cpu_copy(void *dst, const void *src, uint64_t bytes) {
-    copy_job job = {dst, src, bytes};
-    dmls_pool_run(copy_pool, copy_share, &job, cpu_nthreads);
-}
-
-static double cpu_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static const bench_device devices[] = {
-    {"cpu", cpu_open, cpu_close, cpu_threads, cpu_alloc, cpu_release, cpu_fill, cpu_execute, cpu_copy, cpu_now},
+static const option_def bench_options[] = {
+    {"--device", NULL, "D", "cpu (default) or cuda (GPU 0; builds with the CUDA backend)"},
+    {"--threads", NULL, "N", "cpu: threads, 0 = $DMLSLICE_THREADS or every CPU (default 0)"},
+    {"--cases", NULL, "FILE", "a case list in bench/cases.json's format (default: the\ncanonical cases, built in)"},
+    {"--reps", NULL, "N", "timed repetitions per case, median reported (default 7 on\ncpu, 30 on cuda; 3 with --quick)"},
+    {"--quick", NULL, NULL, "a first look in seconds: each case shrunk to at most 4 MiB\nof input (halving its widest axes)"},
+    {"--json", NULL, "FILE", "also write the results as JSON"},
+    {NULL, NULL, NULL, NULL},
 };
 
-/* ------------------------------------------------------------ helpers */
+static void bench_memory_help(FILE *f);
 
-static int parse_int(const char *s, const char *what, int lo, int hi, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "dmlslice bench: %s '%s' is not an integer from %d to %d\n", what, s, lo, hi);
-        return -1;
+const command_def cmd_bench_def = {
+    "bench",
+    "[--device cpu|cuda] [--threads N] [--cases FILE] [--reps N] [--quick] [--json FILE]",
+    "Time each case on random data beside a copy of the same bytes timed in the\n"
+    "same run, and check every output against the reference executor (a wrong\n"
+    "output fails the run). GB/s counts 2 x output bytes (read + written).",
+    {{"options", bench_options, NULL}, {"", options_common, NULL}},
+    "  cpu   the copy is the library copying the output's bytes whole on the same\n"
+    "        threads; each side runs in batches of back-to-back calls (batch =\n"
+    "        calls per batch) after an untimed one; memcpy1 is a one-thread memcpy,\n"
+    "        for scale\n"
+    "  cuda  the slice and a device-to-device cudaMemcpyAsync timed by CUDA events;\n"
+    "        exit 1 with the reason when no GPU is usable, 2 in builds without\n"
+    "        the CUDA backend\n"
+    "  The developer benchmark (bench/devbench.c, not installed) adds the\n"
+    "  library-internal baselines and the CUDA launch comparisons.",
+    "dmlslice bench --quick",
+    cmd_bench,
+    bench_memory_help,
+};
+
+typedef struct bench_opts {
+    bool cuda, quick;
+    int threads, reps; /* reps 0: the device's default */
+    const char *cases_path, *json_path;
+} bench_opts;
+
+static bool int_option(const option_def *o, const char *value, int lo, int hi, int *out) {
+    int64_t v;
+    if (!args_int64(o->name, value, &v)) return false;
+    if (v < lo || v > hi) {
+        fprintf(stderr, "%s: %s %s is outside %d to %d\n", args_prog, o->name, value, lo, hi);
+        return false;
     }
     *out = (int)v;
-    return 0;
+    return true;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static const char usage[] =
-    "usage: dmlslice bench [--device cpu|cuda] [--threads N] [--cases FILE] [--reps N] [--json FILE]\n"
-    "\n"
-    "Times the canonical slice cases on random data beside a plain copy of the\n"
-    "same bytes (same run), then tiny operators.\n"
-    "GB/s counts 2 x output bytes (read + written) per second.\n"
-    "\n"
-    "  cpu   the copy is memcpy by the same number of threads, interleaved with\n"
-    "        the slice; each side runs back to back in batches of at least 20 ms\n"
-    "        (batch = calls per batch); a one-thread memcpy is shown for scale\n"
-    "        (memcpy1); each output is checked against the reference executor;\n"
-    "        tiny: the four examples of DirectML's docs, ns per execute\n"
-    "  cuda  GPU 0; kernel and copy (cudaMemcpyAsync device to device) timed by\n"
-    "        CUDA events; each output is checked against the CPU executor; the\n"
-    "        launch column is kernel/unit/vector bytes; tiny: SLICE1 example 2,\n"
-    "        host us per execute + synchronize beside the floors: a 4-byte memset\n"
-    "        and empty kernels (no / the kernels' parameters), each + synchronize.\n"
-    "        Only in builds with the CUDA backend; exit 1 when there is no GPU\n"
-    "\n"
-    "  --device NAME   cpu (default) or cuda\n"
-    "  --threads N     cpu: threads, 0 = DMLSLICE_THREADS or all cores (default 0)\n"
-    "  --cases FILE    case list (default bench/cases.json)\n"
-    "  --reps N        timed repetitions per case, median reported\n"
-    "                  (default 7 on cpu, 30 on cuda)\n"
-    "  --json FILE     also write the results as JSON\n";
-
-/* ------------------------------------------------------------ tiny */
-
-typedef struct tiny_case {
-    const char *name;
-    int64_t offsets[4], sizes[4], strides[4]; /* SLICE1 window */
-} tiny_case;
-
-/* The worked examples of DirectML's SLICE and SLICE1 pages, as SLICE1
- * windows over a 1x1x4x4 float32 input (SLICE's Sizes count outputs; its
- * window spans (Sizes - 1) * Strides + 1). */
-static const tiny_case tiny_cases[] = {
-    {"SLICE_ex1", {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}},
-    {"SLICE_ex2", {0, 0, 1, 0}, {1, 1, 3, 4}, {1, 1, 2, 3}},
-    {"SLICE1_ex1", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}},
-    {"SLICE1_ex2", {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}},
-};
-
-/* ------------------------------------------------------------ cuda */
-
-#ifdef DMLS_HAVE_CUDA
-static int bench_cuda(const bench_case *cases, int ncases, int reps, const char *json_path) {
-    char name[256], err[512];
-    int major = 0, minor = 0;
-    if (dmls_cuda_device_name(0, name, sizeof name, &major, &minor) != DMLS_OK) {
-        fprintf(stderr, "dmlslice bench: --device cuda: %s\n", dmls_last_error());
-        return 1;
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, bench_opts *b) {
+    memset(b, 0, sizeof *b);
+    option_parser op;
+    options_start(&op, &cmd_bench_def, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) break;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT) {
+            fprintf(stderr, "%s: unexpected argument '%s'\n", args_prog, value);
+            return 2;
+        }
+        if (option_is(o, "--device")) {
+            b->cuda = strcmp(value, "cuda") == 0;
+            if (!b->cuda && strcmp(value, "cpu") != 0) {
+                fprintf(stderr, "%s: unknown device '%s' (this build has: cpu%s)\n", args_prog, value,
+                        bench_cuda_built() ? ", cuda" : "");
+                return 2;
+            }
+        } else if (option_is(o, "--threads")) {
+            if (!int_option(o, value, 0, 1024, &b->threads)) return 2;
+        } else if (option_is(o, "--reps")) {
+            if (!int_option(o, value, 1, 100000, &b->reps)) return 2;
+        } else if (option_is(o, "--quick")) {
+            b->quick = true;
+        } else if (option_is(o, "--cases")) {
+            b->cases_path = value;
+        } else if (option_is(o, "--json")) {
+            b->json_path = value;
+        }
     }
-    printf("device cuda: %s (sm_%d%d), %d reps, median times by CUDA events; GB/s = 2 x output bytes / time\n", name,
-           major, minor, reps);
-    printf("%-14s %10s %10s %9s %10s %9s %7s  %-14s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
-           "ratio", "launch");
-    dmls_bench_cuda_result *res = calloc((size_t)ncases, sizeof *res);
-    bool *ok = calloc((size_t)ncases, sizeof *ok);
-    if (!res || !ok) {
-        fprintf(stderr, "dmlslice bench: out of memory\n");
-        free(res);
-        free(ok);
-        return 1;
+    if (b->cuda && !bench_cuda_built()) {
+        fprintf(stderr, "%s: this build has no CUDA backend (--device cuda)\n", args_prog);
+        return 2;
     }
+    if (b->cuda && b->threads != 0) {
+        fprintf(stderr, "%s: --threads applies to --device cpu only\n", args_prog);
+        return 2;
+    }
+    if (b->reps == 0) b->reps = b->quick ? 3 : b->cuda ? 30 : 7;
+    return -1;
+}
+
+static bool load_cases(const char *path, bool quick, bench_case **cases, int *n) {
+    char err[256];
+    if ((path ? bench_read_cases(path, cases, n, err, sizeof err) : bench_builtin_cases(cases, n, err, sizeof err))) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return false;
+    }
+    for (int k = 0; quick && k < *n; k++) bench_case_shrink(&(*cases)[k], QUICK_INPUT_BYTES);
+    return true;
+}
+
+/* The most any one case holds at once: its input, its output and the copy's
+ * source. */
+static uint64_t peak_bytes(const bench_case *cases, int n) {
+    uint64_t peak = 0, in, out;
+    for (int k = 0; k < n; k++) {
+        const uint64_t b = bench_case_bytes(&cases[k], &in, &out);
+        if (b > peak) peak = b;
+    }
+    return peak;
+}
+
+static void bench_memory_help(FILE *f) {
+    bench_case *cases = NULL;
+    int n = 0;
+    char err[256];
+    if (bench_builtin_cases(&cases, &n, err, sizeof err)) return;
+    const uint64_t full = peak_bytes(cases, n);
+    for (int k = 0; k < n; k++) bench_case_shrink(&cases[k], QUICK_INPUT_BYTES);
+    fprintf(f,
+            "\nPeak memory with the built-in cases (host memory on cpu, GPU memory on\n"
+            "cuda, where the host also holds one case): %.1f GiB; with --quick %.1f MiB.\n",
+            (double)full / (1u << 30), (double)peak_bytes(cases, n) / (1u << 20));
+    free(cases);
+}
+
+static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, int *threads) {
+    bench_cpu *cpu = bench_cpu_open(b->threads);
+    if (cpu == NULL) return 1;
+    *threads = bench_cpu_threads(cpu);
+    printf("device cpu, %d thread%s, %d reps%s, median times; GB/s = 2 x output bytes / time\n", *threads,
+           *threads == 1 ? "" : "s", b->reps, b->quick ? ", quick (shrunk cases)" : "");
+    bench_print_header();
     int status = 0;
-    for (int k = 0; k < ncases; k++) {
-        dmls_bench_cuda_result *r = &res[k];
-        if (dmls_bench_cuda_case(&cases[k], reps, r, err, sizeof err)) {
-            fprintf(stderr, "dmlslice bench: case %s: %s\n", cases[k].name, err);
-            status = 1;
-            continue;
-        }
-        ok[k] = true;
-        /* A fast wrong answer is no result: say so in the row and fail. */
-        printf("%-14s %10.1f %10.4f %9.1f %10.4f %9.1f %7.2f  %-14s%s\n", cases[k].name,
-               (double)r->out_bytes / 1048576.0, r->slice_ms, r->slice_gbps, r->copy_ms, r->copy_gbps, r->ratio,
-               r->launch, r->correct ? "" : "  WRONG OUTPUT");
-        fflush(stdout);
-        if (!r->correct) status = 1;
+    for (int k = 0; k < n; k++) {
+        if (!bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k])) status = 1;
+        else bench_print_row(&rows[k]);
+        if (rows[k].timed && !rows[k].correct) status = 1;
     }
-    dmls_bench_cuda_tiny_result tiny;
-    bool tiny_ok = dmls_bench_cuda_tiny(20000, &tiny, err, sizeof err) == 0;
-    if (tiny_ok) {
-        dmls_bench_cuda_tiny_print(stdout, &tiny);
-    } else {
-        fprintf(stderr, "dmlslice bench: tiny: %s\n", err);
-        status = 1;
-    }
-
-    if (json_path) {
-        FILE *f = fopen(json_path, "w");
-        if (!f) {
-            fprintf(stderr, "dmlslice bench: %s: %s\n", json_path, strerror(errno));
-            status = 1;
-        } else {
-            fprintf(f,
-                    "{\n \"device\": \"cuda\", \"gpu\": \"%s\", \"sm\": %d, \"reps\": %d, \"version\": \"%s\",\n"
-                    " \"cases\": [\n",
-                    name, major * 10 + minor, reps, dmls_version());
-            bool first = true;
-            for (int k = 0; k < ncases; k++) {
-                const dmls_bench_cuda_result *r = &res[k];
-                if (!ok[k]) continue;
-                fprintf(f,
-                        "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
-                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"launch\": \"%s\", \"correct\": %s}",
-                        first ? "" : ",\n", cases[k].name, (unsigned long long)r->out_bytes, r->slice_ms,
-                        r->slice_gbps, r->copy_ms, r->copy_gbps, r->ratio, r->launch, r->correct ? "true" : "false");
-                first = false;
-            }
-            fprintf(f, "\n ]");
-            if (tiny_ok) {
-                fprintf(f, ",\n ");
-                dmls_bench_cuda_tiny_json(f, &tiny);
-            }
-            fprintf(f, "\n}\n");
-            if (fclose(f)) {
-                fprintf(stderr, "dmlslice bench: %s: write failed\n", json_path);
-                status = 1;
-            }
-        }
-    }
-    free(res);
-    free(ok);
+    bench_cpu_close(cpu);
     return status;
 }
-#endif
 
-/* ------------------------------------------------------------ main */
-
-typedef struct row {
-    const char *name;
-    uint64_t out_bytes;
-    double ms, copy_ms, memcpy1_ms;
-    int batch;    /* calls per timed batch */
-    bool correct; /* the output matched the reference executor */
-} row;
-
-/* A timed batch of back-to-back calls lasts at least this long (or is
- * BATCH_MAX calls). */
-#define BATCH_SECONDS 0.02
-#define BATCH_MAX 10000
-
-static void pause_ms(long ms) {
-    struct timespec t = {0, ms * 1000000L};
-    nanosleep(&t, NULL);
-}
-
-/* Times one case in the steady state a library serves (a model's layers call
- * it back to back) and in which peers.py times the peers: per rep, the copy
- * and then the slice each run one untimed call, which wakes that side's
- * threads, then a batch of calls back to back, long enough (BATCH_SECONDS)
- * for the clock. A pause before each batch lets the other side's threads
- * stop spinning, so the two never compete for cores. Then the last output is
- * checked against the reference executor, byte for byte. */
-static dmls_status time_case(const bench_device *dev, const dmls_operator *op, void *src, void *dst, void *csrc,
-                             uint64_t seed, int reps, row *w, double *t_case, double *t_copy, double *t_one) {
-    const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-    dev->fill(src, ib, 0x9E3779B97F4A7C15ULL + seed);
-    dev->fill(csrc, ob, 0xD1B54A32D192ED03ULL + seed);
-    dev->fill(dst, ob, 1); /* fault the output in before timing */
-    double t0 = dev->now();
-    dmls_status s = dev->execute(op, src, ib, dst, ob);
-    double once = dev->now() - t0;
-    int batch = once * BATCH_MAX <= BATCH_SECONDS ? BATCH_MAX : (int)(BATCH_SECONDS / once) + 1;
-    for (int r = 0; r < reps && s == DMLS_OK; r++) {
-        pause_ms(2);
-        dev->copy(dst, csrc, ob);
-        t0 = dev->now();
-        for (int i = 0; i < batch; i++) dev->copy(dst, csrc, ob);
-        t_copy[r] = (dev->now() - t0) / batch;
-        pause_ms(2);
-        s = dev->execute(op, src, ib, dst, ob);
-        t0 = dev->now();
-        for (int i = 0; i < batch && s == DMLS_OK; i++) s = dev->execute(op, src, ib, dst, ob);
-        t_case[r] = (dev->now() - t0) / batch;
-        t0 = dev->now();
-        memcpy(dst, csrc, ob); /* one thread, for scale */
-        t_one[r] = dev->now() - t0;
+static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu, size_t gpu_size) {
+    int sm = 0;
+    if (!bench_cuda_open(gpu, gpu_size, &sm)) return 1;
+    printf("device cuda: %s (sm_%d), %d reps%s, median times by CUDA events; GB/s = 2 x output bytes / time\n", gpu, sm,
+           b->reps, b->quick ? ", quick (shrunk cases)" : "");
+    bench_print_header();
+    int status = 0;
+    for (int k = 0; k < n; k++) {
+        if (!bench_cuda_case(&cases[k], b->reps, &rows[k])) status = 1;
+        else bench_print_row(&rows[k]);
+        if (rows[k].timed && !rows[k].correct) status = 1;
     }
-    if (s != DMLS_OK) return s;
-    w->out_bytes = ob;
-    w->batch = batch;
-    w->ms = 1e3 * median(t_case, reps);
-    w->copy_ms = 1e3 * median(t_copy, reps);
-    w->memcpy1_ms = 1e3 * median(t_one, reps);
-    /* csrc is free now: it takes the reference's output. */
-    w->correct = dev->execute(op, src, ib, dst, ob) == DMLS_OK &&
-                 dmls_execute_reference(op, src, ib, csrc, ob) == DMLS_OK && memcmp(dst, csrc, ob) == 0;
-    return DMLS_OK;
+    return status;
 }
 
 int cmd_bench(int argc, char **argv) {
-    const char *device_name = "cpu", *cases_path = "bench/cases.json", *json_path = NULL;
-    int threads = 0, reps = 0; /* 0: the device's default */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--device") == 0 && has_value) {
-            device_name = argv[++i];
-        } else if (strcmp(a, "--threads") == 0 && has_value) {
-            if (parse_int(argv[++i], "--threads", 0, 1024, &threads)) return 2;
-        } else if (strcmp(a, "--reps") == 0 && has_value) {
-            if (parse_int(argv[++i], "--reps", 1, 100000, &reps)) return 2;
-        } else if (strcmp(a, "--cases") == 0 && has_value) {
-            cases_path = argv[++i];
-        } else if (strcmp(a, "--json") == 0 && has_value) {
-            json_path = argv[++i];
-        } else {
-            fprintf(stderr, "dmlslice bench: unknown or incomplete option '%s'\n%s", a, usage);
-            return 2;
-        }
-    }
-    const bench_device *dev = NULL;
-    for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
-        if (strcmp(devices[d].name, device_name) == 0) dev = &devices[d];
-    bool cuda = strcmp(device_name, "cuda") == 0;
-#ifdef DMLS_HAVE_CUDA
-    if (cuda) {
-        if (threads != 0) {
-            fprintf(stderr, "dmlslice bench: --threads applies to --device cpu only\n");
-            return 2;
-        }
-        /* Before reading anything: no GPU is the likeliest failure, and its
-         * reason (no device, no driver, driver too old) is the message. */
-        int count = 0;
-        if (dmls_cuda_device_count(&count) != DMLS_OK) {
-            fprintf(stderr, "dmlslice bench: --device cuda: %s\n", dmls_last_error());
-            return 1;
-        }
-    }
-#endif
-    if (!dev && !cuda) {
-#ifdef DMLS_HAVE_CUDA
-        fprintf(stderr, "dmlslice bench: unknown device '%s' (this build has: cpu, cuda)\n", device_name);
-#else
-        fprintf(stderr, "dmlslice bench: unknown device '%s' (this build has: cpu)\n", device_name);
-#endif
-        return 2;
-    }
-#ifndef DMLS_HAVE_CUDA
-    if (cuda) {
-        fprintf(stderr, "dmlslice bench: this build has no CUDA backend (--device cuda)\n");
-        return 2;
-    }
-#endif
-    if (reps == 0) reps = cuda ? 30 : 7;
-
+    args_prog = "dmlslice bench";
+    bench_opts b;
+    const int rc = parse_options(argc, argv, &b);
+    if (rc >= 0) return rc;
     bench_case *cases = NULL;
-    int ncases = 0;
-    char err[256];
-    if (bench_read_cases(cases_path, &cases, &ncases, err, sizeof err)) {
-        fprintf(stderr, "dmlslice bench: %s\n", err);
-        return 1;
-    }
-#ifdef DMLS_HAVE_CUDA
-    if (cuda) {
-        int status = bench_cuda(cases, ncases, reps, json_path);
-        free(cases);
-        return status;
-    }
-#endif
-    if (dev->open(threads)) {
+    int n = 0;
+    if (!load_cases(b.cases_path, b.quick, &cases, &n)) return 1;
+    bench_row *rows = calloc((size_t)n, sizeof *rows);
+    if (rows == NULL) {
+        fprintf(stderr, "%s: out of memory\n", args_prog);
         free(cases);
         return 1;
     }
-    int nthreads = dev->threads();
-    printf("device %s, %d thread%s, %d reps, median times; GB/s = 2 x output bytes / time\n", dev->name, nthreads,
-           nthreads == 1 ? "" : "s", reps);
-    printf("%-14s %10s %10s %9s %10s %9s %7s %9s %6s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
-           "ratio", "memcpy1", "batch");
-
-    row *rows = calloc((size_t)ncases, sizeof *rows);
-    double *t_case = malloc((size_t)reps * sizeof *t_case), *t_copy = malloc((size_t)reps * sizeof *t_copy),
-           *t_one = malloc((size_t)reps * sizeof *t_one);
-    int status = 0;
-    for (int k = 0; k < ncases && rows && t_case && t_copy && t_one; k++) {
-        const bench_case *c = &cases[k];
-        dmls_operator *op = NULL;
-        if (bench_create(c, &op) != DMLS_OK) {
-            fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
-            status = 1;
-            continue;
-        }
-        uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-        void *src = dev->alloc(ib), *dst = dev->alloc(ob), *csrc = dev->alloc(ob);
-        if (!src || !dst || !csrc) {
-            fprintf(stderr, "dmlslice bench: case %s: cannot allocate %llu + 2 x %llu bytes\n", c->name,
-                    (unsigned long long)ib, (unsigned long long)ob);
-            status = 1;
-        } else {
-            row *w = &rows[k];
-            if (time_case(dev, op, src, dst, csrc, (uint64_t)k, reps, w, t_case, t_copy, t_one) != DMLS_OK) {
-                fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());
-                status = 1;
-            } else {
-                w->name = c->name;
-                double gbs = 2.0 * (double)ob / (w->ms * 1e6), cgbs = 2.0 * (double)ob / (w->copy_ms * 1e6);
-                printf("%-14s %10.1f %10.3f %9.1f %10.3f %9.1f %7.2f %9.1f %6d%s\n", c->name,
-                       (double)ob / 1048576.0, w->ms, gbs, w->copy_ms, cgbs, gbs / cgbs,
-                       2.0 * (double)ob / (w->memcpy1_ms * 1e6), w->batch, w->correct ? "" : "  WRONG OUTPUT");
-                if (!w->correct) status = 1;
-                fflush(stdout);
-            }
-        }
-        dev->release(src);
-        dev->release(dst);
-        dev->release(csrc);
-        dmls_destroy(op);
-    }
-
-    /* Tiny operators: per-call cost of a planned operator on the calling
-     * thread (a 24-byte copy never wakes a worker). */
-    double tiny_ns[sizeof tiny_cases / sizeof tiny_cases[0]];
-    printf("\n%-14s %10s\n", "tiny (1x1x4x4)", "ns/exec");
-    for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++) {
-        const tiny_case *t = &tiny_cases[k];
-        const int64_t in_shape[4] = {1, 1, 4, 4};
-        int64_t out_shape[4];
-        for (int i = 0; i < 4; i++) out_shape[i] = 1 + (t->sizes[i] - 1) / (t->strides[i] < 0 ? -t->strides[i] : t->strides[i]);
-        dmls_tensor in = {DMLS_FLOAT32, 4, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 4, out_shape, NULL, 0};
-        dmls_window win = {t->offsets, t->sizes, t->strides};
-        dmls_operator *op = NULL;
-        float src[16], dst[16];
-        for (int i = 0; i < 16; i++) src[i] = (float)(i + 1);
-        tiny_ns[k] = 0;
-        if (dmls_create(&in, &out, &win, &op) != DMLS_OK) {
-            fprintf(stderr, "dmlslice bench: %s: %s\n", t->name, dmls_last_error());
-            status = 1;
-            continue;
-        }
-        const int calls = 200000;
-        double best[5];
-        for (int r = 0; r < 5; r++) {
-            double t0 = dev->now();
-            for (int i = 0; i < calls; i++) dev->execute(op, src, sizeof src, dst, sizeof dst);
-            best[r] = (dev->now() - t0) * 1e9 / calls;
-        }
-        tiny_ns[k] = median(best, 5);
-        printf("%-14s %10.1f\n", t->name, tiny_ns[k]);
-        dmls_destroy(op);
-    }
-
-    if (json_path && rows) {
-        FILE *f = fopen(json_path, "w");
-        if (!f) {
-            fprintf(stderr, "dmlslice bench: %s: %s\n", json_path, strerror(errno));
-            status = 1;
-        } else {
-            fprintf(f, "{\n \"device\": \"%s\", \"threads\": %d, \"reps\": %d, \"version\": \"%s\",\n \"cases\": [\n",
-                    dev->name, nthreads, reps, dmls_version());
-            bool first = true;
-            for (int k = 0; k < ncases; k++) {
-                const row *w = &rows[k];
-                if (!w->name) continue;
-                double gbs = 2.0 * (double)w->out_bytes / (w->ms * 1e6);
-                double cgbs = 2.0 * (double)w->out_bytes / (w->copy_ms * 1e6);
-                fprintf(f,
-                        "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
-                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"memcpy1_GBps\": %.3f, \"batch\": %d, "
-                        "\"correct\": %s}",
-                        first ? "" : ",\n", w->name, (unsigned long long)w->out_bytes, w->ms, gbs, w->copy_ms, cgbs,
-                        gbs / cgbs, 2.0 * (double)w->out_bytes / (w->memcpy1_ms * 1e6), w->batch,
-                        w->correct ? "true" : "false");
-                first = false;
-            }
-            fprintf(f, "\n ],\n \"tiny_ns_per_execute\": {");
-            for (size_t k = 0; k < sizeof tiny_cases / sizeof tiny_cases[0]; k++)
-                fprintf(f, "%s\"%s\": %.2f", k ? ", " : "", tiny_cases[k].name, tiny_ns[k]);
-            fprintf(f, "}\n}\n");
-            if (fclose(f)) {
-                fprintf(stderr, "dmlslice bench: %s: write failed\n", json_path);
-                status = 1;
-            }
-        }
-    }
-    free(t_case);
-    free(t_copy);
-    free(t_one);
+    char gpu[256] = "";
+    int threads = 0;
+    int status = b.cuda ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu) : run_cpu(&b, cases, n, rows, &threads);
+    /* No device, no results: no file either. */
+    const bool ran = b.cuda ? gpu[0] != '\0' : threads > 0;
+    if (b.json_path && ran &&
+        !bench_write_json(b.json_path, b.cuda ? "cuda" : "cpu", b.cuda ? gpu : NULL, threads, b.reps, b.quick, rows, n))
+        status = 1;
     free(rows);
     free(cases);
-    dev->close();
     return status;
 }

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "execute.h"
 #include "model.h"
+#include "options.h"
 
 /* The whole model file; NULL with a message on failure. */
 static char *slurp(const char *path, size_t *len) {
@@ -50,30 +51,30 @@ int cmd_dispatch(int argc, char **argv) {
     const char *path = NULL;
     DML_FEATURE_LEVEL level = DML_FEATURE_LEVEL_6_4;
     bool cuda = false;
-    for (int i = 1; i < argc; i++) {
-        char buf[64];
-        const char *inline_value, *value;
-        const char *opt = args_option(argv[i], buf, sizeof buf, &inline_value);
-        if (!args_is_option(opt)) {
+    option_parser op;
+    options_start(&op, &cmd_dispatch_def, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) break;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT) {
             if (path) {
-                fprintf(stderr, "%s: one model only ('%s' and '%s')\n", args_prog, path, opt);
+                fprintf(stderr, "%s: one model only ('%s' and '%s')\n", args_prog, path, value);
                 return 2;
             }
-            path = opt;
-        } else if (strcmp(opt, "--feature-level") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value) || !args_feature_level(opt, value, &level))
-                return 2;
-        } else if (strcmp(opt, "--device") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
+            path = value;
+        } else if (option_is(o, "--feature-level")) {
+            if (!args_feature_level(o->name, value, &level)) return 2;
+        } else if (option_is(o, "--device")) {
             if (strcmp(value, "cuda") == 0) cuda = true;
             else if (strcmp(value, "cpu") == 0) cuda = false;
             else {
                 fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
                 return 2;
             }
-        } else {
-            fprintf(stderr, "%s: unknown option '%s' (try 'dmlslice --help')\n", args_prog, opt);
-            return 2;
         }
     }
     if (!path) {

@@ -6,13 +6,47 @@
  * only the SLICE1 window describes it. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "commands.h"
 #include "cuda_io.h"
 #include "npy.h"
+#include "options.h"
 #include "params.h"
+
+static const option_def grad_options[] = {
+    {"--output", "-o", "OUT", "the output gradient .npy file ('-' for standard output)"},
+    {"--output-gradient-sizes", NULL, "L", "the output gradient's sizes (the forward SLICE1's input shape)"},
+    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, run there, copy back"},
+    {"--force", "-f", NULL, "replace an existing output file"},
+    {"--quiet", "-q", NULL, "accepted like slice's; nothing is reported on success"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* SLICE_GRAD is described by the SLICE1 window and a feature level only. */
+static const option_def grad_params[] = {
+    {"--window-offsets", NULL, "L", "the forward SLICE1's window offsets, per axis"},
+    {"--window-sizes", NULL, "L", "its window sizes (at least 1)"},
+    {"--window-strides", NULL, "L", "its window strides, non-zero"},
+    {"--feature-level", NULL, "L", "DirectML feature level, as for slice (SLICE_GRAD from 3_0)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const command_def cmd_grad_def = {
+    "grad",
+    "IN.npy -o OUT.npy --window-offsets L --window-sizes L --window-strides L --output-gradient-sizes L "
+    "[--feature-level L] [--device D] [-f] [-q]",
+    "DML_SLICE_GRAD: scatter the input gradient IN into a zero output gradient of\n"
+    "the given sizes, where SLICE1 with that window reads.",
+    {{"options", grad_options, NULL}, {"", options_common, NULL}, {"window", grad_params, NULL}},
+    NULL,
+    "dmlslice grad x.npy -o y.npy --window-offsets 1,0,0 --window-sizes 4,5,6 --window-strides 1,1,1 \\\n"
+    "    --output-gradient-sizes 6,5,6",
+    cmd_grad,
+    NULL,
+};
 
 int cmd_grad(int argc, char **argv) {
     args_prog = "dmlslice grad";
@@ -21,45 +55,38 @@ int cmd_grad(int argc, char **argv) {
     param_list out_sizes = {0};
     const char *in_path = NULL, *out_path = NULL;
     bool force = false, use_cuda = false;
-    for (int i = 1; i < argc; i++) {
-        char buf[64];
-        const char *inline_value, *value;
-        const char *opt = args_option(argv[i], buf, sizeof buf, &inline_value);
-        if (!args_is_option(opt)) {
+    option_parser op;
+    options_start(&op, &cmd_grad_def, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) break;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT) {
             if (in_path) {
-                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, opt);
+                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, value);
                 return 2;
             }
-            in_path = opt;
-        } else if (strcmp(opt, "-f") == 0 || strcmp(opt, "--force") == 0) {
+            in_path = value;
+        } else if (option_is(o, "--force")) {
             force = true;
-        } else if (strcmp(opt, "-q") == 0 || strcmp(opt, "--quiet") == 0) {
+        } else if (option_is(o, "--quiet")) {
             /* Nothing is reported on success; accepted like slice's. */
-        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &out_path)) return 2;
-        } else if (strcmp(opt, "--device") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
+        } else if (option_is(o, "--output")) {
+            out_path = value;
+        } else if (option_is(o, "--device")) {
             if (strcmp(value, "cuda") == 0) use_cuda = true;
             else if (strcmp(value, "cpu") != 0) {
                 fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
                 return 2;
             }
-        } else if (strcmp(opt, "--output-gradient-sizes") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
-            if (out_sizes.given) {
-                fprintf(stderr, "%s: %s given twice\n", args_prog, opt);
-                return 2;
-            }
+        } else if (option_is(o, "--output-gradient-sizes")) {
             out_sizes.given = true;
-            if (!args_list(opt, value, out_sizes.v, &out_sizes.n)) return 2;
-        } else {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
-            const int r = params_option(&p, opt, value);
-            if (r < 0) return 2;
-            if (r == 0) {
-                fprintf(stderr, "%s: unknown option '%s' (try 'dmlslice --help')\n", args_prog, opt);
-                return 2;
-            }
+            if (!args_list(o->name, value, out_sizes.v, &out_sizes.n)) return 2;
+        } else if (params_option(&p, o, value) < 0) {
+            return 2;
         }
     }
     if (in_path == NULL || out_path == NULL) {
@@ -91,9 +118,9 @@ int cmd_grad(int argc, char **argv) {
     }
     int status = 1;
     param_plan plan = {0};
-    int64_t strides[DMLS_MAX_RANK];
+    int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL};
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
     char device_err[256] = "";
     dmls_status s;
     if (!params_plan_grad(&p, &t, &out_sizes, &plan)) {
@@ -109,7 +136,11 @@ int cmd_grad(int argc, char **argv) {
         s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
                         dmls_output_bytes(plan.op), device_err);
     } else {
-        s = dmls_execute(plan.op, in.data, in.readable, out.data, out.capacity);
+        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
+        s = bound ? dmls_execute(plan.op, bound, in.readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
+        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
+        free(copy);
     }
     if (s != DMLS_OK) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());

@@ -6,17 +6,37 @@
 #include "args.h"
 #include "commands.h"
 #include "npy.h"
+#include "options.h"
+
+static const option_def info_options[] = {
+    {"--quiet", "-q", NULL, "accepted for symmetry; info always prints"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const command_def cmd_info_def = {
+    "info", "IN.npy [-q]", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
+    {{"options", info_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice info x.npy", cmd_info, NULL,
+};
 
 int cmd_info(int argc, char **argv) {
     args_prog = "dmlslice info";
     const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) continue;
-        if (args_is_option(argv[i]) || path) {
-            fprintf(stderr, "%s: usage: dmlslice info FILE.npy ('%s' is not expected)\n", args_prog, argv[i]);
-            return 2;
+    option_parser op;
+    options_start(&op, &cmd_info_def, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) break;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT) {
+            if (path) {
+                fprintf(stderr, "%s: usage: dmlslice info FILE.npy ('%s' is not expected)\n", args_prog, value);
+                return 2;
+            }
+            path = value;
         }
-        path = argv[i];
     }
     if (path == NULL) {
         fprintf(stderr, "%s: usage: dmlslice info FILE.npy\n", args_prog);

@@ -7,6 +7,7 @@
 #include "args.h"
 #include "commands.h"
 #include "npy.h"
+#include "options.h"
 #include "cuda_io.h"
 #include "params.h"
 #include "progress.h"
@@ -25,6 +26,36 @@ static dmls_status run_operator(const dmls_operator *op, int threads, const void
     return s;
 }
 
+static const option_def slice_options[] = {
+    {"--output", "-o", "OUT", "the output .npy file ('-' for standard output)"},
+    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, slice there, copy back"},
+    {"--threads", NULL, "N",
+     "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU); a copy that moves under 512 KiB "
+     "(output\nbytes plus input cache lines read) runs on one thread"},
+    {"--force", "-f", NULL, "replace an existing output file"},
+    {"--quiet", "-q", NULL, "no progress"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const command_def cmd_slice_def = {
+    "slice",
+    "IN.npy -o OUT.npy PARAMS [--feature-level L] [--device D] [--threads N] [-f] [-q]",
+    "Slice IN into OUT ('-' for standard input or output). OUT is written\n"
+    "atomically, and an existing OUT is kept unless -f is given.",
+    {{"options", slice_options, NULL}, {"", options_common, NULL}, {"PARAMS", params_options, params_note}},
+    NULL,
+    "dmlslice slice x.npy -o y.npy --index '[1:3, ::-2, ..., None, 0]'\n"
+    "dmlslice slice x.npy -o y.npy --onnx-starts 0,-1 --onnx-ends 3,-9223372036854775808 \\\n"
+    "    --onnx-axes 0,2 --onnx-steps 1,-1\n"
+    "dmlslice slice x.npy -o y.npy --webnn-starts 0,1,0 --webnn-sizes 2,3,6 --webnn-strides 1,2,3\n"
+    "dmlslice slice x.npy -o y.npy --webnn-reverse 1\n"
+    "dmlslice slice x.npy -o y.npy --offsets 0,1,2 --sizes 2,2,2 --strides 2,1,2\n"
+    "dmlslice slice x.npy -o - --window-offsets 0,0,1 --window-sizes 4,5,3 \\\n"
+    "    --window-strides -2,1,2 --feature-level 4_1 | dmlslice info -",
+    cmd_slice,
+    NULL,
+};
+
 int cmd_slice(int argc, char **argv) {
     args_prog = "dmlslice slice";
     params p;
@@ -33,46 +64,42 @@ int cmd_slice(int argc, char **argv) {
     bool force = false, quiet = false;
     int64_t threads = 0;
     bool use_cuda = false;
-    for (int i = 1; i < argc; i++) {
-        char buf[64];
-        const char *inline_value, *value;
-        const char *opt = args_option(argv[i], buf, sizeof buf, &inline_value);
-        if (!args_is_option(opt)) {
+    option_parser op;
+    options_start(&op, &cmd_slice_def, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) break;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT) {
             if (in_path) {
-                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, opt);
+                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, value);
                 return 2;
             }
-            in_path = opt;
-            continue;
-        }
-        if (strcmp(opt, "-f") == 0 || strcmp(opt, "--force") == 0) {
+            in_path = value;
+        } else if (option_is(o, "--force")) {
             force = true;
-        } else if (strcmp(opt, "-q") == 0 || strcmp(opt, "--quiet") == 0) {
+        } else if (option_is(o, "--quiet")) {
             quiet = true;
-        } else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &out_path)) return 2;
-        } else if (strcmp(opt, "--device") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
+        } else if (option_is(o, "--output")) {
+            out_path = value;
+        } else if (option_is(o, "--device")) {
             if (strcmp(value, "cuda") == 0) {
                 use_cuda = true;
             } else if (strcmp(value, "cpu") != 0) {
                 fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
                 return 2;
             }
-        } else if (strcmp(opt, "--threads") == 0) {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value) || !args_int64(opt, value, &threads)) return 2;
+        } else if (option_is(o, "--threads")) {
+            if (!args_int64(o->name, value, &threads)) return 2;
             if (threads < 1 || threads > 1024) {
                 fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, threads);
                 return 2;
             }
-        } else {
-            if (!args_value(opt, inline_value, argc, argv, &i, &value)) return 2;
-            int r = params_option(&p, opt, value);
-            if (r < 0) return 2;
-            if (r == 0) {
-                fprintf(stderr, "%s: unknown option '%s' (try 'dmlslice --help')\n", args_prog, opt);
-                return 2;
-            }
+        } else if (params_option(&p, o, value) < 0) {
+            return 2;
         }
     }
     if (in_path == NULL || out_path == NULL) {
@@ -103,9 +130,9 @@ int cmd_slice(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
     }
-    int64_t strides[DMLS_MAX_RANK];
+    int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL};
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
     if (!params_plan(&p, &t, &plan)) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
         goto done;
@@ -130,7 +157,12 @@ int cmd_slice(int argc, char **argv) {
         s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
                         dmls_output_bytes(plan.op), device_err);
     } else {
-        s = run_operator(plan.op, (int)threads, in.data, in.readable, out.data, out.capacity);
+        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
+        s = bound ? run_operator(plan.op, (int)threads, bound, in.readable, out.data, out.capacity)
+                  : DMLS_ERROR_OUT_OF_MEMORY;
+        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
+        free(copy);
     }
     const bool committed = s == DMLS_OK && npy_commit(&out, err);
     progress_stop(pr);

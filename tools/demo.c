@@ -39,7 +39,7 @@ int cmd_demo(int argc, char **argv) {
 
     for (size_t e = 0; e < DMLS_WORKED_EXAMPLE_COUNT; e++) {
         const dmls_worked_example *x = &dmls_worked_examples[e];
-        float output[16];
+        _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float output[16];
         DML_BUFFER_TENSOR_DESC out_buf = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, x->out_sizes,
                                           NULL, 0, 0};
         uint64_t out_bytes;

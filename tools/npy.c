@@ -181,8 +181,8 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
                     snprintf(err, NPY_ERR_LEN, "%s: shape[%d] does not fit 64 bits", name, (int)h->ndim);
                     return false;
                 }
-                if (h->ndim == DMLS_MAX_RANK) {
-                    snprintf(err, NPY_ERR_LEN, "%s: the array has more than %d axes", name, DMLS_MAX_RANK);
+                if (h->ndim == NPY_MAX_RANK) {
+                    snprintf(err, NPY_ERR_LEN, "%s: the array has more than %d axes", name, NPY_MAX_RANK);
                     return false;
                 }
                 h->shape[h->ndim++] = v;
@@ -380,12 +380,12 @@ static void watch_tmp(const char *path) {
 /* The header, padded with spaces and a newline so the data starts on a
  * 64-byte boundary, as NumPy writes it. Returns its length. */
 static size_t format_header(char *buf, size_t cap, const char *descr, int32_t ndim, const int64_t *shape) {
-    char dict[400];
+    char dict[64 + 22 * NPY_MAX_RANK]; /* each axis at most 20 digits and ", " */
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     for (int i = 0; i < ndim; i++)
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%s%" PRId64, i ? ", " : "", shape[i]);
     n += snprintf(dict + n, sizeof dict - (size_t)n, "%s), }", ndim == 1 ? "," : "");
-    /* version 1.0 always suffices: rank <= 8 keeps the dict far below 64 KiB */
+    /* version 1.0 always suffices: rank <= 64 keeps the dict far below 64 KiB */
     size_t total = 10 + (size_t)n + 1;
     total = (total + 63) / 64 * 64;
     if (total > cap) return 0;
@@ -411,7 +411,7 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
     for (int i = 0; i < ndim; i++) count *= (uint64_t)shape[i]; /* fits: validated by dmls_create */
     out->data_bytes = count * esize;
     out->capacity = (out->data_bytes + NPY_PAD - 1) / NPY_PAD * NPY_PAD;
-    char header[512];
+    char header[128 + 22 * NPY_MAX_RANK];
     out->header_len = format_header(header, sizeof header, descr, ndim, shape);
     out->file_len = out->header_len + out->data_bytes;
 

@@ -15,6 +15,8 @@
 #include "dmlslice/dmlslice.h"
 
 #define NPY_ERR_LEN 512
+/* The most axes NumPy writes (NPY_MAXDIMS of NumPy 2). */
+#define NPY_MAX_RANK 64
 
 typedef struct npy_header {
     int major, minor;                /* format version */
@@ -25,7 +27,7 @@ typedef struct npy_header {
     size_t esize;
     bool fortran_order;
     int32_t ndim;
-    int64_t shape[DMLS_MAX_RANK];
+    int64_t shape[NPY_MAX_RANK];
     uint64_t count;                  /* elements */
     uint64_t data_offset;            /* bytes from the start of the file to the data */
     uint64_t data_bytes;             /* count * esize */

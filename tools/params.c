@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dmlslice/frontends.h"
@@ -12,6 +13,44 @@ void params_init(params *p) {
     memset(p, 0, sizeof *p);
     p->level = DML_FEATURE_LEVEL_6_4;
 }
+
+const option_def params_options[] = {
+    {"--offsets", NULL, "L", "DML_SLICE: the first element read, per axis"},
+    {"--sizes", NULL, "L", "DML_SLICE: elements per axis (the output's sizes)"},
+    {"--strides", NULL, "L", "DML_SLICE: steps, each at least 1"},
+    {"--window-offsets", NULL, "L", "DML_SLICE1: the window's first element, per axis"},
+    {"--window-sizes", NULL, "L", "DML_SLICE1: the window's extent, per axis (at least 1)"},
+    {"--window-strides", NULL, "L", "DML_SLICE1: steps, non-zero; negative walks backwards"},
+    {"--output-sizes", NULL, "L",
+     "DML_SLICE1: the output's sizes (default: every element the\nwindow holds, 1 + (size - 1) / |stride|)"},
+    {"--index", NULL, "EXPR", "NumPy basic indexing: integers, start:stop:step, ...,\nNone/newaxis, e.g. '[1:3, ::-2, ..., None, 0]'"},
+    {"--onnx-starts", NULL, "L", "ONNX Slice: starts (negative counts from the end)"},
+    {"--onnx-ends", NULL, "L", "ONNX Slice: ends, clamped as the ONNX specification says"},
+    {"--onnx-axes", NULL, "L", "ONNX Slice: the axes starts/ends name (default 0, 1, ...)"},
+    {"--onnx-steps", NULL, "L", "ONNX Slice: steps, non-zero (default 1)"},
+    {"--webnn-starts", NULL, "L", "WebNN slice(): unsigned starts"},
+    {"--webnn-sizes", NULL, "L", "WebNN slice(): window sizes, at least 1"},
+    {"--webnn-strides", NULL, "L", "WebNN slice(): strides, at least 1 (default 1)"},
+    {"--webnn-reverse", NULL, "L|all", "WebNN reverse(): the listed axes ('' none, 'all' every axis)"},
+    {"--feature-level", NULL, "L",
+     "DirectML feature level: 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2\n6_0 6_1 6_2 6_3 6_4 (also 6.4 or 0x6400; "
+     "default 6_4). The\nDirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass "
+     "DirectML's rules at it too"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const char params_note[] =
+    "  PARAMS is one of these forms (L: comma-separated integers, one per axis):\n"
+    "    --offsets L --sizes L --strides L                          DML_SLICE\n"
+    "    --window-offsets L --window-sizes L --window-strides L [--output-sizes L]\n"
+    "                                                               DML_SLICE1\n"
+    "    --index EXPR                                               NumPy\n"
+    "    --onnx-starts L --onnx-ends L [--onnx-axes L] [--onnx-steps L]  ONNX Slice\n"
+    "    --webnn-starts L --webnn-sizes L [--webnn-strides L]       WebNN slice()\n"
+    "    --webnn-reverse L|all                                      WebNN reverse()\n"
+    "  The DirectML forms follow DirectML at --feature-level: 32-bit fields, at most\n"
+    "  2^32-1 elements, no empty tensors. The front ends use the native 64-bit API: no\n"
+    "  DirectML size limits, and empty results are valid.";
 
 typedef struct list_option {
     const char *name;
@@ -48,14 +87,16 @@ static bool set_form(params *p, param_form form, const char *opt) {
     return true;
 }
 
-int params_option(params *p, const char *opt, const char *value) {
-    if (strcmp(opt, "--feature-level") == 0) return args_feature_level(opt, value, &p->level) ? 1 : -1;
+/* Repeats never reach here: the option parser refuses a value option given
+ * twice. */
+int params_option(params *p, const option_def *o, const char *value) {
+    const char *opt = o->name;
+    if (strcmp(opt, "--feature-level") == 0) {
+        p->level_given = true;
+        return args_feature_level(opt, value, &p->level) ? 1 : -1;
+    }
     if (strcmp(opt, "--index") == 0) {
         if (!set_form(p, FORM_NUMPY, opt)) return -1;
-        if (p->index) {
-            fprintf(stderr, "%s: --index given twice\n", args_prog);
-            return -1;
-        }
         p->index = value;
         return 1;
     }
@@ -64,10 +105,6 @@ int params_option(params *p, const char *opt, const char *value) {
         if (strcmp(opt, lo->name) != 0) continue;
         if (!set_form(p, lo->form, opt)) return -1;
         param_list *l = (param_list *)((char *)p + lo->offset);
-        if (l->given) {
-            fprintf(stderr, "%s: %s given twice\n", args_prog, opt);
-            return -1;
-        }
         l->given = true;
         if (lo->form == FORM_WEBNN_REVERSE && strcmp(value, "all") == 0) {
             p->webnn_reverse_all = true;
@@ -145,10 +182,17 @@ static bool to_dml(const char *opt, const param_list *l, bool is_signed, UINT *u
  * no larger sizes, so a bigger tensor is refused the way it would be. */
 static bool tensor_to_dml(const char *role, int32_t ndim, const int64_t *shape, const int64_t *strides, UINT *sizes,
                           UINT *ustrides, param_plan *plan) {
-    char msg[200];
+    char msg[300];
     for (int32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0) {
             snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d is negative", role, shape[i], (int)i);
+            return plan_fail(plan, "R-T-SIZES", msg);
+        }
+        if (shape[i] == 0) {
+            snprintf(msg, sizeof msg,
+                     "the %s has an empty axis (dimension %d has size 0) and DirectML tensors cannot be empty; "
+                     "--index (or --onnx-*, --webnn-*) handles empty arrays",
+                     role, (int)i);
             return plan_fail(plan, "R-T-SIZES", msg);
         }
         if (shape[i] > (int64_t)UINT_MAX) {
@@ -169,75 +213,147 @@ static bool tensor_to_dml(const char *role, int32_t ndim, const int64_t *shape, 
     return true;
 }
 
-static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
+/* The SLICE or SLICE1 to hand to dmls_create_dml, in 64 bits; names are the
+ * options (or the lowering) the values came from, for messages. */
+typedef struct dml_request {
+    bool slice1;
+    param_list offsets, sizes, strides;
+    const int64_t *out_sizes; /* offsets.n values, each >= 1 */
+    const char *names[3];
+} dml_request;
+
+/* A descriptor's TotalTensorSizeInBytes. When the size helper refuses the
+ * tensor, 0 goes in and dmls_create_dml's own validation names the rule
+ * and the tensor (the helper's message would name the helper). */
+static UINT64 total_bytes(DML_TENSOR_DATA_TYPE type, UINT n, const UINT *sizes, const UINT *strides) {
+    uint64_t bytes;
+    return dmls_calc_buffer_tensor_size(type, n, sizes, strides, &bytes) == DMLS_OK ? bytes : 0;
+}
+
+static bool create_dml(const params *p, const param_tensor *t, const dml_request *r, param_plan *plan) {
     const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
-    const bool slice1 = p->form == FORM_DML_SLICE1;
-    const param_list *off = slice1 ? &p->win_offsets : &p->offsets, *siz = slice1 ? &p->win_sizes : &p->sizes,
-                     *str = slice1 ? &p->win_strides : &p->strides;
     UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
     UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], ustrides[ARGS_MAX_LIST];
     INT sstrides[ARGS_MAX_LIST];
     if (!tensor_to_dml("input", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan)) return false;
-    if (!to_dml(slice1 ? "--window-offsets" : "--offsets", off, false, offsets, NULL, plan) ||
-        !to_dml(slice1 ? "--window-sizes" : "--sizes", siz, false, sizes, NULL, plan) ||
-        !to_dml(slice1 ? "--window-strides" : "--strides", str, slice1, ustrides, sstrides, plan))
+    if (!to_dml(r->names[0], &r->offsets, false, offsets, NULL, plan) ||
+        !to_dml(r->names[1], &r->sizes, false, sizes, NULL, plan) ||
+        !to_dml(r->names[2], &r->strides, r->slice1, ustrides, sstrides, plan))
         return false;
-    if (off->n != siz->n || off->n != str->n) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s has %d values, %s %d and %s %d; DimensionCount needs one count",
-                 slice1 ? "--window-offsets" : "--offsets", (int)off->n, slice1 ? "--window-sizes" : "--sizes",
-                 (int)siz->n, slice1 ? "--window-strides" : "--strides", (int)str->n);
-        return plan_fail(plan, "R-OP-RANK", msg);
-    }
-    const UINT n = (UINT)off->n;
-    /* The output's sizes: SLICE's Sizes; for SLICE1 --output-sizes, or every
-     * element the window holds (R-WIN-COUNT's maximum). */
-    int64_t out64[DMLS_MAX_RANK];
-    for (UINT i = 0; i < n; i++) {
-        if (!slice1) out64[i] = sizes[i];
-        else if (p->out_sizes.given) out64[i] = i < (UINT)p->out_sizes.n ? p->out_sizes.v[i] : 0;
-        else
-            out64[i] = sizes[i] == 0 || sstrides[i] == 0
-                           ? 0
-                           : 1 + (int64_t)(sizes[i] - 1) / (sstrides[i] < 0 ? -(int64_t)sstrides[i] : sstrides[i]);
-    }
-    if (slice1 && p->out_sizes.given && p->out_sizes.n != (int32_t)n) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "--output-sizes has %d values but the window has %u", (int)p->out_sizes.n, n);
-        return plan_fail(plan, "R-OP-RANK", msg);
-    }
+    const UINT n = (UINT)r->offsets.n;
     param_list outl = {true, (int32_t)n, {0}};
-    memcpy(outl.v, out64, sizeof(int64_t) * n);
+    memcpy(outl.v, r->out_sizes, sizeof(int64_t) * n);
     if (!to_dml("--output-sizes", &outl, false, out_sizes, NULL, plan)) return false;
-    if (t->out_strides && !tensor_to_dml("output", (int32_t)n, out64, t->out_strides, out_sizes, out_strides, plan))
+    if (t->out_strides && !tensor_to_dml("output", (int32_t)n, r->out_sizes, t->out_strides, out_sizes, out_strides, plan))
         return false;
-
     DML_BUFFER_TENSOR_DESC in_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)t->ndim, in_sizes,
                                      t->strides ? in_strides : NULL, 0, 0};
     DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, n, out_sizes, t->out_strides ? out_strides : NULL,
                                       0, 0};
-    uint64_t bytes;
-    dmls_status s = dmls_calc_buffer_tensor_size(type, in_buf.DimensionCount, in_sizes, in_buf.Strides, &bytes);
-    if (s != DMLS_OK) return lib_fail(plan, s);
-    in_buf.TotalTensorSizeInBytes = bytes;
-    s = dmls_calc_buffer_tensor_size(type, n, out_sizes, out_buf.Strides, &bytes);
-    if (s != DMLS_OK) return lib_fail(plan, s);
-    out_buf.TotalTensorSizeInBytes = bytes;
+    in_buf.TotalTensorSizeInBytes = total_bytes(type, in_buf.DimensionCount, in_sizes, in_buf.Strides);
+    out_buf.TotalTensorSizeInBytes = total_bytes(type, n, out_sizes, out_buf.Strides);
     DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
     DML_SLICE_OPERATOR_DESC sd = {&in_desc, &out_desc, n, offsets, sizes, ustrides};
     DML_SLICE1_OPERATOR_DESC s1 = {&in_desc, &out_desc, n, offsets, sizes, sstrides};
-    DML_OPERATOR_DESC desc = {slice1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_SLICE,
-                              slice1 ? (const void *)&s1 : (const void *)&sd};
-    s = dmls_create_dml(&desc, p->level, &plan->op);
-    if (s != DMLS_OK) return lib_fail(plan, s);
+    DML_OPERATOR_DESC desc = {r->slice1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_SLICE,
+                              r->slice1 ? (const void *)&s1 : (const void *)&sd};
+    const dmls_status s = dmls_create_dml(&desc, p->level, &plan->op);
+    return s == DMLS_OK || lib_fail(plan, s);
+}
+
+static bool out_strides_count(const param_tensor *t, int32_t rank, const char *what, param_plan *plan) {
+    if (t->out_strides == NULL || t->n_out_strides == rank) return true;
+    char msg[300];
+    snprintf(msg, sizeof msg, "--output-strides has %d values but the SLICE1 output has %d axes (%s)",
+             (int)t->n_out_strides, (int)rank, what);
+    return plan_fail(plan, "R-OP-RANK", msg);
+}
+
+/* DirectML's descriptors hold at most DMLS_MAX_RANK axes; .npy files more. */
+static bool dml_rank(const param_tensor *t, param_plan *plan) {
+    if (t->ndim <= DMLS_MAX_RANK) return true;
+    char msg[200];
+    snprintf(msg, sizeof msg, "the input has %d axes; DirectML tensors have at most %d (--index takes any rank)",
+             (int)t->ndim, DMLS_MAX_RANK);
+    return plan_fail(plan, "R-OP-RANK", msg);
+}
+
+static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
+    const bool slice1 = p->form == FORM_DML_SLICE1;
+    if (!dml_rank(t, plan)) return false;
+    dml_request r = {slice1, slice1 ? p->win_offsets : p->offsets, slice1 ? p->win_sizes : p->sizes,
+                     slice1 ? p->win_strides : p->strides, NULL,
+                     {slice1 ? "--window-offsets" : "--offsets", slice1 ? "--window-sizes" : "--sizes",
+                      slice1 ? "--window-strides" : "--strides"}};
+    if (r.offsets.n != r.sizes.n || r.offsets.n != r.strides.n) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s has %d values, %s %d and %s %d; DimensionCount needs one count", r.names[0],
+                 (int)r.offsets.n, r.names[1], (int)r.sizes.n, r.names[2], (int)r.strides.n);
+        return plan_fail(plan, "R-OP-RANK", msg);
+    }
+    const int32_t n = r.offsets.n;
+    if (slice1 && p->out_sizes.given && p->out_sizes.n != n) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "--output-sizes has %d values but the window has %d", (int)p->out_sizes.n, (int)n);
+        return plan_fail(plan, "R-OP-RANK", msg);
+    }
+    if (!out_strides_count(t, n, "one per value of the window lists", plan)) return false;
+    /* The output's sizes: SLICE's Sizes; for SLICE1 --output-sizes, or every
+     * element the window holds (R-WIN-COUNT's maximum). A window of no
+     * elements or with a zero stride holds no count: 1 stands in, so that
+     * the library's validation reaches the window and names the rule it
+     * breaks (R-WIN-NONEMPTY, R-WIN-STRIDE). */
+    int64_t out64[DMLS_MAX_RANK];
+    for (int32_t i = 0; i < n; i++) {
+        const int64_t size = r.sizes.v[i], stride = r.strides.v[i];
+        if (!slice1) out64[i] = size;
+        else if (p->out_sizes.given) out64[i] = p->out_sizes.v[i];
+        else if (size <= 0 || stride == 0 || stride == INT64_MIN) out64[i] = 1;
+        else out64[i] = 1 + (size - 1) / (stride < 0 ? -stride : stride);
+        if (slice1 && p->out_sizes.given && out64[i] == 0) {
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "--output-sizes[%d] = 0: SLICE1's output sizes must be at least 1 (DirectML tensors cannot be "
+                     "empty; --index handles empty results)",
+                     (int)i);
+            return plan_fail(plan, "R-WIN-COUNT", msg);
+        }
+    }
+    r.out_sizes = out64;
+    if (!create_dml(p, t, &r, plan)) return false;
     plan->dml = true;
-    plan->final_ndim = (int32_t)n;
-    memcpy(plan->final_shape, out64, sizeof(int64_t) * n);
+    plan->final_ndim = n;
+    memcpy(plan->final_shape, out64, sizeof(int64_t) * (size_t)n);
+    return true;
+}
+
+/* --feature-level with a front end: would DirectML accept the lowered
+ * SLICE1? Only the answer is kept; the native operator runs. */
+static bool check_lowered_as_dml(const params *p, const param_tensor *t, const dmls_lowered *lw, param_plan *plan) {
+    dml_request r = {true, {true, lw->ndim, {0}}, {true, lw->ndim, {0}}, {true, lw->ndim, {0}}, lw->out_sizes,
+                     {"the lowered window offsets", "the lowered window sizes", "the lowered window strides"}};
+    memcpy(r.offsets.v, lw->offsets, sizeof(int64_t) * (size_t)lw->ndim);
+    memcpy(r.sizes.v, lw->sizes, sizeof(int64_t) * (size_t)lw->ndim);
+    memcpy(r.strides.v, lw->strides, sizeof(int64_t) * (size_t)lw->ndim);
+    param_plan dml;
+    memset(&dml, 0, sizeof dml);
+    if (!create_dml(p, t, &r, &dml)) {
+        snprintf(plan->error, sizeof plan->error, "DirectML would refuse this slice at feature level %s: %.500s",
+                 dmls_feature_level_name(p->level), dml.error);
+        plan->rule = dml.rule;
+        return false;
+    }
+    dmls_destroy(dml.op);
     return true;
 }
 
 static bool plan_native(const params *p, const param_tensor *t, param_plan *plan) {
     dmls_lowered lw;
+    /* NumPy takes inputs of any rank NumPy writes: its SLICE1 runs over a
+     * view of at most DMLS_MAX_RANK axes (the input itself up to that). */
+    dmls_lowered_view view;
+    param_tensor viewed = *t;
+    uint64_t byte_offset = 0;
     dmls_status s = DMLS_OK;
     uint64_t u1[ARGS_MAX_LIST], u2[ARGS_MAX_LIST], u3[ARGS_MAX_LIST];
     const param_list *unsigned_lists[3] = {NULL, NULL, NULL};
@@ -263,7 +379,16 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
         }
     }
     switch (p->form) {
-    case FORM_NUMPY: s = dmls_lower_numpy(t->ndim, t->shape, p->index, &lw); break;
+    case FORM_NUMPY:
+        s = dmls_lower_numpy_view(t->ndim, t->shape, t->strides, p->index, &view);
+        lw = view.slice;
+        if (s == DMLS_OK && t->ndim > DMLS_MAX_RANK) {
+            viewed.ndim = lw.ndim;
+            viewed.shape = view.in_shape;
+            viewed.strides = view.in_strides;
+            byte_offset = (uint64_t)view.in_offset * dmls_dtype_size(t->dtype);
+        }
+        break;
     case FORM_ONNX:
         if (p->onnx_starts.n != p->onnx_ends.n) {
             char msg[160];
@@ -285,14 +410,36 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
     default: return plan_fail(plan, "", "no slice parameters");
     }
     if (s != DMLS_OK) return lib_fail(plan, s);
-    const dmls_tensor in = {t->dtype, t->ndim, t->shape, t->strides, 0};
+    if (!out_strides_count(t, lw.ndim, "the input's rank: the front ends lower onto SLICE1 over the input's axes",
+                           plan))
+        return false;
+    /* (A view's offset is where the buffer is bound, not part of DirectML's
+     * descriptor.) */
+    if (p->level_given && !check_lowered_as_dml(p, &viewed, &lw, plan)) return false;
+    const dmls_tensor in = {t->dtype, viewed.ndim, viewed.shape, viewed.strides, byte_offset};
     const dmls_tensor out = {t->dtype, lw.ndim, lw.out_sizes, t->out_strides, 0};
     const dmls_window w = dmls_lowered_window(&lw);
     s = dmls_create(&in, &out, &w, &plan->op);
     if (s != DMLS_OK) return lib_fail(plan, s);
-    plan->final_ndim = lw.final_ndim;
-    memcpy(plan->final_shape, lw.final_shape, sizeof lw.final_shape);
+    if (p->form == FORM_NUMPY) {
+        plan->final_ndim = view.final_ndim;
+        memcpy(plan->final_shape, view.final_shape, sizeof(int64_t) * (size_t)view.final_ndim);
+    } else {
+        plan->final_ndim = lw.final_ndim;
+        memcpy(plan->final_shape, lw.final_shape, sizeof(int64_t) * (size_t)lw.final_ndim);
+    }
     return true;
+}
+
+const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy) {
+    *copy = NULL;
+    const size_t align = DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+    if (!plan->dml || (uintptr_t)data % align == 0) return data;
+    /* The tool's DirectML descriptors promise no GuaranteedBaseOffsetAlignment, so 16 is all they need. */
+    if (bytes > SIZE_MAX - align) return NULL;
+    *copy = aligned_alloc(align, ((size_t)bytes + align - 1) / align * align);
+    if (*copy != NULL) memcpy(*copy, data, (size_t)bytes);
+    return *copy;
 }
 
 bool params_plan(const params *p, const param_tensor *t, param_plan *plan) {
@@ -310,6 +457,7 @@ bool params_plan_grad(const params *p, const param_tensor *t, const param_list *
     UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], unused[ARGS_MAX_LIST];
     INT strides[ARGS_MAX_LIST];
     const int32_t n = out_grad_sizes->n;
+    if (!dml_rank(t, plan) || !out_strides_count(t, n, "the output gradient's rank", plan)) return false;
     if (!tensor_to_dml("input gradient", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan) ||
         !tensor_to_dml("output gradient", n, out_grad_sizes->v, t->out_strides, out_sizes, out_strides, plan) ||
         !to_dml("--window-offsets", &p->win_offsets, false, offsets, NULL, plan) ||
@@ -328,13 +476,9 @@ bool params_plan_grad(const params *p, const param_tensor *t, const param_list *
                                      0, 0};
     DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)n, out_sizes,
                                       t->out_strides ? out_strides : NULL, 0, 0};
-    uint64_t bytes;
-    dmls_status s = dmls_calc_buffer_tensor_size(type, in_buf.DimensionCount, in_sizes, in_buf.Strides, &bytes);
-    if (s != DMLS_OK) return lib_fail(plan, s);
-    in_buf.TotalTensorSizeInBytes = bytes;
-    s = dmls_calc_buffer_tensor_size(type, out_buf.DimensionCount, out_sizes, out_buf.Strides, &bytes);
-    if (s != DMLS_OK) return lib_fail(plan, s);
-    out_buf.TotalTensorSizeInBytes = bytes;
+    in_buf.TotalTensorSizeInBytes = total_bytes(type, in_buf.DimensionCount, in_sizes, in_buf.Strides);
+    out_buf.TotalTensorSizeInBytes = total_bytes(type, out_buf.DimensionCount, out_sizes, out_buf.Strides);
+    dmls_status s;
     DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
     DML_SLICE_GRAD_OPERATOR_DESC g = {&in_desc, &out_desc, (UINT)n, offsets, sizes, strides};
     DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE_GRAD, &g};

@@ -9,6 +9,12 @@
 
 #include "args.h"
 #include "dmlslice/dml.h"
+#include "dmlslice/frontends.h"
+#include "options.h"
+
+/* The PARAMS options and --feature-level, for a command's option groups. */
+extern const option_def params_options[];
+extern const char params_note[];
 
 typedef enum param_form {
     FORM_NONE,
@@ -36,14 +42,15 @@ typedef struct params {
     param_list webnn_starts, webnn_sizes, webnn_strides, webnn_axes;
     bool webnn_reverse_all;
     DML_FEATURE_LEVEL level;
+    bool level_given; /* --feature-level: front ends are then also checked as DirectML's SLICE1 */
 } params;
 
 /* Defaults (feature level 6_4, no form). */
 void params_init(params *p);
 
-/* If opt is a PARAMS option (or --feature-level), takes value and returns
- * 1; returns 0 for any other option; -1 after printing an error. */
-int params_option(params *p, const char *opt, const char *value);
+/* If opt is one of params_options, takes value and returns 1; returns 0
+ * for any other option; -1 after printing an error. */
+int params_option(params *p, const option_def *opt, const char *value);
 
 /* Exactly one form with all its required lists; prints what is missing. */
 bool params_complete(const params *p);
@@ -55,12 +62,13 @@ typedef struct param_tensor {
     const int64_t *shape;
     const int64_t *strides;     /* element strides, NULL for packed */
     const int64_t *out_strides; /* output element strides, NULL for packed */
+    int32_t n_out_strides;      /* how many out_strides holds */
 } param_tensor;
 
 typedef struct param_plan {
     dmls_operator *op;
     int32_t final_ndim;
-    int64_t final_shape[DMLS_MAX_RANK];
+    int64_t final_shape[DMLS_NUMPY_MAX_RANK]; /* NumPy results may have up to 64 axes */
     bool dml;                   /* planned through dmls_create_dml */
     char error[600];            /* on failure: the message */
     const char *rule;           /* on failure: the SPEC rule ID, or "" */
@@ -70,7 +78,11 @@ typedef struct param_plan {
  * (TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size) and go through
  * dmls_create_dml at p->level, so they accept exactly what DirectML would;
  * the front ends lower and go through dmls_create (64-bit, no DirectML
- * limits). Returns false with plan->error set. */
+ * limits), and with --feature-level their lowered SLICE1 must also pass
+ * dmls_create_dml at that level. t->out_strides, when given, holds one
+ * value per axis of the SLICE1 output: the window's count for the DirectML
+ * forms, the input's rank for the front ends (they lower onto SLICE1 over
+ * the input's axes). Returns false with plan->error set. */
 bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
 
 /* SLICE_GRAD from the SLICE1 window lists (p->form must be FORM_DML_SLICE1,
@@ -80,5 +92,12 @@ bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
  * plan->final_shape is the output gradient's. Returns false with
  * plan->error set. */
 bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan);
+
+/* Where to bind the input of a CPU run: data itself, or, for a DirectML plan
+ * when data is not at a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+ * (R-X-ALIGN; a .npy writer that pads its header less than NumPy's does), a
+ * copy of its first bytes bytes at an aligned address, returned in *copy for
+ * the caller to free. NULL when that copy cannot be allocated. */
+const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy);
 
 #endif

@@ -33,6 +33,9 @@ typedef int INT;
 typedef uint64_t UINT64;
 #endif
 
+/* Every buffer binding's offset is a multiple of this (R-X-ALIGN). */
+#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
+
 typedef enum DML_TENSOR_DATA_TYPE {
     DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
     DML_TENSOR_DATA_TYPE_FLOAT32 = 1,

@@ -211,10 +211,14 @@ DMLS_API size_t dmls_element_size(const dmls_operator *op);
  *   input, input_bytes    the bound input buffer and its size in bytes.
  *   output, output_bytes  the bound output buffer and its size in bytes.
  * Checks, before writing anything: both pointers non-NULL unless the tensor
- * needs 0 bytes; each size >= what the tensor needs (R-X-BOUNDS); a non-zero
- * GuaranteedBaseOffsetAlignment is honoured (R-X-ALIGN); the output's byte
- * range does not overlap the input's (R-X-OVERLAP). Only the output tensor's
- * elements are written: padding between strided elements is left as it was.
+ * needs 0 bytes; each size >= what the tensor needs (R-X-BOUNDS); for an
+ * operator made from DirectML descriptors, each address is a multiple of
+ * max(16, GuaranteedBaseOffsetAlignment) (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+ * R-X-ALIGN), while native operators need only element-aligned addresses; the
+ * output's byte range does not overlap the input's (R-X-OVERLAP; on the
+ * DirectML path each range is [base, base + TotalTensorSizeInBytes)). Only
+ * the output tensor's elements are written: padding between strided
+ * elements, and past the last one, is left as it was.
  * The input is never written. Thread-safe: one operator may run on many
  * threads at once, on distinct outputs.
  */

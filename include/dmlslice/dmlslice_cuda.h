@@ -48,10 +48,11 @@ DMLS_API dmls_status dmls_cuda_device_name(int device, char *name, size_t name_s
  *   d_out, out_bytes  the bound output buffer (device memory) and its size.
  *   stream            a cudaStream_t, or NULL for the default stream.
  * Checks before enqueuing anything, as dmls_execute does: pointers non-NULL
- * unless the tensor needs 0 bytes, sizes (R-X-BOUNDS), a non-zero
- * GuaranteedBaseOffsetAlignment (R-X-ALIGN), no overlap of the two tensors'
- * byte ranges (R-X-OVERLAP); then the GPU is checked (DMLS_ERROR_NO_DEVICE).
- * Any base alignment works; 16-byte-aligned bases get the widest accesses.
+ * unless the tensor needs 0 bytes, sizes (R-X-BOUNDS), DirectML's binding
+ * alignment for operators made from DirectML descriptors (R-X-ALIGN), no
+ * overlap of the two tensors' byte ranges (R-X-OVERLAP); then the GPU is
+ * checked (DMLS_ERROR_NO_DEVICE). A native operator takes any
+ * element-aligned base; 16-byte-aligned bases get the widest accesses.
  *
  * Asynchronous: returns once the work is enqueued. The output is complete
  * when the stream reaches this point; the input must stay unchanged and both

@@ -97,6 +97,49 @@ DMLS_API dmls_status dmls_lower_onnx(int32_t ndim, const int64_t *shape, const i
 DMLS_API dmls_status dmls_lower_numpy(int32_t ndim, const int64_t *shape, const char *expr,
                                       dmls_lowered *out);
 
+/* The most axes NumPy gives an array (NPY_MAXDIMS of NumPy 2). */
+#define DMLS_NUMPY_MAX_RANK 64
+
+/*
+ * The result of dmls_lower_numpy_view: a SLICE1 (slice) over a view of the
+ * input (in_shape, in_strides, in_offset), and NumPy's shape for the result.
+ *   slice            the window over the view; slice.ndim (<= DMLS_MAX_RANK)
+ *                    is the view's rank; slice.final_ndim/final_shape repeat
+ *                    slice.ndim/out_sizes (NumPy's shape is below).
+ *   in_shape, in_strides  the view's sizes and element strides (>= 0), for
+ *                    dmls_create's input tensor.
+ *   in_offset        elements from the array's first element to the view's
+ *                    element (0, ..., 0): dmls_tensor.byte_offset is
+ *                    in_offset times the element size.
+ *   final_ndim, final_shape  NumPy's result, up to DMLS_NUMPY_MAX_RANK axes;
+ *                    the packed SLICE1 output is that result, reshaped.
+ */
+typedef struct dmls_lowered_view {
+    dmls_lowered slice;
+    int64_t in_shape[DMLS_MAX_RANK];
+    int64_t in_strides[DMLS_MAX_RANK];
+    int64_t in_offset;
+    int32_t final_ndim;
+    int64_t final_shape[DMLS_NUMPY_MAX_RANK];
+} dmls_lowered_view;
+
+/*
+ * dmls_lower_numpy_view: dmls_lower_numpy for inputs of any rank NumPy
+ * writes (0..DMLS_NUMPY_MAX_RANK) and results of up to DMLS_NUMPY_MAX_RANK
+ * axes. strides: the input's element strides (>= 0), or NULL for packed C
+ * order. Up to DMLS_MAX_RANK input axes the view is the input itself
+ * (in_offset 0) and slice is what dmls_lower_numpy gives. Above that, the
+ * axes that vanish do not count: an axis the index takes one element of
+ * (an integer, a size-1 axis) moves into in_offset, None adds nothing, and
+ * neighbouring axes whose elements lie one contiguous stride apart merge;
+ * only an index that still needs more than DMLS_MAX_RANK strided dimensions
+ * is refused (DMLS_ERROR_UNSUPPORTED, saying so). An empty result is a view
+ * of one empty axis. Errors as dmls_lower_numpy's, plus DMLS_ERROR_OVERFLOW
+ * for a shape and strides whose element offsets do not fit 64 bits.
+ */
+DMLS_API dmls_status dmls_lower_numpy_view(int32_t ndim, const int64_t *shape, const int64_t *strides,
+                                           const char *expr, dmls_lowered_view *out);
+
 /*
  * dmls_lower_webnn_slice: WebNN MLGraphBuilder.slice(input, starts, sizes,
  * {strides}). starts and sizes (and strides, when not NULL) hold exactly

@@ -4,6 +4,7 @@
  * and never depends on the array's shape. */
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../checked.h"
@@ -11,9 +12,12 @@
 #include "lower.h"
 
 #define NUMPY "NumPy index"
-/* More items than this cannot make a valid index of rank <= 8 plus the
- * inserted axes a rank-8 result can hold. */
-#define MAX_ITEMS 32
+/* More items than this cannot make a valid index: at most
+ * DMLS_NUMPY_MAX_RANK that index, as many None, and one ellipsis.
+ * dmls_lower_numpy (rank <= 8, a result of <= 8 axes) stops at 32, as it
+ * always has. */
+#define MAX_ITEMS (2 * DMLS_NUMPY_MAX_RANK + 1)
+#define MAX_ITEMS_RANK8 32
 
 typedef enum item_kind { ITEM_INT, ITEM_SLICE, ITEM_ELLIPSIS, ITEM_NEWAXIS } item_kind;
 
@@ -135,7 +139,7 @@ static dmls_status parse_item(parser *ps, item *it) {
 }
 
 /* Splits the expression into items. */
-static dmls_status parse(parser *ps, item *items, int *n_items) {
+static dmls_status parse(parser *ps, item *items, int max_items, int *n_items) {
     *n_items = 0;
     skip_ws(ps);
     char close = '\0';
@@ -146,7 +150,11 @@ static dmls_status parse(parser *ps, item *items, int *n_items) {
     const char *end_char = close ? &close : "";
     if (*ps->p != *end_char) {
         for (;;) {
-            if (*n_items == MAX_ITEMS) return syntax_error(ps, "more than 32 items");
+            if (*n_items == max_items) {
+                char what[32];
+                snprintf(what, sizeof what, "more than %d items", max_items);
+                return syntax_error(ps, what);
+            }
             RETURN_IF_ERROR(parse_item(ps, &items[(*n_items)++]));
             if (*ps->p != ',') break;
             ps->p++;
@@ -187,13 +195,21 @@ static void slice_indices(const item *it, int64_t dim, int64_t *first, int64_t *
     *step = st;
 }
 
-static dmls_status lower_numpy(int32_t ndim, const int64_t *shape, const char *expr, dmls_lowered *out) {
-    RETURN_IF_ERROR(dmls_fe_init(NUMPY, ndim, shape, out));
+/* What one input axis takes: count elements from first, every step. */
+typedef struct numpy_axis {
+    int64_t first, count, step;
+} numpy_axis;
+
+/* The meaning of expr for an input of rank ndim (shape already checked):
+ * per input axis what it takes (axes not named whole), and the result's
+ * shape, of at most max_final axes. */
+static dmls_status numpy_meaning(int32_t ndim, const int64_t *shape, const char *expr, numpy_axis *axes,
+                                 int32_t max_final, int32_t *final_ndim, int64_t *final_shape) {
     RETURN_IF(expr == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": the expression is NULL");
     parser ps = {expr, expr};
     item items[MAX_ITEMS];
     int n_items;
-    RETURN_IF_ERROR(parse(&ps, items, &n_items));
+    RETURN_IF_ERROR(parse(&ps, items, max_final == DMLS_MAX_RANK ? MAX_ITEMS_RANK8 : MAX_ITEMS, &n_items));
 
     int indexing = 0, ellipses = 0;
     for (int k = 0; k < n_items; k++) {
@@ -208,13 +224,13 @@ static dmls_status lower_numpy(int32_t ndim, const int64_t *shape, const char *e
     RETURN_IF(indexing > ndim, DMLS_ERROR_OUT_OF_BOUNDS, NULL,
               NUMPY " \"%.80s\": too many indices: the array is %d-dimensional, but %d were indexed", expr, (int)ndim,
               indexing);
+    for (int32_t i = 0; i < ndim; i++) axes[i] = (numpy_axis){0, shape[i], 1};
 
     int32_t axis = 0, fin = 0;
-    int64_t final_shape[DMLS_MAX_RANK];
 #define PUSH_FINAL(v)                                                                                      \
     do {                                                                                                   \
-        RETURN_IF(fin == DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,                                       \
-                  NUMPY " \"%.80s\": the result would have more than %d axes", expr, DMLS_MAX_RANK);       \
+        RETURN_IF(fin == max_final, DMLS_ERROR_UNSUPPORTED, NULL,                                          \
+                  NUMPY " \"%.80s\": the result would have more than %d axes", expr, (int)max_final);      \
         final_shape[fin++] = (v);                                                                          \
     } while (0)
     for (int k = 0; k < n_items; k++) {
@@ -231,22 +247,30 @@ static dmls_status lower_numpy(int32_t ndim, const int64_t *shape, const char *e
             RETURN_IF(it->index_overflow || idx < 0 || idx >= dim, DMLS_ERROR_OUT_OF_BOUNDS, NULL,
                       NUMPY " \"%.80s\": index %.*s is out of bounds for axis %d with size %" PRId64, expr,
                       it->text_len, it->text, (int)axis, dim);
-            dmls_fe_set_axis(out, axis, idx, 1, 1);
-            axis++;
+            axes[axis++] = (numpy_axis){idx, 1, 1};
             break;
         }
         case ITEM_SLICE: {
-            int64_t first, count, step;
-            slice_indices(it, shape[axis], &first, &count, &step);
-            dmls_fe_set_axis(out, axis, first, count, step);
-            PUSH_FINAL(count);
-            axis++;
+            numpy_axis *a = &axes[axis++];
+            slice_indices(it, a->count, &a->first, &a->count, &a->step);
+            PUSH_FINAL(a->count);
             break;
         }
         }
     }
     for (; axis < ndim; axis++) PUSH_FINAL(shape[axis]);
 #undef PUSH_FINAL
+    *final_ndim = fin;
+    return DMLS_OK;
+}
+
+static dmls_status lower_numpy(int32_t ndim, const int64_t *shape, const char *expr, dmls_lowered *out) {
+    RETURN_IF_ERROR(dmls_fe_init(NUMPY, ndim, shape, out));
+    numpy_axis axes[DMLS_MAX_RANK];
+    int64_t final_shape[DMLS_MAX_RANK];
+    int32_t fin;
+    RETURN_IF_ERROR(numpy_meaning(ndim, shape, expr, axes, DMLS_MAX_RANK, &fin, final_shape));
+    for (int32_t i = 0; i < ndim; i++) dmls_fe_set_axis(out, i, axes[i].first, axes[i].count, axes[i].step);
     out->final_ndim = fin;
     memcpy(out->final_shape, final_shape, sizeof(int64_t) * (size_t)fin);
     return DMLS_OK;
@@ -256,4 +280,129 @@ dmls_status dmls_lower_numpy(int32_t ndim, const int64_t *shape, const char *exp
     dmls_clear_error();
     dmls_status s = lower_numpy(ndim, shape, expr, out);
     return s == DMLS_OK ? s : dmls_fe_fail(out, s);
+}
+
+/* ------------------------------------------------ any rank NumPy writes */
+
+/* One axis of the elements the index takes, as a strided run over the
+ * input's elements: count elements, stride elements apart. */
+typedef struct run {
+    int64_t count, stride;
+} run;
+
+/* The input's element strides: given, or packed C order. */
+static dmls_status input_strides(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t *t) {
+    int64_t packed = 1;
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+        if (strides) {
+            RETURN_IF(strides[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+                      NUMPY ": input stride[%d] = %" PRId64 " is negative", (int)i, strides[i]);
+            t[i] = strides[i];
+        } else {
+            t[i] = packed;
+            RETURN_IF(dmls_mul_i64(packed, shape[i] ? shape[i] : 1, &packed), DMLS_ERROR_OVERFLOW, NULL,
+                      NUMPY ": the input's element count overflows 64 bits");
+        }
+    }
+    return DMLS_OK;
+}
+
+/* The view as a SLICE1 that walks each run forwards or backwards whole;
+ * its origin is the lowest element taken. */
+static dmls_status set_view(dmls_lowered_view *v, const run *runs, int32_t n, int64_t base, const char *expr) {
+    dmls_lowered *lw = &v->slice;
+    int64_t origin = base;
+    lw->ndim = n;
+    for (int32_t k = 0; k < n; k++) {
+        const int64_t mag = runs[k].stride < 0 ? -runs[k].stride : runs[k].stride;
+        int64_t back;
+        v->in_shape[k] = runs[k].count;
+        v->in_strides[k] = mag;
+        if (runs[k].stride < 0)
+            RETURN_IF(dmls_mul_i64(runs[k].count - 1, mag, &back) || dmls_add_i64(origin, -back, &origin),
+                      DMLS_ERROR_OVERFLOW, NULL, NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
+        lw->offsets[k] = 0;
+        lw->sizes[k] = runs[k].count;
+        lw->strides[k] = runs[k].stride < 0 ? -1 : 1;
+        lw->out_sizes[k] = lw->final_shape[k] = runs[k].count;
+    }
+    lw->final_ndim = n;
+    v->in_offset = origin;
+    return DMLS_OK;
+}
+
+/* An input of more than DMLS_MAX_RANK axes: the elements taken, as few
+ * strided runs as describe them. Axes of one element vanish into the base;
+ * an axis whose step spans exactly the next kept axis merges with it. An
+ * empty result is one empty run. */
+static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *axes, const char *expr,
+                            dmls_lowered_view *v) {
+    run runs[DMLS_NUMPY_MAX_RANK];
+    int32_t n = 0;
+    int64_t base = 0;
+    for (int32_t i = 0; i < ndim; i++)
+        if (axes[i].count == 0) {
+            const run empty = {0, 1};
+            return set_view(v, &empty, 1, 0, expr);
+        }
+    for (int32_t i = 0; i < ndim; i++) {
+        int64_t at, stride;
+        /* Every element taken lies inside the input, so these fit when the
+         * input's extent does; a hostile shape and strides may not. */
+        RETURN_IF(dmls_mul_i64(axes[i].first, t[i], &at) || dmls_add_i64(base, at, &base), DMLS_ERROR_OVERFLOW, NULL,
+                  NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
+        if (axes[i].count == 1) continue;
+        RETURN_IF(dmls_mul_i64(axes[i].step, t[i], &stride) || stride == INT64_MIN, DMLS_ERROR_OVERFLOW, NULL,
+                  NUMPY " \"%.80s\": element strides overflow 64 bits", expr);
+        int64_t span, merged;
+        if (n > 0 && !dmls_mul_i64(axes[i].count, stride, &span) && span == runs[n - 1].stride &&
+            !dmls_mul_i64(runs[n - 1].count, axes[i].count, &merged)) {
+            runs[n - 1].count = merged;
+            runs[n - 1].stride = stride;
+        } else {
+            runs[n++] = (run){axes[i].count, stride};
+        }
+    }
+    RETURN_IF(n > DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,
+              NUMPY " \"%.80s\": the slice needs %d strided dimensions (after dropping axes of one element and "
+                    "merging contiguous runs); the library handles at most %d",
+              expr, (int)n, DMLS_MAX_RANK);
+    return set_view(v, runs, n, base, expr);
+}
+
+static dmls_status lower_numpy_view(int32_t ndim, const int64_t *shape, const int64_t *strides, const char *expr,
+                                    dmls_lowered_view *v) {
+    RETURN_IF(v == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": the result pointer is NULL");
+    memset(v, 0, sizeof *v);
+    RETURN_IF(ndim < 0 || ndim > DMLS_NUMPY_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,
+              NUMPY ": input rank %d is outside 0 to %d", (int)ndim, DMLS_NUMPY_MAX_RANK);
+    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              NUMPY ": input shape is NULL with rank %d", (int)ndim);
+    for (int32_t i = 0; i < ndim; i++)
+        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": input shape[%d] = %" PRId64 " is negative",
+                  (int)i, shape[i]);
+    int64_t t[DMLS_NUMPY_MAX_RANK];
+    RETURN_IF_ERROR(input_strides(ndim, shape, strides, t));
+    numpy_axis axes[DMLS_NUMPY_MAX_RANK];
+    RETURN_IF_ERROR(numpy_meaning(ndim, shape, expr, axes, DMLS_NUMPY_MAX_RANK, &v->final_ndim, v->final_shape));
+    if (ndim > DMLS_MAX_RANK) return compress(ndim, t, axes, expr, v);
+    /* Within the core's rank the window stays over the input itself. */
+    dmls_lowered *lw = &v->slice;
+    lw->ndim = ndim;
+    for (int32_t i = 0; i < ndim; i++) {
+        v->in_shape[i] = shape[i];
+        v->in_strides[i] = t[i];
+        dmls_fe_set_axis(lw, i, axes[i].first, axes[i].count, axes[i].step);
+        lw->final_shape[i] = lw->out_sizes[i];
+    }
+    lw->final_ndim = ndim;
+    return DMLS_OK;
+}
+
+dmls_status dmls_lower_numpy_view(int32_t ndim, const int64_t *shape, const int64_t *strides, const char *expr,
+                                  dmls_lowered_view *out) {
+    dmls_clear_error();
+    const dmls_status s = lower_numpy_view(ndim, shape, strides, expr, out);
+    if (s != DMLS_OK && out != NULL) memset(out, 0, sizeof *out);
+    return s;
 }

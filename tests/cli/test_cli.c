@@ -3,6 +3,7 @@
  * results, stdin/stdout, every malformed-file case, and the atomic-output
  * guarantees. Usage: test_cli PATH/TO/dmlslice SCRATCH_PARENT_DIR */
 #define _DEFAULT_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -34,7 +35,7 @@ static int run(const char *fmt, ...) {
 /* Runs a whole shell line in the scratch folder, with TOOL standing for
  * the binary. */
 static int shell(const char *line) {
-    char cmd[8192];
+    char cmd[16384];
     snprintf(cmd, sizeof cmd, "cd '%s' && TOOL='%s' && %s", dir, tool, line);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
@@ -78,6 +79,17 @@ static bool err_has(const char *frag) {
     free(e);
     return ok;
 }
+
+/* The same without printing: for fragments that must be absent. */
+static bool has_quiet(const char *file, const char *frag) {
+    size_t n;
+    unsigned char *e = slurp(file, &n);
+    bool ok = e && strstr((char *)e, frag) != NULL;
+    free(e);
+    return ok;
+}
+static bool err_has_quiet(const char *frag) { return has_quiet("err.txt", frag); }
+static bool out_has_quiet(const char *frag) { return has_quiet("out.txt", frag); }
 
 static bool out_has(const char *frag) {
     size_t n;
@@ -140,7 +152,7 @@ static void shape_text(char *buf, size_t cap, int ndim, const int64_t *shape) {
 
 static void write_npy(const char *name, const char *descr, bool fortran, int ndim, const int64_t *shape,
                       const void *data, size_t n) {
-    char dict[512], st[256];
+    char dict[2048], st[1600];
     shape_text(st, sizeof st, ndim, shape);
     snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
              fortran ? "True" : "False", st);
@@ -158,7 +170,7 @@ static bool check_npy(const char *what, const char *name, const char *descr, int
     const size_t hlen = ok ? 10 + (size_t)(b[8] | b[9] << 8) : 0;
     ok = ok && hlen % 64 == 0 && hlen <= len && b[hlen - 1] == '\n';
     CHECK(ok, "%s: %s has no valid version 1.0 preamble", what, name);
-    char frag[300], st[256];
+    char frag[1700], st[1600];
     snprintf(frag, sizeof frag, "'descr': '%s'", descr);
     CHECK(ok && strstr((char *)b + 10, frag) != NULL, "%s: header lacks %s: %.*s", what, frag, (int)hlen, b);
     shape_text(st, sizeof st, ndim, shape);
@@ -384,6 +396,50 @@ static void test_versions_and_pipes(void) {
     rm("piped.npy");
 }
 
+/* DirectML parameters on a .npy whose data does not start at a multiple of
+ * 16 bytes (a writer that pads its header less than NumPy's does): DirectML
+ * binds buffers at multiples of 16 (R-X-ALIGN), so the tool binds an aligned
+ * copy and the result is the same, from a file, from standard input, with
+ * SLICE, SLICE1 and SLICE_GRAD. */
+static void test_unaligned_data(void) {
+    int32_t a[16];
+    for (int i = 0; i < 16; i++) a[i] = i;
+    const char *dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (4, 4), }";
+    unsigned char b[84 + sizeof a];
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = 84 - 10, b[9] = 0; /* the data at byte 84: 4 past a multiple of 16 */
+    memset(b + 10, ' ', 74);
+    memcpy(b + 10, dict, strlen(dict));
+    b[83] = '\n';
+    memcpy(b + 84, a, sizeof a);
+    write_raw("u.npy", b, sizeof b);
+    const int64_t s22[2] = {2, 2};
+    const int32_t want[4] = {4, 6, 12, 14}, want1[4] = {13, 15, 5, 7};
+    for (int threads = 1; threads <= 2; threads++) {
+        CHECK(run("slice u.npy -o o.npy -f --threads %d --offsets 1,0 --sizes 2,2 --strides 2,2", threads) == 0 ||
+                  err_has("(no error expected)"),
+              "SLICE on unaligned data failed (threads %d)", threads);
+        check_npy("unaligned SLICE", "o.npy", "<i4", 2, s22, want, sizeof want);
+    }
+    CHECK(shell("cat u.npy | $TOOL slice - -o o.npy -f --window-offsets 0,1 --window-sizes 4,3 "
+                "--window-strides -2,2 2>err.txt") == 0 ||
+              err_has("(no error expected)"),
+          "SLICE1 on unaligned stdin failed");
+    check_npy("unaligned SLICE1 from stdin", "o.npy", "<i4", 2, s22, want1, sizeof want1);
+    memcpy(b + 84, want, sizeof want);
+    memcpy(b + 10, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", strlen(dict));
+    write_raw("g.npy", b, 84 + sizeof want);
+    CHECK(run("grad g.npy -o o.npy -f --output-gradient-sizes 4,4 --window-offsets 1,0 --window-sizes 3,4 "
+              "--window-strides 2,2") == 0 ||
+              err_has("(no error expected)"),
+          "SLICE_GRAD on unaligned data failed");
+    int32_t grad[16] = {0};
+    grad[4] = 4, grad[6] = 6, grad[12] = 12, grad[14] = 14;
+    const int64_t s44[2] = {4, 4};
+    check_npy("unaligned SLICE_GRAD", "o.npy", "<i4", 2, s44, grad, sizeof grad);
+    rm("o.npy");
+}
+
 /* Each broken file: exit 1, a message naming the file and the problem, no
  * output and no temporary file. */
 static void test_malformed(void) {
@@ -399,7 +455,7 @@ static void test_malformed(void) {
         {"longdata.npy", "header and data disagree"}, {"object.npy", "'|O'"},
         {"complex.npy", "'<c8'"},           {"record.npy", "structured"},
         {"nokey.npy", "lacks 'shape'"},     {"extrakey.npy", "unknown key 'extra'"},
-        {"garbage.npy", "malformed header"}, {"rank9.npy", "more than 8 axes"},
+        {"garbage.npy", "malformed header"}, {"rank65.npy", "more than 64 axes"},
         {"negshape.npy", "malformed header"}, {"nobyteorder.npy", "no byte order"},
         {"emptyhuge.npy", "overflow"},
     };
@@ -430,8 +486,11 @@ static void test_malformed(void) {
     write_npy_dict("extrakey.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (4,), 'extra': 1, }", data,
                    16);
     write_npy_dict("garbage.npy", 1, "not a dict at all", data, 16);
-    write_npy_dict("rank9.npy", 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", data,
-                   1);
+    /* NumPy writes up to 64 axes; one more is no NumPy file. */
+    char rank65[512] = "{'descr': '|u1', 'fortran_order': False, 'shape': (";
+    for (int i = 0; i < 65; i++) strcat(rank65, "1,");
+    strcat(rank65, "), }");
+    write_npy_dict("rank65.npy", 1, rank65, data, 1);
     write_npy_dict("negshape.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (-4,), }", data, 16);
     /* Empty (a zero dim), but the other dims' product, which sets the
      * strides, passes 64 bits: found by fuzz_npy as a signed overflow. */
@@ -551,6 +610,322 @@ static void test_usage_and_check(void) {
     CHECK(run("check --dtype complex64 --input-sizes 4 --index 0") == 2, "check bad dtype");
 }
 
+/* ------------------------------------------------ the command-line surface */
+
+/* A strict JSON check (RFC 8259's grammar, no extensions): enough to prove
+ * the bench's file parses anywhere. */
+static const char *json_value(const char *p);
+static const char *json_ws(const char *p) {
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    return p;
+}
+static const char *json_string(const char *p) {
+    if (*p++ != '"') return NULL;
+    for (; *p != '"'; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!isxdigit((unsigned char)p[i])) return NULL;
+                p += 4;
+            } else if (!strchr("\"\\/bfnrt", *p) || *p == '\0') {
+                return NULL;
+            }
+        }
+    }
+    return p + 1;
+}
+static const char *json_number(const char *p) {
+    if (*p == '-') p++;
+    if (!isdigit((unsigned char)*p)) return NULL;
+    if (*p == '0') p++;
+    else while (isdigit((unsigned char)*p)) p++;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return p;
+}
+static const char *json_value(const char *p) {
+    p = json_ws(p);
+    if (*p == '{' || *p == '[') {
+        const char close = *p == '{' ? '}' : ']';
+        p = json_ws(p + 1);
+        if (*p == close) return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = json_string(json_ws(p));
+                if (!p || *(p = json_ws(p)) != ':') return NULL;
+                p++;
+            }
+            p = json_value(p);
+            if (!p) return NULL;
+            p = json_ws(p);
+            if (*p == close) return p + 1;
+            if (*p++ != ',') return NULL;
+        }
+    }
+    if (*p == '"') return json_string(p);
+    if (strncmp(p, "true", 4) == 0 || strncmp(p, "null", 4) == 0) return p + 4;
+    if (strncmp(p, "false", 5) == 0) return p + 5;
+    return json_number(p);
+}
+static bool json_valid(const char *name) {
+    size_t n;
+    unsigned char *b = slurp(name, &n);
+    const char *end = b ? json_value((const char *)b) : NULL;
+    const bool ok = end && *json_ws(end) == '\0';
+    if (!ok) fprintf(stderr, "  %s is not valid JSON: %s\n", name, b ? (char *)b : "(missing)");
+    free(b);
+    return ok;
+}
+
+/* Issue 10, "Errors that name the right rule". */
+static void test_rule_messages(void) {
+    const char *win = "check --dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,0";
+    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,0,1", win) == 1 && out_has("rule: R-WIN-STRIDE") &&
+              !out_has_quiet("calc_buffer_tensor_size"),
+          "a zero window stride names R-WIN-STRIDE");
+    CHECK(run("%s --window-sizes 1,1,0,4 --window-strides 1,1,1,1", win) == 1 && out_has("rule: R-WIN-NONEMPTY"),
+          "a zero window size names R-WIN-NONEMPTY");
+    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-sizes 1,1,0,4", win) == 1 &&
+              out_has("--output-sizes[2] = 0") && out_has("rule: R-WIN-COUNT"),
+          "an output size of 0 names the output-size rule");
+    /* The same through slice, on a file. */
+    write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
+    CHECK(run("slice a.npy -o o.npy --window-offsets 0,0 --window-sizes 4,5 --window-strides 0,1") == 1 &&
+              err_has("R-WIN-STRIDE") && !err_has_quiet("calc_buffer") && !exists("o.npy"),
+          "slice: zero window stride");
+    const int64_t s30[2] = {3, 0};
+    write_npy("e.npy", "<f4", false, 2, s30, NULL, 0);
+    CHECK(run("slice e.npy -o o.npy --window-offsets 0,0 --window-sizes 1,1 --window-strides 1,1") == 1 &&
+              err_has("empty axis") && err_has("cannot be empty") && err_has("--index") && !exists("o.npy"),
+          "a DirectML form on an empty .npy says why and what to use");
+    CHECK(run("slice e.npy -o o.npy --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 && err_has("empty axis"),
+          "DML_SLICE on an empty .npy");
+    CHECK(run("slice e.npy -o o.npy --index '[1:]'") == 0, "--index handles the empty .npy");
+    rm("o.npy");
+    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-strides 1,2", win) == 1 &&
+              out_has("--output-strides has 2 values") && out_has("4 axes") && !out_has_quiet("OUTLAYOUT"),
+          "--output-strides of the wrong count is a count error");
+    CHECK(run("check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1") == 1 &&
+              out_has("--output-strides has 1 value") && out_has("input's rank"),
+          "front ends: --output-strides counts the input's rank, and says so");
+    CHECK(run("check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1,0") == 1 &&
+              out_has("R-T-OUTLAYOUT"),
+          "front ends: the input's rank is the count");
+    /* --feature-level takes exactly what it documents. */
+    const char *ok_check = "check --dtype float32 --input-sizes 1,1,4,4 --offsets 0,0,0,0 --sizes 1,1,2,2 "
+                           "--strides 1,1,1,1 --feature-level";
+    CHECK(run("%s 0x6400junk", ok_check) == 2 && err_has("not a DirectML feature level"), "0x6400junk accepted");
+    CHECK(run("%s '0x 6400'", ok_check) == 2, "'0x 6400' accepted");
+    CHECK(run("%s 6_4x", ok_check) == 2, "6_4x accepted");
+    CHECK(run("%s 0x6400", ok_check) == 0 && out_has("6_4"), "0x6400 refused");
+    CHECK(run("%s 6.4", ok_check) == 0, "6.4 refused");
+    CHECK(run("%s 4_1", ok_check) == 0 && out_has("4_1"), "4_1 refused");
+    /* With a front end, the lowered SLICE1 is checked as DirectML would. */
+    CHECK(run("check --dtype float32 --input-sizes 4,5,6 --index '[::2]'") == 0, "native: any rank");
+    CHECK(run("check --dtype float32 --input-sizes 4,5,6 --index '[::2]' --feature-level 2_1") == 1 &&
+              out_has("rule: R-OP-RANK") && out_has("2_1"),
+          "--feature-level 2_1 with --index: SLICE1 needs rank 4 there");
+    CHECK(run("check --dtype float32 --input-sizes 1,4,5,6 --index '[:, ::2]' --feature-level 2_1") == 0 &&
+              out_has("valid at feature level 2_1"),
+          "--feature-level 2_1 with --index, rank 4");
+    CHECK(run("check --dtype float64 --input-sizes 4,5 --onnx-starts 0 --onnx-ends 2 --feature-level 3_0") == 1 &&
+              out_has("R-OP-TYPE"),
+          "--feature-level with ONNX: 64-bit types from 4_1");
+    CHECK(run("check --dtype float32 --input-sizes 4,5 --index '[0:0]' --feature-level 6_4") == 1 &&
+              out_has("R-T-SIZES"),
+          "--feature-level: an empty result is no DirectML tensor");
+    CHECK(run("slice a.npy -o o.npy --webnn-reverse all --feature-level 2_1") == 1 && err_has("R-OP-RANK") &&
+              !exists("o.npy"),
+          "slice honours --feature-level with a front end");
+    CHECK(run("slice a.npy -o o.npy --webnn-reverse all --feature-level 4_1") == 0, "slice, front end, 4_1");
+    rm("o.npy");
+    /* Every option with a value, given twice, is refused alike. */
+    rm("o.npy");
+    rm("p.npy");
+    CHECK(run("slice a.npy -o o.npy -o p.npy --index 0") == 2 && err_has("given twice"), "-o twice");
+    CHECK(run("slice a.npy -o o.npy --output p.npy --index 0") == 2 && err_has("given twice"), "-o, --output");
+    CHECK(run("slice a.npy -o o.npy --index 0 --threads 1 --threads 2") == 2 && err_has("--threads given twice"),
+          "--threads twice");
+    CHECK(run("slice a.npy -o o.npy --index 0 --device cpu --device cpu") == 2 && err_has("--device given twice"),
+          "--device twice");
+    CHECK(run("slice a.npy -o o.npy --index 0 --feature-level 6_4 --feature-level=6_3") == 2 &&
+              err_has("--feature-level given twice"),
+          "--feature-level twice");
+    CHECK(run("slice a.npy -o o.npy --index 0 --index 1") == 2 && err_has("--index given twice"), "--index twice");
+    CHECK(run("check --dtype int8 --dtype int16 --input-sizes 4 --index 0") == 2 && err_has("given twice"),
+          "--dtype twice");
+    CHECK(!exists("o.npy") && !exists("p.npy"), "refused runs wrote files");
+}
+
+/* Issue 10, "The rest of the command line"; issue 11, one parser. */
+static void test_command_line(void) {
+    write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
+    const int32_t row3[5] = {15, 16, 17, 18, 19};
+    const int64_t s5[1] = {5};
+    CHECK(run("-q slice a.npy -o o.npy --index -1") == 0 && check_npy("options first", "o.npy", "<i4", 1, s5, row3, sizeof row3),
+          "options before the command");
+    rm("o.npy");
+    CHECK(run("--threads 2 -o o.npy slice a.npy --index -1") == 0 && exists("o.npy"),
+          "options with values before the command");
+    rm("o.npy");
+    shell("cp a.npy ./-n.npy");
+    CHECK(run("slice -o o.npy --index -1 -- -n.npy") == 0 && exists("o.npy"), "-- ends the options");
+    rm("o.npy");
+    rm("-n.npy");
+    CHECK(run("slice a.npy -o o.npy --index 0 --typo") == 2 && err_has("unknown option '--typo'") &&
+              !err_has_quiet("needs a value"),
+          "a trailing unknown option");
+    CHECK(run("slice a.npy -o o.npy --index 0 --typo=3") == 2 && err_has("unknown option '--typo'"), "--typo=3");
+    CHECK(run("check --dtype int8 --input-sizes 4 --index 0 -x") == 2 && err_has("unknown option '-x'"), "check -x");
+    CHECK(run("bench --typo") == 2 && err_has("unknown option '--typo'"), "bench --typo");
+    CHECK(run("info a.npy --typo") == 2 && err_has("unknown option '--typo'"), "info --typo");
+    CHECK(run("demo --typo") == 2 && err_has("unknown option '--typo'"), "demo --typo");
+    CHECK(run("slice a.npy --index 0 -o") == 2 && err_has("-o") && err_has("needs a value"), "-o without its value");
+    /* Per-command help: each command's own page. */
+    CHECK(run("slice --help") == 0 && out_has("usage: dmlslice slice") && out_has("--output-sizes") &&
+              out_has("--device") && !out_has_quiet("--input-sizes"),
+          "slice --help");
+    CHECK(run("check -h") == 0 && out_has("usage: dmlslice check") && out_has("--input-sizes") &&
+              out_has("input's rank"),
+          "check --help");
+    CHECK(run("bench --help") == 0 && out_has("usage: dmlslice bench") && out_has("--quick") &&
+              out_has("Peak memory") && out_has("GiB"),
+          "bench --help states its peak memory");
+    CHECK(run("info --help") == 0 && out_has("usage: dmlslice info"), "info --help");
+    CHECK(run("--help slice") == 0 && out_has("usage: dmlslice slice"), "--help before the command");
+    CHECK(run("help check") == 0 && out_has("usage: dmlslice check"), "help check");
+    CHECK(run("-V") == 0 && out_has(dmls_version()), "-V prints the library's version");
+}
+
+/* dmlslice bench from a folder without bench/cases.json, quick, and its JSON
+ * valid whatever the cases hold (an empty output, a name to escape). */
+static void test_bench_anywhere(void) {
+    CHECK(run("bench --quick --reps 1 --json q.json") == 0 && out_has("crop4d_f32") && json_valid("q.json"),
+          "bench --quick from a scratch folder, built-in cases");
+    const char cases[] =
+        "[{\"name\": \"empty\tcase\", \"dtype\": \"float32\", \"input_shape\": [4, 4], \"window_offsets\": [0, 0],"
+        " \"window_sizes\": [0, 4], \"window_strides\": [1, 1], \"output_sizes\": [0, 4]},"
+        " {\"name\": \"tiny\", \"dtype\": \"int8\", \"input_shape\": [3], \"window_offsets\": [1],"
+        " \"window_sizes\": [2], \"window_strides\": [-1], \"output_sizes\": [2]}]";
+    write_raw("odd_cases.json", cases, strlen(cases));
+    CHECK(run("bench --cases odd_cases.json --reps 1 --json odd.json") == 0 && json_valid("odd.json"),
+          "bench --json: an empty case and a tab in a name still give valid JSON");
+    CHECK(run("bench --cases nosuch.json --reps 1") == 1 && err_has("nosuch.json"), "--cases missing file");
+    rm("q.json");
+    rm("odd.json");
+    rm("odd_cases.json");
+}
+
+/* Every example of every help page runs, on the README's example array: a
+ * (4, 5, 6) float32 x.npy. check examples may show a refusal (exit 1 with
+ * its rule). */
+static void test_help_examples(void) {
+    float x[120];
+    for (int i = 0; i < 120; i++) x[i] = (float)i;
+    const int64_t s456[3] = {4, 5, 6};
+    write_npy("x.npy", "<f4", false, 3, s456, x, sizeof x);
+    CHECK(run("--help") == 0, "--help");
+    size_t n;
+    char *help = (char *)slurp("out.txt", &n);
+    char *ex = help ? strstr(help, "\nexamples:\n") : NULL;
+    CHECK(ex != NULL, "--help has no examples");
+    if (ex == NULL) return free(help);
+    int count = 0;
+    char line[2048] = "";
+    for (char *p = ex + strlen("\nexamples:\n"); *p == ' ';) {
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = '\0';
+        while (*p == ' ') p++;
+        const size_t len = strlen(p);
+        const bool more = len > 0 && p[len - 1] == '\\';
+        const size_t cur = strlen(line);
+        snprintf(line + cur, sizeof line - cur, "%.*s", (int)(more ? len - 1 : len), p);
+        p = nl + 1;
+        if (more) continue;
+        /* "dmlslice" is the binary under test, wherever it stands. */
+        char cmd[4096] = "", *w = line;
+        for (char *hit; (hit = strstr(w, "dmlslice ")) != NULL; w = hit + strlen("dmlslice ")) {
+            strncat(cmd, w, (size_t)(hit - w));
+            strcat(cmd, "\"$TOOL\" ");
+        }
+        strcat(cmd, w);
+        char full[4600];
+        snprintf(full, sizeof full, "rm -f y.npy; %s >out.txt 2>err.txt", cmd);
+        const int rc = shell(full);
+        const bool is_check = strstr(line, "dmlslice check") == line;
+        CHECK(rc == 0 || (is_check && rc == 1 && out_has("rule: R-")), "help example failed (exit %d): %s", rc, line);
+        count++;
+        line[0] = '\0';
+    }
+    CHECK(count >= 8, "only %d help examples found", count);
+    free(help);
+    rm("y.npy");
+    rm("x.npy");
+}
+
+/* NumPy indexing on .npy files of any rank NumPy writes: only the strided
+ * dimensions a slice truly needs count against the library's 8. */
+static void test_high_rank(void) {
+    int64_t s8[8] = {2, 1, 3, 1, 2, 1, 2, 1}, s10[10], s9[9], s65[65];
+    int32_t d[64];
+    for (int i = 0; i < 64; i++) d[i] = i;
+    write_npy("r8.npy", "<i4", false, 8, s8, d, 24 * 4);
+    const int64_t want10[10] = {1, 1, 2, 1, 3, 1, 2, 1, 2, 1};
+    CHECK(run("slice r8.npy -o o.npy --index '[None, None, ...]'") == 0 &&
+              check_npy("x[None, None, ...] on 8-D", "o.npy", "<i4", 10, want10, d, 24 * 4),
+          "x[None, None, ...] on an 8-D array");
+    rm("o.npy");
+    for (int i = 0; i < 10; i++) s10[i] = i < 6 ? 2 : 1;
+    write_npy("r10.npy", "<i4", false, 10, s10, d, 64 * 4);
+    int32_t rev[64];
+    for (int i = 0; i < 64; i++) rev[i] = i ^ 1;
+    CHECK(run("slice r10.npy -o o.npy --index '[..., ::-1, 0, 0, 0, 0]'") == 0 &&
+              check_npy("10-D", "o.npy", "<i4", 6, s10, rev, sizeof rev),
+          "a 10-D array, last long axis reversed");
+    rm("o.npy");
+    /* Fortran order: the same elements through the input's strides. */
+    int32_t f[64];
+    for (int i = 0; i < 64; i++) { /* f holds C-order element i at its Fortran position */
+        int rest = i, at = 0, stride = 1, idx[10];
+        for (int a = 9; a >= 0; a--) idx[a] = rest % (int)s10[a], rest /= (int)s10[a];
+        for (int a = 0; a < 10; a++) at += idx[a] * stride, stride *= (int)s10[a];
+        f[at] = i;
+    }
+    write_npy("f10.npy", "<i4", true, 10, s10, f, sizeof f);
+    CHECK(run("slice f10.npy -o o.npy --index '[..., ::-1, 0, 0, 0, 0]'") == 0 &&
+              check_npy("10-D Fortran", "o.npy", "<i4", 6, s10, rev, sizeof rev),
+          "a 10-D Fortran-order array");
+    rm("o.npy");
+    for (int i = 0; i < 9; i++) s9[i] = 3;
+    write_npy("r9.npy", "|u1", false, 9, s9, NULL, 0);
+    shell("head -c 19683 /dev/zero >> r9.npy");
+    CHECK(run("slice r9.npy -o o.npy --index '[::2, ::2, ::2, ::2, ::2, ::2, ::2, ::2, ::2]'") == 1 &&
+              err_has("9 strided dimensions") && err_has("at most 8") && !exists("o.npy"),
+          "a slice that needs 9 strided dimensions is refused, saying so");
+    CHECK(run("slice r9.npy -o o.npy --index '[::2, ::2, ::2, ::2, ::2, ::2, ::2, :, :]'") == 0, "9-D, 8 strided");
+    rm("o.npy");
+    CHECK(run("slice r9.npy -o o.npy --window-offsets 0,0,0,0,0,0,0,0 --window-sizes 1,1,1,1,1,1,1,1 "
+              "--window-strides 1,1,1,1,1,1,1,1") == 1 && err_has("at most 8") && err_has("--index"),
+          "a DirectML form on a 9-D file");
+    CHECK(run("info r9.npy") == 0 && out_has("(3, 3, 3, 3, 3, 3, 3, 3, 3)"), "info on 9-D");
+    for (int i = 0; i < 65; i++) s65[i] = 1;
+    write_npy("r65.npy", "<i4", false, 65, s65, d, 4);
+    CHECK(run("info r65.npy") == 1 && err_has("more than 64 axes"), "65 axes");
+    rm("r8.npy"), rm("r10.npy"), rm("f10.npy"), rm("r9.npy"), rm("r65.npy");
+}
+
 /* A file over 2^32-1 elements (sparse: no disk used) is refused on the
  * DirectML path as DirectML would, and sliced on the native path without
  * reading more than the window. */
@@ -597,10 +972,16 @@ int main(int argc, char **argv) {
     test_dtypes();
     test_fortran();
     test_versions_and_pipes();
+    test_unaligned_data();
     test_malformed();
     test_atomic_output();
     test_usage_and_check();
     test_large_sparse();
+    test_rule_messages();
+    test_command_line();
+    test_bench_anywhere();
+    test_help_examples();
+    test_high_rank();
     if (test_checks_failed == 0) shell("rm -f out.txt err.txt *.npy && cd .. && rmdir \"$OLDPWD\" 2>/dev/null; true");
     else printf("scratch folder kept: %s\n", dir);
     TEST_MAIN_END();

@@ -255,6 +255,57 @@ static void test_examples(void) {
     }
 }
 
+/* Output padding is never written (docs/spec.md section 2, recorded
+ * decisions): a DirectML output laid out in rows of 8 elements, with 32
+ * bytes past its last row inside TotalTensorSizeInBytes, keeps its sentinel
+ * everywhere no element lies, under the launches the CUDA backend plans
+ * (emulated here; on a GPU, differential compares the whole buffer with the
+ * reference, which test_rules checks the same way). SLICE_GRAD's zero fill
+ * is the case that could reach for a memset over the whole buffer. */
+static void test_output_padding(void) {
+    static const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    for (int grad = 0; grad < 2; grad++) {
+        const UINT big[2] = {4, 4}, small[2] = {2, 2}, off[2] = {0, 1}, wsize[2] = {4, 3};
+        const INT wstride[2] = {2, 2};
+        const UINT *in_sizes = grad ? small : big, *out_sizes = grad ? big : small;
+        const UINT out_strides[2] = {8, 1};
+        DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, in_sizes, NULL, 0, 0};
+        DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, out_sizes, out_strides, 0, 0};
+        uint64_t bytes = 0;
+        dmls_calc_buffer_tensor_size(ib.DataType, 2, in_sizes, NULL, &bytes);
+        ib.TotalTensorSizeInBytes = bytes;
+        dmls_calc_buffer_tensor_size(ob.DataType, 2, out_sizes, out_strides, &bytes);
+        ob.TotalTensorSizeInBytes = bytes + 32;
+        DML_TENSOR_DESC it = {DML_TENSOR_TYPE_BUFFER, &ib}, ot = {DML_TENSOR_TYPE_BUFFER, &ob};
+        DML_SLICE1_OPERATOR_DESC s1 = {&it, &ot, 2, off, wsize, wstride};
+        DML_SLICE_GRAD_OPERATOR_DESC sg = {&it, &ot, 2, off, wsize, wstride};
+        DML_OPERATOR_DESC desc = {grad ? DML_OPERATOR_SLICE_GRAD : DML_OPERATOR_SLICE1,
+                                  grad ? (const void *)&sg : (const void *)&s1};
+        dmls_operator *op = NULL;
+        CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_4_1, &op), DMLS_OK);
+        if (op == NULL) continue;
+        const char *label = grad ? "padded SLICE_GRAD output" : "padded SLICE1 output";
+        _Alignas(64) unsigned char in[64], out[256];
+        memcpy(in, input, sizeof input);
+        memset(out, 0x5A, sizeof out);
+        emulate_op(op, in, out, label);
+        const UINT rows = out_sizes[0], cols = out_sizes[1];
+        for (size_t b = 0; b < sizeof out; b++) {
+            const size_t e = b / 4;
+            if (b < ob.TotalTensorSizeInBytes && e / 8 < rows && e % 8 < cols) continue;
+            if (out[b] != 0x5A) {
+                CHECK(false, "%s: padding byte %zu was written (0x%02x)", label, b, out[b]);
+                break;
+            }
+        }
+        float first;
+        memcpy(&first, out, sizeof first);
+        CHECK(first == (grad ? 0.0f : 2.0f), "%s: first element %g", label, first);
+        differential(op, label, 0, 0);
+        dmls_destroy(op);
+    }
+}
+
 /* ---------------------------------------------------------------- binding */
 
 static void test_binding_errors(void) {
@@ -758,6 +809,7 @@ int main(void) {
 
     test_plan_boundaries();
     test_examples();
+    test_output_padding();
     if (have_gpu) test_binding_errors();
     const char *iters_env = getenv("DMLS_TEST_ITERS");
     const int iters = iters_env ? atoi(iters_env) : have_gpu ? 1500 : 300; /* emulation only: keep CI short */

@@ -140,6 +140,10 @@ UNALIGNED_SLICE1='"s": { "type": "SLICE1", "desc": { "InputTensor": { "DataType"
 model unaligned '"in": { "initialValuesDataType": "FLOAT32", "initialValues": [0, 1, 2, 3, 4] }, '"$OUT" "$UNALIGNED_SLICE1" \
   '{ "type": "dispatch", "dispatchable": "s", "bindings": { "InputTensor": { "name": "in", "elementOffset": 1 }, "OutputTensor": "out" } }'
 bad unaligned '$.commands[0]' 'DMLS_ERROR_MISALIGNED' 'R-X-ALIGN'
+# Without any GuaranteedBaseOffsetAlignment, DirectML's minimum of 16 still holds: 4 bytes in is refused.
+model unaligned16 '"in": { "initialValuesDataType": "FLOAT32", "initialValues": [0, 1, 2, 3, 4] }, '"$OUT" "$SLICE1" \
+  '{ "type": "dispatch", "dispatchable": "s", "bindings": { "InputTensor": { "name": "in", "elementOffset": 1 }, "OutputTensor": "out" } }'
+bad unaligned16 '$.commands[0]' 'DMLS_ERROR_MISALIGNED' 'multiple of 16' 'DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT' 'R-X-ALIGN'
 model past_end "$IN, $OUT" "$SLICE1" \
   '{ "type": "dispatch", "dispatchable": "s", "bindings": { "InputTensor": { "name": "in", "elementOffset": 8 }, "OutputTensor": "out" } }'
 bad past_end '$.commands[0]' 'past its end'

@@ -157,10 +157,164 @@ static void test_agrees_with_onnx(void) {
     }
 }
 
+/* ------------------------------------------------ any rank (dmls_lower_numpy_view) */
+
+/* Runs the view's SLICE1 on a packed int32 input holding 0, 1, 2, ... */
+static bool run_view(const dmls_lowered_view *v, int64_t in_elems, int32_t *out, int64_t out_elems) {
+    int32_t *in = malloc(sizeof *in * (size_t)(in_elems ? in_elems : 1));
+    for (int64_t i = 0; i < in_elems; i++) in[i] = (int32_t)i;
+    const dmls_tensor ti = {DMLS_INT32, v->slice.ndim, v->in_shape, v->in_strides, (uint64_t)v->in_offset * 4};
+    const dmls_tensor to = {DMLS_INT32, v->slice.ndim, v->slice.out_sizes, NULL, 0};
+    const dmls_window w = dmls_lowered_window(&v->slice);
+    dmls_operator *op = NULL;
+    dmls_status s = dmls_create(&ti, &to, &w, &op);
+    if (s == DMLS_OK) s = dmls_execute(op, in, (uint64_t)in_elems * 4, out, (uint64_t)out_elems * 4);
+    if (s != DMLS_OK) fprintf(stderr, "  %s: %s\n", dmls_status_name(s), dmls_last_error());
+    dmls_destroy(op);
+    free(in);
+    return s == DMLS_OK;
+}
+
+static void test_view_new_axes_on_8d(void) {
+    /* x[None, None, ...] on an 8-D array: 10 result axes, 8 in the slice. */
+    const int64_t shape[8] = {2, 1, 3, 1, 2, 1, 2, 1};
+    dmls_lowered lw;
+    CHECK_STATUS(dmls_lower_numpy(8, shape, "[None, None, ...]", &lw), DMLS_ERROR_UNSUPPORTED);
+    dmls_lowered_view v;
+    CHECK_STATUS(dmls_lower_numpy_view(8, shape, NULL, "[None, None, ...]", &v), DMLS_OK);
+    const int64_t want[10] = {1, 1, 2, 1, 3, 1, 2, 1, 2, 1};
+    CHECK(v.final_ndim == 10 && memcmp(v.final_shape, want, sizeof want) == 0, "x[None, None, ...] shape");
+    CHECK(v.slice.ndim == 8 && v.in_offset == 0 && memcmp(v.in_shape, shape, sizeof shape) == 0,
+          "within 8 axes the view is the input");
+    int32_t out[24];
+    CHECK(run_view(&v, 24, out, 24), "x[None, None, ...] runs");
+    for (int i = 0; i < 24; i++) CHECK(out[i] == i, "x[None, None, ...][%d] = %d", i, out[i]);
+}
+
+static void test_view_merges_and_refuses(void) {
+    /* 12 axes of 2, the last reversed: the first 11 merge into one run. */
+    int64_t shape[DMLS_NUMPY_MAX_RANK];
+    for (int i = 0; i < 64; i++) shape[i] = i < 12 ? 2 : 1;
+    dmls_lowered_view v;
+    CHECK_STATUS(dmls_lower_numpy_view(12, shape, NULL, "[..., ::-1]", &v), DMLS_OK);
+    CHECK(v.slice.ndim == 2 && v.in_shape[0] == 2048 && v.in_shape[1] == 2, "12-D [..., ::-1]: %d axes",
+          (int)v.slice.ndim);
+    static int32_t out[4096];
+    CHECK(run_view(&v, 4096, out, 4096), "12-D [..., ::-1] runs");
+    bool same = true;
+    for (int i = 0; i < 4096; i++) same = same && out[i] == (i ^ 1);
+    CHECK(same, "12-D [..., ::-1] data");
+    /* Nine axes each taken every other element: nine strided dimensions. */
+    int64_t nine[9] = {3, 3, 3, 3, 3, 3, 3, 3, 3};
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, NULL, "[::2, ::2, ::2, ::2, ::2, ::2, ::2, ::2, ::2]", &v),
+                 DMLS_ERROR_UNSUPPORTED);
+    CHECK(strstr(dmls_last_error(), "needs 9 strided dimensions") && strstr(dmls_last_error(), "at most 8"),
+          "the refusal says why: %s", dmls_last_error());
+    CHECK(v.final_ndim == 0 && v.slice.ndim == 0, "a failure leaves the result zeroed");
+    /* One of them taken whole with step 1 beside the next: they merge. */
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, NULL, "[::2, ::2, ::2, ::2, ::2, ::2, ::2, :, :]", &v), DMLS_OK);
+    /* 64 axes, the most NumPy writes, and an empty result. */
+    CHECK_STATUS(dmls_lower_numpy_view(64, shape, NULL, "[..., 1:1]", &v), DMLS_OK);
+    CHECK(v.final_ndim == 64 && v.final_shape[63] == 0 && v.slice.out_sizes[0] == 0, "64-D empty result");
+    CHECK_STATUS(dmls_lower_numpy_view(65, shape, NULL, "[...]", &v), DMLS_ERROR_UNSUPPORTED);
+    /* Hostile strides: offsets beyond 64 bits are an error, never a wrap. */
+    int64_t huge[9];
+    for (int i = 0; i < 9; i++) huge[i] = INT64_MAX / 2;
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, huge, "[2, 2]", &v), DMLS_ERROR_OVERFLOW);
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, huge, "[..., ::-1]", &v), DMLS_ERROR_UNSUPPORTED);
+    const int64_t negative[9] = {1, 1, 1, 1, 1, 1, 1, 1, -1};
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, negative, "[...]", &v), DMLS_ERROR_INVALID_ARGUMENT);
+    /* Zero strides (a broadcast input) merge, but never into a count
+     * beyond 64 bits. */
+    int64_t wide[9], zero[9] = {0};
+    for (int i = 0; i < 9; i++) wide[i] = INT64_C(1) << 40;
+    CHECK_STATUS(dmls_lower_numpy_view(9, wide, zero, "[...]", &v), DMLS_ERROR_UNSUPPORTED);
+    CHECK_STATUS(dmls_lower_numpy_view(9, nine, zero, "[...]", &v), DMLS_OK);
+    CHECK(v.slice.ndim == 1 && v.in_shape[0] == 19683 && v.in_strides[0] == 0, "zero strides merge into one run");
+    CHECK_STATUS(dmls_lower_numpy_view(64, shape, NULL, "[None, ...]", &v), DMLS_ERROR_UNSUPPORTED);
+}
+
+/* Random indexes of ranks 9 to 16 against a direct enumeration: each axis
+ * whole, an integer, start:stop:step or start::-step (always in range, so
+ * the count is a plain loop), with None here and there. */
+static void test_view_random(void) {
+    for (int iter = 0; iter < 400; iter++) {
+        const int ndim = (int)test_range(9, 16);
+        int64_t shape[16], first[16], count[16], step[16], t[16];
+        char expr[1024] = "[";
+        int64_t elems = 1, out_elems = 1, final_ndim = 0, strided = 0;
+        for (int i = ndim - 1; i >= 0; i--) {
+            shape[i] = test_range(1, 3);
+            t[i] = elems;
+            elems *= shape[i];
+        }
+        for (int i = 0; i < ndim; i++) {
+            char item[64];
+            const int kind = (int)test_range(0, 9);
+            if (test_range(0, 7) == 0) strcat(expr, "None, "), final_ndim++;
+            if (kind < 5) {
+                first[i] = 0, count[i] = shape[i], step[i] = 1;
+                snprintf(item, sizeof item, ":");
+            } else if (kind < 7) {
+                first[i] = test_range(0, shape[i] - 1), count[i] = 1, step[i] = 1;
+                snprintf(item, sizeof item, "%lld", (long long)first[i]);
+            } else if (kind < 9) {
+                const int64_t a = test_range(0, shape[i]), b = test_range(a, shape[i]);
+                step[i] = test_range(1, 2), first[i] = a, count[i] = 0;
+                for (int64_t k = a; k < b; k += step[i]) count[i]++;
+                snprintf(item, sizeof item, "%lld:%lld:%lld", (long long)a, (long long)b, (long long)step[i]);
+            } else {
+                first[i] = test_range(0, shape[i] - 1), step[i] = -test_range(1, 2), count[i] = 0;
+                for (int64_t k = first[i]; k >= 0; k += step[i]) count[i]++;
+                snprintf(item, sizeof item, "%lld::%lld", (long long)first[i], (long long)step[i]);
+            }
+            if (kind >= 5 && kind < 7) {
+                /* an integer drops its axis */
+            } else {
+                final_ndim++;
+                out_elems *= count[i];
+            }
+            strided += count[i] > 1;
+            strcat(expr, item);
+            strcat(expr, i + 1 < ndim ? ", " : "]");
+        }
+        dmls_lowered_view v;
+        const dmls_status s = dmls_lower_numpy_view(ndim, shape, NULL, expr, &v);
+        if (s == DMLS_ERROR_UNSUPPORTED) {
+            CHECK(strided > DMLS_MAX_RANK, "%s refused with only %lld strided axes: %s", expr, (long long)strided,
+                  dmls_last_error());
+            continue;
+        }
+        CHECK(s == DMLS_OK, "%s: %s", expr, dmls_last_error());
+        if (s != DMLS_OK) continue;
+        CHECK(v.final_ndim == final_ndim, "%s: rank %d, want %lld", expr, (int)v.final_ndim, (long long)final_ndim);
+        int32_t *out = malloc(sizeof *out * (size_t)(out_elems ? out_elems : 1));
+        CHECK(run_view(&v, elems, out, out_elems), "%s runs", expr);
+        /* The expected elements, row-major over the input's axes. */
+        int64_t k[16] = {0};
+        bool same = true;
+        for (int64_t o = 0; o < out_elems && same; o++) {
+            int64_t at = 0;
+            for (int i = 0; i < ndim; i++) at += (first[i] + k[i] * step[i]) * t[i];
+            same = out[o] == (int32_t)at;
+            for (int i = ndim - 1; i >= 0; i--) {
+                if (++k[i] < count[i]) break;
+                k[i] = 0;
+            }
+        }
+        CHECK(same, "%s: data differs", expr);
+        free(out);
+    }
+}
+
 int main(void) {
     test_items();
     test_python_clamping();
     test_errors();
     test_agrees_with_onnx();
+    test_seed_rng();
+    test_view_new_axes_on_8d();
+    test_view_merges_and_refuses();
+    test_view_random();
     TEST_MAIN_END();
 }

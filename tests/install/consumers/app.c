@@ -30,7 +30,7 @@ static int check(const char *path, dmls_status s, const float *out) {
 }
 
 int main(void) {
-    float input[16], out[4];
+    _Alignas(16) float input[16], out[4]; /* DirectML binds buffers at multiples of 16 (R-X-ALIGN) */
     for (int i = 0; i < 16; i++) input[i] = (float)(i + 1);
     int fail = 0;
     printf("dmlslice %s\n", dmls_version());

@@ -1,0 +1,67 @@
+#!/bin/sh
+# The usage text has one home, the tool's option tables (tools/options.h),
+# shown by --help; the man page and docs/cli.md are written by hand (they
+# carry prose --help has no room for) and must agree with it: every option
+# of every command's --help is in the man page (its SYNOPSIS too) and in
+# docs/cli.md, the man page names no option the tool lacks, each usage line
+# is in docs/cli.md, the man page's examples are --help's, the one-thread
+# threshold is the same everywhere, and no document carries its own copy
+# of the version.
+# Usage: check_docs.sh DMLSLICE SOURCE_DIR SCRATCH_DIR
+set -u
+bin=$1 src=$2 dir=$3
+man=$src/docs/dmlslice.1 md=$src/docs/cli.md
+mkdir -p "$dir"
+bad=0
+fail() { echo "FAIL: $*"; bad=1; }
+
+# The man page as text: roff's escaped hyphens and backslashes undone.
+sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/\\f[BIRP]//g' "$man" >"$dir/man.txt"
+sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$dir/man.txt" >"$dir/synopsis.txt"
+all_opts=$dir/all_options.txt
+printf '%s\n' --help --version >"$all_opts"
+
+for cmd in slice check info demo bench; do
+  "$bin" "$cmd" --help >"$dir/help_$cmd.txt" 2>&1 || fail "$cmd --help: exit $?"
+  # "--name" or "-x --name" per option line.
+  sed -n -E 's/^  (-[a-zA-Z]), (--[a-z][a-z-]*).*/\1 \2/p; s/^  (--[a-z][a-z-]*).*/\1/p' "$dir/help_$cmd.txt" \
+    >"$dir/opts_$cmd.txt"
+  awk '{print $NF}' "$dir/opts_$cmd.txt" >>"$all_opts"
+  while read -r first opt; do
+    [ -n "$opt" ] || opt=$first
+    grep -q -- "$opt" "$dir/man.txt" || fail "$cmd $opt: not in docs/dmlslice.1"
+    grep -q -- "$opt" "$md" || fail "$cmd $opt: not in docs/cli.md"
+    # The synopsis may give the short form.
+    [ "$opt" = --help ] || grep -q -- "$opt" "$dir/synopsis.txt" || grep -q -E -- "\[ *$first *\]" "$dir/synopsis.txt" ||
+      fail "$cmd $opt: not in the man page's SYNOPSIS"
+  done <"$dir/opts_$cmd.txt"
+  usage=$(sed -n 's/^usage: //p' "$dir/help_$cmd.txt")
+  grep -q -F -- "$usage" "$md" || fail "docs/cli.md lacks the usage line: $usage"
+done
+
+# No option in the man page that the tool does not have.
+# ("--onnx-*" stands for a family, not an option.)
+grep -o -E -- '--[a-z][a-z-]*' "$dir/man.txt" | grep -v -- '-$' | sort -u | while read -r opt; do
+  grep -q -x -- "$opt" "$all_opts" || echo "$opt"
+done >"$dir/unknown.txt"
+[ -s "$dir/unknown.txt" ] && fail "the man page names options the tool lacks: $(tr '\n' ' ' <"$dir/unknown.txt")"
+
+# Examples: the man page's are --help's, joined at their continuations.
+join() { sed -e 's/^ *//' | awk '{ if (sub(/\\$/, "")) { line = line $0 } else { print line $0; line = "" } }'; }
+"$bin" --help | sed -n '/^examples:/,/^$/p' | sed '1d;/^$/d' | join >"$dir/help_examples.txt"
+sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$dir/man.txt" | sed -n '/^\.nf/,/^\.fi/p' | sed '1d;$d' | join >"$dir/man_examples.txt"
+cmp -s "$dir/help_examples.txt" "$dir/man_examples.txt" ||
+  fail "the man page's EXAMPLES differ from --help's: $(diff "$dir/help_examples.txt" "$dir/man_examples.txt")"
+
+# The one-thread threshold: what src/cpu does, said alike.
+grep -q '512 KiB' "$dir/help_slice.txt" || fail "slice --help does not state the 512 KiB threshold"
+grep -q '512 KiB' "$dir/man.txt" || fail "the man page does not state the 512 KiB threshold"
+grep -q '512 KiB' "$md" || fail "docs/cli.md does not state the 512 KiB threshold"
+grep -l '256 KiB' "$dir/help_slice.txt" "$dir/man.txt" "$md" && fail "a document still says 256 KiB"
+
+# The version is the tool's (dmls_version()), never a second copy.
+version=$("$bin" --version | sed 's/^dmlslice //')
+grep -q -F "$version" "$man" && fail "docs/dmlslice.1 carries the version $version"
+
+[ $bad -eq 0 ] && echo "docs agree with --help"
+exit $bad

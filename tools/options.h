@@ -1,0 +1,79 @@
+/* The one option parser of the dmlslice tool, and the one home of its usage
+ * text: each command describes its options in a table (name, value, help
+ * line), and the same table drives parsing and `dmlslice CMD --help`.
+ *
+ * Rules every command shares: "--opt=value" or "--opt value"; "--" ends the
+ * options (what follows is an argument even if it starts with '-'); "-"
+ * alone and negative numbers are arguments; an option not in the command's
+ * tables is "unknown"; an option that takes a value may be given once. */
+#ifndef DMLSLICE_TOOLS_OPTIONS_H
+#define DMLSLICE_TOOLS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct option_def {
+    const char *name;  /* "--threads"; NULL ends a table */
+    const char *alias; /* "-t", or NULL */
+    const char *value; /* the value's name in the help ("N"), or NULL for a flag */
+    const char *help;  /* one or more lines, '\n' between them */
+} option_def;
+
+/* A group of options with a heading in the help ("options", "PARAMS"). */
+typedef struct option_group {
+    const char *heading;
+    const option_def *options;
+    const char *note; /* printed after the group, or NULL */
+} option_group;
+
+#define COMMAND_MAX_GROUPS 4
+
+typedef struct command_def {
+    const char *name;     /* "slice" */
+    const char *synopsis; /* what follows "dmlslice slice " in the usage line */
+    const char *summary;  /* what the command does, a few lines */
+    option_group groups[COMMAND_MAX_GROUPS]; /* unused ones have options NULL */
+    const char *details;  /* printed after the options, or NULL */
+    const char *examples; /* one command per line, continued with " \\"; run by the tests */
+    int (*run)(int argc, char **argv);
+    void (*more_help)(FILE *f); /* help computed at run time, after the details; or NULL */
+} command_def;
+
+/* The options every command takes. */
+extern const option_def options_common[];
+
+typedef enum option_result {
+    OPTION_DONE,     /* no arguments left */
+    OPTION_ARGUMENT, /* a positional argument, in *value */
+    OPTION_MATCHED,  /* *opt matched; *value is its value, NULL for a flag */
+    OPTION_HELP,     /* -h/--help: the command's help was printed to stdout */
+    OPTION_ERROR     /* the message was printed to stderr: a usage error */
+} option_result;
+
+typedef struct option_parser {
+    const command_def *cmd;
+    int argc;
+    char **argv; /* argv[0] is the command's name */
+    int next;
+    bool ended; /* "--" seen */
+    const option_def *given[64]; /* options with values already seen */
+    int ngiven;
+} option_parser;
+
+void options_start(option_parser *p, const command_def *cmd, int argc, char **argv);
+option_result options_next(option_parser *p, const option_def **opt, const char **value);
+
+/* True when opt is the option named name (its long name). */
+bool option_is(const option_def *opt, const char *name);
+
+/* Looks an option up in a command's tables (long name or alias). */
+const option_def *options_find(const command_def *cmd, const char *name);
+
+/* True for an argument that looks like an option ("-x", "--x"); "-" alone
+ * and negative numbers are not options. */
+bool options_looks_like_option(const char *arg);
+
+/* `dmlslice CMD --help`. */
+void options_print_help(FILE *f, const command_def *cmd);
+
+#endif
