@@ -10,6 +10,7 @@
 #include "options.h"
 #include "cuda_io.h"
 #include "params.h"
+#include "platform.h"
 #include "progress.h"
 
 /* The one place an operator runs: on a pool of threads (0 = the
@@ -116,7 +117,6 @@ int cmd_slice(int argc, char **argv) {
     npy_input in;
     npy_output out;
     memset(&out, 0, sizeof out);
-    out.fd = -1;
     int status = 1;
     param_plan plan = {0};
     /* Refuse an existing output before reading a byte of the input. */
@@ -162,7 +162,7 @@ int cmd_slice(int argc, char **argv) {
         s = bound ? run_operator(plan.op, (int)threads, bound, in.readable, out.data, out.capacity)
                   : DMLS_ERROR_OUT_OF_MEMORY;
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
-        free(copy);
+        dmls_aligned_free(copy);
     }
     const bool committed = s == DMLS_OK && npy_commit(&out, err);
     progress_stop(pr);

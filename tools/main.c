@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "dmlslice/dml.h"
+#include "platform.h"
 
 static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
                                               &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};
@@ -82,6 +83,10 @@ static bool takes_value(const char *arg) {
 }
 
 int main(int argc, char **argv) {
+    /* UTF-8 arguments (paths) and byte-exact standard streams everywhere
+     * (Windows' own are the ANSI code page and text mode). */
+    argv = dmls_utf8_args(argc, argv);
+    dmls_stdio_binary();
     /* The command is the first argument that is neither an option nor an
      * option's value; options before it move after it, so each command's
      * one parser sees them all. */

@@ -1,18 +1,14 @@
-/* .npy reading and atomic writing; see npy.h. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, fchmod, fsync under -std=c11 (glibc) */
-#define _DARWIN_C_SOURCE
+/* .npy reading and atomic writing; see npy.h. Every system call is the
+ * platform layer's (platform.h). */
 #include "npy.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "platform.h"
 
 static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -259,7 +255,7 @@ void npy_strides(const npy_header *h, int64_t *strides) {
 
 /* ------------------------------------------------------------ input */
 
-static bool read_all(int fd, const char *name, npy_input *in, char *err) {
+static bool read_all(FILE *f, const char *name, npy_input *in, char *err) {
     size_t cap = 1 << 16, len = 0;
     unsigned char *buf = malloc(cap + NPY_PAD);
     for (;;) {
@@ -267,15 +263,14 @@ static bool read_all(int fd, const char *name, npy_input *in, char *err) {
             snprintf(err, NPY_ERR_LEN, "%s: out of memory reading %zu bytes", name, cap);
             return false;
         }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
+        const size_t got = fread(buf + len, 1, cap - len, f);
+        if (got == 0 && ferror(f)) {
             snprintf(err, NPY_ERR_LEN, "%s: read error: %s", name, strerror(errno));
             free(buf);
             return false;
         }
         if (got == 0) break;
-        len += (size_t)got;
+        len += got;
         if (len == cap) {
             unsigned char *bigger = cap > SIZE_MAX / 2 - NPY_PAD ? NULL : realloc(buf, cap * 2 + NPY_PAD);
             if (bigger == NULL) free(buf);
@@ -293,49 +288,40 @@ bool npy_open(const char *path, npy_input *in, char *err) {
     memset(in, 0, sizeof *in);
     const bool is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(err, NPY_ERR_LEN, "%s: cannot open: %s", name, strerror(errno));
+    dmls_file_info info = {DMLS_FILE_STREAM, 0, 0, 0, 0, 0};
+    int e = is_stdin ? 0 : dmls_path_info(path, 1, &info);
+    if (e == 0 && info.kind == DMLS_FILE_MISSING) e = ENOENT;
+    if (e != 0) {
+        snprintf(err, NPY_ERR_LEN, "%s: cannot open: %s", name, dmls_error_text(e));
         return false;
     }
-    struct stat st;
-    bool ok = fstat(fd, &st) == 0;
-    if (!ok) snprintf(err, NPY_ERR_LEN, "%s: cannot stat: %s", name, strerror(errno));
     const unsigned char *base = NULL;
-    if (ok && S_ISREG(st.st_mode) && !is_stdin) {
-        in->file_size = (uint64_t)st.st_size;
+    bool ok = true;
+    if (info.kind == DMLS_FILE_REGULAR) {
+        /* Mapped with NPY_PAD zero bytes after the file's end, whatever its
+         * length modulo the page. */
+        in->file_size = info.size;
         if (in->file_size == 0) {
             snprintf(err, NPY_ERR_LEN, "%s: not a .npy file (it is empty)", name);
             ok = false;
+        } else if ((e = dmls_file_map(path, NPY_PAD, &in->mapped)) != 0) {
+            snprintf(err, NPY_ERR_LEN, "%s: cannot map %" PRIu64 " bytes: %s", name, in->file_size,
+                     dmls_error_text(e));
+            ok = false;
         } else {
-            /* Reserve the file's length plus padding as zero pages, then map
-             * the file over the front: the padding after the data is then
-             * always readable, whatever the file size modulo the page. */
-            const long page = sysconf(_SC_PAGESIZE);
-            const uint64_t want = (in->file_size + NPY_PAD + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
-            if (want > SIZE_MAX) {
-                snprintf(err, NPY_ERR_LEN, "%s: %" PRIu64 " bytes do not fit this machine's address space", name,
-                         in->file_size);
-                ok = false;
-            } else {
-                in->map_len = (size_t)want;
-                in->map = mmap(NULL, in->map_len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-                if (in->map == MAP_FAILED ||
-                    mmap(in->map, (size_t)in->file_size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
-                    snprintf(err, NPY_ERR_LEN, "%s: cannot map %" PRIu64 " bytes: %s", name, in->file_size,
-                             strerror(errno));
-                    if (in->map != MAP_FAILED) munmap(in->map, in->map_len);
-                    in->map = NULL;
-                    ok = false;
-                }
-                base = in->map;
-            }
+            in->file_size = in->mapped.size;
+            base = in->mapped.data;
         }
-    } else if (ok) {
-        ok = read_all(fd, name, in, err);
+    } else {
+        FILE *f = is_stdin ? stdin : dmls_fopen(path, "rb");
+        if (f == NULL) {
+            snprintf(err, NPY_ERR_LEN, "%s: cannot open: %s", name, strerror(errno));
+            return false;
+        }
+        ok = read_all(f, name, in, err);
+        if (!is_stdin) fclose(f);
         base = in->heap;
     }
-    if (!is_stdin) close(fd);
     if (ok) ok = npy_parse_header(name, base, in->file_size, in->file_size, &in->h, err);
     if (!ok) {
         npy_close(in);
@@ -347,35 +333,12 @@ bool npy_open(const char *path, npy_input *in, char *err) {
 }
 
 void npy_close(npy_input *in) {
-    if (in->map) munmap(in->map, in->map_len);
+    dmls_file_unmap(&in->mapped);
     free(in->heap);
     memset(in, 0, sizeof *in);
 }
 
 /* ------------------------------------------------------------ output */
-
-/* The temporary file's name, for the signal handler: an interrupted run
- * must not leave it behind. Only async-signal-safe calls in the handler. */
-static char pending_tmp[4096];
-static volatile sig_atomic_t pending_set = 0;
-
-static void on_signal(int sig) {
-    if (pending_set) unlink(pending_tmp);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void watch_tmp(const char *path) {
-    if (path) {
-        snprintf(pending_tmp, sizeof pending_tmp, "%s", path);
-        pending_set = 1;
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
-    } else {
-        pending_set = 0;
-    }
-}
 
 /* The header, padded with spaces and a newline so the data starts on a
  * 64-byte boundary, as NumPy writes it. Returns its length. */
@@ -404,19 +367,18 @@ static size_t format_header(char *buf, size_t cap, const char *descr, int32_t nd
 bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, const int64_t *shape, size_t esize,
                 npy_output *out, char *err) {
     memset(out, 0, sizeof *out);
-    out->fd = -1;
     out->path = path;
     out->force = force;
     uint64_t count = 1;
     for (int i = 0; i < ndim; i++) count *= (uint64_t)shape[i]; /* fits: validated by dmls_create */
     out->data_bytes = count * esize;
     out->capacity = (out->data_bytes + NPY_PAD - 1) / NPY_PAD * NPY_PAD;
-    char header[128 + 22 * NPY_MAX_RANK];
+    char header[512];
     out->header_len = format_header(header, sizeof header, descr, ndim, shape);
     out->file_len = out->header_len + out->data_bytes;
 
     if (strcmp(path, "-") == 0) {
-        if (isatty(STDOUT_FILENO)) {
+        if (dmls_stdio_is_terminal(1)) {
             snprintf(err, NPY_ERR_LEN, "<stdout>: refusing to write binary .npy data to a terminal");
             return false;
         }
@@ -434,72 +396,30 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
         return true;
     }
 
-    struct stat st;
-    if (!force && lstat(path, &st) == 0) {
+    if (!force && npy_exists(path)) {
         snprintf(err, NPY_ERR_LEN, "%s: already exists; not overwritten (use -f to replace it)", path);
         return false;
     }
-    /* The temporary file lives in the output's folder so the final rename
-     * never crosses a file system. */
-    const char *slash = strrchr(path, '/');
-    const size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    const size_t need = strlen(path) + 16;
-    out->tmp_path = malloc(need);
-    if (out->tmp_path == NULL) {
-        snprintf(err, NPY_ERR_LEN, "%s: out of memory", path);
-        return false;
-    }
-    snprintf(out->tmp_path, need, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    out->fd = mkstemp(out->tmp_path);
-    if (out->fd < 0) {
-        snprintf(err, NPY_ERR_LEN, "%s: cannot create a temporary file in its folder: %s", path, strerror(errno));
-        free(out->tmp_path);
-        out->tmp_path = NULL;
-        return false;
-    }
-    watch_tmp(out->tmp_path);
-    const mode_t mask = umask(0);
-    umask(mask);
-    bool ok = fchmod(out->fd, 0666 & ~mask) == 0;
-    /* Room for the padded capacity while writing; trimmed at commit. */
+    /* Room for the padded capacity while writing, reserved up front (a full
+     * disk is this error, not a crash); trimmed at commit. A replaced file's
+     * permission bits carry over. */
     const uint64_t len = out->header_len + out->capacity;
-    ok = ok && len <= (uint64_t)INT64_MAX && ftruncate(out->fd, (off_t)len) == 0;
-    ok = ok && pwrite(out->fd, header, out->header_len, 0) == (ssize_t)out->header_len;
-    if (ok && len <= SIZE_MAX) {
-        out->map_len = (size_t)len;
-        out->map = mmap(NULL, out->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, 0);
-        if (out->map == MAP_FAILED) {
-            out->map = NULL;
-            ok = false;
-        }
-    } else {
-        ok = false;
-    }
-    if (!ok) {
-        snprintf(err, NPY_ERR_LEN, "%s: cannot prepare %" PRIu64 " bytes in %s: %s", path, len, out->tmp_path,
-                 strerror(errno));
-        npy_abort(out);
+    const int e = dmls_new_file_create(&out->file, path, len, -1);
+    out->created = e == 0;
+    if (e != 0) {
+        snprintf(err, NPY_ERR_LEN, "%s: cannot reserve %" PRIu64 " bytes in its folder: %s", path, len,
+                 dmls_error_text(e));
         return false;
     }
-    out->data = (unsigned char *)out->map + out->header_len;
-    return true;
-}
-
-static bool write_all(int fd, const unsigned char *p, uint64_t n) {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (uint64_t)w;
-    }
+    memcpy(out->file.data, header, out->header_len);
+    out->data = out->file.data + out->header_len;
     return true;
 }
 
 bool npy_commit(npy_output *out, char *err) {
     if (out->heap) {
-        signal(SIGPIPE, SIG_IGN); /* a closed pipe is an error to report, not a silent death */
-        if (!write_all(STDOUT_FILENO, out->heap, out->file_len)) {
+        dmls_ignore_broken_pipe(); /* a closed pipe is an error to report, not a silent death */
+        if (fwrite(out->heap, 1, (size_t)out->file_len, stdout) != out->file_len || fflush(stdout) != 0) {
             snprintf(err, NPY_ERR_LEN, "<stdout>: write error: %s", strerror(errno));
             return false;
         }
@@ -507,76 +427,33 @@ bool npy_commit(npy_output *out, char *err) {
         out->heap = NULL;
         return true;
     }
-    bool ok = msync(out->map, out->map_len, MS_SYNC) == 0;
-    munmap(out->map, out->map_len);
-    out->map = NULL;
-    ok = ok && ftruncate(out->fd, (off_t)out->file_len) == 0 && fsync(out->fd) == 0;
-    ok = close(out->fd) == 0 && ok;
-    out->fd = -1;
-    if (!ok) {
-        snprintf(err, NPY_ERR_LEN, "%s: cannot write %s: %s", out->path, out->tmp_path, strerror(errno));
+    const int e = dmls_new_file_commit(&out->file, out->file_len, out->force);
+    if (e == EEXIST) {
+        snprintf(err, NPY_ERR_LEN, "%s: already exists; not overwritten (use -f to replace it)", out->path);
         return false;
     }
-    if (out->force) {
-        ok = rename(out->tmp_path, out->path) == 0;
-    } else {
-        /* link() refuses an existing name atomically, unlike rename(). */
-        ok = link(out->tmp_path, out->path) == 0;
-        if (!ok && errno == EEXIST) {
-            snprintf(err, NPY_ERR_LEN, "%s: already exists; not overwritten (use -f to replace it)", out->path);
-            return false;
-        }
-        if (ok) {
-            unlink(out->tmp_path);
-        } else {
-            /* A file system without hard links: check, then rename. */
-            struct stat st;
-            if (lstat(out->path, &st) == 0) {
-                snprintf(err, NPY_ERR_LEN, "%s: already exists; not overwritten (use -f to replace it)", out->path);
-                return false;
-            }
-            ok = rename(out->tmp_path, out->path) == 0;
-        }
-    }
-    if (!ok) {
-        snprintf(err, NPY_ERR_LEN, "%s: cannot move %s into place: %s", out->path, out->tmp_path, strerror(errno));
+    if (e != 0) {
+        snprintf(err, NPY_ERR_LEN, "%s: cannot write: %s", out->path, dmls_error_text(e));
         return false;
     }
-    watch_tmp(NULL);
-    /* Make the new name durable too. */
-    const char *slash = strrchr(out->path, '/');
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out->path + (slash == out->path)) : 1,
-             slash ? out->path : ".");
-    int dfd = open(dir, O_RDONLY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    free(out->tmp_path);
-    out->tmp_path = NULL;
+    out->created = false;
     return true;
 }
 
 void npy_abort(npy_output *out) {
-    if (out->map) munmap(out->map, out->map_len);
-    if (out->fd >= 0) close(out->fd);
-    if (out->tmp_path) unlink(out->tmp_path);
-    watch_tmp(NULL);
-    free(out->tmp_path);
+    if (out->created) dmls_new_file_abort(&out->file);
     free(out->heap);
     memset(out, 0, sizeof *out);
-    out->fd = -1;
 }
 
 bool npy_same_file(const char *in, const char *out) {
     if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0) return false;
     if (strcmp(in, out) == 0) return true;
-    struct stat a, b;
-    return stat(in, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    dmls_file_info a, b;
+    return dmls_path_info(in, 1, &a) == 0 && dmls_path_info(out, 1, &b) == 0 && dmls_same_file(&a, &b);
 }
 
 bool npy_exists(const char *path) {
-    struct stat st;
-    return strcmp(path, "-") != 0 && lstat(path, &st) == 0;
+    dmls_file_info info;
+    return strcmp(path, "-") != 0 && dmls_path_info(path, 0, &info) == 0 && (info.kind != DMLS_FILE_MISSING || info.is_link);
 }

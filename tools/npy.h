@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "dmlslice/dmlslice.h"
+#include "platform.h" /* the mapped input and the new output file */
 
 #define NPY_ERR_LEN 512
 /* The most axes NumPy writes (NPY_MAXDIMS of NumPy 2). */
@@ -48,8 +49,7 @@ typedef struct npy_input {
     const unsigned char *data;
     uint64_t readable;   /* bytes readable at data: data_bytes + NPY_PAD */
     uint64_t file_size;
-    void *map;           /* the reserved range, or NULL */
-    size_t map_len;
+    dmls_mapped_file mapped; /* a regular file, mapped */
     unsigned char *heap; /* stdin (or a non-regular file) read fully */
 } npy_input;
 
@@ -66,15 +66,13 @@ void npy_strides(const npy_header *h, int64_t *strides);
  * place; nothing becomes visible under the final name until commit. */
 typedef struct npy_output {
     const char *path;   /* final name, or "-" */
-    char *tmp_path;     /* the temporary file in the same folder */
-    int fd;
+    dmls_new_file file; /* the file on its way, while created */
+    bool created;
     bool force;
     unsigned char *data;
     uint64_t data_bytes, capacity;
     uint64_t header_len;
     uint64_t file_len;  /* header_len + data_bytes: the committed length */
-    void *map;
-    size_t map_len;
     unsigned char *heap; /* header + data for standard output */
 } npy_output;
 

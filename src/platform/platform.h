@@ -81,6 +81,9 @@ void dmls_cond_wait(dmls_cond *c, dmls_mutex *m);
 void dmls_cond_signal(dmls_cond *c);
 void dmls_cond_broadcast(dmls_cond *c);
 
+/* As dmls_cond_wait, returning after about ms milliseconds at the latest. */
+void dmls_cond_wait_ms(dmls_cond *c, dmls_mutex *m, long ms);
+
 /* Runs fn exactly once per process for this o, however many threads call. */
 void dmls_once_run(dmls_once *o, void (*fn)(void));
 

@@ -29,6 +29,17 @@ void dmls_mutex_unlock(dmls_mutex *m) { pthread_mutex_unlock(&m->m); }
 int dmls_cond_init(dmls_cond *c) { return pthread_cond_init(&c->c, NULL); }
 void dmls_cond_destroy(dmls_cond *c) { pthread_cond_destroy(&c->c); }
 void dmls_cond_wait(dmls_cond *c, dmls_mutex *m) { pthread_cond_wait(&c->c, &m->m); }
+void dmls_cond_wait_ms(dmls_cond *c, dmls_mutex *m, long ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&c->c, &m->m, &until);
+}
 void dmls_cond_signal(dmls_cond *c) { pthread_cond_signal(&c->c); }
 void dmls_cond_broadcast(dmls_cond *c) { pthread_cond_broadcast(&c->c); }
 

@@ -48,6 +48,7 @@ int dmls_cond_init(dmls_cond *c) {
 }
 void dmls_cond_destroy(dmls_cond *c) { (void)c; /* holds no resource */ }
 void dmls_cond_wait(dmls_cond *c, dmls_mutex *m) { SleepConditionVariableSRW(CV(c), SRW(m), INFINITE, 0); }
+void dmls_cond_wait_ms(dmls_cond *c, dmls_mutex *m, long ms) { SleepConditionVariableSRW(CV(c), SRW(m), (DWORD)ms, 0); }
 void dmls_cond_signal(dmls_cond *c) { WakeConditionVariable(CV(c)); }
 void dmls_cond_broadcast(dmls_cond *c) { WakeAllConditionVariable(CV(c)); }
 
