@@ -1,6 +1,7 @@
 /* dmlslice: the command-line tool. Uses the public API only (it links
  * against the shared library, which exports nothing else). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -123,12 +124,18 @@ int main(int argc, char **argv) {
     }
     /* The command's arguments: its name, the options given before it, the
      * rest. A "--" before the command ended nothing the command sees. */
-    char *args[argc + 1];
+    char **args = malloc(((size_t)argc + 1) * sizeof *args); /* no VLA: MSVC's C has none */
+    if (args == NULL) {
+        fprintf(stderr, "dmlslice: out of memory\n");
+        return 1;
+    }
     int n = 0;
     args[n++] = (char *)name;
     for (int i = 1; i < at; i++)
         if (strcmp(argv[i], "--") != 0) args[n++] = argv[i];
     for (int i = at + 1; i < argc; i++) args[n++] = argv[i];
     args[n] = NULL;
-    return cmd->run(n, args);
+    const int status = cmd->run(n, args);
+    free(args);
+    return status;
 }
