@@ -9,9 +9,16 @@
 # The install tests (tests/install/run.sh, docs/install.md): pkg-config for
 # the pkg-config consumer, dpkg-dev and file for cpack's .deb packages
 # (dpkg-shlibdeps finds their dependencies), binutils for nm and readelf.
+# The Python package (python/, for /usr/bin/python3): python3-dev,
+# python3-setuptools, python3-wheel and python3-pip to build and install it;
+# python3-numpy, python3-pytest and python3-hypothesis for its tests;
+# python3-torch for its DLPack round trips (about 300 MB with its dependencies;
+# about a minute to install here).
 set -eu
 
-pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils"
+pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
+python3-dev python3-setuptools python3-wheel python3-pip
+python3-numpy python3-pytest python3-hypothesis python3-torch"
 
 missing=""
 for p in $pkgs; do

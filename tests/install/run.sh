@@ -90,12 +90,13 @@ cmake_consumer() { # NAME BUILD_DIR ARGS...
   cat "$dir.log"; bad "$name consumer did not build"; return 1
 }
 
+asked=$(echo "$version" | cut -d. -f1-2) # what a consumer written today asks find_package for
 step "2a consumer with find_package (shared, then static)"
-if cmake_consumer find_package "$work/find_package-shared" -DCMAKE_PREFIX_PATH="$prefix"; then
+if cmake_consumer find_package "$work/find_package-shared" -DCMAKE_PREFIX_PATH="$prefix" -DDMLSLICE_WANT="$asked"; then
   run_consumer "find_package shared" "$work/find_package-shared/consumer"
   needs_lib "$work/find_package-shared/consumer" || bad "find_package shared: not linked to libdmlslice.so"
 fi
-if cmake_consumer find_package "$work/find_package-static" -DCMAKE_PREFIX_PATH="$prefix" -DDMLSLICE_LINK=static; then
+if cmake_consumer find_package "$work/find_package-static" -DCMAKE_PREFIX_PATH="$prefix" -DDMLSLICE_LINK=static -DDMLSLICE_WANT="$asked"; then
   run_consumer "find_package static" "$work/find_package-static/consumer"
   needs_lib "$work/find_package-static/consumer" && bad "find_package static: linked to libdmlslice.so"
 fi

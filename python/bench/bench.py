@@ -1,0 +1,300 @@
+"""dmlslice from Python against its peers, CPU and GPU, in one run.
+
+  1. Per-call overhead of a tiny slice (an 8 x 8 float32 array, "[1:3, ::2]"),
+     in microseconds per call: dmlslice (one-shot index() with a string and
+     with an index tuple, a planned Operator, an Operator with out=) against
+     NumPy's x[1:3, ::2].copy() and PyTorch's x[1:3, ::2].contiguous(); on the
+     GPU (when there is one) the same with CUDA tensors, calls back to back,
+     one synchronize per batch.
+  2. The canonical cases of bench/cases.json in GB/s (2 x output bytes /
+     time): dmlslice (a planned Operator writing into out=) against NumPy,
+     PyTorch and, on the GPU, CuPy and JAX; with --cli, also the C figures of
+     `dmlslice bench` run on the same machine, and Python / C.
+
+Timing as `dmlslice bench` times: per rep, one untimed call, then a batch
+of back-to-back calls lasting at least 20 ms; the median of --reps reps.
+
+Usage (from the repository root, the package built, e.g. PYTHONPATH=build/python):
+  python3 python/bench/bench.py [--cases bench/cases.json] [--reps 7]
+      [--device cpu|cuda|all] [--cli build/dmlslice] [--max-mib N] [--json out.json]
+--max-mib shrinks cases whose input exceeds N MiB along their first axis
+(for a quick run on a small machine; the table marks them).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import dmlslice as ds
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def optional(name):
+    try:
+        return __import__(name)
+    except Exception:
+        return None
+
+
+torch = optional("torch")
+cupy = optional("cupy")
+jax = optional("jax")
+
+
+def gpu_ready():
+    return ds.cuda_available() and torch is not None and torch.cuda.is_available()
+
+
+# ------------------------------------------------------------------ timing
+
+def time_batches(fn, reps, sync=None, min_s=0.02):
+    """Median seconds per call: each rep one untimed call, then a batch of at
+    least min_s seconds (batch size found once)."""
+    fn()
+    if sync:
+        sync()
+    batch = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        if sync:
+            sync()
+        dt = time.perf_counter() - t0
+        if dt >= min_s or batch >= 1 << 22:
+            break
+        batch = max(batch * 2, int(batch * min_s / max(dt, 1e-9)) + 1)
+    times = []
+    for _ in range(reps):
+        fn()
+        if sync:
+            sync()
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        if sync:
+            sync()
+        times.append((time.perf_counter() - t0) / batch)
+    return statistics.median(times), batch
+
+
+# ------------------------------------------------------------------ part 1: tiny
+
+def tiny(reps, device):
+    rows = []
+    key_s, key_t = "[1:3, ::2]", np.s_[1:3, ::2]
+    if device == "cpu":
+        x = np.arange(64, dtype=np.float32).reshape(8, 8)
+        op = ds.plan("index", x.shape, x.dtype, key_s)
+        out = np.empty(op.output_shape, x.dtype)
+        cands = [
+            ("numpy x[1:3, ::2].copy()", lambda: x[1:3, ::2].copy()),
+            ("dmlslice.index(x, str)", lambda: ds.index(x, key_s)),
+            ("dmlslice.index(x, tuple)", lambda: ds.index(x, key_t)),
+            ("dmlslice Operator op(x)", lambda: op(x)),
+            ("dmlslice Operator op(x, out=)", lambda: op(x, out=out)),
+        ]
+        if torch is not None:
+            t = torch.arange(64, dtype=torch.float32).reshape(8, 8)
+            cands += [("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous()),
+                      ("dmlslice Operator op(torch)", lambda: op(t))]
+        sync = None
+    else:
+        t = torch.arange(64, dtype=torch.float32, device="cuda").reshape(8, 8)
+        op = ds.plan("index", tuple(t.shape), torch.float32, key_s)
+        out = torch.empty(op.output_shape, dtype=torch.float32, device="cuda")
+        cands = [
+            ("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous()),
+            ("dmlslice.index(x, str)", lambda: ds.index(t, key_s)),
+            ("dmlslice Operator op(x)", lambda: op(t)),
+            ("dmlslice Operator op(x, out=)", lambda: op(t, out=out)),
+        ]
+        if cupy is not None:
+            c = cupy.arange(64, dtype=cupy.float32).reshape(8, 8)
+            cands += [("cupy cupy.ascontiguousarray(x[1:3, ::2])", lambda: cupy.ascontiguousarray(c[1:3, ::2])),
+                      ("dmlslice Operator op(cupy)", lambda: op(c))]
+        sync = torch.cuda.synchronize
+    for name, fn in cands:
+        s, batch = time_batches(fn, reps, sync)
+        rows.append({"device": device, "what": name, "us": s * 1e6, "batch": batch})
+    return rows
+
+
+# ------------------------------------------------------------------ part 2: cases
+
+def positive_view(offs, sizes, strides):
+    """Per axis: a positive-step slice of the window's elements, and whether
+    the axis is read backwards (for peers without negative steps)."""
+    sl, flip = [], []
+    for i, (o, s, t) in enumerate(zip(offs, sizes, strides)):
+        n = 1 + (s - 1) // abs(t)
+        if t > 0:
+            sl.append(slice(o, o + t * (n - 1) + 1, t))
+        else:
+            last = o + s - 1
+            sl.append(slice(last - (-t) * (n - 1), last + 1, -t))
+            flip.append(i)
+    return tuple(sl), flip
+
+
+def numpy_view(offs, sizes, strides):
+    sl = []
+    for o, s, t in zip(offs, sizes, strides):
+        n = 1 + (s - 1) // abs(t)
+        if t > 0:
+            sl.append(slice(o, o + t * (n - 1) + 1, t))
+        else:
+            start = o + s - 1
+            stop = start + t * (n - 1) - 1
+            sl.append(slice(start, None if stop < 0 else stop, t))
+    return tuple(sl)
+
+
+def shrink(case, max_mib):
+    """The case with its first axis cut so that the input fits max_mib."""
+    c = dict(case)
+    item = np.dtype(c["dtype"]).itemsize
+    size = item * int(np.prod(c["input_shape"]))
+    if not max_mib or size <= max_mib << 20:
+        return c, False
+    d0 = c["input_shape"][0]
+    keep = max(c["window_offsets"][0] + 1, int(d0 * (max_mib << 20) / size))
+    keep = min(keep, d0)
+    c["input_shape"] = [keep] + c["input_shape"][1:]
+    w = min(c["window_sizes"][0], keep - c["window_offsets"][0])
+    c["window_sizes"] = [w] + c["window_sizes"][1:]
+    c["output_sizes"] = [1 + (w - 1) // abs(c["window_strides"][0])] + c["output_sizes"][1:]
+    return c, True
+
+
+def cases(path, reps, device, max_mib):
+    rows = []
+    rng = np.random.default_rng(0)
+    for case in json.load(open(path)):
+        c, scaled = shrink(case, max_mib)
+        dt, shape = np.dtype(c["dtype"]), c["input_shape"]
+        offs, sizes, strides = c["window_offsets"], c["window_sizes"], c["window_strides"]
+        x = (rng.standard_normal(shape, dtype=np.float32).astype(dt) if dt.kind == "f"
+             else rng.integers(0, 100, shape).astype(dt))
+        op = ds.plan("slice1", x.shape, x.dtype, offs, sizes, strides)
+        out_bytes = int(np.prod(op.output_shape)) * dt.itemsize
+        nview = numpy_view(offs, sizes, strides)
+        pview, flip = positive_view(offs, sizes, strides)
+        row = {"device": device, "case": c["name"], "out_bytes": out_bytes, "scaled": scaled}
+        cands = []
+        if device == "cpu":
+            out = np.empty(op.output_shape, dt)
+            op(x, out=out)
+            assert np.array_equal(out.view(np.uint8), np.ascontiguousarray(x[nview]).view(np.uint8)), c["name"]
+            dst = np.empty_like(out)
+            cands = [("dmlslice", lambda: op(x, out=out), None),
+                     ("numpy", lambda: np.copyto(dst, x[nview]), None)]
+            if torch is not None:
+                tx = torch.from_numpy(x)
+                tv = tx[pview]
+                cands.append(("torch", (lambda: torch.flip(tv, flip)) if flip else (lambda: tv.contiguous()), None))
+        else:
+            tx = torch.from_numpy(x).cuda()
+            out = torch.empty(op.output_shape, dtype=tx.dtype, device="cuda")
+            op(tx, out=out)
+            torch.cuda.synchronize()
+            assert np.array_equal(out.cpu().numpy().view(np.uint8),
+                                  np.ascontiguousarray(x[nview]).view(np.uint8)), c["name"]
+            tv = tx[pview]
+            sync = torch.cuda.synchronize
+            cands = [("dmlslice", lambda: op(tx, out=out), sync),
+                     ("torch", (lambda: torch.flip(tv, flip)) if flip else (lambda: tv.contiguous()), sync)]
+            if cupy is not None:
+                cx = cupy.asarray(x)
+                cv = cx[nview]
+                cands.append(("cupy", lambda: cupy.ascontiguousarray(cv), cupy.cuda.Device().synchronize))
+            if jax is not None and any(d.platform == "gpu" for d in jax.devices()):
+                jx = jax.device_put(x, [d for d in jax.devices() if d.platform == "gpu"][0])
+                f = jax.jit(lambda a: a[nview])
+                cands.append(("jax", lambda: f(jx).block_until_ready(), None))
+        for name, fn, sync in cands:
+            try:
+                s, batch = time_batches(fn, reps, sync)
+                row[name + "_GBps"] = 2 * out_bytes / s / 1e9
+                row[name + "_ms"] = s * 1e3
+            except Exception as e:  # a peer that cannot run the case: say so, go on
+                row[name + "_error"] = str(e)[:200]
+        rows.append(row)
+        print(fmt_case(row), flush=True)
+        del x
+        if device == "cuda":
+            del tx, out, tv
+            torch.cuda.empty_cache()
+    return rows
+
+
+def fmt_case(r):
+    cols = [f"{r['device']:4s} {r['case']:14s}{'*' if r['scaled'] else ' '} {r['out_bytes'] / 2**20:8.1f} MiB"]
+    for k in ("dmlslice", "numpy", "torch", "cupy", "jax", "c"):
+        if k + "_GBps" in r:
+            cols.append(f"{k} {r[k + '_GBps']:7.1f}")
+    if "py_over_c" in r:
+        cols.append(f"py/C {r['py_over_c']:.3f}")
+    return "  ".join(cols)
+
+
+def c_figures(cli, cases_path, device, reps):
+    """GB/s per case from `dmlslice bench --json` on this machine."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "c.json")
+        subprocess.run([cli, "bench", "--device", device, "--cases", cases_path, "--reps", str(reps),
+                        "--json", path], check=True, stdout=subprocess.DEVNULL)
+        data = json.load(open(path))
+    return {c["case"]: c["GBps"] for c in data.get("cases", []) if "GBps" in c}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "cases.json"))
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--device", choices=["cpu", "cuda", "all"], default="all")
+    ap.add_argument("--cli", help="the dmlslice program, to run `dmlslice bench` for the C figures")
+    ap.add_argument("--max-mib", type=int, default=0)
+    ap.add_argument("--json", help="write the results here")
+    a = ap.parse_args()
+    devices = ["cpu", "cuda"] if a.device == "all" else [a.device]
+    if "cuda" in devices and not gpu_ready():
+        print("no CUDA GPU (or no PyTorch with CUDA): CPU only", file=sys.stderr)
+        devices = [d for d in devices if d == "cpu"]
+    result = {"dmlslice": ds.__version__, "numpy": np.__version__,
+              "torch": getattr(torch, "__version__", None), "cupy": getattr(cupy, "__version__", None),
+              "jax": getattr(jax, "__version__", None), "threads": ds.get_num_threads(),
+              "python": sys.version.split()[0], "tiny": [], "cases": []}
+    for dev in devices:
+        print(f"\n== {dev}: per-call overhead, tiny slice (8 x 8 float32, [1:3, ::2])")
+        for r in tiny(a.reps, dev):
+            print(f"  {r['what']:42s} {r['us']:8.3f} us")
+            result["tiny"].append(r)
+    for dev in devices:
+        print(f"\n== {dev}: canonical cases, GB/s = 2 x output bytes / time (* = scaled by --max-mib)")
+        rows = cases(a.cases, a.reps, dev, a.max_mib)
+        if a.cli:
+            cfig = c_figures(a.cli, a.cases, dev, a.reps)
+            for r in rows:
+                if r["case"] in cfig and "dmlslice_GBps" in r and not r["scaled"]:
+                    r["c_GBps"] = cfig[r["case"]]
+                    r["py_over_c"] = r["dmlslice_GBps"] / cfig[r["case"]]
+            print(f"-- with `{a.cli} bench --device {dev}` (py/C: Python's GB/s over C's)")
+            for r in rows:
+                print(fmt_case(r))
+        result["cases"] += rows
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""dmlslice: DirectML's slice operators for NumPy, PyTorch, CuPy and JAX arrays.
+
+Every function takes an array (anything with ``__dlpack__`` or the buffer
+protocol) without copying it, reads it with its strides as they are, and
+returns a new array of the input's kind on its device (NumPy in, NumPy out; a
+CUDA tensor in, a tensor on the same GPU out), or writes into ``out=``.
+
+Vocabularies::
+
+    dmlslice.index(x, "[1:3, ::-1, None]")      # NumPy basic indexing, as text
+    dmlslice.index(x, np.s_[1:3, ::-1])         # ... or as an index tuple
+    dmlslice.slice1(x, offsets, sizes, strides) # DirectML SLICE1 (window)
+    dmlslice.slice(x, offsets, sizes, strides)  # DirectML SLICE (output sizes)
+    dmlslice.slice_grad(g, input_shape, offsets, sizes, strides)  # SLICE_GRAD
+    dmlslice.onnx_slice(x, starts, ends, axes=None, steps=None)
+    dmlslice.webnn_slice(x, starts, sizes, strides=None)
+    dmlslice.webnn_reverse(x, axes=None)
+
+Plan once, run many times (from any number of threads)::
+
+    op = dmlslice.plan("index", (4, 5), "float32", "[1:3, ::-1]")
+    y = op(x)
+
+Errors are :class:`dmlslice.Error` with ``.status`` and ``.rule``.
+"""
+import numpy as _np
+
+from . import _errors, _kinds
+from ._dmlslice import (Operator, check_dml, cuda_available, get_num_threads, index,
+                        library_version, onnx_slice, set_num_threads, slice, slice1,
+                        slice_grad, webnn_reverse, webnn_slice)
+from ._dmlslice import _init, _plan, cuda_built as _cuda_built
+from ._errors import (ArgumentError, DeviceError, DTypeError, Error, IndexTypeError,
+                      OutOfBoundsError, OutOfMemoryError)
+
+__version__ = library_version
+cuda_built: bool = bool(_cuda_built)
+
+_init(_errors.BY_ROLE, _np, _kinds)
+
+_KINDS = ("index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse")
+
+
+def plan(kind, shape, dtype, *params, feature_level=None):
+    """Validate and plan a slice once, for arrays of `shape` and `dtype`.
+
+    kind is the name of the one-shot function whose parameters follow
+    (``"index"``, ``"slice"``, ``"slice1"``, ``"slice_grad"``, ``"onnx_slice"``,
+    ``"webnn_slice"``, ``"webnn_reverse"``). For ``"slice_grad"``, shape is the
+    forward input's shape (the result's); the operator takes the gradient.
+    Returns an :class:`Operator`; call it as ``op(x, out=None)``.
+    """
+    if kind not in _KINDS:
+        raise ArgumentError(f"kind {kind!r} is not one of {', '.join(_KINDS)}",
+                            "DMLS_ERROR_INVALID_ARGUMENT", "")
+    return _plan(kind, shape, dtype, params, feature_level)
+
+
+__all__ = ["ArgumentError", "DTypeError", "DeviceError", "Error", "IndexTypeError", "Operator",
+           "OutOfBoundsError", "OutOfMemoryError", "check_dml", "cuda_available", "cuda_built",
+           "get_num_threads", "index", "library_version", "onnx_slice", "plan", "set_num_threads",
+           "slice", "slice1", "slice_grad", "webnn_reverse", "webnn_slice"]

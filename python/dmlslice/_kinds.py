@@ -1,0 +1,133 @@
+"""What differs between array libraries: making a result of the input's kind
+on its device, the CUDA stream to run on, and the dtype of a plan.
+
+The extension calls these for arrays that are not NumPy arrays (NumPy's own
+path stays in C). Each framework's module is looked up only when an array of
+it arrives, so none of them is imported by dmlslice itself.
+"""
+import sys
+
+import numpy as np
+
+# (itemsize, class) classes as ext.h numbers them.
+_OTHER, _INT, _UINT, _FLOAT = 0, 1, 2, 3
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+
+
+def _module_of(x):
+    return type(x).__module__.split(".", 1)[0]
+
+
+def dtype_info(dtype):
+    """(itemsize, class) of a NumPy dtype-like, a torch dtype or a CuPy dtype."""
+    mod = _module_of(dtype)
+    if mod == "torch":
+        import torch
+        t = torch.empty((), dtype=dtype)
+        size = t.element_size()
+        if dtype.is_floating_point and dtype != torch.bfloat16:
+            return size, _FLOAT
+        if dtype in (torch.uint8,):
+            return size, _UINT
+        if dtype in (torch.int8, torch.int16, torch.int32, torch.int64):
+            return size, _INT
+        return size, _OTHER
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        from ._errors import DTypeError
+        raise DTypeError(f"{dtype!r} is not a dtype", "DMLS_ERROR_INVALID_ARGUMENT", "") from e
+    if dt.hasobject:
+        from ._errors import DTypeError
+        raise DTypeError(f"dtype {dt} holds Python objects; slicing copies bits",
+                         "DMLS_ERROR_INVALID_ARGUMENT", "")
+    cls = {"f": _FLOAT, "i": _INT, "u": _UINT}.get(dt.kind, _OTHER)
+    if cls == _FLOAT and dt.itemsize not in (2, 4, 8):
+        cls = _OTHER
+    return dt.itemsize, cls
+
+
+def _device(x):
+    return tuple(x.__dlpack_device__())
+
+
+def device_of(x):
+    """(DLPack device type, device id) of an array that is not a NumPy array.
+    PyTorch's own attributes answer faster than its __dlpack_device__."""
+    if _module_of(x) == "torch":
+        return (_DL_CUDA, x.get_device()) if x.is_cuda else (_DL_CPU, 0)
+    return tuple(x.__dlpack_device__())
+
+
+def stream_of(x, device_id):
+    """(cudaStream_t as int, the stream= value for __dlpack__, synchronize after).
+
+    PyTorch and CuPy arrays run on their library's current stream of the
+    array's device; the result is made on that stream too, so nothing waits.
+    Other producers (JAX) get the legacy default stream, and the call waits
+    for the copy before returning, since their own streams are not visible.
+    """
+    mod = _module_of(x)
+    if mod == "torch":
+        import torch
+        s = torch.cuda.current_stream(x.device).cuda_stream
+        return s, (s if s else 1), False
+    if mod == "cupy":
+        import cupy
+        with cupy.cuda.Device(device_id):
+            s = cupy.cuda.get_current_stream().ptr
+        return s, (s if s else 1), False
+    return 0, 1, True
+
+
+def _cuda_allocator(shape, dtype, device_id):
+    """An empty CUDA array from whichever of PyTorch and CuPy is installed."""
+    if "torch" in sys.modules or _importable("torch"):
+        import torch
+        tdtype = torch.bfloat16 if dtype.name == "bfloat16" else getattr(torch, dtype.name)
+        return torch.empty(shape, dtype=tdtype, device=f"cuda:{device_id}")
+    import cupy
+    with cupy.cuda.Device(device_id):
+        return cupy.empty(shape, dtype=dtype)
+
+
+def _importable(name):
+    try:
+        __import__(name)
+        return True
+    except ImportError:
+        return False
+
+
+def empty_like(x, shape, dtype_hint):
+    """An uninitialized array of x's kind, dtype and device with `shape`,
+    made by x's own library (its allocator, its memory pool). dtype_hint is
+    NumPy's name of the element type the extension read from DLPack, for
+    producers whose result is a NumPy array."""
+    mod = _module_of(x)
+    if mod == "torch":
+        import torch
+        return torch.empty(shape, dtype=x.dtype, device=x.device)
+    if mod == "cupy":
+        import cupy
+        with x.device:
+            return cupy.empty(shape, dtype=x.dtype)
+    dev_type, dev_id = _device(x)
+    if mod in ("jax", "jaxlib") and dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
+        # JAX arrays are immutable: write into a PyTorch or CuPy buffer and
+        # hand it to JAX through DLPack (finish()).
+        return _cuda_allocator(shape, np.dtype(x.dtype), dev_id)
+    if dev_type in (_DL_CPU, _DL_CUDA_HOST):
+        return np.empty(shape, dtype=np.dtype(dtype_hint))
+    from ._errors import DTypeError
+    raise DTypeError(f"cannot make a result for a {type(x).__name__} on DLPack device "
+                     f"{dev_type}; pass out=", "DMLS_ERROR_INVALID_ARGUMENT", "")
+
+
+def finish(x, target):
+    """The result handed back for input x, written into target."""
+    mod = _module_of(x)
+    if mod in ("jax", "jaxlib"):
+        import jax
+        return jax.dlpack.from_dlpack(target)
+    return target

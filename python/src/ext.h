@@ -1,0 +1,161 @@
+/*
+ * ext.h: what the extension's C files share.
+ *
+ *   arrays.c   takes arrays in (buffer protocol, DLPack) as array_view
+ *   library.c  every call into the dmlslice library: lowering, planning,
+ *              executing (CPU pool, CUDA), errors, threads
+ *   module.c   the Python surface: functions, the Operator type, results
+ */
+#ifndef DMLSLICE_PY_EXT_H
+#define DMLSLICE_PY_EXT_H
+
+#include <Python.h>
+#include <stdint.h>
+
+#define EXT_MAX_RANK 8 /* DMLS_MAX_RANK; library.c asserts they agree */
+
+/* How an element's bits are read, for the DirectML data type of a
+ * descriptor: slicing copies bits, so only DirectML validation cares. */
+enum { CLS_OTHER = 0, CLS_INT = 1, CLS_UINT = 2, CLS_FLOAT = 3 };
+
+/* An array taken in without copying: element (c_0, ...) lives at
+ * data + sum c_i * strides[i] (byte strides, any sign). */
+typedef struct array_view {
+    char *data;
+    int ndim;
+    int64_t shape[EXT_MAX_RANK];
+    int64_t strides[EXT_MAX_RANK];
+    int64_t itemsize;
+    int dtype_class;
+    int dl_code;     /* DLPack's type code (lanes 1), or -1 */
+    int device_type; /* DLPack's: 1 CPU, 2 CUDA */
+    int device_id;
+    int readonly;
+    int has_buffer;
+    Py_buffer buffer;
+    void *managed; /* DLManagedTensor(Versioned) to delete at release */
+    int versioned;
+} array_view;
+
+/* Errors: the classes of dmlslice/_errors.py, by role. */
+enum {
+    ERR_BASE,
+    ERR_ARGUMENT,     /* ValueError */
+    ERR_OUT_OF_BOUNDS, /* ValueError and IndexError */
+    ERR_DTYPE,        /* TypeError */
+    ERR_INDEX_TYPE,   /* IndexError and TypeError */
+    ERR_DEVICE,       /* RuntimeError */
+    ERR_MEMORY,       /* MemoryError */
+    ERR_COUNT
+};
+
+/* Raise error class `role` with .status and .rule; returns NULL. */
+PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...);
+
+/* The name of obj's type, written to buf. */
+const char *ext_type_name(PyObject *obj, char *buf, size_t size);
+
+/* ---- arrays.c */
+void ext_set_numpy(PyObject *ndarray_type);
+void ext_set_device_of(PyObject *fn);
+int view_is_numpy(PyObject *obj);
+/* True for an exporter of the buffer protocol that is not a NumPy array and
+ * does not speak DLPack (bytes, memoryview, array.array, ...). */
+int view_is_buffer(PyObject *obj);
+/* Take obj in. stream: the consumer's stream for a CUDA producer, or NULL.
+ * Returns 0, or -1 with an exception set. */
+int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v);
+void view_release(array_view *v);
+/* (device_type, device_id) without taking the array in: its __dlpack_device__,
+ * or CPU for the buffer protocol. -1 with an exception when neither. */
+int view_device(PyObject *obj, int *type, int *id);
+
+/* ---- library.c */
+
+/* A slice as every vocabulary ends up: a SLICE1 window over the forward
+ * input, the SLICE1 output sizes, and the shape of the result array. */
+typedef struct plan {
+    int grad;                          /* SLICE_GRAD: scatter into zeros */
+    int ndim;                          /* rank of the window */
+    int64_t in_shape[EXT_MAX_RANK];    /* the shape the input array must have */
+    int64_t offsets[EXT_MAX_RANK];
+    int64_t wsizes[EXT_MAX_RANK];
+    int64_t wstrides[EXT_MAX_RANK];
+    int64_t out_sizes[EXT_MAX_RANK];   /* the SLICE1 output (grad: the input gradient) */
+    int final_ndim;                    /* rank and shape of the result */
+    int64_t final_shape[EXT_MAX_RANK];
+} plan;
+
+enum { DML_SLICE = 0, DML_SLICE1 = 1, DML_SLICE_GRAD = 2 };
+
+int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p);
+int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends,
+                   int n, const int64_t *axes, int n_axes, const int64_t *steps, int n_steps,
+                   plan *p);
+int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts,
+                          const uint64_t *sizes, int n_sizes, const uint64_t *strides,
+                          int n_strides, plan *p);
+int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes,
+                            plan *p);
+
+/* DirectML parameters, validated as DirectML does at feature level `level`
+ * (a DML_FEATURE_LEVEL value) on packed descriptors of `shape`. For
+ * SLICE_GRAD, shape is the forward input's (the result's). n is the number of
+ * values in offsets, sizes and strides (DimensionCount). */
+typedef struct dml_params {
+    int op;           /* DML_SLICE, DML_SLICE1, DML_SLICE_GRAD */
+    int level;
+    int dtype_class;
+    int64_t itemsize;
+    int any_itemsize; /* an array's elements: sizes DirectML lacks are checked as their parts */
+    int n;
+    int64_t offsets[EXT_MAX_RANK];
+    int64_t sizes[EXT_MAX_RANK];
+    int64_t strides[EXT_MAX_RANK];
+} dml_params;
+int lib_lower_dml(int ndim, const int64_t *shape, const dml_params *d, plan *p);
+
+/* A full DirectML descriptor without data: in/out sizes, optional strides
+ * (NULL: packed), total sizes (0: the least), alignment. Writes the output
+ * tensor's rank and sizes. */
+typedef struct dml_tensor_args {
+    int ndim;
+    int64_t sizes[EXT_MAX_RANK];
+    int has_strides;
+    int64_t strides[EXT_MAX_RANK];
+    uint64_t total_bytes;
+    uint64_t alignment;
+} dml_tensor_args;
+int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
+                  int *rank, int64_t *shape);
+
+const char *lib_feature_level_name(int level);
+/* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4"), or -1. */
+int lib_feature_level(const char *name);
+int lib_latest_feature_level(void);
+
+/* Plans kept by an Operator: the operator for packed arrays, made once. */
+typedef struct compiled {
+    plan p;
+    int64_t itemsize;
+    void *packed_op; /* dmls_operator for packed in and out, or NULL */
+} compiled;
+int lib_compile(compiled *c, const plan *p, int64_t itemsize);
+void lib_compiled_free(compiled *c);
+
+/* Copy: in (shape p->in_shape) to out (shape p->final_shape), on the CPU
+ * pool or the GPU. stream: cudaStream_t as an integer, for CUDA views.
+ * c may be NULL (one-shot call). Returns 0 or -1 with an exception set. */
+int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out,
+            uintptr_t stream, int sync);
+
+int lib_set_threads(int n);
+int lib_threads(void);
+const char *lib_version(void);
+int lib_cuda_built(void);
+int lib_cuda_available(void);
+/* 0 when CUDA device `device` can run a slice, else -1 with an exception
+ * that says why (no CUDA backend in this build, no GPU, no such device). */
+int lib_cuda_check(int device);
+
+#endif /* DMLSLICE_PY_EXT_H */

@@ -1,0 +1,710 @@
+/*
+ * library.c: every call the extension makes into the dmlslice library.
+ *
+ * The front ends lower to a `plan` (a SLICE1 window plus the result's
+ * shape); lib_run turns a plan and two array views into native tensors
+ * (dmls_create / dmls_create_grad with the arrays' own strides) and runs
+ * them on the shared CPU pool or on the GPU. Errors become the package's
+ * exceptions with the library's status name, rule ID and message.
+ */
+#include "ext.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <dmlslice/dml.h>
+#include <dmlslice/dmlslice.h>
+#include <dmlslice/frontends.h>
+#ifdef DMLS_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <dmlslice/dmlslice_cuda.h>
+#endif
+
+#include "dlpack.h"
+
+_Static_assert(EXT_MAX_RANK == DMLS_MAX_RANK, "the extension's rank limit is the library's");
+
+/* Copies below this many output bytes keep the GIL: releasing and taking it
+ * back costs more than the copy. */
+#define GIL_FREE_BYTES 65536
+
+/* ------------------------------------------------------------ errors */
+
+static void *lib_raise(dmls_status st)
+{
+    int role = st == DMLS_ERROR_OUT_OF_BOUNDS ? ERR_OUT_OF_BOUNDS
+               : st == DMLS_ERROR_OUT_OF_MEMORY ? ERR_MEMORY
+               : (st == DMLS_ERROR_NO_DEVICE || st == DMLS_ERROR_DEVICE || st == DMLS_ERROR_IO)
+                   ? ERR_DEVICE
+                   : ERR_ARGUMENT;
+    return ext_raise(role, dmls_status_name(st), dmls_last_error_rule(), "%s", dmls_last_error());
+}
+
+/* ------------------------------------------------------------ front ends */
+
+static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const int64_t *shape,
+                        plan *p)
+{
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    p->ndim = l->ndim;
+    memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    memcpy(p->offsets, l->offsets, sizeof l->offsets);
+    memcpy(p->wsizes, l->sizes, sizeof l->sizes);
+    memcpy(p->wstrides, l->strides, sizeof l->strides);
+    memcpy(p->out_sizes, l->out_sizes, sizeof l->out_sizes);
+    p->final_ndim = l->final_ndim;
+    memcpy(p->final_shape, l->final_shape, sizeof l->final_shape);
+    return 0;
+}
+
+int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p)
+{
+    dmls_lowered l;
+    return from_lowered(dmls_lower_numpy(ndim, shape, expr, &l), &l, ndim, shape, p);
+}
+
+int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends,
+                   int n, const int64_t *axes, int n_axes, const int64_t *steps, int n_steps,
+                   plan *p)
+{
+    dmls_lowered l;
+    dmls_status st = dmls_lower_onnx(ndim, shape, starts, ends, n, axes, n_axes, steps, n_steps, &l);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts,
+                          const uint64_t *sizes, int n_sizes, const uint64_t *strides,
+                          int n_strides, plan *p)
+{
+    dmls_lowered l;
+    dmls_status st = dmls_lower_webnn_slice(ndim, shape, starts, n_starts, sizes, n_sizes, strides,
+                                            n_strides, &l);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes,
+                            plan *p)
+{
+    dmls_lowered l;
+    dmls_status st = dmls_lower_webnn_reverse(ndim, shape, axes, n_axes, &l);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+/* ------------------------------------------------------------ DirectML */
+
+static const char *const op_names[] = {"SLICE", "SLICE1", "SLICE_GRAD"};
+
+static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t)
+{
+    static const DML_TENSOR_DATA_TYPE by_size[4][4] = {
+        /* 1, 2, 4, 8 bytes */
+        {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT32,
+         DML_TENSOR_DATA_TYPE_UINT64}, /* CLS_OTHER: the bits as unsigned */
+        {DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32,
+         DML_TENSOR_DATA_TYPE_INT64},
+        {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT32,
+         DML_TENSOR_DATA_TYPE_UINT64},
+        {DML_TENSOR_DATA_TYPE_UNKNOWN, DML_TENSOR_DATA_TYPE_FLOAT16,
+         DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64},
+    };
+    int64_t size = d->itemsize, cls = d->dtype_class;
+    if (d->any_itemsize && size != 1 && size != 2 && size != 4 && size != 8) {
+        /* An array of elements DirectML has no type for (complex128, a
+         * record): its parameters are checked on the element's parts. */
+        size = size & -size;
+        size = size > 8 ? 8 : size;
+        cls = CLS_OTHER;
+    }
+    int col = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+    if (col < 0 || by_size[cls][col] == DML_TENSOR_DATA_TYPE_UNKNOWN) {
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_UNSUPPORTED", "R-T-DTYPE",
+                  "%s: DirectML has no data type for %lld-byte elements of this kind",
+                  op_names[d->op], (long long)d->itemsize);
+        return -1;
+    }
+    *t = by_size[cls][col];
+    return 0;
+}
+
+/* A value of a DirectML UINT or INT array, range-checked. */
+static int dml_value(const dml_params *d, const char *field, int i, int64_t v, int is_signed,
+                     UINT *u)
+{
+    if (is_signed ? (v < INT32_MIN || v > INT32_MAX) : (v < 0 || v > (int64_t)UINT32_MAX)) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                  "%s: %s[%d] = %lld does not fit DirectML's %s", op_names[d->op], field, i,
+                  (long long)v, is_signed ? "INT" : "UINT");
+        return -1;
+    }
+    *u = (UINT)(uint32_t)(int32_t)v;
+    return 0;
+}
+
+typedef struct dml_storage {
+    UINT in_sizes[EXT_MAX_RANK], out_sizes[EXT_MAX_RANK];
+    UINT in_strides[EXT_MAX_RANK], out_strides[EXT_MAX_RANK];
+    UINT offsets[EXT_MAX_RANK], sizes[EXT_MAX_RANK], strides[EXT_MAX_RANK];
+    DML_BUFFER_TENSOR_DESC in_buf, out_buf;
+    DML_TENSOR_DESC in_t, out_t;
+    union {
+        DML_SLICE_OPERATOR_DESC slice;
+        DML_SLICE1_OPERATOR_DESC slice1;
+        DML_SLICE_GRAD_OPERATOR_DESC grad;
+    } u;
+    DML_OPERATOR_DESC desc;
+} dml_storage;
+
+static int dml_tensor(const dml_params *d, const char *which, const dml_tensor_args *a,
+                      DML_TENSOR_DATA_TYPE type, UINT *sizes, UINT *strides,
+                      DML_BUFFER_TENSOR_DESC *buf, DML_TENSOR_DESC *t)
+{
+    for (int i = 0; i < a->ndim; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "%s Sizes", which);
+        if (dml_value(d, field, i, a->sizes[i], 0, &sizes[i]) < 0) return -1;
+        if (a->has_strides) {
+            snprintf(field, sizeof field, "%s Strides", which);
+            if (dml_value(d, field, i, a->strides[i], 0, &strides[i]) < 0) return -1;
+        }
+    }
+    memset(buf, 0, sizeof *buf);
+    buf->DataType = type;
+    buf->DimensionCount = (UINT)a->ndim;
+    buf->Sizes = sizes;
+    buf->Strides = a->has_strides ? strides : NULL;
+    buf->TotalTensorSizeInBytes = a->total_bytes;
+    buf->GuaranteedBaseOffsetAlignment = (UINT)a->alignment;
+    if (a->total_bytes == 0) {
+        uint64_t bytes = 0;
+        /* Where DirectML's own helper cannot size it, leave 0 for the rules
+         * to name (R-T-TOTAL, R-T-SIZES). */
+        if (dmls_calc_buffer_tensor_size(type, (UINT)a->ndim, sizes, buf->Strides, &bytes) == DMLS_OK)
+            buf->TotalTensorSizeInBytes = bytes;
+    }
+    t->Type = DML_TENSOR_TYPE_BUFFER;
+    t->Desc = buf;
+    return 0;
+}
+
+static int dml_build(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
+                     dml_storage *s)
+{
+    DML_TENSOR_DATA_TYPE type;
+    if (dml_data_type(d, &type) < 0) return -1;
+    int sgn = d->op != DML_SLICE;
+    const char *win = d->op == DML_SLICE ? "" : "InputWindow";
+    char f_off[32], f_size[32], f_str[32];
+    snprintf(f_off, sizeof f_off, "%sOffsets", win);
+    snprintf(f_size, sizeof f_size, "%sSizes", win);
+    snprintf(f_str, sizeof f_str, "%sStrides", win);
+    for (int i = 0; i < d->n; i++) {
+        if (dml_value(d, f_off, i, d->offsets[i], 0, &s->offsets[i]) < 0 ||
+            dml_value(d, f_size, i, d->sizes[i], 0, &s->sizes[i]) < 0 ||
+            dml_value(d, f_str, i, d->strides[i], sgn, &s->strides[i]) < 0)
+            return -1;
+    }
+    const char *in_name = d->op == DML_SLICE_GRAD ? "InputGradientTensor" : "InputTensor";
+    const char *out_name = d->op == DML_SLICE_GRAD ? "OutputGradientTensor" : "OutputTensor";
+    if (dml_tensor(d, in_name, in, type, s->in_sizes, s->in_strides, &s->in_buf, &s->in_t) < 0 ||
+        dml_tensor(d, out_name, out, type, s->out_sizes, s->out_strides, &s->out_buf, &s->out_t) < 0)
+        return -1;
+    UINT n = (UINT)d->n;
+    if (d->op == DML_SLICE) {
+        s->u.slice = (DML_SLICE_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, s->strides};
+        s->desc.Type = DML_OPERATOR_SLICE;
+    } else if (d->op == DML_SLICE1) {
+        s->u.slice1 = (DML_SLICE1_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes,
+                                                 (const INT *)s->strides};
+        s->desc.Type = DML_OPERATOR_SLICE1;
+    } else {
+        s->u.grad = (DML_SLICE_GRAD_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes,
+                                                   (const INT *)s->strides};
+        s->desc.Type = DML_OPERATOR_SLICE_GRAD;
+    }
+    s->desc.Desc = &s->u;
+    return 0;
+}
+
+/* The output count of a window axis, or 1 where the window is itself
+ * invalid (the rules then name the window, not the output). */
+static int64_t window_count(int64_t size, int64_t stride)
+{
+    if (size < 1 || stride == 0) return 1;
+    uint64_t a = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride;
+    return (int64_t)(1 + (uint64_t)(size - 1) / a);
+}
+
+static int dml_validate(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
+                        dmls_operator **keep)
+{
+    dml_storage s;
+    if (dml_build(d, in, out, &s) < 0) return -1;
+    dmls_operator *op = NULL;
+    dmls_status st = dmls_create_dml(&s.desc, (DML_FEATURE_LEVEL)d->level, &op);
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    if (keep)
+        *keep = op;
+    else
+        dmls_destroy(op);
+    return 0;
+}
+
+int lib_lower_dml(int ndim, const int64_t *shape, const dml_params *d, plan *p)
+{
+    dml_tensor_args fwd = {.ndim = ndim}, other = {.ndim = d->n};
+    memcpy(fwd.sizes, shape, sizeof(int64_t) * (size_t)ndim);
+    for (int i = 0; i < d->n; i++)
+        other.sizes[i] = d->op == DML_SLICE ? d->sizes[i] : window_count(d->sizes[i], d->strides[i]);
+    int rc = d->op == DML_SLICE_GRAD ? dml_validate(d, &other, &fwd, NULL)
+                                     : dml_validate(d, &fwd, &other, NULL);
+    if (rc < 0) return -1;
+    /* Valid: DimensionCount equals the rank, every window lies inside. */
+    memset(p, 0, sizeof *p);
+    p->grad = d->op == DML_SLICE_GRAD;
+    p->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        p->offsets[i] = d->offsets[i];
+        p->wstrides[i] = d->strides[i];
+        p->wsizes[i] = d->op == DML_SLICE ? (d->sizes[i] - 1) * d->strides[i] + 1 : d->sizes[i];
+        p->out_sizes[i] = other.sizes[i];
+        p->in_shape[i] = p->grad ? other.sizes[i] : shape[i];
+        p->final_shape[i] = p->grad ? shape[i] : other.sizes[i];
+    }
+    p->final_ndim = ndim;
+    return 0;
+}
+
+int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
+                  int *rank, int64_t *shape)
+{
+    dmls_operator *op = NULL;
+    if (dml_validate(d, in, out, &op) < 0) return -1;
+    *rank = dmls_output_rank(op);
+    dmls_output_shape(op, shape);
+    dmls_destroy(op);
+    return 0;
+}
+
+static const int all_levels[] = {0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
+                                 0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400};
+
+const char *lib_feature_level_name(int level)
+{
+    return dmls_feature_level_name((DML_FEATURE_LEVEL)level);
+}
+
+int lib_feature_level(const char *name)
+{
+    char want[16];
+    size_t n = strlen(name);
+    if (n >= sizeof want) return -1;
+    for (size_t i = 0; i <= n; i++) want[i] = name[i] == '.' ? '_' : name[i];
+    for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++) {
+        const char *s = dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i]);
+        if (s && strcmp(s, want) == 0) return all_levels[i];
+    }
+    return -1;
+}
+
+int lib_latest_feature_level(void)
+{
+    int best = all_levels[0];
+    for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++)
+        if (dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i])) best = all_levels[i];
+    return best;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_INITIALIZER;
+static dmls_context *pool;  /* made at the first copy that wants it */
+static int pool_wanted;     /* 0: the library's default size */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* A forked child has none of the parent's worker threads: it drops the pool
+ * (without stopping threads that are not there) and makes its own. */
+static void pool_after_fork(void)
+{
+    pthread_rwlock_t fresh = PTHREAD_RWLOCK_INITIALIZER;
+    pool_lock = fresh;
+    pool = NULL;
+}
+
+static void register_fork(void) { pthread_atfork(NULL, NULL, pool_after_fork); }
+
+/* Returns the pool with pool_lock held for reading, or NULL with an
+ * exception set (and no lock held). */
+static dmls_context *pool_acquire(void)
+{
+    pthread_once(&fork_once, register_fork);
+    for (;;) {
+        pthread_rwlock_rdlock(&pool_lock);
+        if (pool) return pool;
+        pthread_rwlock_unlock(&pool_lock);
+        pthread_rwlock_wrlock(&pool_lock);
+        dmls_status st = DMLS_OK;
+        if (!pool) st = dmls_context_create(pool_wanted, &pool);
+        pthread_rwlock_unlock(&pool_lock);
+        if (st != DMLS_OK) {
+            lib_raise(st);
+            return NULL;
+        }
+    }
+}
+
+int lib_set_threads(int n)
+{
+    pthread_once(&fork_once, register_fork);
+    dmls_context *fresh = NULL;
+    dmls_status st = dmls_context_create(n, &fresh);
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS /* copies in flight hold the lock for reading */
+    pthread_rwlock_wrlock(&pool_lock);
+    Py_END_ALLOW_THREADS
+    dmls_context *old = pool;
+    pool = fresh;
+    pool_wanted = n;
+    pthread_rwlock_unlock(&pool_lock);
+    dmls_context_destroy(old);
+    return 0;
+}
+
+int lib_threads(void)
+{
+    dmls_context *ctx = pool_acquire();
+    if (!ctx) return -1;
+    int n = dmls_context_threads(ctx);
+    pthread_rwlock_unlock(&pool_lock);
+    return n;
+}
+
+const char *lib_version(void) { return dmls_version(); }
+
+int lib_cuda_built(void)
+{
+#ifdef DMLS_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int lib_cuda_check(int device)
+{
+#ifdef DMLS_HAVE_CUDA
+    int count = 0;
+    dmls_status st = dmls_cuda_device_count(&count);
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    if (device < 0 || device >= count) {
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+                  "the array is on CUDA device %d; the runtime sees %d device(s)", device, count);
+        return -1;
+    }
+    return 0;
+#else
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+              "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
+              "backend (no nvcc at build time); only CPU arrays can be sliced",
+              device);
+    return -1;
+#endif
+}
+
+int lib_cuda_available(void)
+{
+#ifdef DMLS_HAVE_CUDA
+    return dmls_cuda_available();
+#else
+    return 0;
+#endif
+}
+
+/* ------------------------------------------------------------ execute */
+
+/* One side of a copy as the native API takes it: sizes and element strides
+ * in units of `unit` bytes, the lowest byte the tensor touches (base), the
+ * offset from there to element 0, and the bytes from base to its end. */
+typedef struct side {
+    int ndim;
+    int64_t shape[EXT_MAX_RANK];
+    int64_t strides[EXT_MAX_RANK];
+    char *base;
+    uint64_t offset;
+    uint64_t bytes;
+} side;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Byte strides -> element strides of `unit`, and the span. Strides of
+ * size-1 axes never move an address and are set to 0. */
+static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bstrides, char *data,
+                      int64_t itemsize, int64_t unit, int empty)
+{
+    s->ndim = ndim;
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < ndim; i++) {
+        s->shape[i] = shape[i];
+        int64_t st = shape[i] > 1 ? bstrides[i] : 0;
+        s->strides[i] = st / unit;
+        if (!empty) {
+            if (st < 0) lo += (shape[i] - 1) * st;
+            else hi += (shape[i] - 1) * st;
+        }
+    }
+    s->base = empty ? data : data + lo;
+    s->offset = empty ? 0 : (uint64_t)-lo;
+    s->bytes = empty ? 0 : (uint64_t)(hi - lo + itemsize);
+}
+
+static int is_packed(const side *s)
+{
+    int64_t want = 1;
+    for (int i = s->ndim - 1; i >= 0; i--) {
+        if (s->shape[i] > 1 && s->strides[i] != want) return 0;
+        want *= s->shape[i];
+    }
+    return s->offset == 0;
+}
+
+static dmls_dtype unit_dtype(int64_t unit)
+{
+    return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
+}
+
+/* The largest of 8, 4, 2, 1 that divides the item size and every stride that
+ * moves an address: the element size the copy runs at. A byte stride that is
+ * no multiple of the item size (a field of a record array, a view through
+ * np.lib.stride_tricks) is read exactly this way. */
+static int64_t copy_unit(int64_t itemsize, const array_view *a, const array_view *b)
+{
+    int64_t g = itemsize;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] > 1) g = gcd64(g, a->strides[i]);
+    if (b)
+        for (int i = 0; i < b->ndim; i++)
+            if (b->shape[i] > 1) g = gcd64(g, b->strides[i]);
+    g &= -g; /* its largest power-of-two factor */
+    return g > 8 ? 8 : g;
+}
+
+/* The output's strides on the plan's SLICE1 axes. Dropped (NumPy integer)
+ * and inserted (None) axes have size 1, so the axes of size other than 1
+ * are the same, in the same order, in both shapes. */
+static void out_strides(const plan *p, const array_view *out, int64_t *bstrides, int64_t *shape)
+{
+    int ndim = p->ndim;
+    const int64_t *sizes = p->grad ? p->final_shape : p->out_sizes;
+    int j = 0;
+    for (int i = 0; i < ndim; i++) {
+        shape[i] = sizes[i];
+        bstrides[i] = 0;
+        if (sizes[i] == 1) continue;
+        while (j < out->ndim && out->shape[j] == 1) j++;
+        if (j < out->ndim) bstrides[i] = out->strides[j++];
+    }
+}
+
+/* Makes the native operator. Axes of size 1 on both sides (the window
+ * there is offset 0, size 1) move no address and are left out, which makes
+ * room for the element-splitting axis at rank 8. */
+static int create(const plan *p, int64_t unit, int64_t k, const side *in, const side *out,
+                  dmls_operator **op)
+{
+    int64_t off[EXT_MAX_RANK + 1], ws[EXT_MAX_RANK + 1], wst[EXT_MAX_RANK + 1];
+    int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1],
+        ostr[EXT_MAX_RANK + 1];
+    int n = 0;
+    for (int i = 0; i < p->ndim; i++) {
+        if (in->shape[i] == 1 && out->shape[i] == 1) continue;
+        off[n] = p->offsets[i];
+        ws[n] = p->wsizes[i];
+        wst[n] = p->wstrides[i];
+        ishape[n] = in->shape[i];
+        istr[n] = in->strides[i];
+        oshape[n] = out->shape[i];
+        ostr[n] = out->strides[i];
+        n++;
+    }
+    if (k > 1) { /* the bytes of one element, as k units along a last axis */
+        if (n == EXT_MAX_RANK) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "%d axes longer than 1 with elements copied as %lld parts of %lld bytes (the "
+                      "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
+                      "dimension than the %d dmlslice takes",
+                      n, (long long)k, (long long)unit, EXT_MAX_RANK);
+            return -1;
+        }
+        off[n] = 0, ws[n] = k, wst[n] = 1;
+        ishape[n] = oshape[n] = k;
+        istr[n] = ostr[n] = 1;
+        n++;
+    }
+    dmls_tensor ti = {unit_dtype(unit), n, ishape, istr, in->offset};
+    dmls_tensor to = {unit_dtype(unit), n, oshape, ostr, out->offset};
+    dmls_window w = {off, ws, wst};
+    dmls_status st = p->grad ? dmls_create_grad(&ti, &to, &w, op) : dmls_create(&ti, &to, &w, op);
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+int lib_compile(compiled *c, const plan *p, int64_t itemsize)
+{
+    c->p = *p;
+    c->itemsize = itemsize;
+    c->packed_op = NULL;
+    int64_t unit = itemsize & -itemsize;
+    if (unit > 8) unit = 8;
+    int64_t k = itemsize / unit;
+    /* Packed arrays of the plan's shapes, as lib_run would describe them. */
+    array_view vi = {.ndim = p->ndim, .itemsize = itemsize};
+    array_view vo = {.ndim = p->ndim, .itemsize = itemsize};
+    const int64_t *osz = p->grad ? p->final_shape : p->out_sizes;
+    int64_t si = itemsize, so = itemsize;
+    int ei = 0, eo = 0;
+    for (int i = p->ndim - 1; i >= 0; i--) {
+        vi.shape[i] = p->in_shape[i], vi.strides[i] = si, si *= p->in_shape[i];
+        vo.shape[i] = osz[i], vo.strides[i] = so, so *= osz[i];
+        ei |= p->in_shape[i] == 0;
+        eo |= osz[i] == 0;
+    }
+    side in, out;
+    static char dummy[8];
+    make_side(&in, p->ndim, vi.shape, vi.strides, dummy, itemsize, unit, ei);
+    make_side(&out, p->ndim, vo.shape, vo.strides, dummy, itemsize, unit, eo);
+    dmls_operator *op = NULL;
+    if (create(p, unit, k, &in, &out, &op) < 0) return -1;
+    c->packed_op = op;
+    return 0;
+}
+
+void lib_compiled_free(compiled *c)
+{
+    dmls_destroy(c->packed_op);
+    c->packed_op = NULL;
+}
+
+static int run_cpu(const dmls_operator *op, const side *in, const side *out)
+{
+    dmls_context *ctx = pool_acquire();
+    if (!ctx) return -1;
+    dmls_status st;
+    if (out->bytes >= GIL_FREE_BYTES) {
+        Py_BEGIN_ALLOW_THREADS
+        st = dmls_execute_on(op, ctx, in->base, in->bytes, out->base, out->bytes);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = dmls_execute_on(op, ctx, in->base, in->bytes, out->base, out->bytes);
+    }
+    pthread_rwlock_unlock(&pool_lock);
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_cuda(const dmls_operator *op, const side *in, const side *out, int device,
+                    uintptr_t stream, int sync)
+{
+#ifdef DMLS_HAVE_CUDA
+    dmls_status st = DMLS_OK;
+    cudaError_t err = cudaSuccess;
+    const char *what = "";
+    Py_BEGIN_ALLOW_THREADS
+    int prev = -1;
+    err = cudaGetDevice(&prev);
+    if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
+    if (err != cudaSuccess) what = "selecting the array's device";
+    if (err == cudaSuccess) {
+        st = dmls_execute_cuda(op, in->base, in->bytes, out->base, out->bytes, (void *)stream);
+        if (st == DMLS_OK && sync) {
+            err = cudaStreamSynchronize((cudaStream_t)stream);
+            if (err != cudaSuccess) what = "waiting for the copy";
+        }
+        if (prev >= 0 && prev != device) cudaSetDevice(prev);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != DMLS_OK) {
+        lib_raise(st);
+        return -1;
+    }
+    if (err != cudaSuccess) {
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "", "CUDA device %d: %s failed: %s", device, what,
+                  cudaGetErrorString(err));
+        return -1;
+    }
+    return 0;
+#else
+    (void)op, (void)in, (void)out, (void)stream, (void)sync;
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+              "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
+              "backend (no nvcc at build time); only CPU arrays can be sliced",
+              device);
+    return -1;
+#endif
+}
+
+int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out,
+            uintptr_t stream, int sync)
+{
+    int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
+    out_strides(p, out, ob, oshape);
+    array_view o = *out;
+    o.ndim = p->ndim;
+    memcpy(o.shape, oshape, sizeof oshape);
+    memcpy(o.strides, ob, sizeof ob);
+    int64_t unit = copy_unit(in->itemsize, in, &o);
+    int64_t k = in->itemsize / unit;
+    int ei = 0, eo = 0;
+    for (int i = 0; i < p->ndim; i++) {
+        ei |= in->shape[i] == 0;
+        eo |= oshape[i] == 0;
+    }
+    side si, so;
+    make_side(&si, p->ndim, in->shape, in->strides, in->data, in->itemsize, unit, ei);
+    make_side(&so, p->ndim, oshape, ob, out->data, in->itemsize, unit, eo);
+    if (so.bytes == 0) return 0; /* an empty result: the plan is valid, nothing to copy */
+
+    dmls_operator *op = NULL, *made = NULL;
+    int64_t cunit = in->itemsize & -in->itemsize;
+    if (cunit > 8) cunit = 8;
+    if (c && c->packed_op && unit == cunit && is_packed(&si) && is_packed(&so))
+        op = c->packed_op;
+    else if (create(p, unit, k, &si, &so, &made) < 0)
+        return -1;
+    else
+        op = made;
+
+    int rc = in->device_type == DL_CUDA || in->device_type == DL_CUDA_MANAGED
+                 ? run_cuda(op, &si, &so, in->device_id, stream, sync)
+                 : run_cpu(op, &si, &so);
+    dmls_destroy(made);
+    return rc;
+}

@@ -1,0 +1,130 @@
+"""Errors: the package's classes, the status names and rule IDs of
+docs/spec.md, the library's messages, and the built-in classes a NumPy user
+catches."""
+import numpy as np
+import pytest
+
+import dmlslice as ds
+
+X = np.zeros((3, 4), np.float32)
+
+
+def raises(cls, status, rule, fn, *args, **kw):
+    with pytest.raises(cls) as e:
+        fn(*args, **kw)
+    err = e.value
+    assert isinstance(err, ds.Error)
+    assert err.status == status, (err.status, str(err))
+    assert err.rule == rule, (err.rule, str(err))
+    assert str(err) == err.message
+    if rule:
+        assert f"({rule})" in err.message  # the library's message names it too
+    return err
+
+
+@pytest.mark.parametrize("fn, args, cls, status, rule", [
+    (ds.slice1, ([0, 3], [1, 2], [1, 1]), ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS"),
+    (ds.slice1, ([0, 0], [2, 2], [1, 0]), ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-STRIDE"),
+    (ds.slice1, ([0, 0], [2, 0], [1, 1]), ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-NONEMPTY"),
+    (ds.slice, ([0, 0], [2, 2], [1, 0]), ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-SLICE-STRIDE"),
+    (ds.slice, ([0, 0], [2, 3], [1, 2]), ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-SLICE-BOUNDS"),
+])
+def test_directml_rules(fn, args, cls, status, rule):
+    raises(cls, status, rule, fn, X, *args)
+
+
+def test_out_of_bounds_is_both_value_and_index_error():
+    err = raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS", ds.slice1, X, [2, 0], [2, 4], [1, 1])
+    assert isinstance(err, ValueError) and isinstance(err, IndexError)
+    assert "InputWindowOffsets[0] + InputWindowSizes[0]" in err.message
+
+
+def test_slice_grad_rules_name_the_gradient():
+    g = np.zeros((2, 2), np.float32)
+    raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS", ds.slice_grad, g, (3, 4), [2, 0], [2, 2], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_SHAPE_MISMATCH", "", ds.slice_grad, g, (3, 4), [0, 0], [3, 2], [1, 1])
+
+
+def test_rank_zero_is_not_directml():
+    raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "R-OP-RANK", ds.slice1, np.float32(1).reshape(()), [], [], [])
+
+
+def test_feature_levels():
+    x4 = np.zeros((2, 2, 2, 2), np.int64)
+    raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "R-OP-TYPE", ds.slice, x4, [0] * 4, [1] * 4, [1] * 4,
+           feature_level="1_0")
+    raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "R-OP-RANK", ds.slice, X, [0, 0], [1, 1], [1, 1],
+           feature_level="1_0")
+    assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level="5_0").shape == (1, 1, 1, 1)
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
+           feature_level="9_9")
+
+
+def test_check_dml_without_data():
+    assert ds.check_dml("SLICE1", [2, 3, 4], [2, 2, 2], [0, 1, 0], [2, 2, 4], [1, 1, -2]) == (2, 2, 2)
+    assert ds.check_dml("SLICE_GRAD", [1, 2], [3, 4], [1, 0], [1, 4], [1, 2]) == (3, 4)
+    assert ds.check_dml("SLICE", [1, 1, 4, 4], [1, 1, 2, 2], [0, 0, 0, 0], [1, 1, 2, 2], [1, 1, 2, 2], dtype=np.float16,
+                        feature_level=0x1000) == (1, 1, 2, 2)
+    raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "R-OP-TYPE", ds.check_dml, "SLICE",
+           [2, 2, 2, 2], [1, 1, 1, 1], [0] * 4, [1] * 4, [1] * 4, dtype="float64", feature_level="2_0")
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-T-TOTAL", ds.check_dml, "SLICE1",
+           [2, 2, 2, 2], [1, 1, 1, 1], [0] * 4, [1] * 4, [1] * 4, input_total_bytes=8)
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-T-ALIGN", ds.check_dml, "SLICE1",
+           [2, 4], [2, 2], [0, 0], [2, 4], [1, -2], alignment=3)
+    raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS", ds.check_dml, "SLICE1",
+           [2, 4], [2, 2], [0, 1], [2, 4], [1, 2])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-TYPE", ds.check_dml, "CONV",
+           [2], [2], [0], [2], [1])
+    # Strided descriptors, as DirectML takes them.
+    assert ds.check_dml("SLICE1", [2, 3], [2, 1], [0, 1], [2, 1], [1, 1], input_strides=[4, 1]) == (2, 1)
+
+
+def test_numpy_index_mistakes_raise_what_numpy_raises():
+    err = raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "", ds.index, X, 3)
+    assert isinstance(err, IndexError)
+    with pytest.raises(IndexError):
+        X[3]
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, X, np.s_[::0])
+    raises(ds.ArgumentError, "DMLS_ERROR_FORMAT", "", ds.index, X, "[1:2")
+    for key in ([1, 2], np.array([0, 1]), True, 1.5, "x", (0, [1])):
+        err = raises(ds.IndexTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, X,
+                     key if not isinstance(key, str) else (key,))
+        assert isinstance(err, IndexError) and isinstance(err, TypeError)
+    raises(ds.IndexTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, X, np.s_[1.5:])
+
+
+def test_front_end_errors():
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.onnx_slice, X, [0, 0], [1, 1], [0, 0])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.onnx_slice, X, [0, 0], [1])
+    raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "", ds.webnn_slice, X, [3, 0], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.webnn_slice, X, [-1, 0], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.webnn_slice, X, [0, 0], [1, 2], [2, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.webnn_reverse, X, [0, 0])
+    raises(ds.ArgumentError, "DMLS_ERROR_SHAPE_MISMATCH", "", ds.slice1, X, [0], [1], [1])
+
+
+def test_arrays_it_cannot_take():
+    raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, np.array([None, 1]), "...")
+    raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, [1, 2], "...")
+    raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "", ds.index, np.zeros((1,) * 9), "...")
+    with pytest.raises(TypeError):
+        ds.index(X, "[0]", bogus=1)
+    with pytest.raises(ds.DTypeError):
+        ds.plan("index", (2,), object, "[0]")
+
+
+def test_cuda_array_without_cuda_says_so():
+    from test_capsules import Producer
+    p = Producer(np.arange(4, dtype=np.float32), device=(2, 0))
+    if ds.cuda_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(ds.DeviceError) as e:
+        ds.index(p, "[::-1]")
+    assert e.value.status == "DMLS_ERROR_NO_DEVICE"
+    if not ds.cuda_built:
+        assert "without the CUDA backend" in e.value.message
+
+
+def test_settings_errors():
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.set_num_threads, -1)
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.plan, "cut", (2,), "f4")
