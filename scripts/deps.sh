@@ -29,9 +29,9 @@ done
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ]; then
-  apt=apt-get
+  apt="apt-get -o DPkg::Lock::Timeout=600"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-  apt="sudo -n apt-get"
+  apt="sudo -n apt-get -o DPkg::Lock::Timeout=600"
 else
   echo "deps.sh: missing Debian packages:$missing (run as root or with sudo)" >&2
   exit 1
