@@ -5,7 +5,8 @@
 # (no text-mode translation of \n, \r or ^Z), an existing output is refused
 # without -f and untouched by a failed run, -f replaces it whole, any name
 # the file system allows works (UTF-8), the output is never the input, and
-# no temporary file is left behind. docs/cli.md, "## Files".
+# no temporary file is left behind (docs/platforms.md says how each system
+# keeps them).
 #   check_files_portable.sh TOOL SCRATCH_DIR
 set -u
 tool=$1 dir=$2
