@@ -2,7 +2,9 @@
 # Debian packages the build needs; installs only what is missing, quietly.
 # Run as root, or as a user with password-less sudo.
 #
-#   scripts/deps.sh
+#   scripts/deps.sh            the packages listed below
+#   scripts/deps.sh PKG...     those packages instead (PKG:ARCH adds Debian's
+#                              multiarch ARCH first; scripts/cross-test.sh)
 #
 # The tool (tools/): libjansson-dev and pkg-config, for `dmlslice dispatch`'s
 # JSON models (docs/dispatch.md).
@@ -19,6 +21,8 @@ set -eu
 pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
 python3-numpy python3-pytest python3-hypothesis python3-torch"
+
+[ $# -gt 0 ] && pkgs="$*"
 
 missing=""
 for p in $pkgs; do
@@ -39,6 +43,17 @@ fi
 
 echo "deps.sh: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+for p in $missing; do
+  case $p in
+  *:*)
+    arch=${p#*:}
+    if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+      if [ "$(id -u)" = 0 ]; then dpkg --add-architecture "$arch"; else sudo -n dpkg --add-architecture "$arch"; fi
+      $apt update -qq >/dev/null
+    fi
+    ;;
+  esac
+done
 # shellcheck disable=SC2086 # the package list is split on purpose
 $apt install -y -qq --no-install-recommends $missing >/dev/null ||
   { $apt update -qq >/dev/null && $apt install -y -qq --no-install-recommends $missing >/dev/null; }

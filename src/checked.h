@@ -6,11 +6,51 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The compiler's overflow builtins where it has them (GCC 5+, clang), else
+ * portable C (MSVC, other C11 compilers). DMLS_NO_OVERFLOW_BUILTINS forces
+ * the portable code, so tests can check it against the builtins. */
+#if !defined(DMLS_NO_OVERFLOW_BUILTINS)
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_add_overflow) && __has_builtin(__builtin_mul_overflow)
+#define DMLS_OVERFLOW_BUILTINS 1
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 5
+#define DMLS_OVERFLOW_BUILTINS 1
+#endif
+#endif
+
+static inline uint64_t dmls_abs_i64(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
+
 /* Each returns true on overflow and leaves *r unspecified then. */
+#ifdef DMLS_OVERFLOW_BUILTINS
 static inline bool dmls_add_u64(uint64_t a, uint64_t b, uint64_t *r) { return __builtin_add_overflow(a, b, r); }
 static inline bool dmls_mul_u64(uint64_t a, uint64_t b, uint64_t *r) { return __builtin_mul_overflow(a, b, r); }
 static inline bool dmls_add_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_add_overflow(a, b, r); }
 static inline bool dmls_mul_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_mul_overflow(a, b, r); }
+#else
+static inline bool dmls_add_u64(uint64_t a, uint64_t b, uint64_t *r) {
+    *r = a + b; /* unsigned: modulo 2^64, so a carry shows as a smaller sum */
+    return *r < a;
+}
+static inline bool dmls_mul_u64(uint64_t a, uint64_t b, uint64_t *r) {
+    *r = a * b;
+    return a != 0 && *r / a != b;
+}
+static inline bool dmls_add_i64(int64_t a, int64_t b, int64_t *r) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return true;
+    *r = a + b;
+    return false;
+}
+static inline bool dmls_mul_i64(int64_t a, int64_t b, int64_t *r) {
+    uint64_t m;
+    if (dmls_mul_u64(dmls_abs_i64(a), dmls_abs_i64(b), &m)) return true;
+    const uint64_t limit = (uint64_t)INT64_MAX + ((a < 0) != (b < 0)); /* |INT64_MIN| for a negative product */
+    if (m > limit) return true;
+    /* -(m - 1) - 1 reaches INT64_MIN (m = 2^63) without a signed overflow. */
+    *r = (a < 0) != (b < 0) ? (m == 0 ? 0 : -(int64_t)(m - 1) - 1) : (int64_t)m;
+    return false;
+}
+#endif
 
 /* Signed arithmetic modulo 2^64, for byte offsets whose final value
  * validation proved to fit while a partial product may not: the result is
@@ -21,7 +61,5 @@ static inline int64_t dmls_wrap_add(int64_t a, int64_t b) { return (int64_t)((ui
 static inline int64_t dmls_wrap_mul3(int64_t a, int64_t b, int64_t c) {
     return (int64_t)((uint64_t)a * (uint64_t)b * (uint64_t)c);
 }
-
-static inline uint64_t dmls_abs_i64(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
 
 #endif

@@ -19,7 +19,9 @@ static void roundtrip(dmls_dtype dtype, const void *values, size_t n, size_t esi
 
 int main(void) {
     const uint16_t h[] = {0x7E01, 0x7C01, 0xFE55, 0x8000, 0x7C00, 0x0001};
-    const uint32_t f[] = {0x7FC12345u, 0x7F800001u, 0xFFBADBADu, 0x80000000u, 0xFF800000u, 0x00000001u};
+    /* aligned: the DirectML path binds it (R-X-ALIGN) */
+    _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) const uint32_t f[] = {0x7FC12345u, 0x7F800001u, 0xFFBADBADu,
+                                                                        0x80000000u, 0xFF800000u, 0x00000001u};
     const uint64_t d[] = {0x7FF8DEADBEEF0001ull, 0x7FF0000000000001ull, 0xFFF123456789ABCDull,
                           0x8000000000000000ull, 0x7FF0000000000000ull, 0x0000000000000001ull};
     roundtrip(DMLS_FLOAT16, h, 6, 2);

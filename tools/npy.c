@@ -73,8 +73,17 @@ static bool hint(hparser *hp, int64_t *v, bool *overflow) {
     return true;
 }
 
+/* True on a big-endian host, where a descr's '=' means '>'. */
+static bool host_big_endian(void) {
+    const uint16_t probe = 0x0102;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0x01;
+}
+
 /* descr -> element size and the same-size dmlslice type. Slicing copies
- * bits, so '>' data stays big-endian and the output keeps the descr. */
+ * bits, so '>' data stays big-endian and the output keeps the byte order
+ * (npy_create writes '=' as the order it stands for here). */
 static bool parse_descr(const char *name, const char *d, npy_header *h, char *err) {
     const size_t n = strlen(d);
     const char order = n ? d[0] : '\0';
@@ -95,7 +104,7 @@ static bool parse_descr(const char *name, const char *d, npy_header *h, char *er
             snprintf(err, NPY_ERR_LEN, "%s: dtype '%s' claims no byte order for a %zu-byte type", name, d, h->esize);
             return false;
         }
-        h->big_endian = order == '>';
+        h->big_endian = order == '>' || (order == '=' && host_big_endian());
         return true;
     }
     const char *why = t[0] == 'O'                  ? " (object arrays hold Python pointers, not data)"
@@ -373,7 +382,15 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
     for (int i = 0; i < ndim; i++) count *= (uint64_t)shape[i]; /* fits: validated by dmls_create */
     out->data_bytes = count * esize;
     out->capacity = (out->data_bytes + NPY_PAD - 1) / NPY_PAD * NPY_PAD;
-    char header[512];
+    /* '=' is the writer's native order, which a reader on another machine
+     * cannot know: name it ('|' for single bytes, as NumPy writes them). */
+    char named[8];
+    if (descr[0] == '=' && strlen(descr) < sizeof named) {
+        memcpy(named, descr, strlen(descr) + 1);
+        named[0] = esize == 1 ? '|' : host_big_endian() ? '>' : '<';
+        descr = named;
+    }
+    char header[128 + 22 * NPY_MAX_RANK];
     out->header_len = format_header(header, sizeof header, descr, ndim, shape);
     out->file_len = out->header_len + out->data_bytes;
 

@@ -83,7 +83,7 @@ void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void 
             carry(cp, outer, c, &src, &dst);
         }
     }
-done:
+done:; /* a statement for the label where the fence below is compiled out (C11) */
 #if defined(__x86_64__) || defined(__i386__)
     /* Streaming stores are weakly ordered: fence them before anyone (the
      * caller, or the thread that waits for this one) reads the output. */

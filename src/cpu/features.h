@@ -8,10 +8,12 @@
 /* ISA features a kernel variant may use. */
 enum {
     DMLS_CPU_AVX2 = 1u << 0,
+    DMLS_CPU_NEON = 1u << 1, /* AArch64 Advanced SIMD (ASIMD) */
 };
 
 /* The features of this CPU, minus those named in DMLSLICE_DISABLE_CPU_FEATURES
- * (comma-separated: "avx2", or "all"). Detected once per process. */
+ * (comma-separated: "avx2", "neon", or "all"). Detected once per process,
+ * from the system (CPUID on x86, the auxiliary vector on Linux AArch64). */
 unsigned dmls_cpu_features(void);
 
 /* Memory traffic in bytes (see dmls_cpu_prepared.traffic_bytes) from which

@@ -1,5 +1,6 @@
-/* The CPU row kernels: the portable ones (kernels.c) and the AVX2 variants
- * (kernels_avx2.c). prepare.c picks one per copy; execute.c calls it. */
+/* The CPU row kernels: the portable ones (kernels.c), the AVX2 variants
+ * (kernels_avx2.c) and the NEON ones (kernels_neon.c). prepare.c picks one
+ * per copy; execute.c calls it. */
 #ifndef DMLS_CPU_KERNELS_H
 #define DMLS_CPU_KERNELS_H
 
@@ -33,6 +34,15 @@ void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int
 dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss);
 /* Orders streaming stores before the output is read. */
 void dmls_cpu_store_fence(void);
+#endif
+
+#if DMLS_CPU_NEON_KERNELS
+/* Reversal (step -w, w = 1/2/4/8) into packed rows; NULL for other items and steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss);
+/* Packed rows gathered with the shuffle masks of prepare.c (shuffle,
+ * shuffle_span, shuffle_items), 16 output bytes per step. */
+void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_prepared *p);
 #endif
 
 #endif

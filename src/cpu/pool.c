@@ -22,8 +22,17 @@
 #include "../platform/platform.h"
 #include "pool.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define CPU_RELAX() __builtin_ia32_pause()
+/* The spin-wait hint (x86 PAUSE, ARM YIELD) through whatever the compiler
+ * offers: the SSE2 intrinsic on x86, inline assembly on GCC-compatible ARM
+ * compilers, MSVC's intrinsic on ARM64, else nothing (a plain spin). */
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
+#include <emmintrin.h>
+#define CPU_RELAX() _mm_pause()
+#elif (defined(__aarch64__) || defined(__arm__)) && defined(__GNUC__)
+#define CPU_RELAX() __asm__ __volatile__("yield" ::: "memory")
+#elif defined(_M_ARM64) || defined(_M_ARM)
+#include <intrin.h>
+#define CPU_RELAX() __yield()
 #else
 #define CPU_RELAX() ((void)0)
 #endif

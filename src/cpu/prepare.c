@@ -16,7 +16,14 @@
  * read every ss bytes: one 16-byte output block holds 16 / w items, which lie
  * within `span` input bytes from the lowest of them. Two 16-byte loads cover
  * that span (at 0 and span - 16), so it must be 16..32 bytes. Returns false
- * when the pattern does not fit. */
+ * when the pattern does not fit. (The x86 and AArch64 gathers use them; a
+ * build with neither has no SIMD kernels.) */
+#if defined(__x86_64__) || defined(__i386__) || DMLS_CPU_NEON_KERNELS
+#define DMLS_CPU_SIMD_KERNELS 1
+#else
+#define DMLS_CPU_SIMD_KERNELS 0
+#endif
+#if DMLS_CPU_SIMD_KERNELS
 static bool shuffle_masks(dmls_cpu_prepared *cp, int32_t w, int64_t ss) {
     if (w != 1 && w != 2 && w != 4 && w != 8) return false;
     const int64_t items = 16 / w, step = ss < 0 ? -ss : ss;
@@ -50,6 +57,7 @@ static bool shuffle_masks(dmls_cpu_prepared *cp, int32_t w, int64_t ss) {
     }
     return true;
 }
+#endif
 
 /* ------------------------------------------------------------ the table */
 
@@ -58,11 +66,14 @@ static bool contiguous(const dmls_cpu_prepared *cp) {
     return cp->item_src_step == cp->width && cp->item_dst_step == cp->width;
 }
 
-/* Output packed and rows of at least one vector step (32 output bytes): the
- * AVX2 gathers; shorter rows would pay the setup for the scalar tail alone. */
+#if DMLS_CPU_SIMD_KERNELS
+/* Output packed and rows of at least 32 output bytes (one AVX2 vector, two
+ * NEON ones): the SIMD gathers; shorter rows would pay the setup for the
+ * scalar tail alone. */
 static bool packed_long_rows(const dmls_cpu_prepared *cp) {
     return !contiguous(cp) && cp->item_dst_step == cp->width && cp->shape[cp->ndim - 1] * cp->width >= 32;
 }
+#endif
 
 /* Output packed, an item between powers of two, room to read a power of two
  * from each item but a row's last: the wide move's K, else 0. */
@@ -85,6 +96,18 @@ static dmls_cpu_rows_fn pick_wide(dmls_cpu_prepared *cp) {
 static dmls_cpu_rows_fn pick_strided(dmls_cpu_prepared *cp) {
     return contiguous(cp) ? NULL : dmls_cpu_pick_strided(cp->width);
 }
+
+#if DMLS_CPU_NEON_KERNELS
+/* The same cases on AArch64 (kernels_neon.c), the same minimum row. */
+static dmls_cpu_rows_fn pick_reverse_neon(dmls_cpu_prepared *cp) {
+    return packed_long_rows(cp) ? dmls_cpu_pick_reverse_neon(cp->width, cp->item_src_step) : NULL;
+}
+
+static dmls_cpu_rows_fn pick_shuffle_neon(dmls_cpu_prepared *cp) {
+    bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);
+    return fits ? dmls_cpu_rows_shuffle_neon : NULL;
+}
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 static dmls_cpu_rows_fn pick_contig_nt_avx2(dmls_cpu_prepared *cp) {
@@ -141,6 +164,10 @@ static const kernel_row kernels[] = {
     {DMLS_CPU_SHUFFLE3_AVX2, "shuffle3_avx2", DMLS_CPU_AVX2, true, pick_shuffle3_avx2},
     {DMLS_CPU_SHUFFLE_AVX2, "shuffle_avx2", DMLS_CPU_AVX2, true, pick_shuffle_avx2},
     {DMLS_CPU_STRIDED_WIDE_AVX2, "strided_wide_avx2", DMLS_CPU_AVX2, false, pick_wide32_avx2},
+#endif
+#if DMLS_CPU_NEON_KERNELS
+    {DMLS_CPU_REVERSE_NEON, "reverse_neon", DMLS_CPU_NEON, false, pick_reverse_neon},
+    {DMLS_CPU_SHUFFLE_NEON, "shuffle_neon", DMLS_CPU_NEON, false, pick_shuffle_neon},
 #endif
     {DMLS_CPU_STRIDED_WIDE, "strided_wide", 0, false, pick_wide},
     {DMLS_CPU_STRIDED, "strided", 0, false, pick_strided},

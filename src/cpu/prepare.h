@@ -9,6 +9,13 @@
 
 #include "../copy_plan.h"
 
+/* 1 where this build compiles the NEON kernels (kernels_neon.c). */
+#if defined(__aarch64__)
+#define DMLS_CPU_NEON_KERNELS 1
+#else
+#define DMLS_CPU_NEON_KERNELS 0
+#endif
+
 /* The kernels, for tests that assert the choice (dmls_cpu_kernel_name). */
 typedef enum dmls_cpu_kernel {
     DMLS_CPU_EMPTY = 0,         /* nothing to copy */
@@ -21,6 +28,8 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_REVERSE_AVX2,      /* packed output, items of 1/2/4/8 bytes at step -width */
     DMLS_CPU_STRIDE2_AVX2,      /* packed output, items of 4/8 bytes at step +-2 widths */
     DMLS_CPU_SHUFFLE3_AVX2,     /* the shuffle gather for forward steps, three loads per block */
+    DMLS_CPU_REVERSE_NEON,      /* packed output, items of 1/2/4/8 bytes at step -width */
+    DMLS_CPU_SHUFFLE_NEON,      /* packed output gathered by table lookups (the shuffle masks) */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 
@@ -60,7 +69,7 @@ typedef struct dmls_cpu_prepared {
     uint64_t split_grain;   /* work is split between threads at multiples of this many items (split.h) */
     int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
     int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
-    unsigned char shuffle[2][16];  /* DMLS_CPU_SHUFFLE_AVX2: byte masks for the low and high load */
+    unsigned char shuffle[2][16];  /* DMLS_CPU_SHUFFLE_AVX2 and _NEON: byte masks for the low and high load */
     int64_t shuffle_span;          /* bytes of input one 16-byte output block reads */
     int64_t shuffle_items;         /* items in one 16-byte output block (16 / width) */
     unsigned char shuffle3[2][32]; /* DMLS_CPU_SHUFFLE3_AVX2: per-lane masks, see shuffle_masks */

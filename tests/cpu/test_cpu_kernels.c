@@ -151,9 +151,28 @@ static void packed_spec(spec *s, int esize, int ndim, const int64_t *in_shape, c
     random_layout(RANDOM_PACKED, ndim, s->out_shape, false, (size_t)esize, s->out_strides, &s->out_off);
 }
 
+/* The kernel the dispatch picks with every feature the CPU has, for a case
+ * whose AVX2 kernel is want_avx2: that one on x86; on AArch64 its NEON
+ * counterpart (reversal for reversal, the table-lookup gather for stride +-2
+ * and the other shuffles), else the portable kernel. */
+static dmls_cpu_kernel want_simd(dmls_cpu_kernel want_avx2, dmls_cpu_kernel want_portable) {
+#if DMLS_CPU_NEON_KERNELS
+    switch (want_avx2) {
+    case DMLS_CPU_REVERSE_AVX2: return DMLS_CPU_REVERSE_NEON;
+    case DMLS_CPU_STRIDE2_AVX2:
+    case DMLS_CPU_SHUFFLE_AVX2:
+    case DMLS_CPU_SHUFFLE3_AVX2: return DMLS_CPU_SHUFFLE_NEON;
+    default: return want_portable;
+    }
+#else
+    (void)want_portable;
+    return want_avx2;
+#endif
+}
+
 /* A packed input of in_shape, sliced by (offsets, sizes, steps) into a packed
- * output; the dispatch must pick `want` (with AVX2 when the CPU has it) and
- * `width`, and every variant must match the reference. */
+ * output; the dispatch must pick `want` (with AVX2 or NEON when the CPU has
+ * it) and `width`, and every variant must match the reference. */
 static void directed(const char *what, int esize, int ndim, const int64_t *in_shape, const int64_t *offsets,
                      const int64_t *sizes, const int64_t *steps, dmls_cpu_kernel want_avx2,
                      dmls_cpu_kernel want_portable, int width) {
@@ -162,9 +181,9 @@ static void directed(const char *what, int esize, int ndim, const int64_t *in_sh
     dmls_operator *op = make(&s);
     if (!op) return;
     dmls_cpu_prepared cp;
-    bool avx2 = (dmls_cpu_features() & DMLS_CPU_AVX2) != 0;
-    dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, 0);
-    dmls_cpu_kernel want = avx2 ? want_avx2 : want_portable;
+    const unsigned have = dmls_cpu_features();
+    dmls_cpu_prepare(&cp, &op->copy, have, 0);
+    dmls_cpu_kernel want = have ? want_simd(want_avx2, want_portable) : want_portable;
     CHECK(cp.kernel == want, "%s: dispatch chose %s, expected %s", what, dmls_cpu_kernel_name(cp.kernel),
           dmls_cpu_kernel_name(want));
     CHECK(cp.width == width, "%s: item width %d, expected %d", what, cp.width, width);

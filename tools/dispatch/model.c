@@ -351,7 +351,7 @@ static bool read_resource(reader *r, model_resource *res, const char *name, cons
     res->name = strdup(name);
     if (!res->name) return fail(r, p, "out of memory");
     if (!get_object(r, obj, p) || !only_keys(r, obj, p, keys)) return false;
-    const char *type;
+    const char *type = NULL;
     if (!get_string(r, obj, "type", p, false, &type)) return false;
     char q[PATH_CAP];
     if (type && strcmp(type, "buffer") != 0) {
@@ -566,7 +566,7 @@ static bool read_dispatchable(reader *r, model_dispatchable *d, const char *name
                                   "DISABLE_META_COMMANDS, DESCRIPTORS_VOLATILE)");
         }
     }
-    const char *compile;
+    const char *compile = NULL;
     if (!get_string(r, obj, "dmlCompileType", p, false, &compile)) return false;
     if (compile && strcmp(compile, "DmlCompileOp") != 0 && strcmp(compile, "DmlCompileGraph") != 0) {
         child_key(q, p, "dmlCompileType");

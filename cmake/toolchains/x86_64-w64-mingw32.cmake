@@ -1,0 +1,18 @@
+# Cross-compiling for Windows x64 with MinGW-w64 (gcc-mingw-w64-x86-64),
+# tests run by CTest under Wine (wine64):
+#   cmake -S . -B build-windows --toolchain cmake/toolchains/x86_64-w64-mingw32.cmake -DDMLS_CUDA=OFF
+set(CMAKE_SYSTEM_NAME Windows)
+set(CMAKE_SYSTEM_PROCESSOR x86_64)
+set(DMLS_CROSS_TRIPLE x86_64-w64-mingw32)
+
+if(NOT CMAKE_C_COMPILER)
+  set(CMAKE_C_COMPILER ${DMLS_CROSS_TRIPLE}-gcc)
+endif()
+set(CMAKE_RC_COMPILER ${DMLS_CROSS_TRIPLE}-windres)
+set(CMAKE_CROSSCOMPILING_EMULATOR wine)
+
+set(CMAKE_FIND_ROOT_PATH /usr/${DMLS_CROSS_TRIPLE})
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)

@@ -1,0 +1,111 @@
+/* NEON kernel variants for AArch64: the cases the AVX2 variants speed up on
+ * x86 (reversal, stride +-2 gathers, short byte gathers such as 2 of 3
+ * channels), with 16-byte vectors. Advanced SIMD is part of every AArch64
+ * CPU the project targets, but these still run only where
+ * dmls_cpu_features() reports it, so DMLSLICE_DISABLE_CPU_FEATURES=neon
+ * falls back to the portable kernels. Every load covers only the input bytes
+ * of the items it gathers, so nothing outside the tensor is read. */
+#include "kernels.h"
+
+#if DMLS_CPU_NEON_KERNELS
+#include <arm_neon.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------
+ * Reversal: items of w = 1, 2, 4 or 8 bytes read at step -w into packed
+ * rows. The 16 / w items of a 16-byte output block are the 16 input bytes
+ * ending at the block's first item, in reverse item order: one load, a
+ * reversal within each 64-bit half, and a swap of the halves.
+ * ------------------------------------------------------------------ */
+
+static inline uint8x16_t swap_halves(uint8x16_t v) { return vextq_u8(v, v, 8); }
+
+static inline uint8x16_t reverse_items(uint8x16_t v, int w) {
+    switch (w) {
+    case 1: return swap_halves(vrev64q_u8(v));
+    case 2: return swap_halves(vreinterpretq_u8_u16(vrev64q_u16(vreinterpretq_u16_u8(v))));
+    case 4: return swap_halves(vreinterpretq_u8_u32(vrev64q_u32(vreinterpretq_u32_u8(v))));
+    default: return swap_halves(v); /* 8 */
+    }
+}
+
+/* Rows of n items of w bytes read at step -w. */
+static inline void reverse_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_prepared *p, const int w) {
+    const int64_t per = 16 / w;
+    for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
+        unsigned char *d = dst;
+        const unsigned char *s = src; /* item i of the row is at s - i * w */
+        int64_t i = 0;
+        for (; i + 2 * per <= n; i += 2 * per, d += 32, s -= 32) {
+            uint8x16_t a = vld1q_u8(s + w - 16), b = vld1q_u8(s + w - 32);
+            vst1q_u8(d, reverse_items(a, w));
+            vst1q_u8(d + 16, reverse_items(b, w));
+        }
+        if (i + per <= n) {
+            vst1q_u8(d, reverse_items(vld1q_u8(s + w - 16), w));
+            i += per, d += 16, s -= 16;
+        }
+        for (; i < n; i++, d += w, s -= w) memcpy(d, s, (size_t)w);
+    }
+}
+
+#define DEFINE_REVERSE(w)                                                                                     \
+    static void rows_reverse##w(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
+                                const dmls_cpu_prepared *p) {                                             \
+        reverse_rows(dst, src, n, rows, p, w);                                                        \
+    }
+DEFINE_REVERSE(1)
+DEFINE_REVERSE(2)
+DEFINE_REVERSE(4)
+DEFINE_REVERSE(8)
+
+dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss) {
+    if (ss != -(int64_t)w) return NULL;
+    switch (w) {
+    case 1: return rows_reverse1;
+    case 2: return rows_reverse2;
+    case 4: return rows_reverse4;
+    case 8: return rows_reverse8;
+    default: return NULL;
+    }
+}
+
+/* ------------------------------------------------------------------
+ * Table-lookup gathers with the shuffle masks of prepare.c: the 16 / w
+ * items of a 16-byte output block lie within shuffle_span (16..32) input
+ * bytes from the lowest of them; two 16-byte loads, at that item and ending
+ * at the span's last byte, cover them exactly. A table lookup takes bytes
+ * from each load and gives 0 where the mask is out of range (0x80), as x86's
+ * byte shuffle does, so the same masks serve both.
+ * ------------------------------------------------------------------ */
+
+static inline uint8x16_t gather_block(const unsigned char *lo, int64_t hi_at, uint8x16_t m0, uint8x16_t m1) {
+    return vorrq_u8(vqtbl1q_u8(vld1q_u8(lo), m0), vqtbl1q_u8(vld1q_u8(lo + hi_at), m1));
+}
+
+void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                const dmls_cpu_prepared *p) {
+    const int64_t w = p->width, ss = p->item_src_step, per = p->shuffle_items;
+    const int64_t block_step = per * ss, hi_at = p->shuffle_span - 16;
+    /* The lowest-addressed item of a block is its last one when ss < 0. */
+    const int64_t low = ss < 0 ? (per - 1) * ss : 0;
+    const uint8x16_t m0 = vld1q_u8(p->shuffle[0]), m1 = vld1q_u8(p->shuffle[1]);
+    for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) {
+        unsigned char *d = dst;
+        const unsigned char *s = src;
+        int64_t i = 0;
+        for (; i + 2 * per <= n; i += 2 * per, d += 32, s += 2 * block_step) {
+            uint8x16_t a = gather_block(s + low, hi_at, m0, m1);
+            uint8x16_t b = gather_block(s + block_step + low, hi_at, m0, m1);
+            vst1q_u8(d, a);
+            vst1q_u8(d + 16, b);
+        }
+        if (i + per <= n) {
+            vst1q_u8(d, gather_block(s + low, hi_at, m0, m1));
+            i += per, d += 16, s += block_step;
+        }
+        for (; i < n; i++, d += w, s += ss) memcpy(d, s, (size_t)w);
+    }
+}
+#endif
