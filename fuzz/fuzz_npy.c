@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
-#include "npy.h"
+#include "npy_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     guarded file;
@@ -17,8 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     npy_header h;
     char err[NPY_ERR_LEN];
     err[0] = '\0';
-    if (!npy_parse_header("fuzz.npy", file.data, size, size, &h, err)) {
+    if (!npy_parse_header("fuzz.npy", file.data, size, &h, err) ||
+        !npy_check_data("fuzz.npy", &h, size - h.data_offset, err)) {
         if (strstr(err, "fuzz.npy") == NULL) abort(); /* every message names the file */
+        for (const char *c = err; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) abort(); /* file text is escaped */
         guarded_free(&file);
         return 0;
     }

@@ -12,7 +12,8 @@
 #include "args.h"
 #include "commands.h"
 #include "cuda_io.h"
-#include "npy.h"
+#include "npy_input.h"
+#include "npy_output.h"
 #include "options.h"
 #include "params.h"
 #include "platform.h"
@@ -100,15 +101,11 @@ int cmd_grad(int argc, char **argv) {
         return 2;
     }
     if (!params_complete(&p)) return 2;
-    if (npy_same_file(in_path, out_path)) {
-        fprintf(stderr, "%s: %s: the output is the input file; refusing to overwrite it\n", args_prog, out_path);
-        return 1;
-    }
-    if (!force && npy_exists(out_path)) {
-        fprintf(stderr, "%s: %s: already exists; not overwritten (use -f to replace it)\n", args_prog, out_path);
-        return 1;
-    }
     char err[NPY_ERR_LEN];
+    if (!npy_output_check(out_path, in_path, force, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
     npy_input in;
     npy_output out;
     memset(&out, 0, sizeof out);
@@ -146,7 +143,7 @@ int cmd_grad(int argc, char **argv) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
         goto done;
     }
-    if (!npy_commit(&out, err)) {
+    if (!npy_input_intact(&in, err) || !npy_commit(&out, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }

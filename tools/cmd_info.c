@@ -5,7 +5,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "npy.h"
+#include "npy_input.h"
 #include "options.h"
 
 static const option_def info_options[] = {

@@ -6,7 +6,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "npy.h"
+#include "npy_input.h"
+#include "npy_output.h"
 #include "options.h"
 #include "cuda_io.h"
 #include "params.h"
@@ -108,24 +109,18 @@ int cmd_slice(int argc, char **argv) {
         return 2;
     }
     if (!params_complete(&p)) return 2;
-    if (npy_same_file(in_path, out_path)) {
-        fprintf(stderr, "%s: %s: the output is the input file; refusing to overwrite it\n", args_prog, out_path);
+    char err[NPY_ERR_LEN];
+    /* Refuse an output that cannot or must not be written before reading a
+     * byte of the input. */
+    if (!npy_output_check(out_path, in_path, force, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
     }
-
-    char err[NPY_ERR_LEN];
     npy_input in;
     npy_output out;
     memset(&out, 0, sizeof out);
     int status = 1;
     param_plan plan = {0};
-    /* Refuse an existing output before reading a byte of the input. */
-    if (!force && npy_exists(out_path)) {
-        {
-            fprintf(stderr, "%s: %s: already exists; not overwritten (use -f to replace it)\n", args_prog, out_path);
-            return 1;
-        }
-    }
     if (!npy_open(in_path, &in, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
@@ -164,7 +159,8 @@ int cmd_slice(int argc, char **argv) {
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
         dmls_aligned_free(copy);
     }
-    const bool committed = s == DMLS_OK && npy_commit(&out, err);
+    /* An input truncated meanwhile was read partly as zeros: no output. */
+    const bool committed = s == DMLS_OK && npy_input_intact(&in, err) && npy_commit(&out, err);
     progress_stop(pr);
     if (s != DMLS_OK) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());

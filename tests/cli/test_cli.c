@@ -463,7 +463,6 @@ static void test_malformed(void) {
         {"nokey.npy", "lacks 'shape'"},     {"extrakey.npy", "unknown key 'extra'"},
         {"garbage.npy", "malformed header"}, {"rank65.npy", "more than 64 axes"},
         {"negshape.npy", "malformed header"}, {"nobyteorder.npy", "no byte order"},
-        {"emptyhuge.npy", "overflow"},
     };
     write_raw("badmagic.npy", "\x93NUMPZ\x01\x00\x10\x00{}", 12);
     write_raw("empty.npy", "", 0);
@@ -498,10 +497,6 @@ static void test_malformed(void) {
     strcat(rank65, "), }");
     write_npy_dict("rank65.npy", 1, rank65, data, 1);
     write_npy_dict("negshape.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (-4,), }", data, 16);
-    /* Empty (a zero dim), but the other dims' product, which sets the
-     * strides, passes 64 bits: found by fuzz_npy as a signed overflow. */
-    write_npy_dict("emptyhuge.npy", 1,
-                   "{'descr': '>i2', 'fortran_order': True, 'shape': (0, 2, 44444, 2, 4444444444444444444, 2), }", data, 0);
     write_npy_dict("nobyteorder.npy", 1, "{'descr': '|u4', 'fortran_order': False, 'shape': (4,), }", data, 16);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         CHECK(run("slice %s -o o.npy --index ...", cases[k].name) == 1, "%s: not refused", cases[k].name);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "device.h"
-#include "npy.h"
+#include "npy_output.h"
 #include "values.h"
 
 /* Buffers start on 64 KiB boundaries, as D3D12 places resources, so the

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "json_text.h"
-#include "npy.h"
+#include "npy_format.h"
 #include "values.h"
 
 #define PATH_CAP 512
@@ -225,7 +225,7 @@ static bool read_file_initializer(reader *r, model_resource *res, const json_t *
     if (ends_with(source, ".npy")) {
         npy_header h;
         char err[NPY_ERR_LEN];
-        if (!npy_parse_header(source, bytes, len, len, &h, err)) {
+        if (!npy_parse_header(source, bytes, len, &h, err) || !npy_check_data(source, &h, len - h.data_offset, err)) {
             free(bytes);
             return fail(r, sp, "%s", err);
         }
