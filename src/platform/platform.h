@@ -180,15 +180,37 @@ char **dmls_utf8_args(int argc, char **argv);
 /* fopen with a UTF-8 path; mode as fopen's, where "b" matters on Windows. */
 FILE *dmls_fopen(const char *path, const char *mode);
 
+/* A stream to write straight through, for an existing character device,
+ * FIFO or socket (a POSIX socket is connected to); NULL with errno. */
+FILE *dmls_open_stream_out(const char *path);
+/* True when f is a terminal or console. */
+int dmls_stream_is_terminal(FILE *f);
+/* Writes all n bytes to f and flushes it, waiting out a non-blocking
+ * descriptor; 0 or an errno value (EPIPE for a closed pipe). */
+int dmls_stream_write_all(FILE *f, const void *p, uint64_t n);
+
+/* The absolute path with every symbolic link resolved, malloc'd; NULL with
+ * errno when path does not exist. */
+char *dmls_real_path(const char *path);
+
 /* A regular file mapped read-only: [data, data + size + pad) is readable,
- * and the pad bytes after the file read as zero. */
+ * and the pad bytes after the file read as zero. A file that another
+ * process shortens while it is mapped never crashes the reader: on POSIX
+ * the lost pages read as zeros (a SIGBUS guard) and dmls_file_map_intact
+ * says so; Windows refuses to shorten a mapped file. */
 typedef struct dmls_mapped_file {
     const unsigned char *data;
     uint64_t size;
-    void *sys[3]; /* the system's handles */
-    size_t sys_len;
+    void *base; /* the system's view or reserved range */
+    size_t base_len;
+    intptr_t handle; /* the open file */
+    int guard;
+    void *heap; /* a copy, where the system cannot map with the padding */
 } dmls_mapped_file;
 int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m);
+/* After the data was read: 1 when the file kept its length throughout, else
+ * 0 with its length now in *size_now. */
+int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now);
 void dmls_file_unmap(dmls_mapped_file *m);
 
 /* A new file that appears under its name only when complete, atomically,
@@ -202,14 +224,19 @@ typedef struct dmls_new_file {
     unsigned char *data; /* bytes writable bytes */
     uint64_t bytes;
     intptr_t handle;     /* the system's handles and names */
-    void *map_handle;
     char *tmp_path;
     char *final_path;
+    int guard;
+    const char *failed;  /* after a failed create, the step: "create",
+                          * "permissions", "reserve" or "map" */
 } dmls_new_file;
 /* mode: POSIX permission bits for the new file (the umask applies), or -1
  * to keep those of the file it replaces; ignored on Windows, where the new
  * file takes its folder's inherited permissions like any new file. */
 int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode);
+/* True when a write through data failed (the file system could not store
+ * it: POSIX reports that by a SIGBUS, which a guard turns into this). */
+int dmls_new_file_faulted(const dmls_new_file *f);
 /* Trims the file to length bytes, makes it durable and gives it its name:
  * replacing an existing file atomically when replace is set, else failing
  * with EEXIST if the name is taken. On failure nothing changed under the

@@ -177,8 +177,51 @@ FILE *dmls_fopen(const char *path, const char *mode) {
     return f;
 }
 
+FILE *dmls_open_stream_out(const char *path) { return dmls_fopen(path, "wb"); }
+
+int dmls_stream_is_terminal(FILE *f) {
+    DWORD mode;
+    HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+    return h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_CHAR && GetConsoleMode(h, &mode);
+}
+
+int dmls_stream_write_all(FILE *f, const void *data, uint64_t n) {
+    const unsigned char *p = data;
+    while (n > 0) {
+        const size_t chunk = n > (1u << 30) ? (1u << 30) : (size_t)n;
+        const size_t w = fwrite(p, 1, chunk, f);
+        if (w == 0) return errno ? errno : EIO;
+        p += w;
+        n -= w;
+    }
+    return fflush(f) == 0 ? 0 : errno ? errno : EIO;
+}
+
+char *dmls_real_path(const char *path) {
+    wchar_t *w = wide(path);
+    if (w == NULL) return NULL;
+    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = errno_of(GetLastError());
+        return NULL;
+    }
+    wchar_t buf[32768];
+    const DWORD n = GetFinalPathNameByHandleW(h, buf, 32768, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+    CloseHandle(h);
+    if (n == 0 || n >= 32768) {
+        errno = EINVAL;
+        return NULL;
+    }
+    /* \\?\C:\... becomes C:\...; a \\?\UNC\ share keeps its prefix. */
+    const wchar_t *p = wcsncmp(buf, L"\\\\?\\", 4) == 0 && buf[5] == L':' ? buf + 4 : buf;
+    return narrow(p);
+}
+
 int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     memset(m, 0, sizeof *m);
+    m->guard = -1;
     wchar_t *w = wide(path);
     if (w == NULL) return errno;
     /* Others may go on reading, writing or renaming the file; none can
@@ -202,7 +245,7 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
         if (view == NULL) err = errno_of(GetLastError());
         if (map) CloseHandle(map); /* the view keeps the mapping alive */
         m->data = view;
-        m->sys[0] = view;
+        m->base = view;
     } else if (!err) {
         /* An empty file cannot be mapped, and one that fills its last page
          * leaves no room for the padding: read it instead. */
@@ -219,7 +262,7 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
             at += got;
         }
         if (err) free(buf);
-        else m->data = buf, m->sys[1] = buf;
+        else m->data = buf, m->heap = buf;
     }
     CloseHandle(h);
     if (err) {
@@ -230,10 +273,18 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     return 0;
 }
 
+/* Windows refuses to shorten a mapped file (ERROR_USER_MAPPED_FILE), and a
+ * read copy is taken whole: a mapped input always keeps its length. */
+int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now) {
+    *size_now = m->size;
+    return 1;
+}
+
 void dmls_file_unmap(dmls_mapped_file *m) {
-    if (m->sys[0]) UnmapViewOfFile(m->sys[0]);
-    free(m->sys[1]);
+    if (m->base) UnmapViewOfFile(m->base);
+    free(m->heap);
     memset(m, 0, sizeof *m);
+    m->guard = -1;
 }
 
 /* Marks the open file for deletion when its last handle closes (on), or
@@ -261,6 +312,8 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     (void)mode;
     memset(f, 0, sizeof *f);
     f->handle = (intptr_t)INVALID_HANDLE_VALUE;
+    f->guard = -1;
+    f->failed = "create";
     const size_t dir_len = base_at(path);
     f->final_path = _strdup(path);
     f->tmp_path = malloc(dir_len + 64);
@@ -290,8 +343,10 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     /* Setting the length allocates every byte (files are not sparse unless
      * asked): a full disk is ERROR_DISK_FULL here, never a failed page
      * write through the mapping later. */
+    if (!err) f->failed = "reserve";
     if (!err && bytes > 0 && !set_length(h, bytes)) err = errno_of(GetLastError());
     if (!err && bytes > SIZE_MAX) err = EFBIG;
+    if (!err) f->failed = "map";
     if (!err && bytes > 0) {
         HANDLE map = CreateFileMappingW(h, NULL, PAGE_READWRITE, (DWORD)(bytes >> 32), (DWORD)bytes, NULL);
         void *view = map ? MapViewOfFile(map, FILE_MAP_WRITE, 0, 0, (SIZE_T)bytes) : NULL;
@@ -300,10 +355,21 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
         f->data = view;
     }
     if (err) {
+        const char *failed = f->failed;
         dmls_new_file_abort(f);
+        f->failed = failed;
         return err;
     }
+    f->failed = NULL;
     f->bytes = bytes;
+    return 0;
+}
+
+/* Space is allocated at create, so a write through the view has nowhere to
+ * fail short of a device error, which Windows raises as an exception that
+ * ends the process (and with it the uncommitted file). */
+int dmls_new_file_faulted(const dmls_new_file *f) {
+    (void)f;
     return 0;
 }
 
@@ -364,6 +430,7 @@ void dmls_new_file_abort(dmls_new_file *f) {
     free(f->final_path);
     memset(f, 0, sizeof *f);
     f->handle = (intptr_t)INVALID_HANDLE_VALUE;
+    f->guard = -1;
 }
 
 void dmls_ignore_broken_pipe(void) { /* Windows has no SIGPIPE: a write to a closed pipe fails with EPIPE */ }
