@@ -7,16 +7,6 @@
 #include "../platform/platform.h"
 #include "features.h"
 
-#if defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
-#ifndef HWCAP_ASIMD
-#define HWCAP_ASIMD (1ul << 1) /* the kernel's AArch64 hwcap bit, where libc's headers lack it */
-#endif
-#elif defined(__aarch64__) && defined(__APPLE__)
-#include <sys/types.h> /* before sys/sysctl.h on the BSDs */
-#include <sys/sysctl.h>
-#endif
-
 static unsigned detected;
 static uint64_t llc_bytes;
 static dmls_once once = DMLS_ONCE_INIT;
@@ -37,13 +27,9 @@ static void detect(void) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) f |= DMLS_CPU_AVX2;
-#elif defined(__aarch64__) && defined(__linux__)
-    /* The kernel's answer, never a trial instruction. */
-    if (getauxval(AT_HWCAP) & HWCAP_ASIMD) f |= DMLS_CPU_NEON;
-#elif defined(__aarch64__) && defined(__APPLE__)
-    int neon = 0;
-    size_t len = sizeof neon;
-    if (sysctlbyname("hw.optional.neon", &neon, &len, NULL, 0) == 0 && neon) f |= DMLS_CPU_NEON;
+#elif defined(__aarch64__) || defined(_M_ARM64)
+    /* The system's answer (platform.h), never a trial instruction. */
+    if (dmls_cpu_has_neon()) f |= DMLS_CPU_NEON;
 #endif
     const char *off = getenv("DMLSLICE_DISABLE_CPU_FEATURES");
     if (off && listed(off, "avx2")) f &= ~(unsigned)DMLS_CPU_AVX2;

@@ -103,6 +103,11 @@ uint64_t dmls_monotonic_ns(void);
  * processors online. At least 1. */
 int dmls_cpu_count(void);
 
+/* True when the system says this ARM64 CPU has NEON (Advanced SIMD):
+ * getauxval on Linux, sysctl on macOS, IsProcessorFeaturePresent on
+ * Windows; 0 on other CPUs and systems. */
+int dmls_cpu_has_neon(void);
+
 /* The last-level data cache in bytes (L3, else L2), or 0 when the system
  * does not say. */
 uint64_t dmls_cpu_cache_bytes(void);

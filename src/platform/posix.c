@@ -12,6 +12,15 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1) /* the kernel's AArch64 hwcap bit, where libc's headers lack it */
+#endif
+#elif defined(__aarch64__) && defined(__APPLE__)
+#include <sys/types.h> /* before sys/sysctl.h on the BSDs */
+#include <sys/sysctl.h>
+#endif
 
 #include "platform.h"
 
@@ -79,6 +88,18 @@ int dmls_cpu_count(void) {
 #endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 1 << 20 ? 1 << 20 : (int)n;
+}
+
+int dmls_cpu_has_neon(void) {
+#if defined(__aarch64__) && defined(__linux__)
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+#elif defined(__aarch64__) && defined(__APPLE__)
+    int neon = 0;
+    size_t len = sizeof neon;
+    return sysctlbyname("hw.optional.neon", &neon, &len, NULL, 0) == 0 && neon;
+#else
+    return 0;
+#endif
 }
 
 uint64_t dmls_cpu_cache_bytes(void) {

@@ -100,6 +100,14 @@ int dmls_cpu_count(void) {
     return info.dwNumberOfProcessors > 0 ? (int)info.dwNumberOfProcessors : 1;
 }
 
+int dmls_cpu_has_neon(void) {
+#if defined(_M_ARM64) || defined(__aarch64__)
+    return IsProcessorFeaturePresent(PF_ARM_NEON_INSTRUCTIONS_AVAILABLE) != 0;
+#else
+    return 0;
+#endif
+}
+
 uint64_t dmls_cpu_cache_bytes(void) {
     DWORD bytes = 0;
     GetLogicalProcessorInformation(NULL, &bytes);
