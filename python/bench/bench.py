@@ -7,9 +7,16 @@
      GPU (when there is one) the same with CUDA tensors, calls back to back,
      one synchronize per batch.
   2. The canonical cases of bench/cases.json in GB/s (2 x output bytes /
-     time): dmlslice (a planned Operator writing into out=) against NumPy,
-     PyTorch and, on the GPU, CuPy and JAX; with --cli, also the C figures of
-     `dmlslice bench` run on the same machine, and Python / C.
+     time): dmlslice as a planned Operator writing into a reused out= (column
+     "dmlslice", the work `dmlslice bench` times: that is the figure Python /
+     C compares) and the same Operator making its result each call (column
+     "new", op(x): the result's allocation and first-touch page faults
+     included, as a user of x[...].copy() pays them), against NumPy, PyTorch
+     and, on the GPU, CuPy and JAX; with --cli, also the C figures of
+     `dmlslice bench` run on the same machine, and Python / C. out= is made by
+     np.empty / torch.empty as a user would make it (NumPy places a large
+     array 16 bytes past a page boundary; the C bench's buffers are 64-byte
+     aligned: the "align" field records the offset).
 
 Timing as `dmlslice bench` times: per rep, one untimed call, then a batch
 of back-to-back calls lasting at least 20 ms; the median of --reps reps.
@@ -104,8 +111,10 @@ def tiny(reps, device):
         ]
         if torch is not None:
             t = torch.arange(64, dtype=torch.float32).reshape(8, 8)
+            tout = torch.empty(op.output_shape, dtype=torch.float32)
             cands += [("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous()),
-                      ("dmlslice Operator op(torch)", lambda: op(t))]
+                      ("dmlslice Operator op(torch)", lambda: op(t)),
+                      ("dmlslice Operator op(torch, out=)", lambda: op(t, out=tout))]
         sync = None
     else:
         t = torch.arange(64, dtype=torch.float32, device="cuda").reshape(8, 8)
@@ -195,7 +204,9 @@ def cases(path, reps, device, max_mib):
             op(x, out=out)
             assert np.array_equal(out.view(np.uint8), np.ascontiguousarray(x[nview]).view(np.uint8)), c["name"]
             dst = np.empty_like(out)
+            row["align"] = out.ctypes.data % 64
             cands = [("dmlslice", lambda: op(x, out=out), None),
+                     ("new", lambda: op(x), None),
                      ("numpy", lambda: np.copyto(dst, x[nview]), None)]
             if torch is not None:
                 tx = torch.from_numpy(x)
@@ -211,6 +222,7 @@ def cases(path, reps, device, max_mib):
             tv = tx[pview]
             sync = torch.cuda.synchronize
             cands = [("dmlslice", lambda: op(tx, out=out), sync),
+                     ("new", lambda: op(tx), sync),
                      ("torch", (lambda: torch.flip(tv, flip)) if flip else (lambda: tv.contiguous()), sync)]
             if cupy is not None:
                 cx = cupy.asarray(x)
@@ -238,9 +250,11 @@ def cases(path, reps, device, max_mib):
 
 def fmt_case(r):
     cols = [f"{r['device']:4s} {r['case']:14s}{'*' if r['scaled'] else ' '} {r['out_bytes'] / 2**20:8.1f} MiB"]
-    for k in ("dmlslice", "numpy", "torch", "cupy", "jax", "c"):
+    for k in ("dmlslice", "new", "numpy", "torch", "cupy", "jax", "c"):
         if k + "_GBps" in r:
             cols.append(f"{k} {r[k + '_GBps']:7.1f}")
+    if r.get("align"):
+        cols.append(f"out= at 64+{r['align']}")
     if "py_over_c" in r:
         cols.append(f"py/C {r['py_over_c']:.3f}")
     return "  ".join(cols)
@@ -279,7 +293,8 @@ def main():
             print(f"  {r['what']:42s} {r['us']:8.3f} us")
             result["tiny"].append(r)
     for dev in devices:
-        print(f"\n== {dev}: canonical cases, GB/s = 2 x output bytes / time (* = scaled by --max-mib)")
+        print(f"\n== {dev}: canonical cases, GB/s = 2 x output bytes / time (* = scaled by --max-mib)\n"
+              f"   dmlslice: op(x, out=y), y reused (as `dmlslice bench`); new: op(x), a new result each call")
         rows = cases(a.cases, a.reps, dev, a.max_mib)
         if a.cli:
             cfig = c_figures(a.cli, a.cases, dev, a.reps)

@@ -70,7 +70,8 @@ def stream_of(x, device_id):
     mod = _module_of(x)
     if mod == "torch":
         import torch
-        s = torch.cuda.current_stream(x.device).cuda_stream
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # an int, no Stream object made
+        s = raw(device_id) if raw else torch.cuda.current_stream(x.device).cuda_stream
         return s, (s if s else 1), False
     if mod == "cupy":
         import cupy

@@ -295,6 +295,198 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     return 0;
 }
 
+/* ---- PyTorch tensors, read through their own attributes: a tensor's
+ * __dlpack__ is Python code that costs more than a tiny slice (and on the
+ * GPU compares streams and may record events), where data_ptr(), shape and
+ * stride() answer in tens of nanoseconds. Only plain tensors take this path
+ * (exactly torch.Tensor, strided, on the CPU or a CUDA device, no autograd,
+ * no lazy negation or conjugation); any other goes through DLPack, which
+ * refuses or reads it as before. */
+
+static PyTypeObject *torch_tensor; /* torch.Tensor, once torch is imported */
+static PyObject *torch_strided;    /* torch.strided */
+static PyObject *torch_raw_stream; /* torch._C._cuda_getCurrentRawStream, or NULL */
+static PyObject *s_requires_grad, *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device,
+    *s_dtype, *s_data_ptr, *s_shape, *s_stride, *s_new_empty;
+
+/* What the DLPack path reads for a torch dtype, learnt once per dtype from
+ * a one-element tensor's own DLPack export. */
+typedef struct {
+    PyObject *dtype; /* a strong reference; NULL: free slot */
+    int ok;          /* 0: this dtype goes through DLPack */
+    int64_t itemsize;
+    int cls, dl_code;
+} torch_dtype_entry;
+static torch_dtype_entry torch_dtypes[32];
+static unsigned torch_dtype_next;
+
+static int torch_names(void)
+{
+    static const char *const names[] = {"requires_grad", "layout", "is_neg", "is_conj", "is_cpu",
+                                        "is_cuda", "get_device", "dtype", "data_ptr", "shape",
+                                        "stride", "new_empty"};
+    PyObject **slots[] = {&s_requires_grad, &s_layout, &s_is_neg, &s_is_conj, &s_is_cpu, &s_is_cuda,
+                          &s_get_device, &s_dtype, &s_data_ptr, &s_shape, &s_stride, &s_new_empty};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!*slots[i] && !(*slots[i] = PyUnicode_InternFromString(names[i]))) return -1;
+    return 0;
+}
+
+int view_is_torch(PyObject *obj)
+{
+    if (!torch_tensor) {
+        /* Looked for only while torch is not known; never imported here. */
+        PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+        if (!mod) return 0;
+        PyObject *t = PyObject_GetAttrString(mod, "Tensor");
+        PyObject *st = t ? PyObject_GetAttrString(mod, "strided") : NULL;
+        if (!t || !st || !PyType_Check(t) || torch_names() < 0) {
+            Py_XDECREF(t);
+            Py_XDECREF(st);
+            PyErr_Clear();
+            return 0;
+        }
+        PyObject *c = PyObject_GetAttrString(mod, "_C");
+        torch_raw_stream = c ? PyObject_GetAttrString(c, "_cuda_getCurrentRawStream") : NULL;
+        Py_XDECREF(c);
+        PyErr_Clear(); /* a build without CUDA lacks it */
+        torch_strided = st;
+        torch_tensor = (PyTypeObject *)t;
+    }
+    return Py_TYPE(obj) == torch_tensor;
+}
+
+int view_torch_stream(int device, uintptr_t *stream)
+{
+    if (!torch_raw_stream) return 1;
+    PyObject *r = PyObject_CallFunction(torch_raw_stream, "i", device);
+    if (!r) return -1;
+    unsigned long long v = PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    if (PyErr_Occurred()) return -1;
+    *stream = (uintptr_t)v;
+    return 0;
+}
+
+PyObject *view_torch_empty(PyObject *x, PyObject *shape)
+{
+    return PyObject_CallMethodObjArgs(x, s_new_empty, shape, NULL);
+}
+
+/* 1 or 0 for a bool attribute (call: a method), -1 with an exception. */
+static int torch_bool(PyObject *obj, PyObject *name, int call)
+{
+    PyObject *r = call ? PyObject_CallMethodObjArgs(obj, name, NULL) : PyObject_GetAttr(obj, name);
+    if (!r) return -1;
+    int b = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return b;
+}
+
+static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v);
+
+static const torch_dtype_entry *torch_dtype(PyObject *x, PyObject *dtype)
+{
+    for (unsigned i = 0; i < sizeof torch_dtypes / sizeof *torch_dtypes; i++)
+        if (torch_dtypes[i].dtype == dtype) return &torch_dtypes[i];
+    torch_dtype_entry e = {.dtype = dtype};
+    /* The probe lives on the CPU, which every build of torch exports. */
+    PyObject *meth = PyObject_GetAttr(x, s_new_empty);
+    PyObject *args = meth ? Py_BuildValue("((i))", 1) : NULL;
+    PyObject *kw = args ? Py_BuildValue("{ss}", "device", "cpu") : NULL;
+    PyObject *probe = kw ? PyObject_Call(meth, args, kw) : NULL;
+    Py_XDECREF(kw);
+    Py_XDECREF(args);
+    Py_XDECREF(meth);
+    array_view pv;
+    if (probe && torch_bool(probe, s_is_cpu, 0) == 1) {
+        memset(&pv, 0, sizeof pv);
+        if (from_dlpack(probe, 0, NULL, &pv) == 0) {
+            e.ok = 1, e.itemsize = pv.itemsize, e.cls = pv.dtype_class, e.dl_code = pv.dl_code;
+        }
+        view_release(&pv);
+    }
+    Py_XDECREF(probe);
+    PyErr_Clear(); /* a dtype DLPack refuses goes through DLPack, which says so */
+    if (!probe) return NULL;
+    torch_dtype_entry *slot = &torch_dtypes[torch_dtype_next++ % (sizeof torch_dtypes / sizeof *torch_dtypes)];
+    Py_XDECREF(slot->dtype);
+    Py_INCREF(dtype);
+    *slot = e;
+    return slot;
+}
+
+/* Reads a torch tensor into v: 0, 1 when it must go through DLPack, or -1
+ * with an exception. */
+static int from_torch(PyObject *obj, array_view *v)
+{
+    int rg = torch_bool(obj, s_requires_grad, 0);
+    if (rg != 0) return rg < 0 ? -1 : 1;
+    PyObject *layout = PyObject_GetAttr(obj, s_layout);
+    if (!layout) return -1;
+    Py_DECREF(layout); /* torch.strided is a singleton */
+    if (layout != torch_strided) return 1;
+    int cpu = torch_bool(obj, s_is_cpu, 0);
+    int cuda = cpu == 0 ? torch_bool(obj, s_is_cuda, 0) : 0;
+    if (cpu < 0 || cuda < 0) return -1;
+    if (!cpu && !cuda) return 1;
+    PyObject *dtype = PyObject_GetAttr(obj, s_dtype);
+    if (!dtype) return -1;
+    const torch_dtype_entry *d = torch_dtype(obj, dtype);
+    Py_DECREF(dtype);
+    if (!d || !d->ok) return 1;
+    /* A lazily negated view's memory holds the values before negation, and
+     * PyTorch's DLPack export hands that memory out as it is (1.13 does):
+     * refused here, whichever way it arrives. */
+    int neg = torch_bool(obj, s_is_neg, 1);
+    if (neg != 0) {
+        if (neg > 0)
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                      "the tensor has PyTorch's negative bit set (a lazily negated view, e.g. "
+                      "z.conj().imag): its memory does not hold its values; pass x.resolve_neg()");
+        return -1;
+    }
+    int conj = d->dl_code == 5 /* complex */ ? torch_bool(obj, s_is_conj, 1) : 0;
+    if (conj != 0) return conj < 0 ? -1 : 1; /* DLPack refuses it, saying why */
+    v->device_type = cpu ? DL_CPU : DL_CUDA;
+    if (cuda) {
+        PyObject *dev = PyObject_CallMethodObjArgs(obj, s_get_device, NULL);
+        long id = dev ? PyLong_AsLong(dev) : -1;
+        Py_XDECREF(dev);
+        if (id < 0) return PyErr_Occurred() ? -1 : 1;
+        v->device_id = (int)id;
+    }
+    PyObject *shape = PyObject_GetAttr(obj, s_shape);
+    PyObject *strides = shape ? PyObject_CallMethodObjArgs(obj, s_stride, NULL) : NULL;
+    PyObject *ptr = strides ? PyObject_CallMethodObjArgs(obj, s_data_ptr, NULL) : NULL;
+    int rc = -1;
+    if (!ptr) goto done;
+    Py_ssize_t n = PyTuple_Check(shape) ? PyTuple_Size(shape) : -1;
+    if (n < 0 || !PyTuple_Check(strides) || PyTuple_Size(strides) != n) {
+        rc = 1;
+        goto done;
+    }
+    if (n > EXT_MAX_RANK) {
+        rc = too_many_dims((int)n);
+        goto done;
+    }
+    v->data = PyLong_AsVoidPtr(ptr);
+    v->ndim = (int)n;
+    v->itemsize = d->itemsize;
+    v->dtype_class = d->cls;
+    v->dl_code = d->dl_code;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        v->shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+        v->strides[i] = PyLong_AsLongLong(PyTuple_GetItem(strides, i)) * d->itemsize;
+    }
+    rc = PyErr_Occurred() ? -1 : 0;
+done:
+    Py_XDECREF(ptr);
+    Py_XDECREF(strides);
+    Py_XDECREF(shape);
+    return rc;
+}
+
 int view_is_buffer(PyObject *obj)
 {
     /* Some GPU arrays (CuPy's) answer the buffer protocol's check yet refuse
@@ -307,9 +499,10 @@ int view_is_buffer(PyObject *obj)
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v)
 {
     memset(v, 0, sizeof *v);
-    int rc = view_is_numpy(obj)      ? from_numpy(obj, writable, v)
-             : view_is_buffer(obj)    ? from_buffer(obj, writable, v)
-                                      : from_dlpack(obj, writable, stream, v);
+    int rc = 1;
+    if (view_is_numpy(obj)) rc = from_numpy(obj, writable, v);
+    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1) memset(v, 0, sizeof *v);
+    if (rc == 1) rc = view_is_buffer(obj) ? from_buffer(obj, writable, v) : from_dlpack(obj, writable, stream, v);
     if (rc < 0) view_release(v);
     return rc;
 }
@@ -350,6 +543,24 @@ int view_device(PyObject *obj, int *type, int *id)
         *type = DL_CPU;
         *id = 0;
         return 0;
+    }
+    if (view_is_torch(obj)) { /* what _kinds.device_of asks, without the call */
+        int cpu = torch_bool(obj, s_is_cpu, 0);
+        if (cpu < 0) return -1;
+        if (cpu) {
+            *type = DL_CPU, *id = 0;
+            return 0;
+        }
+        int cuda = torch_bool(obj, s_is_cuda, 0);
+        if (cuda < 0) return -1;
+        if (cuda) {
+            PyObject *dev = PyObject_CallMethodObjArgs(obj, s_get_device, NULL);
+            long i = dev ? PyLong_AsLong(dev) : -1;
+            Py_XDECREF(dev);
+            if (i == -1 && PyErr_Occurred()) return -1;
+            *type = DL_CUDA, *id = (int)i;
+            return 0;
+        }
     }
     /* _kinds.device_of: __dlpack_device__, or a faster question for
      * libraries whose __dlpack_device__ is slow. */

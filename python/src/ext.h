@@ -66,6 +66,14 @@ int view_is_buffer(PyObject *obj);
  * Returns 0, or -1 with an exception set. */
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v);
 void view_release(array_view *v);
+/* True for a torch.Tensor (exactly that type), once torch is imported. */
+int view_is_torch(PyObject *obj);
+/* PyTorch's current stream of CUDA device `device` as an integer, without
+ * making a Stream object: 0, 1 where this torch cannot say (no CUDA build),
+ * or -1 with an exception. Call only after view_is_torch said yes. */
+int view_torch_stream(int device, uintptr_t *stream);
+/* x.new_empty(shape): a tensor of x's dtype and device, from x's library. */
+PyObject *view_torch_empty(PyObject *x, PyObject *shape);
 /* (device_type, device_id) without taking the array in: its __dlpack_device__,
  * or CPU for the buffer protocol. -1 with an exception when neither. */
 int view_device(PyObject *obj, int *type, int *id);

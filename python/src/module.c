@@ -381,29 +381,93 @@ struct OperatorObject {
 
 static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
 
-static PyObject *cache_key(const array_view *in, const char *expr)
+/* The cache key: the array's rank, class, item size and shape, then the
+ * index as text ('T') or as an index tuple's binary form ('B', key_bytes). */
+static PyObject *cache_key(const array_view *in, char form, const char *index, size_t n)
 {
-    size_t n = strlen(expr);
-    size_t head = 2 + sizeof(int64_t) * (size_t)(1 + in->ndim);
+    size_t head = 3 + sizeof(int64_t) * (size_t)(1 + in->ndim);
     PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(head + n));
     if (!b) return NULL;
     char *d = PyBytes_AsString(b);
     d[0] = (char)in->ndim;
     d[1] = (char)in->dtype_class;
-    memcpy(d + 2, &in->itemsize, sizeof(int64_t));
-    memcpy(d + 2 + sizeof(int64_t), in->shape, sizeof(int64_t) * (size_t)in->ndim);
-    memcpy(d + head, expr, n);
+    d[2] = form;
+    memcpy(d + 3, &in->itemsize, sizeof(int64_t));
+    memcpy(d + 3 + sizeof(int64_t), in->shape, sizeof(int64_t) * (size_t)in->ndim);
+    memcpy(d + head, index, n);
     return b;
 }
 
+#define KEY_BYTES_MAX 512
+
+/* An index tuple (or a single item) in binary, without formatting text: per
+ * item a tag and the values key_expr would print (slices as
+ * PySlice_Unpack gives them), so keys that index alike are equal. Returns 1
+ * with *len set, or 0 for a key the text path must take (a string, an item
+ * that is no plain index, a zero step, an integer beyond 64 bits, a long
+ * tuple): key_expr then parses it or raises the error. */
+static int key_bytes(PyObject *key, char *buf, size_t *len)
+{
+    if (PyUnicode_Check(key)) return 0;
+    int tuple = PyTuple_Check(key);
+    Py_ssize_t n = tuple ? PyTuple_Size(key) : 1;
+    size_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = tuple ? PyTuple_GetItem(key, i) : key;
+        if (at + 1 + 3 * sizeof(Py_ssize_t) > KEY_BYTES_MAX) return 0;
+        if (item == Py_None) {
+            buf[at++] = 'N';
+        } else if (item == Py_Ellipsis) {
+            buf[at++] = 'E';
+        } else if (PySlice_Check(item)) {
+            Py_ssize_t v[3];
+            if (PySlice_Unpack(item, &v[0], &v[1], &v[2]) < 0) {
+                PyErr_Clear();
+                return 0;
+            }
+            buf[at++] = 'S';
+            memcpy(buf + at, v, sizeof v);
+            at += sizeof v;
+        } else if (PyLong_CheckExact(item)) {
+            int overflow = 0;
+            long long x = PyLong_AsLongLongAndOverflow(item, &overflow);
+            if (overflow || (x == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                return 0;
+            }
+            buf[at++] = 'I';
+            memcpy(buf + at, &x, sizeof x);
+            at += sizeof x;
+        } else {
+            return 0;
+        }
+    }
+    *len = at;
+    return 1;
+}
+
 /* The cached operator for this index on this array (a new reference), or
- * NULL with an exception set. */
+ * NULL with an exception set. A string is looked up as it is, an index
+ * tuple by its binary form; only a miss formats and parses the text. */
 static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
 {
-    char *expr = key_expr(key_obj);
-    if (!expr) return NULL;
+    char bin[KEY_BYTES_MAX];
+    size_t n = 0;
+    char *expr = NULL;
+    const char *index;
+    char form;
+    if (PyUnicode_Check(key_obj)) {
+        Py_ssize_t sn;
+        if (!(index = PyUnicode_AsUTF8AndSize(key_obj, &sn))) return NULL;
+        n = (size_t)sn, form = 'T';
+    } else if (key_bytes(key_obj, bin, &n)) {
+        index = bin, form = 'B';
+    } else {
+        if (!(expr = key_expr(key_obj))) return NULL;
+        index = expr, n = strlen(expr), form = 'T';
+    }
     OperatorObject *op = NULL;
-    PyObject *key = cache_key(in, expr);
+    PyObject *key = cache_key(in, form, index, n);
     if (!key) goto done;
     if (!plan_cache && !(plan_cache = PyDict_New())) goto done;
     op = (OperatorObject *)PyDict_GetItemWithError(plan_cache, key);
@@ -412,6 +476,7 @@ static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
         goto done;
     }
     if (PyErr_Occurred()) goto done;
+    if (!expr && !(expr = key_expr(key_obj))) goto done;
     plan p;
     if (lib_lower_numpy(in->ndim, in->shape, expr, &p) < 0) goto done;
     op = make_operator(K_INDEX, &p, in->itemsize, Py_None);
@@ -444,6 +509,15 @@ static PyObject *run_call(call *k)
     int cuda = dev_type == DL_CUDA || dev_type == DL_CUDA_MANAGED;
     if (cuda) {
         if (lib_cuda_check(dev_id) < 0) goto done;
+        /* A plain torch tensor: the stream as _kinds.stream_of finds it,
+         * without the Python call. */
+        int got = view_is_torch(x) ? view_torch_stream(dev_id, &stream) : 1;
+        if (got < 0) goto done;
+        if (got == 0) {
+            if (!(stream_arg = PyLong_FromUnsignedLongLong(stream ? (unsigned long long)stream : 1))) goto done;
+        }
+    }
+    if (cuda && !stream_arg) {
         PyObject *s = PyObject_CallFunction(k_stream_of, "Oi", x, dev_id);
         if (!s) goto done;
         PyObject *ptr = PyTuple_GetItem(s, 0);
@@ -453,7 +527,7 @@ static PyObject *run_call(call *k)
         sync = PyObject_IsTrue(PyTuple_GetItem(s, 2)) == 1;
         Py_DECREF(s);
         if (PyErr_Occurred()) goto done;
-    } else if (dev_type != DL_CPU && dev_type != DL_CUDA_HOST) {
+    } else if (!cuda && dev_type != DL_CPU && dev_type != DL_CUDA_HOST) {
         ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
                   "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", dev_type);
         goto done;
@@ -558,6 +632,8 @@ static PyObject *run_call(call *k)
             PyObject *dt = PyObject_GetAttrString(x, "dtype");
             target = dt ? PyObject_CallFunctionObjArgs(np_empty, shape, dt, NULL) : NULL;
             Py_XDECREF(dt);
+        } else if (view_is_torch(x)) {
+            target = view_torch_empty(x, shape);
         } else {
             /* NumPy's name of the element type, for producers whose
              * result is a NumPy array (a CPU array of another kind). */
@@ -580,7 +656,7 @@ static PyObject *run_call(call *k)
     if (k->out && k->out != Py_None) {
         result = target;
         target = NULL;
-    } else if (view_is_numpy(x)) {
+    } else if (view_is_numpy(x) || view_is_torch(x)) {
         result = target;
         target = NULL;
     } else {

@@ -91,3 +91,51 @@ def test_numpy_result_into_torch_and_back():
     x = np.arange(10, dtype=np.int32)
     t = torch.from_dlpack(ds.index(x, "[::-1]"))
     assert t.tolist() == list(range(9, -1, -1))
+
+
+# Plain tensors are read through their own attributes (data_ptr, shape,
+# stride), others through DLPack: both must read the same elements.
+
+def test_tensor_with_storage_offset():
+    base = torch.arange(10 * 12, dtype=torch.float32).reshape(10, 12)
+    x = base[3:, 2:][:, ::3]  # starts 38 elements into its storage, not contiguous
+    assert x.storage_offset() == 38 and not x.is_contiguous()
+    assert torch.equal(ds.index(x, "[::-2, 1:]"), x.flip(0)[::2, 1:])
+    out = torch.full((10, 12), -1.0)[5:, 1:][:, :3]  # an out= with an offset of its own
+    ds.index(x, "[2:7, 1:]", out=out)
+    assert torch.equal(out, x[2:7, 1:])
+    assert torch.equal(ds.slice1(x, [1, 0], [4, 4], [1, -1]), x[1:5].flip(1))
+
+
+def test_tensor_ways_in_agree():
+    """A subclass (here a Parameter without grad) goes through DLPack; the
+    plain tensor of the same memory through its attributes."""
+    x = torch.arange(5 * 6, dtype=torch.int16).reshape(5, 6).t()[1:, ::2]
+    p = torch.nn.Parameter(x, requires_grad=False)
+    assert type(p) is not torch.Tensor
+    assert bits(ds.index(p, "[::-1, 1:]")) == bits(ds.index(x, "[::-1, 1:]")) == bits(x.flip(0)[:, 1:])
+
+
+def test_tensor_negative_bit_is_refused():
+    z = torch.complex(torch.arange(4.0), torch.arange(4.0) + 10)
+    w = z.conj().imag  # values -10..-13, memory 10..13
+    if not w.is_neg():
+        pytest.skip("this PyTorch resolves the negation at once")
+    with pytest.raises(ds.ArgumentError, match="negative bit"):
+        ds.index(w, "[::-1]")
+    assert torch.equal(ds.index(w.resolve_neg(), "[::-1]"), w.flip(0))
+
+
+def test_tensor_needing_grad_is_refused_as_dlpack_refuses_it():
+    x = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        ds.index(x, "[::-1]")
+    assert torch.equal(ds.index(x.detach(), "[::-1]"), x.detach())
+
+
+def test_rank0_and_empty_tensors():
+    x = torch.tensor(2.5)
+    y = ds.index(x, "[None]")
+    assert isinstance(y, torch.Tensor) and y.shape == (1,) and y.item() == 2.5
+    e = torch.empty(0, 3)
+    assert ds.index(e, "[:, ::-1]").shape == (0, 3)

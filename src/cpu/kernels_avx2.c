@@ -20,6 +20,17 @@ static inline size_t head_to_align32(const unsigned char *dst) {
     return (size_t)((32 - ((uintptr_t)dst & 31)) & 31);
 }
 
+/* Streaming stores fill whole 64-byte lines only: a line that also takes an
+ * ordinary store (a row's first or last bytes, or the neighbouring row's)
+ * leaves its write-combining buffer part full, and each such line then costs
+ * more than streaming saves (a row starting 16 bytes past a line, as NumPy
+ * places its large arrays, ran 5x slower than a line-aligned one). So the
+ * streamed part of a row starts on a line and is whole lines; the bytes
+ * before and after it take ordinary stores. */
+static inline size_t head_to_line(const unsigned char *dst) {
+    return (size_t)((64 - ((uintptr_t)dst & 63)) & 63);
+}
+
 static inline AVX2 void put_block(unsigned char *d, __m256i v, bool stream) {
     if (stream) _mm256_stream_si256((__m256i *)d, v);
     else _mm256_storeu_si256((__m256i *)d, v);
@@ -33,7 +44,7 @@ static inline AVX2 void contig_nt_row(unsigned char *dst, const unsigned char *s
         memcpy(dst, src, bytes);
         return;
     }
-    size_t head = head_to_align32(dst);
+    size_t head = head_to_line(dst);
     memcpy(dst, src, head);
     dst += head, src += head, bytes -= head;
     for (; bytes >= 128; bytes -= 128, dst += 128, src += 128) {
@@ -46,8 +57,11 @@ static inline AVX2 void contig_nt_row(unsigned char *dst, const unsigned char *s
         _mm256_stream_si256((__m256i *)(dst + 64), c);
         _mm256_stream_si256((__m256i *)(dst + 96), d);
     }
-    for (; bytes >= 32; bytes -= 32, dst += 32, src += 32)
+    if (bytes >= 64) {
         _mm256_stream_si256((__m256i *)dst, _mm256_loadu_si256((const __m256i *)src));
+        _mm256_stream_si256((__m256i *)(dst + 32), _mm256_loadu_si256((const __m256i *)(src + 32)));
+        dst += 64, src += 64, bytes -= 64;
+    }
     memcpy(dst, src, bytes);
 }
 
@@ -57,12 +71,13 @@ AVX2 void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) contig_nt_row(dst, src, bytes);
 }
 
-/* Before streaming stores: copies items one by one until d is 32-byte
- * aligned (advancing d, s and i); false when an item boundary never lands
- * there within the row, and the row then uses ordinary stores. */
+/* Before streaming stores: copies items one by one until d is on a 64-byte
+ * line (advancing d, s and i); false when an item boundary never lands
+ * there within the row, and the row then uses ordinary stores. The caller
+ * streams whole lines (pairs of 32-byte blocks) from there. */
 static inline bool stream_head(unsigned char **d, const unsigned char **s, int64_t *i, int64_t n, int64_t w,
                                int64_t ss) {
-    const size_t head = head_to_align32(*d);
+    const size_t head = head_to_line(*d);
     if (head % (size_t)w != 0 || (int64_t)head / w > n) return false;
     for (int64_t k = (int64_t)head / w; k > 0; k--, (*i)++, *d += w, *s += ss) memcpy(*d, *s, (size_t)w);
     return true;
@@ -85,7 +100,9 @@ AVX2 void dmls_cpu_rows_shuffle_avx2(unsigned char *dst, const unsigned char *sr
         const unsigned char *s = src;
         int64_t i = 0;
         const bool stream = p->nontemporal && stream_head(&d, &s, &i, n, w, ss);
-        for (; i + per_iter <= n; i += per_iter, d += 32, s += 2 * lane_step) {
+        int64_t blocks = (n - i) / per_iter;
+        if (stream) blocks &= ~(int64_t)1; /* whole lines */
+        for (; blocks > 0; blocks--, i += per_iter, d += 32, s += 2 * lane_step) {
             const unsigned char *a = s + low, *b = s + lane_step + low;
             __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
                                                  _mm_loadu_si128((const __m128i *)b), 1);
@@ -130,7 +147,7 @@ AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *s
             put_block(d, v0, stream);
             put_block(d + 32, v1, stream);
         }
-        if (i + per_iter <= n) {
+        if (!stream && i + per_iter <= n) { /* half a line: streamed only in pairs */
             put_block(d, shuffle3_block(s, L, end32, mx, mm), stream);
             i += per_iter, d += 32, s += per_iter * ss;
         }
@@ -172,7 +189,8 @@ AVX2 void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src
  * from the lowest item's first byte to the highest item's last, so nothing
  * outside the tensor is read. Blocks lie on the destination's 32-byte grid
  * when the destination is item-aligned (streaming stores need that; ordinary
- * stores then never split a line), items before and after the grid move one
+ * stores then never split a line; streamed rows use the 64-byte grid of
+ * head_to_line and whole lines), items before and after the grid move one
  * at a time. Reversed rows are walked from the destination's end, so the
  * source is read ascending, as for the forward ones.
  * ------------------------------------------------------------------ */
@@ -220,11 +238,13 @@ static inline AVX2 void permute_rows(unsigned char *dst, const unsigned char *sr
         const size_t bytes = (size_t)n * (size_t)w;
         /* The grid: items [h, h + nb * per) in blocks; head [0, h), tail after. */
         size_t h = 0;
-        bool aligned = ((uintptr_t)dst % (size_t)w) == 0;
-        if (aligned) h = head_to_align32(dst) / (size_t)w;
-        if (h > (size_t)n) h = (size_t)n;
-        const int64_t nb = (int64_t)((bytes - h * (size_t)w) / 32), t0 = (int64_t)h + nb * per;
+        const bool aligned = ((uintptr_t)dst % (size_t)w) == 0;
         const bool stream = aligned && p->nontemporal;
+        if (aligned) h = (stream ? head_to_line(dst) : head_to_align32(dst)) / (size_t)w;
+        if (h > (size_t)n) h = (size_t)n;
+        int64_t nb = (int64_t)((bytes - h * (size_t)w) / 32);
+        if (stream) nb &= ~(int64_t)1; /* whole lines */
+        const int64_t t0 = (int64_t)h + nb * per;
         if (!rev) {
             int64_t i = 0;
             for (; i < (int64_t)h; i++) memcpy(dst + i * w, src + i * ss, (size_t)w);

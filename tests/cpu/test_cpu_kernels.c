@@ -289,7 +289,7 @@ static void against_guard_pages(const char *what, int esize, int ndim, const int
     dmls_operator *op = make(&s);
     if (!op) return;
     const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-    unsigned char *ref = malloc(ob), *out = malloc(ob + 8);
+    unsigned char *ref = malloc(ob), *out = malloc(ob + 64);
     unsigned have = dmls_cpu_features();
     for (int a = 0; a < 2; a++) {
         guarded buf;
@@ -305,7 +305,9 @@ static void against_guard_pages(const char *what, int esize, int ndim, const int
             for (int nt = 0; nt < 2; nt++) {
                 dmls_operator v = *op;
                 dmls_cpu_prepare(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
-                for (size_t shift = 0; shift < 8; shift += (size_t)esize) {
+                /* every item-aligned place on a line: the streamed part
+                 * of a row starts on the next one */
+                for (size_t shift = 0; shift < 64; shift += (size_t)esize) {
                     memset(out + shift, 0x5A, ob);
                     CHECK_STATUS(dmls_execute(&v, in, ib, out + shift, ob), DMLS_OK);
                     CHECK(memcmp(out + shift, ref, ob) == 0, "%s: kernel %s, input %s a guard page, differs", what,
