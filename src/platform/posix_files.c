@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,7 +222,8 @@ static struct {
     char *volatile base;
     volatile size_t len;
     volatile int prot;
-    volatile sig_atomic_t active, faulted;
+    volatile sig_atomic_t active;
+    atomic_int faulted; /* set by handlers on several threads at once: lock-free, so signal-safe */
 } slots[SLOTS];
 static uintptr_t page_mask;
 static int bus_installed;
@@ -239,7 +241,7 @@ static void on_bus(int sig, siginfo_t *si, void *ctx) {
          * writes) there no longer fault, and the flag reports the loss. */
         if (mmap((void *)page, end - page, slots[k].prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
             MAP_FAILED) {
-            slots[k].faulted = 1;
+            atomic_store_explicit(&slots[k].faulted, 1, memory_order_relaxed);
             return;
         }
     }
@@ -270,14 +272,16 @@ static int guard_range(void *addr, size_t len, int writable) {
         slots[k].base = addr;
         slots[k].len = len;
         slots[k].prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
-        slots[k].faulted = 0;
+        atomic_store_explicit(&slots[k].faulted, 0, memory_order_relaxed);
         slots[k].active = 1;
         return k;
     }
     return -1;
 }
 
-static int guard_faulted(int slot) { return slot >= 0 && slot < SLOTS && slots[slot].faulted; }
+static int guard_faulted(int slot) {
+    return slot >= 0 && slot < SLOTS && atomic_load_explicit(&slots[slot].faulted, memory_order_relaxed);
+}
 
 static void unguard_range(int slot) {
     if (slot >= 0 && slot < SLOTS) slots[slot].active = 0;
