@@ -10,8 +10,8 @@
 #define CHECK_TEXT(want) \
     CHECK(strstr(dmls_last_error(), (want)) != NULL, "message lacks \"%s\": %s", (want), dmls_last_error())
 
-/* R-OP-TYPE: the "allowed:" list is the level's whole list, in the seeds'
- * order, and nothing else. */
+/* R-OP-TYPE: the "allowed:" list is the level's whole list, in the order of docs/spec.md §3,
+ * and nothing else. */
 static void type_list_tests(void) {
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE);

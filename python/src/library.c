@@ -480,9 +480,11 @@ static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bs
     s->bytes = empty ? 0 : (uint64_t)(hi - lo + itemsize);
 }
 
-static int is_packed(const side *s)
+/* Packed as lib_compile describes a plan's arrays: element strides in units,
+ * an element being k units. */
+static int is_packed(const side *s, int64_t k)
 {
-    int64_t want = 1;
+    int64_t want = k;
     for (int i = s->ndim - 1; i >= 0; i--) {
         if (s->shape[i] > 1 && s->strides[i] != want) return 0;
         want *= s->shape[i];
@@ -695,7 +697,7 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
     dmls_operator *op = NULL, *made = NULL;
     int64_t cunit = in->itemsize & -in->itemsize;
     if (cunit > 8) cunit = 8;
-    if (c && c->packed_op && unit == cunit && is_packed(&si) && is_packed(&so))
+    if (c && c->packed_op && unit == cunit && is_packed(&si, k) && is_packed(&so, k))
         op = c->packed_op;
     else if (create(p, unit, k, &si, &so, &made) < 0)
         return -1;

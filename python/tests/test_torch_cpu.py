@@ -128,7 +128,8 @@ def test_tensor_negative_bit_is_refused():
 
 def test_tensor_needing_grad_is_refused_as_dlpack_refuses_it():
     x = torch.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError):
+    # torch 1.13's __dlpack__ raises RuntimeError, torch 2's BufferError
+    with pytest.raises((RuntimeError, BufferError)):
         ds.index(x, "[::-1]")
     assert torch.equal(ds.index(x.detach(), "[::-1]"), x.detach())
 

@@ -1,5 +1,5 @@
 /* NumPy basic indexing ("[1:3, ::-2, ..., None, 0]") lowered onto SLICE1
- * (SPEC section 6). Parsing and meaning are separate passes: the parser
+ * (docs/spec.md §6). Parsing and meaning are separate passes: the parser
  * only turns text into items, so a syntax error is always DMLS_ERROR_FORMAT
  * and never depends on the array's shape. */
 #include <inttypes.h>

@@ -601,6 +601,13 @@ static void test_outputs(void) {
     CHECK(r == 0 && n == want3_len && memcmp(got, want3, n) == 0, "-o /dev/stdout into a pipe (exit %d, %zu bytes)",
           r, n);
     free(got);
+    /* A reader that has gone: an error to report (exit 1), not death by SIGPIPE. */
+    int gone[2];
+    CHECK(pipe(gone) == 0, "pipe");
+    close(gone[0]);
+    r = run_with(O(-1, gone[1], false, 0), "slice", "a.npy", "-o", "-", "--index", "::-1", (const char *)NULL);
+    close(gone[1]);
+    CHECK(r == 1 && err_has("write error: Broken pipe"), "-o - into a pipe nobody reads (exit %d)", r);
     CHECK(RUN("slice", "a.npy", "-o", "/dev/null", "--index", "::-1") == 0, "-o /dev/null");
     CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is no longer a device");
     if (access("/dev/full", W_OK) == 0)
