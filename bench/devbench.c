@@ -15,19 +15,18 @@
  * this program uses the library's internals: the copy baseline runs on a
  * pool of the library's own kind, and on CUDA it reports which launch ran
  * and compares the launch forms. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../examples/worked_examples.h"
 #include "cases.h"
 #include "cpu/pool.h" /* internal: the pool, for the copy baseline */
 #include "dmlslice/dmlslice.h"
+#include "platform/platform.h"
 #ifdef DMLS_HAVE_CUDA
 #include "cuda_bench.h"
 #include "dmlslice/dmlslice_cuda.h"
@@ -92,8 +91,8 @@ static void cpu_close(void) {
 }
 
 static int cpu_threads(void) { return cpu_nthreads; }
-static void *cpu_alloc(uint64_t bytes) { return bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : malloc(1); }
-static void cpu_release(void *p) { free(p); }
+static void *cpu_alloc(uint64_t bytes) { return bytes > SIZE_MAX ? NULL : dmls_aligned_alloc(64, (size_t)bytes); }
+static void cpu_release(void *p) { dmls_aligned_free(p); }
 
 static void cpu_fill(void *p, uint64_t bytes, uint64_t seed) {
     uint64_t x = seed | 1;
@@ -115,11 +114,7 @@ static void cpu_copy(void *dst, const void *src, uint64_t bytes) {
     dmls_pool_run(copy_pool, copy_share, &job, cpu_nthreads);
 }
 
-static double cpu_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+static double cpu_now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
 
 static const bench_device devices[] = {
     {"cpu", cpu_open, cpu_close, cpu_threads, cpu_alloc, cpu_release, cpu_fill, cpu_execute, cpu_copy, cpu_now},
@@ -295,10 +290,7 @@ typedef struct row {
 #define BATCH_SECONDS 0.02
 #define BATCH_MAX 10000
 
-static void pause_ms(long ms) {
-    struct timespec t = {0, ms * 1000000L};
-    nanosleep(&t, NULL);
-}
+static void pause_ms(long ms) { dmls_sleep_ms(ms); }
 
 /* Times one case in the steady state a library serves (a model's layers call
  * it back to back) and in which peers.py times the peers: per rep, the copy

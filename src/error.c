@@ -1,6 +1,7 @@
 /* Status names and the thread-local last-error message: all user-visible
  * status strings live in this file. */
 #include "error.h"
+#include "platform/platform.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,8 +9,8 @@
 
 #define DMLS_MESSAGE_CAPACITY 512
 
-static _Thread_local char tls_message[DMLS_MESSAGE_CAPACITY];
-static _Thread_local const char *tls_rule = "";
+static DMLS_THREAD_LOCAL char tls_message[DMLS_MESSAGE_CAPACITY];
+static DMLS_THREAD_LOCAL const char *tls_rule = "";
 
 const char *dmls_status_name(dmls_status status) {
     switch (status) {

@@ -9,28 +9,20 @@
  *   - dmls_execute_on's own checks: a NULL operator, the binding rules
  *     before anything is written (R-X-BOUNDS), and a NULL context, which
  *     must equal dmls_execute; and shares that begin and end inside a row. */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cpu/context.h"
 #include "cpu/pool.h"
 #include "dmlslice/dmlslice.h"
+#include "platform/platform.h"
 #include "test.h"
-
-static void sleep_ms(long ms) {
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
 
 static void test_threads_env(void) {
     dmls_context *ctx = NULL;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const int online = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (int)cpus;
+    const int cpus = dmls_cpu_count();
+    const int online = cpus > 1024 ? 1024 : cpus;
 
-    setenv("DMLSLICE_THREADS", "3", 1);
+    dmls_env_set("DMLSLICE_THREADS", "3");
     CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
     CHECK(ctx && dmls_context_threads(ctx) == 3, "DMLSLICE_THREADS=3 gave %d threads",
           ctx ? dmls_context_threads(ctx) : 0);
@@ -39,14 +31,14 @@ static void test_threads_env(void) {
     CHECK_STATUS(dmls_context_create(2, &ctx), DMLS_OK);
     CHECK(ctx && dmls_context_threads(ctx) == 2, "explicit 2 threads");
     dmls_context_destroy(ctx);
-    setenv("DMLSLICE_THREADS", "1", 1);
+    dmls_env_set("DMLSLICE_THREADS", "1");
     CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
     CHECK(ctx && dmls_context_threads(ctx) == 1, "DMLSLICE_THREADS=1");
     dmls_context_destroy(ctx);
 
     static const char *const bad[] = {"0", "-2", "1025", "abc", "3x", "2.5", "99999999999999999999"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        setenv("DMLSLICE_THREADS", bad[k], 1);
+        dmls_env_set("DMLSLICE_THREADS", bad[k]);
         ctx = (dmls_context *)&ctx;
         CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
         CHECK(ctx == NULL, "DMLSLICE_THREADS=%s: handle not reset to NULL", bad[k]);
@@ -55,12 +47,12 @@ static void test_threads_env(void) {
         CHECK(strcmp(dmls_last_error(), want) == 0, "message: %s", dmls_last_error());
     }
     /* Empty or unset: one thread per online CPU. */
-    setenv("DMLSLICE_THREADS", "", 1);
+    dmls_env_set("DMLSLICE_THREADS", "");
     CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
     CHECK(ctx && dmls_context_threads(ctx) == online, "DMLSLICE_THREADS='': %d threads, %d CPUs",
           ctx ? dmls_context_threads(ctx) : 0, online);
     dmls_context_destroy(ctx);
-    unsetenv("DMLSLICE_THREADS");
+    dmls_env_set("DMLSLICE_THREADS", NULL);
     CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
     CHECK(ctx && dmls_context_threads(ctx) == online, "unset: %d threads, %d CPUs",
           ctx ? dmls_context_threads(ctx) : 0, online);
@@ -72,14 +64,14 @@ static void test_threads_env(void) {
 typedef struct record {
     atomic_int runs[8];
     atomic_int done[8];
-    pthread_t thread[8];
+    uintptr_t thread[8];
     long delay_ms;
 } record;
 
 static void note(void *arg, int task) {
     record *r = arg;
-    r->thread[task] = pthread_self();
-    if (r->delay_ms) sleep_ms(r->delay_ms);
+    r->thread[task] = dmls_thread_self();
+    if (r->delay_ms) dmls_sleep_ms(r->delay_ms);
     atomic_fetch_add(&r->runs[task], 1);
     atomic_store(&r->done[task], 1);
 }
@@ -96,10 +88,10 @@ static void run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char 
         CHECK(atomic_load(&r.runs[i]) == want && atomic_load(&r.done[i]) == want,
               "%s: task %d ran %d times (want %d) or was not done on return", what, i, atomic_load(&r.runs[i]), want);
     }
-    if (tasks >= 1) CHECK(pthread_equal(r.thread[0], pthread_self()), "%s: task 0 not on the caller", what);
+    if (tasks >= 1) CHECK(r.thread[0] == dmls_thread_self(), "%s: task 0 not on the caller", what);
     for (int i = 1; i < tasks; i++)
         for (int j = 0; j < i; j++)
-            CHECK(!pthread_equal(r.thread[i], r.thread[j]), "%s: tasks %d and %d on one thread", what, j, i);
+            CHECK(r.thread[i] != r.thread[j], "%s: tasks %d and %d on one thread", what, j, i);
 }
 
 static void test_pool(void) {
@@ -123,7 +115,7 @@ static void test_pool(void) {
     run_and_check(pool, 0, 0, "no task");
     /* Workers asleep: they stop spinning after a while without a job. */
     for (int round = 0; round < 3; round++) {
-        sleep_ms(50);
+        dmls_sleep_ms(50);
         run_and_check(pool, 4, 0, "after an idle pause");
     }
     /* Slow tasks: the caller finishes first and must wait for the workers. */

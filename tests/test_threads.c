@@ -1,9 +1,8 @@
 /* One operator, executed from many threads at once on distinct outputs,
  * gives every thread the reference's bytes; errors on one thread do not
  * show on another. */
-#include <pthread.h>
-
 #include "dmlslice/dmlslice.h"
+#include "platform/platform.h"
 #include "test.h"
 
 enum { THREADS = 8, ROUNDS = 50 };
@@ -16,8 +15,7 @@ typedef struct job {
     int index, failures, bad_message;
 } job;
 
-static void *worker(void *arg) {
-    job *j = arg;
+static void worker(job *j) {
     unsigned char *out = malloc(j->out_bytes);
     for (int r = 0; r < ROUNDS; r++) {
         memset(out, j->index, j->out_bytes);
@@ -33,7 +31,11 @@ static void *worker(void *arg) {
         }
     }
     free(out);
-    return NULL;
+}
+
+static DMLS_THREAD_MAIN(worker_main, arg) {
+    worker(arg);
+    DMLS_THREAD_RETURN;
 }
 
 int main(void) {
@@ -49,14 +51,14 @@ int main(void) {
     unsigned char *input = malloc(ib), *expected = malloc(ob);
     test_fill_random(input, ib);
     CHECK_STATUS(dmls_execute_reference(op, input, ib, expected, ob), DMLS_OK);
-    pthread_t t[THREADS];
+    dmls_thread t[THREADS];
     job jobs[THREADS];
     for (int i = 0; i < THREADS; i++) {
         jobs[i] = (job){op, input, ib, ob, expected, i, 0, 0};
-        pthread_create(&t[i], NULL, worker, &jobs[i]);
+        CHECK(dmls_thread_start(&t[i], worker_main, &jobs[i]) == 0, "thread %d did not start", i);
     }
     for (int i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
+        dmls_thread_join(&t[i]);
         CHECK(jobs[i].failures == 0, "thread %d: %d wrong results", i, jobs[i].failures);
         CHECK(jobs[i].bad_message == 0, "thread %d: %d messages from another thread", i, jobs[i].bad_message);
     }

@@ -1,10 +1,9 @@
 /* dmlslice bench on the CPU; see bench.h. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
+#include "platform.h"
 
 /* A timed batch of back-to-back calls lasts at least this long (or is
  * BATCH_MAX calls). */
@@ -15,11 +14,7 @@ struct bench_cpu {
     dmls_context *ctx;
 };
 
-double bench_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+double bench_now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
 
 static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -63,10 +58,7 @@ void bench_cpu_close(bench_cpu *b) {
     free(b);
 }
 
-static void pause_ms(long ms) {
-    struct timespec t = {0, ms * 1000000L};
-    nanosleep(&t, NULL);
-}
+static void pause_ms(long ms) { dmls_sleep_ms(ms); }
 
 /* The copy: bytes as one packed axis of uint8, taken whole. */
 static dmls_status create_copy(uint64_t bytes, dmls_operator **op) {
@@ -120,7 +112,7 @@ static bool check_output(bench_cpu *b, const dmls_operator *op, const buffers *m
            dmls_execute_reference(op, m->src, m->ib, m->csrc, m->ob) == DMLS_OK && memcmp(m->dst, m->csrc, m->ob) == 0;
 }
 
-static void *alloc_aligned(uint64_t bytes) { return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); }
+static void *alloc_aligned(uint64_t bytes) { return bytes > SIZE_MAX ? NULL : dmls_aligned_alloc(64, (size_t)bytes); }
 
 bool bench_cpu_case(bench_cpu *b, const bench_case *c, int reps, uint64_t seed, bench_row *row) {
     memset(row, 0, sizeof *row);
@@ -158,7 +150,7 @@ bool bench_cpu_case(bench_cpu *b, const bench_case *c, int reps, uint64_t seed, 
     row->correct = check_output(b, op, &m);
     row->timed = ok = true;
 done:
-    free(m.src), free(m.dst), free(m.csrc), free(t);
+    dmls_aligned_free(m.src), dmls_aligned_free(m.dst), dmls_aligned_free(m.csrc), free(t);
     dmls_destroy(op);
     dmls_destroy(copy);
     return ok;

@@ -16,6 +16,7 @@
 #include "npy_output.h"
 #include "options.h"
 #include "params.h"
+#include "platform.h"
 
 static const option_def grad_options[] = {
     {"--output", "-o", "OUT", "the output gradient .npy file ('-' for standard output)"},
@@ -108,7 +109,6 @@ int cmd_grad(int argc, char **argv) {
     npy_input in;
     npy_output out;
     memset(&out, 0, sizeof out);
-    out.fd = -1;
     if (!npy_open(in_path, &in, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
@@ -137,7 +137,7 @@ int cmd_grad(int argc, char **argv) {
         const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
         s = bound ? dmls_execute(plan.op, bound, in.readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
-        free(copy);
+        dmls_aligned_free(copy);
     }
     if (s != DMLS_OK) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "cuda_io.h"
 #include "params.h"
+#include "platform.h"
 #include "progress.h"
 
 /* The one place an operator runs: on a pool of threads (0 = the
@@ -156,7 +157,7 @@ int cmd_slice(int argc, char **argv) {
         s = bound ? run_operator(plan.op, (int)threads, bound, in.readable, out.data, out.capacity)
                   : DMLS_ERROR_OUT_OF_MEMORY;
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
-        free(copy);
+        dmls_aligned_free(copy);
     }
     /* An input truncated meanwhile was read partly as zeros: no output. */
     const bool committed = s == DMLS_OK && npy_input_intact(&in, err) && npy_commit(&out, err);

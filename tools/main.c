@@ -1,10 +1,12 @@
 /* dmlslice: the command-line tool. Uses the public API only (it links
  * against the shared library, which exports nothing else). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "dmlslice/dml.h"
+#include "platform.h"
 
 static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
                                               &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};
@@ -82,6 +84,10 @@ static bool takes_value(const char *arg) {
 }
 
 int main(int argc, char **argv) {
+    /* UTF-8 arguments (paths) and byte-exact standard streams everywhere
+     * (Windows' own are the ANSI code page and text mode). */
+    argv = dmls_utf8_args(argc, argv);
+    dmls_stdio_binary();
     /* The command is the first argument that is neither an option nor an
      * option's value; options before it move after it, so each command's
      * one parser sees them all. */
@@ -118,12 +124,18 @@ int main(int argc, char **argv) {
     }
     /* The command's arguments: its name, the options given before it, the
      * rest. A "--" before the command ended nothing the command sees. */
-    char *args[argc + 1];
+    char **args = malloc(((size_t)argc + 1) * sizeof *args); /* no VLA: MSVC's C has none */
+    if (args == NULL) {
+        fprintf(stderr, "dmlslice: out of memory\n");
+        return 1;
+    }
     int n = 0;
     args[n++] = (char *)name;
     for (int i = 1; i < at; i++)
         if (strcmp(argv[i], "--") != 0) args[n++] = argv[i];
     for (int i = at + 1; i < argc; i++) args[n++] = argv[i];
     args[n] = NULL;
-    return cmd->run(n, args);
+    const int status = cmd->run(n, args);
+    free(args);
+    return status;
 }

@@ -2,7 +2,7 @@
  *
  * A regular file is memory-mapped read-only, so a small window of a file
  * larger than memory reads only the pages it needs; the mapping is guarded
- * (signals.h), so a file truncated by another process while it is read is
+ * (platform.h's dmls_file_map), so a file truncated by another process while it is read is
  * an error (npy_input_intact), not a crash. Anything else (standard input,
  * a pipe, a FIFO, a character device) is read incrementally and bounded:
  * the preamble first, then a header of at most NPY_MAX_HEADER bytes, then
@@ -19,16 +19,14 @@
 #include <stdint.h>
 
 #include "npy_format.h"
+#include "platform.h"
 
 typedef struct npy_input {
     npy_header h;
     const unsigned char *data; /* followed by at least NPY_PAD readable zero bytes */
     uint64_t readable;         /* bytes readable at data: data_bytes + NPY_PAD */
     uint64_t file_size;
-    int fd;                    /* a mapped file's descriptor, kept for npy_input_intact; else -1 */
-    void *map;                 /* the reserved range, or NULL */
-    size_t map_len;
-    int guard;                 /* the mapping's guard slot, or -1 */
+    dmls_mapped_file mapped;   /* a regular file's mapping, or none (data NULL) */
     unsigned char *heap;       /* a stream's bytes: header, data, padding */
     char name[256];            /* for messages: the path, or "<stdin>" */
 } npy_input;

@@ -25,25 +25,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "npy_format.h"
+#include "platform.h"
 
 typedef struct npy_output {
     char *path;          /* the name data ends up under (a symbolic link resolved) */
     const char *shown;   /* the name for messages: as given, or "<stdout>" */
     bool force;
-    bool stream;         /* written straight through to fd at commit */
-    int fd;
-    char *tmp_path;      /* a named temporary file, or NULL */
-    int dir_fd;          /* the output's folder, for the final link and its sync */
-    unsigned int mode;   /* permission bits for the new file */
+    FILE *stream;        /* written straight through at commit, or NULL */
+    bool own_stream;     /* stream is a device this output opened */
+    dmls_new_file file;  /* a regular file on its way (while created) */
+    bool created;
     unsigned char *data; /* capacity bytes the copy writes */
     uint64_t data_bytes, capacity;
     uint64_t header_len;
     uint64_t file_len;   /* header_len + data_bytes: the committed length */
-    void *map;           /* a regular file's mapping: header and data */
-    size_t map_len;
-    int guard;           /* the mapping's guard slot + 1, or 0 */
     unsigned char *heap; /* a stream's header and data */
 } npy_output;
 
@@ -60,8 +58,7 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
 bool npy_commit(npy_output *out, char *err);
 
 /* Drops an uncommitted output: nothing remains, the final path untouched.
- * Safe after a failed create or commit, and on an npy_output zeroed with
- * fd and dir_fd set to -1. */
+ * Safe after a failed create or commit, and on a zeroed npy_output. */
 void npy_abort(npy_output *out);
 
 #endif

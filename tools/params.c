@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dmlslice/frontends.h"
+#include "platform.h"
 
 void params_init(params *p) {
     memset(p, 0, sizeof *p);
@@ -437,7 +438,7 @@ const void *params_bind_input(const param_plan *plan, const void *data, uint64_t
     if (!plan->dml || (uintptr_t)data % align == 0) return data;
     /* The tool's DirectML descriptors promise no GuaranteedBaseOffsetAlignment, so 16 is all they need. */
     if (bytes > SIZE_MAX - align) return NULL;
-    *copy = aligned_alloc(align, ((size_t)bytes + align - 1) / align * align);
+    *copy = dmls_aligned_alloc(align, (size_t)bytes);
     if (*copy != NULL) memcpy(*copy, data, (size_t)bytes);
     return *copy;
 }

@@ -14,15 +14,14 @@
  *   slice      the library's deep8d operator (dmls_execute_on)
  * Build: the CMake build makes it (target deep8d_probe, bench/probes/CMakeLists.txt).
  * Run: build/bench/probes/deep8d_probe [threads] */
-#define _POSIX_C_SOURCE 200809L
 #include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cpu/pool.h"
 #include "dmlslice/dmlslice.h"
+#include "platform/platform.h"
 
 #define N8 (1 << 24)            /* 8^8 elements */
 #define OUT_ELEMS (1679616)     /* 6^8 */
@@ -77,11 +76,7 @@ static void t_lines(void *arg, int i) {
 }
 
 static dmls_pool *pool;
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+static double now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
 
 static void run(int v) {
     if (v == 0) dmls_pool_run(pool, t_copy_l2, NULL, nthreads);
@@ -97,9 +92,9 @@ static int cmpd(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     nthreads = argc > 1 ? atoi(argv[1]) : 16;
-    in = aligned_alloc(64, (size_t)N8 * 4);
-    out = aligned_alloc(64, (size_t)OUT_ELEMS * 4);
-    csrc = aligned_alloc(64, (size_t)OUT_ELEMS * 4);
+    in = dmls_aligned_alloc(64, (size_t)N8 * 4);
+    out = dmls_aligned_alloc(64, (size_t)OUT_ELEMS * 4);
+    csrc = dmls_aligned_alloc(64, (size_t)OUT_ELEMS * 4);
     for (size_t i = 0; i < N8; i++) in[i] = (float)(i % 1000003);
     memset(out, 1, (size_t)OUT_ELEMS * 4);
     memset(csrc, 2, (size_t)OUT_ELEMS * 4);
@@ -119,8 +114,7 @@ int main(int argc, char **argv) {
     double t[4][REPS];
     for (int r = 0; r < REPS; r++)
         for (int v = 0; v < 4; v++) {
-            struct timespec p = {0, 2000000};
-            nanosleep(&p, NULL);
+            dmls_sleep_ms(2);
             run(v);
             double t0 = now();
             for (int k = 0; k < BATCH; k++) run(v);

@@ -21,8 +21,13 @@
 extern "C" {
 #endif
 
-/* Windows' basic integer types, as <windows.h> defines them. */
-#if !defined(_WIN32)
+/* Windows' basic integer types. On Windows they are the system's own, from
+ * <windows.h> as DirectML.h gets them (through d3d12.h), so code that mixes
+ * these descriptors with Windows or Direct3D headers sees one definition of
+ * each; elsewhere the same types are defined here. */
+#if defined(_WIN32)
+#include <windows.h>
+#else
 typedef unsigned int UINT;
 typedef int INT;
 typedef uint64_t UINT64;

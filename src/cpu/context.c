@@ -2,9 +2,7 @@
  * workers start when a copy first needs them (pool.c). The cutting of work
  * between them lives in execute.c. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "../error.h"
 #include "context.h"
@@ -15,8 +13,8 @@
 static dmls_status threads_from_env(int *threads) {
     const char *env = getenv("DMLSLICE_THREADS");
     if (env == NULL || *env == '\0') {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        *threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+        int n = dmls_cpu_count();
+        *threads = n > MAX_THREADS ? MAX_THREADS : n;
         return DMLS_OK;
     }
     char *end;
@@ -41,14 +39,14 @@ dmls_status dmls_context_create(int num_threads, dmls_context **ctx) {
     dmls_context *c = calloc(1, sizeof *c);
     RETURN_IF(c == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "context: out of memory");
     c->splits = calloc((size_t)threads + 1, sizeof *c->splits);
-    if (c->splits == NULL || pthread_mutex_init(&c->turn, NULL) != 0) {
+    if (c->splits == NULL || dmls_mutex_init(&c->turn) != 0) {
         free(c->splits);
         free(c);
         return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "context: out of memory");
     }
     c->pool = dmls_pool_create(threads);
     if (c->pool == NULL) {
-        pthread_mutex_destroy(&c->turn);
+        dmls_mutex_destroy(&c->turn);
         free(c->splits);
         free(c);
         return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "context: out of memory for a pool of %d threads", threads);
@@ -61,7 +59,7 @@ dmls_status dmls_context_create(int num_threads, dmls_context **ctx) {
 void dmls_context_destroy(dmls_context *ctx) {
     if (ctx == NULL) return;
     dmls_pool_destroy(ctx->pool);
-    pthread_mutex_destroy(&ctx->turn);
+    dmls_mutex_destroy(&ctx->turn);
     free(ctx->splits);
     free(ctx);
 }

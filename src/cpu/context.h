@@ -3,15 +3,15 @@
 #ifndef DMLS_CPU_CONTEXT_H
 #define DMLS_CPU_CONTEXT_H
 
-#include <pthread.h>
 #include <stdint.h>
 
+#include "../platform/platform.h"
 #include "dmlslice/dmlslice.h"
 #include "pool.h"
 
 struct dmls_context {
     dmls_pool *pool;
-    pthread_mutex_t turn; /* one job on the pool at a time */
+    dmls_mutex turn;       /* one job on the pool at a time */
     uint64_t *splits;     /* threads + 1 item indices, under turn */
     uint64_t parallel_min_bytes;
 };

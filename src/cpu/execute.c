@@ -2,7 +2,6 @@
  * prepared copy with an odometer from any starting item, so the same code
  * runs a whole copy on one thread or one thread's share of it, and cuts
  * large copies between a context's threads (split.h says where). */
-#include <pthread.h>
 
 #include "../error.h"
 #include "../operator.h"
@@ -132,11 +131,11 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
         if (threads == 1 || f->count == 0 || f->count * (uint64_t)f->esize < min_bytes) {
             dmls_cpu_fill_zero(f, output);
         } else {
-            pthread_mutex_lock(&ctx->turn);
+            dmls_mutex_lock(&ctx->turn);
             int tasks = cut(ctx->splits, f->count, dmls_cpu_fill_grain(f), dmls_pool_start(ctx->pool));
             share_job job = {NULL, f, NULL, output, ctx->splits};
             dmls_pool_run(ctx->pool, run_share, &job, tasks);
-            pthread_mutex_unlock(&ctx->turn);
+            dmls_mutex_unlock(&ctx->turn);
         }
     }
     const dmls_cpu_prepared *cp = &op->cpu;
@@ -147,10 +146,10 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
     }
     /* Shares start on a multiple of the plan's grain, so short rows are
      * never cut between threads. */
-    pthread_mutex_lock(&ctx->turn);
+    dmls_mutex_lock(&ctx->turn);
     int tasks = cut(ctx->splits, cp->items, cp->split_grain, dmls_pool_start(ctx->pool));
     share_job job = {cp, NULL, input, output, ctx->splits};
     dmls_pool_run(ctx->pool, run_share, &job, tasks);
-    pthread_mutex_unlock(&ctx->turn);
+    dmls_mutex_unlock(&ctx->turn);
     return DMLS_OK;
 }

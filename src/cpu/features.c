@@ -1,26 +1,15 @@
 /* CPU feature detection, once per process, with the test switch
  * DMLSLICE_DISABLE_CPU_FEATURES that lets one machine run every variant. */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../platform/platform.h"
 #include "features.h"
-
-#if defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
-#ifndef HWCAP_ASIMD
-#define HWCAP_ASIMD (1ul << 1) /* the kernel's AArch64 hwcap bit, where libc's headers lack it */
-#endif
-#elif defined(__aarch64__) && defined(__APPLE__)
-#include <sys/types.h> /* before sys/sysctl.h on the BSDs */
-#include <sys/sysctl.h>
-#endif
 
 static unsigned detected;
 static uint64_t llc_bytes;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static dmls_once once = DMLS_ONCE_INIT;
 
 static bool listed(const char *list, const char *name) {
     size_t len = strlen(name);
@@ -38,35 +27,27 @@ static void detect(void) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) f |= DMLS_CPU_AVX2;
-#elif defined(__aarch64__) && defined(__linux__)
-    /* The kernel's answer, never a trial instruction. */
-    if (getauxval(AT_HWCAP) & HWCAP_ASIMD) f |= DMLS_CPU_NEON;
-#elif defined(__aarch64__) && defined(__APPLE__)
-    int neon = 0;
-    size_t len = sizeof neon;
-    if (sysctlbyname("hw.optional.neon", &neon, &len, NULL, 0) == 0 && neon) f |= DMLS_CPU_NEON;
+#elif defined(__aarch64__) || defined(_M_ARM64)
+    /* The system's answer (platform.h), never a trial instruction. */
+    if (dmls_cpu_has_neon()) f |= DMLS_CPU_NEON;
 #endif
     const char *off = getenv("DMLSLICE_DISABLE_CPU_FEATURES");
     if (off && listed(off, "avx2")) f &= ~(unsigned)DMLS_CPU_AVX2;
     if (off && listed(off, "neon")) f &= ~(unsigned)DMLS_CPU_NEON;
     detected = f;
 
-    long llc = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
+    const uint64_t llc = dmls_cpu_cache_bytes();
     /* Unknown cache: 32 MiB is about the largest per-socket L3 of common
      * parts, so streaming starts no earlier than it should. */
-    llc_bytes = llc > 0 ? (uint64_t)llc : (uint64_t)32 << 20;
+    llc_bytes = llc > 0 ? llc : (uint64_t)32 << 20;
 }
 
 unsigned dmls_cpu_features(void) {
-    pthread_once(&once, detect);
+    dmls_once_run(&once, detect);
     return detected;
 }
 
 uint64_t dmls_cpu_nontemporal_threshold(void) {
-    pthread_once(&once, detect);
+    dmls_once_run(&once, detect);
     return llc_bytes;
 }

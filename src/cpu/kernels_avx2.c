@@ -7,7 +7,11 @@
 
 #include "kernels.h"
 
+#if defined(__GNUC__)
 #define AVX2 __attribute__((target("avx2")))
+#else
+#define AVX2 /* MSVC compiles AVX2 intrinsics in any function */
+#endif
 
 void dmls_cpu_store_fence(void) { _mm_sfence(); }
 

@@ -14,12 +14,12 @@
  * is large enough to share, and a process short of threads (a low
  * RLIMIT_NPROC, a container's pids limit) then runs with the workers it
  * could start instead of failing. */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "../platform/platform.h"
 #include "pool.h"
 
 /* The spin-wait hint (x86 PAUSE, ARM YIELD) through whatever the compiler
@@ -46,9 +46,9 @@ struct dmls_pool {
     int wanted;          /* threads asked for at create, caller included */
     atomic_int threads;  /* wanted until a start fails, then 1 + started */
     bool tried;          /* dmls_pool_start has run (only the job's caller touches it) */
-    pthread_t *workers; /* wanted - 1 */
-    pthread_mutex_t mu;
-    pthread_cond_t wake, done;
+    dmls_thread *workers; /* wanted - 1 */
+    dmls_mutex mu;
+    dmls_cond wake, done;
     atomic_uint_fast64_t job;  /* bumped once per posted job */
     atomic_int pending;        /* workers yet to finish the current job */
     bool stop;                 /* under mu */
@@ -65,7 +65,7 @@ typedef struct worker_start {
     uint64_t seen; /* the job counter when the worker was started: jobs up to it are not its own */
 } worker_start;
 
-static void *worker_main(void *p) {
+static DMLS_THREAD_MAIN(worker_main, p) {
     dmls_pool *pool = ((worker_start *)p)->pool;
     const int index = ((worker_start *)p)->index;
     uint64_t seen = ((worker_start *)p)->seen;
@@ -77,19 +77,19 @@ static void *worker_main(void *p) {
             job = atomic_load_explicit(&pool->job, memory_order_acquire);
         }
         if (job == seen) {
-            pthread_mutex_lock(&pool->mu);
+            dmls_mutex_lock(&pool->mu);
             while (!pool->stop && (job = atomic_load_explicit(&pool->job, memory_order_acquire)) == seen)
-                pthread_cond_wait(&pool->wake, &pool->mu);
+                dmls_cond_wait(&pool->wake, &pool->mu);
             bool stop = pool->stop;
-            pthread_mutex_unlock(&pool->mu);
-            if (stop) return NULL;
+            dmls_mutex_unlock(&pool->mu);
+            if (stop) DMLS_THREAD_RETURN;
         }
         seen = job;
         if (index < pool->tasks) pool->fn(pool->arg, index);
         if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
-            pthread_mutex_lock(&pool->mu);
-            pthread_cond_signal(&pool->done);
-            pthread_mutex_unlock(&pool->mu);
+            dmls_mutex_lock(&pool->mu);
+            dmls_cond_signal(&pool->done);
+            dmls_mutex_unlock(&pool->mu);
         }
     }
 }
@@ -102,9 +102,9 @@ dmls_pool *dmls_pool_create(int threads) {
     atomic_init(&pool->threads, threads);
     atomic_init(&pool->job, 0);
     atomic_init(&pool->pending, 0);
-    if (pthread_mutex_init(&pool->mu, NULL)) goto fail_mu;
-    if (pthread_cond_init(&pool->wake, NULL)) goto fail_wake;
-    if (pthread_cond_init(&pool->done, NULL)) goto fail_done;
+    if (dmls_mutex_init(&pool->mu)) goto fail_mu;
+    if (dmls_cond_init(&pool->wake)) goto fail_wake;
+    if (dmls_cond_init(&pool->done)) goto fail_done;
     if (threads > 1) {
         pool->workers = calloc((size_t)threads - 1, sizeof *pool->workers);
         if (!pool->workers) goto fail_workers;
@@ -112,11 +112,11 @@ dmls_pool *dmls_pool_create(int threads) {
     return pool;
 
 fail_workers:
-    pthread_cond_destroy(&pool->done);
+    dmls_cond_destroy(&pool->done);
 fail_done:
-    pthread_cond_destroy(&pool->wake);
+    dmls_cond_destroy(&pool->wake);
 fail_wake:
-    pthread_mutex_destroy(&pool->mu);
+    dmls_mutex_destroy(&pool->mu);
 fail_mu:
     free(pool);
     return NULL;
@@ -134,7 +134,7 @@ int dmls_pool_start(dmls_pool *pool) {
         ws->pool = pool;
         ws->index = i;
         ws->seen = seen;
-        if (pthread_create(&pool->workers[i - 1], NULL, worker_main, ws)) {
+        if (dmls_thread_start(&pool->workers[i - 1], worker_main, ws)) {
             free(ws);
             break;
         }
@@ -146,15 +146,15 @@ int dmls_pool_start(dmls_pool *pool) {
 
 void dmls_pool_destroy(dmls_pool *pool) {
     if (!pool) return;
-    pthread_mutex_lock(&pool->mu);
+    dmls_mutex_lock(&pool->mu);
     pool->stop = true;
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->mu);
-    for (int i = 0; i < pool->started; i++) pthread_join(pool->workers[i], NULL);
+    dmls_cond_broadcast(&pool->wake);
+    dmls_mutex_unlock(&pool->mu);
+    for (int i = 0; i < pool->started; i++) dmls_thread_join(&pool->workers[i]);
     free(pool->workers);
-    pthread_cond_destroy(&pool->done);
-    pthread_cond_destroy(&pool->wake);
-    pthread_mutex_destroy(&pool->mu);
+    dmls_cond_destroy(&pool->done);
+    dmls_cond_destroy(&pool->wake);
+    dmls_mutex_destroy(&pool->mu);
     free(pool);
 }
 
@@ -170,10 +170,10 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
     pool->arg = arg;
     pool->tasks = tasks;
     atomic_store_explicit(&pool->pending, workers, memory_order_relaxed);
-    pthread_mutex_lock(&pool->mu);
+    dmls_mutex_lock(&pool->mu);
     atomic_fetch_add_explicit(&pool->job, 1, memory_order_release);
-    pthread_cond_broadcast(&pool->wake);
-    pthread_mutex_unlock(&pool->mu);
+    dmls_cond_broadcast(&pool->wake);
+    dmls_mutex_unlock(&pool->mu);
 
     fn(arg, 0);
     /* Tasks past the workers that started are the caller's too. */
@@ -183,8 +183,8 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
         if (atomic_load_explicit(&pool->pending, memory_order_acquire) == 0) return;
         CPU_RELAX();
     }
-    pthread_mutex_lock(&pool->mu);
+    dmls_mutex_lock(&pool->mu);
     while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
-        pthread_cond_wait(&pool->done, &pool->mu);
-    pthread_mutex_unlock(&pool->mu);
+        dmls_cond_wait(&pool->done, &pool->mu);
+    dmls_mutex_unlock(&pool->mu);
 }

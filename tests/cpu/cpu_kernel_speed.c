@@ -11,16 +11,15 @@
  *
  *   cpu_kernel_speed [--reps N] [--portable] [--no-nt] [NAME-SUBSTRING...]
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cpu/context.h"
 #include "cpu/execute.h"
 #include "cpu/features.h"
 #include "operator.h"
+#include "platform/platform.h"
 #include "support/dtype.h"
 
 typedef struct speed_case {
@@ -47,11 +46,7 @@ static const speed_case cases[] = {
 };
 
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -99,8 +94,8 @@ int main(int argc, char **argv) {
         dmls_operator v = *op;
         dmls_cpu_prepare(&v.cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-        unsigned char *src = aligned_alloc(64, (ib + 63) / 64 * 64), *dst = aligned_alloc(64, (ob + 63) / 64 * 64);
-        unsigned char *csrc = aligned_alloc(64, (ob + 63) / 64 * 64), *cdst = aligned_alloc(64, (ob + 63) / 64 * 64);
+        unsigned char *src = dmls_aligned_alloc(64, (ib + 63) / 64 * 64), *dst = dmls_aligned_alloc(64, (ob + 63) / 64 * 64);
+        unsigned char *csrc = dmls_aligned_alloc(64, (ob + 63) / 64 * 64), *cdst = dmls_aligned_alloc(64, (ob + 63) / 64 * 64);
         for (uint64_t i = 0; i < ib; i++) src[i] = (unsigned char)(i * 131 + 7);
         memset(dst, 1, ob);
         memset(csrc, 2, ob);
@@ -125,7 +120,7 @@ int main(int argc, char **argv) {
         printf("%-18s %-18s %8.0f %8.2f %8.2f %7.2f %7.2f\n", k->name, dmls_cpu_kernel_name(v.cpu.kernel),
                (double)ob / 1024, 2.0 * (double)ob / s * 1e-9, 2.0 * (double)ob / cp * 1e-9, q, best);
         fflush(stdout);
-        free(src), free(dst), free(csrc), free(cdst);
+        dmls_aligned_free(src), dmls_aligned_free(dst), dmls_aligned_free(csrc), dmls_aligned_free(cdst);
         dmls_destroy(op);
     }
     return 0;

@@ -5,10 +5,7 @@
  * 4 threads; then slices built to hit each specialized kernel, asserting the
  * dispatch chose it; then the specialized kernels with the input against
  * guard pages on either side, so a read outside the input faults. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c11 */
 #include <stdbool.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "cpu/context.h"
 #include "cpu/execute.h"

@@ -4,8 +4,8 @@
 #define DMLS_SUPPORT_GUARDED_H
 
 #include <stdint.h>
-#include <sys/mman.h>
-#include <unistd.h>
+
+#include "platform/platform.h" /* the pages, from the system */
 
 typedef struct guarded {
     uint8_t *map;
@@ -13,18 +13,18 @@ typedef struct guarded {
     uint8_t *data;
 } guarded;
 
-/* A buffer of n bytes between two PROT_NONE pages: when at_end, it ends
+/* A buffer of n bytes between two inaccessible pages: when at_end, it ends
  * exactly where the upper guard begins (or fewer than align bytes before
  * it, when a base alignment is asked for); else it starts just after the
  * lower one. Returns 0, or -1 when the memory could not be had. */
 static inline int guarded_place(guarded *g, size_t n, size_t align, int at_end) {
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t page = dmls_page_size();
     const size_t body = (n + page - 1) / page * page;
     g->map_bytes = body + 2 * page;
-    g->map = mmap(NULL, g->map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (g->map == MAP_FAILED) return -1;
-    if (body && mprotect(g->map + page, body, PROT_READ | PROT_WRITE) != 0) {
-        munmap(g->map, g->map_bytes);
+    g->map = dmls_pages_reserve(g->map_bytes);
+    if (g->map == NULL) return -1;
+    if (body && dmls_pages_open(g->map + page, body) != 0) {
+        dmls_pages_release(g->map, g->map_bytes);
         return -1;
     }
     if (!at_end) {
@@ -39,6 +39,6 @@ static inline int guarded_place(guarded *g, size_t n, size_t align, int at_end) 
 /* The buffer against the upper guard (see guarded_place). */
 static inline int guarded_alloc(guarded *g, size_t n, size_t align) { return guarded_place(g, n, align, 1); }
 
-static inline void guarded_free(guarded *g) { munmap(g->map, g->map_bytes); }
+static inline void guarded_free(guarded *g) { dmls_pages_release(g->map, g->map_bytes); }
 
 #endif

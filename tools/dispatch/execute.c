@@ -1,5 +1,4 @@
 /* See execute.h. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, mkstemp, fsync under -std=c11 (glibc) */
 #include "execute.h"
 
 #include <errno.h>
@@ -10,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "device.h"
 #include "npy_output.h"
+#include "platform.h"
 #include "values.h"
 
 /* Buffers start on 64 KiB boundaries, as D3D12 places resources, so the
@@ -40,15 +38,15 @@ static bool fail(const execute_options *o, char *err, const char *where, const c
 
 static void buffers_free(buffers *b) {
     for (size_t i = 0; b->maps && i < b->n; i++)
-        if (b->maps[i]) munmap(b->maps[i], b->map_lens[i]);
+        if (b->maps[i]) dmls_pages_release(b->maps[i], b->map_lens[i]);
     free(b->data);
     free(b->maps);
     free(b->map_lens);
     free(b->sizes);
 }
 
-/* Anonymous mappings start zeroed and are touched only where written, so a
- * large sizeInBytes costs memory only for the bytes in use. */
+/* Pages straight from the system start zeroed and are backed only where
+ * written, so a large sizeInBytes costs memory only for the bytes in use. */
 static bool buffers_alloc(const model *m, const execute_options *o, buffers *b, char *err) {
     memset(b, 0, sizeof *b);
     b->n = m->resource_count;
@@ -60,10 +58,12 @@ static bool buffers_alloc(const model *m, const execute_options *o, buffers *b, 
     for (size_t i = 0; i < b->n; i++) {
         const model_resource *r = &m->resources[i];
         const uint64_t len = r->size + BUFFER_ALIGN;
-        void *map = len > r->size && len <= SIZE_MAX
-                        ? mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                        : MAP_FAILED;
-        if (map == MAP_FAILED)
+        void *map = len > r->size && len <= SIZE_MAX ? dmls_pages_reserve((size_t)len) : NULL;
+        if (map != NULL && dmls_pages_open(map, (size_t)len) != 0) {
+            dmls_pages_release(map, (size_t)len);
+            map = NULL;
+        }
+        if (map == NULL)
             return fail(o, err, "$.resources", "resource '%s': cannot allocate its %" PRIu64 " bytes", r->name,
                         r->size);
         b->maps[i] = map;
@@ -124,28 +124,20 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
     return true;
 }
 
+/* A new file beside path, replacing it atomically when complete
+ * (platform.h's dmls_new_file). */
 static bool write_raw(const char *path, const unsigned char *data, uint64_t len, char *why) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.dmlslice-XXXXXX", path);
-    const int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(why, 300, "cannot create a file beside it: %s", strerror(errno));
+    dmls_new_file f;
+    int e = dmls_new_file_create(&f, path, len, -1);
+    if (e != 0) {
+        snprintf(why, 300, "cannot create a file beside it: %s", dmls_error_text(e));
         return false;
     }
-    bool ok = true;
-    for (uint64_t done = 0; ok && done < len;) {
-        const ssize_t w = write(fd, data + done, len - done > (1u << 30) ? (1u << 30) : (size_t)(len - done));
-        ok = w > 0;
-        if (ok) done += (uint64_t)w;
-    }
-    ok = ok && fsync(fd) == 0;
-    if (close(fd) != 0) ok = false;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok) {
-        snprintf(why, 300, "%s", strerror(errno));
-        unlink(tmp);
-    }
-    return ok;
+    if (len) memcpy(f.data, data, (size_t)len);
+    e = dmls_new_file_commit(&f, len, 1);
+    dmls_new_file_abort(&f);
+    if (e != 0) snprintf(why, 300, "%s", dmls_error_text(e));
+    return e == 0;
 }
 
 static bool write_file(const model_command *c, const model_resource *r, const unsigned char *data,

@@ -1,7 +1,7 @@
 /* See model.h. The format and DxDispatch's defaults are summarized in
  * docs/dispatch.md; where DxDispatch would silently read past an array or
  * ignore a misspelt field, this reader says so instead. */
-#define _DEFAULT_SOURCE /* strdup, strcasecmp, fileno, stat under -std=c11 (glibc) */
+#define _DEFAULT_SOURCE /* strdup, strcasecmp under -std=c11 (glibc) */
 #include "model.h"
 
 #include <ctype.h>
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "json_text.h"
 #include "npy_format.h"
+#include "platform.h"
 #include "values.h"
 
 #define PATH_CAP 512
@@ -175,20 +175,21 @@ static bool get_dtype(reader *r, const json_t *v, const char *p, DML_TENSOR_DATA
 static bool read_file(reader *r, const char *p, const char *source, unsigned char **data, uint64_t *len,
                       char *used_path, size_t used_cap) {
     if (!r->base_dir) return fail(r, p, "file initializers are not read here");
-    struct stat st;
+    dmls_file_info st;
     if (source[0] != '/') {
         snprintf(used_path, used_cap, "%s/%s", r->base_dir, source);
-        if (stat(used_path, &st) != 0) snprintf(used_path, used_cap, "%s", source);
+        if (dmls_path_info(used_path, 1, &st) != 0 || st.kind == DMLS_FILE_MISSING)
+            snprintf(used_path, used_cap, "%s", source);
     } else {
         snprintf(used_path, used_cap, "%s", source);
     }
-    FILE *f = fopen(used_path, "rb");
+    FILE *f = dmls_fopen(used_path, "rb");
     if (!f) return fail(r, p, "cannot open '%s': %s", source, strerror(errno));
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (dmls_path_info(used_path, 1, &st) != 0 || st.kind != DMLS_FILE_REGULAR) {
         fclose(f);
         return fail(r, p, "'%s' is not a regular file", used_path);
     }
-    const uint64_t size = (uint64_t)st.st_size;
+    const uint64_t size = st.size;
     unsigned char *buf = malloc(size ? size : 1);
     if (!buf) {
         fclose(f);

@@ -1,0 +1,554 @@
+/* platform.h's files, standard streams and command line for POSIX systems.
+ * Linux-only paths (O_TMPFILE, AT_EMPTY_PATH) each have a POSIX fallback. */
+#define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH, strndup, realpath; MAP_ANONYMOUS under -std=c11 */
+#define _DARWIN_C_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* The signal handling below (mapping guards, temporary-file removal). */
+static int guard_range(void *addr, size_t len, int writable);
+static int guard_faulted(int slot);
+static void unguard_range(int slot);
+
+const char *dmls_error_text(int err) { return strerror(err); }
+
+static void fill_info(const struct stat *st, dmls_file_info *info) {
+    info->kind = S_ISREG(st->st_mode)                                                  ? DMLS_FILE_REGULAR
+                 : S_ISDIR(st->st_mode)                                                ? DMLS_FILE_FOLDER
+                 : S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) ? DMLS_FILE_STREAM
+                                                                                       : DMLS_FILE_OTHER;
+    info->size = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+    info->volume = (uint64_t)st->st_dev;
+    info->id = (uint64_t)st->st_ino;
+    info->mode = (unsigned)st->st_mode & 07777;
+}
+
+int dmls_path_info(const char *path, int follow_links, dmls_file_info *info) {
+    memset(info, 0, sizeof *info);
+    struct stat st;
+    if (lstat(path, &st) != 0) return errno == ENOENT || errno == ENOTDIR ? 0 : errno;
+    if (S_ISLNK(st.st_mode)) {
+        info->is_link = 1;
+        if (!follow_links) {
+            info->kind = DMLS_FILE_OTHER;
+            return 0;
+        }
+        if (stat(path, &st) != 0) return errno == ENOENT ? 0 : errno; /* a dangling link: missing */
+    }
+    fill_info(&st, info);
+    return 0;
+}
+
+int dmls_stdio_info(int stream, dmls_file_info *info) {
+    memset(info, 0, sizeof *info);
+    struct stat st;
+    if (fstat(stream, &st) != 0) return errno;
+    fill_info(&st, info);
+    return 0;
+}
+
+int dmls_same_file(const dmls_file_info *a, const dmls_file_info *b) {
+    return a->kind != DMLS_FILE_MISSING && b->kind != DMLS_FILE_MISSING && a->volume == b->volume && a->id == b->id;
+}
+
+int dmls_stdio_is_terminal(int stream) { return isatty(stream); }
+
+void dmls_stdio_binary(void) { /* POSIX streams carry bytes unchanged */ }
+
+char **dmls_utf8_args(int argc, char **argv) {
+    (void)argc;
+    return argv;
+}
+
+FILE *dmls_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+
+/* A Unix socket cannot be open()ed; connect to it instead. */
+static int connect_socket(const char *path) {
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sa.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(sa.sun_path, path, strlen(path));
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    if (connect(fd, (const struct sockaddr *)&sa, sizeof sa) != 0) {
+        const int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+FILE *dmls_open_stream_out(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return NULL;
+    const int fd = S_ISSOCK(st.st_mode) ? connect_socket(path) : open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (f == NULL) {
+        const int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+int dmls_stream_is_terminal(FILE *f) { return isatty(fileno(f)); }
+
+/* The largest single write: Linux moves at most 2 GiB - 4 KiB per call, and
+ * a bounded chunk keeps progress steady on slow pipes. */
+#define WRITE_CHUNK (1u << 30)
+
+int dmls_stream_write_all(FILE *f, const void *data, uint64_t n) {
+    /* Straight to the descriptor, past stdio's buffer (flushed first). */
+    if (fflush(f) != 0) return errno;
+    const int fd = fileno(f);
+    const unsigned char *p = data;
+    while (n > 0) {
+        const ssize_t w = write(fd, p, n > WRITE_CHUNK ? WRITE_CHUNK : (size_t)n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { /* a non-blocking descriptor: wait */
+            struct pollfd pfd = {fd, POLLOUT, 0};
+            poll(&pfd, 1, -1);
+            continue;
+        }
+        if (w < 0) return errno;
+        if (w == 0) return EIO;
+        p += w;
+        n -= (uint64_t)w;
+    }
+    return 0;
+}
+
+char *dmls_real_path(const char *path) { return realpath(path, NULL); }
+
+int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
+    memset(m, 0, sizeof *m);
+    m->handle = -1;
+    m->guard = -1;
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    const uint64_t size = err ? 0 : (uint64_t)st.st_size;
+    /* Reserve the file's length plus the padding as zero pages, then map
+     * the file over the front: the padding is readable whatever the file's
+     * length modulo the page. */
+    const uint64_t page = dmls_page_size();
+    const uint64_t want = (size + pad + page - 1) / page * page;
+    if (!err && want > SIZE_MAX) err = EFBIG;
+    void *range = MAP_FAILED;
+    if (!err) {
+        range = mmap(NULL, (size_t)want, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (range == MAP_FAILED) err = errno;
+    }
+    if (!err && size > 0 && mmap(range, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        err = errno;
+        munmap(range, (size_t)want);
+    }
+    if (err) {
+        close(fd);
+        return err;
+    }
+    m->data = range;
+    m->size = size;
+    m->base = range;
+    m->base_len = (size_t)want;
+    m->handle = fd; /* kept, to see the file shrink (dmls_file_map_intact) */
+    m->guard = guard_range(range, (size_t)want, 0);
+    return 0;
+}
+
+int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now) {
+    struct stat st;
+    *size_now = m->size;
+    if (m->handle >= 0 && fstat((int)m->handle, &st) == 0 && (uint64_t)st.st_size < m->size) {
+        *size_now = (uint64_t)st.st_size;
+        return 0;
+    }
+    return !guard_faulted(m->guard);
+}
+
+void dmls_file_unmap(dmls_mapped_file *m) {
+    if (m->base) { /* else nothing is held (a zeroed or failed mapping) */
+        unguard_range(m->guard);
+        munmap(m->base, m->base_len);
+        if (m->handle >= 0) close((int)m->handle);
+    }
+    memset(m, 0, sizeof *m);
+    m->handle = -1;
+    m->guard = -1;
+}
+
+/* ------------------------------------------------------------ signals
+ *
+ * Mapping guards: a mapped input that another process truncates, or a
+ * mapped output the file system cannot back, raises SIGBUS when touched.
+ * Inside a guarded range the handler maps zero pages over the rest of the
+ * range and raises the range's flag, so the copy (on any thread) runs to its
+ * end and the caller turns the flag into an error message.
+ *
+ * A temporary file's name: while one is set, every catchable signal that
+ * would end the process removes it first. Signals that were ignored when
+ * the process started stay ignored (nohup keeps working).
+ *
+ * Handlers use only async-signal-safe calls (unlink, mmap, sigaction,
+ * raise). */
+
+#define SLOTS 4
+
+static struct {
+    char *volatile base;
+    volatile size_t len;
+    volatile int prot;
+    volatile sig_atomic_t active;
+    atomic_int faulted; /* set by handlers on several threads at once: lock-free, so signal-safe */
+} slots[SLOTS];
+static uintptr_t page_mask;
+static int bus_installed;
+
+static void cleanup_now(void);
+
+static void on_bus(int sig, siginfo_t *si, void *ctx) {
+    (void)ctx;
+    const uintptr_t a = (uintptr_t)si->si_addr;
+    for (int k = 0; k < SLOTS; k++) {
+        const uintptr_t base = (uintptr_t)slots[k].base;
+        if (!slots[k].active || a < base || a - base >= slots[k].len) continue;
+        const uintptr_t page = a & ~page_mask, end = base + slots[k].len;
+        /* Zero pages from the fault to the range's end: later reads (or
+         * writes) there no longer fault, and the flag reports the loss. */
+        if (mmap((void *)page, end - page, slots[k].prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+            MAP_FAILED) {
+            atomic_store_explicit(&slots[k].faulted, 1, memory_order_relaxed);
+            return;
+        }
+    }
+    /* A fault outside every guard is a bug: clean up, then let it kill us
+     * (the faulting instruction runs again under the default action). */
+    cleanup_now();
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+}
+
+/* Guards [addr, addr + len); returns a slot, or -1 when every slot is taken
+ * (the range is then unguarded). */
+static int guard_range(void *addr, size_t len, int writable) {
+    if (!bus_installed) {
+        page_mask = (uintptr_t)dmls_page_size() - 1;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_bus;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGBUS, &sa, NULL) != 0) return -1;
+        bus_installed = 1;
+    }
+    for (int k = 0; k < SLOTS; k++) {
+        if (slots[k].active) continue;
+        slots[k].base = addr;
+        slots[k].len = len;
+        slots[k].prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+        atomic_store_explicit(&slots[k].faulted, 0, memory_order_relaxed);
+        slots[k].active = 1;
+        return k;
+    }
+    return -1;
+}
+
+static int guard_faulted(int slot) {
+    return slot >= 0 && slot < SLOTS && atomic_load_explicit(&slots[slot].faulted, memory_order_relaxed);
+}
+
+static void unguard_range(int slot) {
+    if (slot >= 0 && slot < SLOTS) slots[slot].active = 0;
+}
+
+static char pending[4096];
+static volatile sig_atomic_t pending_set;
+static int cleanup_installed;
+
+/* Every signal whose default action ends the process and that a handler
+ * can catch, except the synchronous faults (SIGSEGV, SIGILL, SIGFPE) that
+ * sanitizers and debuggers own; SIGBUS cleans up in on_bus. */
+static const int terminating[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+    SIGABRT, SIGSYS, SIGTRAP,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+
+static void cleanup_now(void) {
+    if (pending_set) unlink(pending);
+    pending_set = 0;
+}
+
+static void on_terminate(int sig) {
+    cleanup_now();
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* delivered with the default action once this returns */
+}
+
+/* Arms (path) or disarms (NULL) the removal of a temporary file. */
+static void remove_on_signal(const char *path) {
+    pending_set = 0;
+    if (path == NULL) return;
+    snprintf(pending, sizeof pending, "%s", path);
+    pending_set = 1;
+    if (cleanup_installed) return;
+    cleanup_installed = 1;
+    for (size_t k = 0; k < sizeof terminating / sizeof terminating[0]; k++) {
+        struct sigaction old, sa;
+        if (sigaction(terminating[k], NULL, &old) != 0) continue;
+        /* Only signals at their default action: one ignored at start (nohup)
+         * stays ignored. */
+        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_terminate;
+        sigemptyset(&sa.sa_mask);
+        sigaction(terminating[k], &sa, NULL);
+    }
+}
+
+/* SIGXFSZ, when at its default, is ignored, so going past the file-size
+ * limit is the error EFBIG instead of death. */
+static void ignore_file_size_limit(void) {
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(SIGXFSZ, &ign, NULL);
+    }
+}
+
+/* DMLSLICE_IO_FALLBACK (for tests, docs/cli.md "## Files") turns off the
+ * Linux-only paths so the portable ones run on Linux too: "named" (no
+ * O_TMPFILE), "proc" (no AT_EMPTY_PATH: link through /proc), "write"
+ * (reserve space by writing zeros, not posix_fallocate). */
+static int fallback(const char *what) {
+    const char *v = getenv("DMLSLICE_IO_FALLBACK");
+    return v && strstr(v, what) != NULL;
+}
+
+static char *folder_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* Reserves bytes by writing zeros, where posix_fallocate cannot. */
+static int reserve_by_writing(int fd, uint64_t bytes) {
+    static const unsigned char zeros[1 << 16];
+    for (uint64_t at = 0; at < bytes;) {
+        const size_t n = bytes - at < sizeof zeros ? (size_t)(bytes - at) : sizeof zeros;
+        const ssize_t w = pwrite(fd, zeros, n, (off_t)at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        at += (uint64_t)w;
+    }
+    return 0;
+}
+
+int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
+    memset(f, 0, sizeof *f);
+    f->handle = -1;
+    struct stat st;
+    if (mode < 0) mode = stat(path, &st) == 0 ? (int)(st.st_mode & 0777) : -2;
+    if (mode == -2) {
+        const mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~(int)mask;
+    }
+    f->guard = -1;
+    f->failed = "create";
+    f->final_path = strdup(path);
+    char *dir = folder_of(path);
+    int err = f->final_path && dir ? 0 : ENOMEM;
+    ignore_file_size_limit();
+#ifdef O_TMPFILE
+    /* Unnamed until committed: nothing to clean up, however the process
+     * ends. Some file systems refuse: name one instead. */
+    if (!err && !fallback("named")) f->handle = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (!err && f->handle < 0) {
+        const size_t need = strlen(dir) + sizeof "/.dmlslice-XXXXXX";
+        f->tmp_path = malloc(need);
+        if (f->tmp_path == NULL) err = ENOMEM;
+        if (!err) {
+            snprintf(f->tmp_path, need, "%s/.dmlslice-XXXXXX", dir);
+            /* No other thread runs yet: blocking signals closes the gap
+             * between the file's creation and its removal being armed. */
+            sigset_t all, old;
+            sigfillset(&all);
+            sigprocmask(SIG_BLOCK, &all, &old);
+            f->handle = mkstemp(f->tmp_path);
+            err = f->handle < 0 ? errno : 0;
+            if (!err) remove_on_signal(f->tmp_path);
+            sigprocmask(SIG_SETMASK, &old, NULL);
+            if (err) {
+                free(f->tmp_path);
+                f->tmp_path = NULL;
+            }
+        }
+    }
+    free(dir);
+    if (!err) f->failed = "permissions";
+    if (!err && fchmod((int)f->handle, (mode_t)mode) != 0) err = errno;
+    if (!err) f->failed = "reserve";
+    if (!err && (bytes > (uint64_t)INT64_MAX || bytes > SIZE_MAX)) err = EFBIG;
+    /* Every byte reserved before one is written through the mapping, so a
+     * full disk or the file-size limit is this error, not SIGBUS later. */
+    if (!err && bytes > 0) {
+        err = fallback("write") ? EOPNOTSUPP : posix_fallocate((int)f->handle, 0, (off_t)bytes);
+        if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) err = reserve_by_writing((int)f->handle, bytes);
+    }
+    if (!err) f->failed = "map";
+    if (!err && bytes > 0) {
+        void *map = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, (int)f->handle, 0);
+        if (map == MAP_FAILED) err = errno;
+        else f->data = map;
+    }
+    if (err) {
+        const char *failed = f->failed;
+        dmls_new_file_abort(f);
+        f->failed = failed;
+        return err;
+    }
+    f->failed = NULL;
+    if (f->data) f->guard = guard_range(f->data, (size_t)bytes, 1);
+    f->bytes = bytes;
+    return 0;
+}
+
+/* Gives the open unnamed file fd the name to (EEXIST when taken). */
+static int link_unnamed(int fd, const char *to) {
+#ifdef AT_EMPTY_PATH
+    if (!fallback("proc") && linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH) == 0) return 0;
+    if (errno == EEXIST) return EEXIST;
+#endif
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+}
+
+/* Puts the complete file under f->final_path. */
+static int name_file(dmls_new_file *f, int replace) {
+    if (f->tmp_path == NULL && !replace) return link_unnamed((int)f->handle, f->final_path);
+    if (f->tmp_path == NULL) {
+        /* Replacing needs rename, which needs a name: link the file under a
+         * temporary one first (removed by the signal handlers meanwhile). */
+        char *dir = folder_of(f->final_path);
+        const size_t need = (dir ? strlen(dir) : 0) + 64;
+        f->tmp_path = dir ? malloc(need) : NULL;
+        int err = f->tmp_path ? EEXIST : ENOMEM;
+        for (unsigned k = 0; err == EEXIST && k < 100; k++) {
+            snprintf(f->tmp_path, need, "%s/.dmlslice-%ld-%u", dir, (long)getpid(), k);
+            remove_on_signal(f->tmp_path);
+            err = link_unnamed((int)f->handle, f->tmp_path);
+            if (err) remove_on_signal(NULL);
+        }
+        free(dir);
+        if (err) {
+            free(f->tmp_path);
+            f->tmp_path = NULL;
+            return err;
+        }
+    }
+    if (replace) return rename(f->tmp_path, f->final_path) == 0 ? 0 : errno;
+    /* link() refuses an existing name atomically, unlike rename(). */
+    if (link(f->tmp_path, f->final_path) == 0) {
+        unlink(f->tmp_path);
+        return 0;
+    }
+    if (errno == EEXIST) return EEXIST;
+    /* A file system without hard links: check, then rename. */
+    struct stat st;
+    if (lstat(f->final_path, &st) == 0) return EEXIST;
+    return rename(f->tmp_path, f->final_path) == 0 ? 0 : errno;
+}
+
+int dmls_new_file_faulted(const dmls_new_file *f) { return guard_faulted(f->guard); }
+
+int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+    int err = guard_faulted(f->guard) ? EIO : 0;
+    if (f->data) {
+        if (!err && msync(f->data, (size_t)f->bytes, MS_SYNC) != 0) err = errno;
+        unguard_range(f->guard);
+        f->guard = -1;
+        munmap(f->data, (size_t)f->bytes);
+        f->data = NULL;
+    }
+    if (!err && (ftruncate((int)f->handle, (off_t)length) != 0 || fsync((int)f->handle) != 0)) err = errno;
+    if (!err) err = name_file(f, replace);
+    if (err) return err;
+    remove_on_signal(NULL);
+    free(f->tmp_path);
+    f->tmp_path = NULL; /* committed: nothing left to remove */
+    /* The new name durable too. */
+    char *dir = folder_of(f->final_path);
+    const int dfd = dir ? open(dir, O_RDONLY | O_CLOEXEC) : -1;
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
+    dmls_new_file_abort(f);
+    return 0;
+}
+
+void dmls_new_file_abort(dmls_new_file *f) {
+    unguard_range(f->guard);
+    if (f->data) munmap(f->data, (size_t)f->bytes);
+    if (f->handle >= 0) close((int)f->handle);
+    if (f->tmp_path) {
+        unlink(f->tmp_path);
+        remove_on_signal(NULL);
+    }
+    free(f->tmp_path);
+    free(f->final_path);
+    memset(f, 0, sizeof *f);
+    f->handle = -1;
+    f->guard = -1;
+}
+
+void dmls_ignore_broken_pipe(void) {
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
+}

@@ -1,0 +1,436 @@
+/* platform.h's files, standard streams and command line for Windows: the
+ * wide-character API throughout (UTF-8 paths converted), binary standard
+ * streams, and new files that the system deletes unless committed.
+ *
+ * No console-control handler is needed for cleanup: an uncommitted new file
+ * is marked for deletion from its creation, so Ctrl+C, Ctrl+Break, closing
+ * the console or TerminateProcess all leave nothing behind. */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <shellapi.h> /* CommandLineToArgvW */
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "platform.h"
+
+/* Windows' error codes onto the errno values platform.h promises. */
+static int errno_of(DWORD e) {
+    switch (e) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+    case ERROR_INVALID_DRIVE:
+    case ERROR_BAD_NETPATH: return ENOENT;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS: return EEXIST;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_SHARING_VIOLATION:
+    case ERROR_LOCK_VIOLATION:
+    case ERROR_WRITE_PROTECT: return EACCES;
+    case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL: return ENOSPC;
+    case ERROR_FILE_TOO_LARGE: return EFBIG;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+    case ERROR_COMMITMENT_LIMIT: return ENOMEM;
+    case ERROR_DIRECTORY: return EISDIR;
+    case ERROR_FILENAME_EXCED_RANGE: return ENAMETOOLONG;
+    case ERROR_INVALID_NAME:
+    case ERROR_INVALID_PARAMETER: return EINVAL;
+    case ERROR_NOT_SAME_DEVICE: return EXDEV;
+    case ERROR_BROKEN_PIPE:
+    case ERROR_NO_DATA: return EPIPE;
+    default: return EIO;
+    }
+}
+
+const char *dmls_error_text(int err) { return strerror(err); }
+
+/* path as UTF-16 for the wide-character API, malloc'd; NULL (errno set)
+ * when it is not valid UTF-8 or memory is short. */
+static wchar_t *wide(const char *path) {
+    const int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
+    if (n <= 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    wchar_t *w = malloc((size_t)n * sizeof *w);
+    if (w == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, n);
+    return w;
+}
+
+static char *narrow(const wchar_t *w) {
+    const int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+    char *s = n > 0 ? malloc((size_t)n) : NULL;
+    if (s) WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
+    return s;
+}
+
+char **dmls_utf8_args(int argc, char **argv) {
+    int n = 0;
+    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+    if (w == NULL || n != argc) {
+        if (w) LocalFree(w);
+        return argv;
+    }
+    /* Kept for the life of the process, like argv itself. */
+    char **u = calloc((size_t)n + 1, sizeof *u);
+    for (int i = 0; u && i < n; i++) {
+        u[i] = narrow(w[i]);
+        if (u[i] == NULL) {
+            u = NULL; /* leaks the little converted so far: the process goes on with argv */
+            break;
+        }
+    }
+    LocalFree(w);
+    return u ? u : argv;
+}
+
+static void info_of_handle(HANDLE h, dmls_file_info *info) {
+    const DWORD type = GetFileType(h);
+    if (type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE) {
+        info->kind = DMLS_FILE_STREAM;
+        return;
+    }
+    BY_HANDLE_FILE_INFORMATION bh;
+    if (type != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &bh)) {
+        info->kind = DMLS_FILE_OTHER;
+        return;
+    }
+    info->kind = bh.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? DMLS_FILE_FOLDER : DMLS_FILE_REGULAR;
+    info->size = info->kind == DMLS_FILE_REGULAR ? (uint64_t)bh.nFileSizeHigh << 32 | bh.nFileSizeLow : 0;
+    info->volume = bh.dwVolumeSerialNumber;
+    info->id = (uint64_t)bh.nFileIndexHigh << 32 | bh.nFileIndexLow;
+}
+
+int dmls_path_info(const char *path, int follow_links, dmls_file_info *info) {
+    memset(info, 0, sizeof *info);
+    wchar_t *w = wide(path);
+    if (w == NULL) return errno;
+    /* No access asked: only the file's facts. Backup semantics opens
+     * folders too; without following, a reparse point (a symbolic link or a
+     * junction) is opened itself. */
+    const DWORD flags = FILE_FLAG_BACKUP_SEMANTICS | (follow_links ? 0 : FILE_FLAG_OPEN_REPARSE_POINT);
+    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, flags,
+                           NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        const int e = errno_of(GetLastError());
+        return e == ENOENT ? 0 : e;
+    }
+    info_of_handle(h, info);
+    FILE_ATTRIBUTE_TAG_INFO tag;
+    if (!follow_links && GetFileInformationByHandleEx(h, FileAttributeTagInfo, &tag, sizeof tag) &&
+        (tag.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+        info->is_link = 1;
+        info->kind = DMLS_FILE_OTHER;
+    }
+    CloseHandle(h);
+    return 0;
+}
+
+static HANDLE std_handle(int stream) {
+    return GetStdHandle(stream == 0 ? STD_INPUT_HANDLE : stream == 1 ? STD_OUTPUT_HANDLE : STD_ERROR_HANDLE);
+}
+
+int dmls_stdio_info(int stream, dmls_file_info *info) {
+    memset(info, 0, sizeof *info);
+    HANDLE h = std_handle(stream);
+    if (h == INVALID_HANDLE_VALUE || h == NULL) return EBADF;
+    info_of_handle(h, info);
+    return 0;
+}
+
+int dmls_same_file(const dmls_file_info *a, const dmls_file_info *b) {
+    return a->kind != DMLS_FILE_MISSING && b->kind != DMLS_FILE_MISSING && (a->volume || a->id) &&
+           a->volume == b->volume && a->id == b->id;
+}
+
+int dmls_stdio_is_terminal(int stream) {
+    /* A console answers GetConsoleMode; NUL is a character device too, but
+     * no terminal. */
+    DWORD mode;
+    HANDLE h = std_handle(stream);
+    return GetFileType(h) == FILE_TYPE_CHAR && GetConsoleMode(h, &mode);
+}
+
+void dmls_stdio_binary(void) {
+    _setmode(_fileno(stdin), _O_BINARY);
+    _setmode(_fileno(stdout), _O_BINARY);
+}
+
+FILE *dmls_fopen(const char *path, const char *mode) {
+    wchar_t *w = wide(path), wmode[8];
+    size_t i = 0;
+    for (; mode[i] && i < 7; i++) wmode[i] = (wchar_t)(unsigned char)mode[i];
+    wmode[i] = 0;
+    FILE *f = w ? _wfopen(w, wmode) : NULL;
+    free(w);
+    return f;
+}
+
+FILE *dmls_open_stream_out(const char *path) { return dmls_fopen(path, "wb"); }
+
+int dmls_stream_is_terminal(FILE *f) {
+    DWORD mode;
+    HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+    return h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_CHAR && GetConsoleMode(h, &mode);
+}
+
+int dmls_stream_write_all(FILE *f, const void *data, uint64_t n) {
+    const unsigned char *p = data;
+    while (n > 0) {
+        const size_t chunk = n > (1u << 30) ? (1u << 30) : (size_t)n;
+        const size_t w = fwrite(p, 1, chunk, f);
+        if (w == 0) return errno ? errno : EIO;
+        p += w;
+        n -= w;
+    }
+    return fflush(f) == 0 ? 0 : errno ? errno : EIO;
+}
+
+char *dmls_real_path(const char *path) {
+    wchar_t *w = wide(path);
+    if (w == NULL) return NULL;
+    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = errno_of(GetLastError());
+        return NULL;
+    }
+    wchar_t buf[32768];
+    const DWORD n = GetFinalPathNameByHandleW(h, buf, 32768, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+    CloseHandle(h);
+    if (n == 0 || n >= 32768) {
+        errno = EINVAL;
+        return NULL;
+    }
+    /* \\?\C:\... becomes C:\...; a \\?\UNC\ share keeps its prefix. */
+    const wchar_t *p = wcsncmp(buf, L"\\\\?\\", 4) == 0 && buf[5] == L':' ? buf + 4 : buf;
+    return narrow(p);
+}
+
+int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
+    memset(m, 0, sizeof *m);
+    m->guard = -1;
+    wchar_t *w = wide(path);
+    if (w == NULL) return errno;
+    /* Others may go on reading, writing or renaming the file; none can
+     * shorten it while it is mapped (Windows refuses with
+     * ERROR_USER_MAPPED_FILE), so a mapped input never loses pages. */
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) return errno_of(GetLastError());
+    dmls_file_info info = {0};
+    info_of_handle(h, &info);
+    int err = info.kind == DMLS_FILE_FOLDER ? EISDIR : info.kind != DMLS_FILE_REGULAR ? EINVAL : 0;
+    if (!err && info.size + pad > SIZE_MAX) err = EFBIG;
+    const size_t page = dmls_page_size();
+    const size_t tail = (size_t)(info.size % page);
+    if (!err && info.size > 0 && tail != 0 && page - tail >= pad) {
+        /* The view ends on a page boundary and the system zeroes the rest
+         * of the last page: the padding is there. */
+        HANDLE map = CreateFileMappingW(h, NULL, PAGE_READONLY, 0, 0, NULL);
+        void *view = map ? MapViewOfFile(map, FILE_MAP_READ, 0, 0, 0) : NULL;
+        if (view == NULL) err = errno_of(GetLastError());
+        if (map) CloseHandle(map); /* the view keeps the mapping alive */
+        m->data = view;
+        m->base = view;
+    } else if (!err) {
+        /* An empty file cannot be mapped, and one that fills its last page
+         * leaves no room for the padding: read it instead. */
+        unsigned char *buf = calloc(1, (size_t)info.size + pad);
+        if (buf == NULL) err = ENOMEM;
+        for (uint64_t at = 0; !err && at < info.size;) {
+            const uint64_t left = info.size - at;
+            DWORD got = 0;
+            if (!ReadFile(h, buf + at, left > (1u << 30) ? (1u << 30) : (DWORD)left, &got, NULL)) {
+                err = errno_of(GetLastError());
+            } else if (got == 0) {
+                err = EIO; /* shortened meanwhile */
+            }
+            at += got;
+        }
+        if (err) free(buf);
+        else m->data = buf, m->heap = buf;
+    }
+    CloseHandle(h);
+    if (err) {
+        memset(m, 0, sizeof *m);
+        return err;
+    }
+    m->size = info.size;
+    return 0;
+}
+
+/* Windows refuses to shorten a mapped file (ERROR_USER_MAPPED_FILE), and a
+ * read copy is taken whole: a mapped input always keeps its length. */
+int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now) {
+    *size_now = m->size;
+    return 1;
+}
+
+void dmls_file_unmap(dmls_mapped_file *m) {
+    if (m->base) UnmapViewOfFile(m->base);
+    free(m->heap);
+    memset(m, 0, sizeof *m);
+    m->guard = -1;
+}
+
+/* Marks the open file for deletion when its last handle closes (on), or
+ * takes the mark back (off). */
+static BOOL delete_on_close(HANDLE h, BOOL on) {
+    FILE_DISPOSITION_INFO d = {on};
+    return SetFileInformationByHandle(h, FileDispositionInfo, &d, sizeof d);
+}
+
+static BOOL set_length(HANDLE h, uint64_t bytes) {
+    FILE_END_OF_FILE_INFO e;
+    e.EndOfFile.QuadPart = (LONGLONG)bytes;
+    return SetFileInformationByHandle(h, FileEndOfFileInfo, &e, sizeof e);
+}
+
+/* The position of path's last part (after its last / or \ or drive colon). */
+static size_t base_at(const char *path) {
+    size_t at = 0;
+    for (size_t i = 0; path[i]; i++)
+        if (path[i] == '/' || path[i] == '\\' || (i == 1 && path[i] == ':')) at = i + 1;
+    return at;
+}
+
+int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
+    (void)mode;
+    memset(f, 0, sizeof *f);
+    f->handle = (intptr_t)INVALID_HANDLE_VALUE;
+    f->guard = -1;
+    f->failed = "create";
+    const size_t dir_len = base_at(path);
+    f->final_path = _strdup(path);
+    f->tmp_path = malloc(dir_len + 64);
+    int err = f->final_path && f->tmp_path ? 0 : ENOMEM;
+    /* A hidden file in the final name's folder, so the rename never crosses
+     * volumes, marked for deletion at once: until the commit takes the mark
+     * back, the system removes it however the process ends (a crash, Ctrl+C,
+     * TerminateProcess), as Linux does for an O_TMPFILE file. */
+    HANDLE h = INVALID_HANDLE_VALUE;
+    for (unsigned k = 0; !err && h == INVALID_HANDLE_VALUE && k < 100; k++) {
+        snprintf(f->tmp_path, dir_len + 64, "%.*s.dmlslice-%lu-%u", (int)dir_len, path, GetCurrentProcessId(), k);
+        wchar_t *w = wide(f->tmp_path);
+        if (w == NULL) {
+            err = errno;
+            break;
+        }
+        h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE | DELETE, 0, NULL, CREATE_NEW,
+                        FILE_ATTRIBUTE_HIDDEN | FILE_ATTRIBUTE_NOT_CONTENT_INDEXED, NULL);
+        free(w);
+        if (h == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_EXISTS) err = errno_of(GetLastError());
+    }
+    if (!err && h == INVALID_HANDLE_VALUE) err = EEXIST;
+    if (!err) {
+        f->handle = (intptr_t)h;
+        if (!delete_on_close(h, TRUE)) err = errno_of(GetLastError());
+    }
+    /* Setting the length allocates every byte (files are not sparse unless
+     * asked): a full disk is ERROR_DISK_FULL here, never a failed page
+     * write through the mapping later. */
+    if (!err) f->failed = "reserve";
+    if (!err && bytes > 0 && !set_length(h, bytes)) err = errno_of(GetLastError());
+    if (!err && bytes > SIZE_MAX) err = EFBIG;
+    if (!err) f->failed = "map";
+    if (!err && bytes > 0) {
+        HANDLE map = CreateFileMappingW(h, NULL, PAGE_READWRITE, (DWORD)(bytes >> 32), (DWORD)bytes, NULL);
+        void *view = map ? MapViewOfFile(map, FILE_MAP_WRITE, 0, 0, (SIZE_T)bytes) : NULL;
+        if (view == NULL) err = errno_of(GetLastError());
+        if (map) CloseHandle(map); /* the view keeps the mapping alive */
+        f->data = view;
+    }
+    if (err) {
+        const char *failed = f->failed;
+        dmls_new_file_abort(f);
+        f->failed = failed;
+        return err;
+    }
+    f->failed = NULL;
+    f->bytes = bytes;
+    return 0;
+}
+
+/* Space is allocated at create, so a write through the view has nowhere to
+ * fail short of a device error, which Windows raises as an exception that
+ * ends the process (and with it the uncommitted file). */
+int dmls_new_file_faulted(const dmls_new_file *f) {
+    (void)f;
+    return 0;
+}
+
+int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+    HANDLE h = (HANDLE)f->handle;
+    int err = 0;
+    if (f->data) {
+        if (!FlushViewOfFile(f->data, 0)) err = errno_of(GetLastError());
+        UnmapViewOfFile(f->data);
+        f->data = NULL;
+    }
+    if (!err && (!set_length(h, length) || !FlushFileBuffers(h))) err = errno_of(GetLastError());
+    if (err) return err;
+    /* A rename through the open handle (MoveFileExW's
+     * MOVEFILE_REPLACE_EXISTING when replace is set): atomic, within the
+     * folder, refusing a taken name otherwise. The call takes the system's
+     * own form of a full path, \??\C:\folder\name. */
+    wchar_t *w = wide(f->final_path);
+    if (w == NULL) return errno;
+    const DWORD full_len = GetFullPathNameW(w, 0, NULL, NULL);
+    const size_t name_bytes = (4 + (size_t)full_len) * sizeof(wchar_t);
+    FILE_RENAME_INFO *r = full_len ? calloc(1, sizeof *r + name_bytes) : NULL;
+    if (r == NULL) {
+        free(w);
+        return full_len ? ENOMEM : errno_of(GetLastError());
+    }
+    memcpy(r->FileName, L"\\??\\", 4 * sizeof(wchar_t));
+    const DWORD got = GetFullPathNameW(w, full_len, r->FileName + 4, NULL);
+    free(w);
+    if (got == 0 || got >= full_len) {
+        free(r);
+        return EINVAL;
+    }
+    r->ReplaceIfExists = replace ? TRUE : FALSE;
+    r->FileNameLength = (DWORD)((4 + got) * sizeof(wchar_t));
+    /* The deletion mark comes off just before the rename and goes back on
+     * if it fails; between the two, an end of the process would leave the
+     * hidden file. */
+    if (!delete_on_close(h, FALSE)) err = errno_of(GetLastError());
+    if (!err && !SetFileInformationByHandle(h, FileRenameInfo, r, (DWORD)(sizeof *r + r->FileNameLength))) {
+        const DWORD e = GetLastError();
+        err = errno_of(e);
+        delete_on_close(h, TRUE);
+    }
+    free(r);
+    if (err) return err;
+    free(f->tmp_path);
+    f->tmp_path = NULL;
+    dmls_new_file_abort(f); /* closes the handle; the file stays, named */
+    return 0;
+}
+
+void dmls_new_file_abort(dmls_new_file *f) {
+    if (f->data) UnmapViewOfFile(f->data);
+    /* Closing the handle deletes a file still marked for deletion. */
+    if ((HANDLE)f->handle != INVALID_HANDLE_VALUE && f->handle != 0) CloseHandle((HANDLE)f->handle);
+    free(f->tmp_path);
+    free(f->final_path);
+    memset(f, 0, sizeof *f);
+    f->handle = (intptr_t)INVALID_HANDLE_VALUE;
+    f->guard = -1;
+}
+
+void dmls_ignore_broken_pipe(void) { /* Windows has no SIGPIPE: a write to a closed pipe fails with EPIPE */ }
