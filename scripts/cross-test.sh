@@ -34,7 +34,9 @@ case $target in
   windows) toolchain=x86_64-w64-mingw32; pkgs="gcc-mingw-w64-x86-64 wine64" ;;
   *) usage ;;
 esac
-[ -n "$arch" ] && pkgs="$pkgs pkg-config libjansson-dev:$arch"
+# The cross C library's headers and start files: only recommended by the
+# cross gcc, so deps.sh (no recommends) would leave them out.
+[ -n "$arch" ] && pkgs="$pkgs pkg-config libjansson-dev:$arch libc6-dev-$arch-cross"
 
 # Debian packages: only what is missing, quietly.
 sh "$root/scripts/deps.sh" cmake make $pkgs
