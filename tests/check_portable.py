@@ -88,11 +88,7 @@ VARIANTS = [("", []), (" with CUDA", ["DMLS_HAVE_CUDA"])]
 # __declspec, which the MSVC views allow.
 LIBRARY_DEFINES = ["DMLS_BUILDING_DLL"]
 
-# Known POSIX calls and headers outside src/platform (strcasecmp, strdup,
-# <strings.h>), listed in docs/platforms.md as what an MSVC build still
-# lacks: `dmlslice dispatch`, which no Windows build compiles yet (Debian has
-# no MinGW Jansson). GNU tokens are checked there as everywhere.
-POSIX_EXEMPT = ("tools/dispatch/",)
+
 
 
 def sources(root):
@@ -273,14 +269,14 @@ def scan_views(root, gcc, findings):
                 if not msvc:
                     for m in DECLSPEC.finditer(text):
                         findings.append("%s: MSVC-only '%s' outside a Windows branch: %s" % (where, m.group(1), raw.strip()))
-                if msvc and not f.startswith(POSIX_EXEMPT):
+                if msvc:
                     for m in POSIX_CALLS.finditer(text):
                         if m.group(0).endswith("(") or m.group(1) in ("ssize_t", "off_t"):
                             findings.append("%s: POSIX-only '%s', which MSVC's runtime lacks or has only under another name: %s" %
                                             (where, m.group(1), raw.strip()))
             if msvc:
                 for f, h in sorted(headers):
-                    if h in system and h not in MSVC_HEADERS and not f.startswith(POSIX_EXEMPT):
+                    if h in system and h not in MSVC_HEADERS:
                         findings.append("%s: %s includes <%s>, which MSVC does not have" % (view, f, h))
         return len(jobs)
     finally:
@@ -296,7 +292,7 @@ def strict_windows(root, build, mingw, findings):
     fallbacks; the rest is the same code the Linux fallback build compiles."""
     files = []
     for rel in sources(root):
-        if not rel.endswith(".c") or not compiled_on(rel, True) or rel.startswith(POSIX_EXEMPT):
+        if not rel.endswith(".c") or not compiled_on(rel, True):
             continue
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             if os.path.basename(rel).startswith("win32") or WINDOWS_MACROS.search(f.read()):
