@@ -31,7 +31,7 @@ case $target in
   aarch64) toolchain=aarch64-linux-gnu; arch=arm64; pkgs="gcc-aarch64-linux-gnu qemu-user-static" ;;
   aarch64-clang) toolchain=aarch64-linux-gnu; arch=arm64; cc=clang; pkgs="clang gcc-aarch64-linux-gnu qemu-user-static" ;;
   s390x) toolchain=s390x-linux-gnu; arch=s390x; pkgs="gcc-s390x-linux-gnu qemu-user-static" ;;
-  windows) toolchain=x86_64-w64-mingw32; pkgs="gcc-mingw-w64-x86-64 wine64" ;;
+  windows) toolchain=x86_64-w64-mingw32; pkgs="gcc-mingw-w64-x86-64 wine wine64" ;;
   *) usage ;;
 esac
 [ -n "$arch" ] && pkgs="$pkgs pkg-config libjansson-dev:$arch"
