@@ -56,6 +56,10 @@ DEFAULT_WORK = "build-mutation"
 # --ci: a sample that runs in a few minutes on 2 cores. A fixed seed keeps
 # CI's verdict a function of the code alone.
 CI_SAMPLE, CI_SEED, CI_JOBS = 12, 16, 2
+# Verdicts a later run can take over (--resume); "error" and "not-run" are run again.
+# The first FIRST tests of a mutant's ranking run one at a time.
+FIRST = 4
+JUDGED = ("killed", "timeout", "killed-san", "survived", "not-compiled", "same-object")
 
 # --------------------------------------------------------------------- lexer
 PUNCT = sorted(""">>= <<= ... -> ++ -- << >> <= >= == != && || += -= *= /= %= &= ^= |= ##
@@ -257,7 +261,7 @@ def mutations(toks):
 
 class Mutant:
     __slots__ = ("path", "line", "col", "function", "op", "orig", "new", "start", "end", "context",
-                 "occurrence", "key", "status", "detail", "seconds")
+                 "occurrence", "key", "status", "detail", "seconds", "resumed", "sanitized")
 
     def describe(self):
         return "%s:%d:%d %s [%s] %s -> %s" % (self.path, self.line, self.col, self.function, self.op,
@@ -302,7 +306,7 @@ def generate(root, path):
         m.occurrence = seen.get(k, 0)
         seen[k] = m.occurrence + 1
         m.key = k + (m.occurrence,)
-        m.status, m.detail, m.seconds = None, "", 0.0
+        m.status, m.detail, m.seconds, m.resumed, m.sanitized = None, "", 0.0, False, ""
         result.append(m)
     return result
 
@@ -647,6 +651,12 @@ def main():
                          "suite so too); a failure there kills it (default: address,undefined; '' to skip)")
     ap.add_argument("--test-seed", type=int, default=None, help="DMLS_TEST_SEED for the tests")
     ap.add_argument("--report", default=None, metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--resume", default=None, metavar="FILE",
+                    help="a report (--report) of an earlier run of the same code: its judged mutants are taken "
+                         "from it, not run again, and appear in this run's report")
+    ap.add_argument("--time-budget", type=float, default=0, metavar="SEC",
+                    help="start no mutant after SEC seconds; those left are reported as not run (exit status "
+                         "3), so a full run can be cut into pieces joined with --resume")
     args = ap.parse_args()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # --list | head
     if args.ci:
@@ -689,15 +699,29 @@ def main():
         todo = sorted(todo, key=lambda m: hashlib.sha256(repr((args.seed,) + m.key).encode()).digest())
         todo = todo[:args.sample]
     todo.sort(key=lambda m: (m.path, m.start, m.new))
-    print("mutate: %d files, %d mutants, %d listed as equivalent, %d to run%s" % (
-        len(files), len(mutants), len(listed), len(todo),
-        " (sample, seed %d)" % args.seed if args.sample else ""))
+    resumed = 0
+    if args.resume:
+        with open(args.resume, encoding="utf-8") as f:
+            earlier = {(r["file"], r["function"], r["at"], r["to"], r["occurrence"]): r
+                       for r in json.load(f)["mutants"] if r["status"] in JUDGED}
+        for m in todo:
+            r = earlier.get(m.key)
+            # A survivor of a run without this run's sanitizers runs again.
+            if r and not (r["status"] == "survived" and args.sanitize and r.get("sanitized", "") != args.sanitize):
+                m.status, m.detail, m.seconds, m.resumed = r["status"], r["detail"], r["seconds"], True
+                m.sanitized = r.get("sanitized", "")
+                resumed += 1
+    print("mutate: %d files, %d mutants, %d listed as equivalent, %d to run%s%s" % (
+        len(files), len(mutants), len(listed), len(todo) - resumed,
+        " (sample, seed %d)" % args.seed if args.sample else "",
+        ", %d judged already (%s)" % (resumed, args.resume) if args.resume else ""))
     for e in stale:
         print("mutate: stale equivalent (no such mutant now): %s:%d [%s] %s #%d" % (
             os.path.relpath(eq_path, root), e["line"], e["path"], e["function"], e["occ"]))
     if args.list:
         for m in todo:
-            print("  " + m.describe())
+            if not m.resumed:
+                print("  " + m.describe())
         return 0
     if not todo:
         return 0
@@ -754,24 +778,48 @@ def main():
     tests_all = set().union(*tests_of.values()) if tests_of else set()
     base_hash = {o: file_hash(os.path.join(workers[0].build, o)) for f in obj_of for o in obj_of[f]}
 
-    # Baseline: the unmutated code must pass every test the mutants will run.
+    # Baseline: the unmutated code must pass every test the mutants will run,
+    # each on its own, as the mutants run them; its time sets that test's
+    # limit under a mutant.
     t1 = time.time()
-    rc, out, _ = workers[0].ctest(needed_tests, 600)
+    duration = {}
+    for t in sorted(needed_tests):
+        t2 = time.time()
+        rc, out, _ = workers[0].ctest({t}, 600)
+        duration[t] = time.time() - t2
+        if rc != 0:
+            raise SystemExit("mutate: the unmutated test %s fails; fix it first:\n%s" % (t, out[-4000:]))
     base = time.time() - t1
-    if rc != 0:
-        raise SystemExit("mutate: the unmutated tests fail; fix them first:\n" + out[-4000:])
-    timeout = args.timeout or 3 * base + 30
-    print("mutate: tests pass unmutated in %.0f s; per-mutant time limit %.0f s; %d mutants on %d worker%s"
-          % (base, timeout, len(todo), len(workers), "" if len(workers) == 1 else "s"))
+    limit = {t: args.timeout or 3 * duration[t] + 10 for t in duration}
+    print("mutate: tests pass unmutated in %.0f s; each test's limit under a mutant is %s; %d mutants on %d worker%s"
+          % (base, "%.0f s" % args.timeout if args.timeout else "3 x its own time + 10 s",
+             sum(1 for m in todo if not m.resumed), len(workers), "" if len(workers) == 1 else "s"))
+
+    # Tests run one at a time and stop at the first failure, so the order
+    # decides the cost: first those that killed most mutants of the same
+    # file so far, then those that killed any, then the quickest.
+    kills_in, kills_any, qlock = {}, {}, threading.Lock()
+
+    def ranked(path, tests):
+        mine = kills_in.get(path, {})
+        return sorted(tests, key=lambda t: (-mine.get(t, 0), -kills_any.get(t, 0), duration.get(t, 0), t))
+
+    def note_kill(path, test):
+        with qlock:
+            kills_in.setdefault(path, {})[test] = kills_in.get(path, {}).get(test, 0) + 1
+            kills_any[test] = kills_any.get(test, 0) + 1
 
     # -------------------------------------------------- run the mutants
-    queue, qlock, done = list(reversed(todo)), threading.Lock(), [0]
+    queue, done = list(reversed([m for m in todo if not m.resumed])), [0]
+    n_run = len(queue)
 
     def work_loop(w):
         while not STOP.is_set():
             with qlock:
                 if not queue:
                     return
+                if args.time_budget and time.time() - t0 > args.time_budget:
+                    return  # what is left stays "not-run"
                 m = queue.pop()
             start = time.time()
             try:
@@ -783,7 +831,7 @@ def main():
             m.seconds = time.time() - start
             with qlock:
                 done[0] += 1
-                print("mutate: [%d/%d] %-12s %s%s" % (done[0], len(todo), m.status, m.describe(),
+                print("mutate: [%d/%d] %-12s %s%s" % (done[0], n_run, m.status, m.describe(),
                                                       "  (" + m.detail + ")" if m.detail else ""), flush=True)
 
     def run_one(w, m):
@@ -805,14 +853,19 @@ def main():
         if rc != 0:
             m.status, m.detail = "not-compiled", first_error(out)
             return
-        rc, out, timed_out = w.ctest(tests, timeout)
-        if timed_out or "***Timeout" in out:
-            m.status = "timeout"
-        elif rc != 0:
-            m.status = "killed"
-            m.detail = failed_tests(out)
-        else:
+        # The likeliest killers one by one (each ctest start costs ~0.1 s),
+        # then the rest in one go.
+        order = ranked(m.path, tests)
+        for batch in [[t] for t in order[:FIRST]] + ([order[FIRST:]] if order[FIRST:] else []):
+            rc, out, timed_out = w.ctest(set(batch), sum(limit[t] for t in batch))
+            if timed_out or "***Timeout" in out or rc != 0:
+                t = batch[0] if len(batch) == 1 else (failed_tests(out, 1) or "(%d tests)" % len(batch))
+                m.status, m.detail = "timeout" if timed_out or "***Timeout" in out else "killed", t
+                note_kill(m.path, t)
+                return
+        if True:
             m.status = "survived"
+            m.sanitized = args.sanitize
             if args.sanitize:
                 # A second chance under the sanitizers, as CI runs the suite:
                 # reads past an array that a plain build cannot see.
@@ -827,7 +880,7 @@ def main():
                 san_tests = tests - w.san_broken
                 if not san_tests:
                     return
-                rc, out, timed_out = w.ctest(san_tests, 3 * timeout, build=w.san_build)
+                rc, out, timed_out = w.ctest(san_tests, 5 * base + 60, build=w.san_build)
                 if timed_out or rc != 0:
                     m.status = "killed-san"
                     m.detail = failed_tests(out) or "timeout"
@@ -838,6 +891,9 @@ def main():
     for t in threads:
         while t.is_alive():
             t.join(0.5)
+    for m in todo:
+        if m.status is None:
+            m.status = "not-run"
 
     return report(root, files, mutants, listed, todo, stale, eq_path, time.time() - t0, args)
 
@@ -862,11 +918,17 @@ def first_error(out):
 
 
 def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
-    cols = ["killed", "timeout", "killed-san", "survived", "not-compiled", "same-object", "error"]
+    cols = ["killed", "timeout", "killed-san", "survived", "not-compiled", "same-object", "error", "not-run"]
     print("\nmutate: results (%s, %.0f s)" % ("sample of %d, seed %d" % (len(todo), args.seed) if args.sample
                                               else "all mutants", seconds))
-    print("%-28s %7s %7s %8s %7s %8s %8s %8s %7s" % ("file", "mutants", "killed", "timeout", "by-san",
-                                                      "survived", "not-comp", "same-obj", "listed"))
+    heads = [("mutants", "mutants"), ("killed", "killed"), ("timeout", "timeout"), ("killed-san", "by-san"),
+             ("survived", "survived"), ("not-compiled", "not-comp"), ("same-object", "same-obj"),
+             ("listed", "listed"), ("not-run", "not-run")]
+
+    def line(name, row):
+        print("%-28s" % name + "".join(" %8s" % row[k] for k, _ in heads))
+
+    line("file", {k: h for k, h in heads})
     total = {c: 0 for c in cols}
     total["mutants"] = total["listed"] = 0
     for f in files:
@@ -877,13 +939,9 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
         row["listed"] = sum(1 for m in listed if m.path == f)
         for k in row:
             total[k] += row[k]
-        print("%-28s %7d %7d %8d %7d %8d %8d %8d %7d" % (f, row["mutants"], row["killed"], row["timeout"],
-                                                         row["killed-san"], row["survived"], row["not-compiled"],
-                                                         row["same-object"], row["listed"]))
+        line(f, row)
     total["mutants"], total["listed"] = len(mutants), len(listed)  # every file, not only the rows shown
-    print("%-28s %7d %7d %8d %7d %8d %8d %8d %7d" % ("total", total["mutants"], total["killed"], total["timeout"],
-                                                     total["killed-san"], total["survived"], total["not-compiled"],
-                                                     total["same-object"], total["listed"]))
+    line("total", total)
     killed = total["killed"] + total["timeout"] + total["killed-san"]
     judged = killed + total["survived"]
     if judged:
@@ -908,12 +966,18 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
                        "stale": [[e["path"], e["function"], e["at"], e["to"], e["occ"]] for e in stale],
                        "mutants": [{"file": m.path, "line": m.line, "function": m.function, "operator": m.op,
                                     "at": m.context, "to": collapse(m.new), "occurrence": m.occurrence,
-                                    "status": m.status, "detail": m.detail, "seconds": round(m.seconds, 1)}
+                                    "status": m.status, "detail": m.detail, "seconds": round(m.seconds, 1),
+                                    "sanitized": m.sanitized}
                                    for m in todo]}, f, indent=1)
     if STOP.is_set():
         return 130
+    not_run = sum(1 for m in todo if m.status == "not-run")
+    if not_run:
+        print("mutate: %d mutants not run (--time-budget): go on with --resume %s" % (not_run, args.report or "REPORT"))
     if any(m.status == "error" for m in todo):
         return 2
+    if not_run:
+        return 3
     if args.ci and survivors:
         print("mutate: CI fails: %d survivor%s not listed as equivalent" % (len(survivors),
                                                                             "" if len(survivors) == 1 else "s"))

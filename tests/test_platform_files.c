@@ -2,8 +2,9 @@
  * test (Linux natively, Windows under Wine): a new file appears under its
  * name only when committed, a taken name is refused without -f's replace
  * and replaced atomically with it, a failure or an abort leaves nothing
- * behind and the old file untouched, UTF-8 and long names work, and a
- * mapped file is followed by readable zero padding.
+ * behind and the old file untouched, UTF-8 and long names work, a
+ * mapped file is followed by readable zero padding, and paths split into
+ * folder and name as the system splits them.
  *
  *   test_platform_files DIR          the checks, in the empty folder DIR
  *   test_platform_files die DIR      starts a new file in DIR, then ends
@@ -170,6 +171,34 @@ static void test_map(void) {
     CHECK(dmls_file_map(path, 8, &m) == ENOENT, "a missing file is not ENOENT");
 }
 
+/* Paths' folder parts and which paths another folder may go in front of:
+ * the tool finds a model's files beside it with these. */
+static void test_path_parts(void) {
+    static const struct {
+        const char *path;
+        size_t folder;
+        int relative;
+    } cases[] = {
+        {"m.json", 0, 1}, {"a/m.json", 2, 1}, {"a/b/", 4, 1}, {"./m.json", 2, 1}, {"", 0, 1},
+        {"/m.json", 1, 0}, {"/a/b/m.json", 5, 0},
+#if defined(_WIN32)
+        {"a\\m.json", 2, 1}, {"a/b\\m.json", 4, 1}, {"a\\b/m.json", 4, 1},
+        {"C:\\m\\x.json", 5, 0}, {"C:/x.json", 3, 0}, {"C:x.json", 2, 0},
+        {"\\x.json", 1, 0}, {"\\\\srv\\share\\x.json", 12, 0},
+#else
+        {"a\\m.json", 0, 1}, /* a backslash is a name's character */
+        {"C:x.json", 0, 1},
+#endif
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const size_t n = dmls_path_folder_len(cases[i].path);
+        CHECK(n == cases[i].folder, "'%s': folder part of %zu characters, expected %zu", cases[i].path, n,
+              cases[i].folder);
+        const int rel = dmls_path_is_relative(cases[i].path) != 0;
+        CHECK(rel == cases[i].relative, "'%s' %s relative", cases[i].path, rel ? "is" : "is not");
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "die") == 0) {
         /* Dies with a new file uncommitted, having noted its temporary name
@@ -203,5 +232,6 @@ int main(int argc, char **argv) {
     test_new_files();
     test_info();
     test_map();
+    test_path_parts();
     TEST_MAIN_END();
 }

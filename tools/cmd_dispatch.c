@@ -1,9 +1,7 @@
 /* dmlslice dispatch: run a DxDispatch model (DirectML's JSON format) whose
  * dispatchables are slice operators. The reader and the runner live in
  * tools/dispatch/; this file is the command line. */
-#define _DEFAULT_SOURCE /* PATH_MAX under -std=c11 (glibc) */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +11,12 @@
 #include "execute.h"
 #include "model.h"
 #include "options.h"
+#include "platform.h"
 
-/* The whole model file; NULL with a message on failure. */
+/* The whole model file (a UTF-8 name; bytes as they are, CRLF line ends
+ * included: JSON takes \r as space); NULL with a message on failure. */
 static char *slurp(const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    FILE *f = strcmp(path, "-") == 0 ? stdin : dmls_fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, path, strerror(errno));
         return NULL;
@@ -84,11 +84,19 @@ int cmd_dispatch(int argc, char **argv) {
     size_t len = 0;
     char *text = slurp(path, &len);
     if (!text) return 1;
-    /* File initializers are found beside the model first, as in DxDispatch. */
-    char dir[PATH_MAX] = ".";
-    const char *slash = strrchr(path, '/');
-    if (strcmp(path, "-") != 0 && slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + (slash == path)), path);
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    /* File initializers are found beside the model first, as in DxDispatch:
+     * its path up to its name ("" for standard input). */
+    const bool from_stdin = strcmp(path, "-") == 0;
+    const size_t folder = from_stdin ? 0 : dmls_path_folder_len(path);
+    char *dir = malloc(folder + 1);
+    if (!dir) {
+        fprintf(stderr, "%s: out of memory\n", args_prog);
+        free(text);
+        return 1;
+    }
+    memcpy(dir, path, folder);
+    dir[folder] = '\0';
+    const char *name = from_stdin ? "<stdin>" : path;
     model m;
     char err[MODEL_ERR_LEN];
     int status = 1;
@@ -100,6 +108,7 @@ int cmd_dispatch(int argc, char **argv) {
         else fprintf(stderr, "%s: %s\n", args_prog, err);
         model_free(&m);
     }
+    free(dir);
     free(text);
     return status;
 }

@@ -198,6 +198,16 @@ int dmls_stream_write_all(FILE *f, const void *p, uint64_t n);
  * errno when path does not exist. */
 char *dmls_real_path(const char *path);
 
+/* How long path's folder part is: everything up to and including its last
+ * separator ('/'; on Windows also '\' and a drive's colon, as in C:x.json),
+ * so that path[0, n) + another name is that name beside path. 0 for a bare
+ * name. */
+size_t dmls_path_folder_len(const char *path);
+/* True when path is relative to the current folder, so that a folder put in
+ * front of it names something else: false for /x, and on Windows also for
+ * \x, \\server\x and anything on a drive (C:\x, C:x). */
+int dmls_path_is_relative(const char *path);
+
 /* A regular file mapped read-only: [data, data + size + pad) is readable,
  * and the pad bytes after the file read as zero. A file that another
  * process shortens while it is mapped never crashes the reader: on POSIX

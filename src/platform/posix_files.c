@@ -143,6 +143,13 @@ int dmls_stream_write_all(FILE *f, const void *data, uint64_t n) {
 
 char *dmls_real_path(const char *path) { return realpath(path, NULL); }
 
+size_t dmls_path_folder_len(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+int dmls_path_is_relative(const char *path) { return path[0] != '/'; }
+
 int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     memset(m, 0, sizeof *m);
     m->handle = -1;

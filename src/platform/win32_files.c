@@ -197,6 +197,20 @@ int dmls_stream_write_all(FILE *f, const void *data, uint64_t n) {
     return fflush(f) == 0 ? 0 : errno ? errno : EIO;
 }
 
+/* After the last / or \ or a drive's colon (C:x.json). */
+size_t dmls_path_folder_len(const char *path) {
+    size_t at = 0;
+    for (size_t i = 0; path[i]; i++)
+        if (path[i] == '/' || path[i] == '\\' || (i == 1 && path[i] == ':')) at = i + 1;
+    return at;
+}
+
+/* \x and /x are on the current drive's root, \\server\x on a share, and
+ * C:x in drive C:'s current folder, which need not be this process's. */
+int dmls_path_is_relative(const char *path) {
+    return path[0] != '/' && path[0] != '\\' && !(path[0] != '\0' && path[1] == ':');
+}
+
 char *dmls_real_path(const char *path) {
     wchar_t *w = wide(path);
     if (w == NULL) return NULL;
@@ -300,21 +314,13 @@ static BOOL set_length(HANDLE h, uint64_t bytes) {
     return SetFileInformationByHandle(h, FileEndOfFileInfo, &e, sizeof e);
 }
 
-/* The position of path's last part (after its last / or \ or drive colon). */
-static size_t base_at(const char *path) {
-    size_t at = 0;
-    for (size_t i = 0; path[i]; i++)
-        if (path[i] == '/' || path[i] == '\\' || (i == 1 && path[i] == ':')) at = i + 1;
-    return at;
-}
-
 int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
     (void)mode;
     memset(f, 0, sizeof *f);
     f->handle = (intptr_t)INVALID_HANDLE_VALUE;
     f->guard = -1;
     f->failed = "create";
-    const size_t dir_len = base_at(path);
+    const size_t dir_len = dmls_path_folder_len(path);
     f->final_path = _strdup(path);
     f->tmp_path = malloc(dir_len + 64);
     int err = f->final_path && f->tmp_path ? 0 : ENOMEM;

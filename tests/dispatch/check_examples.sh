@@ -11,7 +11,9 @@ for model in "$dir"/*.json; do
   if ! out=$("$tool" dispatch "$model" --device "$device" 2>&1); then
     echo "$model: failed: $out"; fail=1; continue
   fi
-  if [ "$out" != "$(cat "$expected")" ]; then
+  # The tool prints \n line ends everywhere; a checkout on Windows may have
+  # given the .expected file \r\n ones.
+  if [ "$out" != "$(tr -d '\r' <"$expected")" ]; then
     echo "$model: printed"; echo "$out"; echo "expected"; cat "$expected"; fail=1
   fi
   n=$((n + 1))

@@ -1,9 +1,11 @@
 #!/bin/sh
 # `dmlslice dispatch` end to end: every initializer, every command, the
 # binding forms, and malformed models, each with the error it must give.
-# Usage: check_models.sh DMLSLICE SCRATCH_DIR
+# Usage: check_models.sh DMLSLICE SCRATCH_DIR [SYSTEM]
+# SYSTEM is CMake's name of the system the tool runs on (Windows adds its
+# own path forms: backslashes).
 set -eu
-tool=$1 dir=$2
+tool=$1 dir=$2 system=${3:-}
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
 fail=0
 
@@ -82,6 +84,27 @@ ok read_npy "Resource 'b': 1, 2, 3, 4"
 mkdir -p sub && printf '\011\000' > sub/here.bin
 model sub/beside '"a": { "initialValuesDataType": "UINT16", "initialValues": { "sourcePath": "here.bin" } }' "" '{ "type": "print", "resource": "a" }'
 ok sub/beside "Resource 'a': 9"
+# Names beyond ASCII (UTF-8): the model, its folder, a file it reads beside it and one it writes.
+utf8=$(printf 'donn\303\251es-\346\225\260')
+mkdir -p "$utf8" && printf '\012\000' > "$utf8/$utf8.bin"
+model "$utf8/$utf8" '"a": { "initialValuesDataType": "UINT16", "initialValues": { "sourcePath": "'"$utf8"'.bin" } }' "" \
+  '{ "type": "print", "resource": "a" }, { "type": "writeFile", "resource": "a", "targetPath": "'"$utf8"'.npy" }'
+ok "$utf8/$utf8" "Resource 'a': 10
+Resource 'a' written to '$utf8.npy'"
+# (the whole buffer: 2 bytes rounded up to 4)
+[ "$(tail -c 4 "$utf8.npy" | od -An -tx1 | tr -d ' \n')" = "0a000000" ] || { echo "utf8: $utf8.npy was not written"; fail=1; }
+# A file initializer by an absolute path is read there, not beside the model.
+model sub/absolute '"a": { "initialValuesDataType": "INT16", "initialValues": { "sourcePath": "'"$(pwd)"'/raw.bin" } }' "" '{ "type": "print", "resource": "a" }'
+[ "$system" = Windows ] || ok sub/absolute "Resource 'a': 1, 2, 3, 4"
+if [ "$system" = Windows ]; then
+  # Windows' own separator, in the model's path and in a file initializer's.
+  mkdir -p sub/deeper && printf '\013\000' > sub/deeper/here.bin
+  model sub/backslash '"a": { "initialValuesDataType": "UINT16", "initialValues": { "sourcePath": "here.bin" } }, "b": { "initialValuesDataType": "UINT16", "initialValues": { "sourcePath": "deeper\\here.bin" } }' "" '{ "type": "print", "resource": "a" }, { "type": "print", "resource": "b" }'
+  rc=0
+  "$tool" dispatch 'sub\backslash.json' >backslash.out 2>backslash.err || rc=$?
+  [ $rc -eq 0 ] && [ "$(cat backslash.out)" = "Resource 'a': 9
+Resource 'b': 11" ] || { printf 'backslash: exit %s, printed %s %s\n' $rc "$(cat backslash.out)" "$(cat backslash.err)"; fail=1; }
+fi
 
 # --- dispatch: names, binding objects with offsets, comments and trailing commas
 model dispatch_basic "$IN, $OUT" "$SLICE1" "$DISPATCH, $PRINT"
@@ -92,6 +115,10 @@ model binding_offset '"in": { "initialValuesDataType": "FLOAT32", "initialValues
 ok binding_offset "Resource 'out': 15, 16"
 printf '{\n  // a comment\n  "resources": { %s, %s, }, /* another\n */ "dispatchables": { %s },\n  "commands": [ %s, %s, ],\n}\n' "$IN" "$OUT" "$SLICE1" "$DISPATCH" "$PRINT" > relaxed.json
 ok relaxed "Resource 'out': 2, 3"
+# Windows line ends (CRLF), comments among them: the same model; a syntax error's line and column are the file's.
+printf '{\r\n  // a comment\r\n  "resources": { %s, %s, }, /* another\r\n */ "dispatchables": { %s },\r\n  "commands": [ %s, %s, ],\r\n}\r\n' "$IN" "$OUT" "$SLICE1" "$DISPATCH" "$PRINT" > crlf.json
+ok crlf "Resource 'out': 2, 3"
+printf '{\r\n  // a comment\r\n  "resources": {\r\n    "a": [1, 2,, 3]\r\n  }\r\n}\r\n' > crlf_syntax.json
 # Commands run in order: print before and after the dispatch.
 model in_order "$IN, $OUT" "$SLICE1" "$PRINT, $DISPATCH, $PRINT"
 ok in_order "Resource 'out': 0, 0
@@ -112,6 +139,7 @@ fi
 # --- malformed models
 printf '{\n  "resources": {\n    "a": [1, 2,, 3]\n  }\n}\n' > syntax.json
 bad syntax 'syntax.json:3:16: JSON syntax error'
+bad crlf_syntax 'crlf_syntax.json:4:16: JSON syntax error'
 printf '{ "resources": {} /* never closed\n' > open_comment.json
 bad open_comment 'open_comment.json:1:19:' 'never closed'
 model unknown_resource "$IN, $OUT" "$SLICE1" '{ "type": "dispatch", "dispatchable": "s", "bindings": { "InputTensor": "nope", "OutputTensor": "out" } }'
@@ -187,7 +215,9 @@ bad not_object 'not_object.json: $: expected an object'
 "$tool" dispatch a.json b.json >/dev/null 2>&1 && { echo "usage: two models accepted"; fail=1; }
 "$tool" dispatch dispatch_basic.json --device tpu >/dev/null 2>&1 && { echo "usage: --device tpu accepted"; fail=1; }
 "$tool" dispatch absent.json 2>/dev/null && { echo "usage: a missing model ran"; fail=1; }
-ls | grep -q 'dmlslice-' && { echo "a temporary file was left behind"; fail=1; }
+# The platform layer's temporary files are hidden (.dmlslice-*), in the output's folder.
+left=$(find . -name '.dmlslice-*')
+[ -z "$left" ] || { echo "temporary files were left behind: $left"; fail=1; }
 
 [ $fail -eq 0 ] && echo "dispatch models: initializers, commands, bindings and malformed models as expected"
 exit $fail

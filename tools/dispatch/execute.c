@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "ascii.h"
 #include "device.h"
 #include "npy_output.h"
 #include "platform.h"
@@ -143,10 +143,9 @@ static bool write_raw(const char *path, const unsigned char *data, uint64_t len,
 static bool write_file(const model_command *c, const model_resource *r, const unsigned char *data,
                        const execute_options *o, char *err) {
     const char *path = c->target_path;
-    const size_t n = strlen(path);
-    const bool is_npy = n >= 4 && strcasecmp(path + n - 4, ".npy") == 0;
-    if ((n >= 4 && (strcasecmp(path + n - 4, ".png") == 0 || strcasecmp(path + n - 4, ".jpg") == 0)) ||
-        (n >= 5 && strcasecmp(path + n - 5, ".jpeg") == 0))
+    const bool is_npy = ascii_ends_with_nocase(path, ".npy");
+    if (ascii_ends_with_nocase(path, ".png") || ascii_ends_with_nocase(path, ".jpg") ||
+        ascii_ends_with_nocase(path, ".jpeg"))
         return fail(o, err, c->where, "'%s' is an image: dmlslice writes .npy and raw files only", path);
     if (!is_npy) {
         char why[300];

@@ -1,7 +1,6 @@
 /* See model.h. The format and DxDispatch's defaults are summarized in
  * docs/dispatch.md; where DxDispatch would silently read past an array or
  * ignore a misspelt field, this reader says so instead. */
-#define _DEFAULT_SOURCE /* strdup, strcasecmp under -std=c11 (glibc) */
 #include "model.h"
 
 #include <ctype.h>
@@ -11,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "ascii.h"
 #include "json_text.h"
 #include "npy_format.h"
 #include "platform.h"
@@ -34,6 +33,13 @@ static bool fail(reader *r, const char *path, const char *fmt, ...) {
     vsnprintf(r->err + head, MODEL_ERR_LEN - (size_t)head, fmt, ap);
     va_end(ap);
     return false;
+}
+
+/* A malloc'd copy (strdup is POSIX, not C11). */
+static char *copy_text(const char *s) {
+    const size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
 }
 
 static bool is_identifier(const char *s) {
@@ -172,43 +178,52 @@ static bool get_dtype(reader *r, const json_t *v, const char *p, DML_TENSOR_DATA
 
 /* ------------------------------------------------------------ resources */
 
-static bool read_file(reader *r, const char *p, const char *source, unsigned char **data, uint64_t *len,
-                      char *used_path, size_t used_cap) {
-    if (!r->base_dir) return fail(r, p, "file initializers are not read here");
-    dmls_file_info st;
-    if (source[0] != '/') {
-        snprintf(used_path, used_cap, "%s/%s", r->base_dir, source);
-        if (dmls_path_info(used_path, 1, &st) != 0 || st.kind == DMLS_FILE_MISSING)
-            snprintf(used_path, used_cap, "%s", source);
-    } else {
-        snprintf(used_path, used_cap, "%s", source);
+/* The file a file initializer's source names, malloc'd (NULL when out of
+ * memory): the one beside the model when there is one by that name (a
+ * relative source after the model's folder), else source as given. */
+static char *file_to_read(const reader *r, const char *source) {
+    const size_t folder = strlen(r->base_dir), n = strlen(source) + 1;
+    if (folder && dmls_path_is_relative(source)) {
+        char *beside = malloc(folder + n);
+        if (!beside) return NULL;
+        memcpy(beside, r->base_dir, folder);
+        memcpy(beside + folder, source, n);
+        dmls_file_info st;
+        if (dmls_path_info(beside, 1, &st) == 0 && st.kind != DMLS_FILE_MISSING) return beside;
+        free(beside);
     }
-    FILE *f = dmls_fopen(used_path, "rb");
-    if (!f) return fail(r, p, "cannot open '%s': %s", source, strerror(errno));
-    if (dmls_path_info(used_path, 1, &st) != 0 || st.kind != DMLS_FILE_REGULAR) {
-        fclose(f);
-        return fail(r, p, "'%s' is not a regular file", used_path);
-    }
-    const uint64_t size = st.size;
-    unsigned char *buf = malloc(size ? size : 1);
-    if (!buf) {
-        fclose(f);
-        return fail(r, p, "'%s': cannot hold its %" PRIu64 " bytes in memory", used_path, size);
-    }
-    const size_t got = fread(buf, 1, size, f);
-    fclose(f);
-    if (got != size) {
-        free(buf);
-        return fail(r, p, "'%s': read %zu of %" PRIu64 " bytes", used_path, got, size);
-    }
-    *data = buf;
-    *len = size;
-    return true;
+    return copy_text(source);
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-    const size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+static bool read_file(reader *r, const char *p, const char *source, unsigned char **data, uint64_t *len) {
+    if (!r->base_dir) return fail(r, p, "file initializers are not read here");
+    char *used = file_to_read(r, source);
+    if (!used) return fail(r, p, "out of memory");
+    bool ok = false;
+    unsigned char *buf = NULL;
+    dmls_file_info st;
+    FILE *f = dmls_fopen(used, "rb");
+    if (!f) {
+        fail(r, p, "cannot open '%s': %s", source, strerror(errno));
+    } else if (dmls_path_info(used, 1, &st) != 0 || st.kind != DMLS_FILE_REGULAR) {
+        fail(r, p, "'%s' is not a regular file", used);
+    } else if (st.size > SIZE_MAX - 1 || !(buf = malloc(st.size ? (size_t)st.size : 1))) {
+        fail(r, p, "'%s': cannot hold its %" PRIu64 " bytes in memory", used, st.size);
+    } else {
+        const size_t got = fread(buf, 1, (size_t)st.size, f);
+        if (got == st.size) {
+            *data = buf;
+            *len = st.size;
+            buf = NULL;
+            ok = true;
+        } else {
+            fail(r, p, "'%s': read %zu of %" PRIu64 " bytes", used, got, st.size);
+        }
+    }
+    if (f) fclose(f);
+    free(buf);
+    free(used);
+    return ok;
 }
 
 static bool read_file_initializer(reader *r, model_resource *res, const json_t *init, const char *p) {
@@ -216,14 +231,14 @@ static bool read_file_initializer(reader *r, model_resource *res, const json_t *
     if (!get_string(r, init, "sourcePath", p, true, &source)) return false;
     char sp[PATH_CAP];
     child_key(sp, p, "sourcePath");
-    if (ends_with(source, ".png") || ends_with(source, ".jpg") || ends_with(source, ".jpeg"))
+    if (ascii_ends_with_nocase(source, ".png") || ascii_ends_with_nocase(source, ".jpg") ||
+        ascii_ends_with_nocase(source, ".jpeg"))
         return fail(r, sp, "'%s' is an image: dmlslice reads .npy and raw files only", source);
     unsigned char *bytes = NULL;
     uint64_t len = 0;
-    char used[1024];
-    if (!read_file(r, sp, source, &bytes, &len, used, sizeof used)) return false;
+    if (!read_file(r, sp, source, &bytes, &len)) return false;
     DML_TENSOR_DATA_TYPE file_type = DML_TENSOR_DATA_TYPE_UNKNOWN;
-    if (ends_with(source, ".npy")) {
+    if (ascii_ends_with_nocase(source, ".npy")) {
         npy_header h;
         char err[NPY_ERR_LEN];
         if (!npy_parse_header(source, bytes, len, &h, err) || !npy_check_data(source, &h, len - h.data_offset, err)) {
@@ -349,7 +364,7 @@ static bool read_initializer(reader *r, model_resource *res, const json_t *init,
 static bool read_resource(reader *r, model_resource *res, const char *name, const json_t *obj, const char *p) {
     static const char *const keys[] = {"type", "initialValues", "initialValuesDataType", "initialValuesOffsetInBytes",
                                        "sizeInBytes", "resampleSize", "resampleMode", NULL};
-    res->name = strdup(name);
+    res->name = copy_text(name);
     if (!res->name) return fail(r, p, "out of memory");
     if (!get_object(r, obj, p) || !only_keys(r, obj, p, keys)) return false;
     const char *type = NULL;
@@ -530,9 +545,9 @@ static bool read_op_type(reader *r, const char *type, const char *p, const op_sh
             return true;
         }
     }
-    if (strcasecmp(type, "hlsl") == 0) return fail(r, p, "an HLSL compute shader: %s", slice_only);
-    if (strcasecmp(type, "onnx") == 0) return fail(r, p, "an ONNX model: %s", slice_only);
-    if (strcasecmp(type, "dmlSerializedGraph") == 0) return fail(r, p, "a serialized DirectML graph: %s", slice_only);
+    if (ascii_equal_nocase(type, "hlsl")) return fail(r, p, "an HLSL compute shader: %s", slice_only);
+    if (ascii_equal_nocase(type, "onnx")) return fail(r, p, "an ONNX model: %s", slice_only);
+    if (ascii_equal_nocase(type, "dmlSerializedGraph")) return fail(r, p, "a serialized DirectML graph: %s", slice_only);
     bool enum_like = suffix[0] != '\0';
     for (const char *c = suffix; *c; c++) enum_like = enum_like && (isupper((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_');
     if (enum_like) return fail(r, p, "DML_OPERATOR_%.80s is not a slice operator: %s", suffix, slice_only);
@@ -544,7 +559,7 @@ static bool read_dispatchable(reader *r, model_dispatchable *d, const char *name
                                        "bindings", NULL};
     static const char *const exec_flags[] = {"NONE", "ALLOW_HALF_PRECISION_COMPUTATION", "DISABLE_META_COMMANDS",
                                              "DESCRIPTORS_VOLATILE", NULL};
-    d->name = strdup(name);
+    d->name = copy_text(name);
     if (!d->name) return fail(r, p, "out of memory");
     if (!get_object(r, obj, p)) return false;
     const char *type;
@@ -726,14 +741,14 @@ static bool read_command(reader *r, model_command *c, const json_t *obj, const c
     const char *type, *res;
     if (!get_object(r, obj, p) || !get_string(r, obj, "type", p, true, &type)) return false;
     char q[PATH_CAP];
-    if (strcasecmp(type, "dispatch") == 0) {
+    if (ascii_equal_nocase(type, "dispatch")) {
         c->kind = CMD_DISPATCH;
         return read_dispatch(r, c, obj, p);
     }
     static const char *const print_keys[] = {"type", "resource", "verbose", NULL};
     static const char *const write_keys[] = {"type", "resource", "targetPath", "dimensions", NULL};
-    if (strcasecmp(type, "print") == 0) c->kind = CMD_PRINT;
-    else if (strcasecmp(type, "writeFile") == 0) c->kind = CMD_WRITE_FILE;
+    if (ascii_equal_nocase(type, "print")) c->kind = CMD_PRINT;
+    else if (ascii_equal_nocase(type, "writeFile")) c->kind = CMD_WRITE_FILE;
     else {
         child_key(q, p, "type");
         return fail(r, q, "unknown command type \"%.60s\" (dispatch, print or writeFile)", type);
@@ -755,7 +770,7 @@ static bool read_command(reader *r, model_command *c, const json_t *obj, const c
     }
     const char *target;
     if (!get_string(r, obj, "targetPath", p, true, &target)) return false;
-    c->target_path = strdup(target);
+    c->target_path = copy_text(target);
     if (!c->target_path) return fail(r, p, "out of memory");
     const json_t *dims = json_object_get(obj, "dimensions");
     if (dims) {

@@ -85,9 +85,11 @@ typedef struct model {
 } model;
 
 /* Reads a model from text (len bytes; modified in place: comments and
- * trailing commas are blanked). base_dir is the model's folder: file
- * initializers are looked up there first, then in the current directory,
- * as DxDispatch does; NULL reads no files (a file initializer is then an
+ * trailing commas are blanked). base_dir is the model's folder as the start
+ * of its path, separator included ("models/", "C:\m\"; "" for the
+ * current folder: platform.h's dmls_path_folder_len): a relative file
+ * initializer is looked up there first, then in the current folder, as
+ * DxDispatch does; NULL reads no files (a file initializer is then an
  * error). name is the model's name for messages. On failure returns false
  * with err (MODEL_ERR_LEN bytes) set and *m empty. */
 bool model_read(char *text, size_t len, const char *name, const char *base_dir, model *m, char *err);

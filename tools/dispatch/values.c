@@ -1,12 +1,12 @@
 /* See values.h. */
-#define _DEFAULT_SOURCE /* strcasecmp under -std=c11 (glibc) */
 #include "values.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
+
+#include "ascii.h"
 
 typedef struct dtype_info {
     const char *name;
@@ -148,9 +148,9 @@ bool values_parse(const json_t *value, DML_TENSOR_DATA_TYPE type, unsigned char 
             d = json_number_value(value);
         } else if (json_is_string(value)) {
             const char *s = json_string_value(value);
-            if (strcasecmp(s, "nan") == 0) d = NAN;
-            else if (strcasecmp(s, "inf") == 0) d = INFINITY;
-            else if (strcasecmp(s, "-inf") == 0) d = -INFINITY;
+            if (ascii_equal_nocase(s, "nan")) d = NAN;
+            else if (ascii_equal_nocase(s, "inf")) d = INFINITY;
+            else if (ascii_equal_nocase(s, "-inf")) d = -INFINITY;
             else {
                 snprintf(why, 200, "the string \"%.40s\" is not a number ('nan', 'inf' or '-inf' are)", s);
                 return false;
