@@ -391,8 +391,12 @@ static int list_end_mode(void) {
 #if defined(__x86_64__) || defined(__i386__)
     static char env[] = "DMLSLICE_DISABLE_CPU_FEATURES=sse4\0avx2\0";
     const unsigned bit = DMLS_CPU_AVX2;
+#if defined(__GNUC__) && !defined(DMLS_PORTABLE_FALLBACKS)
     __builtin_cpu_init();
     const bool has = __builtin_cpu_supports("avx2");
+#else
+    const bool has = false; /* the library detects AVX2 through GNU C only (src/compiler.h) */
+#endif
 #elif DMLS_CPU_NEON_KERNELS
     static char env[] = "DMLSLICE_DISABLE_CPU_FEATURES=sse4\0neon\0";
     const unsigned bit = DMLS_CPU_NEON;
