@@ -29,13 +29,14 @@ usage() {
 target=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$root/build-$target}
+case $build in /*) ;; *) build=$(pwd)/$build ;; esac  # the Jansson paths handed to CMake must not depend on its folder
 cc=""
 arch=""
 case $target in
   aarch64) toolchain=aarch64-linux-gnu; arch=arm64; pkgs="gcc-aarch64-linux-gnu qemu-user-static" ;;
   aarch64-clang) toolchain=aarch64-linux-gnu; arch=arm64; cc=clang; pkgs="clang gcc-aarch64-linux-gnu qemu-user-static" ;;
   s390x) toolchain=s390x-linux-gnu; arch=s390x; pkgs="gcc-s390x-linux-gnu qemu-user-static" ;;
-  windows) toolchain=x86_64-w64-mingw32; pkgs="gcc-mingw-w64-x86-64 wine64 dpkg-dev" ;; # dpkg-dev: dpkg-source
+  windows) toolchain=x86_64-w64-mingw32; pkgs="gcc-mingw-w64-x86-64 wine wine64 dpkg-dev" ;; # wine: the `wine` command; dpkg-dev: dpkg-source
   *) usage ;;
 esac
 # The cross C library's headers and start files: only recommended by the

@@ -330,7 +330,7 @@ def read_equivalents(path):
     with open(path, encoding="utf-8") as f:
         for n, raw in enumerate(f, 1):
             line = raw.rstrip("\n")
-            m = re.fullmatch(r"\[(.+)\] (\S+) #(\d+)", line.strip())
+            m = re.fullmatch(r"\[(.+)\] (.+) #(\d+)", line.strip())
             if m:
                 cur = {"path": m.group(1), "function": m.group(2), "occ": int(m.group(3)), "line": n, "why": ""}
                 continue

@@ -6,17 +6,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 /* The compiler's overflow builtins where it has them (GCC 5+, clang), else
- * portable C (MSVC, other C11 compilers). DMLS_NO_OVERFLOW_BUILTINS forces
- * the portable code, so tests can check it against the builtins. */
-#if !defined(DMLS_NO_OVERFLOW_BUILTINS)
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_add_overflow) && __has_builtin(__builtin_mul_overflow)
+ * portable C (MSVC, other C11 compilers, a DMLS_PORTABLE_FALLBACKS build).
+ * DMLS_NO_OVERFLOW_BUILTINS forces the portable code, so tests can check it
+ * against the builtins. clang says __GNUC__ 4 whatever its version, and has
+ * had both builtins since 3.8. */
+#if DMLS_GNU_C && !defined(DMLS_NO_OVERFLOW_BUILTINS) && (defined(__clang__) || __GNUC__ >= 5)
 #define DMLS_OVERFLOW_BUILTINS 1
-#endif
-#elif defined(__GNUC__) && __GNUC__ >= 5
-#define DMLS_OVERFLOW_BUILTINS 1
-#endif
 #endif
 
 static inline uint64_t dmls_abs_i64(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }

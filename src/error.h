@@ -3,9 +3,12 @@
 #ifndef DMLS_ERROR_H
 #define DMLS_ERROR_H
 
+#include "compiler.h"
 #include "dmlslice/dmlslice.h"
 
-#if defined(__GNUC__)
+/* Where the compiler can, a message whose arguments disagree with its
+ * format is a compile-time warning rather than a garbled error later. */
+#if DMLS_GNU_C
 #define DMLS_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define DMLS_PRINTF(a, b)

@@ -35,6 +35,19 @@ static void test_threads_env(void) {
     CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
     CHECK(ctx && dmls_context_threads(ctx) == 1, "DMLSLICE_THREADS=1");
     dmls_context_destroy(ctx);
+    /* Decimal, up to 1024 (no worker starts before a copy needs it). */
+    dmls_env_set("DMLSLICE_THREADS", "12");
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 12, "DMLSLICE_THREADS=12 gave %d threads",
+          ctx ? dmls_context_threads(ctx) : 0);
+    dmls_context_destroy(ctx);
+    dmls_env_set("DMLSLICE_THREADS", "1024");
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 1024, "DMLSLICE_THREADS=1024");
+    dmls_context_destroy(ctx);
+    CHECK_STATUS(dmls_context_create(1024, &ctx), DMLS_OK);
+    CHECK(ctx && dmls_context_threads(ctx) == 1024, "explicit 1024 threads");
+    dmls_context_destroy(ctx);
 
     static const char *const bad[] = {"0", "-2", "1025", "abc", "3x", "2.5", "99999999999999999999"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {

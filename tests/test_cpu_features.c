@@ -32,9 +32,11 @@ static const char *const simd_name = "", *const simd_suffix = "";
 static const unsigned simd_bit = 0;
 #endif
 
-/* Asked of the compiler's runtime or the system, not of the library. */
+/* Asked of the compiler's runtime or the system, not of the library. The
+ * library detects AVX2 through GNU C only (src/compiler.h), so a build of the
+ * plain-C fallbacks (DMLS_PORTABLE_FALLBACKS, what MSVC gets) must see none. */
 static bool cpu_has_simd(void) {
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(DMLS_PORTABLE_FALLBACKS)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
 #elif defined(__aarch64__) && defined(__linux__)

@@ -1,6 +1,9 @@
 /* The .npy format: header parsing and writing; see npy_format.h. */
 #include "npy_format.h"
 
+/* Header-only: the overflow checks with their portable fallback. */
+#include "../src/checked.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -258,7 +261,7 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
     bool empty = false, count_overflow = false;
     for (int i = 0; i < h->ndim; i++) {
         empty |= h->shape[i] == 0;
-        count_overflow |= __builtin_mul_overflow(h->count, (uint64_t)h->shape[i], &h->count);
+        count_overflow |= dmls_mul_u64(h->count, (uint64_t)h->shape[i], &h->count);
     }
     if (empty) {
         h->count = 0;
@@ -266,7 +269,7 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
         snprintf(err, NPY_ERR_LEN, "%s: the shape's element count overflows: it is over 2^63-1", name);
         return false;
     }
-    if (__builtin_mul_overflow(h->count, (uint64_t)h->esize, &h->data_bytes) || h->data_bytes > (uint64_t)INT64_MAX) {
+    if (dmls_mul_u64(h->count, (uint64_t)h->esize, &h->data_bytes) || h->data_bytes > (uint64_t)INT64_MAX) {
         snprintf(err, NPY_ERR_LEN,
                  "%s: the shape's %" PRIu64 " elements of %zu bytes overflow the byte size: it is over 2^63-1", name,
                  h->count, h->esize);
@@ -296,7 +299,7 @@ void npy_strides(const npy_header *h, int64_t *strides) {
     for (int k = 0; k < h->ndim; k++) {
         const int i = h->fortran_order ? k : h->ndim - 1 - k;
         strides[i] = s;
-        if (__builtin_mul_overflow(s, h->shape[i] ? h->shape[i] : 1, &s)) s = INT64_MAX;
+        if (dmls_mul_i64(s, h->shape[i] ? h->shape[i] : 1, &s)) s = INT64_MAX;
     }
 }
 

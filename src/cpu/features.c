@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler.h"
 #include "../platform/platform.h"
 #include "features.h"
 
@@ -24,7 +25,9 @@ static bool listed(const char *list, const char *name) {
 
 static void detect(void) {
     unsigned f = 0;
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#if (defined(__x86_64__) || defined(__i386__)) && DMLS_GNU_C
+    /* GNU C only: elsewhere (MSVC) AVX2 is never detected, and the portable
+     * kernels run. */
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) f |= DMLS_CPU_AVX2;
 #elif defined(__aarch64__) || defined(_M_ARM64)

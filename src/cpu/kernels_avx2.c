@@ -5,12 +5,17 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "../compiler.h"
 #include "kernels.h"
 
-#if defined(__GNUC__)
+#if DMLS_GNU_C
 #define AVX2 __attribute__((target("avx2")))
 #else
-#define AVX2 /* MSVC compiles AVX2 intrinsics in any function */
+/* No target attributes: MSVC would compile AVX2 intrinsics in any function
+ * (it builds no AVX2 kernels yet, having no __x86_64__ and no detection in
+ * features.c), and gcc or clang building the portable fallbacks compile
+ * this file with -mavx2 instead (src/CMakeLists.txt). */
+#define AVX2
 #endif
 
 void dmls_cpu_store_fence(void) { _mm_sfence(); }

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "../compiler.h"
 #include "../platform/platform.h"
 #include "pool.h"
 
@@ -28,7 +29,7 @@
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
 #include <emmintrin.h>
 #define CPU_RELAX() _mm_pause()
-#elif (defined(__aarch64__) || defined(__arm__)) && defined(__GNUC__)
+#elif (defined(__aarch64__) || defined(__arm__)) && DMLS_GNU_C
 #define CPU_RELAX() __asm__ __volatile__("yield" ::: "memory")
 #elif defined(_M_ARM64) || defined(_M_ARM)
 #include <intrin.h>

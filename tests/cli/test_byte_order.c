@@ -8,9 +8,8 @@
 #define _DEFAULT_SOURCE
 #include <stdarg.h>
 #include <stdbool.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "support/run.h"
 #include "test.h"
 
 static const char *tool;
@@ -23,23 +22,28 @@ static bool host_big_endian(void) {
     return first == 0x01;
 }
 
-/* Runs "TOOL args" in the scratch folder, stdout to out.txt and stderr to
- * err.txt; returns the exit status. */
+/* Runs "TOOL args" (args split as sh would, no shell involved) in the
+ * scratch folder, stdout to out.txt and stderr to err.txt; returns the exit
+ * status. */
 static int run(const char *fmt, ...) {
-    char args[1024], cmd[8192];
+    char args[1024], words[1200];
+    const char *argv[64] = {tool};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>err.txt", dir, tool, args);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    if (run_split(args, words, sizeof words, argv + 1, 63) < 0) {
+        fprintf(stderr, "cannot split: %s\n", args);
+        return -1;
+    }
+    const run_io io = {.out = "out.txt", .err = "err.txt"};
+    return run_argv(argv, &io);
 }
 
 static void rm(const char *name) {
     char p[4200];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    unlink(p);
+    remove(p);
 }
 
 static unsigned char *slurp(const char *name, size_t *len) {
@@ -220,24 +224,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_byte_order DMLSLICE SCRATCH_PARENT\n");
         return 2;
     }
-    static char tool_path[4096];
-    if (realpath(argv[1], tool_path) == NULL) {
-        perror(argv[1]);
+    /* The tool runs inside the scratch folder: the paths made absolute. */
+    static char tool_path[4096], parent[4096];
+    if (run_abs_path(argv[1], tool_path, sizeof tool_path) != 0 || run_abs_path(argv[2], parent, sizeof parent) != 0)
         return 2;
-    }
     tool = tool_path;
-    snprintf(dir, sizeof dir, "%s/byte_order_scratch.XXXXXX", argv[2]);
-    if (mkdtemp(dir) == NULL) {
-        perror("mkdtemp");
-        return 2;
-    }
+    if (run_make_scratch(dir, sizeof dir, parent, "byte_order_scratch") != 0 || chdir(dir) != 0) return 2;
     printf("host byte order: %s\n", host_big_endian() ? "big-endian" : "little-endian");
     test_orders();
     test_header_numbers();
     if (test_checks_failed == 0) {
-        char cmd[16500];
-        snprintf(cmd, sizeof cmd, "rm -f '%s'/*.npy '%s'/out.txt '%s'/err.txt && rmdir '%s'", dir, dir, dir, dir);
-        if (system(cmd) != 0) printf("scratch folder %s not removed\n", dir);
+        if (chdir(parent) != 0 || run_clear_folder(dir, true) != 0) printf("scratch folder %s not removed\n", dir);
     } else {
         printf("scratch folder kept: %s\n", dir);
     }

@@ -10,6 +10,7 @@
 #include "cpu/context.h"
 #include "cpu/execute.h"
 #include "cpu/features.h"
+#include "cpu/kernels.h"
 #include "operator.h"
 #include "support/dtype.h"
 #include "support/guarded.h"
@@ -392,6 +393,176 @@ static void traffic_tests(void) {
     }
 }
 
+/* ------------------------------------------------------------------
+ * Edges found by mutation testing (docs/mutation.md): choices the random
+ * and directed cases above leave free (the kernel for single elements,
+ * short 1-D runs, overlapping input items and rows of 31 bytes; the item
+ * count of an unfolded rank-8 copy), the AVX2 wide move at widths 17..31
+ * with padding after each row, and the streaming contiguous row at every
+ * length and destination alignment near its loop steps.
+ * ------------------------------------------------------------------ */
+
+/* A native slice of `in` (strides may be NULL: packed) into `out`. */
+static dmls_operator *make_views(int esize, int ndim, const int64_t *in_shape, const int64_t *in_strides,
+                                 const int64_t *offsets, const int64_t *sizes, const int64_t *steps,
+                                 const int64_t *out_shape, const int64_t *out_strides) {
+    dmls_tensor in = {test_dtype_of_size(esize), ndim, in_shape, in_strides, 0};
+    dmls_tensor out = {test_dtype_of_size(esize), ndim, out_shape, out_strides, 0};
+    dmls_window win = {offsets, sizes, steps};
+    dmls_operator *op = NULL;
+    dmls_status st = dmls_create(&in, &out, &win, &op);
+    CHECK(st == DMLS_OK, "create: %s", dmls_last_error());
+    return op;
+}
+
+/* The kernel chosen with `features` and no streaming must be `want`. */
+static void check_kernel(const dmls_operator *op, unsigned features, dmls_cpu_kernel want, const char *what) {
+    dmls_cpu_prepared cp;
+    dmls_cpu_prepare(&cp, &op->copy, features, UINT64_MAX);
+    CHECK(cp.kernel == want, "%s (features 0x%x): dispatch chose %s, expected %s", what, features,
+          dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want));
+}
+
+/* A single element (a plan of rank 0) and a 1-D run of at most 32 bytes:
+ * both are one contiguous row of items of the element size, copied by
+ * memcpy; nothing to fold, since there is no outer dim to keep. */
+static void single_row_tests(void) {
+    const unsigned have = dmls_cpu_features();
+    for (int es = 1; es <= 8; es *= 2) {
+        const int64_t in[1] = {40}, one[1] = {1};
+        char what[64];
+        for (int64_t len = 1; len <= 5; len += 4) {
+            const int64_t off[1] = {3}, sz[1] = {len};
+            dmls_operator *op = make_views(es, 1, in, NULL, off, sz, one, sz, NULL);
+            if (!op) continue;
+            snprintf(what, sizeof what, "1-D run of %d x %d bytes", (int)len, es);
+            for (unsigned f = 0; f <= have; f++) {
+                if ((f & have) != f) continue;
+                check_kernel(op, f, DMLS_CPU_CONTIG, what);
+                dmls_cpu_prepared cp;
+                dmls_cpu_prepare(&cp, &op->copy, f, UINT64_MAX);
+                CHECK(cp.ndim == 1 && cp.width == es && cp.shape[0] == len && cp.items == (uint64_t)len,
+                      "%s: prepared as rank %d, width %d, %lld items in the row, %llu items; want rank 1, width %d, "
+                      "%lld and %lld",
+                      what, (int)cp.ndim, (int)cp.width, (long long)cp.shape[0], (unsigned long long)cp.items, es,
+                      (long long)len, (long long)len);
+                CHECK(cp.item_src_step == es && cp.item_dst_step == es,
+                      "%s: item steps %lld (input) and %lld (output), want %d", what, (long long)cp.item_src_step,
+                      (long long)cp.item_dst_step, es);
+            }
+            check_all_variants(op, what);
+            dmls_destroy(op);
+        }
+    }
+}
+
+/* Overlapping input items (strides {1, 1}: each row of 3 starts one element
+ * after the last): folded into items of 3 or 6 bytes read every 1 or 2
+ * bytes, so ss + width equals the wide move's 4 or 8 bytes, its least room. */
+static void overlapping_input_tests(void) {
+    for (int es = 1; es <= 2; es++) {
+        const int64_t in[2] = {40, 3}, st[2] = {1, 1}, o[2] = {0, 0}, one[2] = {1, 1};
+        dmls_operator *op = make_views(es, 2, in, st, o, in, one, in, NULL);
+        if (!op) continue;
+        const char *what = es == 1 ? "rows of 3 bytes a byte apart" : "rows of 6 bytes 2 bytes apart";
+        check_kernel(op, dmls_cpu_features(), DMLS_CPU_STRIDED_WIDE, what);
+        check_kernel(op, 0, DMLS_CPU_STRIDED_WIDE, what);
+        check_all_variants(op, what);
+        dmls_destroy(op);
+    }
+}
+
+/* Rows of 1-byte items: 31 output bytes are below the SIMD kernels' one
+ * vector, 32 reach it. */
+static void short_row_tests(void) {
+    const int64_t o1[2] = {0, 1};
+    for (int64_t len = 31; len <= 32; len++) {
+        const int64_t in[2] = {3, len + 2}, sz[2] = {3, len}, st[2] = {1, -1};
+        char what[48];
+        snprintf(what, sizeof what, "reverse %d x 1 byte", (int)len);
+        directed(what, 1, 2, in, o1, sz, st, len < 32 ? DMLS_CPU_STRIDED : DMLS_CPU_REVERSE_AVX2, DMLS_CPU_STRIDED,
+                 1);
+    }
+    /* 4 of every 6 bytes: items of 4 bytes (the one power of two only a
+     * fold makes with a step that is not a multiple of it) by shuffles. */
+    const int64_t in[3] = {2, 20, 6}, o0[3] = {0, 0, 0}, sz[3] = {2, 20, 4}, p1[3] = {1, 1, 1};
+    directed("4 of 6 bytes", 1, 3, in, o0, sz, p1, DMLS_CPU_SHUFFLE3_AVX2, DMLS_CPU_STRIDED, 4);
+}
+
+/* Rank 8 with nothing to merge or fold (every dim stepped by 2): the copy
+ * keeps 8 dims and 256 items. */
+static void rank8_tests(void) {
+    int64_t in[8], o[8], sz[8], st[8], out[8];
+    for (int i = 0; i < 8; i++) in[i] = 3, o[i] = 0, sz[i] = 3, st[i] = 2, out[i] = 2;
+    dmls_operator *op = make_views(1, 8, in, NULL, o, sz, st, out, NULL);
+    if (!op) return;
+    dmls_cpu_prepared cp;
+    dmls_cpu_prepare(&cp, &op->copy, dmls_cpu_features(), UINT64_MAX);
+    CHECK(cp.ndim == 8 && cp.items == 256 && cp.out_bytes == 256,
+          "unfolded rank 8: rank %d, %llu items, %llu output bytes; want 8, 256, 256", (int)cp.ndim,
+          (unsigned long long)cp.items, (unsigned long long)cp.out_bytes);
+    check_all_variants(op, "unfolded rank 8");
+    dmls_destroy(op);
+}
+
+/* Runs of 1..32 bytes out of 33-byte input rows into output rows with 3
+ * bytes of padding after each: a move that writes past a row's last item
+ * lands in the padding (compared with the rest), one that stops short
+ * leaves the item's last bytes. */
+static void wide_width_tests(void) {
+    const unsigned have = dmls_cpu_features();
+    for (int64_t r = 1; r <= 32; r++) {
+        const int64_t in[3] = {3, 7, 33}, o[3] = {0, 0, 33 - r}, sz[3] = {3, 7, r}, one[3] = {1, 1, 1};
+        const int64_t ostr[3] = {7 * r + 3, r, 1};
+        dmls_operator *op = make_views(1, 3, in, NULL, o, sz, one, sz, ostr);
+        if (!op) continue;
+        char what[48];
+        snprintf(what, sizeof what, "runs of %d bytes, padded rows", (int)r);
+        const int w = (int)r;
+        const bool pow2 = (w & (w - 1)) == 0;
+        dmls_cpu_kernel portable = pow2 || w > 16 ? DMLS_CPU_STRIDED : DMLS_CPU_STRIDED_WIDE;
+        check_kernel(op, 0, portable, what);
+#if defined(__x86_64__) || defined(__i386__)
+        if (have & DMLS_CPU_AVX2) check_kernel(op, have, !pow2 && w > 16 ? DMLS_CPU_STRIDED_WIDE_AVX2 : portable, what);
+#endif
+        check_all_variants(op, what);
+        dmls_destroy(op);
+    }
+    (void)have;
+}
+
+/* The streaming contiguous row (AVX2) at 256..448 bytes from each place on
+ * a 64-byte line: ordinary stores up to the line, 128-byte steps, one
+ * 64-byte step, ordinary stores after; no byte after the row is written. */
+static void contig_nt_row_tests(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (!(dmls_cpu_features() & DMLS_CPU_AVX2)) return;
+    enum { MAX_BYTES = 448, ROOM = 64 + MAX_BYTES + 64 };
+    unsigned char *src = malloc(MAX_BYTES), *raw = malloc(ROOM + 64);
+    unsigned char *line = raw + (64 - ((uintptr_t)raw & 63)) % 64; /* 64-byte aligned */
+    test_fill_random(src, MAX_BYTES);
+    dmls_cpu_prepared p;
+    memset(&p, 0, sizeof p);
+    p.width = 1;
+    int bad = 0;
+    for (size_t shift = 0; shift < 64 && !bad; shift++)
+        for (size_t bytes = 256; bytes <= MAX_BYTES && !bad; bytes++) {
+            memset(line, 0xA5, ROOM);
+            dmls_cpu_rows_contig_nt_avx2(line + shift, src, (int64_t)bytes, 1, &p);
+            dmls_cpu_store_fence();
+            size_t after = shift + bytes;
+            bool ok = memcmp(line + shift, src, bytes) == 0;
+            for (size_t b = 0; b < shift; b++) ok = ok && line[b] == 0xA5;
+            for (size_t b = after; b < ROOM; b++) ok = ok && line[b] == 0xA5;
+            CHECK(ok, "contig_nt_avx2: a row of %zu bytes at %zu bytes past a line differs or writes outside",
+                  bytes, shift);
+            bad = !ok;
+        }
+    free(src);
+    free(raw);
+#endif
+}
+
 static void context_tests(void) {
     dmls_context *ctx = (dmls_context *)&ctx;
     CHECK_STATUS(dmls_context_create(-1, &ctx), DMLS_ERROR_INVALID_ARGUMENT);
@@ -416,6 +587,12 @@ int main(void) {
     }
     printf("cpu features 0x%x\n", dmls_cpu_features());
     directed_tests();
+    single_row_tests();
+    overlapping_input_tests();
+    short_row_tests();
+    rank8_tests();
+    wide_width_tests();
+    contig_nt_row_tests();
     guard_tests();
     random_tests(1500);
     for (int t = 1; t <= 4; t++) dmls_context_destroy(contexts[t]);

@@ -2,6 +2,7 @@
  * random input gradients and windows (ranks 1-4, every element size,
  * negative strides), each result compared byte for byte with the library's
  * reference executor running the same SLICE_GRAD. Prints its seed. */
+#define _DEFAULT_SOURCE
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "dmlslice/dml.h"
+#include "support/run.h"
 
 static const char *tool;
 static char dir[4096];
@@ -32,14 +34,33 @@ static uint32_t next(void) {
     return (uint32_t)(rng >> 11);
 }
 
-static int run(const char *fmt, ...) {
-    char cmd[8192];
+/* Runs a command line (split as sh would, no shell involved) with the
+ * given standard streams (NULL: the test's own); its exit status. */
+static int run(const run_io *io, const char *fmt, ...) {
+    char cmd[8192], words[8192];
+    const char *argv[64];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(cmd, sizeof cmd, fmt, ap);
     va_end(ap);
-    const int st = system(cmd);
-    return st == -1 ? -1 : (st >> 8) & 0xFF;
+    if (run_split(cmd, words, sizeof words, argv, 64) < 1) {
+        fprintf(stderr, "cannot split: %s\n", cmd);
+        return -1;
+    }
+    return run_argv(argv, io);
+}
+
+/* The file holds the text. */
+static bool file_has(const char *path, const char *text) {
+    char b[4096] = "";
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        b[fread(b, 1, sizeof b - 1, f)] = '\0';
+        fclose(f);
+    }
+    const bool ok = strstr(b, text) != NULL;
+    if (!ok) fprintf(stderr, "  %s lacks \"%s\"; it holds: %s\n", path, text, b);
+    return ok;
 }
 
 static const char *descr_of(size_t esize) { return esize == 1 ? "|u1" : esize == 2 ? "<u2" : esize == 4 ? "<f4" : "<i8"; }
@@ -132,14 +153,14 @@ static void one_case(int iter) {
     write_npy(in_path, esize, n, in_shape, in, in_count * esize);
     list(o, sizeof o, n, off), list(w, sizeof w, n, win), list(st, sizeof st, n, stride), list(os, sizeof os, n, out_shape);
     list(is, sizeof is, n, in_shape);
-    const int rc = run("'%s' grad '%s' -o '%s' -f --window-offsets=%s --window-sizes=%s --window-strides=%s "
+    const int rc = run(NULL, "'%s' grad '%s' -o '%s' -f --window-offsets=%s --window-sizes=%s --window-strides=%s "
                        "--output-gradient-sizes=%s",
                        tool, in_path, out_path, o, w, st, os);
     CHECK(rc == 0, "case %d: grad exited %d", iter, rc);
     CHECK(rc != 0 || (read_tail(out_path, got, out_count * esize) && memcmp(got, want, out_count * esize) == 0),
           "case %d: grad's output differs from the reference (esize %zu, rank %d)", iter, esize, n);
     /* check validates the same description without data. */
-    const int crc = run("'%s' check -q --dtype %s --input-sizes=%s --window-offsets=%s --window-sizes=%s "
+    const int crc = run(NULL, "'%s' check -q --dtype %s --input-sizes=%s --window-offsets=%s --window-sizes=%s "
                         "--window-strides=%s --output-gradient-sizes=%s",
                         tool, dmls_dtype_name(dtype_of(esize)), is, o, w, st, os);
     CHECK(crc == 0, "case %d: check exited %d", iter, crc);
@@ -149,33 +170,38 @@ static void one_case(int iter) {
 }
 
 static void test_errors(void) {
-    char in_path[4200], out_path[4200];
+    char in_path[4200], out_path[4200], out_txt[4200], err_txt[4200];
     snprintf(in_path, sizeof in_path, "%s/err_in.npy", dir);
     snprintf(out_path, sizeof out_path, "%s/err_out.npy", dir);
+    snprintf(out_txt, sizeof out_txt, "%s/out.txt", dir);
+    snprintf(err_txt, sizeof err_txt, "%s/err.txt", dir);
+    const run_io io = {.out = out_txt, .err = err_txt};
     const float data[2] = {1, 2};
     const int64_t shape[1] = {2};
     write_npy(in_path, 4, 1, shape, data, sizeof data);
     remove(out_path);
     /* The window reaches past the output gradient: R-WIN-BOUNDS, nothing written. */
-    int rc = run("'%s' grad '%s' -o '%s' --window-offsets 3 --window-sizes 2 --window-strides 1 "
-                 "--output-gradient-sizes 4 2>'%s/err.txt'", tool, in_path, out_path, dir);
+    int rc = run(&io, "'%s' grad '%s' -o '%s' --window-offsets 3 --window-sizes 2 --window-strides 1 "
+                 "--output-gradient-sizes 4", tool, in_path, out_path);
     CHECK(rc == 1, "out-of-bounds window: exit %d", rc);
-    CHECK(fopen(out_path, "rb") == NULL, "out-of-bounds window: an output was written");
-    rc = run("grep -q R-WIN-BOUNDS '%s/err.txt'", dir);
-    CHECK(rc == 0, "out-of-bounds window: the error does not name R-WIN-BOUNDS");
+    FILE *written = fopen(out_path, "rb");
+    CHECK(written == NULL, "out-of-bounds window: an output was written");
+    if (written) fclose(written);
+    CHECK(file_has(err_txt, "R-WIN-BOUNDS"), "out-of-bounds window: the error does not name R-WIN-BOUNDS");
     /* Usage: no output sizes; slice's other parameters. */
-    rc = run("'%s' grad '%s' -o '%s' --window-offsets 0 --window-sizes 2 --window-strides 1 2>/dev/null", tool, in_path,
+    rc = run(&io, "'%s' grad '%s' -o '%s' --window-offsets 0 --window-sizes 2 --window-strides 1", tool, in_path,
              out_path);
     CHECK(rc == 2, "missing --output-gradient-sizes: exit %d", rc);
-    rc = run("'%s' grad '%s' -o '%s' --index '[0]' --output-gradient-sizes 4 2>/dev/null", tool, in_path, out_path);
+    rc = run(&io, "'%s' grad '%s' -o '%s' --index '[0]' --output-gradient-sizes 4", tool, in_path, out_path);
     CHECK(rc == 2, "--index given to grad: exit %d", rc);
     /* SLICE_GRAD at 3_0 takes ranks 1-4 only; at 2_1 rank 1 is refused too. */
-    rc = run("'%s' check -q --dtype float32 --input-sizes 2 --window-offsets 0 --window-sizes 2 --window-strides 1 "
+    rc = run(&io, "'%s' check -q --dtype float32 --input-sizes 2 --window-offsets 0 --window-sizes 2 --window-strides 1 "
              "--output-gradient-sizes 4 --feature-level 2_1", tool);
     CHECK(rc == 1, "SLICE_GRAD at 2_1: exit %d", rc);
-    rc = run("'%s' check --dtype float32 --input-sizes 2 --window-offsets 1 --window-sizes 2 --window-strides 1 "
-             "--output-gradient-sizes 4 | grep -q 'valid: output gradient shape (4,), DML_OPERATOR_SLICE_GRAD'", tool);
-    CHECK(rc == 0, "check's report for SLICE_GRAD");
+    rc = run(&io, "'%s' check --dtype float32 --input-sizes 2 --window-offsets 1 --window-sizes 2 --window-strides 1 "
+             "--output-gradient-sizes 4", tool);
+    CHECK(rc == 0 && file_has(out_txt, "valid: output gradient shape (4,), DML_OPERATOR_SLICE_GRAD"),
+          "check's report for SLICE_GRAD (exit %d)", rc);
 }
 
 int main(int argc, char **argv) {
@@ -183,9 +209,20 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_grad DMLSLICE SCRATCH_DIR\n");
         return 2;
     }
-    tool = argv[1];
+    static char tool_path[4096];
+    if (run_abs_path(argv[1], tool_path, sizeof tool_path) != 0) return 2;
+    tool = tool_path;
     snprintf(dir, sizeof dir, "%s/grad", argv[2]);
-    run("rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    run_clear_folder(dir, true);
+#ifdef _WIN32
+    const int made = _mkdir(dir);
+#else
+    const int made = mkdir(dir, 0777);
+#endif
+    if (made != 0) {
+        fprintf(stderr, "cannot make %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
     const char *env = getenv("DMLS_TEST_SEED");
     rng = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
     if (rng == 0) rng = 1;
