@@ -1,0 +1,216 @@
+/* The .npy header code (tools/npy_format.c) on bytes in memory, at the edges
+ * the end-to-end tool tests cannot reach cheaply: the dictionary's last
+ * byte (each header here is followed by data bytes that a parser reading one
+ * byte too far would take in, which the message's "near byte N" shows), the
+ * buffers' exact sizes, the number bounds, the preamble's lengths and
+ * npy_escape's truncation. */
+#include "npy_format.h"
+#include "test.h"
+
+static const char *name = "t.npy";
+static unsigned char file[1 << 17];
+static npy_header h;
+static char err[NPY_ERR_LEN];
+
+/* A version 1.0 file: the dictionary's dlen bytes, then the after bytes. */
+static bool parse_n(const char *dict, size_t dlen, const char *after) {
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)(dlen & 0xff);
+    file[9] = (unsigned char)(dlen >> 8);
+    memcpy(file + 10, dict, dlen);
+    memcpy(file + 10 + dlen, after, strlen(after));
+    err[0] = '\0';
+    return npy_parse_header(name, file, 10 + dlen + strlen(after), &h, err);
+}
+
+static bool parse(const char *dict, const char *after) { return parse_n(dict, strlen(dict), after); }
+
+#define OK(dict, after) CHECK(parse(dict, after), "%s: %s", dict, err)
+#define FAILS(dict, after, frag)                                                                             \
+    CHECK(!parse(dict, after) && strstr(err, frag) != NULL, "%s: expected \"%s\", got \"%s\"", dict, frag, err)
+
+/* The byte just past the dictionary, where a parser reading one too far ends. */
+static void near_end(const char *dict, const char *after, int past) {
+    char want[64];
+    snprintf(want, sizeof want, "near byte %d of '", (int)(10 + strlen(dict)) + past);
+    FAILS(dict, after, want);
+}
+
+static void test_dictionary_end(void) {
+    near_end("{  ", "  X", 0);   /* whitespace up to the end */
+    near_end("{", "'", 0);       /* a quote past the end */
+    near_end("{'desc", "x'", 0); /* a key unterminated at the end */
+    near_end("{'descr", "'", 0);
+    near_end("{'descr': '<f4', 'fortran_order': False, 'shape': ()", "}", 0); /* the closing brace past the end */
+    near_end("{'descr': '<f4', 'shape': (), 'fortran_order': False", "", 0);   /* a word that ends at the end */
+    near_end("{'descr': '<f4', 'fortran_order': False, 'shape': (1", "2", 0);  /* digits past the end */
+    near_end("{'descr': '<f4', 'fortran_order': False, 'shape': (1", "L", 0);
+    /* 64 axes and a digit past the end: still malformed, not a 65th axis */
+    char d[400];
+    int n = snprintf(d, sizeof d, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    for (int i = 0; i < NPY_MAX_RANK; i++) n += snprintf(d + n, sizeof d - (size_t)n, "1,");
+    near_end(d, "7", 0);
+    n += snprintf(d + n, sizeof d - (size_t)n, "), }");
+    CHECK(parse(d, "") && h.ndim == NPY_MAX_RANK, "64 axes: %s", err);
+}
+
+static void test_layout(void) {
+    /* tabs and newlines between tokens, keys in any order, no trailing comma */
+    OK("{'descr':\t'<f4',\n'fortran_order':\r\nFalse, 'shape': (2,), }", "");
+    OK("{'shape': (2, 3), 'fortran_order': True, 'descr': '<i2'}", "");
+    CHECK(h.ndim == 2 && h.shape[0] == 2 && h.shape[1] == 3 && h.fortran_order && h.esize == 2, "reordered keys");
+    OK("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", "");
+    OK("{'descr': '<f4', 'fortran_order': False, 'shape': (3L, 9L), }", ""); /* Python 2 longs */
+    CHECK(h.ndim == 2 && h.shape[0] == 3 && h.shape[1] == 9 && h.count == 27, "longs: %d axes", (int)h.ndim);
+    FAILS("{'descr': '<f4', 'fortran_order': False, 'shape': (,), }", "", "malformed header dictionary near byte 61");
+    FAILS("{'fortran_order': False, 'shape': (2,), }", "", "t.npy: header lacks 'descr'");
+    FAILS("{'descr': '<f4', 'shape': (2,), }", "", "t.npy: header lacks 'fortran_order'");
+    FAILS("{'descr': '<f4', 'fortran_order': False, }", "", "t.npy: header lacks 'shape'");
+    FAILS("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (), }", "", "a repeated key 'descr'");
+    FAILS("{'descr': '<f4', 'fortran_order': False, 'fortran_order': False, 'shape': (), }", "",
+          "a repeated key 'fortran_order'");
+    FAILS("{'descr': '<f4', 'fortran_order': False, 'shape': (), 'shape': (), }", "", "a repeated key 'shape'");
+}
+
+static void test_keys(void) {
+    /* the key buffer holds 31 bytes; a longer key is malformed, not unknown */
+    FAILS("{'abcdefghijklmnopqrstuvwxyz01234': 1}", "", "an unknown key 'abcdefghijklmnopqrstuvwxyz01234'");
+    FAILS("{'abcdefghijklmnopqrstuvwxyz012345': 1}", "", "malformed header dictionary near byte 43");
+    /* 31 bytes that each escape to 4 are shown whole */
+    char d[64] = "{'", want[256] = "an unknown key '";
+    for (int i = 0; i < 31; i++) {
+        d[2 + i] = '\x01';
+        strcat(want, "\\x01");
+    }
+    strcat(d, "': 1}");
+    strcat(want, "' (expected");
+    FAILS(d, "", want);
+}
+
+static void test_numbers(void) {
+    OK("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807,), }", "");
+    CHECK(h.shape[0] == INT64_MAX && h.count == (uint64_t)INT64_MAX && h.data_bytes == (uint64_t)INT64_MAX,
+          "2^63-1 one-byte elements: shape %" PRId64 ", %" PRIu64 " bytes", h.shape[0], h.data_bytes);
+    FAILS("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775808,), }", "",
+          "t.npy: shape[0] does not fit 64 bits");
+    FAILS("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 18446744073709551617,), }", "",
+          "t.npy: shape[1] does not fit 64 bits");
+    OK("{'descr': '<f4', 'fortran_order': False, 'shape': (9, 99), }", "");
+    CHECK(h.shape[0] == 9 && h.shape[1] == 99, "nines: %" PRId64 " %" PRId64, h.shape[0], h.shape[1]);
+}
+
+static void test_descr(void) {
+    OK("{'descr': '|b1', 'fortran_order': False, 'shape': (), }", "");
+    CHECK(h.is_bool && h.dtype == DMLS_UINT8 && strcmp(h.descr, "|b1") == 0, "bool: %s", h.descr);
+    OK("{'descr': '|u1', 'fortran_order': False, 'shape': (), }", "");
+    CHECK(!h.is_bool && h.dtype == DMLS_UINT8, "u1 is not bool");
+    OK("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", "");
+    CHECK(!h.is_bool && h.dtype == DMLS_INT32 && strcmp(h.descr, "<i4") == 0, "i4: %s", h.descr);
+    FAILS("{'descr': '|i2', 'fortran_order': False, 'shape': (), }", "",
+          "t.npy: dtype '|i2' claims no byte order for a 2-byte type");
+    static const struct {
+        const char *descr, *msg;
+    } bad[] = {
+        {"'|O'", "unsupported dtype '|O' (object arrays hold"},
+        {"'O'", "unsupported dtype 'O' (object arrays hold"},
+        {"'<U5'", "unsupported dtype '<U5' (strings are not"},
+        {"'|S3'", "unsupported dtype '|S3' (strings are not"},
+        {"'<M8[ns]'", "unsupported dtype '<M8[ns]' (dates are not"},
+        {"'<m8'", "unsupported dtype '<m8' (dates are not"},
+        {"'<x4'", "unsupported dtype '<x4'; supported:"},
+        /* the descr buffer holds 15 bytes */
+        {"'<U1234567890123'", "unsupported dtype '<U1234567890123' (strings"},
+        {"'<U12345678901234'", "'descr' is malformed, not a simple type string"},
+        {"5", "'descr' is malformed, not a simple type string"},
+        {"[('a', '<f4')]", "'descr' is a structured (record) type"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char d[128];
+        snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (), }", bad[k].descr);
+        FAILS(d, "", bad[k].msg);
+    }
+    FAILS("{'descr':", "[", "'descr' is malformed, not a simple type string"); /* '[' past the end */
+}
+
+/* 100 bytes of the header are shown, each escaped to 4 characters. */
+static void test_malformed_shown(void) {
+    char d[120], want[480] = "t.npy: malformed header dictionary near byte 10 of '";
+    memset(d, '\x01', sizeof d);
+    for (int i = 0; i < 100; i++) strcat(want, "\\x01");
+    strcat(want, "'");
+    CHECK(!parse_n(d, sizeof d, "") && strcmp(err, want) == 0, "got %s", err);
+}
+
+static void test_preamble(void) {
+    static const unsigned char v1[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0x34, 0x12, '{'};
+    static const unsigned char v2[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0x00, 0x00, 0x01, 0x00, '{'};
+    static const struct {
+        const unsigned char *buf;
+        uint64_t len;
+        const char *msg; /* NULL: accepted */
+        uint64_t offset;
+    } cases[] = {
+        {v1, 0, "t.npy: not a .npy file (it is empty)", 0},
+        {v1, 1, "(shorter than the 6-byte magic)", 0},
+        {v1, 6, "(truncated before the header length)", 0},
+        {v1, 9, "(truncated before the header length)", 0},
+        {v1, 10, NULL, 10 + 0x1234},
+        {v2, 11, "(truncated before the header length)", 0},
+        {v2, 12, NULL, 12 + 65536},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        err[0] = '\0';
+        const bool ok = npy_parse_preamble(name, cases[k].buf, cases[k].len, &h, err);
+        if (cases[k].msg)
+            CHECK(!ok && strstr(err, cases[k].msg) != NULL, "%" PRIu64 " bytes: expected %s, got %s", cases[k].len,
+                  cases[k].msg, err);
+        else
+            CHECK(ok && h.data_offset == cases[k].offset, "%" PRIu64 " bytes: offset %" PRIu64 " (%s)", cases[k].len,
+                  h.data_offset, err);
+    }
+    static const unsigned char over[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0x01, 0x00, 0x01, 0x00};
+    CHECK(!npy_parse_preamble(name, over, sizeof over, &h, err) &&
+              strstr(err, "t.npy: the header claims 65537 bytes; at most 65536 are accepted") != NULL,
+          "65537: %s", err);
+    CHECK(!npy_parse_header(name, v1, sizeof v1, &h, err) &&
+              strstr(err, "the header claims 4660 bytes but the file has only 1 after the preamble") != NULL,
+          "short header: %s", err);
+}
+
+static void test_escape(void) {
+    char out[16];
+    /* printable ASCII stays, everything else (backslash included) is \xNN */
+    npy_escape(out, sizeof out, " ~\x1f\x7f", 4);
+    CHECK(strcmp(out, " ~\\x1f\\x7f") == 0, "escaped: %s", out);
+    npy_escape(out, sizeof out, "\\!\x80", 3);
+    CHECK(strcmp(out, "\\x5c!\\x80") == 0, "escaped: %s", out);
+    /* cap counts the terminator; an escape that does not fit whole is left out */
+    static const struct {
+        const char *src;
+        size_t cap;
+        const char *want;
+    } cut[] = {
+        {"abcdef", 4, "abc"}, {"abc", 4, "abc"},   {"\x01\x02", 5, "\\x01"},     {"\x01\x02", 8, "\\x01"},
+        {"\x01\x02", 9, "\\x01\\x02"}, {"a\x01", 5, "a"}, {"a\x01", 6, "a\\x01"}, {"abc", 1, ""},
+    };
+    for (size_t k = 0; k < sizeof cut / sizeof cut[0]; k++) {
+        memset(out, 'Z', sizeof out);
+        npy_escape(out, cut[k].cap, cut[k].src, strlen(cut[k].src));
+        CHECK(strcmp(out, cut[k].want) == 0 && out[cut[k].cap] == 'Z', "cap %zu: %s", cut[k].cap, out);
+    }
+    memset(out, 'Z', sizeof out);
+    npy_escape(out, 0, "abc", 3);
+    CHECK(out[0] == 'Z', "cap 0 wrote %c", out[0]);
+}
+
+int main(void) {
+    test_dictionary_end();
+    test_layout();
+    test_keys();
+    test_numbers();
+    test_descr();
+    test_malformed_shown();
+    test_preamble();
+    test_escape();
+    TEST_MAIN_END();
+}
