@@ -139,6 +139,15 @@ static void test_malformed_shown(void) {
     for (int i = 0; i < 100; i++) strcat(want, "\\x01");
     strcat(want, "'");
     CHECK(!parse_n(d, sizeof d, "") && strcmp(err, want) == 0, "got %s", err);
+    /* 100 printable bytes of a longer header, and a header of 99 (not the data after it) */
+    char p[121];
+    memset(p, 'x', 120);
+    p[120] = '\0';
+    snprintf(want, sizeof want, "t.npy: malformed header dictionary near byte 10 of '%.100s'", p);
+    CHECK(!parse(p, "") && strcmp(err, want) == 0, "got %s", err);
+    p[99] = '\0';
+    snprintf(want, sizeof want, "t.npy: malformed header dictionary near byte 10 of '%s'", p);
+    CHECK(!parse(p, "yz") && strcmp(err, want) == 0, "got %s", err);
 }
 
 static void test_preamble(void) {
@@ -177,6 +186,58 @@ static void test_preamble(void) {
           "short header: %s", err);
 }
 
+/* The header is padded with spaces and a newline to the next multiple of 64
+ * bytes, as NumPy writes it; across the lengths where the dictionary ends
+ * just before and just at a boundary. */
+static void test_format_header(void) {
+    bool exact = false, spill = false;
+    for (int32_t ndim = 1; ndim <= 24; ndim++) {
+        for (int digits = 1; digits <= 3; digits++) {
+            int64_t shape[24];
+            for (int i = 0; i < ndim; i++) shape[i] = i == 0 ? (digits == 1 ? 7 : digits == 2 ? 42 : 123) : 1;
+            unsigned char b[NPY_OUT_HEADER_MAX];
+            const size_t total = npy_format_header(b, sizeof b, "<f4", 4, ndim, shape);
+            const unsigned char *close = memchr(b, '}', total);
+            const size_t n = close ? (size_t)(close - b) + 1 - 10 : 0, want = (10 + n + 1 + 63) / 64 * 64;
+            bool padded = total > 0 && b[total - 1] == '\n';
+            for (size_t k = 10 + n; padded && k + 1 < total; k++) padded = b[k] == ' ';
+            CHECK(close && total == want && padded && b[8] == (total - 10) % 256 && b[9] == (total - 10) / 256,
+                  "rank %d: %zu bytes for a dictionary of %zu", (int)ndim, total, n);
+            exact |= want == 10 + n + 1;
+            spill |= want == 10 + n + 64;
+            CHECK(npy_parse_header(name, b, total, &h, err) && h.ndim == ndim && h.shape[0] == shape[0],
+                  "rank %d: %s", (int)ndim, err);
+            /* cap counts every byte of the header */
+            CHECK(npy_format_header(b, total, "<f4", 4, ndim, shape) == total &&
+                      npy_format_header(b, total - 1, "<f4", 4, ndim, shape) == 0,
+                  "rank %d: cap %zu", (int)ndim, total);
+        }
+    }
+    CHECK(exact && spill, "no dictionary ended at a boundary (%d) or one past it (%d)", exact, spill);
+}
+
+/* Row-major, or column-major in Fortran order; a zero dim counts as 1. */
+static void test_strides(void) {
+    static const struct {
+        bool fortran;
+        int32_t ndim;
+        int64_t shape[4], want[4];
+    } cases[] = {
+        {false, 4, {2, 3, 4, 5}, {60, 20, 5, 1}},
+        {true, 4, {2, 3, 4, 5}, {1, 2, 6, 24}},
+        {false, 3, {3, 0, 2}, {2, 2, 1}},
+        {true, 3, {3, 0, 2}, {1, 3, 3}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        npy_header c = {.fortran_order = cases[k].fortran, .ndim = cases[k].ndim};
+        memcpy(c.shape, cases[k].shape, sizeof cases[k].shape);
+        int64_t s[6] = {-7, -7, -7, -7, -7, -7};
+        npy_strides(&c, s + 1);
+        CHECK(s[0] == -7 && s[cases[k].ndim + 1] == -7 && memcmp(s + 1, cases[k].want, (size_t)cases[k].ndim * sizeof(int64_t)) == 0,
+              "case %zu: %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, k, s[1], s[2], s[3], s[4]);
+    }
+}
+
 static void test_escape(void) {
     char out[16];
     /* printable ASCII stays, everything else (backslash included) is \xNN */
@@ -211,6 +272,8 @@ int main(void) {
     test_descr();
     test_malformed_shown();
     test_preamble();
+    test_format_header();
+    test_strides();
     test_escape();
     TEST_MAIN_END();
 }
