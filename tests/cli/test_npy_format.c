@@ -188,23 +188,26 @@ static void test_preamble(void) {
 
 /* The header is padded with spaces and a newline to the next multiple of 64
  * bytes, as NumPy writes it; across the lengths where the dictionary ends
- * just before and just at a boundary. */
+ * just before and just at a boundary, with lengths of one and two bytes. */
 static void test_format_header(void) {
-    bool exact = false, spill = false;
-    for (int32_t ndim = 1; ndim <= 24; ndim++) {
+    bool exact = false, spill = false, long_len = false;
+    for (int32_t ndim = 1; ndim <= NPY_MAX_RANK; ndim++) {
         for (int digits = 1; digits <= 3; digits++) {
-            int64_t shape[24];
+            int64_t shape[NPY_MAX_RANK];
             for (int i = 0; i < ndim; i++) shape[i] = i == 0 ? (digits == 1 ? 7 : digits == 2 ? 42 : 123) : 1;
             unsigned char b[NPY_OUT_HEADER_MAX];
+            memset(b, 0xa5, sizeof b); /* every byte of the header is written */
             const size_t total = npy_format_header(b, sizeof b, "<f4", 4, ndim, shape);
             const unsigned char *close = memchr(b, '}', total);
             const size_t n = close ? (size_t)(close - b) + 1 - 10 : 0, want = (10 + n + 1 + 63) / 64 * 64;
             bool padded = total > 0 && b[total - 1] == '\n';
+            for (size_t k = total; k < sizeof b; k++) padded &= b[k] == 0xa5; /* nothing past the header */
             for (size_t k = 10 + n; padded && k + 1 < total; k++) padded = b[k] == ' ';
             CHECK(close && total == want && padded && b[8] == (total - 10) % 256 && b[9] == (total - 10) / 256,
                   "rank %d: %zu bytes for a dictionary of %zu", (int)ndim, total, n);
             exact |= want == 10 + n + 1;
             spill |= want == 10 + n + 64;
+            long_len |= total - 10 >= 256;
             CHECK(npy_parse_header(name, b, total, &h, err) && h.ndim == ndim && h.shape[0] == shape[0],
                   "rank %d: %s", (int)ndim, err);
             /* cap counts every byte of the header */
@@ -213,7 +216,8 @@ static void test_format_header(void) {
                   "rank %d: cap %zu", (int)ndim, total);
         }
     }
-    CHECK(exact && spill, "no dictionary ended at a boundary (%d) or one past it (%d)", exact, spill);
+    CHECK(exact && spill && long_len, "no dictionary ended at a boundary (%d) or one past it (%d), or had 256 bytes (%d)", exact,
+          spill, long_len);
 }
 
 /* Row-major, or column-major in Fortran order; a zero dim counts as 1. */
