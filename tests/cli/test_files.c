@@ -482,6 +482,12 @@ static void test_inputs(void) {
     r = shell("/bin/sh", "cat wide.npy wide.npy | $TOOL info - 2>err.txt", 20);
     CHECK(r == 1 && err_has("needs 300000 bytes of data but more follow (header and data disagree)"),
           "two files on one stream (exit %d)", r);
+    /* A read that fails (standard input open for writing only) is a read
+     * error with the system's reason, not an empty or truncated file. */
+    const int wo = open(P("wo.npy"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    r = run_with(O(wo, -1, false, 0), "info", "-", (const char *)NULL);
+    close(wo);
+    CHECK(r == 1 && err_has("<stdin>: read error: ") && err_lacks("empty"), "write-only stdin (exit %d)", r);
     CHECK(RUN("info", ".") == 1 && err_has(".: is a folder"), "a folder as input");
     CHECK(!exists("z.npy") && no_temp_files(), "outputs after refused inputs");
 }
