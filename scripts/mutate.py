@@ -261,7 +261,7 @@ def mutations(toks):
 
 class Mutant:
     __slots__ = ("path", "line", "col", "function", "op", "orig", "new", "start", "end", "context",
-                 "occurrence", "key", "status", "detail", "seconds", "resumed", "sanitized")
+                 "occurrence", "key", "status", "detail", "seconds", "resumed", "sanitized", "tree")
 
     def describe(self):
         return "%s:%d:%d %s [%s] %s -> %s" % (self.path, self.line, self.col, self.function, self.op,
@@ -306,7 +306,7 @@ def generate(root, path):
         m.occurrence = seen.get(k, 0)
         seen[k] = m.occurrence + 1
         m.key = k + (m.occurrence,)
-        m.status, m.detail, m.seconds, m.resumed, m.sanitized = None, "", 0.0, False, ""
+        m.status, m.detail, m.seconds, m.resumed, m.sanitized, m.tree = None, "", 0.0, False, "", ""
         result.append(m)
     return result
 
@@ -611,6 +611,18 @@ def test_map(worker):
     return tests_of, targets_of, obj_of
 
 
+def tree_id(root, files):
+    """A hash of what decides a verdict: every tracked file but the
+    equivalents list and the Markdown pages."""
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        if rel == DEFAULT_EQUIVALENTS or rel.endswith(".md"):
+            continue
+        with open(os.path.join(root, rel), "rb") as f:
+            h.update(rel.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+    return h.hexdigest()[:16]
+
+
 def file_hash(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -651,9 +663,12 @@ def main():
                          "suite so too); a failure there kills it (default: address,undefined; '' to skip)")
     ap.add_argument("--test-seed", type=int, default=None, help="DMLS_TEST_SEED for the tests")
     ap.add_argument("--report", default=None, metavar="FILE", help="also write the results as JSON")
-    ap.add_argument("--resume", default=None, metavar="FILE",
-                    help="a report (--report) of an earlier run of the same code: its judged mutants are taken "
-                         "from it, not run again, and appear in this run's report")
+    ap.add_argument("--resume", nargs="+", default=None, metavar="FILE",
+                    help="reports (--report) of earlier runs (a later one wins): their verdicts are taken, not run "
+                         "again, and appear in this run's report; a survivor runs again unless it survived this "
+                         "same tree under the same sanitizers")
+    ap.add_argument("--judged-only", action="store_true",
+                    help="with --resume: run only mutants the reports judged (e.g. their survivors, again)")
     ap.add_argument("--time-budget", type=float, default=0, metavar="SEC",
                     help="start no mutant after SEC seconds; those left are reported as not run (exit status "
                          "3), so a full run can be cut into pieces joined with --resume")
@@ -699,22 +714,30 @@ def main():
         todo = sorted(todo, key=lambda m: hashlib.sha256(repr((args.seed,) + m.key).encode()).digest())
         todo = todo[:args.sample]
     todo.sort(key=lambda m: (m.path, m.start, m.new))
-    resumed = 0
+    resumed, tree = 0, tree_id(root, tracked)
     if args.resume:
-        with open(args.resume, encoding="utf-8") as f:
-            earlier = {(r["file"], r["function"], r["at"], r["to"], r["occurrence"]): r
-                       for r in json.load(f)["mutants"] if r["status"] in JUDGED}
+        earlier = {}
+        for path in args.resume:  # a later report's verdict wins
+            with open(path, encoding="utf-8") as f:
+                earlier.update({(r["file"], r["function"], r["at"], r["to"], r["occurrence"]): r
+                                for r in json.load(f)["mutants"] if r["status"] in JUDGED})
         for m in todo:
             r = earlier.get(m.key)
-            # A survivor of a run without this run's sanitizers runs again.
-            if r and not (r["status"] == "survived" and args.sanitize and r.get("sanitized", "") != args.sanitize):
+            # A killed mutant stays killed while the tests only grow; a
+            # survivor is judged again unless it survived this very tree
+            # (code and tests) under this run's sanitizers.
+            again = r is not None and r["status"] == "survived" and (
+                r.get("tree") != tree or r.get("sanitized", "") != args.sanitize)
+            if r and not again:
                 m.status, m.detail, m.seconds, m.resumed = r["status"], r["detail"], r["seconds"], True
-                m.sanitized = r.get("sanitized", "")
+                m.sanitized, m.tree = r.get("sanitized", ""), r.get("tree", "")
                 resumed += 1
+        if args.judged_only:
+            todo = [m for m in todo if m.key in earlier]
     print("mutate: %d files, %d mutants, %d listed as equivalent, %d to run%s%s" % (
         len(files), len(mutants), len(listed), len(todo) - resumed,
         " (sample, seed %d)" % args.seed if args.sample else "",
-        ", %d judged already (%s)" % (resumed, args.resume) if args.resume else ""))
+        ", %d judged already (%s)" % (resumed, ", ".join(args.resume)) if args.resume else ""))
     for e in stale:
         print("mutate: stale equivalent (no such mutant now): %s:%d [%s] %s #%d" % (
             os.path.relpath(eq_path, root), e["line"], e["path"], e["function"], e["occ"]))
@@ -865,7 +888,7 @@ def main():
                 return
         if True:
             m.status = "survived"
-            m.sanitized = args.sanitize
+            m.sanitized, m.tree = args.sanitize, tree
             if args.sanitize:
                 # A second chance under the sanitizers, as CI runs the suite:
                 # reads past an array that a plain build cannot see.
@@ -967,7 +990,7 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
                        "mutants": [{"file": m.path, "line": m.line, "function": m.function, "operator": m.op,
                                     "at": m.context, "to": collapse(m.new), "occurrence": m.occurrence,
                                     "status": m.status, "detail": m.detail, "seconds": round(m.seconds, 1),
-                                    "sanitized": m.sanitized}
+                                    "sanitized": m.sanitized, "tree": m.tree}
                                    for m in todo]}, f, indent=1)
     if STOP.is_set():
         return 130

@@ -85,15 +85,33 @@ int main(void) {
                     cells++;
                     accepted += s == DMLS_OK;
                 }
-    /* Ranks 0 and 9 exist at no level. */
-    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-        fixture f;
-        build(&f, DML_OPERATOR_SLICE1, 4, F32);
-        fixture_rank(&f, 9);
-        CHECK_STATUS(fixture_create(&f, levels[l]), DMLS_ERROR_UNSUPPORTED);
-        fixture_rank(&f, 0);
-        CHECK_STATUS(fixture_create(&f, levels[l]), DMLS_ERROR_UNSUPPORTED);
-    }
+    /* Ranks 0 and 9 exist at no level; where the operator exists, the rank
+     * check refuses them and states the level's range (R-OP-RANK). */
+    for (size_t o = 0; o < 3; o++)
+        for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+            const unsigned lv = (unsigned)levels[l];
+            int lo = 1, hi = 8;
+            if (ops[o] == DML_OPERATOR_SLICE_GRAD) {
+                if (lv < 0x3000) lo = 0;
+                else if (lv < 0x3100) hi = 4;
+            } else if (lv < 0x3000) {
+                lo = ops[o] == DML_OPERATOR_SLICE1 && lv < 0x2100 ? 0 : 4;
+                hi = 5;
+            }
+            for (unsigned n = 0; n <= 9; n += 9) {
+                fixture f;
+                build(&f, ops[o], 4, F32);
+                fixture_rank(&f, n);
+                CHECK_STATUS(fixture_create(&f, levels[l]), DMLS_ERROR_UNSUPPORTED);
+                if (lo == 0) continue; /* not available at this level */
+                char want[128];
+                snprintf(want, sizeof want, "DimensionCount = %u is not supported at feature level %s (allowed: %d to %d)",
+                         n, dmls_feature_level_name(levels[l]), lo, hi);
+                CHECK(strstr(dmls_last_error(), want) != NULL && strcmp(dmls_last_error_rule(), "R-OP-RANK") == 0,
+                      "op %d rank %u at FL %s: \"%s\" (%s), want \"%s\"", (int)ops[o], n,
+                      dmls_feature_level_name(levels[l]), dmls_last_error(), dmls_last_error_rule(), want);
+            }
+        }
     printf("%d cells, %d accepted\n", cells, accepted);
     CHECK(cells == 3 * 15 * 8 * 13, "cells %d", cells);
     TEST_MAIN_END();

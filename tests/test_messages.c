@@ -154,6 +154,25 @@ static void extent_tests(void) {
 }
 /* ---- end surv-core ---- */
 
+/* ---- surv-front (error.c): the message buffer's exact size, and rules of
+ * one character. ---- */
+/* A message longer than the buffer keeps its first 511 characters (512
+ * bytes with the terminator), all of them its own: the rule that does not
+ * fit overwrites none of them. */
+static void capacity_exact_tests(void) {
+    char text[600];
+    memset(text, 'a', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    CHECK_STATUS(dmls_fail(DMLS_ERROR_FORMAT, "R-TEST", "%s", text), DMLS_ERROR_FORMAT);
+    const char *m = dmls_last_error();
+    CHECK(strlen(m) == 511, "a 599-character message is cut to %zu characters, want 511", strlen(m));
+    CHECK(strspn(m, "a") == strlen(m), "the cut message holds only its text: ...\"%s\"", m + 500);
+    CHECK_STATUS(dmls_fail(DMLS_ERROR_FORMAT, "R", "short"), DMLS_ERROR_FORMAT);
+    CHECK(strcmp(dmls_last_error(), "short (R)") == 0, "a one-character rule is named: \"%s\"", dmls_last_error());
+    dmls_clear_error();
+}
+/* ---- end surv-front ---- */
+
 int main(void) {
     extent_tests(); /* surv-core */
     type_list_tests();
@@ -162,5 +181,6 @@ int main(void) {
     reach_tests();
     onnx_tests();
     capacity_tests();
+    capacity_exact_tests(); /* surv-front */
     TEST_MAIN_END();
 }

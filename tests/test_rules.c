@@ -2,7 +2,12 @@
  * exactly that rule and checks the status, the rule ID, and that the message
  * names the field, the dimension and the values. */
 #include "dml_fixture.h"
+#include "operator.h" /* sizeof (dmls_operator), for the allocation check */
 #include "test.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #define FL41 DML_FEATURE_LEVEL_4_1
 
@@ -43,6 +48,12 @@ static void test_op_null(void) {
     f.out_buf.Sizes = NULL;
     expect(&f, FL41, DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "OutputTensor.Sizes");
+    /* DirectML's size helper refuses NULL Sizes from one dimension up. */
+    uint64_t bytes = 77;
+    CHECK_STATUS(dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT32, 1, NULL, NULL, &bytes),
+                 DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "calc_buffer_tensor_size: Sizes is NULL with DimensionCount 1");
+    CHECK(bytes == 77, "bytes written on failure: %llu", (unsigned long long)bytes);
 }
 
 /* R-OP-RANK */
@@ -697,6 +708,22 @@ static void test_x_align_promise_16(void) {
 }
 /* ---- end surv-core ---- */
 
+/* An operator is one allocation of its own size (glibc's
+ * malloc_usable_size shows what was asked, give or take a chunk's rounding). */
+static void test_operator_allocation(void) {
+#if defined(__GLIBC__)
+    fixture f;
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op == NULL) return;
+    const size_t got = malloc_usable_size(op);
+    CHECK(got >= sizeof *op && got < 2 * sizeof *op, "operator block of %zu bytes for a %zu-byte operator", got,
+          sizeof *op);
+    dmls_destroy(op);
+#endif
+}
+
 int main(void) {
     test_native_null_rank1();  /* surv-core */
     test_x_align_promise_16(); /* surv-core */
@@ -724,5 +751,6 @@ int main(void) {
     test_output_padding();
     test_unknown_enums();
     test_native_rules();
+    test_operator_allocation();
     TEST_MAIN_END();
 }
