@@ -16,11 +16,14 @@
 # python3-numpy, python3-pytest and python3-hypothesis for its tests;
 # python3-torch for its DLPack round trips (about 300 MB with its dependencies;
 # about a minute to install here).
+# The tests: qemu-user-static, whose x86-64 emulator plays a CPU without AVX2
+# for the CPU-feature test on x86-64 hosts (tests/CMakeLists.txt).
 set -eu
 
 pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
-python3-numpy python3-pytest python3-hypothesis python3-torch"
+python3-numpy python3-pytest python3-hypothesis python3-torch
+qemu-user-static"
 
 [ $# -gt 0 ] && pkgs="$*"
 

@@ -503,7 +503,51 @@ static void rank8_dml_tests(void) {
     }
 }
 
+/* ---- surv-core: window steps whose product with a stride overflows (issue 16) ---- */
+/* The plan multiplies a windowed stride by the window's step only for a dim
+ * the copy walks more than once, and not at all for an empty copy: other
+ * products need not fit 64 bits, and signed overflow is undefined (the
+ * sanitizer runs see it). Empty: an empty input, whose strides nothing
+ * checks, 2^40 apart, under a window stepping 2^30 over 2 outputs, with the
+ * empty dim first and last. Size 1: a step of 2^63-1 taken once. */
+static void step_product_tests(void) {
+    const int64_t big = (int64_t)1 << 40, step = (int64_t)1 << 30;
+    for (int last = 0; last < 2; last++) {
+        const int64_t in_shape[2] = {last ? big : 0, last ? 0 : big}, in_strides[2] = {big, big};
+        const int64_t out_shape[2] = {last ? 2 : 0, last ? 0 : 2}, off[2] = {0, 0},
+                      size[2] = {last ? step + 1 : 0, last ? 0 : step + 1}, steps[2] = {last ? step : 1, last ? 1 : step};
+        dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, in_strides, 0};
+        dmls_tensor out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+        dmls_window w = {off, size, steps};
+        dmls_operator *op = NULL;
+        CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+        if (!op) continue;
+        CHECK(dmls_input_bytes(op) == 0 && dmls_output_bytes(op) == 0, "empty slice needs %llu and %llu bytes",
+              (unsigned long long)dmls_input_bytes(op), (unsigned long long)dmls_output_bytes(op));
+        float x[1] = {0};
+        CHECK_STATUS(dmls_execute(op, x, 0, NULL, 0), DMLS_OK);
+        CHECK_STATUS(dmls_execute_reference(op, x, 0, NULL, 0), DMLS_OK);
+        dmls_destroy(op);
+    }
+    const int64_t in_shape[2] = {2, 4}, out_shape[2] = {1, 4}, off[2] = {1, 0}, size[2] = {1, 4},
+                  steps[2] = {INT64_MAX, 1};
+    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
+    dmls_tensor out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, steps};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    if (!op) return;
+    const float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    float y[4] = {0};
+    CHECK_STATUS(dmls_execute(op, x, sizeof x, y, sizeof y), DMLS_OK);
+    CHECK(y[0] == 5 && y[1] == 6 && y[2] == 7 && y[3] == 8, "row 1 of 2 by a step of 2^63-1: %g %g %g %g", y[0],
+          y[1], y[2], y[3]);
+    dmls_destroy(op);
+}
+/* ---- end surv-core ---- */
+
 int main(void) {
+    step_product_tests(); /* surv-core */
     test_seed_rng();
     total_size_tests();
     byte_offset_tests();

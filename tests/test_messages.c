@@ -125,6 +125,35 @@ static void capacity_tests(void) {
     dmls_clear_error();
 }
 
+/* ---- surv-core: R-T-ELEMS's strided extent, summed past 2^32-1 (issue 16) ---- */
+/* The sum goes on while it is at most 2^32-1, so a sum that reaches exactly
+ * 2^32-1 before the last dim still takes the next term; "at least" appears
+ * only when terms were left unsummed. */
+static void extent_tests(void) {
+    fixture f;
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    fixture_rank(&f, 2);
+    f.in_sizes[0] = f.in_sizes[1] = 2, f.out_sizes[0] = f.out_sizes[1] = 2;
+    f.offsets[0] = f.offsets[1] = 0, f.sizes[0] = f.sizes[1] = 2, f.strides[0] = f.strides[1] = 1;
+    f.in_strides[0] = 4294967294u, f.in_strides[1] = 1; /* 1 + (2^32-2) = 2^32-1, then + 1 */
+    f.in_buf.Strides = f.in_strides;
+    fixture_sizes(&f);
+    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_4_1), DMLS_ERROR_OVERFLOW);
+    CHECK_MESSAGE("R-T-ELEMS", "SLICE1: InputTensor spans more than 2^32-1 elements: its strided extent "
+                               "dot(Sizes - 1, Strides) + 1 is 4294967296 (R-T-ELEMS)");
+    /* Past 2^32-1 after dim 0 of 3: the rest is not summed, and the message says so. */
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    fixture_rank(&f, 3);
+    f.in_sizes[0] = f.in_sizes[1] = f.in_sizes[2] = 2, f.out_sizes[0] = f.out_sizes[1] = f.out_sizes[2] = 2;
+    for (int i = 0; i < 3; i++) f.offsets[i] = 0, f.sizes[i] = 2, f.strides[i] = 1, f.in_strides[i] = 1;
+    f.in_strides[0] = 4294967295u;
+    f.in_buf.Strides = f.in_strides;
+    fixture_sizes(&f);
+    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_4_1), DMLS_ERROR_OVERFLOW);
+    CHECK_TEXT("its strided extent dot(Sizes - 1, Strides) + 1 is at least 4294967296 (R-T-ELEMS)");
+}
+/* ---- end surv-core ---- */
+
 /* ---- surv-front (error.c): the message buffer's exact size, and rules of
  * one character. ---- */
 /* A message longer than the buffer keeps its first 511 characters (512
@@ -145,6 +174,7 @@ static void capacity_exact_tests(void) {
 /* ---- end surv-front ---- */
 
 int main(void) {
+    extent_tests(); /* surv-core */
     type_list_tests();
     slice_bounds_tests();
     win_count_tests();

@@ -670,6 +670,44 @@ static void test_native_rules(void) {
     CHECK_MESSAGE("R-WIN-NONEMPTY", "window.sizes[0] = 0");
 }
 
+/* ---- surv-core: NULL arrays at rank 1, an alignment promise of exactly 16 (issue 16) ---- */
+/* One dim is enough to need the shape and the window: the checks start at
+ * ndim 1, not 2. */
+static void test_native_null_rank1(void) {
+    int64_t shape[1] = {4}, off[1] = {0}, size[1] = {4}, stride[1] = {1};
+    dmls_tensor in = {DMLS_FLOAT32, 1, NULL, NULL, 0}, out = {DMLS_FLOAT32, 1, shape, NULL, 0};
+    dmls_window w = {off, size, stride};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "slice: input.shape is NULL with ndim 1");
+    in.shape = shape;
+    CHECK_STATUS(dmls_create(&in, &out, NULL, &op), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "slice: window is NULL with ndim 1");
+    w.offsets = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "slice: window offsets is NULL with ndim 1");
+    w.offsets = off;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    dmls_destroy(op);
+}
+
+/* A promise equal to DirectML's minimum raises nothing: the message names the
+ * minimum, not the promise. */
+static void test_x_align_promise_16(void) {
+    _Alignas(64) unsigned char in[64 + 16], out[16];
+    memset(in, 0, sizeof in);
+    fixture f;
+    fixture_init(&f, DML_OPERATOR_SLICE1);
+    f.in_buf.GuaranteedBaseOffsetAlignment = DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (!op) return;
+    CHECK_STATUS(dmls_execute(op, in + 4, 64, out, 16), DMLS_ERROR_MISALIGNED);
+    CHECK_MESSAGE("R-X-ALIGN", "SLICE1: input address", "multiple of 16", "DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT");
+    dmls_destroy(op);
+}
+/* ---- end surv-core ---- */
+
 /* An operator is one allocation of its own size (glibc's
  * malloc_usable_size shows what was asked, give or take a chunk's rounding). */
 static void test_operator_allocation(void) {
@@ -687,6 +725,8 @@ static void test_operator_allocation(void) {
 }
 
 int main(void) {
+    test_native_null_rank1();  /* surv-core */
+    test_x_align_promise_16(); /* surv-core */
     test_op_null();
     test_op_rank();
     test_op_type();

@@ -291,7 +291,28 @@ static void shuffle_tests(void) {
 #endif
 }
 
+/* ---- surv-core: a forward slice has no fill plan (issue 16) ---- */
+/* copy_plan.h: when zero_fill is false, the fill plan is all zeros. */
+static void no_fill_tests(void) {
+    const int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, st[2] = {2, 2};
+    dmls_tensor ti = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
+    dmls_tensor to = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {off, size, st};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
+    if (!op) return;
+    CHECK(!op->zero_fill, "a forward slice runs a zero fill");
+    const unsigned char *b = (const unsigned char *)&op->fill;
+    size_t nonzero = 0;
+    for (size_t i = 0; i < sizeof op->fill; i++) nonzero += b[i] != 0;
+    CHECK(nonzero == 0, "a forward slice's fill plan has %zu non-zero bytes (ndim %d, count %llu)", nonzero,
+          (int)op->fill.ndim, (unsigned long long)op->fill.count);
+    dmls_destroy(op);
+}
+/* ---- end surv-core ---- */
+
 int main(void) {
+    no_fill_tests(); /* surv-core */
     share_tests();
     grain_tests();
     fill_tests();

@@ -179,7 +179,20 @@ static void test_random(void) {
     }
 }
 
+/* ---- surv-core: NULL starts or ends with a single value (issue 16) ---- */
+/* One value is enough to need the arrays: the check starts at n = 1, not 2. */
+static void test_null_with_one_value(void) {
+    dmls_lowered lw;
+    const int64_t one[1] = {4}, v[1] = {1};
+    CHECK_STATUS(dmls_lower_onnx(1, one, NULL, v, 1, NULL, 0, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "starts is NULL with 1 values") != NULL, "%s", dmls_last_error());
+    CHECK_STATUS(dmls_lower_onnx(1, one, v, NULL, 1, NULL, 0, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "ends is NULL with 1 values") != NULL, "%s", dmls_last_error());
+}
+/* ---- end surv-core ---- */
+
 int main(void) {
+    test_null_with_one_value(); /* surv-core */
     test_basic_and_negative();
     test_clamping();
     test_steps_without_axes_and_empty();

@@ -117,9 +117,27 @@ static void test_reverse(void) {
           dmls_last_error());
 }
 
+/* ---- surv-core: reverse with as many axes as the input has dims (issue 16) ---- */
+/* n_axes == ndim is the most axes allowed: each named once, in any order. */
+static void test_reverse_every_axis(void) {
+    dmls_lowered lw;
+    fe_expect want;
+    uint64_t ax[3] = {1, 2, 0};
+    CHECK_STATUS(dmls_lower_webnn_reverse(3, S3, ax, 3, &lw), DMLS_OK);
+    fe_axis(&want, 0, 3, 4, -1);
+    fe_axis(&want, 1, 4, 5, -1);
+    fe_axis(&want, 2, 5, 6, -1);
+    fe_run("webnn reverse 1,2,0", 3, S3, &lw, &want);
+    uint64_t more[4] = {1, 2, 0, 1};
+    CHECK_STATUS(dmls_lower_webnn_reverse(3, S3, more, 4, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "4 axes for an input of rank 3") != NULL, "%s", dmls_last_error());
+}
+/* ---- end surv-core ---- */
+
 int main(void) {
     test_slice();
     test_slice_errors();
     test_reverse();
+    test_reverse_every_axis(); /* surv-core */
     TEST_MAIN_END();
 }
