@@ -488,6 +488,8 @@ static void test_inputs(void) {
     r = run_with(O(wo, -1, false, 0), "info", "-", (const char *)NULL);
     close(wo);
     CHECK(r == 1 && err_has("<stdin>: read error: ") && err_lacks("empty"), "write-only stdin (exit %d)", r);
+    r = RUN("info", "-"); /* standard input is /dev/null */
+    CHECK(r == 1 && err_has("<stdin>: not a .npy file (it is empty)"), "empty stdin (exit %d)", r);
     CHECK(RUN("info", ".") == 1 && err_has(".: is a folder"), "a folder as input");
     CHECK(!exists("z.npy") && no_temp_files(), "outputs after refused inputs");
 }
