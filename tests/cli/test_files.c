@@ -479,6 +479,17 @@ static void test_inputs(void) {
     CHECK(r == 1 && err_has("<stdin>: the header's shape needs 1099511627776 bytes of data but the file has 16 "
                             "(truncated file)"),
           "short stream (exit %d)", r);
+    /* A stream that ends inside the header it announces. */
+    write_file("hdrcut.npy", "\x93NUMPY\x01\x00\x40\x00{'", 12);
+    r = shell("/bin/sh", "cat hdrcut.npy | $TOOL info - 2>err.txt", 20);
+    CHECK(r == 1 && err_has("<stdin>: the header claims 64 bytes but the file has only 2 after the preamble"),
+          "stream cut in the header (exit %d)", r);
+    /* An empty dictionary (version 1.0, length 0) on a long stream: the
+     * reader takes nothing past the 12 bytes it has. */
+    write_file("hdr0.npy", "\x93NUMPY\x01\x00\x00\x00xx", 12);
+    r = shell("/bin/sh", "(cat hdr0.npy; head -c 1048576 /dev/zero) | $TOOL info - 2>err.txt", 20);
+    CHECK(r == 1 && err_has("<stdin>: malformed header dictionary near byte 10 of ''"), "empty dictionary (exit %d)",
+          r);
     r = shell("/bin/sh", "cat wide.npy wide.npy | $TOOL info - 2>err.txt", 20);
     CHECK(r == 1 && err_has("needs 300000 bytes of data but more follow (header and data disagree)"),
           "two files on one stream (exit %d)", r);
