@@ -479,6 +479,9 @@ static void test_inputs(void) {
     CHECK(r == 1 && err_has("<stdin>: the header's shape needs 1099511627776 bytes of data but the file has 16 "
                             "(truncated file)"),
           "short stream (exit %d)", r);
+    r = shell("/bin/sh", "cat hdr16.npy | $TOOL info - 2>err.txt", 20); /* no data at all */
+    CHECK(r == 1 && err_has("<stdin>: the header's shape needs 16 bytes of data but the file has 0 (truncated file)"),
+          "a stream that ends with its header (exit %d)", r);
     /* A stream that ends inside the header it announces. */
     write_file("hdrcut.npy", "\x93NUMPY\x01\x00\x40\x00{'", 12);
     r = shell("/bin/sh", "cat hdrcut.npy | $TOOL info - 2>err.txt", 20);
