@@ -319,6 +319,18 @@ static void test_messages(void) {
           "10-byte bad magic");
     write_file("magic7.npy", "PK\x03\x04zip", 7);
     CHECK(RUN("info", "magic7.npy") == 1 && err_has("(bad magic") && err_lacks("truncated"), "7-byte bad magic");
+    write_file("empty.npy", "", 0);
+    CHECK(RUN("info", "empty.npy") == 1 && err_has("empty.npy: not a .npy file (it is empty)"), "empty file");
+    write_file("one.npy", "\x93", 1); /* a one-byte file is mapped and read, not taken for empty */
+    CHECK(RUN("info", "one.npy") == 1 && err_has("one.npy: not a .npy file (shorter than the 6-byte magic)"),
+          "1-byte file");
+    /* A regular file that cannot be mapped (sysfs attributes have no mmap). */
+    const char *sys = "/sys/kernel/mm/transparent_hugepage/enabled";
+    if (access(sys, R_OK) == 0) {
+        CHECK(RUN("info", sys) == 1 && err_has("enabled: cannot map 4096 bytes: "), "unmappable file");
+    } else {
+        printf("note: no %s; the unmappable file not tried\n", sys);
+    }
     write_file("prefix.npy", "\x93NUMPY\x01", 7);
     CHECK(RUN("info", "prefix.npy") == 1 && err_has("(truncated before the header length)"), "true prefix");
 
