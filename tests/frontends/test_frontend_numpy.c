@@ -307,6 +307,30 @@ static void test_view_random(void) {
     }
 }
 
+/* The view's input checks at their edges: rank 0 needs no shape, rank 1
+ * does; a negative size is found in the first and in the last dim, at a
+ * rank past the core's (the compressed path) and within it. */
+static void test_view_input_checks(void) {
+    dmls_lowered_view v;
+    CHECK_STATUS(dmls_lower_numpy_view(0, NULL, NULL, "[...]", &v), DMLS_OK);
+    CHECK(v.final_ndim == 0, "a scalar stays a scalar: final rank %d", (int)v.final_ndim);
+    CHECK_STATUS(dmls_lower_numpy_view(1, NULL, NULL, "[...]", &v), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "shape is NULL with rank 1") != NULL, "message: %s", dmls_last_error());
+    for (int32_t ndim = 3; ndim <= 10; ndim += 7) {
+        for (int at = 0; at < 2; at++) {
+            int64_t shape[10];
+            for (int i = 0; i < ndim; i++) shape[i] = 2;
+            const int bad = at ? ndim - 1 : 0;
+            shape[bad] = -1;
+            char want[64];
+            snprintf(want, sizeof want, "shape[%d] = -1 is negative", bad);
+            CHECK_STATUS(dmls_lower_numpy_view(ndim, shape, NULL, "[...]", &v), DMLS_ERROR_INVALID_ARGUMENT);
+            CHECK(strstr(dmls_last_error(), want) != NULL, "rank %d: message \"%s\" lacks \"%s\"", (int)ndim,
+                  dmls_last_error(), want);
+        }
+    }
+}
+
 int main(void) {
     test_items();
     test_python_clamping();
@@ -316,5 +340,6 @@ int main(void) {
     test_view_new_axes_on_8d();
     test_view_merges_and_refuses();
     test_view_random();
+    test_view_input_checks();
     TEST_MAIN_END();
 }
