@@ -9,7 +9,8 @@
 #include <string.h>
 
 /* Reads until want bytes or the end of the stream; returns the count, or -1
- * with errno set. */
+ * with errno set. At most 2^30 bytes a call: Windows' C runtime reads at
+ * most INT_MAX bytes in one. */
 static int64_t read_upto(FILE *f, unsigned char *buf, uint64_t want) {
     uint64_t got = 0;
     while (got < want) {
