@@ -33,6 +33,7 @@ built from that file.
 Python 3 standard library only. Full description: docs/mutation.md.
 """
 import argparse
+import copy
 import glob
 import hashlib
 import json
@@ -752,21 +753,35 @@ def main():
     # -------------------------------------------------- set up the copies
     workers = [Worker(i, root, work, args) for i in range(args.jobs)]
 
+    finished = set()  # mutants judged to the end, under qlock
+    t0 = time.time()
+
     def on_signal(signum, frame):
         STOP.set()
+        with qlock:
+            judged = set(finished)
         with RUNNING_LOCK:
             for p in list(RUNNING):
                 kill_group(p)
         for w in workers:
             w.restore()
         print("\nmutate: stopped by signal %d; the copies are restored, the checkout was never written" % signum)
+        # Keep what was judged, so that --resume goes on from it: a mutant
+        # whose tests the signal cut short is not judged, and the workers may
+        # still write to the originals, so the report is made from copies.
+        if args.report:
+            kept = []
+            for m in todo:
+                c = copy.copy(m)
+                if not (m.resumed or id(m) in judged):
+                    c.status, c.detail = "not-run", ""
+                kept.append(c)
+            report(root, files, mutants, listed, kept, stale, eq_path, time.time() - t0, args)
         os._exit(128 + signum)
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
-
-    t0 = time.time()
     errors = []
 
     def setup(w):
@@ -853,6 +868,8 @@ def main():
                 w.restore()
             m.seconds = time.time() - start
             with qlock:
+                if not STOP.is_set():
+                    finished.add(id(m))
                 done[0] += 1
                 print("mutate: [%d/%d] %-12s %s%s" % (done[0], n_run, m.status, m.describe(),
                                                       "  (" + m.detail + ")" if m.detail else ""), flush=True)
