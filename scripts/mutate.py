@@ -471,14 +471,15 @@ class Worker:
             print("mutate: worker %d: unmutated, under the sanitizers, these fail and are not used: %s"
                   % (self.index, ", ".join(sorted(self.san_broken))), flush=True)
 
-    def ctest(self, tests, timeout, build=None, stop=True):
+    def ctest(self, tests, timeout, build=None, stop=True, total=None):
+        """timeout bounds each test; total (default: timeout) the whole call."""
         pattern = "^(" + "|".join(re.escape(t) for t in sorted(tests)) + ")$"
         cmd = ["ctest", "--test-dir", build or self.build, "-R", pattern, "--timeout", str(int(timeout)),
                "--output-on-failure"] + (["--stop-on-failure"] if stop else [])
         env = dict(os.environ)
         if self.args.test_seed is not None:
             env["DMLS_TEST_SEED"] = str(self.args.test_seed)
-        return run(cmd, timeout=timeout + 30, env=env)
+        return run(cmd, timeout=(total or timeout) + 30, env=env)
 
     def mutate(self, m):
         path = os.path.join(self.tree, m.path)
@@ -641,7 +642,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, metavar="N", help="workers, each with its own tree copy")
     ap.add_argument("--timeout", type=float, default=0, metavar="SEC",
                     help="per-mutant test time limit; a mutant past it is killed by timeout "
-                         "(default: 3 x the unmutated run + 30 s)")
+                         "(default: 3 x its unmutated time + 10 s)")
     ap.add_argument("--filter", default=None, metavar="REGEX",
                     help="only mutants whose description (as --list prints it) matches")
     ap.add_argument("--operators", default=None, metavar="LIST",
@@ -670,6 +671,9 @@ def main():
                          "same tree under the same sanitizers")
     ap.add_argument("--judged-only", action="store_true",
                     help="with --resume: run only mutants the reports judged (e.g. their survivors, again)")
+    ap.add_argument("--summary", action="store_true",
+                    help="with --resume: run nothing; report the earlier runs' verdicts joined over the code as "
+                         "it is now (what they did not judge, or must judge again, as not run)")
     ap.add_argument("--time-budget", type=float, default=0, metavar="SEC",
                     help="start no mutant after SEC seconds; those left are reported as not run (exit status "
                          "3), so a full run can be cut into pieces joined with --resume")
@@ -747,6 +751,12 @@ def main():
             if not m.resumed:
                 print("  " + m.describe())
         return 0
+    if args.summary:  # the pieces joined, over the code as it is now
+        for m in todo:
+            if not m.resumed:
+                m.status = "not-run"
+        return report(root, files, mutants, listed, todo, stale, eq_path,
+                      sum(m.seconds for m in todo if m.resumed), args)
     if not todo:
         return 0
 
@@ -897,7 +907,10 @@ def main():
         # then the rest in one go.
         order = ranked(m.path, tests)
         for batch in [[t] for t in order[:FIRST]] + ([order[FIRST:]] if order[FIRST:] else []):
-            rc, out, timed_out = w.ctest(set(batch), sum(limit[t] for t in batch))
+            # Each test under its own limit (the largest of the batch's), the
+            # batch under their sum: one endless test costs its limit only.
+            rc, out, timed_out = w.ctest(set(batch), max(limit[t] for t in batch),
+                                         total=sum(limit[t] for t in batch))
             if timed_out or "***Timeout" in out or rc != 0:
                 t = batch[0] if len(batch) == 1 else (failed_tests(out, 1) or "(%d tests)" % len(batch))
                 m.status, m.detail = "timeout" if timed_out or "***Timeout" in out else "killed", t
@@ -1013,7 +1026,7 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
         return 130
     not_run = sum(1 for m in todo if m.status == "not-run")
     if not_run:
-        print("mutate: %d mutants not run (--time-budget): go on with --resume %s" % (not_run, args.report or "REPORT"))
+        print("mutate: %d mutants not run: go on with --resume %s" % (not_run, args.report or "REPORT"))
     if any(m.status == "error" for m in todo):
         return 2
     if not_run:
