@@ -7,11 +7,17 @@
  * offset in the reader's buffer and inside it, and no call asks for more
  * than INT_MAX bytes (Windows' C runtime reads at most that in one call,
  * which is why the reader cuts its reads). */
+#define _POSIX_C_SOURCE 200809L /* symlink, dup2 */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "npy_input.h"
 #include "test.h"
@@ -269,7 +275,95 @@ static void test_out_of_memory(void) {
     }
 }
 
-int main(void) {
+/* The lowest free file descriptor: it moves when one leaks. */
+static int lowest_free_fd(void) {
+    const int fd = dup(0);
+    close(fd);
+    return fd;
+}
+
+/* Expects npy_open(path) to fail with exactly want, reading nothing: the
+ * scripted stream is empty, so a read that should not happen shows as a
+ * different message. */
+static void open_fails(const char *path, const char *want, const char *what) {
+    stream(1, 0, 0, 0);
+    S.total = 0;
+    err[0] = '\0';
+    const bool ok = npy_open(path, &in, err);
+    CHECK(!ok && strcmp(err, want) == 0 && S.calls == 0, "%s: \"%s\" (%ld reads), not \"%s\"", what, err, S.calls,
+          want);
+    if (ok) npy_close(&in);
+}
+
+/* What npy_open does before it reads: standard input that is a folder or
+ * closed, a link to a folder, a socket (which cannot be opened), and a
+ * stream opened by name, whose descriptor is closed with it while standard
+ * input stays open. */
+static void test_open(const char *dir) {
+    char path[512], want[640];
+    const int saved = dup(0);
+    const int folder = open(dir, O_RDONLY);
+    CHECK(saved >= 0 && folder >= 0 && dup2(folder, 0) == 0, "standard input as the folder %s", dir);
+    open_fails("-", "<stdin>: is a folder, not a .npy file", "standard input is a folder");
+    close(0);
+    snprintf(want, sizeof want, "<stdin>: cannot open: %s", strerror(EBADF));
+    open_fails("-", want, "standard input is closed");
+    CHECK(dup2(saved, 0) == 0, "standard input back");
+    close(saved);
+    close(folder);
+
+    snprintf(path, sizeof path, "%s/folder-link.npy", dir);
+    unlink(path);
+    CHECK(symlink(".", path) == 0, "symlink %s: %s", path, strerror(errno)); /* to its own folder */
+    snprintf(want, sizeof want, "%s: is a folder, not a .npy file", path);
+    open_fails(path, want, "a link to a folder");
+    unlink(path);
+
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(path, sizeof path, "%s/socket.npy", dir);
+    if (strlen(path) < sizeof sa.sun_path) {
+        unlink(path);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        const int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+        CHECK(sock >= 0 && bind(sock, (const struct sockaddr *)&sa, sizeof sa) == 0, "socket %s: %s", path,
+              strerror(errno));
+        snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(ENXIO));
+        open_fails(path, want, "a socket");
+        close(sock);
+        unlink(path);
+    } else {
+        printf("note: the socket case needs a folder path under %zu bytes; %s is longer\n", sizeof sa.sun_path, dir);
+    }
+
+    const int fd = lowest_free_fd();
+    stream(1, 10, 0, 0);
+    err[0] = '\0';
+    const bool ok = npy_open("/dev/null", &in, err); /* a character device: read as a stream (scripted) */
+    CHECK(ok && in.h.data_bytes == 10, "a stream by name: %s", err);
+    if (ok) npy_close(&in);
+    CHECK(lowest_free_fd() == fd, "a stream by name leaves a descriptor open (lowest free %d, was %d)",
+          lowest_free_fd(), fd);
+    stream(1, 10, 0, 0);
+    CHECK(open_stream(), "standard input: %s", err);
+    npy_close(&in);
+    CHECK(fcntl(0, F_GETFD) != -1, "reading standard input closed it");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_npy_input SCRATCH_FOLDER\n");
+        return 2;
+    }
+    mkdir(argv[1], 0755);
+    /* Standard input as the tests expect it, whatever ran them. */
+    const int null = open("/dev/null", O_RDONLY);
+    if (null > 0) {
+        dup2(null, 0);
+        close(null);
+    }
+    test_open(argv[1]);
     test_small();
     test_read_errors();
     test_out_of_memory();
