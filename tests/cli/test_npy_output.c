@@ -1,0 +1,88 @@
+/* npy_output_check (tools/npy_output.c), called directly: the output
+ * checks the tool makes before any work, at the edges the end-to-end tests
+ * do not reach: an output in the root folder, a one-character name, an
+ * input named through a symbolic link to the output, and no memory for the
+ * folder's name (malloc is this file's, through the linker's --wrap). */
+#define _POSIX_C_SOURCE 200809L /* symlink */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npy_output.h"
+#include "test.h"
+
+static int fail_next_malloc;
+
+void *__real_malloc(size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_malloc(size_t n) {
+    if (fail_next_malloc) {
+        fail_next_malloc = 0;
+        return NULL;
+    }
+    return __real_malloc(n);
+}
+
+static char err[NPY_ERR_LEN];
+
+static void accepts(const char *out, const char *in, bool force, const char *what) {
+    err[0] = '\0';
+    CHECK(npy_output_check(out, in, force, err), "%s: refused: %s", what, err);
+}
+
+static void refuses(const char *out, const char *in, bool force, const char *want, const char *what) {
+    err[0] = '\0';
+    CHECK(!npy_output_check(out, in, force, err) && strcmp(err, want) == 0, "%s: \"%s\", not \"%s\"", what, err,
+          want);
+}
+
+static void touch(const char *path) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL && fputs("not even .npy", f) >= 0 && fclose(f) == 0, "writing %s", path);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_npy_output SCRATCH_FOLDER\n");
+        return 2;
+    }
+    mkdir(argv[1], 0755);
+    CHECK(chdir(argv[1]) == 0, "chdir %s: %s", argv[1], strerror(errno));
+    touch("in.npy");
+
+    /* A new file in the root folder: its folder is "/", not "". */
+    const char *root_out = "/dmlslice-test-npy-output-never-written.npy";
+    if (access(root_out, F_OK) != 0)
+        accepts(root_out, "in.npy", false, "a new file in /");
+    else
+        printf("note: %s exists; the root-folder case is not run\n", root_out);
+
+    /* One character is a file name, not a folder. */
+    unlink("x");
+    accepts("x", "in.npy", false, "a one-character name");
+    refuses("", "in.npy", false, ": names a folder; give the output a file name", "an empty name");
+
+    /* The input named through a link to the output is still the input. */
+    unlink("link.npy");
+    CHECK(symlink("in.npy", "link.npy") == 0, "symlink: %s", strerror(errno));
+    refuses("in.npy", "link.npy", true, "in.npy: the output is the input file; refusing to overwrite it",
+            "the input through a link");
+    unlink("link.npy");
+
+    /* No memory for the folder's name, with and without a folder part. */
+    char want[256];
+    snprintf(want, sizeof want, "new.npy: cannot write: the folder '?' %s", strerror(ENOMEM));
+    fail_next_malloc = 1;
+    refuses("new.npy", "in.npy", false, want, "no memory for '.'");
+    mkdir("sub", 0755);
+    snprintf(want, sizeof want, "sub/new.npy: cannot write: the folder '?' %s", strerror(ENOMEM));
+    fail_next_malloc = 1;
+    refuses("sub/new.npy", "in.npy", false, want, "no memory for 'sub'");
+    accepts("sub/new.npy", "in.npy", false, "a new file in sub");
+    rmdir("sub");
+    unlink("in.npy");
+    TEST_MAIN_END();
+}
