@@ -1,8 +1,9 @@
 /* npy_output_check (tools/npy_output.c), called directly: the output
  * checks the tool makes before any work, at the edges the end-to-end tests
  * do not reach: an output in the root folder, a one-character name, an
- * input named through a symbolic link to the output, and no memory for the
- * folder's name (malloc is this file's, through the linker's --wrap). */
+ * input named through a symbolic link to the output, a folder named through
+ * one, a name too long to look up, and no memory for the folder's name
+ * (malloc is this file's, through the linker's --wrap). */
 #define _POSIX_C_SOURCE 200809L /* symlink */
 #include <errno.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ int main(int argc, char **argv) {
     unlink("link.npy");
 
     /* No memory for the folder's name, with and without a folder part. */
-    char want[256];
+    char want[NPY_ERR_LEN];
     snprintf(want, sizeof want, "new.npy: cannot write: the folder '?' %s", strerror(ENOMEM));
     fail_next_malloc = 1;
     refuses("new.npy", "in.npy", false, want, "no memory for '.'");
@@ -82,7 +83,19 @@ int main(int argc, char **argv) {
     fail_next_malloc = 1;
     refuses("sub/new.npy", "in.npy", false, want, "no memory for 'sub'");
     accepts("sub/new.npy", "in.npy", false, "a new file in sub");
+    /* A folder named through a link is a folder. */
+    unlink("sub-link");
+    CHECK(symlink("sub", "sub-link") == 0, "symlink: %s", strerror(errno));
+    accepts("sub-link/new.npy", "in.npy", false, "a new file in a linked folder");
+    unlink("sub-link");
     rmdir("sub");
+
+    /* A name the system cannot look up is refused with its reason. */
+    char longname[300];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    snprintf(want, sizeof want, "%s: cannot write: %s", longname, strerror(ENAMETOOLONG));
+    refuses(longname, "in.npy", false, want, "a 299-byte name");
     unlink("in.npy");
     TEST_MAIN_END();
 }
