@@ -2,23 +2,29 @@
  * checks the tool makes before any work, at the edges the end-to-end tests
  * do not reach: an output in the root folder, a one-character name, an
  * input named through a symbolic link to the output, a folder named through
- * one, a name too long to look up, and no memory for the folder's name
- * (malloc is this file's, through the linker's --wrap). */
-#define _POSIX_C_SOURCE 200809L /* symlink */
+ * one, a name too long to look up, an existing file and a block device, no
+ * memory for the folder's name (malloc and calloc are this file's, through
+ * the linker's --wrap); and npy_create to standard output that is a
+ * terminal or cannot have its buffer. */
+#define _XOPEN_SOURCE 700 /* symlink, mknod, posix_openpt */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "npy_output.h"
 #include "test.h"
 
-static int fail_next_malloc;
+static int fail_next_malloc, fail_next_calloc;
 
 void *__real_malloc(size_t n);
 void *__wrap_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__wrap_calloc(size_t k, size_t n);
 void *__wrap_malloc(size_t n) {
     if (fail_next_malloc) {
         fail_next_malloc = 0;
@@ -26,12 +32,20 @@ void *__wrap_malloc(size_t n) {
     }
     return __real_malloc(n);
 }
+void *__wrap_calloc(size_t k, size_t n) {
+    if (fail_next_calloc) {
+        fail_next_calloc = 0;
+        return NULL;
+    }
+    return __real_calloc(k, n);
+}
 
 static char err[NPY_ERR_LEN];
 
+/* A success leaves err as it was. */
 static void accepts(const char *out, const char *in, bool force, const char *what) {
     err[0] = '\0';
-    CHECK(npy_output_check(out, in, force, err), "%s: refused: %s", what, err);
+    CHECK(npy_output_check(out, in, force, err) && err[0] == '\0', "%s: refused: %s", what, err);
 }
 
 static void refuses(const char *out, const char *in, bool force, const char *want, const char *what) {
@@ -43,6 +57,43 @@ static void refuses(const char *out, const char *in, bool force, const char *wan
 static void touch(const char *path) {
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL && fputs("not even .npy", f) >= 0 && fclose(f) == 0, "writing %s", path);
+}
+
+/* npy_create to standard output: a terminal is refused, and so is an
+ * output whose buffer cannot be had. */
+static void test_stdout(void) {
+    const int64_t shape[1] = {4};
+    npy_output out;
+    fflush(stdout);
+    const int saved = dup(1);
+    const int master = posix_openpt(O_RDWR | O_NOCTTY);
+    const char *slave = master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0 ? ptsname(master) : NULL;
+    const int tty = slave ? open(slave, O_RDWR | O_NOCTTY) : -1;
+    if (tty >= 0 && dup2(tty, 1) == 1) {
+        err[0] = '\0';
+        CHECK(!npy_create("-", false, "<f4", 1, shape, 4, &out, err) &&
+                  strcmp(err, "<stdout>: refusing to write binary .npy data to a terminal") == 0,
+              "standard output a terminal: \"%s\"", err);
+        npy_abort(&out);
+    } else {
+        printf("note: no pseudo-terminal here (%s); the terminal case is not run\n", strerror(errno));
+    }
+    const int null = open("/dev/null", O_WRONLY);
+    CHECK(null >= 0 && dup2(null, 1) == 1, "standard output to /dev/null");
+    fail_next_calloc = 1;
+    err[0] = '\0';
+    CHECK(!npy_create("-", false, "<f4", 1, shape, 4, &out, err) &&
+              strncmp(err, "<stdout>: out of memory for ", 28) == 0,
+          "no memory for standard output's buffer: \"%s\"", err);
+    npy_abort(&out);
+    err[0] = '\0';
+    CHECK(npy_create("-", false, "<f4", 1, shape, 4, &out, err), "standard output: %s", err);
+    npy_abort(&out);
+    dup2(saved, 1);
+    close(saved);
+    if (null >= 0) close(null);
+    if (tty >= 0) close(tty);
+    if (master >= 0) close(master);
 }
 
 int main(int argc, char **argv) {
@@ -90,6 +141,21 @@ int main(int argc, char **argv) {
     unlink("sub-link");
     rmdir("sub");
 
+    /* An existing file only with force; a block device never. */
+    touch("old.npy");
+    refuses("old.npy", "in.npy", false, "old.npy: already exists; not overwritten (use -f to replace it)",
+            "an existing file without -f");
+    accepts("old.npy", "in.npy", true, "an existing file with -f");
+    unlink("old.npy");
+    unlink("blk");
+    if (mknod("blk", S_IFBLK | 0600, makedev(7, 0)) == 0) {
+        refuses("blk", "in.npy", true, "blk: is a block device or other special file; refusing to write over it",
+                "a block device");
+        unlink("blk");
+    } else {
+        printf("note: mknod of a block device: %s; that case is not run\n", strerror(errno));
+    }
+
     /* A name the system cannot look up is refused with its reason. */
     char longname[300];
     memset(longname, 'n', sizeof longname - 1);
@@ -97,5 +163,6 @@ int main(int argc, char **argv) {
     snprintf(want, sizeof want, "%s: cannot write: %s", longname, strerror(ENAMETOOLONG));
     refuses(longname, "in.npy", false, want, "a 299-byte name");
     unlink("in.npy");
+    test_stdout();
     TEST_MAIN_END();
 }
