@@ -4,16 +4,19 @@
  * input named through a symbolic link to the output, a folder named through
  * one, a name too long to look up, an existing file and a block device, no
  * memory for the folder's name (malloc and calloc are this file's, through
- * the linker's --wrap); and npy_create to standard output that is a
- * terminal or cannot have its buffer. */
+ * the linker's --wrap); and npy_create: to standard output that is a
+ * terminal or cannot have its buffer, over what it must not replace or
+ * cannot open, and the room it makes for the data. */
 #define _XOPEN_SOURCE 700 /* symlink, mknod, posix_openpt */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "npy_output.h"
@@ -28,6 +31,7 @@ void *__wrap_calloc(size_t k, size_t n);
 void *__wrap_malloc(size_t n) {
     if (fail_next_malloc) {
         fail_next_malloc = 0;
+        errno = ENOMEM;
         return NULL;
     }
     return __real_malloc(n);
@@ -35,6 +39,7 @@ void *__wrap_malloc(size_t n) {
 void *__wrap_calloc(size_t k, size_t n) {
     if (fail_next_calloc) {
         fail_next_calloc = 0;
+        errno = ENOMEM;
         return NULL;
     }
     return __real_calloc(k, n);
@@ -94,6 +99,65 @@ static void test_stdout(void) {
     if (null >= 0) close(null);
     if (tty >= 0) close(tty);
     if (master >= 0) close(master);
+}
+
+static void create_fails(const char *path, bool force, const char *want, const char *what) {
+    const int64_t shape[1] = {4};
+    npy_output out;
+    err[0] = '\0';
+    const bool ok = npy_create(path, force, "<f4", 1, shape, 4, &out, err);
+    CHECK(!ok && strcmp(err, want) == 0, "%s: \"%s\", not \"%s\"", what, err, want);
+    npy_abort(&out);
+}
+
+/* npy_create by name: what cannot be replaced or opened, no memory for the
+ * name, and room for the data however long (the copy writes capacity
+ * bytes: whole NPY_PAD units, never fewer than the data). */
+static void test_create(void) {
+    char want[NPY_ERR_LEN];
+    mkdir("folder.npy", 0755);
+    create_fails("folder.npy", true, "folder.npy: not a regular file; refusing to replace it", "a folder");
+    rmdir("folder.npy");
+    unlink("blk");
+    if (mknod("blk", S_IFBLK | 0600, makedev(7, 0)) == 0) {
+        create_fails("blk", true, "blk: not a regular file; refusing to replace it", "a block device");
+        unlink("blk");
+    }
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, "sock.npy", 9);
+    unlink("sock.npy");
+    const int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(sock >= 0 && bind(sock, (const struct sockaddr *)&sa, sizeof sa) == 0, "socket: %s", strerror(errno));
+    snprintf(want, sizeof want, "sock.npy: cannot open for writing: %s", strerror(ECONNREFUSED));
+    create_fails("sock.npy", false, want, "a socket nothing listens on");
+    close(sock);
+    unlink("sock.npy");
+    snprintf(want, sizeof want, "new.npy: cannot resolve: %s", strerror(ENOMEM));
+    fail_next_malloc = 1;
+    create_fails("new.npy", false, want, "no memory for the name");
+
+    const int null = open("/dev/null", O_WRONLY);
+    const int saved = dup(1);
+    fflush(stdout);
+    CHECK(null >= 0 && dup2(null, 1) == 1, "standard output to /dev/null");
+    for (int64_t n = 0; n <= 3 * NPY_PAD; n++) {
+        for (int k = 0; k < 2; k++) {
+            const char *path = k ? "-" : "sized.npy";
+            npy_output out;
+            err[0] = '\0';
+            const bool ok = npy_create(path, false, "|u1", 1, &n, 1, &out, err);
+            CHECK(ok && out.data_bytes == (uint64_t)n && out.capacity % NPY_PAD == 0 &&
+                      out.capacity >= out.data_bytes && out.capacity < out.data_bytes + NPY_PAD,
+                  "%s of %d bytes: capacity %llu (%s)", path, (int)n, (unsigned long long)out.capacity, err);
+            npy_abort(&out);
+        }
+    }
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    if (null >= 0) close(null);
 }
 
 int main(int argc, char **argv) {
@@ -164,5 +228,6 @@ int main(int argc, char **argv) {
     refuses(longname, "in.npy", false, want, "a 299-byte name");
     unlink("in.npy");
     test_stdout();
+    test_create();
     TEST_MAIN_END();
 }
