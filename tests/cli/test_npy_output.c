@@ -10,6 +10,7 @@
 #define _XOPEN_SOURCE 700 /* symlink, mknod, posix_openpt */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,20 @@ static void test_create(void) {
     create_fails("sock.npy", false, want, "a socket nothing listens on");
     close(sock);
     unlink("sock.npy");
+    snprintf(want, sizeof want, "none/new.npy: cannot create a file in 'none': %s", strerror(ENOENT));
+    create_fails("none/new.npy", false, want, "a folder that does not exist");
+    {
+        /* 2^63 - 1 bytes round up to 2^63 of room: past any file offset,
+         * refused before anything is made */
+        const int64_t huge = INT64_MAX;
+        npy_output out;
+        err[0] = '\0';
+        CHECK(!npy_create("huge.npy", false, "|u1", 1, &huge, 1, &out, err) &&
+                  strstr(err, "huge.npy: 9223372036854775") == err && strstr(err, " bytes do not fit a file offset here"),
+              "2^63 - 1 bytes: \"%s\"", err);
+        npy_abort(&out);
+        CHECK(access("huge.npy", F_OK) != 0, "2^63 - 1 bytes: a file was left");
+    }
     snprintf(want, sizeof want, "new.npy: cannot resolve: %s", strerror(ENOMEM));
     fail_next_malloc = 1;
     create_fails("new.npy", false, want, "no memory for the name");
