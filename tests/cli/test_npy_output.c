@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -23,7 +25,33 @@
 #include "npy_output.h"
 #include "test.h"
 
-static int fail_next_malloc, fail_next_calloc;
+static int fail_next_malloc, fail_next_calloc, fail_next_mmap, fail_next_fchmod, fake_fault;
+
+void *__real_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off);
+void *__wrap_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off);
+int __real_fchmod(int fd, mode_t mode);
+int __wrap_fchmod(int fd, mode_t mode);
+int __real_dmls_new_file_faulted(const dmls_new_file *f);
+int __wrap_dmls_new_file_faulted(const dmls_new_file *f);
+void *__wrap_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off) {
+    if (fail_next_mmap) {
+        fail_next_mmap = 0;
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return __real_mmap(addr, n, prot, flags, fd, off);
+}
+int __wrap_fchmod(int fd, mode_t mode) {
+    if (fail_next_fchmod) {
+        fail_next_fchmod = 0;
+        errno = EPERM;
+        return -1;
+    }
+    return __real_fchmod(fd, mode);
+}
+/* A write through the mapping that failed (SIGBUS on a full disk): the
+ * platform layer's flag, faked. */
+int __wrap_dmls_new_file_faulted(const dmls_new_file *f) { return fake_fault || __real_dmls_new_file_faulted(f); }
 
 void *__real_malloc(size_t n);
 void *__wrap_malloc(size_t n);
@@ -175,12 +203,113 @@ static void test_create(void) {
     if (null >= 0) close(null);
 }
 
+/* The lowest free file descriptor: it moves when one leaks, or when
+ * standard input is closed. */
+static int lowest_free_fd(void) {
+    const int fd = dup(2);
+    close(fd);
+    return fd;
+}
+
+/* Nothing in the current folder but in.npy (no temporary file left). */
+static bool folder_clean(void) {
+    DIR *d = opendir(".");
+    if (d == NULL) return false;
+    bool clean = true;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, "in.npy") != 0) {
+            printf("left: %s\n", e->d_name);
+            clean = false;
+        }
+    closedir(d);
+    return clean;
+}
+
+static bool start(const char *path, bool force, npy_output *out) {
+    const int64_t shape[1] = {4};
+    err[0] = '\0';
+    const bool ok = npy_create(path, force, "<f4", 1, shape, 4, out, err);
+    CHECK(ok, "creating %s: %s", path, err);
+    return ok;
+}
+
+/* Creating, committing and dropping by name, unnamed (O_TMPFILE) and named
+ * (DMLSLICE_IO_FALLBACK=named): each failure is named, nothing is left
+ * behind, no descriptor leaks, and a name taken meanwhile is not replaced. */
+static void test_commit(const char *how) {
+    npy_output out;
+    memset(&out, 0, sizeof out);
+    char want[NPY_ERR_LEN];
+    const int fd = lowest_free_fd();
+
+    fail_next_fchmod = 1;
+    snprintf(want, sizeof want, "x.npy: cannot set the new file's permissions: %s", strerror(EPERM));
+    create_fails("x.npy", false, want, how);
+    fail_next_mmap = 1;
+    snprintf(want, sizeof want, "x.npy: cannot map 144 bytes: %s", strerror(ENOMEM));
+    create_fails("x.npy", false, want, how);
+    npy_abort(&out); /* a zeroed output: nothing to drop */
+    CHECK(folder_clean() && lowest_free_fd() == fd, "%s: failed creations left something (lowest free fd %d, was %d)",
+          how, lowest_free_fd(), fd);
+
+    if (start("x.npy", false, &out)) npy_abort(&out);
+    CHECK(folder_clean() && lowest_free_fd() == fd, "%s: a dropped output left something (lowest free fd %d, was %d)",
+          how, lowest_free_fd(), fd);
+    if (start("/dev/null", false, &out)) npy_abort(&out); /* a device opened by name */
+    CHECK(lowest_free_fd() == fd, "%s: a dropped device output leaves a descriptor (lowest free %d, was %d)", how,
+          lowest_free_fd(), fd);
+
+    if (start("x.npy", false, &out)) {
+        fake_fault = 1;
+        CHECK(!npy_commit(&out, err) &&
+                  strcmp(err, "x.npy: the file system could not store the data (a write through the mapping "
+                              "failed)") == 0,
+              "%s: a faulted write: \"%s\"", how, err);
+        fake_fault = 0;
+        npy_abort(&out);
+    }
+    if (start("x.npy", false, &out)) {
+        touch("x.npy"); /* taken meanwhile */
+        CHECK(!npy_commit(&out, err) && strcmp(err, "x.npy: already exists; not overwritten (use -f to replace it)") == 0,
+              "%s: a name taken meanwhile: \"%s\"", how, err);
+        npy_abort(&out);
+        struct stat st;
+        CHECK(stat("x.npy", &st) == 0 && st.st_size == 13, "%s: the file that took the name was changed", how);
+        unlink("x.npy");
+    }
+    mkdir("dir", 0755);
+    if (start("dir/x.npy", false, &out)) {
+        CHECK(rename("dir", "moved") == 0, "rename: %s", strerror(errno));
+        snprintf(want, sizeof want, "dir/x.npy: cannot write: %s", strerror(ENOENT));
+        CHECK(!npy_commit(&out, err) && strcmp(err, want) == 0, "%s: the folder moved away: \"%s\"", how, err);
+        npy_abort(&out);
+        DIR *d = opendir("moved"); /* a named temporary file moved with its folder */
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+            if (e->d_name[0] == '.' && e->d_name[1] == 'd') unlinkat(dirfd(d), e->d_name, 0);
+        if (d) closedir(d);
+        CHECK(rmdir("moved") == 0, "rmdir moved: %s", strerror(errno));
+    }
+    rmdir("dir");
+    if (start("x.npy", false, &out)) {
+        CHECK(npy_commit(&out, err) && access("x.npy", F_OK) == 0, "%s: committing: %s", how, err);
+        npy_abort(&out);
+        unlink("x.npy");
+    }
+    CHECK(folder_clean() && lowest_free_fd() == fd, "%s: something was left (lowest free fd %d, was %d)", how,
+          lowest_free_fd(), fd);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: test_npy_output SCRATCH_FOLDER\n");
         return 2;
     }
     mkdir(argv[1], 0755);
+    const int null = open("/dev/null", O_RDONLY); /* standard input open, whatever ran the test */
+    if (null > 0) {
+        dup2(null, 0);
+        close(null);
+    }
     CHECK(chdir(argv[1]) == 0, "chdir %s: %s", argv[1], strerror(errno));
     touch("in.npy");
 
@@ -244,5 +373,13 @@ int main(int argc, char **argv) {
     unlink("in.npy");
     test_stdout();
     test_create();
+    touch("in.npy");
+    test_commit("unnamed");
+    setenv("DMLSLICE_IO_FALLBACK", "named", 1);
+    test_commit("named");
+    unsetenv("DMLSLICE_IO_FALLBACK");
+    unlink("in.npy");
+    /* Dropping an output never closes what it did not open. */
+    CHECK(fcntl(0, F_GETFD) != -1, "standard input was closed");
     TEST_MAIN_END();
 }
