@@ -150,7 +150,14 @@ static inline run_proc run_start_(const char *const *argv, run_stream in, run_st
     si.hStdOutput = run_inheritable_(out, STD_OUTPUT_HANDLE);
     si.hStdError = run_inheritable_(err, STD_ERROR_HANDLE);
     PROCESS_INFORMATION pi;
-    const BOOL ok = wline && app && CreateProcessW(app, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
+    BOOL ok = wline && app && CreateProcessW(app, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
+    /* Wine under load sometimes fails a start with ERROR_INTERNAL_ERROR
+     * (1359) before the program runs at all: tried again, up to twice. */
+    for (int again = 0; !ok && wline && app && GetLastError() == 1359 && again < 2; again++) {
+        fprintf(stderr, "run: starting %s failed with Windows error 1359; trying again\n", argv[0]);
+        Sleep(200);
+        ok = CreateProcessW(app, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
+    }
     if (!ok) fprintf(stderr, "run: cannot start %s (Windows error %lu)\n", argv[0], GetLastError());
     if (si.hStdInput) CloseHandle(si.hStdInput);
     if (si.hStdOutput) CloseHandle(si.hStdOutput);
