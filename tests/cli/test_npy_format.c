@@ -218,6 +218,14 @@ static void test_format_header(void) {
     }
     CHECK(exact && spill && long_len, "no dictionary ended at a boundary (%d) or one past it (%d), or had 256 bytes (%d)", exact,
           spill, long_len);
+    /* The largest header there is, NPY_MAX_RANK axes of 19 digits, fits
+     * NPY_OUT_HEADER_MAX: npy_create's "does not fit" cannot happen. */
+    int64_t big[NPY_MAX_RANK];
+    for (int i = 0; i < NPY_MAX_RANK; i++) big[i] = INT64_MAX;
+    unsigned char b[NPY_OUT_HEADER_MAX];
+    const size_t total = npy_format_header(b, sizeof b, "<f8", 8, NPY_MAX_RANK, big);
+    CHECK(total > 0 && total % 64 == 0 && b[total - 1] == '\n' && memchr(b, '}', total) != NULL,
+          "%d axes of 2^63 - 1: %zu bytes", NPY_MAX_RANK, total);
 }
 
 /* Row-major, or column-major in Fortran order; a zero dim counts as 1. */

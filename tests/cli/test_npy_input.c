@@ -340,6 +340,18 @@ static void test_open(const char *dir) {
         printf("note: the socket case needs a folder path under %zu bytes; %s is longer\n", sizeof sa.sun_path, dir);
     }
 
+    /* A name the system cannot look up: its own reason, not "missing". */
+    char longname[300];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    snprintf(want, sizeof want, ": cannot open: %s", strerror(ENAMETOOLONG));
+    stream(1, 0, 0, 0);
+    S.total = 0;
+    err[0] = '\0';
+    CHECK(!npy_open(longname, &in, err) && strlen(err) > strlen(want) &&
+              strcmp(err + strlen(err) - strlen(want), want) == 0,
+          "a 299-byte name: \"%s\"", err);
+
     const int fd = lowest_free_fd();
     stream(1, 10, 0, 0);
     err[0] = '\0';
