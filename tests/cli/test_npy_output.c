@@ -163,6 +163,10 @@ static void test_create(void) {
     create_fails("sock.npy", false, want, "a socket nothing listens on");
     close(sock);
     unlink("sock.npy");
+    touch("old.npy");
+    create_fails("old.npy", false, "old.npy: already exists; not overwritten (use -f to replace it)",
+                 "an existing file without -f");
+    unlink("old.npy");
     snprintf(want, sizeof want, "none/new.npy: cannot create a file in 'none': %s", strerror(ENOENT));
     create_fails("none/new.npy", false, want, "a folder that does not exist");
     {
