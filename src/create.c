@@ -8,6 +8,9 @@
 #include "error.h"
 #include "operator.h"
 #include "validate.h"
+#ifdef DMLS_HAVE_VULKAN
+#include "vulkan/launch.h"
+#endif
 
 dmls_status dmls_operator_build(const dmls_problem *problem, const dmls_buffer_needs *needs, dmls_operator **out) {
     dmls_operator *op = calloc(1, sizeof *op);
@@ -19,6 +22,12 @@ dmls_status dmls_operator_build(const dmls_problem *problem, const dmls_buffer_n
 #ifdef DMLS_HAVE_CUDA
     /* The launch plan is derived here, once, so a GPU execute only launches. */
     dmls_cuda_prepare(&op->cuda, &op->copy, op->zero_fill ? &op->fill : NULL);
+#endif
+#ifdef DMLS_HAVE_VULKAN
+    if (dmls_vulkan_prepare(op, &op->vulkan) != DMLS_OK) {
+        free(op);
+        return DMLS_ERROR_OUT_OF_MEMORY; /* the message is set */
+    }
 #endif
     *out = op;
     return DMLS_OK;
@@ -56,7 +65,12 @@ dmls_status dmls_create_grad(const dmls_tensor *input_grad, const dmls_tensor *o
     return create_native(true, input_grad, output_grad, window, op);
 }
 
-void dmls_destroy(dmls_operator *op) { free(op); }
+void dmls_destroy(dmls_operator *op) {
+#ifdef DMLS_HAVE_VULKAN
+    if (op != NULL) dmls_vulkan_destroy(op->vulkan);
+#endif
+    free(op);
+}
 
 /* The one-shot calls: the public create, execute and destroy, in that order. */
 

@@ -19,6 +19,7 @@ struct dmls_operator {
     dmls_copy_plan copy;
     dmls_cpu_prepared cpu; /* copy, with the CPU kernel chosen (cpu/prepare.c) */
     dmls_cuda_state cuda;  /* the CUDA launch plan; filled only when the CUDA backend is built */
+    void *vulkan;          /* the Vulkan launches (vulkan/launch.h); NULL unless that backend is built */
 };
 
 /* The one create path: plans a validated problem, prepares every backend

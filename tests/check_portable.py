@@ -54,14 +54,14 @@ DECLSPEC = re.compile(r"\b(__declspec|__stdcall|__cdecl|__forceinline)\b")
 # Headers a program built by MSVC can include: C11's (less <threads.h>,
 # which MSVC has only since 17.8), the CRT's and the Windows SDK's that
 # src/platform/win32*.c use, the x86 and ARM intrinsics, and the optional
-# dependencies (CUDA, Jansson).
+# dependencies (CUDA, Jansson, the Vulkan SDK).
 MSVC_HEADERS = set(
     "assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h math.h setjmp.h "
     "signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdio.h stdlib.h stdnoreturn.h string.h "
     "tgmath.h time.h uchar.h wchar.h wctype.h "
     "windows.h shellapi.h io.h process.h fcntl.h sys/stat.h sys/types.h direct.h share.h malloc.h "
     "intrin.h immintrin.h emmintrin.h arm_neon.h arm64_neon.h "
-    "cuda_runtime_api.h cuda_runtime.h jansson.h".split())
+    "cuda_runtime_api.h cuda_runtime.h jansson.h vulkan/vulkan.h".split())
 # POSIX (or glibc) functions the MSVC runtime lacks or names otherwise
 # (_stricmp, _strdup, ...): only src/platform/posix*.c may call them.
 POSIX_CALLS = re.compile(

@@ -1,0 +1,48 @@
+/* The Vulkan context (dmlslice_vulkan.h's dmls_vulkan_context): the device,
+ * its limits as execute uses them, the pipelines, and the command buffer and
+ * fence of the library's own submit path. Internal: tests may lower
+ * max_range to exercise the splitting on small tensors. */
+#ifndef DMLS_VULKAN_CONTEXT_H
+#define DMLS_VULKAN_CONTEXT_H
+
+#include <stdatomic.h>
+#include <vulkan/vulkan.h>
+
+#include "../platform/platform.h"
+#include "dmlslice/dmlslice_vulkan.h"
+#include "launch.h"
+
+struct dmls_vulkan_context {
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    VkDevice device;
+    uint32_t family;
+    VkQueue queue;
+    int owns_device; /* 1: instance and device are the library's (dmls_vulkan_context_create) */
+    VkDebugUtilsMessengerEXT messenger;
+    _Atomic uint64_t messages; /* validation messages seen */
+    /* Limits: a binding's byte range at most max_range, its offset a
+     * multiple of bind_align (minStorageBufferOffsetAlignment, at least 16
+     * so that units of 16 bytes line up), at most max_groups workgroups. */
+    uint64_t max_range;
+    uint64_t bind_align;
+    uint32_t max_groups;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipelines[DMLS_VK_SHADERS];
+    PFN_vkCmdPushDescriptorSetKHR push_descriptors;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    dmls_mutex lock; /* dmls_vulkan_execute: one submit at a time on cmd and fence */
+};
+
+/* Builds the pipelines and the submit objects of ctx, whose device fields
+ * are set (context.c, pipelines.c). */
+dmls_status dmls_vk_build(dmls_vulkan_context *ctx);
+void dmls_vk_release(dmls_vulkan_context *ctx);
+
+/* "VK_ERROR_OUT_OF_DEVICE_MEMORY" or the number, for messages. */
+const char *dmls_vk_result_name(VkResult r);
+
+#endif

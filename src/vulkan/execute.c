@@ -1,0 +1,217 @@
+/* Recording and submitting an operator: the binding checks (R-X-*, on the
+ * caller's offsets and byte counts), the choice of launch, the split of
+ * work that exceeds one binding, and the dispatches. */
+#include <string.h>
+
+#include "../error.h"
+#include "../operator.h"
+#include "context.h"
+
+/* The operator's Vulkan launches. The one place that reaches them: with
+ * the backend table (issue 23) it becomes dmls_operator_prepared(op,
+ * DMLS_BACKEND_VULKAN). */
+static const dmls_vk_prepared *prepared(const dmls_operator *op) { return op->vulkan; }
+
+/* R-OP-NULL, R-X-BOUNDS, R-X-ALIGN and R-X-OVERLAP on a VkBuffer binding:
+ * the checks of dmls_execute_begin with offsets for addresses, and overlap
+ * only within one VkBuffer. */
+static dmls_status check_binding(const dmls_operator *op, VkBuffer in, uint64_t in_offset, uint64_t in_bytes,
+                                 VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {
+    const char *name = op->problem.name;
+    const dmls_buffer_needs *n = &op->needs;
+    RETURN_IF(in == VK_NULL_HANDLE && n->in_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
+              "%s: input VkBuffer is VK_NULL_HANDLE but the input tensor needs %llu bytes", name,
+              (unsigned long long)n->in_bytes);
+    RETURN_IF(out == VK_NULL_HANDLE && n->out_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
+              "%s: output VkBuffer is VK_NULL_HANDLE but the output tensor needs %llu bytes", name,
+              (unsigned long long)n->out_bytes);
+    RETURN_IF(in_bytes < n->in_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
+              "%s: input buffer holds %llu bytes but the input tensor needs %llu", name, (unsigned long long)in_bytes,
+              (unsigned long long)n->in_bytes);
+    RETURN_IF(out_bytes < n->out_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
+              "%s: output buffer holds %llu bytes but the output tensor needs %llu", name,
+              (unsigned long long)out_bytes, (unsigned long long)n->out_bytes);
+    RETURN_IF(n->in_align > 1 && in_offset % n->in_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
+              "%s: input offset %llu is not a multiple of %llu (%s)", name, (unsigned long long)in_offset,
+              (unsigned long long)n->in_align, n->in_align_why);
+    RETURN_IF(n->out_align > 1 && out_offset % n->out_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
+              "%s: output offset %llu is not a multiple of %llu (%s)", name, (unsigned long long)out_offset,
+              (unsigned long long)n->out_align, n->out_align_why);
+    const bool overlap = in == out && n->in_bytes > 0 && n->out_bytes > 0 && in_offset < out_offset + n->out_bytes &&
+                         out_offset < in_offset + n->in_bytes;
+    RETURN_IF(overlap, DMLS_ERROR_OVERLAP, "R-X-OVERLAP",
+              "%s: output bytes [%llu, +%llu) overlap input bytes [%llu, +%llu) of the same VkBuffer", name,
+              (unsigned long long)out_offset, (unsigned long long)n->out_bytes, (unsigned long long)in_offset,
+              (unsigned long long)n->in_bytes);
+    return DMLS_OK;
+}
+
+/* One launch's recording: its buffers, the dispatches it has made (a
+ * barrier goes between two of them, as a later one may rewrite a word an
+ * earlier one wrote). */
+typedef struct recorder {
+    const dmls_vulkan_context *ctx;
+    VkCommandBuffer cmd;
+    VkBuffer src, dst;
+    int dispatches;
+} recorder;
+
+static void barrier(recorder *r) {
+    VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
+                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b,
+                         0, NULL, 0, NULL);
+}
+
+/* A binding over [lo, hi) of a buffer: its start rounded down to the
+ * device's offset alignment, its end up to a whole word. */
+static void binding_range(const dmls_vulkan_context *ctx, int64_t lo, int64_t hi, uint64_t *start, uint64_t *range) {
+    *start = (uint64_t)lo / ctx->bind_align * ctx->bind_align;
+    *range = ((uint64_t)hi + 3) / 4 * 4 - *start;
+}
+
+/* Records L with its first element at byte positions src and dst, whose
+ * spans fit one binding each. */
+static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t dst) {
+    const dmls_vulkan_context *ctx = r->ctx;
+    int64_t slo, shi, dlo, dhi;
+    dmls_vk_span(L, false, src, &slo, &shi);
+    dmls_vk_span(L, true, dst, &dlo, &dhi);
+    if (L->fill) slo = dlo, shi = dhi; /* unread, but bound: the destination again */
+    uint64_t s0, sn, d0, dn;
+    binding_range(ctx, slo, shi, &s0, &sn);
+    binding_range(ctx, dlo, dhi, &d0, &dn);
+    VkDescriptorBufferInfo bi[2] = {{L->fill ? r->dst : r->src, s0, sn}, {r->dst, d0, dn}};
+    VkWriteDescriptorSet w[2];
+    memset(w, 0, sizeof w);
+    for (uint32_t i = 0; i < 2; i++) {
+        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w[i].dstBinding = i, w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &bi[i];
+    }
+    const bool bytes = L->shader == DMLS_VK_BYTES;
+    const uint64_t u = bytes ? 1 : (uint64_t)L->unit; /* positions in units, or in bytes */
+    dmls_vk_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = (uint32_t)L->ndim, p.flags = L->fill ? DMLS_VK_FILL : 0, p.esize = (uint32_t)L->unit;
+    p.src_base = (uint32_t)(((uint64_t)src - s0) / u), p.dst_base = (uint32_t)(((uint64_t)dst - d0) / u);
+    uint64_t count = 1;
+    for (int i = 0; i < L->ndim; i++) {
+        p.shape[i] = (uint32_t)L->shape[i];
+        p.src_stride[i] = (uint32_t)(uint64_t)(L->src_stride[i] / (int64_t)u); /* negative: wraps, as the shader does */
+        p.dst_stride[i] = (uint32_t)(L->dst_stride[i] / (int64_t)u);
+        count *= (uint64_t)L->shape[i];
+    }
+    /* bytes.comp: one item per destination word from the first element's. */
+    p.count = bytes ? (uint32_t)((d0 + dn) / 4 - (uint64_t)dst / 4) : (uint32_t)count;
+    if (r->dispatches++ > 0) barrier(r);
+    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipelines[L->shader]);
+    ctx->push_descriptors(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->layout, 0, 2, w);
+    vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
+    const uint64_t groups = ((uint64_t)p.count + DMLS_VK_WORKGROUP - 1) / DMLS_VK_WORKGROUP;
+    vkCmdDispatch(r->cmd, (uint32_t)(groups < ctx->max_groups ? groups : ctx->max_groups), 1, 1);
+}
+
+/* Whether both sides of L fit one binding. */
+static bool fits(const dmls_vulkan_context *ctx, const dmls_vk_launch *L, int64_t src, int64_t dst) {
+    int64_t lo, hi;
+    uint64_t start, range;
+    dmls_vk_span(L, true, dst, &lo, &hi);
+    binding_range(ctx, lo, hi, &start, &range);
+    if (range > ctx->max_range) return false;
+    if (L->fill) return true;
+    dmls_vk_span(L, false, src, &lo, &hi);
+    binding_range(ctx, lo, hi, &start, &range);
+    return range <= ctx->max_range;
+}
+
+/* Records L, halving its outermost dim (or dropping it at size 1) until
+ * each piece fits a binding (SPEC.md section 8: limits split work, they
+ * never refuse it). Positions inside one binding then fit 32 bits. */
+static void record_split(recorder *r, dmls_vk_launch L, int64_t src, int64_t dst) {
+    if (fits(r->ctx, &L, src, dst)) {
+        dispatch(r, &L, src, dst);
+        return;
+    }
+    const int o = L.ndim - 1;
+    if (L.shape[o] == 1) { /* only reached with ndim > 1: one element fits any binding */
+        L.ndim--;
+        record_split(r, L, src, dst);
+        return;
+    }
+    const int64_t half = L.shape[o] / 2;
+    dmls_vk_launch rest = L;
+    L.shape[o] = half;
+    record_split(r, L, src, dst);
+    rest.shape[o] -= half;
+    record_split(r, rest, src + half * rest.src_stride[o], dst + half * rest.dst_stride[o]);
+}
+
+dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
+                               VkBuffer in, uint64_t in_offset, uint64_t in_bytes, VkBuffer out, uint64_t out_offset,
+                               uint64_t out_bytes) {
+    dmls_clear_error();
+    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "vulkan_record: operator is NULL");
+    RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", op->problem.name);
+    RETURN_IF(cmd == VK_NULL_HANDLE, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: command buffer is VK_NULL_HANDLE",
+              op->problem.name);
+    RETURN_IF_ERROR(check_binding(op, in, in_offset, in_bytes, out, out_offset, out_bytes));
+    const dmls_vk_prepared *v = prepared(op);
+    recorder r = {ctx, cmd, in, out, 0};
+    if (v->zero_fill) {
+        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset);
+        if (F->shader != DMLS_VK_NOTHING)
+            record_split(&r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
+    }
+    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset);
+    if (L->shader != DMLS_VK_NOTHING)
+        record_split(&r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
+                     (int64_t)(out_offset + (uint64_t)L->dst_offset));
+    return DMLS_OK;
+}
+
+/* Record, submit, wait; ctx->lock held. */
+static dmls_status submit(const dmls_operator *op, dmls_vulkan_context *ctx, VkBuffer in, uint64_t in_offset,
+                          uint64_t in_bytes, VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {
+    const char *name = op->problem.name;
+    VkResult e = vkResetCommandBuffer(ctx->cmd, 0);
+    RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkResetCommandBuffer: %s", name, dmls_vk_result_name(e));
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    e = vkBeginCommandBuffer(ctx->cmd, &begin);
+    RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkBeginCommandBuffer: %s", name, dmls_vk_result_name(e));
+    dmls_status s = dmls_vulkan_record(op, ctx, ctx->cmd, in, in_offset, in_bytes, out, out_offset, out_bytes);
+    /* The output made available to the host too, so a mapped output reads
+     * right once the fence has signalled. */
+    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(ctx->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0,
+                         NULL, 0, NULL);
+    e = vkEndCommandBuffer(ctx->cmd);
+    RETURN_IF_ERROR(s);
+    RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkEndCommandBuffer: %s", name, dmls_vk_result_name(e));
+    VkSubmitInfo info = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    info.commandBufferCount = 1, info.pCommandBuffers = &ctx->cmd;
+    e = vkQueueSubmit(ctx->queue, 1, &info, ctx->fence);
+    RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkQueueSubmit: %s", name, dmls_vk_result_name(e));
+    e = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, UINT64_MAX);
+    VkResult reset = vkResetFences(ctx->device, 1, &ctx->fence);
+    RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkWaitForFences: %s", name, dmls_vk_result_name(e));
+    RETURN_IF(reset != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkResetFences: %s", name, dmls_vk_result_name(reset));
+    return DMLS_OK;
+}
+
+dmls_status dmls_vulkan_execute(const dmls_operator *op, dmls_vulkan_context *ctx, VkBuffer in, uint64_t in_offset,
+                                uint64_t in_bytes, VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {
+    dmls_clear_error();
+    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "vulkan_execute: operator is NULL");
+    RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", op->problem.name);
+    /* Checked before the lock and the submit: a binding error submits nothing. */
+    RETURN_IF_ERROR(check_binding(op, in, in_offset, in_bytes, out, out_offset, out_bytes));
+    dmls_mutex_lock(&ctx->lock);
+    dmls_status s = submit(op, ctx, in, in_offset, in_bytes, out, out_offset, out_bytes);
+    dmls_mutex_unlock(&ctx->lock);
+    return s;
+}

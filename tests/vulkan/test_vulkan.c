@@ -1,0 +1,356 @@
+/* The Vulkan backend against the scalar reference, byte for byte, on the
+ * first Vulkan device (DMLS_TEST_VULKAN_DEVICE picks another), with the
+ * Khronos validation layer on when it is installed: any validation message
+ * fails the test.
+ *   - DirectML's four worked examples (exact values too);
+ *   - a seeded randomized differential test (DMLS_TEST_SEED, DMLS_TEST_ITERS):
+ *     ranks 1-8, element sizes 1/2/4/8, negative and zero (broadcast)
+ *     input strides, padded and reversed layouts on both sides, any byte
+ *     offsets in the VkBuffers, SLICE and SLICE_GRAD, empty tensors; the
+ *     output poisoned first and every byte of its buffer compared, padding
+ *     and the word around it included. Each case runs through
+ *     dmls_vulkan_execute (the library's submit) and dmls_vulkan_record
+ *     (the test's command buffer), and again with the context's binding
+ *     range and workgroup count lowered, so that the split across bindings
+ *     and the grid-stride loops run on small tensors;
+ *   - binding errors (nothing written);
+ *   - a library-created context (dmls_vulkan_context_create with
+ *     DMLS_VULKAN_VALIDATION);
+ *   - with DMLS_TEST_CANONICAL=1, every canonical benchmark case at full
+ *     size (1 GiB inputs: for a real GPU).
+ * Without a Vulkan device the program exits 77 (CTest: skipped). */
+#include "cases.h"
+#include "dmlslice/dml.h"
+#include "dmlslice/dmlslice_vulkan.h"
+#include "operator.h"
+#include "support/dtype.h"
+#include "support/layout.h"
+#include "test.h"
+#include "vk_harness.h"
+#include "vulkan/context.h"
+
+static vk_harness H;
+static dmls_vulkan_context *ctx;
+#define ARENA (64u << 20)
+#define GUARD 64
+static vk_buf in_arena, out_arena;
+static int splits_run;
+
+/* Runs op with the test's own command buffer: record, then submit and wait. */
+static dmls_status run_recorded(const dmls_operator *op, VkBuffer in, uint64_t in_off, uint64_t in_bytes, VkBuffer out,
+                                uint64_t out_off, uint64_t out_bytes) {
+    VKT(vkResetCommandBuffer(H.cmd, 0));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT(vkBeginCommandBuffer(H.cmd, &bi));
+    dmls_status s = dmls_vulkan_record(op, ctx, H.cmd, in, in_off, in_bytes, out, out_off, out_bytes);
+    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(H.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
+                         0, NULL);
+    VKT(vkEndCommandBuffer(H.cmd));
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &H.cmd};
+    VKT(vkQueueSubmit(H.queue, 1, &si, H.fence));
+    VKT(vkWaitForFences(H.device, 1, &H.fence, VK_TRUE, UINT64_MAX));
+    VKT(vkResetFences(H.device, 1, &H.fence));
+    return s;
+}
+
+static void compare(const unsigned char *got, const unsigned char *want, size_t n, uint64_t out_bytes,
+                    const char *label, const char *how) {
+    size_t first = 0;
+    while (first < n && got[first] == want[first]) first++;
+    CHECK(first == n, "%s (%s): byte %zu of %zu differs (got %02x, want %02x)%s", label, how, first, (size_t)out_bytes,
+          first < n ? got[first] : 0, first < n ? want[first] : 0,
+          first >= out_bytes ? " (past the tensor: an out-of-bounds write)" : "");
+}
+
+/* One run of op on the arenas (or buffers of its own when too big) at byte
+ * offsets in_shift and out_shift, compared with the reference: through
+ * execute or record, with the context's limits as they are or lowered. */
+static void run_one(dmls_operator *op, const char *label, size_t in_shift, size_t out_shift, int how,
+                    const unsigned char *h_in, const unsigned char *h_poison, const unsigned char *h_ref) {
+    static const char *names[4] = {"execute", "record", "execute, split", "record, split"};
+    const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
+    const size_t in_alloc = (size_t)in_bytes + 1, out_alloc = (size_t)out_bytes + GUARD;
+    vk_buf in = in_arena, out = out_arena;
+    const bool own = in_alloc + in_shift + 4 > ARENA || out_alloc + out_shift + 4 > ARENA;
+    if (own) {
+        in = vk_buf_make(H.physical, H.device, (in_alloc + in_shift + 4) / 4 * 4);
+        out = vk_buf_make(H.physical, H.device, (out_alloc + out_shift + 4) / 4 * 4);
+    }
+    memcpy(in.map + in_shift, h_in, in_alloc);
+    memcpy(out.map + out_shift, h_poison, out_alloc);
+    const uint64_t saved_range = ctx->max_range;
+    const uint32_t saved_groups = ctx->max_groups;
+    if (how >= 2) { /* small enough that most cases split; an element and its alignment still fit */
+        ctx->max_range = 64 << test_range(0, 4);
+        ctx->max_groups = (uint32_t)test_range(1, 3);
+    }
+    dmls_status s = (how & 1)
+                        ? run_recorded(op, in.buffer, in_shift, in_bytes, out.buffer, out_shift, out_bytes)
+                        : dmls_vulkan_execute(op, ctx, in.buffer, in_shift, in_bytes, out.buffer, out_shift, out_bytes);
+    ctx->max_range = saved_range, ctx->max_groups = saved_groups;
+    CHECK(s == DMLS_OK, "%s (%s): returned %s: %s", label, names[how], dmls_status_name(s), dmls_last_error());
+    compare(out.map + out_shift, h_ref, out_alloc, out_bytes, label, names[how]);
+    CHECK(memcmp(in.map + in_shift, h_in, in_alloc) == 0, "%s (%s): the input changed", label, names[how]);
+    if (how >= 2) splits_run++;
+    if (own) {
+        vk_buf_free(H.device, &in);
+        vk_buf_free(H.device, &out);
+    }
+}
+
+/* op from random input over a poisoned output, against the reference; each
+ * way of running it in turn (the lowered limits only where the tensors are
+ * small: splitting a 1 GiB case into 64-byte bindings would take hours). */
+static void differential(dmls_operator *op, const char *label, size_t in_shift, size_t out_shift) {
+    const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
+    const size_t in_alloc = (size_t)in_bytes + 1, out_alloc = (size_t)out_bytes + GUARD;
+    unsigned char *h_in = malloc(in_alloc), *h_poison = malloc(out_alloc), *h_ref = malloc(out_alloc);
+    if (!h_in || !h_poison || !h_ref) {
+        fprintf(stderr, "out of host memory for %s\n", label);
+        exit(1);
+    }
+    test_fill_random(h_in, in_alloc);
+    test_fill_random(h_poison, out_alloc);
+    memcpy(h_ref, h_poison, out_alloc);
+    dmls_status s = dmls_execute_reference(op, h_in, in_bytes, h_ref, out_bytes);
+    CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
+    const int ways = in_bytes + out_bytes <= (1u << 14) ? 4 : 2;
+    for (int how = 0; how < ways; how++) run_one(op, label, in_shift, out_shift, how, h_in, h_poison, h_ref);
+    free(h_in), free(h_poison), free(h_ref);
+}
+
+/* DirectML's worked examples: exact values through execute, then the
+ * differential runs. */
+static void test_examples(dmls_vulkan_context *on, const char *who) {
+    static const struct {
+        DML_OPERATOR_TYPE type;
+        UINT offsets[4], sizes[4];
+        INT strides[4];
+        UINT out[4];
+        float want[4];
+    } ex[] = {
+        {DML_OPERATOR_SLICE, {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}, {1, 1, 3, 2}, {7, 8, 11, 12}},
+        {DML_OPERATOR_SLICE, {0, 0, 1, 0}, {1, 1, 2, 2}, {1, 1, 2, 3}, {1, 1, 2, 2}, {5, 8, 13, 16}},
+        {DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}, {1, 1, 2, 2}, {2, 4, 10, 12}},
+        {DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}, {1, 1, 2, 2}, {14, 16, 6, 8}},
+    };
+    static const UINT in_sizes[4] = {1, 1, 4, 4};
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    dmls_vulkan_context_handles(on, NULL, &phys, &dev, NULL, NULL);
+    vk_buf in = vk_buf_make(phys, dev, 64), out = vk_buf_make(phys, dev, 64);
+    for (int i = 0; i < 16; i++) {
+        const float v = (float)(i + 1);
+        memcpy(in.map + 4 * i, &v, 4);
+    }
+    for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
+        DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, in_sizes, NULL, 64, 0};
+        DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, ex[e].out, NULL, 0, 0};
+        uint64_t ob_bytes = 0;
+        dmls_calc_buffer_tensor_size(ob.DataType, 4, ex[e].out, NULL, &ob_bytes);
+        ob.TotalTensorSizeInBytes = ob_bytes;
+        DML_TENSOR_DESC id = {DML_TENSOR_TYPE_BUFFER, &ib}, od = {DML_TENSOR_TYPE_BUFFER, &ob};
+        DML_SLICE_OPERATOR_DESC s0 = {&id, &od, 4, ex[e].offsets, ex[e].sizes, (const UINT *)ex[e].strides};
+        DML_SLICE1_OPERATOR_DESC s1 = {&id, &od, 4, ex[e].offsets, ex[e].sizes, ex[e].strides};
+        DML_OPERATOR_DESC desc = {ex[e].type, ex[e].type == DML_OPERATOR_SLICE ? (const void *)&s0 : (const void *)&s1};
+        dmls_operator *op = NULL;
+        CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_4_1, &op), DMLS_OK);
+        if (op == NULL) continue;
+        memset(out.map, 0xff, 64);
+        CHECK_STATUS(dmls_vulkan_execute(op, on, in.buffer, 0, 64, out.buffer, 0, ob_bytes), DMLS_OK);
+        CHECK(memcmp(out.map, ex[e].want, 16) == 0, "%s: example %zu: got %g %g %g %g", who, e, ((float *)out.map)[0],
+              ((float *)out.map)[1], ((float *)out.map)[2], ((float *)out.map)[3]);
+        if (on == ctx) {
+            char label[32];
+            snprintf(label, sizeof label, "example %zu", e);
+            differential(op, label, 0, 0);
+        }
+        dmls_destroy(op);
+    }
+    vk_buf_free(dev, &in);
+    vk_buf_free(dev, &out);
+}
+
+/* A random layout (support/layout.h) plus a random byte offset. */
+static void any_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
+    const int style = (int)test_range(0, 5);
+    random_layout(style <= 2   ? RANDOM_PACKED
+                  : style == 3 ? RANDOM_PADDED
+                               : RANDOM_ANY,
+                  n, shape, input, es, strides, offset);
+    const int r = (int)test_range(0, 5);
+    *offset += r == 0 ? (uint64_t)test_range(1, 17) : r == 1 ? es * (uint64_t)test_range(1, 5) : 0;
+}
+
+/* Random window sizes and steps over a random shape of rank n. */
+static void random_window(int n, int64_t *big, int64_t *small, int64_t *offs, int64_t *sizes, int64_t *steps) {
+    int64_t budget = test_range(0, 3) == 0 ? 100000 : 3000;
+    for (int i = 0; i < n; i++) {
+        int64_t cap = budget > 1 ? budget : 1;
+        if (cap > 40 && i < n - 1) cap = 40 / (n > 3 ? 2 : 1) + 1;
+        int64_t v = test_range(1, cap < 64 ? cap : 64);
+        if (i == n - 1 && test_range(0, 2) == 0) v = 16 * test_range(1, 32);
+        big[i] = v;
+        budget /= v;
+    }
+    for (int i = 0; i < n; i++) {
+        const int r = (int)test_range(0, 5);
+        int64_t step = r <= 1 ? 1 : r == 2 ? -1 : r == 3 ? 2 : r == 4 ? -2 : test_range(-4, 4);
+        if (step == 0) step = 3;
+        offs[i] = test_range(0, big[i] - 1);
+        sizes[i] = test_range(1, big[i] - offs[i]);
+        if (test_range(0, 2) == 0) offs[i] = 0, sizes[i] = big[i];
+        const int64_t most = 1 + (sizes[i] - 1) / (step < 0 ? -step : step);
+        small[i] = test_range(0, 3) == 0 ? test_range(1, most) : most;
+        steps[i] = step;
+    }
+    if (test_range(0, 15) == 0) small[test_range(0, n - 1)] = 0; /* an empty tensor */
+}
+
+static void random_case(int iter) {
+    const int n = (int)test_range(1, 8);
+    const dmls_dtype dt = test_dtype_of_size(1 << test_range(0, 3));
+    const size_t es = dmls_dtype_size(dt);
+    int64_t big[DMLS_MAX_RANK], small[DMLS_MAX_RANK], offs[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK], steps[DMLS_MAX_RANK],
+        big_strides[DMLS_MAX_RANK], small_strides[DMLS_MAX_RANK];
+    random_window(n, big, small, offs, sizes, steps);
+    const bool grad = test_range(0, 3) == 0;
+    uint64_t big_off = 0, small_off = 0;
+    any_layout(n, big, es, !grad, big_strides, &big_off);
+    any_layout(n, small, es, grad, small_strides, &small_off);
+    dmls_tensor tb = {dt, n, big, big_strides, big_off}, ts = {dt, n, small, small_strides, small_off};
+    dmls_window w = {offs, sizes, steps};
+    dmls_operator *op = NULL;
+    dmls_status s = grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op);
+    CHECK(s == DMLS_OK, "random %d: create failed: %s", iter, dmls_last_error());
+    if (op == NULL) return;
+    char label[96];
+    snprintf(label, sizeof label, "random %d (%s, rank %d, %zu-byte, %llu elements)", iter, grad ? "grad" : "slice", n,
+             es, (unsigned long long)op->copy.count);
+    const size_t in_shift = test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
+    const size_t out_shift = test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
+    differential(op, label, in_shift, out_shift);
+    dmls_destroy(op);
+}
+
+/* Binding errors: each names the rule and the values, and writes nothing. */
+static void test_binding_errors(void) {
+    static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
+    static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
+    dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {offs, sizes, steps};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    if (op == NULL) return;
+    vk_buf b = vk_buf_make(H.physical, H.device, 4096);
+    memset(b.map, 0x5a, 4096);
+    VkBuffer v = b.buffer;
+    CHECK_STATUS(dmls_vulkan_execute(op, ctx, v, 0, 127, v, 2048, 32), DMLS_ERROR_BUFFER_TOO_SMALL);
+    CHECK_MESSAGE("R-X-BOUNDS", "input buffer holds 127 bytes", "needs 128");
+    CHECK_STATUS(dmls_vulkan_record(op, ctx, H.cmd, v, 0, 128, v, 2048, 31), DMLS_ERROR_BUFFER_TOO_SMALL);
+    CHECK_MESSAGE("R-X-BOUNDS", "output buffer holds 31 bytes", "needs 32");
+    CHECK_STATUS(dmls_vulkan_execute(op, ctx, v, 0, 128, v, 100, 32), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-X-OVERLAP", "[100, +32)", "[0, +128)");
+    CHECK_STATUS(dmls_vulkan_execute(op, ctx, v, 16, 128, v, 0, 32), DMLS_ERROR_OVERLAP);
+    CHECK_STATUS(dmls_vulkan_execute(op, ctx, v, 0, 128, v, 128, 32), DMLS_OK); /* adjacent is fine */
+    CHECK_STATUS(dmls_vulkan_execute(op, ctx, VK_NULL_HANDLE, 0, 128, v, 2048, 32), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "input VkBuffer is VK_NULL_HANDLE");
+    CHECK_STATUS(dmls_vulkan_execute(NULL, ctx, v, 0, 128, v, 2048, 32), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_vulkan_execute(op, NULL, v, 0, 128, v, 2048, 32), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_vulkan_record(op, ctx, VK_NULL_HANDLE, v, 0, 128, v, 2048, 32), DMLS_ERROR_INVALID_ARGUMENT);
+    bool untouched = true;
+    for (size_t i = 2048; i < 2048 + 64; i++) untouched &= b.map[i] == 0x5a;
+    CHECK(untouched, "a failed execute wrote to the output");
+    dmls_destroy(op);
+    /* DirectML's binding alignment on the offsets (R-X-ALIGN). */
+    static const UINT s4[4] = {1, 1, 4, 4}, o[4] = {0}, one[4] = {1, 1, 1, 1};
+    DML_BUFFER_TENSOR_DESC tb = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, s4, NULL, 64, 0};
+    DML_TENSOR_DESC td = {DML_TENSOR_TYPE_BUFFER, &tb};
+    DML_SLICE_OPERATOR_DESC sd = {&td, &td, 4, o, s4, one};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE, &sd};
+    CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_4_1, &op), DMLS_OK);
+    if (op != NULL) {
+        CHECK_STATUS(dmls_vulkan_execute(op, ctx, v, 8, 64, v, 1024, 64), DMLS_ERROR_MISALIGNED);
+        CHECK_MESSAGE("R-X-ALIGN", "input offset 8 is not a multiple of 16");
+        CHECK_STATUS(dmls_vulkan_execute(op, ctx, v, 16, 64, v, 1024, 64), DMLS_OK);
+        dmls_destroy(op);
+    }
+    vk_buf_free(H.device, &b);
+}
+
+/* A context the library makes itself, validation on: the worked examples. */
+static void test_own_context(void) {
+    dmls_vulkan_context *own = NULL;
+    const int device = getenv("DMLS_TEST_VULKAN_DEVICE") ? atoi(getenv("DMLS_TEST_VULKAN_DEVICE")) : 0;
+    CHECK_STATUS(dmls_vulkan_context_create(device, H.validation ? DMLS_VULKAN_VALIDATION : 0, &own), DMLS_OK);
+    if (own == NULL) return;
+    test_examples(own, "library context");
+    CHECK(dmls_vulkan_context_messages(own) == 0, "library context: %llu validation messages",
+          (unsigned long long)dmls_vulkan_context_messages(own));
+    dmls_vulkan_context_destroy(own);
+    dmls_vulkan_context *none = (dmls_vulkan_context *)1;
+    CHECK_STATUS(dmls_vulkan_context_create(999, 0, &none), DMLS_ERROR_NO_DEVICE);
+    CHECK(none == NULL, "a failed create left *ctx set");
+    CHECK_STATUS(dmls_vulkan_context_create(0, 0x80, &none), DMLS_ERROR_INVALID_ARGUMENT);
+    int count = 0;
+    CHECK_STATUS(dmls_vulkan_device_count(&count), DMLS_OK);
+    char name[256];
+    CHECK_STATUS(dmls_vulkan_device_name(device, name, sizeof name, NULL, NULL), DMLS_OK);
+    CHECK(strcmp(name, H.name) == 0, "device name %s, expected %s", name, H.name);
+}
+
+static void test_canonical(void) {
+    bench_case *cases = NULL;
+    int n = 0;
+    char err[256] = "";
+    CHECK(bench_read_cases(DMLS_CASES_JSON, &cases, &n, err, sizeof err) == 0 && n > 0, "reading %s: %s",
+          DMLS_CASES_JSON, err);
+    for (int i = 0; i < n; i++) {
+        dmls_operator *op = NULL;
+        CHECK_STATUS(bench_create(&cases[i], &op), DMLS_OK);
+        if (op == NULL) continue;
+        differential(op, cases[i].name, 0, 0);
+        printf("canonical %s: checked\n", cases[i].name);
+        fflush(stdout);
+        dmls_destroy(op);
+    }
+    free(cases);
+}
+
+int main(void) {
+    /* A fixed default seed (DMLS_TEST_SEED replays another): CI's runs on
+     * lavapipe are then the same run every time. */
+    const char *seed = getenv("DMLS_TEST_SEED");
+    test_seed = seed != NULL ? strtoull(seed, NULL, 10) : 20261124;
+    test_rng_state = test_seed != 0 ? test_seed : 1;
+    printf("seed %" PRIu64 "\n", test_seed);
+    const int device = getenv("DMLS_TEST_VULKAN_DEVICE") ? atoi(getenv("DMLS_TEST_VULKAN_DEVICE")) : 0;
+    if (vk_harness_open(&H, device) != 0) {
+        printf("no Vulkan device %d: skipped\n", device);
+        int count = -1;
+        CHECK(dmls_vulkan_device_count(&count) != DMLS_OK || count <= device,
+              "the library sees a device the test does not");
+        TEST_MAIN_END_SKIP();
+    }
+    printf("device: %s; validation layer %s\n", H.name, H.validation ? "on" : "not installed");
+    CHECK_STATUS(dmls_vulkan_context_create_from(H.instance, H.physical, H.device, H.family, 0, &ctx), DMLS_OK);
+    if (ctx == NULL) TEST_MAIN_END();
+    in_arena = vk_buf_make(H.physical, H.device, ARENA);
+    out_arena = vk_buf_make(H.physical, H.device, ARENA);
+    test_examples(ctx, "caller's context");
+    test_binding_errors();
+    const int iters = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 300;
+    for (int i = 0; i < iters; i++) random_case(i);
+    printf("random: %d cases, %d runs with the binding range and workgroup count lowered\n", iters, splits_run);
+    if (getenv("DMLS_TEST_CANONICAL")) test_canonical();
+    test_own_context();
+    vk_buf_free(H.device, &in_arena);
+    vk_buf_free(H.device, &out_arena);
+    dmls_vulkan_context_destroy(ctx);
+    vk_harness_close(&H);
+    CHECK(vk_messages == 0, "%lu validation messages", vk_messages);
+    TEST_MAIN_END();
+}
