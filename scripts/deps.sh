@@ -16,6 +16,10 @@
 # python3-numpy, python3-pytest and python3-hypothesis for its tests;
 # python3-torch for its DLPack round trips (about 300 MB with its dependencies;
 # about a minute to install here).
+# The Vulkan backend (docs/vulkan.md): libvulkan-dev (headers and loader) and
+# glslc (compiles its shaders at build time); its tests run on
+# mesa-vulkan-drivers (lavapipe, Mesa's CPU driver) with
+# vulkan-validationlayers on.
 # The tests: qemu-user-static, whose x86-64 emulator plays a CPU without AVX2
 # for the CPU-feature test on x86-64 hosts (tests/CMakeLists.txt).
 set -eu
@@ -23,7 +27,8 @@ set -eu
 pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
 python3-numpy python3-pytest python3-hypothesis python3-torch
-qemu-user-static"
+qemu-user-static
+libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers"
 
 [ $# -gt 0 ] && pkgs="$*"
 

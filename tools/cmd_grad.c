@@ -12,6 +12,8 @@
 #include "args.h"
 #include "commands.h"
 #include "cuda_io.h"
+#include "device_opt.h"
+#include "vulkan_io.h"
 #include "npy_input.h"
 #include "npy_output.h"
 #include "options.h"
@@ -21,7 +23,7 @@
 static const option_def grad_options[] = {
     {"--output", "-o", "OUT", "the output gradient .npy file ('-' for standard output)"},
     {"--output-gradient-sizes", NULL, "L", "the output gradient's sizes (the forward SLICE1's input shape)"},
-    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, run there, copy back"},
+    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), run there, copy back"},
     {"--force", "-f", NULL, "replace an existing output file"},
     {"--quiet", "-q", NULL, "accepted like slice's; nothing is reported on success"},
     {NULL, NULL, NULL, NULL},
@@ -56,7 +58,8 @@ int cmd_grad(int argc, char **argv) {
     params_init(&p);
     param_list out_sizes = {0};
     const char *in_path = NULL, *out_path = NULL;
-    bool force = false, use_cuda = false;
+    bool force = false;
+    device_choice dev = {DEVICE_CPU, 0};
     option_parser op;
     options_start(&op, &cmd_grad_def, argc, argv);
     for (;;) {
@@ -79,11 +82,7 @@ int cmd_grad(int argc, char **argv) {
         } else if (option_is(o, "--output")) {
             out_path = value;
         } else if (option_is(o, "--device")) {
-            if (strcmp(value, "cuda") == 0) use_cuda = true;
-            else if (strcmp(value, "cpu") != 0) {
-                fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
-                return 2;
-            }
+            if (!device_parse(args_prog, value, &dev)) return 2;
         } else if (option_is(o, "--output-gradient-sizes")) {
             out_sizes.given = true;
             if (!args_list(o->name, value, out_sizes.v, &out_sizes.n)) return 2;
@@ -128,10 +127,11 @@ int cmd_grad(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
-    if (use_cuda) {
-        const uint64_t need = dmls_input_bytes(plan.op);
-        s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
-                        dmls_output_bytes(plan.op), device_err);
+    if (dev.kind != DEVICE_CPU) {
+        const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in.readable ? need : in.readable;
+        s = dev.kind == DEVICE_CUDA
+                ? cuda_io_run(plan.op, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err)
+                : vulkan_io_run(plan.op, dev.index, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err);
     } else {
         void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
         const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);

@@ -5,16 +5,18 @@
 
 #include "args.h"
 #include "commands.h"
+#include "device_opt.h"
 #include "npy_input.h"
 #include "options.h"
 
 static const option_def info_options[] = {
     {"--quiet", "-q", NULL, "accepted for symmetry; info always prints"},
+    {"--devices", NULL, NULL, "list the devices each backend sees (cpu, cuda:N, vulkan:N) instead"},
     {NULL, NULL, NULL, NULL},
 };
 
 const command_def cmd_info_def = {
-    "info", "IN.npy [-q]", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
+    "info", "IN.npy [-q] | --devices", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
     {{"options", info_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice info x.npy", cmd_info, NULL,
 };
 
@@ -30,6 +32,10 @@ int cmd_info(int argc, char **argv) {
         if (r == OPTION_DONE) break;
         if (r == OPTION_HELP) return 0;
         if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_MATCHED && option_is(o, "--devices")) {
+            device_list(stdout);
+            return 0;
+        }
         if (r == OPTION_ARGUMENT) {
             if (path) {
                 fprintf(stderr, "%s: usage: dmlslice info FILE.npy ('%s' is not expected)\n", args_prog, value);

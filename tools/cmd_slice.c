@@ -10,6 +10,8 @@
 #include "npy_output.h"
 #include "options.h"
 #include "cuda_io.h"
+#include "device_opt.h"
+#include "vulkan_io.h"
 #include "params.h"
 #include "platform.h"
 #include "progress.h"
@@ -30,7 +32,7 @@ static dmls_status run_operator(const dmls_operator *op, int threads, const void
 
 static const option_def slice_options[] = {
     {"--output", "-o", "OUT", "the output .npy file ('-' for standard output)"},
-    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, slice there, copy back"},
+    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), slice there, copy back"},
     {"--threads", NULL, "N",
      "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU); a copy that moves under 512 KiB "
      "(output\nbytes plus input cache lines read) runs on one thread"},
@@ -65,7 +67,7 @@ int cmd_slice(int argc, char **argv) {
     const char *in_path = NULL, *out_path = NULL;
     bool force = false, quiet = false;
     int64_t threads = 0;
-    bool use_cuda = false;
+    device_choice dev = {DEVICE_CPU, 0};
     option_parser op;
     options_start(&op, &cmd_slice_def, argc, argv);
     for (;;) {
@@ -88,12 +90,7 @@ int cmd_slice(int argc, char **argv) {
         } else if (option_is(o, "--output")) {
             out_path = value;
         } else if (option_is(o, "--device")) {
-            if (strcmp(value, "cuda") == 0) {
-                use_cuda = true;
-            } else if (strcmp(value, "cpu") != 0) {
-                fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
-                return 2;
-            }
+            if (!device_parse(args_prog, value, &dev)) return 2;
         } else if (option_is(o, "--threads")) {
             if (!args_int64(o->name, value, &threads)) return 2;
             if (threads < 1 || threads > 1024) {
@@ -146,11 +143,12 @@ int cmd_slice(int argc, char **argv) {
     progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
     char device_err[256] = "";
     dmls_status s;
-    if (use_cuda) {
+    if (dev.kind != DEVICE_CPU) {
         /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
-        const uint64_t need = dmls_input_bytes(plan.op);
-        s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
-                        dmls_output_bytes(plan.op), device_err);
+        const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in.readable ? need : in.readable;
+        s = dev.kind == DEVICE_CUDA
+                ? cuda_io_run(plan.op, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err)
+                : vulkan_io_run(plan.op, dev.index, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err);
     } else {
         void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
         const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);

@@ -19,6 +19,9 @@
  *   - with DMLS_TEST_CANONICAL=1, every canonical benchmark case at full
  *     size (1 GiB inputs: for a real GPU).
  * Without a Vulkan device the program exits 77 (CTest: skipped). */
+#if defined(__linux__)
+#define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE: vk_harness.h */
+#endif
 #include "cases.h"
 #include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_vulkan.h"

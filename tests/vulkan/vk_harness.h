@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
+#if defined(__linux__)
+#include <dlfcn.h>
+#include <link.h>
+#endif
 
 typedef struct vk_harness {
     VkInstance instance;
@@ -63,6 +67,26 @@ static bool vk_has_layer(const char *name) {
     return false;
 }
 
+#if defined(__linux__)
+static int vk_pin_one(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size, (void)data;
+    const char *n = info->dlpi_name;
+    if (n != NULL && (strstr(n, "vulkan_") != NULL || strstr(n, "VkLayer") != NULL || strstr(n, "LLVM") != NULL))
+        (void)dlopen(n, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    return 0;
+}
+#endif
+
+/* Keeps the driver and layer libraries the loader opened (and lavapipe's
+ * LLVM) mapped after vkDestroyInstance, so that LeakSanitizer can name them
+ * in the stacks of their own leaks, which tests/vulkan/lsan.supp then
+ * suppresses by library; unloaded, they show as "<unknown module>". */
+static void vk_pin_drivers(void) {
+#if defined(__linux__)
+    dl_iterate_phdr(vk_pin_one, NULL);
+#endif
+}
+
 /* 0 on success; non-zero when there is no Vulkan device (the test skips). */
 static int vk_harness_open(vk_harness *h, int device_index) {
     memset(h, 0, sizeof *h);
@@ -81,6 +105,7 @@ static int vk_harness_open(vk_harness *h, int device_index) {
         ii.enabledExtensionCount = 1, ii.ppEnabledExtensionNames = &ext;
     }
     if (vkCreateInstance(&ii, NULL, &h->instance) != VK_SUCCESS) return 1;
+    vk_pin_drivers();
     if (h->validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create =
             (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(h->instance, "vkCreateDebugUtilsMessengerEXT");

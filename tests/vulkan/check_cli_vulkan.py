@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""dmlslice slice and grad with --device vulkan give the CPU's bytes, for
+element sizes 1, 2, 4 and 8, reversed, strided and empty windows; info
+--devices lists the Vulkan device; a device that does not exist is a clean
+DMLS_ERROR_NO_DEVICE with no output file left; a malformed vulkan:N is a
+usage error. Usage: check_cli_vulkan.py DMLSLICE. Exit 77 (skipped) when
+the tool sees no Vulkan device."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+tool = sys.argv[1]
+failures = []
+
+
+def npy(path, descr, shape, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, "".join("%d," % s for s in shape) if len(shape) == 1 else ", ".join(map(str, shape)))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
+
+
+def run(*args):
+    return subprocess.run([tool, *args], capture_output=True, text=True)
+
+
+devices = run("info", "--devices")
+if devices.returncode != 0 or "vulkan:0" not in devices.stdout:
+    print("no Vulkan device: skipped\n" + devices.stdout + devices.stderr)
+    sys.exit(77)
+print(devices.stdout.strip())
+
+with tempfile.TemporaryDirectory() as d:
+    shape = (3, 5, 7)
+    count = 3 * 5 * 7
+    for descr, size in (("|u1", 1), ("<f2", 2), ("<i4", 4), ("<f8", 8)):
+        x = os.path.join(d, "x%d.npy" % size)
+        npy(x, descr, shape, bytes((i * 37 + 11) & 0xFF for i in range(count * size)))
+        for index in ("[1:, ::-2, 1::3]", "[:, ::-1, ::2]", "[::-1]", "[2:2]", "[..., 3]"):
+            outs = {}
+            for dev in ("cpu", "vulkan", "vulkan:0"):
+                out = os.path.join(d, "y_%s.npy" % dev.replace(":", "_"))
+                r = run("slice", x, "-o", out, "-f", "-q", "--index", index, "--device", dev)
+                if r.returncode != 0:
+                    failures.append("slice %s %s --device %s: %s" % (descr, index, dev, r.stderr.strip()))
+                    continue
+                outs[dev] = open(out, "rb").read()
+            if len(set(outs.values())) != 1:
+                failures.append("slice %s %s: the devices' outputs differ" % (descr, index))
+        outs = {}
+        for dev in ("cpu", "vulkan"):
+            out = os.path.join(d, "g_%s.npy" % dev)
+            r = run("grad", x, "-o", out, "-f", "--window-offsets", "0,1,2", "--window-sizes", "3,10,14",
+                    "--window-strides", "1,-2,2", "--output-gradient-sizes", "4,12,17", "--device", dev)
+            if r.returncode != 0:
+                failures.append("grad %s --device %s: %s" % (descr, dev, r.stderr.strip()))
+                continue
+            outs[dev] = open(out, "rb").read()
+        if len(set(outs.values())) != 1:
+            failures.append("grad %s: the devices' outputs differ" % descr)
+    x = os.path.join(d, "x1.npy")
+    out = os.path.join(d, "none.npy")
+    r = run("slice", x, "-o", out, "--index", "[1:]", "--device", "vulkan:99")
+    if r.returncode != 1 or "DMLS_ERROR_NO_DEVICE" not in r.stderr or os.path.exists(out):
+        failures.append("--device vulkan:99: exit %d, %s" % (r.returncode, r.stderr.strip()))
+    for bad in ("vulkan:", "vulkan:x", "vulkan:-1", "vulkanx"):
+        r = run("slice", x, "-o", out, "--index", "[1:]", "--device", bad)
+        if r.returncode != 2 or os.path.exists(out):
+            failures.append("--device %s: exit %d, expected 2" % (bad, r.returncode))
+
+for f in failures:
+    print("FAIL: " + f)
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
