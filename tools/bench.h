@@ -43,6 +43,17 @@ bool bench_cuda_built(void);
 bool bench_cuda_open(char *gpu, size_t gpu_size, int *sm);
 bool bench_cuda_case(const bench_case *c, int reps, bench_row *row);
 
+/* Vulkan, in builds with the backend: device N (dmlslice info --devices),
+ * the slice and the library's 16-byte copy shader over the same bytes in
+ * device-local buffers, timed by timestamp queries (bench_vulkan.c).
+ * bench_vulkan_floor prints the host cost of a tiny slice's record + submit
+ * + wait beside an empty submission's. */
+bool bench_vulkan_built(void);
+bool bench_vulkan_open(int device, char *gpu, size_t gpu_size);
+bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row);
+void bench_vulkan_floor(void);
+void bench_vulkan_close(void);
+
 /* Output: the table on stdout, and the JSON file. */
 void bench_print_header(void);
 void bench_print_row(const bench_row *r);

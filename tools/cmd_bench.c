@@ -1,7 +1,7 @@
 /* dmlslice bench: the canonical cases (bench/cases.json, built in) on
  * random data, each beside a copy of the same bytes timed in the same run,
  * every output checked against the reference executor. The timing itself
- * is in bench_cpu.c and bench_cuda.c, the table and JSON in bench_report.c. */
+ * is in bench_cpu.c, bench_cuda.c and bench_vulkan.c, the table and JSON in bench_report.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +9,20 @@
 #include "args.h"
 #include "bench.h"
 #include "commands.h"
+#include "device_opt.h"
 #include "options.h"
 
 /* --quick shrinks every case to at most this much input. */
 #define QUICK_INPUT_BYTES (4u << 20)
 
 static const option_def bench_options[] = {
-    {"--device", NULL, "D", "cpu (default) or cuda (GPU 0; builds with the CUDA backend)"},
+    {"--device", NULL, "D", "cpu (default), cuda (GPU 0) or vulkan[:N] (Vulkan device N);\nbuilds with those backends"},
     {"--threads", NULL, "N", "cpu: threads, 0 = $DMLSLICE_THREADS or every CPU (default 0)"},
     {"--cases", NULL, "FILE", "a case list in bench/cases.json's format (default: the\ncanonical cases, built in)"},
-    {"--reps", NULL, "N", "timed repetitions per case, median reported (default 7 on\ncpu, 30 on cuda; 3 with --quick)"},
-    {"--quick", NULL, NULL, "a first look in seconds: each case shrunk to at most 4 MiB\nof input (halving its widest axes)"},
+    {"--reps", NULL, "N",
+     "timed repetitions per case, median reported (default 7 on\ncpu, 30 on cuda and vulkan; 3 with --quick)"},
+    {"--quick", NULL, NULL,
+     "a first look in seconds: each case shrunk to at most 4 MiB\nof input (halving its widest axes)"},
     {"--json", NULL, "FILE", "also write the results as JSON"},
     {NULL, NULL, NULL, NULL},
 };
@@ -28,7 +31,7 @@ static void bench_memory_help(FILE *f);
 
 const command_def cmd_bench_def = {
     "bench",
-    "[--device cpu|cuda] [--threads N] [--cases FILE] [--reps N] [--quick] [--json FILE]",
+    "[--device cpu|cuda|vulkan[:N]] [--threads N] [--cases FILE] [--reps N] [--quick] [--json FILE]",
     "Time each case on random data beside a copy of the same bytes timed in the\n"
     "same run, and check every output against the reference executor (a wrong\n"
     "output fails the run). GB/s counts 2 x output bytes (read + written).",
@@ -48,7 +51,8 @@ const command_def cmd_bench_def = {
 };
 
 typedef struct bench_opts {
-    bool cuda, quick;
+    bool cuda, vulkan, quick;
+    int vulkan_device;
     int threads, reps; /* reps 0: the device's default */
     const char *cases_path, *json_path;
 } bench_opts;
@@ -81,12 +85,9 @@ static int parse_options(int argc, char **argv, bench_opts *b) {
             return 2;
         }
         if (option_is(o, "--device")) {
-            b->cuda = strcmp(value, "cuda") == 0;
-            if (!b->cuda && strcmp(value, "cpu") != 0) {
-                fprintf(stderr, "%s: unknown device '%s' (this build has: cpu%s)\n", args_prog, value,
-                        bench_cuda_built() ? ", cuda" : "");
-                return 2;
-            }
+            device_choice d;
+            if (!device_parse(args_prog, value, &d)) return 2;
+            b->cuda = d.kind == DEVICE_CUDA, b->vulkan = d.kind == DEVICE_VULKAN, b->vulkan_device = d.index;
         } else if (option_is(o, "--threads")) {
             if (!int_option(o, value, 0, 1024, &b->threads)) return 2;
         } else if (option_is(o, "--reps")) {
@@ -103,11 +104,15 @@ static int parse_options(int argc, char **argv, bench_opts *b) {
         fprintf(stderr, "%s: this build has no CUDA backend (--device cuda)\n", args_prog);
         return 2;
     }
-    if (b->cuda && b->threads != 0) {
+    if (b->vulkan && !bench_vulkan_built()) {
+        fprintf(stderr, "%s: this build has no Vulkan backend (--device vulkan)\n", args_prog);
+        return 2;
+    }
+    if ((b->cuda || b->vulkan) && b->threads != 0) {
         fprintf(stderr, "%s: --threads applies to --device cpu only\n", args_prog);
         return 2;
     }
-    if (b->reps == 0) b->reps = b->quick ? 3 : b->cuda ? 30 : 7;
+    if (b->reps == 0) b->reps = b->quick ? 3 : b->cuda || b->vulkan ? 30 : 7;
     return -1;
 }
 
@@ -155,8 +160,10 @@ static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_ro
     bench_print_header();
     int status = 0;
     for (int k = 0; k < n; k++) {
-        if (!bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k])) status = 1;
-        else bench_print_row(&rows[k]);
+        if (!bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k]))
+            status = 1;
+        else
+            bench_print_row(&rows[k]);
         if (rows[k].timed && !rows[k].correct) status = 1;
     }
     bench_cpu_close(cpu);
@@ -171,10 +178,32 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
     bench_print_header();
     int status = 0;
     for (int k = 0; k < n; k++) {
-        if (!bench_cuda_case(&cases[k], b->reps, &rows[k])) status = 1;
-        else bench_print_row(&rows[k]);
+        if (!bench_cuda_case(&cases[k], b->reps, &rows[k]))
+            status = 1;
+        else
+            bench_print_row(&rows[k]);
         if (rows[k].timed && !rows[k].correct) status = 1;
     }
+    return status;
+}
+
+static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu,
+                      size_t gpu_size) {
+    if (!bench_vulkan_open(b->vulkan_device, gpu, gpu_size)) return 1;
+    printf("device vulkan:%d: %s, %d reps%s, median times by timestamp queries; GB/s = 2 x output bytes / time;\n"
+           "copy = the library's 16-byte copy shader over the output's bytes\n",
+           b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "");
+    bench_print_header();
+    int status = 0;
+    for (int k = 0; k < n; k++) {
+        if (!bench_vulkan_case(&cases[k], b->reps, &rows[k]))
+            status = 1;
+        else
+            bench_print_row(&rows[k]);
+        if (rows[k].timed && !rows[k].correct) status = 1;
+    }
+    bench_vulkan_floor();
+    bench_vulkan_close();
     return status;
 }
 
@@ -194,11 +223,18 @@ int cmd_bench(int argc, char **argv) {
     }
     char gpu[256] = "";
     int threads = 0;
-    int status = b.cuda ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu) : run_cpu(&b, cases, n, rows, &threads);
+    int status = b.cuda     ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu)
+                 : b.vulkan ? run_vulkan(&b, cases, n, rows, gpu, sizeof gpu)
+                            : run_cpu(&b, cases, n, rows, &threads);
     /* No device, no results: no file either. */
-    const bool ran = b.cuda ? gpu[0] != '\0' : threads > 0;
+    const bool gpu_side = b.cuda || b.vulkan;
+    const bool ran = gpu_side ? gpu[0] != '\0' : threads > 0;
     if (b.json_path && ran &&
-        !bench_write_json(b.json_path, b.cuda ? "cuda" : "cpu", b.cuda ? gpu : NULL, threads, b.reps, b.quick, rows, n))
+        !bench_write_json(b.json_path,
+                          b.cuda     ? "cuda"
+                          : b.vulkan ? "vulkan"
+                                     : "cpu",
+                          gpu_side ? gpu : NULL, threads, b.reps, b.quick, rows, n))
         status = 1;
     free(rows);
     free(cases);
