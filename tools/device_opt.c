@@ -31,7 +31,7 @@ bool device_parse(const char *prog, const char *value, device_choice *d) {
                 value);
         return false;
     }
-    fprintf(stderr, "%s: --device '%s' is none of cpu, cuda, vulkan, vulkan:N\n", prog, value);
+    fprintf(stderr, "%s: unknown device '%s' (--device takes cpu, cuda, vulkan or vulkan:N)\n", prog, value);
     return false;
 }
 
