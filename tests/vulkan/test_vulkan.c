@@ -17,7 +17,11 @@
  *   - a library-created context (dmls_vulkan_context_create with
  *     DMLS_VULKAN_VALIDATION);
  *   - with DMLS_TEST_CANONICAL=1, every canonical benchmark case at full
- *     size (1 GiB inputs: for a real GPU).
+ *     size (1 GiB inputs: for a real GPU);
+ *   - with DMLS_TEST_LARGE=1, tensors past 4 GiB, so past any device's
+ *     maxStorageBufferRange: a strided slice of a 4.5 GiB input and the
+ *     SLICE_GRAD of a small input into a 4.5 GiB output, in full against
+ *     the reference (about 25 GiB of host memory).
  * Without a Vulkan device the program exits 77 (CTest: skipped). */
 #if defined(__linux__)
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE: vk_harness.h */
@@ -323,6 +327,24 @@ static void test_canonical(void) {
     free(cases);
 }
 
+/* Tensors past 4 GiB: the split across bindings at a real device's limit. */
+static void test_large(void) {
+    const int64_t big = ((int64_t)9 << 29) + 13; /* 4.5 GiB + 13 bytes */
+    int64_t shape[1] = {big}, zero[1] = {0}, step[1] = {((int64_t)1 << 20) + 3};
+    int64_t small[1] = {1 + (big - 1) / step[0]};
+    dmls_tensor tb = {DMLS_UINT8, 1, shape, NULL, 0}, ts = {DMLS_UINT8, 1, small, NULL, 0};
+    dmls_window w = {zero, shape, step};
+    for (int grad = 0; grad < 2; grad++) {
+        dmls_operator *op = NULL;
+        CHECK_STATUS(grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op), DMLS_OK);
+        if (op == NULL) continue;
+        const char *label = grad ? "large: SLICE_GRAD into 4.5 GiB" : "large: slice of 4.5 GiB";
+        differential(op, label, 0, 0);
+        printf("%s: checked\n", label);
+        dmls_destroy(op);
+    }
+}
+
 int main(void) {
     /* A fixed default seed (DMLS_TEST_SEED replays another): CI's runs on
      * lavapipe are then the same run every time. */
@@ -349,6 +371,7 @@ int main(void) {
     for (int i = 0; i < iters; i++) random_case(i);
     printf("random: %d cases, %d runs with the binding range and workgroup count lowered\n", iters, splits_run);
     if (getenv("DMLS_TEST_CANONICAL")) test_canonical();
+    if (getenv("DMLS_TEST_LARGE")) test_large();
     test_own_context();
     vk_buf_free(H.device, &in_arena);
     vk_buf_free(H.device, &out_arena);
