@@ -8,6 +8,8 @@
 
 #include "args.h"
 #include "commands.h"
+#include "device.h"
+#include "device_opt.h"
 #include "execute.h"
 #include "model.h"
 #include "options.h"
@@ -69,12 +71,10 @@ int cmd_dispatch(int argc, char **argv) {
         } else if (option_is(o, "--feature-level")) {
             if (!args_feature_level(o->name, value, &level)) return 2;
         } else if (option_is(o, "--device")) {
-            if (strcmp(value, "cuda") == 0) cuda = true;
-            else if (strcmp(value, "cpu") == 0) cuda = false;
-            else {
-                fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
-                return 2;
-            }
+            device_choice dev;
+            if (!device_parse(args_prog, value, &dev)) return 2;
+            cuda = dev.kind != DEVICE_CPU;
+            device_select_vulkan(dev.kind == DEVICE_VULKAN ? dev.index : -1);
         }
     }
     if (!path) {
@@ -104,8 +104,10 @@ int cmd_dispatch(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
     } else {
         const execute_options o = {level, cuda, stdout, name};
-        if (model_execute(&m, &o, err)) status = 0;
-        else fprintf(stderr, "%s: %s\n", args_prog, err);
+        if (model_execute(&m, &o, err))
+            status = 0;
+        else
+            fprintf(stderr, "%s: %s\n", args_prog, err);
         model_free(&m);
     }
     free(dir);

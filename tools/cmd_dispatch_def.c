@@ -5,7 +5,7 @@
 
 static const option_def dispatch_options[] = {
     {"--feature-level", NULL, "L", "DirectML feature level the operators are validated at\n(default 6_4)"},
-    {"--device", NULL, "D", "cpu (default) or cuda"},
+    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -3,8 +3,11 @@
 element sizes 1, 2, 4 and 8, reversed, strided and empty windows; info
 --devices lists the Vulkan device; a device that does not exist is a clean
 DMLS_ERROR_NO_DEVICE with no output file left; a malformed vulkan:N is a
-usage error. Usage: check_cli_vulkan.py DMLSLICE. Exit 77 (skipped) when
-the tool sees no Vulkan device."""
+usage error; with EXAMPLES_DIR (builds with `dmlslice dispatch`), DirectML's
+DxDispatch examples print their documented outputs with --device vulkan and
+vulkan:0 (tests/dispatch/check_examples.sh). Usage: check_cli_vulkan.py
+DMLSLICE [EXAMPLES_DIR]. Exit 77 (skipped) when the tool sees no Vulkan
+device."""
 import os
 import struct
 import subprocess
@@ -70,6 +73,14 @@ with tempfile.TemporaryDirectory() as d:
         r = run("slice", x, "-o", out, "--index", "[1:]", "--device", bad)
         if r.returncode != 2 or os.path.exists(out):
             failures.append("--device %s: exit %d, expected 2" % (bad, r.returncode))
+
+if len(sys.argv) > 2:
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dispatch", "check_examples.sh")
+    for dev in ("vulkan", "vulkan:0"):
+        r = subprocess.run(["sh", script, tool, sys.argv[2], dev], capture_output=True, text=True)
+        print(r.stdout.strip())
+        if r.returncode != 0:
+            failures.append("dispatch examples --device %s: %s" % (dev, r.stdout + r.stderr))
 
 for f in failures:
     print("FAIL: " + f)

@@ -1,4 +1,4 @@
-/* The GPU side of `dmlslice dispatch --device cuda`: every resource lives in
+/* The GPU side of `dmlslice dispatch --device cuda|vulkan[:N]`: every resource lives in
  * device memory, as it does on DirectML's GPU; each dispatch runs there and
  * the output resource is copied back so print and writeFile see it. */
 #ifndef DMLSLICE_TOOLS_DISPATCH_DEVICE_H
@@ -25,5 +25,9 @@ dmls_status device_dispatch(device_buffers *d, const dmls_operator *op, size_t i
                             uint64_t out_off, unsigned char *host, char *err);
 
 void device_free(device_buffers *d);
+
+/* Makes the calls above use Vulkan device `index` (dmlslice dispatch
+ * --device vulkan:N) instead of CUDA device 0. */
+void device_select_vulkan(int index);
 
 #endif

@@ -239,7 +239,7 @@ bool model_execute(const model *m, const execute_options *o, char *err) {
     if (ok && o->cuda) {
         char device_err[256] = "";
         const dmls_status s = device_upload(b.n, b.data, b.sizes, &dev, device_err);
-        if (s != DMLS_OK) ok = fail(o, err, "--device cuda", "%s: %s", dmls_status_name(s), device_err);
+        if (s != DMLS_OK) ok = fail(o, err, "--device", "%s: %s", dmls_status_name(s), device_err);
     }
     for (size_t i = 0; ok && i < m->command_count; i++) {
         const model_command *c = &m->commands[i];

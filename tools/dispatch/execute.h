@@ -12,7 +12,7 @@
 
 typedef struct execute_options {
     DML_FEATURE_LEVEL level;
-    bool cuda;       /* dispatch on CUDA device 0 instead of the CPU */
+    bool cuda;       /* dispatch on a GPU (device.h: CUDA device 0, or the Vulkan device selected) instead of the CPU */
     FILE *out;       /* where print and writeFile report */
     const char *name; /* the model's name, for messages */
 } execute_options;
