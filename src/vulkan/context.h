@@ -35,6 +35,7 @@ struct dmls_vulkan_context {
     VkCommandBuffer cmd;
     VkFence fence;
     dmls_mutex lock; /* dmls_vulkan_execute: one submit at a time on cmd and fence */
+    int has_lock;    /* lock was initialised */
 };
 
 /* Builds the pipelines and the submit objects of ctx, whose device fields

@@ -75,6 +75,8 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which) {
 }
 
 static dmls_status make_submit(dmls_vulkan_context *ctx) {
+    RETURN_IF(dmls_mutex_init(&ctx->lock) != 0, DMLS_ERROR_OUT_OF_MEMORY, NULL, "vulkan: no mutex");
+    ctx->has_lock = 1;
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pool.queueFamilyIndex = ctx->family;
@@ -84,7 +86,6 @@ static dmls_status make_submit(dmls_vulkan_context *ctx) {
     VK_TRY(vkAllocateCommandBuffers(ctx->device, &cb, &ctx->cmd));
     VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_TRY(vkCreateFence(ctx->device, &fence, NULL, &ctx->fence));
-    RETURN_IF(dmls_mutex_init(&ctx->lock) != 0, DMLS_ERROR_OUT_OF_MEMORY, NULL, "vulkan: no mutex");
     return DMLS_OK;
 }
 
@@ -100,11 +101,9 @@ dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
 }
 
 void dmls_vk_release(dmls_vulkan_context *ctx) {
+    if (ctx->has_lock) dmls_mutex_destroy(&ctx->lock);
     if (ctx->device == VK_NULL_HANDLE) return;
-    if (ctx->fence != VK_NULL_HANDLE) {
-        vkDestroyFence(ctx->device, ctx->fence, NULL);
-        dmls_mutex_destroy(&ctx->lock);
-    }
+    if (ctx->fence != VK_NULL_HANDLE) vkDestroyFence(ctx->device, ctx->fence, NULL);
     if (ctx->pool != VK_NULL_HANDLE) vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
     for (int i = 0; i < DMLS_VK_SHADERS; i++)
         if (ctx->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->pipelines[i], NULL);
