@@ -77,6 +77,14 @@ if(DMLS_HAVE_CUDA)
   set(DMLS_PC_CUDA_WORDS " and CUDA")
   set(DMLS_PC_LIBS_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lpthread -lstdc++")
 endif()
+if(DMLS_HAVE_VULKAN)
+  # The Vulkan backend needs the loader, which exists only as a shared
+  # library: it comes last, linked dynamically even inside a
+  # -Wl,-Bstatic ... -Wl,-Bdynamic static link (docs/vulkan.md).
+  string(APPEND DMLS_PC_CFLAGS " -DDMLS_HAVE_VULKAN")
+  string(APPEND DMLS_PC_CUDA_WORDS " and Vulkan")
+  string(APPEND DMLS_PC_LIBS_PRIVATE " -Wl,-Bdynamic -lvulkan")
+endif()
 configure_file("${CMAKE_CURRENT_LIST_DIR}/dmlslice.pc.in" "${PROJECT_BINARY_DIR}/dmlslice.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/dmlslice.pc" DESTINATION "${dmls_pcdir}" COMPONENT dev)
 
