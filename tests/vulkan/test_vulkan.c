@@ -16,6 +16,8 @@
  *   - binding errors (nothing written);
  *   - a library-created context (dmls_vulkan_context_create with
  *     DMLS_VULKAN_VALIDATION);
+ *   - dmls_vulkan_execute from 4 threads at once on one context, each on
+ *     its own part of one output buffer;
  *   - with DMLS_TEST_CANONICAL=1, every canonical benchmark case at full
  *     size (1 GiB inputs: for a real GPU);
  *   - with DMLS_TEST_LARGE=1, tensors past 4 GiB, so past any device's
@@ -30,6 +32,7 @@
 #include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_vulkan.h"
 #include "operator.h"
+#include "platform/platform.h"
 #include "support/dtype.h"
 #include "support/layout.h"
 #include "test.h"
@@ -288,6 +291,54 @@ static void test_binding_errors(void) {
     vk_buf_free(H.device, &b);
 }
 
+/* Threads sharing one context: each runs its own operator (a reversal of a
+ * different length) many times into its own part of one output buffer;
+ * the context's mutex serialises the submits. */
+#define THREADS     4
+#define THREAD_RUNS 25
+typedef struct thread_job {
+    dmls_operator *op;
+    VkBuffer in, out;
+    uint64_t out_offset;
+    int failures;
+} thread_job;
+
+static DMLS_THREAD_MAIN(thread_main, arg) {
+    thread_job *j = arg;
+    for (int r = 0; r < THREAD_RUNS; r++)
+        if (dmls_vulkan_execute(j->op, ctx, j->in, 0, dmls_input_bytes(j->op), j->out, j->out_offset,
+                                dmls_output_bytes(j->op)) != DMLS_OK)
+            j->failures++;
+    DMLS_THREAD_RETURN;
+}
+
+static void test_threads(void) {
+    vk_buf in = vk_buf_make(H.physical, H.device, 4096), out = vk_buf_make(H.physical, H.device, 4 * 4096);
+    for (int i = 0; i < 4096; i++) in.map[i] = (unsigned char)(i * 7 + 3);
+    memset(out.map, 0, 4 * 4096);
+    thread_job jobs[THREADS];
+    dmls_thread t[THREADS];
+    for (int k = 0; k < THREADS; k++) {
+        int64_t n[1] = {1000 + 7 * k}, start[1] = {0}, step[1] = {-1};
+        dmls_tensor a = {DMLS_UINT8, 1, n, NULL, 0};
+        dmls_window w = {start, n, step};
+        jobs[k] = (thread_job){NULL, in.buffer, out.buffer, (uint64_t)k * 4096, 0};
+        CHECK_STATUS(dmls_create(&a, &a, &w, &jobs[k].op), DMLS_OK);
+    }
+    for (int k = 0; k < THREADS; k++) CHECK(dmls_thread_start(&t[k], thread_main, &jobs[k]) == 0, "thread %d", k);
+    for (int k = 0; k < THREADS; k++) dmls_thread_join(&t[k]);
+    for (int k = 0; k < THREADS; k++) {
+        const int n = 1000 + 7 * k;
+        bool right = jobs[k].failures == 0;
+        for (int i = 0; i < n; i++) right &= out.map[k * 4096 + i] == in.map[n - 1 - i];
+        for (int i = n; i < 4096; i++) right &= out.map[k * 4096 + i] == 0;
+        CHECK(right, "thread %d: %d failed executes, or a wrong output", k, jobs[k].failures);
+        dmls_destroy(jobs[k].op);
+    }
+    vk_buf_free(H.device, &in);
+    vk_buf_free(H.device, &out);
+}
+
 /* A context the library makes itself, validation on: the worked examples. */
 static void test_own_context(void) {
     dmls_vulkan_context *own = NULL;
@@ -367,6 +418,7 @@ int main(void) {
     out_arena = vk_buf_make(H.physical, H.device, ARENA);
     test_examples(ctx, "caller's context");
     test_binding_errors();
+    test_threads();
     const int iters = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 300;
     for (int i = 0; i < iters; i++) random_case(i);
     printf("random: %d cases, %d runs with the binding range and workgroup count lowered\n", iters, splits_run);
