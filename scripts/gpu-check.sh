@@ -46,5 +46,11 @@ if [ -f "$peers" ]; then
   step "peers (same run)"
   PYTHONUNBUFFERED=1 python3 "$peers" gpu "$logs/peers.json" 2>&1 | tee "$logs/peers.txt" || status=1
 fi
+# The Vulkan backend, when .gl/ holds the Vulkan packages the machine lacks
+# (scripts/gpu-check-vulkan.sh says which and why).
+if ls "$root"/.gl/*.deb >/dev/null 2>&1; then
+  step "Vulkan (scripts/gpu-check-vulkan.sh)"
+  OUT="$logs/vulkan" BUILD="$root/build-gpu-vk" "$root/scripts/gpu-check-vulkan.sh" || status=1
+fi
 echo "gpu-check: status $status"
 exit $status
