@@ -21,8 +21,7 @@ static const option_def bench_options[] = {
     {"--cases", NULL, "FILE", "a case list in bench/cases.json's format (default: the\ncanonical cases, built in)"},
     {"--reps", NULL, "N",
      "timed repetitions per case, median reported (default 7 on\ncpu, 30 on cuda and vulkan; 3 with --quick)"},
-    {"--quick", NULL, NULL,
-     "a first look in seconds: each case shrunk to at most 4 MiB\nof input (halving its widest axes)"},
+    {"--quick", NULL, NULL, "a first look in seconds: each case shrunk to at most 4 MiB\nof input (halving its widest axes)"},
     {"--json", NULL, "FILE", "also write the results as JSON"},
     {NULL, NULL, NULL, NULL},
 };

@@ -104,10 +104,8 @@ int cmd_dispatch(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
     } else {
         const execute_options o = {level, cuda, stdout, name};
-        if (model_execute(&m, &o, err))
-            status = 0;
-        else
-            fprintf(stderr, "%s: %s\n", args_prog, err);
+        if (model_execute(&m, &o, err)) status = 0;
+        else fprintf(stderr, "%s: %s\n", args_prog, err);
         model_free(&m);
     }
     free(dir);

@@ -25,6 +25,8 @@ typedef struct cuda_buffers {
     cudaStream_t stream;
 } cuda_buffers;
 
+static void cuda_free(cuda_buffers *d);
+
 static dmls_status cuda_fail(cudaError_t e, char *err) {
     snprintf(err, 256, "CUDA: %s", cudaGetErrorString(e));
     return DMLS_ERROR_DEVICE;
