@@ -50,7 +50,7 @@ export VK_DRIVER_FILES="$vk/nvidia_egl_icd.json"
 cat "$VK_DRIVER_FILES" | tee "$logs/icd.txt"
 
 step "build (CUDA and Vulkan)"
-glslc=$(find "$vk" -name glslc -type f | head -1)
+glslc=$(find "$vk" -path '*/bin/glslc' -type f | head -1)
 spv=()
 if [ -z "$glslc" ] || ! "$glslc" --version >/dev/null 2>&1; then
   [ -d "$root/.gl/spv" ] || { echo "glslc from .gl does not run here and .gl/spv is absent"; exit 1; }
