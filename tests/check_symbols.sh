@@ -34,7 +34,7 @@ case $shared in
   count=$("$nm_tool" -D --defined-only "$shared" | grep -c ' T dmls_' || true)
   if [ "$count" -lt 10 ]; then echo "shared library exports only $count dmls_ functions"; bad=1; fi
   # Internal helpers are hidden from the shared library...
-  if "$nm_tool" -D --defined-only "$shared" | grep -q -E ' dmls_(normalize|plan_copies|fail|operator_build|execute_begin|validate_dml|validate_native|cpu_prepare|cpu_run_range|pool_run|thread_start|cpu_count)$'; then
+  if "$nm_tool" -D --defined-only "$shared" | grep -q -E ' dmls_(normalize|plan_copies|fail|operator_build|check_bindings|validate_dml|validate_native|cpu_prepare|cpu_run_range|pool_run|thread_start|cpu_count)$'; then
     echo "internal functions leak from the shared library"; bad=1
   fi
   ;;

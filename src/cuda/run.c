@@ -1,12 +1,14 @@
-/* The CUDA backend's public calls: device queries and dmls_execute_cuda.
- * Host code in C over the runtime API; the kernels are in kernels.cu. */
+/* The CUDA backend's public calls: device queries and its execute,
+ * dmls_execute_cuda. Host code in C over the runtime API; the kernels are
+ * in kernels.cu. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../bindings.h"
 #include "../error.h"
-#include "../operator.h"
 #include "dmlslice/dmlslice_cuda.h"
+#include "launch.h"
 
 /* Device presence is asked once: cudaGetDeviceCount costs microseconds and
  * would double a small slice's host time. 0 = not asked yet, 1 = present,
@@ -91,9 +93,9 @@ static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choi
 
 dmls_status dmls_execute_cuda(const dmls_operator *op, const void *d_in, uint64_t in_bytes, void *d_out,
                               uint64_t out_bytes, void *stream) {
-    RETURN_IF_ERROR(dmls_execute_begin("execute_cuda", op, d_in, in_bytes, d_out, out_bytes));
+    RETURN_IF_ERROR(dmls_check_bindings("execute_cuda", op, d_in, in_bytes, d_out, out_bytes));
     RETURN_IF_ERROR(need_device(op->problem.name));
-    if (op->zero_fill)
-        RETURN_IF_ERROR(enqueue(op, op->cuda.fill, op->cuda.fill_compact, d_out, d_out, stream, "zero fill"));
-    return enqueue(op, op->cuda.copy, op->cuda.copy_compact, d_in, d_out, stream, "copy");
+    const dmls_cuda_state *cs = dmls_cuda_state_of(op);
+    if (op->zero_fill) RETURN_IF_ERROR(enqueue(op, cs->fill, cs->fill_compact, d_out, d_out, stream, "zero fill"));
+    return enqueue(op, cs->copy, cs->copy_compact, d_in, d_out, stream, "copy");
 }
