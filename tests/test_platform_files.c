@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <signal.h>
 
+#include "files.h"
 #include "platform/platform.h"
 #include "test.h"
 

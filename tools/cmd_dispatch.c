@@ -11,7 +11,7 @@
 #include "execute.h"
 #include "model.h"
 #include "options.h"
-#include "platform.h"
+#include "files.h"
 
 /* The whole model file (a UTF-8 name; bytes as they are, CRLF line ends
  * included: JSON takes \r as space); NULL with a message on failure. */

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "dmlslice/dml.h"
-#include "platform.h"
+#include "files.h"
 
 static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
                                               &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};

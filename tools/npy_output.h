@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #include "npy_format.h"
-#include "platform.h"
+#include "files.h"
 
 typedef struct npy_output {
     char *path;          /* the name data ends up under (a symbolic link resolved) */

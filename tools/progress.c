@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "files.h"
 #include "platform.h"
 
 struct progress {

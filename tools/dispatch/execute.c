@@ -12,6 +12,7 @@
 #include "ascii.h"
 #include "device.h"
 #include "npy_output.h"
+#include "files.h"
 #include "platform.h"
 #include "values.h"
 

@@ -14,7 +14,7 @@
 #include "ascii.h"
 #include "json_text.h"
 #include "npy_format.h"
-#include "platform.h"
+#include "files.h"
 #include "values.h"
 
 #define PATH_CAP 512

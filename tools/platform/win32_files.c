@@ -16,6 +16,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "files.h"
 #include "platform.h"
 
 /* Windows' error codes onto the errno values platform.h promises. */

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "platform.h"
 
 #ifndef O_CLOEXEC
