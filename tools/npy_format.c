@@ -1,8 +1,7 @@
 /* The .npy format: header parsing and writing; see npy_format.h. */
 #include "npy_format.h"
 
-/* Header-only: the overflow checks with their portable fallback. */
-#include "../src/checked.h"
+#include "overflow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -261,7 +260,7 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
     bool empty = false, count_overflow = false;
     for (int i = 0; i < h->ndim; i++) {
         empty |= h->shape[i] == 0;
-        count_overflow |= dmls_mul_u64(h->count, (uint64_t)h->shape[i], &h->count);
+        count_overflow |= tool_mul_u64(h->count, (uint64_t)h->shape[i], &h->count);
     }
     if (empty) {
         h->count = 0;
@@ -269,7 +268,7 @@ bool npy_parse_header(const char *name, const unsigned char *buf, uint64_t len, 
         snprintf(err, NPY_ERR_LEN, "%s: the shape's element count overflows: it is over 2^63-1", name);
         return false;
     }
-    if (dmls_mul_u64(h->count, (uint64_t)h->esize, &h->data_bytes) || h->data_bytes > (uint64_t)INT64_MAX) {
+    if (tool_mul_u64(h->count, (uint64_t)h->esize, &h->data_bytes) || h->data_bytes > (uint64_t)INT64_MAX) {
         snprintf(err, NPY_ERR_LEN,
                  "%s: the shape's %" PRIu64 " elements of %zu bytes overflow the byte size: it is over 2^63-1", name,
                  h->count, h->esize);
@@ -299,7 +298,7 @@ void npy_strides(const npy_header *h, int64_t *strides) {
     for (int k = 0; k < h->ndim; k++) {
         const int i = h->fortran_order ? k : h->ndim - 1 - k;
         strides[i] = s;
-        if (dmls_mul_i64(s, h->shape[i] ? h->shape[i] : 1, &s)) s = INT64_MAX;
+        if (tool_mul_i64(s, h->shape[i] ? h->shape[i] : 1, &s)) s = INT64_MAX;
     }
 }
 
