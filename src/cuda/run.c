@@ -2,6 +2,7 @@
  * dmls_execute_cuda. Host code in C over the runtime API; the kernels are
  * in kernels.cu. */
 #include <cuda_runtime_api.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,8 +14,8 @@
 /* Device presence is asked once: cudaGetDeviceCount costs microseconds and
  * would double a small slice's host time. 0 = not asked yet, 1 = present,
  * -1 = absent (the reason kept for later messages). A race only asks twice. */
-static int device_state;
-static int device_total;
+static atomic_int device_state;
+static atomic_int device_total;
 static char device_reason[256];
 
 static void ask_devices(void) {
@@ -24,19 +25,19 @@ static void ask_devices(void) {
         snprintf(device_reason, sizeof device_reason, "%s",
                  e != cudaSuccess ? cudaGetErrorString(e) : "the CUDA runtime sees no GPU");
         (void)cudaGetLastError(); /* clear it, so it does not surface in a later call */
-        __atomic_store_n(&device_total, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&device_state, -1, __ATOMIC_RELEASE);
+        atomic_store_explicit(&device_total, 0, memory_order_relaxed);
+        atomic_store_explicit(&device_state, -1, memory_order_release);
         return;
     }
-    __atomic_store_n(&device_total, n, __ATOMIC_RELAXED);
-    __atomic_store_n(&device_state, 1, __ATOMIC_RELEASE);
+    atomic_store_explicit(&device_total, n, memory_order_relaxed);
+    atomic_store_explicit(&device_state, 1, memory_order_release);
 }
 
 static dmls_status need_device(const char *who) {
-    int state = __atomic_load_n(&device_state, __ATOMIC_ACQUIRE);
+    int state = atomic_load_explicit(&device_state, memory_order_acquire);
     if (state == 0) {
         ask_devices();
-        state = __atomic_load_n(&device_state, __ATOMIC_ACQUIRE);
+        state = atomic_load_explicit(&device_state, memory_order_acquire);
     }
     RETURN_IF(state < 0, DMLS_ERROR_NO_DEVICE, NULL, "%s: no CUDA device: %s", who, device_reason);
     return DMLS_OK;
@@ -47,7 +48,7 @@ dmls_status dmls_cuda_device_count(int *count) {
     RETURN_IF(count == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "cuda_device_count: count is NULL");
     *count = 0;
     RETURN_IF_ERROR(need_device("cuda_device_count"));
-    *count = __atomic_load_n(&device_total, __ATOMIC_RELAXED);
+    *count = atomic_load_explicit(&device_total, memory_order_relaxed);
     return DMLS_OK;
 }
 
