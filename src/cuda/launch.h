@@ -84,8 +84,9 @@ typedef struct dmls_cuda_compact {
 
 /* The launch plan, everything execute needs: for each copy plan, the launches best first; execute
  * takes the first whose alignment the bound bases meet (the last one needs
- * none). fill is used for SLICE_GRAD only. *_small[i] is the compact form
- * of [i], valid where [i].compact is 1. */
+ * none). fill is used for SLICE_GRAD only. fill_compact[i] and
+ * copy_compact[i] are the compact forms of fill[i] and copy[i], valid where
+ * that launch's compact is 1. */
 typedef struct dmls_cuda_state {
     dmls_cuda_launch fill[DMLS_CUDA_CHOICES];
     dmls_cuda_launch copy[DMLS_CUDA_CHOICES];
