@@ -44,9 +44,10 @@ esac
 # nvcc's C++ leaves two kinds that cannot clash: names in an anonymous
 # namespace (made unique by a per-file hash) and the exception personality
 # reference the C++ runtime shares. MinGW's compiler adds .refptr.NAME, a
-# per-object pointer to NAME that the linker merges.
+# per-object pointer to NAME that the linker merges; AddressSanitizer adds
+# __odr_asan.NAME beside each global variable NAME (the backend table).
 sleaks=$("$nm_tool" --defined-only -g "$static" | awk 'NF >= 3 {print $3}' |
-  grep -v -E '^(dmls_|_ZN[0-9]+_GLOBAL__N_|DW\.ref\.__gxx_personality_v0$|\.refptr\.)' || true)
+  grep -v -E '^(dmls_|_ZN[0-9]+_GLOBAL__N_|DW\.ref\.__gxx_personality_v0$|\.refptr\.|__odr_asan\.dmls_)' || true)
 if [ -n "$sleaks" ]; then echo "static library defines globals without the dmls_ prefix:"; echo "$sleaks"; bad=1; fi
 [ $bad -eq 0 ] && echo "symbols: $count exported functions, all prefixed dmls_"
 exit $bad
