@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "execute.h"
+#include "run.h"
 #include "model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

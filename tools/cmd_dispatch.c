@@ -8,7 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "execute.h"
+#include "run.h"
 #include "model.h"
 #include "options.h"
 #include "files.h"

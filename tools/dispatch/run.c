@@ -1,5 +1,5 @@
-/* See execute.h. */
-#include "execute.h"
+/* See run.h. */
+#include "run.h"
 
 #include <errno.h>
 #include <inttypes.h>
