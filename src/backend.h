@@ -19,11 +19,7 @@
 
 #include "dmlslice/dmlslice.h"
 
-typedef enum dmls_backend_id {
-    DMLS_BACKEND_CPU,
-    DMLS_BACKEND_CUDA,
-    DMLS_BACKEND_COUNT
-} dmls_backend_id;
+typedef enum dmls_backend_id { DMLS_BACKEND_CPU, DMLS_BACKEND_CUDA, DMLS_BACKEND_COUNT } dmls_backend_id;
 
 typedef struct dmls_backend {
     const char *name; /* "cpu", "cuda": for messages and tests */
