@@ -24,8 +24,8 @@ typedef enum dmls_backend_id { DMLS_BACKEND_CPU, DMLS_BACKEND_CUDA, DMLS_BACKEND
 typedef struct dmls_backend {
     const char *name; /* "cpu", "cuda": for messages and tests */
     /* Derives the backend's data from a planned operator (op->copy,
-     * op->fill, op->zero_fill, op->problem; op->prepared is not set yet)
-     * into *prepared. Returns DMLS_OK, or an error with its message set
+     * op->fill, op->zero_fill, op->problem; not other backends' data) into
+     * *prepared. Returns DMLS_OK, or an error with its message set
      * (DMLS_ERROR_OUT_OF_MEMORY), leaving nothing allocated. */
     dmls_status (*prepare)(const dmls_operator *op, void **prepared);
     /* Frees what prepare made; never given NULL. */
