@@ -8,8 +8,11 @@
 #     fetchcontent} built out of tree and run (shared and static links)
 #   3 the installed shared library exports only dmls_ symbols
 #   4 the installed tool runs demo and a benchmark from an unrelated folder
-#     without LD_LIBRARY_PATH
-#   5 packages: cpack's .tar.gz holds the install; the .deb packages install
+#     without LD_LIBRARY_PATH; 4b it and the library need no CUDA library
+#     to start, and --device cuda falls back to the CPU where CUDA's
+#     libraries are hidden from the loader
+#   5 packages: cpack's .tar.gz holds the install; each .deb's Depends names
+#     the packages of every library its files need; the .deb packages install
 #     with dpkg -i, consumer 1 builds against them, dpkg -r removes them
 #     (root only; skipped with a message elsewhere)
 # Usage: tests/install/run.sh BUILD_DIR     (a configured and built tree)
@@ -150,6 +153,39 @@ fi
 grep -q '^case ' "$work/bench.log" || bad "bench printed no table of cases"
 echo "tool: demo and bench ran from $elsewhere"
 
+step "4b the installed tool and library start where CUDA's libraries are not"
+# The CUDA runtime is linked statically and loads the driver only when a
+# CUDA function is first called: neither file may need a CUDA library at
+# load time, and the tool, started by the dynamic loader with its cache
+# ignored (so CUDA's own folders, known through ld.so.conf, are not
+# searched), runs, and --device cuda falls back to the CPU saying so where
+# no driver is found (or runs on the GPU where one is).
+for f in bin/dmlslice "$libdir/libdmlslice.so.$version"; do
+  cuda_needed=$(readelf -d "$prefix/$f" | sed -n 's/.*(NEEDED).*\[\(libcu[^]]*\)\]/\1/p' | tr '\n' ' ')
+  [ -z "$cuda_needed" ] || bad "$f needs $cuda_needed at load time"
+done
+interp=$(readelf -l "$prefix/bin/dmlslice" | sed -n 's/.*program interpreter: \(.*\)\]/\1/p')
+hidden() { "$interp" --inhibit-cache --library-path "$prefix/$libdir" "$prefix/bin/dmlslice" "$@"; }
+if [ -z "$interp" ] || ! "$interp" --help 2>/dev/null | grep -q -- --inhibit-cache; then
+  echo "SKIP: the dynamic loader '$interp' cannot be run with --inhibit-cache"
+else
+  hidden_version=$(hidden -V 2>&1) || bad "the tool does not start without CUDA's libraries: $hidden_version"
+  [ "$hidden_version" = "dmlslice $version" ] || bad "-V without CUDA's libraries says '$hidden_version'"
+  printf '\223NUMPY\001\000\166\000%-117s\n\001\000\000\000\002\000\000\000' \
+    "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }" >"$elsewhere/two.npy"
+  if hidden slice "$elsewhere/two.npy" -o "$elsewhere/rev.npy" --index '[::-1]' --device cuda \
+       >"$work/hidden.out" 2>"$work/hidden.err"; then
+    [ "$(od -A n -t d4 -j 128 "$elsewhere/rev.npy" | tr -s ' ')" = " 2 1" ] || bad "--device cuda without CUDA's libraries: wrong output"
+    if [ -s "$work/hidden.err" ]; then
+      grep -q -x -E 'dmlslice slice: --device cuda: .+; running on the CPU' "$work/hidden.err" ||
+        bad "--device cuda without CUDA's libraries says: $(cat "$work/hidden.err")"
+    fi
+    echo "without CUDA's libraries: -V and slice --device cuda ran ($(cat "$work/hidden.err"))"
+  else
+    bad "slice --device cuda without CUDA's libraries: $(cat "$work/hidden.err")"
+  fi
+fi
+
 # ------------------------------------------------------------------ 5
 step "5 packages"
 (cd "$build" && cpack -G TGZ >"$work/cpack-tgz.log" 2>&1) || { cat "$work/cpack-tgz.log"; bad "cpack -G TGZ"; }
@@ -174,6 +210,32 @@ else
   debs=$(ls "$build"/packages/*.deb 2>/dev/null || true)
   [ "$(echo "$debs" | grep -c .)" -eq 3 ] || bad "expected 3 .deb packages, got: $debs"
   for d in $debs; do echo "deb: $(dpkg-deb -f "$d" Package Version Depends | tr '\n' ' ')"; done
+  # Each package declares what its programs and libraries need: every
+  # NEEDED library of an ELF file in it comes from a package its Depends
+  # names (libdmlslice.so.ABI from the runtime package).
+  for d in $debs; do
+    x=$work/deb-x/$(basename "$d")
+    mkdir -p "$x" && dpkg-deb -x "$d" "$x"
+    depends=$(dpkg-deb -f "$d" Depends | tr ',|' '\n\n' | sed 's/^ *//; s/[ (].*//')
+    for f in $(find "$x" -type f); do
+      file -b "$f" | grep -q '^ELF' || continue
+      for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        case $lib in
+        libdmlslice.so.*) provider=libdmlslice$abi ;;
+        *)
+          path=$(ldconfig -p | sed -n "s|^[[:space:]]*$lib (.*) => ||p" | head -n 1)
+          provider=$(dpkg -S "$(readlink -f "$path" 2>/dev/null || echo "$lib")" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+          [ -n "$provider" ] || provider=$(dpkg -S "$path" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+          ;;
+        esac
+        if [ -z "$provider" ]; then
+          bad "$(basename "$d"): ${f#"$x"/} needs $lib, which no Debian package provides here"
+        elif ! echo "$depends" | grep -q -x -F "$provider"; then
+          bad "$(basename "$d"): ${f#"$x"/} needs $lib (package $provider), not in Depends: $(dpkg-deb -f "$d" Depends)"
+        fi
+      done
+    done
+  done
   packages="dmlslice libdmlslice-dev libdmlslice$abi"
   # shellcheck disable=SC2086
   trap 'dpkg -P $packages >/dev/null 2>&1 || true' EXIT
