@@ -45,7 +45,7 @@ case $version in
 esac
 for f in bin/dmlslice share/man/man1/dmlslice.1 share/dmlslice/cases.json share/doc/dmlslice/README.md \
          "$libdir/libdmlslice.a" "$libdir/libdmlslice.so.$version" "$libdir/pkgconfig/dmlslice.pc" \
-         "$libdir/cmake/dmlslice/dmlsliceConfig.cmake" "$libdir/cmake/dmlslice/dmlsliceConfigVersion.cmake" \
+         "$libdir/pkgconfig/dmlslice-static.pc" share/doc/dmlslice/docs/cli.md "$libdir/cmake/dmlslice/dmlsliceConfig.cmake" "$libdir/cmake/dmlslice/dmlsliceConfigVersion.cmake" \
          "$libdir/cmake/dmlslice/dmlsliceTargets.cmake" "$libdir/cmake/dmlslice/dmlsliceStaticTargets.cmake"; do
   [ -f "$prefix/$f" ] || bad "not installed: $f"
 done
@@ -59,10 +59,17 @@ for h in "$src"/include/dmlslice/*.h "$build"/include/dmlslice/*.h; do
   [ -f "$h" ] || continue
   [ -f "$prefix/include/dmlslice/$(basename "$h")" ] || bad "header not installed: $(basename "$h")"
 done
-[ ! -f "$src/docs/spec.md" ] || [ -f "$prefix/share/doc/dmlslice/spec.md" ] || bad "docs/spec.md not installed"
+[ ! -f "$src/docs/spec.md" ] || [ -f "$prefix/share/doc/dmlslice/docs/spec.md" ] || bad "docs/spec.md not installed"
+# The installed pages' links lead to installed files.
+for page in $(cd "$prefix/share/doc/dmlslice" && find . -name '*.md'); do
+  for target in $(grep -o '](\([^)#]*\)' "$prefix/share/doc/dmlslice/$page" | sed 's/^](//' | grep -v -E '^(https?:|mailto:|$)' | sort -u); do
+    [ -e "$prefix/share/doc/dmlslice/$(dirname "$page")/$target" ] ||
+      bad "the installed ${page#./} links $target, which is not installed"
+  done
+done
 # Nothing else: no test program, no internal header.
 (cd "$prefix" && find . -type f -o -type l) | sed 's|^\./||' | sort >"$work/files.txt"
-unexpected=$(grep -v -E "^(bin/dmlslice|include/dmlslice/[a-z_]+\.h|$libdir/libdmlslice\.(a|so(\.[0-9.]+)?)|$libdir/pkgconfig/dmlslice\.pc|$libdir/cmake/dmlslice/dmlslice[A-Za-z-]*\.cmake|share/man/man1/dmlslice\.1|share/dmlslice/cases\.json|share/doc/dmlslice/[A-Za-z_.]+\.md)$" "$work/files.txt" || true)
+unexpected=$(grep -v -E "^(bin/dmlslice|include/dmlslice/[a-z_]+\.h|$libdir/libdmlslice\.(a|so(\.[0-9.]+)?)|$libdir/pkgconfig/dmlslice(-static)?\.pc|$libdir/cmake/dmlslice/dmlslice[A-Za-z-]*\.cmake|share/man/man1/dmlslice\.1|share/dmlslice/cases\.json|share/doc/dmlslice/([a-z]+/)?[A-Za-z_.]+\.md|share/doc/dmlslice/docs/dmlslice\.1)$" "$work/files.txt" || true)
 [ -z "$unexpected" ] || bad "unexpected installed files: $unexpected"
 # One version everywhere: project(), the header, dmls_version() (the
 # consumers print it), the tool, the .pc file, the SONAME (above).
@@ -128,6 +135,67 @@ if cmake_consumer fetchcontent "$fc" -DFETCHCONTENT_SOURCE_DIR_DMLSLICE="$src" -
   done
   grep -q '^DMLS_CUDA:STRING=OFF' "$fc/CMakeCache.txt" || bad "FetchContent: DMLS_CUDA is not OFF by default"
 fi
+
+step "2d the consumer lines of README.md and docs/install.md, as the pages show them"
+# Extracted from the pages (doc_lines.py), so a page that drifts from what
+# works fails here. FetchContent fetches the checkout's last commit from a
+# repository made here, whose branch main is that commit; only the pages'
+# "<dmlslice's repository>" is filled in.
+pc_path=$prefix/$libdir/pkgconfig
+repo=
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+  repo=$work/repo.git
+  git init -q --bare "$repo" && git -C "$src" push -q "$repo" HEAD:refs/heads/main || bad "making $repo"
+fi
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec "$(dirname "$0")/a.out"\n' "$prefix/$libdir" >"$work/with-prefix.sh"
+chmod +x "$work/with-prefix.sh"
+for page in README.md docs/install.md; do
+  tag=$(basename "$page" .md)
+  python3 "$src/tests/install/doc_lines.py" "$src/$page" sh >"$work/doc-$tag.sh" || bad "$page: no sh lines"
+  n=0
+  while IFS= read -r line; do
+    n=$((n + 1)) dir=$work/doc-$tag-sh$n
+    mkdir -p "$dir" && cp "$consumers/app.c" "$dir/app.c" && cp "$work/with-prefix.sh" "$dir/"
+    if (cd "$dir" && PKG_CONFIG_PATH=$pc_path sh -c "$line") >"$dir.log" 2>&1; then
+      run_consumer "$page: $line" "$dir/with-prefix.sh"
+      case ${line%%#*} in
+      *static*) needs_lib "$dir/a.out" && bad "$page: $line: linked to libdmlslice.so" ;;
+      *) needs_lib "$dir/a.out" || bad "$page: $line: not linked to libdmlslice.so" ;;
+      esac
+    else
+      cat "$dir.log"; bad "$page: '$line' failed"
+    fi
+  done <"$work/doc-$tag.sh"
+  python3 "$src/tests/install/doc_lines.py" "$src/$page" cmake "file://$repo" >"$work/doc-$tag.cmake" ||
+    bad "$page: no CMake lines"
+  python3 - "$work/doc-$tag.cmake" "$work/doc-$tag-cmake" <<'EOF_PY'
+import sys
+blocks = open(sys.argv[1]).read().split("\0")[:-1]
+for i, b in enumerate(blocks, 1):
+    with open("%s%d.txt" % (sys.argv[2], i), "w") as f:
+        f.write(b)
+EOF_PY
+  for blockfile in "$work/doc-$tag-cmake"*.txt; do
+    [ -f "$blockfile" ] || continue
+    dir=${blockfile%.txt}
+    mkdir -p "$dir/project" && cp "$consumers/app.c" "$dir/project/app.c"
+    { printf 'cmake_minimum_required(VERSION 3.20)\nproject(doc_consumer LANGUAGES C)\nadd_executable(app app.c)\n'
+      cat "$blockfile"; } >"$dir/project/CMakeLists.txt"
+    if grep -q FetchContent "$blockfile" && [ -z "$repo" ]; then
+      echo "SKIP $page's FetchContent lines: $src is not a git checkout"; continue
+    fi
+    if cmake -S "$dir/project" -B "$dir/build" -DCMAKE_PREFIX_PATH="$prefix" >"$dir.log" 2>&1 &&
+       cmake --build "$dir/build" -j2 >>"$dir.log" 2>&1; then
+      shown=$(sed 's/ *#.*//' "$blockfile" | grep -v '^ *$' | tr '\n' ' ')
+      run_consumer "$page: $shown" "$dir/build/app" no
+      if echo "$shown" | grep -q 'dmlslice_static'; then
+        needs_lib "$dir/build/app" && bad "$page: $shown: linked to libdmlslice.so"
+      fi
+    else
+      cat "$dir.log"; bad "$page: the CMake lines did not build: $(cat "$blockfile")"
+    fi
+  done
+done
 
 # ------------------------------------------------------------------ 3
 step "3 the installed shared library exports only dmls_ symbols"
