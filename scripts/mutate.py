@@ -661,6 +661,8 @@ def main():
     ap.add_argument("--tests", default=None, metavar="REGEX",
                     help="run only the tests (of those that see the file) whose name matches, e.g. to show "
                          "that a new test kills a mutant on its own")
+    ap.add_argument("--listed-only", action="store_true",
+                    help="only the mutants the equivalents file lists: an audit of its labels")
     ap.add_argument("--list", action="store_true", help="print the mutants (after --filter/--sample), run none")
     ap.add_argument("--ci", action="store_true",
                     help="CI's sample: --sample %d --seed %d --jobs %d unless given; exit 1 on a survivor"
@@ -719,6 +721,8 @@ def main():
         m.listed = equivalents.get(m.key)
     listed = [m for m in mutants if m.listed]
     todo = list(mutants)  # the listed ones too: a label must not hide a kill
+    if args.listed_only:
+        todo = list(listed)
     if args.operators:
         ops = set(args.operators.split(","))
         todo = [m for m in todo if m.op in ops]
