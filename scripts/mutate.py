@@ -665,7 +665,8 @@ def main():
                     help="only the mutants the equivalents file lists: an audit of its labels")
     ap.add_argument("--list", action="store_true", help="print the mutants (after --filter/--sample), run none")
     ap.add_argument("--ci", action="store_true",
-                    help="CI's sample: --sample %d --seed %d --jobs %d unless given; exit 1 on a survivor"
+                    help="CI's sample: --sample %d --seed %d --jobs %d unless given; exit 1 on a survivor or "
+                         "on a listed mutant killed"
                          % (CI_SAMPLE, CI_SEED, CI_JOBS))
     ap.add_argument("--work", default=DEFAULT_WORK, help="folder of the tree copies (default: %s)" % DEFAULT_WORK)
     ap.add_argument("--equivalents", default=DEFAULT_EQUIVALENTS, help="the equivalents file")
@@ -1025,7 +1026,7 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
     wrong = [m for m in todo if m.listed and m.status in dead and not m.listed["killed_on"]]
     elsewhere = [m for m in todo if m.listed and m.status in dead and m.listed["killed_on"]]
     for m in elsewhere:
-        print("mutate: killed, as its entry (%s:%d) says it is on %s: %s (%s: %s)" % (
+        print("mutate: listed, killed as its entry (%s:%d) expects on %s: %s (%s: %s)" % (
             os.path.relpath(eq_path, root), m.listed["line"], m.listed["killed_on"], m.describe(), m.status, m.detail))
     if wrong:
         print("\nmutate: listed as equivalent but killed (the label is wrong: drop the entry, or say where it dies"
