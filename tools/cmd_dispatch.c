@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "cuda_io.h"
 #include "run.h"
 #include "model.h"
 #include "options.h"
@@ -103,7 +104,7 @@ int cmd_dispatch(int argc, char **argv) {
     if (!model_read(text, len, name, dir, &m, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
     } else {
-        const execute_options o = {level, cuda, stdout, name};
+        const execute_options o = {level, cuda_io_use(cuda), stdout, name};
         if (model_execute(&m, &o, err)) status = 0;
         else fprintf(stderr, "%s: %s\n", args_prog, err);
         model_free(&m);

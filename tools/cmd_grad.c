@@ -128,7 +128,7 @@ int cmd_grad(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
-    if (use_cuda) {
+    if (cuda_io_use(use_cuda)) {
         const uint64_t need = dmls_input_bytes(plan.op);
         s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
                         dmls_output_bytes(plan.op), device_err);

@@ -141,6 +141,7 @@ int cmd_slice(int argc, char **argv) {
                 args_prog, dmls_output_bytes(plan.op), out.capacity);
         goto done;
     }
+    use_cuda = cuda_io_use(use_cuda); /* says so before the progress line starts */
     /* Progress covers the copy and the sync to disk, the two steps whose
      * time grows with the output. */
     progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
