@@ -832,6 +832,25 @@ static void test_argument_passing(void) {
 }
 
 /* Issue 10, "The rest of the command line"; issue 11, one parser. */
+/* --index as Python reads a subscript: x[()] is the whole array, x[] a
+ * syntax error; an empty array is taken whatever its other dims. */
+static void test_index_edges(void) {
+    write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
+    CHECK(run("slice a.npy -o o.npy --index '[()]'") == 0 && check_npy("[()]", "o.npy", "<i4", 2, S45, a45, sizeof a45),
+          "--index '[()]' takes the whole array");
+    rm("o.npy");
+    CHECK(run("slice a.npy -o o.npy --index '[]'") == 1 && err_has("an empty subscript is a syntax error") &&
+              !exists("o.npy"),
+          "--index '[]' is refused");
+    const int64_t huge[4] = {0, (int64_t)1 << 32, (int64_t)1 << 32, 4};
+    write_npy("e.npy", "<f4", false, 4, huge, NULL, 0);
+    CHECK(run("slice e.npy -o o.npy --index '[:, 1:3]'") == 0 && check_npy("empty", "o.npy", "<f4", 4,
+          (const int64_t[4]){0, 2, (int64_t)1 << 32, 4}, a45, 0),
+          "--index on an empty array whose other dims multiply past 2^64");
+    rm("o.npy");
+    rm("e.npy");
+}
+
 static void test_command_line(void) {
     write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
     const int32_t row3[5] = {15, 16, 17, 18, 19};
@@ -868,6 +887,8 @@ static void test_command_line(void) {
     CHECK(run("info --help") == 0 && out_has("usage: dmlslice info"), "info --help");
     CHECK(run("--help slice") == 0 && out_has("usage: dmlslice slice"), "--help before the command");
     CHECK(run("help check") == 0 && out_has("usage: dmlslice check"), "help check");
+    CHECK(run("help nope") == 2 && err_has("unknown command 'nope'") && !out_has_quiet("usage:"),
+          "help names an unknown command and fails");
     CHECK(run("-V") == 0 && out_has(dmls_version()), "-V prints the library's version");
 }
 
@@ -1175,6 +1196,7 @@ int main(int argc, char **argv) {
     test_rule_messages();
     test_argument_passing();
     test_command_line();
+    test_index_edges();
     test_bench_anywhere();
     test_help_examples();
     test_high_rank();
