@@ -148,9 +148,13 @@ bool npy_open(const char *path, npy_input *in, char *err) {
 bool npy_input_intact(const npy_input *in, char *err) {
     uint64_t now;
     if (in->mapped.data == NULL || dmls_file_map_intact(&in->mapped, &now)) return true;
-    snprintf(err, NPY_ERR_LEN, "%s: the file shrank from %" PRIu64 " to %" PRIu64
-                               " bytes while it was being read (another program changed it)",
-             in->name, in->file_size, now);
+    if (now == in->file_size)
+        snprintf(err, NPY_ERR_LEN, "%s: the file was modified while it was being read (another program wrote it)",
+                 in->name);
+    else
+        snprintf(err, NPY_ERR_LEN, "%s: the file %s from %" PRIu64 " to %" PRIu64
+                                   " bytes while it was being read (another program changed it)",
+                 in->name, now < in->file_size ? "shrank" : "grew", in->file_size, now);
     return false;
 }
 
