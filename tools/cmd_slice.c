@@ -127,7 +127,8 @@ int cmd_slice(int argc, char **argv) {
     }
     int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0,
+                            in.h.parts};
     if (!params_plan(&p, &t, &plan)) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
         goto done;

@@ -63,6 +63,9 @@ typedef struct param_tensor {
     const int64_t *strides;     /* element strides, NULL for packed */
     const int64_t *out_strides; /* output element strides, NULL for packed */
     int32_t n_out_strides;      /* how many out_strides holds */
+    int64_t parts;              /* an element is parts dtype-sized parts (npy_header.parts; 0 means 1):
+                                 * the copy runs them as one more, innermost axis, taken whole; with
+                                 * parts > 1, out_strides must be NULL */
 } param_tensor;
 
 typedef struct param_plan {
@@ -74,7 +77,9 @@ typedef struct param_plan {
     const char *rule;           /* on failure: the SPEC rule ID, or "" */
 } param_plan;
 
-/* Validates and plans. The DirectML forms build real DirectML descriptors
+/* Validates and plans. An element of several parts (t->parts) is planned
+ * with the parts' type: the DirectML forms validate as DirectML would for
+ * that type, then run natively with the parts' axis. The DirectML forms build real DirectML descriptors
  * (TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size) and go through
  * dmls_create_dml at p->level, so they accept exactly what DirectML would;
  * the front ends lower and go through dmls_create (64-bit, no DirectML

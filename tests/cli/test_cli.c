@@ -169,7 +169,8 @@ static void write_npy(const char *name, const char *descr, bool fortran, int ndi
                       const void *data, size_t n) {
     char dict[2048], st[1600];
     shape_text(st, sizeof st, ndim, shape);
-    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+    const char *q = descr[0] == '[' ? "" : "'"; /* a record's descr is a list */
+    snprintf(dict, sizeof dict, "{'descr': %s%s%s, 'fortran_order': %s, 'shape': %s, }", q, descr, q,
              fortran ? "True" : "False", st);
     write_npy_dict(name, 1, dict, data, n);
 }
@@ -186,7 +187,8 @@ static bool check_npy(const char *what, const char *name, const char *descr, int
     ok = ok && hlen % 64 == 0 && hlen <= len && b[hlen - 1] == '\n';
     CHECK(ok, "%s: %s has no valid version 1.0 preamble", what, name);
     char frag[1700], st[1600];
-    snprintf(frag, sizeof frag, "'descr': '%s'", descr);
+    const char *q = descr[0] == '[' ? "" : "'";
+    snprintf(frag, sizeof frag, "'descr': %s%s%s", q, descr, q);
     CHECK(ok && strstr((char *)b + 10, frag) != NULL, "%s: header lacks %s: %.*s", what, frag, (int)hlen, b);
     shape_text(st, sizeof st, ndim, shape);
     snprintf(frag, sizeof frag, "'shape': %s", st);
@@ -368,6 +370,107 @@ static void test_dtypes(void) {
     rm("o.npy");
 }
 
+/* Items of every size NumPy saves (complex, strings, dates, records) are
+ * copied whole, in either byte order, through every kind of parameters; an
+ * item of n bytes is item_byte(i, j) at byte j of item i. */
+static unsigned char item_byte(int i, size_t j) { return (unsigned char)(i * 31 + (int)j * 7 + 1); }
+
+/* want: the items of a 4x5 C-order input at the given flat indices. */
+static size_t pick_items(unsigned char *want, size_t es, const int *flat, int n) {
+    for (int k = 0; k < n; k++)
+        for (size_t j = 0; j < es; j++) want[k * es + j] = item_byte(flat[k], j);
+    return (size_t)n * es;
+}
+
+static void test_item_sizes(void) {
+    static const struct {
+        const char *descr;
+        size_t esize;
+        const char *info;
+    } cases[] = {
+        {"<c16", 16, "(complex, 16-byte items, little-endian)"},
+        {">c8", 8, "(complex, 8-byte items, big-endian)"},
+        {"<c32", 32, "(complex, 32-byte items, little-endian)"},
+        {"|S3", 3, "(bytes, 3-byte items)"},
+        {"<U2", 8, "(str, 8-byte items, little-endian)"},
+        {"|V6", 6, "(void, 6-byte items)"},
+        {">M8[ns]", 8, "(datetime64, 8-byte items, big-endian)"},
+        {"<m8[s]", 8, "(timedelta64, 8-byte items, little-endian)"},
+        {"[('a', '<i4'), ('b', '|u1')]", 5, "(record, 5-byte items)"},
+        {"[('t', '>f8'), ('v', [('x', '<i2'), ('y', '|S3')], (2,))]", 18, "(record, 18-byte items)"},
+    };
+    const int64_t shape[2] = {4, 5};
+    unsigned char in[20 * 32], fin[20 * 32], want[30 * 32];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const size_t es = cases[k].esize;
+        for (int i = 0; i < 20; i++)
+            for (size_t j = 0; j < es; j++) {
+                in[i * es + j] = item_byte(i, j);
+                fin[((i % 5) * 4 + i / 5) * es + j] = item_byte(i, j); /* column-major */
+            }
+        write_npy("t.npy", cases[k].descr, false, 2, shape, in, 20 * es);
+        write_npy("tf.npy", cases[k].descr, true, 2, shape, fin, 20 * es);
+        char what[160];
+        snprintf(what, sizeof what, "%s info", cases[k].descr);
+        CHECK(run("info t.npy") == 0 && out_has(cases[k].info), "%s", what);
+        /* NumPy [::-2, 1:4:2] (rows 3, 1; columns 1, 3), from C and Fortran order */
+        const int idx[4] = {16, 18, 6, 8};
+        const int64_t s22[2] = {2, 2};
+        size_t n = pick_items(want, es, idx, 4);
+        for (int fortran = 0; fortran < 2; fortran++) {
+            snprintf(what, sizeof what, "%s numpy%s", cases[k].descr, fortran ? " fortran" : "");
+            CHECK(run("slice %s -o o.npy --index '[::-2, 1:4:2]'", fortran ? "tf.npy" : "t.npy") == 0, "%s", what);
+            check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+            rm("o.npy");
+        }
+        /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
+        const int idx1[4] = {16, 19, 6, 9};
+        n = pick_items(want, es, idx1, 4);
+        snprintf(what, sizeof what, "%s SLICE1", cases[k].descr);
+        CHECK(run("slice t.npy -o o.npy --window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3") == 0, "%s",
+              what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+        rm("o.npy");
+        /* DML_SLICE: rows 0, 2 and columns 2, 3 */
+        const int idx2[4] = {2, 3, 12, 13};
+        n = pick_items(want, es, idx2, 4);
+        snprintf(what, sizeof what, "%s SLICE", cases[k].descr);
+        CHECK(run("slice t.npy -o o.npy --offsets 0,2 --sizes 2,2 --strides 2,1") == 0, "%s", what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+        rm("o.npy");
+        /* ONNX: columns 4, 3 of every row */
+        const int idx3[8] = {4, 3, 9, 8, 14, 13, 19, 18};
+        const int64_t s42[2] = {4, 2};
+        n = pick_items(want, es, idx3, 8);
+        snprintf(what, sizeof what, "%s ONNX", cases[k].descr);
+        CHECK(run("slice tf.npy -o o.npy --onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1") == 0, "%s",
+              what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s42, want, n);
+        rm("o.npy");
+        /* SLICE_GRAD: the 4x5 input lands in rows 1..4 of a 6x5 zero gradient */
+        const int64_t s65[2] = {6, 5};
+        memset(want, 0, 30 * es);
+        memcpy(want + 5 * es, in, 20 * es);
+        snprintf(what, sizeof what, "%s grad", cases[k].descr);
+        CHECK(run("grad t.npy -o o.npy --window-offsets 1,0 --window-sizes 4,5 --window-strides 1,1 "
+                  "--output-gradient-sizes 6,5") == 0,
+              "%s", what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s65, want, 30 * es);
+        rm("o.npy");
+    }
+    /* Parts of an item take an axis: 8 axes of 16-byte items leave none. */
+    const int64_t s8[8] = {1, 2, 1, 2, 1, 2, 1, 2};
+    write_npy("t.npy", "<c16", false, 8, s8, in, 16 * 16);
+    CHECK(run("slice t.npy -o o.npy --index '[::-1]'") == 1 && err_has("16-byte items") &&
+              err_has("one more axis than the 8") && !exists("o.npy"),
+          "8 axes of complex128");
+    write_npy("t.npy", "|O", false, 2, shape, in, 20 * 8);
+    CHECK(run("slice t.npy -o o.npy --index '[::-1]'") == 1 && err_has("object arrays hold Python pointers"),
+          "object arrays are refused");
+    rm("t.npy");
+    rm("tf.npy");
+}
+
 /* A Fortran-order file is read through strides and written in C order. */
 static void test_fortran(void) {
     const int64_t shape[3] = {2, 3, 4};
@@ -482,7 +585,7 @@ static void test_malformed(void) {
         {"version.npy", "version 4.0"},     {"minor.npy", "version 1.1"},
         {"overflow.npy", "overflow"},       {"shortdata.npy", "truncated file"},
         {"longdata.npy", "header and data disagree"}, {"object.npy", "'|O'"},
-        {"complex.npy", "'<c8'"},           {"record.npy", "structured"},
+        {"objrecord.npy", "field 'o' is '|O'"}, {"record.npy", "malformed 'descr'"},
         {"nokey.npy", "lacks 'shape'"},     {"extrakey.npy", "unknown key 'extra'"},
         {"garbage.npy", "malformed header"}, {"rank65.npy", "more than 64 axes"},
         {"negshape.npy", "malformed header"}, {"nobyteorder.npy", "no byte order"},
@@ -508,8 +611,9 @@ static void test_malformed(void) {
     const uint32_t more[5] = {1, 2, 3, 4, 5};
     write_npy_dict("longdata.npy", 1, good, more, sizeof more);
     write_npy_dict("object.npy", 1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", data, 16);
-    write_npy_dict("complex.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", data, 16);
-    write_npy_dict("record.npy", 1, "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (4,), }", data, 16);
+    write_npy_dict("objrecord.npy", 1, "{'descr': [('a', '<u4'), ('o', '|O')], 'fortran_order': False, 'shape': (1,), }",
+                   data, 12);
+    write_npy_dict("record.npy", 1, "{'descr': [('a' '<u4')], 'fortran_order': False, 'shape': (4,), }", data, 16);
     write_npy_dict("nokey.npy", 1, "{'descr': '<u4', 'fortran_order': False, }", data, 4);
     write_npy_dict("extrakey.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (4,), 'extra': 1, }", data,
                    16);
@@ -1183,6 +1287,7 @@ int main(int argc, char **argv) {
     test_seed_rng();
     test_front_ends();
     test_dtypes();
+    test_item_sizes();
     test_fortran();
     test_versions_and_pipes();
     test_unaligned_data();

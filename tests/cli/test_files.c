@@ -239,6 +239,15 @@ static bool err_has(const char *frag) {
     return ok;
 }
 
+static bool out_has(const char *frag) {
+    size_t n;
+    char *o = (char *)read_file("out.txt", &n);
+    const bool ok = o && strstr(o, frag) != NULL;
+    if (!ok) fprintf(stderr, "  stdout lacks \"%s\": %s\n", frag, o ? o : "(none)");
+    free(o);
+    return ok;
+}
+
 static bool err_lacks(const char *frag) {
     char *e = err_text();
     const bool ok = e && strstr(e, frag) == NULL;
@@ -303,16 +312,17 @@ static bool wait_writing(pid_t pid, const char *folder, const char *skip) {
 static const uint32_t d4[4] = {1, 2, 3, 4};
 
 static void test_messages(void) {
-    /* The hints name the right kind of type. */
+    /* Kinds DirectML has no type for are sliced by item size; info names
+     * them. Objects are refused, saying why. */
     write_npy("u1str.npy", "{'descr': '<U1', 'fortran_order': False, 'shape': (4,), }", d4, 16);
-    CHECK(RUN("info", "u1str.npy") == 1 && err_has("u1str.npy: unsupported dtype '<U1' (strings are not") &&
-              err_lacks("complex"),
-          "'<U1' hint");
+    CHECK(RUN("info", "u1str.npy") == 0 && out_has("dtype:   <U1 (str, 4-byte items, little-endian)"), "info of '<U1'");
     write_npy("date.npy", "{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (2,), }", d4, 16);
-    CHECK(RUN("info", "date.npy") == 1 && err_has("'<M8[ns]' (dates are not") && err_lacks("string"), "date hint");
-    write_npy("cplx.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", d4, 16);
-    CHECK(RUN("info", "cplx.npy") == 1 && err_has("'<c8' (complex numbers are not") && err_lacks("string"),
-          "complex hint");
+    CHECK(RUN("info", "date.npy") == 0 && out_has("dtype:   <M8[ns] (datetime64, 8-byte items, little-endian)"),
+          "info of '<M8[ns]'");
+    write_npy("obj.npy", "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", d4, 16);
+    CHECK(RUN("info", "obj.npy") == 1 && err_has("obj.npy: unsupported dtype '|O' (object arrays hold Python pointers") &&
+              err_lacks("string"),
+          "object hint");
     write_file("magic10.npy", "\x93NUMPZ\x01\x00\x10\x00", 10);
     CHECK(RUN("info", "magic10.npy") == 1 && err_has("magic10.npy: not a .npy file (bad magic") &&
               err_lacks("truncated"),
