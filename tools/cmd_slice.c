@@ -14,16 +14,47 @@
 #include "platform.h"
 #include "progress.h"
 
-/* The one place an operator runs: on a pool of threads (0 = the
- * DMLSLICE_THREADS variable, else every online CPU). Small copies stay on the
- * calling thread inside dmls_execute_on. */
-static dmls_status run_operator(const dmls_operator *op, int threads, const void *in, uint64_t in_bytes, void *out,
-                                uint64_t out_bytes) {
-    if (threads == 1) return dmls_execute(op, in, in_bytes, out, out_bytes);
+/* Output bytes per piece of a copy run in pieces: large enough that each
+ * piece is a full-speed copy on every thread, small enough that progress
+ * moves. DMLSLICE_PIECE_BYTES sets it, for tests (docs/cli.md). */
+#define PIECE_BYTES (64u << 20)
+
+static uint64_t piece_bytes(void) {
+    const char *v = getenv("DMLSLICE_PIECE_BYTES");
+    const uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+    return n > 0 ? n : PIECE_BYTES;
+}
+
+/* Runs op (or, when the output is more than one piece, the plan in pieces
+ * of its output's outermost rows, reporting each to pr) on a pool of
+ * threads (0 = the DMLSLICE_THREADS variable, else every online CPU); small
+ * copies stay on the calling thread inside dmls_execute_on. */
+static dmls_status run_copy(const param_plan *plan, const void *op_input, int threads, const void *in,
+                            uint64_t in_bytes, unsigned char *out, uint64_t out_bytes, progress *pr) {
     dmls_context *ctx = NULL;
-    dmls_status s = dmls_context_create(threads, &ctx);
-    if (s != DMLS_OK) return s;
-    s = dmls_execute_on(op, ctx, in, in_bytes, out, out_bytes);
+    dmls_status s = threads == 1 ? DMLS_OK : dmls_context_create(threads, &ctx);
+    uint64_t row_bytes;
+    const int64_t rows = params_piece_rows(plan, &row_bytes);
+    const uint64_t per = piece_bytes() / row_bytes;
+    if (s != DMLS_OK || rows == 0 || dmls_output_bytes(plan->op) <= piece_bytes()) {
+        if (s == DMLS_OK)
+            s = ctx ? dmls_execute_on(plan->op, ctx, op_input, in_bytes, out, out_bytes)
+                    : dmls_execute(plan->op, op_input, in_bytes, out, out_bytes);
+        dmls_context_destroy(ctx);
+        return s;
+    }
+    const int64_t step = per < 1 ? 1 : per > (uint64_t)rows ? rows : (int64_t)per;
+    for (int64_t first = 0; s == DMLS_OK && first < rows; first += step) {
+        const int64_t count = rows - first < step ? rows - first : step;
+        dmls_operator *piece = NULL;
+        unsigned char *at = out + (uint64_t)first * row_bytes;
+        const uint64_t n = (uint64_t)count * row_bytes;
+        s = params_piece(plan, first, count, &piece);
+        if (s == DMLS_OK)
+            s = ctx ? dmls_execute_on(piece, ctx, in, in_bytes, at, n) : dmls_execute(piece, in, in_bytes, at, n);
+        dmls_destroy(piece);
+        progress_advance(pr, (uint64_t)(first + count) * row_bytes);
+    }
     dmls_context_destroy(ctx);
     return s;
 }
@@ -155,11 +186,12 @@ int cmd_slice(int argc, char **argv) {
     } else {
         void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
         const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
-        s = bound ? run_operator(plan.op, (int)threads, bound, in.readable, out.data, out.capacity)
+        s = bound ? run_copy(&plan, bound, (int)threads, in.data, in.readable, out.data, out.capacity, pr)
                   : DMLS_ERROR_OUT_OF_MEMORY;
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
         dmls_aligned_free(copy);
     }
+    progress_advance(pr, out.data_bytes); /* what remains is the sync to disk */
     /* An input truncated meanwhile was read partly as zeros: no output. */
     const bool committed = s == DMLS_OK && npy_input_intact(&in, err) && npy_commit(&out, err);
     progress_stop(pr);

@@ -68,8 +68,22 @@ typedef struct param_tensor {
                                  * parts > 1, out_strides must be NULL */
 } param_tensor;
 
+/* A plan's operator as dmls_create's arguments, with a packed output, so
+ * that it can also run in pieces (params_piece). One rank: SLICE1's input,
+ * output and window have the same. */
+typedef struct param_native {
+    bool set; /* false for SLICE_GRAD and an output with strides */
+    dmls_dtype dtype;
+    int32_t ndim;
+    int64_t in_shape[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_shape[DMLS_MAX_RANK];
+    bool in_packed;
+    uint64_t in_offset; /* bytes */
+    int64_t offsets[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK], strides[DMLS_MAX_RANK];
+} param_native;
+
 typedef struct param_plan {
     dmls_operator *op;
+    param_native native;
     int32_t final_ndim;
     int64_t final_shape[DMLS_NUMPY_MAX_RANK]; /* NumPy results may have up to 64 axes */
     bool dml;                   /* planned through dmls_create_dml */
@@ -97,6 +111,16 @@ bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
  * plan->final_shape is the output gradient's. Returns false with
  * plan->error set. */
 bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan);
+
+/* The output's outermost axis of more than one element, for running a plan
+ * in pieces of its rows: its length (0 when the plan cannot be split: no
+ * such axis, or plan->native not set), and the bytes one row holds. */
+int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes);
+
+/* Rows [first, first + count) of that axis as an operator of their own
+ * (native, on the input as plan->op binds it): *op writes exactly the
+ * output's bytes from first * row_bytes on. dmls_create's status. */
+dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, dmls_operator **op);
 
 /* Where to bind the input of a CPU run: data itself, or, for a DirectML plan
  * when data is not at a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT

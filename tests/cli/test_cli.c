@@ -471,6 +471,67 @@ static void test_item_sizes(void) {
     rm("tf.npy");
 }
 
+/* Sets or (NULL) removes an environment variable the tool will see. */
+static void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+    _putenv_s(name, value ? value : "");
+#else
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+#endif
+}
+
+/* A copy run in pieces of its output's rows (as it is, so that progress can
+ * count them, when the output is over DMLSLICE_PIECE_BYTES) writes what the
+ * whole copy writes: every kind of parameters, both orders, 16-byte items. */
+static bool same_file(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void test_pieces(void) {
+    static const char *const params[] = {
+        "--index '[::-2, 1:6, ::-1]'",
+        "--index '[None, 2, ..., 1:3]'",
+        "--index '[::-1]'",
+        "--window-offsets 1,0,0 --window-sizes 5,7,5 --window-strides -2,3,1",
+        "--window-offsets 1,0,0 --window-sizes 5,7,5 --window-strides -2,3,1 --output-sizes 2,2,5",
+        "--offsets 0,1,0 --sizes 3,2,5 --strides 2,3,1",
+        "--onnx-starts -1 --onnx-ends -9223372036854775808 --onnx-steps -1",
+        "--webnn-starts 0,0,1 --webnn-sizes 1,7,4 --webnn-strides 1,2,3",
+    };
+    const int64_t shape[3] = {6, 7, 5};
+    static unsigned char data[6 * 7 * 5 * 16];
+    test_fill_random(data, sizeof data);
+    const char *descrs[2] = {"<i4", "<c16"};
+    const size_t sizes[2] = {4, 16};
+    int compared = 0;
+    for (int d = 0; d < 2; d++)
+        for (int fortran = 0; fortran < 2; fortran++) {
+            write_npy("p.npy", descrs[d], fortran, 3, shape, data, 6 * 7 * 5 * sizes[d]);
+            for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    set_env("DMLSLICE_PIECE_BYTES", NULL);
+                    const int whole = run("slice p.npy -o whole.npy --threads %d %s", threads, params[k]);
+                    set_env("DMLSLICE_PIECE_BYTES", "40");
+                    const int pieces = run("slice p.npy -o pieces.npy --threads %d %s", threads, params[k]);
+                    CHECK(whole == 0 && pieces == 0 && same_file("whole.npy", "pieces.npy"),
+                          "%s%s %s, %d threads: in pieces (exit %d) differs from whole (exit %d)", descrs[d],
+                          fortran ? " Fortran" : "", params[k], threads, pieces, whole);
+                    compared++;
+                    rm("whole.npy");
+                    rm("pieces.npy");
+                }
+        }
+    set_env("DMLSLICE_PIECE_BYTES", NULL);
+    CHECK(compared == 64, "%d comparisons", compared);
+    rm("p.npy");
+}
+
 /* A Fortran-order file is read through strides and written in C order. */
 static void test_fortran(void) {
     const int64_t shape[3] = {2, 3, 4};
@@ -1288,6 +1349,7 @@ int main(int argc, char **argv) {
     test_front_ends();
     test_dtypes();
     test_item_sizes();
+    test_pieces();
     test_fortran();
     test_versions_and_pipes();
     test_unaligned_data();
