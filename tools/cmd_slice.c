@@ -59,6 +59,27 @@ static dmls_status run_copy(const param_plan *plan, const void *op_input, int th
     return s;
 }
 
+/* The copy from in into out, on CUDA or the CPU; err (256 bytes) explains
+ * a failure dmls_last_error() does not. */
+static dmls_status slice_into(const param_plan *plan, const npy_input *in, npy_output *out, bool use_cuda, int threads,
+                              progress *pr, char *err) {
+    if (use_cuda) {
+        /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
+        const uint64_t need = dmls_input_bytes(plan->op);
+        return cuda_io_run(plan->op, in->data, need <= in->readable ? need : in->readable, out->data,
+                           dmls_output_bytes(plan->op), err);
+    }
+    void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+    const void *bound = params_bind_input(plan, in->data, in->readable, &copy);
+    if (!bound) {
+        snprintf(err, 256, "no memory for an aligned copy of the input");
+        return DMLS_ERROR_OUT_OF_MEMORY;
+    }
+    const dmls_status s = run_copy(plan, bound, threads, in->data, in->readable, out->data, out->capacity, pr);
+    dmls_aligned_free(copy);
+    return s;
+}
+
 static const option_def slice_options[] = {
     {"--output", "-o", "OUT", "the output .npy file ('-' for standard output)"},
     {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, slice there, copy back"},
@@ -89,6 +110,24 @@ const command_def cmd_slice_def = {
     NULL,
 };
 
+/* --device and --threads; false after saying what is wrong. */
+static bool run_option(const option_def *o, const char *value, bool *use_cuda, int64_t *threads) {
+    if (option_is(o, "--device")) {
+        *use_cuda = strcmp(value, "cuda") == 0;
+        if (!*use_cuda && strcmp(value, "cpu") != 0) {
+            fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
+            return false;
+        }
+        return true;
+    }
+    if (!args_int64(o->name, value, threads)) return false;
+    if (*threads < 1 || *threads > 1024) {
+        fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, *threads);
+        return false;
+    }
+    return true;
+}
+
 int cmd_slice(int argc, char **argv) {
     args_prog = "dmlslice slice";
     params p;
@@ -118,19 +157,8 @@ int cmd_slice(int argc, char **argv) {
             quiet = true;
         } else if (option_is(o, "--output")) {
             out_path = value;
-        } else if (option_is(o, "--device")) {
-            if (strcmp(value, "cuda") == 0) {
-                use_cuda = true;
-            } else if (strcmp(value, "cpu") != 0) {
-                fprintf(stderr, "%s: --device '%s' is neither cpu nor cuda\n", args_prog, value);
-                return 2;
-            }
-        } else if (option_is(o, "--threads")) {
-            if (!args_int64(o->name, value, &threads)) return 2;
-            if (threads < 1 || threads > 1024) {
-                fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, threads);
-                return 2;
-            }
+        } else if (option_is(o, "--device") || option_is(o, "--threads")) {
+            if (!run_option(o, value, &use_cuda, &threads)) return 2;
         } else if (params_option(&p, o, value) < 0) {
             return 2;
         }
@@ -177,20 +205,7 @@ int cmd_slice(int argc, char **argv) {
      * time grows with the output. */
     progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
     char device_err[256] = "";
-    dmls_status s;
-    if (use_cuda) {
-        /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
-        const uint64_t need = dmls_input_bytes(plan.op);
-        s = cuda_io_run(plan.op, in.data, need <= in.readable ? need : in.readable, out.data,
-                        dmls_output_bytes(plan.op), device_err);
-    } else {
-        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
-        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
-        s = bound ? run_copy(&plan, bound, (int)threads, in.data, in.readable, out.data, out.capacity, pr)
-                  : DMLS_ERROR_OUT_OF_MEMORY;
-        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
-        dmls_aligned_free(copy);
-    }
+    const dmls_status s = slice_into(&plan, &in, &out, use_cuda, (int)threads, pr, device_err);
     progress_advance(pr, out.data_bytes); /* what remains is the sync to disk */
     /* An input truncated meanwhile was read partly as zeros: no output. */
     const bool committed = s == DMLS_OK && npy_input_intact(&in, err) && npy_commit(&out, err);
