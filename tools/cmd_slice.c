@@ -35,7 +35,6 @@ static dmls_status run_copy(const param_plan *plan, const void *op_input, int th
     dmls_status s = threads == 1 ? DMLS_OK : dmls_context_create(threads, &ctx);
     uint64_t row_bytes;
     const int64_t rows = params_piece_rows(plan, &row_bytes);
-    const uint64_t per = piece_bytes() / row_bytes;
     if (s != DMLS_OK || rows == 0 || dmls_output_bytes(plan->op) <= piece_bytes()) {
         if (s == DMLS_OK)
             s = ctx ? dmls_execute_on(plan->op, ctx, op_input, in_bytes, out, out_bytes)
@@ -43,6 +42,7 @@ static dmls_status run_copy(const param_plan *plan, const void *op_input, int th
         dmls_context_destroy(ctx);
         return s;
     }
+    const uint64_t per = piece_bytes() / row_bytes;
     const int64_t step = per < 1 ? 1 : per > (uint64_t)rows ? rows : (int64_t)per;
     for (int64_t first = 0; s == DMLS_OK && first < rows; first += step) {
         const int64_t count = rows - first < step ? rows - first : step;

@@ -265,9 +265,10 @@ static bool create_native(const param_tensor *t, const dmls_tensor *in, const dm
     const size_t unit = dmls_dtype_size(in->dtype);
     if (in->ndim >= DMLS_MAX_RANK || out->ndim >= DMLS_MAX_RANK) {
         snprintf(msg, sizeof msg,
-                 "%" PRId64 "-byte items are copied as %" PRId64 " parts of %zu bytes on an extra axis, and %d axes "
-                 "with it need one more axis than the %d the library takes",
-                 k * (int64_t)unit, k, unit, (int)(in->ndim > out->ndim ? in->ndim : out->ndim), DMLS_MAX_RANK);
+                 "%" PRId64 "-byte items are copied as %" PRId64 " parts of %zu byte%s on one more, innermost axis: "
+                 "this slice's %d axes and that one are more than the %d the library takes",
+                 k * (int64_t)unit, k, unit, unit == 1 ? "" : "s", (int)(in->ndim > out->ndim ? in->ndim : out->ndim),
+                 DMLS_MAX_RANK);
         return plan_fail(plan, "R-OP-RANK", msg);
     }
     int64_t ishape[DMLS_MAX_RANK], istr[DMLS_MAX_RANK], oshape[DMLS_MAX_RANK];
@@ -520,7 +521,7 @@ int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes) {
     while (n->set && a < n->ndim && n->out_shape[a] == 1) a++;
     if (!n->set || a == n->ndim || n->out_shape[a] == 0) return 0;
     for (int32_t i = a + 1; i < n->ndim; i++) *row_bytes *= (uint64_t)n->out_shape[i];
-    return n->out_shape[a];
+    return *row_bytes == 0 ? 0 : n->out_shape[a]; /* an empty output has nothing to cut */
 }
 
 dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, dmls_operator **op) {

@@ -114,7 +114,8 @@ bool params_plan_grad(const params *p, const param_tensor *t, const param_list *
 
 /* The output's outermost axis of more than one element, for running a plan
  * in pieces of its rows: its length (0 when the plan cannot be split: no
- * such axis, or plan->native not set), and the bytes one row holds. */
+ * such axis, an empty output, or plan->native not set), and the bytes one
+ * row holds. */
 int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes);
 
 /* Rows [first, first + count) of that axis as an operator of their own
