@@ -117,7 +117,8 @@ int cmd_grad(int argc, char **argv) {
     param_plan plan = {0};
     int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0,
+                            in.h.parts};
     char device_err[256] = "";
     dmls_status s;
     if (!params_plan_grad(&p, &t, &out_sizes, &plan)) {

@@ -49,6 +49,8 @@ def key_text(key):
         if isinstance(k, slice):
             return ":".join("" if v is None else str(v) for v in (k.start, k.stop, k.step))
         return str(k)
+    if not key:
+        return "[()]"  # x[()]: "[]" is Python's syntax error, and the library's
     return "[" + ", ".join(one(k) for k in key) + "]"
 
 

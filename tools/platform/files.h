@@ -84,20 +84,23 @@ int dmls_path_is_relative(const char *path);
 /* A regular file mapped read-only: [data, data + size + pad) is readable,
  * and the pad bytes after the file read as zero. A file that another
  * process shortens while it is mapped never crashes the reader: on POSIX
- * the lost pages read as zeros (a SIGBUS guard) and dmls_file_map_intact
- * says so; Windows refuses to shorten a mapped file. */
+ * the lost pages read as zeros (a SIGBUS guard); Windows refuses to shorten
+ * a mapped file. dmls_file_map_intact tells whether the file changed. */
 typedef struct dmls_mapped_file {
     const unsigned char *data;
     uint64_t size;
     void *base; /* the system's view or reserved range */
     size_t base_len;
     intptr_t handle; /* the open file */
+    int64_t modified; /* its modification time when mapped, in the system's units */
     int guard;
     void *heap; /* a copy, where the system cannot map with the padding */
 } dmls_mapped_file;
 int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m);
-/* After the data was read: 1 when the file kept its length throughout, else
- * 0 with its length now in *size_now. */
+/* After the data was read: 1 when the file is as it was when mapped (the
+ * same length and modification time, as finely as the file system records
+ * it), else 0 with its length now in *size_now (unchanged when it was
+ * rewritten in place). */
 int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now);
 void dmls_file_unmap(dmls_mapped_file *m);
 
@@ -107,7 +110,9 @@ void dmls_file_unmap(dmls_mapped_file *m);
  * error here, never a crash later), written through data, then committed.
  * Until the commit, no way the process can end leaves the file behind on
  * Windows (the system deletes it when its handle closes); on POSIX systems
- * a catchable terminating signal removes it. */
+ * a catchable terminating signal removes it. A process killed inside the
+ * commit of a replace may leave it as .dmlslice-PID-K; creating a new file
+ * removes such names in its folder once their process is gone. */
 typedef struct dmls_new_file {
     unsigned char *data; /* bytes writable bytes */
     uint64_t bytes;
