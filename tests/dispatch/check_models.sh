@@ -210,6 +210,22 @@ bad bad_command '$.commands[0].type' 'unknown command type "explode"'
 printf '[]' > not_object.json
 bad not_object 'not_object.json: $: expected an object'
 
+# A comma with nothing before it is no trailing comma: not JSON in any mode.
+printf '{ "resources": {,}, "dispatchables": {}, "commands": [] }\n' > lone_comma_object.json
+bad lone_comma_object 'lone_comma_object.json:1:17: JSON syntax error'
+printf '{ "resources": {}, "dispatchables": {}, "commands": [,] }\n' > lone_comma_array.json
+bad lone_comma_array 'lone_comma_array.json:1:54: JSON syntax error'
+printf '{ "resources": { "a": { "initialValuesDataType": "INT8", "initialValues": [1,,] } }, "dispatchables": {}, "commands": [] }\n' > double_comma.json
+bad double_comma 'double_comma.json:1:' 'JSON syntax error'
+# An operator's DimensionCount is required (DxDispatch's rule); a tensor's defaults to its Sizes.
+model no_dimension_count "$IN" '"s": { "type": "SLICE", "desc": { "InputTensor": { "DataType": "FLOAT32", "Sizes": [4] },
+  "OutputTensor": { "DataType": "FLOAT32", "Sizes": [2] }, "Offsets": [0], "Sizes": [2], "Strides": [1] } }' ''
+bad no_dimension_count '$.dispatchables.s.desc.DimensionCount' 'required field missing' 'DxDispatch requires' "only a tensor's"
+# A verbose print of a resource whose initial values hold no whole element (4 bytes of FLOAT64).
+printf '\001\002\003\004' > four.bin
+model verbose_empty '"a": { "initialValuesDataType": "FLOAT64", "initialValues": { "sourcePath": "four.bin" } }' "" '{ "type": "print", "resource": "a", "verbose": true }'
+ok verbose_empty "Resource 'a':"
+
 # --- usage
 "$tool" dispatch >/dev/null 2>&1 && { echo "usage: no model accepted"; fail=1; }
 "$tool" dispatch a.json b.json >/dev/null 2>&1 && { echo "usage: two models accepted"; fail=1; }

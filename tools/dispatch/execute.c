@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +110,11 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
         return true;
     }
     /* One element a line: its index, its value and its bits in hex, the
-     * columns padded as DxDispatch pads them. */
-    const int index_width = (int)floor(log10((double)count)) + 1, hex_width = (int)(esize * 2);
+     * columns padded as DxDispatch pads them: the index to the digits of
+     * the count (1 for a count of 0, which has no lines). */
+    int index_width = 1;
+    for (uint64_t c = count; c >= 10; c /= 10) index_width++;
+    const int hex_width = (int)(esize * 2);
     fprintf(o->out, "Resource '%s':\n", r->name);
     for (uint64_t i = 0; i < count; i++) {
         uint64_t bits = 0;

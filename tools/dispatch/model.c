@@ -617,7 +617,9 @@ static bool read_dispatchable(reader *r, model_dispatchable *d, const char *name
     if (!get_u64(r, desc, "DimensionCount", q, UINT32_MAX, &present, &dims)) return false;
     char aq[PATH_CAP];
     child_key(aq, q, "DimensionCount");
-    if (!present) return fail(r, aq, "required field missing");
+    if (!present)
+        return fail(r, aq, "required field missing (DxDispatch requires an operator's DimensionCount; only a "
+                           "tensor's defaults to the length of its Sizes)");
     for (int k = 0; k < 3; k++) {
         child_key(aq, q, shape->arrays[k]);
         const json_t *a = json_object_get(desc, shape->arrays[k]);
