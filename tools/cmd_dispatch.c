@@ -50,7 +50,7 @@ int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
     const char *path = NULL;
     DML_FEATURE_LEVEL level = DML_FEATURE_LEVEL_6_4;
-    bool cuda = false;
+    bool cuda = false, force = false;
     option_parser op;
     options_start(&op, &cmd_dispatch_def, argc, argv);
     for (;;) {
@@ -68,6 +68,8 @@ int cmd_dispatch(int argc, char **argv) {
             path = value;
         } else if (option_is(o, "--feature-level")) {
             if (!args_feature_level(o->name, value, &level)) return 2;
+        } else if (option_is(o, "--force")) {
+            force = true;
         } else if (option_is(o, "--device")) {
             if (strcmp(value, "cuda") == 0) cuda = true;
             else if (strcmp(value, "cpu") == 0) cuda = false;
@@ -103,7 +105,7 @@ int cmd_dispatch(int argc, char **argv) {
     if (!model_read(text, len, name, dir, &m, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
     } else {
-        const execute_options o = {level, cuda, stdout, name};
+        const execute_options o = {level, cuda, stdout, name, path, force};
         if (model_execute(&m, &o, err)) status = 0;
         else fprintf(stderr, "%s: %s\n", args_prog, err);
         model_free(&m);
