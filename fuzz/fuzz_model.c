@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[MODEL_ERR_LEN];
     /* No base folder: file initializers are refused, so no input reads the
      * disk. */
-    if (model_read(text, size, "fuzz", NULL, &m, err)) {
+    if (model_read(text, size, "fuzz", NULL, NULL, &m, err)) {
         uint64_t total = 0;
         bool writes = false;
         for (size_t i = 0; i < m.resource_count; i++) total += m.resources[i].size;

@@ -105,6 +105,102 @@ bad folder '-f' 'd: is a folder'
 # A failed write leaves nothing behind, and nothing is printed for it.
 [ -s folder.out ] && say "folder: printed $(cat folder.out)"
 
+# --- item 2: where a model may reach
+# read NAME SOURCE: a model printing the UINT8 file SOURCE.
+read() {
+  printf '{ "resources": { "r": { "initialValuesDataType": "UINT8", "initialValues": { "sourcePath": "%s" } } },
+  "dispatchables": {}, "commands": [ { "type": "print", "resource": "r" } ] }\n' "$2" >"$1.json"
+}
+printf '\007' >../outside/secret.bin
+printf '\010' >inside.bin
+abs=$(cd .. && pwd)/outside/secret.bin
+read read_absolute "$abs"
+bad read_absolute '' '$.resources.r.initialValues.sourcePath' "'$abs'" 'outside the folders a model may read' '--allow-path'
+read read_dotdot ../outside/secret.bin
+bad read_dotdot '' '$.resources.r.initialValues.sourcePath' "'../outside/secret.bin'" 'outside'
+ln -s ../outside/secret.bin out_link.bin
+read read_link out_link.bin
+bad read_link '' '$.resources.r.initialValues.sourcePath' "'out_link.bin'" 'outside'
+ln -s ../outside out_dir
+read read_link_dir out_dir/secret.bin
+bad read_link_dir '' 'out_dir/secret.bin' 'outside'
+# Inside, by any route: an absolute path, a link that stays, the model's own folder.
+ln -s inside.bin in_link.bin
+read read_inside "$(pwd)/d/../inside.bin"
+ok read_inside "Resource 'r': 8"
+read read_in_link in_link.bin
+ok read_in_link "Resource 'r': 8"
+mkdir -p models && printf '\011' >models/beside.bin
+read models/beside beside.bin
+ok models/beside "Resource 'r': 9"
+# A targetPath is relative to the current folder, never the model's.
+write models/writes models/w.bin
+ok models/writes "Resource 'r' written to 'models/w.bin'"
+[ -f models/w.bin ] || say "models/writes: models/w.bin is missing"
+write write_dotdot ../outside/new.bin
+bad write_dotdot '' '$.commands[0].targetPath' 'writeFile' "'../outside/new.bin'" 'outside the folders a model may write'
+[ -e ../outside/new.bin ] && say "write_dotdot: ../outside/new.bin was written"
+write write_absolute "$(cd .. && pwd)/outside/new.npy"
+bad write_absolute '' '$.commands[0].targetPath' 'outside'
+ln -s ../outside/secret.bin out_target.bin
+write write_link out_target.bin
+bad write_link '-f' '$.commands[0].targetPath' "'out_target.bin'" 'outside'
+[ "$(bytes ../outside/secret.bin)" = 07 ] || say "write_link: the file outside was changed"
+write write_link_dir out_dir/new.bin
+bad write_link_dir '' 'out_dir/new.bin' 'outside'
+[ -e ../outside/new.bin ] && say "write_link_dir: ../outside/new.bin was written"
+# A model elsewhere reads beside itself but writes only beneath the current folder.
+printf '\012' >../outside/own.bin
+read ../outside/own own.bin
+ok ../outside/own "Resource 'r': 10"
+write ../outside/own_write ../outside/w.bin
+bad ../outside/own_write '' "'../outside/w.bin'" 'outside the folders a model may write'
+# --allow-path widens both (a list, ':' between folders); a folder that does not exist is a usage error naming it.
+ok read_dotdot "Resource 'r': 7" --allow-path models:../outside
+run write_dotdot --allow-path ../absent-folder && say "--allow-path ../absent-folder: accepted"
+grep -q -- "--allow-path: '../absent-folder'" write_dotdot.err || say "--allow-path absent: $(cat write_dotdot.err)"
+rm -f ../outside/new.bin
+ok write_dotdot "Resource 'r' written to '../outside/new.bin'" --allow-path ../outside
+[ "$(bytes ../outside/new.bin)" = 01020304 ] || say "--allow-path: ../outside/new.bin holds '$(bytes ../outside/new.bin)'"
+
+# --- item 3: reads that end
+# A FIFO as sourcePath is refused without being opened (an open would wait for a writer).
+mkfifo fifo.bin
+read read_fifo fifo.bin
+rc=0
+timeout 20 "$tool" dispatch read_fifo.json >read_fifo.out 2>read_fifo.err || rc=$?
+[ $rc -eq 1 ] || say "read_fifo: exit $rc (124: it waited): $(cat read_fifo.err)"
+grep -q "'fifo.bin' is a FIFO, socket or character device, not a regular file" read_fifo.err || say "read_fifo: $(cat read_fifo.err)"
+read read_folder d
+bad read_folder '' "'d' is a folder"
+if [ -c d/null ]; then
+  read read_device d/null
+  bad read_device '' "'d/null' is a FIFO, socket or character device"
+fi
+# A model that never ends is read up to its limit, then refused.
+rc=0
+timeout 60 "$tool" dispatch /dev/zero >zero.out 2>zero.err || rc=$?
+[ $rc -eq 1 ] || say "/dev/zero: exit $rc: $(cat zero.err)"
+grep -q '/dev/zero: more than 16 MiB' zero.err || say "/dev/zero: $(cat zero.err)"
+rc=0
+"$tool" dispatch d >folder_model.out 2>folder_model.err || rc=$?
+[ $rc -eq 1 ] && grep -q 'd: is a folder' folder_model.err || say "model d: exit $rc: $(cat folder_model.err)"
+# A model read from a pipe still runs.
+printf '{ "resources": {}, "dispatchables": {}, "commands": [] }' | "$tool" dispatch - || say "a model from a pipe failed"
+# Sizes past the caps are refused as the model is read, before anything is allocated.
+printf '{ "resources": { "r": { "initialValuesDataType": "FLOAT32", "initialValues": { "valueCount": 4294967295, "value": 1 } } }, "dispatchables": {}, "commands": [] }' >huge_count.json
+bad huge_count '' '$.resources.r' '17179869180 bytes' '1073741824 bytes'
+printf '{ "resources": { "r": { "initialValuesDataType": "UINT8", "initialValues": [1], "sizeInBytes": 8589934592 } }, "dispatchables": {}, "commands": [] }' >huge_size.json
+bad huge_size '' '$.resources.r' '8589934592 bytes' '4294967296 bytes'
+printf '{ "resources": { "a": { "initialValuesDataType": "UINT8", "initialValues": [1], "sizeInBytes": 3221225472 }, "b": { "initialValuesDataType": "UINT8", "initialValues": [1], "sizeInBytes": 3221225472 } }, "dispatchables": {}, "commands": [] }' >huge_total.json
+bad huge_total '' '$.resources.b' 'left of the 4294967296 bytes'
+# A file initializer larger than the cap is refused before it is read (a sparse file).
+if truncate -s 1200M big.bin 2>/dev/null; then
+  read read_big big.bin
+  bad read_big '' "'big.bin' holds 1258291200 bytes" '1073741824'
+  rm -f big.bin
+fi
+
 left=$(find . -name '.dmlslice-*')
 [ -z "$left" ] || say "temporary files were left behind: $left"
 [ $fail -eq 0 ] && echo "dispatch with untrusted models: outputs, confinement and bounded reads as expected"

@@ -175,6 +175,10 @@ static bool write_file(const model_command *c, const model_resource *r, const un
         count = r->size / esize;
         if (!npy_shape(c, r, esize, shape, &ndim, &count, o, err)) return false;
     }
+    char where[sizeof c->where + 16], why[REACH_WHY_LEN];
+    snprintf(where, sizeof where, "%s.targetPath", c->where);
+    if (!o->reach) return fail(o, err, where, "writeFile: no file is written here");
+    if (!reach_may_write(o->reach, path, why)) return fail(o, err, where, "writeFile: %s", why);
     npy_output out;
     char nerr[NPY_ERR_LEN];
     const bool made = npy_output_check(path, o->path, o->force, nerr) &&

@@ -17,6 +17,7 @@ typedef struct execute_options {
     const char *name; /* the model's name, for messages */
     const char *path; /* the model's file ("-": standard input): never written over */
     bool force;       /* writeFile may replace an existing file (-f) */
+    const model_reach *reach; /* where writeFile may write; NULL: nowhere */
 } execute_options;
 
 /* Returns false at the first failure with err (MODEL_ERR_LEN bytes) naming

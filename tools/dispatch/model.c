@@ -23,7 +23,10 @@ typedef struct reader {
     char *err;
     const char *name;
     const char *base_dir;
+    const model_reach *reach;
     model *m;
+    uint64_t initial_total; /* initial values' bytes so far */
+    uint64_t size_total;    /* resources' bytes so far */
 } reader;
 
 static bool fail(reader *r, const char *path, const char *fmt, ...) {
@@ -195,29 +198,34 @@ static char *file_to_read(const reader *r, const char *source) {
     return copy_text(source);
 }
 
+/* The bytes of a file initializer: a regular file beneath the folders a
+ * model may read, no larger than what is left of the model's budget. */
 static bool read_file(reader *r, const char *p, const char *source, unsigned char **data, uint64_t *len) {
-    if (!r->base_dir) return fail(r, p, "file initializers are not read here");
+    if (!r->base_dir || !r->reach) return fail(r, p, "file initializers are not read here");
     char *used = file_to_read(r, source);
     if (!used) return fail(r, p, "out of memory");
-    bool ok = false;
+    char why[REACH_WHY_LEN];
+    uint64_t size = 0;
     unsigned char *buf = NULL;
-    dmls_file_info st;
-    FILE *f = dmls_fopen(used, "rb");
+    bool ok = false;
+    FILE *f = reach_open_read(r->reach, used, &size, why);
     if (!f) {
-        fail(r, p, "cannot open '%s': %s", source, strerror(errno));
-    } else if (dmls_path_info(used, 1, &st) != 0 || st.kind != DMLS_FILE_REGULAR) {
-        fail(r, p, "'%s' is not a regular file", used);
-    } else if (st.size > SIZE_MAX - 1 || !(buf = malloc(st.size ? (size_t)st.size : 1))) {
-        fail(r, p, "'%s': cannot hold its %" PRIu64 " bytes in memory", used, st.size);
+        fail(r, p, "%s", why);
+    } else if (size > MODEL_MAX_INITIAL_BYTES - r->initial_total) {
+        fail(r, p, "'%s' holds %" PRIu64 " bytes, more than the %" PRIu64 " left of the %" PRIu64
+                   " bytes a model's initial values may hold together",
+             used, size, MODEL_MAX_INITIAL_BYTES - r->initial_total, (uint64_t)MODEL_MAX_INITIAL_BYTES);
+    } else if (size > SIZE_MAX - 1 || !(buf = malloc(size ? (size_t)size : 1))) {
+        fail(r, p, "'%s': cannot hold its %" PRIu64 " bytes in memory", used, size);
     } else {
-        const size_t got = fread(buf, 1, (size_t)st.size, f);
-        if (got == st.size) {
+        const size_t got = fread(buf, 1, (size_t)size, f);
+        if (got == size) {
             *data = buf;
-            *len = st.size;
+            *len = size;
             buf = NULL;
             ok = true;
         } else {
-            fail(r, p, "'%s': read %zu of %" PRIu64 " bytes", used, got, st.size);
+            fail(r, p, "'%s': read %zu of %" PRIu64 " bytes", used, got, size);
         }
     }
     if (f) fclose(f);
@@ -397,6 +405,18 @@ static bool read_resource(reader *r, model_resource *res, const char *name, cons
         return fail(r, p, "the buffer size (%" PRIu64 " bytes) is too small for the initialValues (%" PRIu64
                           " bytes) at offset %" PRIu64 " bytes",
                     res->size, res->initial_bytes, res->offset);
+    /* Checked before anything is allocated: a model names sizes, the
+     * machine's memory pays for them. */
+    if (res->initial_bytes > MODEL_MAX_INITIAL_BYTES - r->initial_total)
+        return fail(r, p, "its initial values take %" PRIu64 " bytes, more than the %" PRIu64 " left of the %" PRIu64
+                          " bytes a model's initial values may hold together",
+                    res->initial_bytes, MODEL_MAX_INITIAL_BYTES - r->initial_total, (uint64_t)MODEL_MAX_INITIAL_BYTES);
+    if (res->size > MODEL_MAX_RESOURCE_BYTES - r->size_total)
+        return fail(r, p, "its %" PRIu64 " bytes are more than the %" PRIu64 " left of the %" PRIu64
+                          " bytes a model's resources may hold together",
+                    res->size, MODEL_MAX_RESOURCE_BYTES - r->size_total, (uint64_t)MODEL_MAX_RESOURCE_BYTES);
+    r->initial_total += res->initial_bytes;
+    r->size_total += res->size;
     return true;
 }
 
@@ -825,7 +845,8 @@ static bool read_root(reader *r, const json_t *root) {
     return true;
 }
 
-bool model_read(char *text, size_t len, const char *name, const char *base_dir, model *m, char *err) {
+bool model_read(char *text, size_t len, const char *name, const char *base_dir, const model_reach *reach, model *m,
+                char *err) {
     memset(m, 0, sizeof *m);
     err[0] = '\0';
     int line, column;
@@ -841,7 +862,7 @@ bool model_read(char *text, size_t len, const char *name, const char *base_dir, 
         snprintf(err, MODEL_ERR_LEN, "%s:%d:%d: JSON syntax error: %s", name, je.line, je.column, je.text);
         return false;
     }
-    reader r = {err, name, base_dir, m};
+    reader r = {err, name, base_dir, reach, m, 0, 0};
     if (!read_root(&r, m->root)) {
         model_free(m);
         return false;
