@@ -76,8 +76,7 @@ static void *drain(void *arg) {
     (void)arg;
     const int fd = open("fifo", O_RDWR);
     char buf[4096];
-    while (fd >= 0 && read(fd, buf, sizeof buf) >= 0) {
-    }
+    while (fd >= 0 && read(fd, buf, sizeof buf) >= 0) {}
     return NULL;
 }
 

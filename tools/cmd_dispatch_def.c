@@ -7,7 +7,8 @@ static const option_def dispatch_options[] = {
     {"--feature-level", NULL, "L", "DirectML feature level the operators are validated at\n(default 6_4)"},
     {"--device", NULL, "D", "cpu (default) or cuda"},
     {"--force", "-f", NULL, "let writeFile replace an existing file"},
-    {"--allow-path", NULL, "DIRS", "folders the model may also read and write beneath\n(separated by ':', on Windows ';'; '/' for anywhere)"},
+    {"--allow-path", NULL, "DIRS",
+     "folders the model may also read and write beneath\n(separated by ':', on Windows ';'; '/' for anywhere)"},
     {NULL, NULL, NULL, NULL},
 };
 

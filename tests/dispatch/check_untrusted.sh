@@ -102,6 +102,14 @@ bad dangling '-f' 'd/dangling' 'symbolic link to nothing'
 [ -e d/nowhere ] && say "dangling: d/nowhere was created"
 write folder d
 bad folder '-f' 'd: is a folder'
+# The model file itself is never written over, even with -f.
+write self self.json
+bad self '-f' 'self.json' 'the output is the input file'
+grep -q writeFile self.json || say "self: the model was written over"
+# "-" is a file of that name, not standard output.
+write dash -
+ok dash "Resource 'r' written to '-'"
+[ "$(bytes ./-)" = 01020304 ] || say "dash: ./- holds '$(bytes ./-)'"
 # A failed write leaves nothing behind, and nothing is printed for it.
 [ -s folder.out ] && say "folder: printed $(cat folder.out)"
 

@@ -135,8 +135,8 @@ static bool npy_shape(const model_command *c, const model_resource *r, size_t es
         return true;
     }
     if (c->dimension_count > DMLS_MAX_RANK)
-        return fail(o, err, c->where, "dimensions has %zu values; a .npy file here holds at most %d", c->dimension_count,
-                    DMLS_MAX_RANK);
+        return fail(o, err, c->where, "dimensions has %zu values; a .npy file here holds at most %d",
+                    c->dimension_count, DMLS_MAX_RANK);
     *ndim = (int32_t)c->dimension_count;
     uint64_t n = 1;
     for (size_t i = 0; i < c->dimension_count; i++) {
@@ -169,8 +169,8 @@ static bool write_file(const model_command *c, const model_resource *r, const un
     if (ascii_ends_with_nocase(path, ".npy")) {
         descr = npy_descr(r->dtype);
         if (!descr)
-            return fail(o, err, c->where, "resource '%s' has no element type (a list initializer): write it as a raw file",
-                        r->name);
+            return fail(o, err, c->where,
+                        "resource '%s' has no element type (a list initializer): write it as a raw file", r->name);
         esize = values_dtype_size(r->dtype);
         count = r->size / esize;
         if (!npy_shape(c, r, esize, shape, &ndim, &count, o, err)) return false;

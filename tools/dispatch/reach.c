@@ -55,7 +55,10 @@ static bool add_allowed(model_reach *r, const char *allowed, char *why) {
         const size_t len = end ? (size_t)(end - allowed) : strlen(allowed);
         if (len > 0) {
             char *folder = malloc(len + 1);
-            if (folder == NULL) return snprintf(why, REACH_WHY_LEN, "out of memory") < 0;
+            if (folder == NULL) {
+                snprintf(why, REACH_WHY_LEN, "out of memory");
+                return false;
+            }
             memcpy(folder, allowed, len);
             folder[len] = '\0';
             const bool ok = add(&r->read, &r->n_read, folder, why) && add(&r->write, &r->n_write, folder, why);
@@ -115,6 +118,7 @@ FILE *reach_open_read(const model_reach *r, const char *path, uint64_t *size, ch
         outside(why, path, real, "read", r->read, r->n_read);
     } else if ((e = dmls_open_regular(real, &f, &info)) != 0) {
         if (e == EINVAL) snprintf(why, REACH_WHY_LEN, "'%.400s' is %s, not a regular file", path, kind_name(&info));
+        else if (e == EAGAIN) snprintf(why, REACH_WHY_LEN, "'%.400s' changed while it was opened; not read", path);
         else snprintf(why, REACH_WHY_LEN, "cannot open '%.400s': %s", path, dmls_error_text(e));
     } else {
         /* The file opened must be the one its resolved name gives now, so
@@ -143,7 +147,10 @@ bool reach_may_write(const model_reach *r, const char *path, char *why) {
         /* A new file: where its folder leads. */
         const size_t n = dmls_path_folder_len(path);
         char *folder = malloc(n + 2);
-        if (folder == NULL) return snprintf(why, REACH_WHY_LEN, "out of memory") < 0;
+        if (folder == NULL) {
+            snprintf(why, REACH_WHY_LEN, "out of memory");
+            return false;
+        }
         memcpy(folder, n ? path : ".", n ? n : 1);
         folder[n ? n : 1] = '\0';
         real = dmls_real_path(folder);

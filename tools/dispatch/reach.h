@@ -22,7 +22,7 @@
 #define REACH_WHY_LEN 600
 
 typedef struct model_reach {
-    char **read;  /* resolved folders: the model's, the current one, the allowed */
+    char **read; /* resolved folders: the model's, the current one, the allowed */
     size_t n_read;
     char **write; /* the current folder and the allowed */
     size_t n_write;
