@@ -113,7 +113,7 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
      * columns padded as DxDispatch pads them: the index to the digits of
      * the count (1 for a count of 0, which has no lines). */
     int index_width = 1;
-    for (uint64_t c = count; c >= 10; c /= 10) index_width++;
+    for (uint64_t n = count; n >= 10; n /= 10) index_width++;
     const int hex_width = (int)(esize * 2);
     fprintf(o->out, "Resource '%s':\n", r->name);
     for (uint64_t i = 0; i < count; i++) {
