@@ -11,6 +11,7 @@
  * The target changes its current folder: give libFuzzer absolute paths for
  * its corpus and artifacts (fuzz/run.sh does). POSIX only, like libFuzzer
  * builds here. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, mkfifo, symlink */
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
