@@ -130,8 +130,6 @@ static bool create(const char *path, bool force, const unsigned char *header, ui
                    uint64_t data_bytes, npy_output *out, char *err) {
     out->force = force;
     out->shown = strcmp(path, "-") == 0 ? "<stdout>" : path;
-    if (data_bytes > UINT64_MAX - NPY_PAD - header_len)
-        return fail(out, err, "%s: %" PRIu64 " bytes do not fit a file here", out->shown, data_bytes);
     out->data_bytes = data_bytes;
     out->capacity = (out->data_bytes + NPY_PAD - 1) / NPY_PAD * NPY_PAD;
     out->header_len = header_len;
@@ -190,8 +188,8 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
     for (int i = 0; i < ndim; i++) count *= (uint64_t)shape[i]; /* fits: validated by dmls_create */
     unsigned char header[NPY_OUT_HEADER_MAX];
     const size_t header_len = npy_format_header(header, sizeof header, descr, esize, ndim, shape);
-    if (header_len == 0)
-        return fail(out, err, "%s: internal error: the header does not fit", strcmp(path, "-") == 0 ? "<stdout>" : path);
+    const char *shown = strcmp(path, "-") == 0 ? "<stdout>" : path;
+    if (header_len == 0) return fail(out, err, "%s: internal error: the header does not fit", shown);
     return create(path, force, header, header_len, count * esize, out, err);
 }
 

@@ -55,7 +55,8 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
                 size_t esize, npy_output *out, char *err);
 
 /* Starts an output of bytes raw bytes, no .npy header (dmlslice dispatch's
- * raw writeFile), written by the same rules. */
+ * raw writeFile, whose buffers hold at most 4 GiB), written by the same
+ * rules; bytes is below 2^63, as a file's length is. */
 bool npy_create_raw(const char *path, bool force, uint64_t bytes, npy_output *out, char *err);
 
 /* Makes the output complete under its name (or sends it to the stream). */
