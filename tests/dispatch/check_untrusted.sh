@@ -114,32 +114,32 @@ ok dash "Resource 'r' written to '-'"
 [ -s folder.out ] && say "folder: printed $(cat folder.out)"
 
 # --- item 2: where a model may reach
-# read NAME SOURCE: a model printing the UINT8 file SOURCE.
-read() {
+# read_model NAME SOURCE: a model printing the UINT8 file SOURCE.
+read_model() {
   printf '{ "resources": { "r": { "initialValuesDataType": "UINT8", "initialValues": { "sourcePath": "%s" } } },
   "dispatchables": {}, "commands": [ { "type": "print", "resource": "r" } ] }\n' "$2" >"$1.json"
 }
 printf '\007' >../outside/secret.bin
 printf '\010' >inside.bin
 abs=$(cd .. && pwd)/outside/secret.bin
-read read_absolute "$abs"
+read_model read_absolute "$abs"
 bad read_absolute '' '$.resources.r.initialValues.sourcePath' "'$abs'" 'outside the folders a model may read' '--allow-path'
-read read_dotdot ../outside/secret.bin
+read_model read_dotdot ../outside/secret.bin
 bad read_dotdot '' '$.resources.r.initialValues.sourcePath' "'../outside/secret.bin'" 'outside'
 ln -s ../outside/secret.bin out_link.bin
-read read_link out_link.bin
+read_model read_link out_link.bin
 bad read_link '' '$.resources.r.initialValues.sourcePath' "'out_link.bin'" 'outside'
 ln -s ../outside out_dir
-read read_link_dir out_dir/secret.bin
+read_model read_link_dir out_dir/secret.bin
 bad read_link_dir '' 'out_dir/secret.bin' 'outside'
 # Inside, by any route: an absolute path, a link that stays, the model's own folder.
 ln -s inside.bin in_link.bin
-read read_inside "$(pwd)/d/../inside.bin"
+read_model read_inside "$(pwd)/d/../inside.bin"
 ok read_inside "Resource 'r': 8"
-read read_in_link in_link.bin
+read_model read_in_link in_link.bin
 ok read_in_link "Resource 'r': 8"
 mkdir -p models && printf '\011' >models/beside.bin
-read models/beside beside.bin
+read_model models/beside beside.bin
 ok models/beside "Resource 'r': 9"
 # A targetPath is relative to the current folder, never the model's.
 write models/writes models/w.bin
@@ -159,7 +159,7 @@ bad write_link_dir '' 'out_dir/new.bin' 'outside'
 [ -e ../outside/new.bin ] && say "write_link_dir: ../outside/new.bin was written"
 # A model elsewhere reads beside itself but writes only beneath the current folder.
 printf '\012' >../outside/own.bin
-read ../outside/own own.bin
+read_model ../outside/own own.bin
 ok ../outside/own "Resource 'r': 10"
 write ../outside/own_write ../outside/w.bin
 bad ../outside/own_write '' "'../outside/w.bin'" 'outside the folders a model may write'
@@ -174,15 +174,15 @@ ok write_dotdot "Resource 'r' written to '../outside/new.bin'" --allow-path ../o
 # --- item 3: reads that end
 # A FIFO as sourcePath is refused without being opened (an open would wait for a writer).
 mkfifo fifo.bin
-read read_fifo fifo.bin
+read_model read_fifo fifo.bin
 rc=0
 timeout 20 "$tool" dispatch read_fifo.json >read_fifo.out 2>read_fifo.err || rc=$?
 [ $rc -eq 1 ] || say "read_fifo: exit $rc (124: it waited): $(cat read_fifo.err)"
 grep -q "'fifo.bin' is a FIFO, socket or character device, not a regular file" read_fifo.err || say "read_fifo: $(cat read_fifo.err)"
-read read_folder d
+read_model read_folder d
 bad read_folder '' "'d' is a folder"
 if [ -c d/null ]; then
-  read read_device d/null
+  read_model read_device d/null
   bad read_device '' "'d/null' is a FIFO, socket or character device"
 fi
 # A model that never ends is read up to its limit, then refused.
@@ -204,7 +204,7 @@ printf '{ "resources": { "a": { "initialValuesDataType": "UINT8", "initialValues
 bad huge_total '' '$.resources.b' 'left of the 4294967296 bytes'
 # A file initializer larger than the cap is refused before it is read (a sparse file).
 if truncate -s 1200M big.bin 2>/dev/null; then
-  read read_big big.bin
+  read_model read_big big.bin
   bad read_big '' "'big.bin' holds 1258291200 bytes" '1073741824'
   rm -f big.bin
 fi
