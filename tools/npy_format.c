@@ -276,12 +276,12 @@ static bool field_shape(record_parser *rp, uint64_t *count, bool *overflow) {
     *count = 1;
     if (!hchar(&rp->hp, '(')) {
         if (!hint(&rp->hp, &v, &big)) return false;
-        *overflow |= big || dmls_mul_u64(*count, (uint64_t)v, count);
+        *overflow |= big || tool_mul_u64(*count, (uint64_t)v, count);
         return true;
     }
     while (!hchar(&rp->hp, ')')) {
         if (!hint(&rp->hp, &v, &big)) return false;
-        *overflow |= big || dmls_mul_u64(*count, (uint64_t)v, count);
+        *overflow |= big || tool_mul_u64(*count, (uint64_t)v, count);
         if (!hchar(&rp->hp, ',')) return hchar(&rp->hp, ')');
     }
     return true;
@@ -325,14 +325,14 @@ static bool record_field(record_parser *rp, int depth, uint64_t *size, bool *ove
         if (!hchar(&rp->hp, ')')) { /* else a trailing comma */
             uint64_t count;
             if (!field_shape(rp, &count, overflow)) return record_malformed(rp);
-            *overflow |= dmls_mul_u64(fsize, count, &fsize);
+            *overflow |= tool_mul_u64(fsize, count, &fsize);
             hchar(&rp->hp, ',');
             if (!hchar(&rp->hp, ')')) return record_malformed(rp);
         }
     } else if (!hchar(&rp->hp, ')')) {
         return record_malformed(rp);
     }
-    *overflow |= dmls_add_u64(*size, fsize, size);
+    *overflow |= tool_add_u64(*size, fsize, size);
     return true;
 }
 

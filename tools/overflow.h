@@ -1,7 +1,7 @@
 /* Overflow-checked 64-bit products for the tool's own sizes (a .npy
  * header's element count, byte size and strides). Plain C11: the library's
  * checked.h is the library's, and these are not on any hot path, so the
- * tool keeps one portable form of the two it needs. */
+ * tool keeps one portable form of the few it needs. */
 #ifndef DMLSLICE_TOOLS_OVERFLOW_H
 #define DMLSLICE_TOOLS_OVERFLOW_H
 
@@ -12,6 +12,11 @@
 static inline bool tool_mul_u64(uint64_t a, uint64_t b, uint64_t *r) {
     *r = a * b; /* unsigned: modulo 2^64, so a wrap shows as a quotient that differs */
     return a != 0 && *r / a != b;
+}
+
+static inline bool tool_add_u64(uint64_t a, uint64_t b, uint64_t *r) {
+    *r = a + b; /* unsigned: a wrap leaves a sum below either addend */
+    return *r < a;
 }
 
 static inline bool tool_mul_i64(int64_t a, int64_t b, int64_t *r) {

@@ -143,4 +143,14 @@ void dmls_new_file_abort(dmls_new_file *f);
  * end of the process, unless the process was set up otherwise. */
 void dmls_ignore_broken_pipe(void);
 
+/* Opens path to read only when it is a regular file, its type examined
+ * before it is opened, so that a FIFO (whose open waits for a writer), a
+ * device, a folder or a symbolic link as the last name is never opened;
+ * the file opened is then checked to be the one examined, whose facts are
+ * left in *info. 0 with *f open, or an errno value: EINVAL when path is
+ * something other than a regular file (info->kind and info->is_link say
+ * what), ENOENT when nothing has that name, EAGAIN when another file took
+ * the name between the look and the open. */
+int dmls_open_regular(const char *path, FILE **f, dmls_file_info *info);
+
 #endif

@@ -600,3 +600,38 @@ void dmls_ignore_broken_pipe(void) {
     if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
         signal(SIGPIPE, SIG_IGN);
 }
+
+int dmls_open_regular(const char *path, FILE **f, dmls_file_info *info) {
+    *f = NULL;
+    int e = dmls_path_info(path, 0, info);
+    if (e != 0) return e;
+    if (info->kind == DMLS_FILE_MISSING) return ENOENT;
+    if (info->kind != DMLS_FILE_REGULAR) return EINVAL;
+    /* Should the name change between the look and the open, O_NONBLOCK keeps
+     * a FIFO from waiting and O_NOFOLLOW refuses a link; fstat then tells
+     * whether this is still the file examined. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno == ELOOP ? EINVAL : errno;
+    struct stat st;
+    dmls_file_info now;
+    memset(&now, 0, sizeof now);
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        close(fd);
+        return e;
+    }
+    fill_info(&st, &now);
+    if (now.kind != DMLS_FILE_REGULAR || !dmls_same_file(&now, info)) {
+        close(fd);
+        info->kind = now.kind;
+        return now.kind == DMLS_FILE_REGULAR ? EAGAIN : EINVAL;
+    }
+    *info = now;
+    *f = fdopen(fd, "rb");
+    if (*f == NULL) {
+        e = errno;
+        close(fd);
+        return e;
+    }
+    return 0;
+}

@@ -502,3 +502,25 @@ void dmls_new_file_abort(dmls_new_file *f) {
 }
 
 void dmls_ignore_broken_pipe(void) { /* Windows has no SIGPIPE: a write to a closed pipe fails with EPIPE */ }
+
+int dmls_open_regular(const char *path, FILE **f, dmls_file_info *info) {
+    *f = NULL;
+    int e = dmls_path_info(path, 0, info);
+    if (e != 0) return e;
+    if (info->kind == DMLS_FILE_MISSING) return ENOENT;
+    if (info->kind != DMLS_FILE_REGULAR) return EINVAL;
+    FILE *opened = dmls_fopen(path, "rb");
+    if (opened == NULL) return errno ? errno : EACCES;
+    /* The file opened must be the one examined: not a link put in its place. */
+    dmls_file_info now;
+    memset(&now, 0, sizeof now);
+    info_of_handle((HANDLE)_get_osfhandle(_fileno(opened)), &now);
+    if (now.kind != DMLS_FILE_REGULAR || !dmls_same_file(&now, info)) {
+        fclose(opened);
+        info->kind = now.kind;
+        return now.kind == DMLS_FILE_REGULAR ? EAGAIN : EINVAL;
+    }
+    *info = now;
+    *f = opened;
+    return 0;
+}
