@@ -158,6 +158,8 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
             uintptr_t stream, int sync);
 
 int lib_set_threads(int n);
+/* In a forked child: forget the parent's pool (its workers are not here). */
+void lib_after_fork_child(void);
 int lib_threads(void);
 const char *lib_version(void);
 int lib_cuda_built(void);

@@ -9,7 +9,6 @@
  */
 #include "ext.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -324,68 +323,86 @@ int lib_latest_feature_level(void)
 
 /* ------------------------------------------------------------ threads */
 
-static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_INITIALIZER;
-static dmls_context *pool;  /* made at the first copy that wants it */
-static int pool_wanted;     /* 0: the library's default size */
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+/* The shared pool, guarded by the GIL alone: a copy counts itself in as a
+ * user (GIL held) before it lets the GIL go, and out after it has it back,
+ * so set_num_threads can swap in a new pool at any time and the old one is
+ * destroyed by whoever leaves it last. No lock of the extension's own is
+ * ever waited on with the GIL held (the deadlock of a lock taken in the
+ * other order), and the library's context guards its own workers. */
+typedef struct pool_ref {
+    dmls_context *ctx;
+    Py_ssize_t users;
+    int retired; /* replaced: destroyed when its last user leaves */
+} pool_ref;
 
-/* A forked child has none of the parent's worker threads: it drops the pool
- * (without stopping threads that are not there) and makes its own. */
-static void pool_after_fork(void)
+static pool_ref *pool;  /* made at the first copy that wants it */
+static int pool_wanted; /* 0: the library's default size */
+
+static void pool_destroy(pool_ref *r)
 {
-    pthread_rwlock_t fresh = PTHREAD_RWLOCK_INITIALIZER;
-    pool_lock = fresh;
-    pool = NULL;
+    /* Joining the workers needs no Python: let other threads run. */
+    Py_BEGIN_ALLOW_THREADS
+    dmls_context_destroy(r->ctx);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(r);
 }
 
-static void register_fork(void) { pthread_atfork(NULL, NULL, pool_after_fork); }
-
-/* Returns the pool with pool_lock held for reading, or NULL with an
- * exception set (and no lock held). */
-static dmls_context *pool_acquire(void)
+static pool_ref *pool_make(int n)
 {
-    pthread_once(&fork_once, register_fork);
-    for (;;) {
-        pthread_rwlock_rdlock(&pool_lock);
-        if (pool) return pool;
-        pthread_rwlock_unlock(&pool_lock);
-        pthread_rwlock_wrlock(&pool_lock);
-        dmls_status st = DMLS_OK;
-        if (!pool) st = dmls_context_create(pool_wanted, &pool);
-        pthread_rwlock_unlock(&pool_lock);
-        if (st != DMLS_OK) {
-            lib_raise(st);
-            return NULL;
-        }
+    pool_ref *r = PyMem_Calloc(1, sizeof *r);
+    if (!r) {
+        PyErr_NoMemory();
+        return NULL;
     }
+    dmls_status st = dmls_context_create(n, &r->ctx);
+    if (st != DMLS_OK) {
+        PyMem_Free(r);
+        lib_raise(st);
+        return NULL;
+    }
+    return r;
+}
+
+/* The current pool with one more user, or NULL with an exception. */
+static pool_ref *pool_enter(void)
+{
+    if (!pool && !(pool = pool_make(pool_wanted))) return NULL;
+    pool->users++;
+    return pool;
+}
+
+static void pool_leave(pool_ref *r)
+{
+    if (--r->users == 0 && r->retired) pool_destroy(r);
+}
+
+void lib_after_fork_child(void)
+{
+    /* The parent's workers are not in the child: the pool is dropped, not
+     * destroyed (there are no threads to stop), and the child makes its own. */
+    pool = NULL;
 }
 
 int lib_set_threads(int n)
 {
-    pthread_once(&fork_once, register_fork);
-    dmls_context *fresh = NULL;
-    dmls_status st = dmls_context_create(n, &fresh);
-    if (st != DMLS_OK) {
-        lib_raise(st);
-        return -1;
-    }
-    Py_BEGIN_ALLOW_THREADS /* copies in flight hold the lock for reading */
-    pthread_rwlock_wrlock(&pool_lock);
-    Py_END_ALLOW_THREADS
-    dmls_context *old = pool;
+    pool_ref *fresh = pool_make(n);
+    if (!fresh) return -1;
+    pool_ref *old = pool;
     pool = fresh;
     pool_wanted = n;
-    pthread_rwlock_unlock(&pool_lock);
-    dmls_context_destroy(old);
+    if (old) {
+        old->retired = 1;
+        if (old->users == 0) pool_destroy(old);
+    }
     return 0;
 }
 
 int lib_threads(void)
 {
-    dmls_context *ctx = pool_acquire();
-    if (!ctx) return -1;
-    int n = dmls_context_threads(ctx);
-    pthread_rwlock_unlock(&pool_lock);
+    pool_ref *r = pool_enter();
+    if (!r) return -1;
+    int n = dmls_context_threads(r->ctx);
+    pool_leave(r);
     return n;
 }
 
@@ -614,17 +631,17 @@ void lib_compiled_free(compiled *c)
 
 static int run_cpu(const dmls_operator *op, const side *in, const side *out)
 {
-    dmls_context *ctx = pool_acquire();
-    if (!ctx) return -1;
+    pool_ref *r = pool_enter();
+    if (!r) return -1;
     dmls_status st;
     if (out->bytes >= GIL_FREE_BYTES) {
         Py_BEGIN_ALLOW_THREADS
-        st = dmls_execute_on(op, ctx, in->base, in->bytes, out->base, out->bytes);
+        st = dmls_execute_on(op, r->ctx, in->base, in->bytes, out->base, out->bytes);
         Py_END_ALLOW_THREADS
     } else {
-        st = dmls_execute_on(op, ctx, in->base, in->bytes, out->base, out->bytes);
+        st = dmls_execute_on(op, r->ctx, in->base, in->bytes, out->base, out->bytes);
     }
-    pthread_rwlock_unlock(&pool_lock);
+    pool_leave(r);
     if (st != DMLS_OK) {
         lib_raise(st);
         return -1;

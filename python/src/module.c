@@ -944,6 +944,13 @@ static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused)
     return n < 0 ? NULL : PyLong_FromLong(n);
 }
 
+static PyObject *fn_after_fork_child(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    lib_after_fork_child();
+    Py_RETURN_NONE;
+}
+
 static PyObject *fn_cuda_available(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
@@ -1070,6 +1077,7 @@ static PyMethodDef methods[] = {
     {"check_dml", (PyCFunction)(void (*)(void))fn_check_dml, METH_VARARGS | METH_KEYWORDS, doc_check_dml},
     {"_plan", fn_plan, METH_VARARGS, NULL},
     {"_init", fn_init, METH_VARARGS, NULL},
+    {"_after_fork_child", fn_after_fork_child, METH_NOARGS, NULL},
     {"set_num_threads", fn_set_num_threads, METH_O, doc_set_num_threads},
     {"get_num_threads", fn_get_num_threads, METH_NOARGS, doc_get_num_threads},
     {"cuda_available", fn_cuda_available, METH_NOARGS, doc_cuda_available},
