@@ -568,10 +568,11 @@ static int create(const plan *p, int64_t unit, int64_t k, const side *in, const 
         ostr[n] = out->strides[i];
         n++;
     }
-    if (k > 1) { /* the bytes of one element, as k units along a last axis */
+    /* An empty result is written nowhere: its elements need no splitting. */
+    if (k > 1 && out->bytes) { /* the bytes of one element, as k units along a last axis */
         if (n == EXT_MAX_RANK) {
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-                      "%d axes longer than 1 with elements copied as %lld parts of %lld bytes (the "
+                      "%d axes not of size 1 with elements copied as %lld parts of %lld bytes (the "
                       "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
                       "dimension than the %d dmlslice takes",
                       n, (long long)k, (long long)unit, EXT_MAX_RANK);
