@@ -46,11 +46,19 @@ enum {
     ERR_INDEX_TYPE,   /* IndexError and TypeError */
     ERR_DEVICE,       /* RuntimeError */
     ERR_MEMORY,       /* MemoryError */
+    ERR_INDEX_KEY,    /* ValueError and IndexError: a NumPy key NumPy refuses */
+    ERR_FOREIGN,      /* RuntimeError: the array's own library failed */
     ERR_COUNT
 };
 
 /* Raise error class `role` with .status and .rule; returns NULL. */
 PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...);
+
+/* Where a call failed with an exception that is not the package's own
+ * (Python's TypeError for arguments, NumPy's MemoryError, an exporter's
+ * RuntimeError): replaces it with the package's class of the same built-in
+ * base, the original as __cause__. Returns NULL. */
+PyObject *ext_own_error(void);
 
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);
@@ -97,6 +105,9 @@ typedef struct plan {
 enum { DML_SLICE = 0, DML_SLICE1 = 1, DML_SLICE_GRAD = 2 };
 
 int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p);
+/* Adds an axis of length len (1, or 0: the result is then empty) to the
+ * result's shape at pos: NumPy's axis of boolean scalars. */
+int lib_plan_add_axis(plan *p, int pos, int64_t len);
 int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends,
                    int n, const int64_t *axes, int n_axes, const int64_t *steps, int n_steps,
                    plan *p);

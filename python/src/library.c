@@ -64,7 +64,36 @@ static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const i
 int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p)
 {
     dmls_lowered l;
-    return from_lowered(dmls_lower_numpy(ndim, shape, expr, &l), &l, ndim, shape, p);
+    dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
+    /* What NumPy refuses with IndexError (two ellipses, too many axes) is an
+     * IndexError here too; out of bounds already is one. */
+    if (st == DMLS_ERROR_INVALID_ARGUMENT || st == DMLS_ERROR_UNSUPPORTED) {
+        ext_raise(ERR_INDEX_KEY, dmls_status_name(st), dmls_last_error_rule(), "%s", dmls_last_error());
+        return -1;
+    }
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lib_plan_add_axis(plan *p, int pos, int64_t len)
+{
+    if (p->final_ndim == EXT_MAX_RANK) {
+        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "",
+                  "NumPy index: the result would have more than %d axes", EXT_MAX_RANK);
+        return -1;
+    }
+    memmove(p->final_shape + pos + 1, p->final_shape + pos, sizeof(int64_t) * (size_t)(p->final_ndim - pos));
+    p->final_shape[pos] = len;
+    p->final_ndim++;
+    return 0;
+}
+
+/* True where the result has no element (a boolean scalar's empty axis may
+ * be the only sign of it: the SLICE1 window is then the whole input). */
+static int plan_empty(const plan *p)
+{
+    for (int i = 0; i < p->final_ndim; i++)
+        if (p->final_shape[i] == 0) return 1;
+    return 0;
 }
 
 int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends,
@@ -599,6 +628,7 @@ int lib_compile(compiled *c, const plan *p, int64_t itemsize)
     c->p = *p;
     c->itemsize = itemsize;
     c->packed_op = NULL;
+    if (plan_empty(p)) return 0; /* nothing to copy, ever */
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
     int64_t k = itemsize / unit;
@@ -694,6 +724,7 @@ static int run_cuda(const dmls_operator *op, const side *in, const side *out, in
 int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out,
             uintptr_t stream, int sync)
 {
+    if (plan_empty(p)) return 0;
     int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
     out_strides(p, out, ob, oshape);
     array_view o = *out;

@@ -50,6 +50,61 @@ PyObject *ext_raise(int role, const char *status, const char *rule, const char *
     return NULL;
 }
 
+/* The package's class and status for a foreign exception. */
+static int foreign_role(PyObject *exc, const char **status)
+{
+    static const struct {
+        PyObject **base;
+        int role;
+        const char *status;
+    } map[] = {
+        {&PyExc_MemoryError, ERR_MEMORY, "DMLS_ERROR_OUT_OF_MEMORY"},
+        {&PyExc_IndexError, ERR_INDEX_KEY, "DMLS_ERROR_INVALID_ARGUMENT"},
+        {&PyExc_TypeError, ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT"},
+        {&PyExc_ValueError, ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (PyObject_IsInstance(exc, *map[i].base) == 1) {
+            *status = map[i].status;
+            return map[i].role;
+        }
+    *status = "DMLS_ERROR_INVALID_ARGUMENT";
+    return ERR_FOREIGN;
+}
+
+PyObject *ext_own_error(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (!type) return NULL;
+    PyErr_NormalizeException(&type, &value, &tb);
+    /* KeyboardInterrupt, SystemExit and the package's own pass as they are. */
+    if (!value || !err_classes[ERR_BASE] || PyObject_IsInstance(value, err_classes[ERR_BASE]) != 0 ||
+        PyObject_IsInstance(value, PyExc_Exception) != 1) {
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    if (tb) PyException_SetTraceback(value, tb);
+    const char *status;
+    int role = foreign_role(value, &status);
+    char name[128];
+    PyObject *text = PyObject_Str(value);
+    const char *msg = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+    if (!msg) PyErr_Clear();
+    ext_raise(role, status, "", "%s: %s", ext_type_name(value, name, sizeof name), msg ? msg : "");
+    Py_XDECREF(text);
+    PyObject *t2, *mine, *tb2;
+    PyErr_Fetch(&t2, &mine, &tb2);
+    PyErr_NormalizeException(&t2, &mine, &tb2);
+    if (mine) PyException_SetCause(mine, Py_NewRef(value)); /* steals the new reference */
+    PyErr_Restore(t2, mine, tb2);
+    Py_DECREF(type);
+    Py_DECREF(value);
+    Py_XDECREF(tb);
+    return NULL;
+}
+
 static PyObject *shape_tuple(int ndim, const int64_t *shape)
 {
     PyObject *t = PyTuple_New(ndim);
@@ -225,6 +280,19 @@ static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item)
     return rc;
 }
 
+/* A key string's UTF-8, refused where it holds a NUL: the library reads C
+ * strings, and a NUL would end the key there unseen. */
+static const char *key_string(PyObject *key, Py_ssize_t *n)
+{
+    const char *s = PyUnicode_AsUTF8AndSize(key, n);
+    if (s && strlen(s) != (size_t)*n) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_FORMAT", "",
+                  "NumPy index string holds a NUL character at position %zu; a key is text", strlen(s));
+        return NULL;
+    }
+    return s;
+}
+
 /* A NumPy index (str, or an index tuple / single item) as the library's
  * expression text; PyMem_Free it. */
 static char *key_expr(PyObject *key)
@@ -234,7 +302,8 @@ static char *key_expr(PyObject *key)
     if (!buf) { PyErr_NoMemory(); return NULL; }
     buf[0] = 0;
     if (PyUnicode_Check(key)) {
-        const char *s = PyUnicode_AsUTF8AndSize(key, NULL);
+        Py_ssize_t n;
+        const char *s = key_string(key, &n);
         if (!s || add_text(&buf, &len, &cap, s) < 0) goto fail;
         return buf;
     }
@@ -254,6 +323,66 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------ boolean scalars */
+
+static PyObject *np_bool; /* numpy.bool_ */
+
+static int is_bool(PyObject *item)
+{
+    return PyBool_Check(item) || (np_bool && Py_TYPE(item) == (PyTypeObject *)np_bool);
+}
+
+static int has_bool(PyObject *key)
+{
+    if (!PyTuple_Check(key)) return is_bool(key);
+    for (Py_ssize_t i = 0; i < PyTuple_Size(key); i++)
+        if (is_bool(PyTuple_GetItem(key, i))) return 1;
+    return 0;
+}
+
+/* NumPy reads a boolean scalar as an advanced index: with the key's
+ * integers (then advanced too) it makes one axis of length 1, or 0 where a
+ * boolean is false, placed where the first advanced item stands when they
+ * are all adjacent, else in front. Returns the key without its booleans (a
+ * new tuple) and that axis's position and length. */
+static PyObject *split_bools(PyObject *key, int ndim, int *pos, int64_t *len)
+{
+    PyObject *items = PyTuple_Check(key) ? Py_NewRef(key) : PyTuple_Pack(1, key);
+    if (!items) return NULL;
+    Py_ssize_t n = PyTuple_Size(items), first = -1, last = -1, advanced = 0, bools = 0;
+    int consumed = 0;
+    *len = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = PyTuple_GetItem(items, i);
+        if (it == Py_None || it == Py_Ellipsis) continue;
+        if (PySlice_Check(it)) {
+            consumed++;
+            continue;
+        }
+        if (is_bool(it)) {
+            bools++;
+            if (PyObject_IsTrue(it) == 0) *len = 0;
+        } else {
+            consumed++; /* an integer, or what the key text will refuse */
+        }
+        first = first < 0 ? i : first;
+        last = i;
+        advanced++;
+    }
+    *pos = 0;
+    for (Py_ssize_t i = 0; last - first + 1 == advanced && i < first; i++) {
+        PyObject *it = PyTuple_GetItem(items, i);
+        *pos += it == Py_Ellipsis ? (ndim > consumed ? ndim - consumed : 0) : 1;
+    }
+    PyObject *rest = PyTuple_New(n - bools);
+    for (Py_ssize_t i = 0, m = 0; rest && i < n; i++) {
+        PyObject *it = PyTuple_GetItem(items, i);
+        if (!is_bool(it)) PyTuple_SetItem(rest, m++, Py_NewRef(it));
+    }
+    Py_DECREF(items);
+    return rest;
+}
+
 /* ------------------------------------------------------------ lowering */
 
 enum { K_INDEX, K_SLICE, K_SLICE1, K_SLICE_GRAD, K_ONNX, K_WEBNN_SLICE, K_WEBNN_REVERSE, K_COUNT };
@@ -261,6 +390,21 @@ static const char *const kind_names[K_COUNT] = {"index", "slice", "slice1", "sli
                                                 "onnx_slice", "webnn_slice", "webnn_reverse"};
 static const int kind_min[K_COUNT] = {1, 3, 3, 3, 2, 2, 0};
 static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1};
+
+/* A NumPy key (text, an index tuple or one item) for an input of `shape`. */
+static int lower_index(int ndim, const int64_t *shape, PyObject *key, plan *p)
+{
+    PyObject *rest = NULL;
+    int pos = 0;
+    int64_t len = 1;
+    if (has_bool(key) && !(key = rest = split_bools(key, ndim, &pos, &len))) return -1;
+    char *expr = key_expr(key);
+    int rc = expr ? lib_lower_numpy(ndim, shape, expr, p) : -1;
+    if (rc == 0 && rest) rc = lib_plan_add_axis(p, pos, len);
+    PyMem_Free(expr);
+    Py_XDECREF(rest);
+    return rc;
+}
 
 #define LIST_MAX 64 /* ONNX and WebNN lists longer than any rank: the front end names the excess */
 
@@ -272,13 +416,7 @@ static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
                      kind_names[kind], kind_min[kind], kind_max[kind], na);
         return -1;
     }
-    if (kind == K_INDEX) {
-        char *expr = key_expr(a[0]);
-        if (!expr) return -1;
-        int rc = lib_lower_numpy(ndim, shape, expr, p);
-        PyMem_Free(expr);
-        return rc;
-    }
+    if (kind == K_INDEX) return lower_index(ndim, shape, a[0], p);
     if (kind == K_SLICE || kind == K_SLICE1 || kind == K_SLICE_GRAD) {
         static const char *const names[3][3] = {{"Offsets", "Sizes", "Strides"},
                                                 {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"},
@@ -451,6 +589,11 @@ static int key_bytes(PyObject *key, char *buf, size_t *len)
  * tuple by its binary form; only a miss formats and parses the text. */
 static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
 {
+    if (has_bool(key_obj)) { /* rare: planned each time */
+        plan p;
+        if (lower_index(in->ndim, in->shape, key_obj, &p) < 0) return NULL;
+        return make_operator(K_INDEX, &p, in->itemsize, Py_None);
+    }
     char bin[KEY_BYTES_MAX];
     size_t n = 0;
     char *expr = NULL;
@@ -458,7 +601,7 @@ static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
     char form;
     if (PyUnicode_Check(key_obj)) {
         Py_ssize_t sn;
-        if (!(index = PyUnicode_AsUTF8AndSize(key_obj, &sn))) return NULL;
+        if (!(index = key_string(key_obj, &sn))) return NULL;
         n = (size_t)sn, form = 'T';
     } else if (key_bytes(key_obj, bin, &n)) {
         index = bin, form = 'B';
@@ -672,40 +815,69 @@ done:
     return result;
 }
 
-/* Splits keyword arguments out of a vectorcall: out= and feature_level=. */
-static int keywords(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                    PyObject **out, PyObject **level, int allow_level)
+/* A vectorcall's arguments into slots[0..n) by position (the first npos)
+ * or by name, NULL where not given; the first nreq are required. Mistakes
+ * are TypeErrors worded as Python's own. */
+static int parse_args(const char *fname, const char *const *names, int n, int npos, int nreq,
+                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **slots)
 {
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname, npos,
+                     nargs);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) slots[i] = i < nargs ? args[i] : NULL;
     Py_ssize_t nk = kwnames ? PyTuple_Size(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        PyObject *name = PyTuple_GetItem(kwnames, i);
-        const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
-        if (!s) return -1;
-        if (strcmp(s, "out") == 0)
-            *out = args[nargs + i];
-        else if (allow_level && strcmp(s, "feature_level") == 0)
-            *level = args[nargs + i];
-        else {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fname, s);
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        PyObject *name = PyTuple_GetItem(kwnames, k);
+        int i = 0;
+        while (i < n && PyUnicode_CompareWithASCIIString(name, names[i]) != 0) i++;
+        if (i == n) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, name);
             return -1;
         }
+        if (slots[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname, names[i]);
+            return -1;
+        }
+        slots[i] = args[nargs + k];
     }
+    for (int i = 0; i < nreq; i++)
+        if (!slots[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fname, names[i],
+                         i + 1);
+            return -1;
+        }
     return 0;
 }
 
+/* Each function's parameters: positional-or-keyword, then out= (and
+ * feature_level= for DirectML's) by keyword only. */
+static const char *const kind_args[K_COUNT][8] = {
+    {"x", "key", "out"},
+    {"x", "offsets", "sizes", "strides", "out", "feature_level"},
+    {"x", "offsets", "sizes", "strides", "out", "feature_level"},
+    {"grad", "input_shape", "offsets", "sizes", "strides", "out", "feature_level"},
+    {"x", "starts", "ends", "axes", "steps", "out"},
+    {"x", "starts", "sizes", "strides", "out"},
+    {"x", "axes", "out"},
+};
+static const int kind_npos[K_COUNT] = {2, 4, 4, 5, 5, 4, 2};
+static const int kind_nreq[K_COUNT] = {2, 4, 4, 5, 3, 3, 1};
+
 static PyObject *one_shot(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    call k = {.kind = kind};
-    int dml = kind == K_SLICE || kind == K_SLICE1 || kind == K_SLICE_GRAD;
-    if (keywords(kind_names[kind], args, nargs, kwnames, &k.out, &k.level, dml) < 0) return NULL;
-    if (nargs < 1) {
-        PyErr_Format(PyExc_TypeError, "%s() needs an array", kind_names[kind]);
-        return NULL;
-    }
-    k.x = args[0];
-    k.params = args + 1;
-    k.nparams = (int)nargs - 1;
-    return run_call(&k);
+    PyObject *slots[8];
+    int npos = kind_npos[kind], dml = kind == K_SLICE || kind == K_SLICE1 || kind == K_SLICE_GRAD;
+    if (parse_args(kind_names[kind], kind_args[kind], npos + 1 + dml, npos, kind_nreq[kind], args, nargs,
+                   kwnames, slots) < 0)
+        return ext_own_error();
+    for (int i = 1; i < npos; i++)
+        if (!slots[i]) slots[i] = Py_None; /* an optional parameter left out */
+    call k = {.kind = kind, .x = slots[0], .params = slots + 1, .nparams = npos - 1, .out = slots[npos],
+              .level = dml ? slots[npos + 1] : NULL};
+    PyObject *r = run_call(&k);
+    return r ? r : ext_own_error();
 }
 
 #define ONE_SHOT(name, kind)                                                                  \
@@ -740,24 +912,44 @@ static void op_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
+/* op(x, *, out=None); x may be named too. */
+static int op_args(PyObject *args, PyObject *kw, PyObject **x, PyObject **out)
+{
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n > 1) {
+        PyErr_Format(PyExc_TypeError, "Operator() takes at most 1 positional argument (%zd given)", n);
+        return -1;
+    }
+    *x = n ? PyTuple_GetItem(args, 0) : NULL;
+    *out = NULL;
+    PyObject *name, *value;
+    Py_ssize_t pos = 0;
+    while (kw && PyDict_Next(kw, &pos, &name, &value)) {
+        PyObject **slot = PyUnicode_CompareWithASCIIString(name, "x") == 0     ? x
+                          : PyUnicode_CompareWithASCIIString(name, "out") == 0 ? out
+                                                                               : NULL;
+        if (!slot || *slot) {
+            PyErr_Format(PyExc_TypeError, slot ? "Operator() got multiple values for argument '%U'"
+                                               : "Operator() got an unexpected keyword argument '%U'",
+                         name);
+            return -1;
+        }
+        *slot = value;
+    }
+    if (!*x) {
+        PyErr_SetString(PyExc_TypeError, "Operator() missing required argument 'x' (pos 1)");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw)
 {
     OperatorObject *o = (OperatorObject *)self;
     call k = {.kind = o->kind, .c = &o->c, .op_dtype = o->dtype, .shape = o->shape};
-    /* op(x, /, *, out=None), parsed by hand: this is the per-call path. */
-    if (PyTuple_Size(args) != 1) {
-        PyErr_SetString(PyExc_TypeError, "Operator() takes one array (and out=)");
-        return NULL;
-    }
-    k.x = PyTuple_GetItem(args, 0);
-    if (kw && PyDict_Size(kw) > 0) {
-        k.out = PyDict_GetItemString(kw, "out");
-        if (PyDict_Size(kw) != (k.out ? 1 : 0)) {
-            PyErr_SetString(PyExc_TypeError, "Operator() takes no keyword argument but out=");
-            return NULL;
-        }
-    }
-    return run_call(&k);
+    if (op_args(args, kw, &k.x, &k.out) < 0) return ext_own_error();
+    PyObject *r = run_call(&k);
+    return r ? r : ext_own_error();
 }
 
 static PyObject *op_get(PyObject *self, void *which)
@@ -806,13 +998,13 @@ static PyType_Slot op_slots[] = {
 static PyType_Spec op_spec = {"dmlslice.Operator", sizeof(OperatorObject), 0, Py_TPFLAGS_DEFAULT, op_slots};
 
 /* _plan(kind, shape, dtype, params, feature_level) */
-static PyObject *fn_plan(PyObject *self, PyObject *args)
+static PyObject *plan_impl(PyObject *self, PyObject *args)
 {
     (void)self;
     const char *kname;
     PyObject *shape_obj, *dtype, *params, *level;
     if (!PyArg_ParseTuple(args, "sOOO!O", &kname, &shape_obj, &dtype, &PyTuple_Type, &params, &level))
-        return NULL;
+        return ext_own_error();
     int kind = -1;
     for (int i = 0; i < K_COUNT; i++)
         if (strcmp(kname, kind_names[i]) == 0) kind = i;
@@ -827,6 +1019,12 @@ static PyObject *fn_plan(PyObject *self, PyObject *args)
     plan p;
     if (lower(kind, ndim, shape, itemsize, cls, a, (int)(n > 4 ? 5 : n), level, &p) < 0) return NULL;
     return (PyObject *)make_operator(kind, &p, itemsize, dtype);
+}
+
+static PyObject *fn_plan(PyObject *self, PyObject *args)
+{
+    PyObject *r = plan_impl(self, args);
+    return r ? r : ext_own_error();
 }
 
 static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype)
@@ -876,7 +1074,7 @@ static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyOb
     return 0;
 }
 
-static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static const char *kwlist[] = {"operator", "input_sizes", "output_sizes", "offsets", "sizes", "strides",
@@ -923,9 +1121,15 @@ static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw)
     return shape_tuple(rank, shape);
 }
 
+static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *r = check_dml_impl(self, args, kw);
+    return r ? r : ext_own_error();
+}
+
 /* ------------------------------------------------------------ settings */
 
-static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg)
+static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg)
 {
     (void)self;
     long n = PyLong_AsLong(arg);
@@ -937,11 +1141,23 @@ static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused)
+static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg)
+{
+    PyObject *r = set_num_threads_impl(self, arg);
+    return r ? r : ext_own_error();
+}
+
+static PyObject *get_num_threads_impl(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     int n = lib_threads();
     return n < 0 ? NULL : PyLong_FromLong(n);
+}
+
+static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused)
+{
+    PyObject *r = get_num_threads_impl(self, unused);
+    return r ? r : ext_own_error();
 }
 
 static PyObject *fn_after_fork_child(PyObject *self, PyObject *unused)
@@ -970,13 +1186,15 @@ static PyObject *fn_init(PyObject *self, PyObject *args)
         err_classes[i] = c;
     }
     PyObject *nd = PyObject_GetAttrString(np, "ndarray");
+    Py_XDECREF(np_bool);
+    np_bool = PyObject_GetAttrString(np, "bool_");
     np_empty = PyObject_GetAttrString(np, "empty");
     np_asarray = PyObject_GetAttrString(np, "asarray");
     k_empty_like = PyObject_GetAttrString(kinds, "empty_like");
     k_finish = PyObject_GetAttrString(kinds, "finish");
     k_stream_of = PyObject_GetAttrString(kinds, "stream_of");
     k_dtype_info = PyObject_GetAttrString(kinds, "dtype_info");
-    if (!nd || !np_empty || !np_asarray || !k_empty_like || !k_finish || !k_stream_of || !k_dtype_info) {
+    if (!nd || !np_bool || !np_empty || !np_asarray || !k_empty_like || !k_finish || !k_stream_of || !k_dtype_info) {
         Py_XDECREF(nd);
         return NULL;
     }

@@ -31,6 +31,8 @@ def index_keys(draw, shape):
         items.insert(draw(st.integers(0, len(items))), Ellipsis)
     for _ in range(draw(st.integers(0, 2))):
         items.insert(draw(st.integers(0, len(items))), None)
+    if draw(st.integers(0, 5)) == 0:  # a boolean scalar: NumPy's axis of length 1 or 0
+        items.insert(draw(st.integers(0, len(items))), draw(st.sampled_from([True, False, np.True_, np.False_])))
     return tuple(items)
 
 
@@ -68,18 +70,22 @@ def test_index_matches_numpy(case):
     # A result of more than 8 axes is refused for its rank, which may come
     # before NumPy's bounds check of an integer in the same key.
     assume(x.ndim + key.count(None) - sum(type(k) is int for k in key) <= 8)
+    text = not any(isinstance(k, (bool, np.bool_)) for k in key)  # the key language has no booleans
+    assume(x.ndim + key.count(None) + (not text) - sum(type(k) is int for k in key) <= 8)
     try:
         want = view_of(x, key)
     except IndexError:
         with pytest.raises(IndexError):
             ds.index(x, key)
-        with pytest.raises(IndexError):
-            ds.index(x, key_text(key))
+        if text:
+            with pytest.raises(IndexError):
+                ds.index(x, key_text(key))
         return
     if want.ndim > 8:
         return
     same_bits(ds.index(x, key), want)
-    same_bits(ds.index(x, key_text(key)), want)
+    if text:
+        same_bits(ds.index(x, key_text(key)), want)
     op = ds.plan("index", x.shape, x.dtype, key)
     same_bits(op(x), want)
 
