@@ -298,22 +298,21 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
 /* ---- PyTorch tensors, read through their own attributes: a tensor's
  * __dlpack__ is Python code that costs more than a tiny slice (and on the
  * GPU compares streams and may record events), where data_ptr(), shape and
- * stride() answer in tens of nanoseconds. Only plain tensors take this path
- * (exactly torch.Tensor, strided, on the CPU or a CUDA device, no autograd,
- * no lazy negation or conjugation); any other goes through DLPack, which
- * refuses or reads it as before. */
+ * stride() answer in tens of nanoseconds. And DLPack refuses what torch's
+ * own indexing reads: bool tensors (torch 1.13), tensors that require grad.
+ * Every strided tensor on the CPU or a CUDA device takes this path, a
+ * subclass too; only other layouts and devices go through DLPack, which
+ * refuses or reads them. */
 
 static PyTypeObject *torch_tensor; /* torch.Tensor, once torch is imported */
 static PyObject *torch_strided;    /* torch.strided */
 static PyObject *torch_raw_stream; /* torch._C._cuda_getCurrentRawStream, or NULL */
-static PyObject *s_requires_grad, *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device,
-    *s_dtype, *s_data_ptr, *s_shape, *s_stride, *s_new_empty;
+static PyObject *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device, *s_dtype, *s_data_ptr,
+    *s_shape, *s_stride, *s_new_empty, *s_is_complex;
 
-/* What the DLPack path reads for a torch dtype, learnt once per dtype from
- * a one-element tensor's own DLPack export. */
+/* What a torch dtype is, asked once per dtype. */
 typedef struct {
     PyObject *dtype; /* a strong reference; NULL: free slot */
-    int ok;          /* 0: this dtype goes through DLPack */
     int64_t itemsize;
     int cls, dl_code;
 } torch_dtype_entry;
@@ -322,11 +321,10 @@ static unsigned torch_dtype_next;
 
 static int torch_names(void)
 {
-    static const char *const names[] = {"requires_grad", "layout", "is_neg", "is_conj", "is_cpu",
-                                        "is_cuda", "get_device", "dtype", "data_ptr", "shape",
-                                        "stride", "new_empty"};
-    PyObject **slots[] = {&s_requires_grad, &s_layout, &s_is_neg, &s_is_conj, &s_is_cpu, &s_is_cuda,
-                          &s_get_device, &s_dtype, &s_data_ptr, &s_shape, &s_stride, &s_new_empty};
+    static const char *const names[] = {"layout", "is_neg", "is_conj", "is_cpu", "is_cuda", "get_device",
+                                        "dtype", "data_ptr", "shape", "stride", "new_empty", "is_complex"};
+    PyObject **slots[] = {&s_layout, &s_is_neg, &s_is_conj, &s_is_cpu, &s_is_cuda, &s_get_device,
+                          &s_dtype, &s_data_ptr, &s_shape, &s_stride, &s_new_empty, &s_is_complex};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!*slots[i] && !(*slots[i] = PyUnicode_InternFromString(names[i]))) return -1;
     return 0;
@@ -353,7 +351,7 @@ int view_is_torch(PyObject *obj)
         torch_strided = st;
         torch_tensor = (PyTypeObject *)t;
     }
-    return Py_TYPE(obj) == torch_tensor;
+    return PyObject_TypeCheck(obj, torch_tensor);
 }
 
 int view_torch_stream(int device, uintptr_t *stream)
@@ -383,32 +381,15 @@ static int torch_bool(PyObject *obj, PyObject *name, int call)
     return b;
 }
 
-static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v);
-
-static const torch_dtype_entry *torch_dtype(PyObject *x, PyObject *dtype)
+static const torch_dtype_entry *torch_dtype(PyObject *dtype)
 {
     for (unsigned i = 0; i < sizeof torch_dtypes / sizeof *torch_dtypes; i++)
         if (torch_dtypes[i].dtype == dtype) return &torch_dtypes[i];
     torch_dtype_entry e = {.dtype = dtype};
-    /* The probe lives on the CPU, which every build of torch exports. */
-    PyObject *meth = PyObject_GetAttr(x, s_new_empty);
-    PyObject *args = meth ? Py_BuildValue("((i))", 1) : NULL;
-    PyObject *kw = args ? Py_BuildValue("{ss}", "device", "cpu") : NULL;
-    PyObject *probe = kw ? PyObject_Call(meth, args, kw) : NULL;
-    Py_XDECREF(kw);
-    Py_XDECREF(args);
-    Py_XDECREF(meth);
-    array_view pv;
-    if (probe && torch_bool(probe, s_is_cpu, 0) == 1) {
-        memset(&pv, 0, sizeof pv);
-        if (from_dlpack(probe, 0, NULL, &pv) == 0) {
-            e.ok = 1, e.itemsize = pv.itemsize, e.cls = pv.dtype_class, e.dl_code = pv.dl_code;
-        }
-        view_release(&pv);
-    }
-    Py_XDECREF(probe);
-    PyErr_Clear(); /* a dtype DLPack refuses goes through DLPack, which says so */
-    if (!probe) return NULL;
+    if (ext_dtype_info(dtype, &e.itemsize, &e.cls) < 0) return NULL;
+    int complex = torch_bool(dtype, s_is_complex, 0);
+    if (complex < 0) return NULL;
+    e.dl_code = complex ? 5 : e.cls == CLS_INT ? DL_INT : e.cls == CLS_UINT ? DL_UINT : e.cls == CLS_FLOAT ? DL_FLOAT : -1;
     torch_dtype_entry *slot = &torch_dtypes[torch_dtype_next++ % (sizeof torch_dtypes / sizeof *torch_dtypes)];
     Py_XDECREF(slot->dtype);
     Py_INCREF(dtype);
@@ -420,8 +401,6 @@ static const torch_dtype_entry *torch_dtype(PyObject *x, PyObject *dtype)
  * with an exception. */
 static int from_torch(PyObject *obj, array_view *v)
 {
-    int rg = torch_bool(obj, s_requires_grad, 0);
-    if (rg != 0) return rg < 0 ? -1 : 1;
     PyObject *layout = PyObject_GetAttr(obj, s_layout);
     if (!layout) return -1;
     Py_DECREF(layout); /* torch.strided is a singleton */
@@ -432,22 +411,22 @@ static int from_torch(PyObject *obj, array_view *v)
     if (!cpu && !cuda) return 1;
     PyObject *dtype = PyObject_GetAttr(obj, s_dtype);
     if (!dtype) return -1;
-    const torch_dtype_entry *d = torch_dtype(obj, dtype);
+    const torch_dtype_entry *d = torch_dtype(dtype);
     Py_DECREF(dtype);
-    if (!d || !d->ok) return 1;
-    /* A lazily negated view's memory holds the values before negation, and
-     * PyTorch's DLPack export hands that memory out as it is (1.13 does):
-     * refused here, whichever way it arrives. */
+    if (!d) return -1;
+    /* A lazily negated or conjugated view's memory holds the values before
+     * the negation or conjugation, which a copy of bits cannot apply. */
     int neg = torch_bool(obj, s_is_neg, 1);
-    if (neg != 0) {
-        if (neg > 0)
+    int conj = neg == 0 && d->dl_code == 5 ? torch_bool(obj, s_is_conj, 1) : 0;
+    if (neg != 0 || conj != 0) {
+        if (neg > 0 || conj > 0)
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "the tensor has PyTorch's negative bit set (a lazily negated view, e.g. "
-                      "z.conj().imag): its memory does not hold its values; pass x.resolve_neg()");
+                      "the tensor has PyTorch's %s bit set (a lazily %s view, e.g. %s): its memory does "
+                      "not hold its values; pass x.%s()",
+                      neg > 0 ? "negative" : "conjugate", neg > 0 ? "negated" : "conjugated",
+                      neg > 0 ? "z.conj().imag" : "z.conj()", neg > 0 ? "resolve_neg" : "resolve_conj");
         return -1;
     }
-    int conj = d->dl_code == 5 /* complex */ ? torch_bool(obj, s_is_conj, 1) : 0;
-    if (conj != 0) return conj < 0 ? -1 : 1; /* DLPack refuses it, saying why */
     v->device_type = cpu ? DL_CPU : DL_CUDA;
     if (cuda) {
         PyObject *dev = PyObject_CallMethodObjArgs(obj, s_get_device, NULL);

@@ -60,6 +60,10 @@ PyObject *ext_raise(int role, const char *status, const char *rule, const char *
  * base, the original as __cause__. Returns NULL. */
 PyObject *ext_own_error(void);
 
+/* (itemsize, class) of a dtype-like object (NumPy's, torch's), through
+ * dmlslice._kinds.dtype_info. 0, or -1 with an exception. */
+int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls);
+
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 
@@ -74,7 +78,7 @@ int view_is_buffer(PyObject *obj);
  * Returns 0, or -1 with an exception set. */
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v);
 void view_release(array_view *v);
-/* True for a torch.Tensor (exactly that type), once torch is imported. */
+/* True for a torch.Tensor or a subclass of it, once torch is imported. */
 int view_is_torch(PyObject *obj);
 /* PyTorch's current stream of CUDA device `device` as an integer, without
  * making a Stream object: 0, 1 where this torch cannot say (no CUDA build),

@@ -189,7 +189,7 @@ static int feature_level(PyObject *obj, int *level)
 }
 
 /* (itemsize, class) of a dtype-like object, through dmlslice._kinds. */
-static int dtype_info(PyObject *dtype, int64_t *itemsize, int *cls)
+int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls)
 {
     PyObject *r = PyObject_CallFunctionObjArgs(k_dtype_info, dtype, NULL);
     if (!r) return -1;
@@ -1012,7 +1012,7 @@ static PyObject *plan_impl(PyObject *self, PyObject *args)
     int64_t shape[EXT_MAX_RANK], itemsize;
     int cls;
     int ndim = int_list(shape_obj, "shape", shape, EXT_MAX_RANK, 1);
-    if (ndim < 0 || dtype_info(dtype, &itemsize, &cls) < 0) return NULL;
+    if (ndim < 0 || ext_dtype_info(dtype, &itemsize, &cls) < 0) return NULL;
     Py_ssize_t n = PyTuple_Size(params);
     PyObject *a[4];
     for (Py_ssize_t i = 0; i < n && i < 4; i++) a[i] = PyTuple_GetItem(params, i);
@@ -1097,7 +1097,7 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw)
     if (feature_level(level, &d.level) < 0) return NULL;
     PyObject *dflt = NULL;
     if (!dtype) dtype = dflt = PyUnicode_FromString("float32");
-    int rc = dtype ? dtype_info(dtype, &d.itemsize, &d.dtype_class) : -1;
+    int rc = dtype ? ext_dtype_info(dtype, &d.itemsize, &d.dtype_class) : -1;
     Py_XDECREF(dflt);
     if (rc < 0) return NULL;
     int n[3];
