@@ -116,14 +116,14 @@ static int no_elements(int64_t itemsize)
 static int too_many_dims(int ndim)
 {
     ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-              "the array has %d dimensions; dmlslice takes at most %d", ndim, EXT_MAX_RANK);
+              "the array has %d dimensions; dmlslice takes at most %d", ndim, EXT_ARRAY_MAX_RANK);
     return -1;
 }
 
 static int from_numpy(PyObject *obj, int writable, array_view *v)
 {
     const numpy_fields *a = (const numpy_fields *)obj;
-    if (a->nd > EXT_MAX_RANK) return too_many_dims(a->nd);
+    if (a->nd > EXT_ARRAY_MAX_RANK) return too_many_dims(a->nd);
     const dtype_entry *d = numpy_dtype(a->descr);
     if (!d) return -1;
     if (d->cls < 0) {
@@ -155,7 +155,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v)
     if (PyObject_GetBuffer(obj, &v->buffer, PyBUF_RECORDS_RO) < 0) return -1;
     v->has_buffer = 1;
     Py_buffer *b = &v->buffer;
-    if (b->ndim > EXT_MAX_RANK) return too_many_dims(b->ndim);
+    if (b->ndim > EXT_ARRAY_MAX_RANK) return too_many_dims(b->ndim);
     int cls = format_class(b->format);
     if (cls < 0) return -1;
     if (b->itemsize < 1) return no_elements(b->itemsize);
@@ -264,7 +264,7 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     }
     Py_DECREF(cap); /* renamed: its destructor leaves the tensor to us */
 
-    if (t->ndim < 0 || t->ndim > EXT_MAX_RANK) return too_many_dims(t->ndim);
+    if (t->ndim < 0 || t->ndim > EXT_ARRAY_MAX_RANK) return too_many_dims(t->ndim);
     uint64_t bits = (uint64_t)t->dtype.bits * t->dtype.lanes;
     if (bits == 0 || bits % 8) {
         ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
@@ -445,7 +445,7 @@ static int from_torch(PyObject *obj, array_view *v)
         rc = 1;
         goto done;
     }
-    if (n > EXT_MAX_RANK) {
+    if (n > EXT_ARRAY_MAX_RANK) {
         rc = too_many_dims((int)n);
         goto done;
     }

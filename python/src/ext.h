@@ -13,6 +13,10 @@
 #include <stdint.h>
 
 #define EXT_MAX_RANK 8 /* DMLS_MAX_RANK; library.c asserts they agree */
+/* The most axes an array may have (DMLS_NUMPY_MAX_RANK, NumPy's own limit):
+ * NumPy keys take them as the command line does, the axes that vanish in
+ * the plan not counting against EXT_MAX_RANK. */
+#define EXT_ARRAY_MAX_RANK 64
 
 /* How an element's bits are read, for the DirectML data type of a
  * descriptor: slicing copies bits, so only DirectML validation cares. */
@@ -23,8 +27,8 @@ enum { CLS_OTHER = 0, CLS_INT = 1, CLS_UINT = 2, CLS_FLOAT = 3 };
 typedef struct array_view {
     char *data;
     int ndim;
-    int64_t shape[EXT_MAX_RANK];
-    int64_t strides[EXT_MAX_RANK];
+    int64_t shape[EXT_ARRAY_MAX_RANK];
+    int64_t strides[EXT_ARRAY_MAX_RANK];
     int64_t itemsize;
     int dtype_class;
     int dl_code;     /* DLPack's type code (lanes 1), or -1 */
@@ -96,14 +100,19 @@ int view_device(PyObject *obj, int *type, int *id);
  * input, the SLICE1 output sizes, and the shape of the result array. */
 typedef struct plan {
     int grad;                          /* SLICE_GRAD: scatter into zeros */
-    int ndim;                          /* rank of the window */
-    int64_t in_shape[EXT_MAX_RANK];    /* the shape the input array must have */
+    int ndim;                          /* rank of the input, and (up to EXT_MAX_RANK) of the window */
+    int64_t in_shape[EXT_ARRAY_MAX_RANK]; /* the shape the input array must have */
+    /* A NumPy key over more than EXT_MAX_RANK input axes: its text, for the
+     * library's view of each array (which depends on its strides); the
+     * window fields are then unused. Borrowed from whoever lowered it until
+     * lib_compile copies it. */
+    const char *expr;
     int64_t offsets[EXT_MAX_RANK];
     int64_t wsizes[EXT_MAX_RANK];
     int64_t wstrides[EXT_MAX_RANK];
     int64_t out_sizes[EXT_MAX_RANK];   /* the SLICE1 output (grad: the input gradient) */
     int final_ndim;                    /* rank and shape of the result */
-    int64_t final_shape[EXT_MAX_RANK];
+    int64_t final_shape[EXT_ARRAY_MAX_RANK];
 } plan;
 
 enum { DML_SLICE = 0, DML_SLICE1 = 1, DML_SLICE_GRAD = 2 };
@@ -162,6 +171,7 @@ typedef struct compiled {
     plan p;
     int64_t itemsize;
     void *packed_op; /* dmls_operator for packed in and out, or NULL */
+    char *expr;      /* the plan's expr, owned */
 } compiled;
 int lib_compile(compiled *c, const plan *p, int64_t itemsize);
 void lib_compiled_free(compiled *c);

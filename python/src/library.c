@@ -23,6 +23,7 @@
 #include "dlpack.h"
 
 _Static_assert(EXT_MAX_RANK == DMLS_MAX_RANK, "the extension's rank limit is the library's");
+_Static_assert(EXT_ARRAY_MAX_RANK == DMLS_NUMPY_MAX_RANK, "the extension's array rank limit is the library's");
 
 /* Copies below this many output bytes keep the GIL: releasing and taking it
  * back costs more than the copy. */
@@ -61,24 +62,57 @@ static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const i
     return 0;
 }
 
-int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p)
+static int numpy_failed(dmls_status st)
 {
-    dmls_lowered l;
-    dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
     /* What NumPy refuses with IndexError (two ellipses, too many axes) is an
      * IndexError here too; out of bounds already is one. */
     if (st == DMLS_ERROR_INVALID_ARGUMENT || st == DMLS_ERROR_UNSUPPORTED) {
         ext_raise(ERR_INDEX_KEY, dmls_status_name(st), dmls_last_error_rule(), "%s", dmls_last_error());
         return -1;
     }
+    lib_raise(st);
+    return -1;
+}
+
+/* More than EXT_MAX_RANK input or result axes: the library's view of a
+ * packed array of that shape checks the key and gives NumPy's shape; each
+ * array's own view is made when it is sliced (run_view). */
+static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, plan *p)
+{
+    dmls_lowered_view v;
+    dmls_status st = dmls_lower_numpy_view(ndim, shape, NULL, expr, &v);
+    if (st != DMLS_OK) return numpy_failed(st);
+    memset(p, 0, sizeof *p);
+    p->ndim = ndim;
+    memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    p->expr = expr;
+    if (ndim <= EXT_MAX_RANK) { /* the window is over the input itself */
+        memcpy(p->offsets, v.slice.offsets, sizeof p->offsets);
+        memcpy(p->wsizes, v.slice.sizes, sizeof p->wsizes);
+        memcpy(p->wstrides, v.slice.strides, sizeof p->wstrides);
+        memcpy(p->out_sizes, v.slice.out_sizes, sizeof p->out_sizes);
+        p->expr = NULL;
+    }
+    p->final_ndim = v.final_ndim;
+    memcpy(p->final_shape, v.final_shape, sizeof(int64_t) * (size_t)v.final_ndim);
+    return 0;
+}
+
+int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p)
+{
+    if (ndim > EXT_MAX_RANK) return lower_numpy_view(ndim, shape, expr, p);
+    dmls_lowered l;
+    dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
+    if (st == DMLS_ERROR_UNSUPPORTED) return lower_numpy_view(ndim, shape, expr, p);
+    if (st != DMLS_OK) return numpy_failed(st);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
 int lib_plan_add_axis(plan *p, int pos, int64_t len)
 {
-    if (p->final_ndim == EXT_MAX_RANK) {
+    if (p->final_ndim == EXT_ARRAY_MAX_RANK) {
         ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "",
-                  "NumPy index: the result would have more than %d axes", EXT_MAX_RANK);
+                  "NumPy index: the result would have more than %d axes", EXT_ARRAY_MAX_RANK);
         return -1;
     }
     memmove(p->final_shape + pos + 1, p->final_shape + pos, sizeof(int64_t) * (size_t)(p->final_ndim - pos));
@@ -628,6 +662,16 @@ int lib_compile(compiled *c, const plan *p, int64_t itemsize)
     c->p = *p;
     c->itemsize = itemsize;
     c->packed_op = NULL;
+    c->expr = NULL;
+    if (p->expr) { /* each array gets its own view (run_view) */
+        size_t n = strlen(p->expr) + 1;
+        if (!(c->expr = PyMem_Malloc(n))) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->p.expr = memcpy(c->expr, p->expr, n);
+        return 0;
+    }
     if (plan_empty(p)) return 0; /* nothing to copy, ever */
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
@@ -658,6 +702,8 @@ void lib_compiled_free(compiled *c)
 {
     dmls_destroy(c->packed_op);
     c->packed_op = NULL;
+    PyMem_Free(c->expr);
+    c->expr = NULL;
 }
 
 static int run_cpu(const dmls_operator *op, const side *in, const side *out)
@@ -721,10 +767,89 @@ static int run_cuda(const dmls_operator *op, const side *in, const side *out, in
 #endif
 }
 
+/* The library's view of an array of more than EXT_MAX_RANK axes takes
+ * element strides of one sign, in units (copy_unit) here. */
+static int view_strides(const array_view *in, int64_t unit, int64_t *t, uint64_t *bytes)
+{
+    uint64_t span = (uint64_t)in->itemsize;
+    for (int i = 0; i < in->ndim; i++) {
+        int64_t st = in->shape[i] > 1 ? in->strides[i] : 0;
+        if (st < 0) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "the array has %d axes and a negative stride on axis %d (%lld bytes): arrays of more "
+                      "than %d axes are read through a view whose strides are not negative (as .npy files' "
+                      "are); pass a copy, e.g. np.ascontiguousarray(x)",
+                      in->ndim, i, (long long)st, EXT_MAX_RANK);
+            return -1;
+        }
+        t[i] = st / unit;
+        span += (uint64_t)(in->shape[i] - 1) * (uint64_t)st;
+    }
+    *bytes = span;
+    return 0;
+}
+
+/* The result of a view is its SLICE1 output, packed: out must be packed too. */
+static int packed_result(const array_view *out)
+{
+    int64_t want = out->itemsize;
+    for (int i = out->ndim - 1; i >= 0; i--) {
+        if (out->shape[i] > 1 && out->strides[i] != want) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "out= has stride %lld on axis %d: the result of an array of more than %d axes is "
+                      "written C-contiguous; pass a C-contiguous out=",
+                      (long long)out->strides[i], i, EXT_MAX_RANK);
+            return -1;
+        }
+        want *= out->shape[i];
+    }
+    return 0;
+}
+
+static int execute(const dmls_operator *op, const side *si, const side *so, const array_view *in,
+                   uintptr_t stream, int sync)
+{
+    return in->device_type == DL_CUDA || in->device_type == DL_CUDA_MANAGED
+               ? run_cuda(op, si, so, in->device_id, stream, sync)
+               : run_cpu(op, si, so);
+}
+
+/* A NumPy key over more than EXT_MAX_RANK axes: the library's view of this
+ * array (axes of one element folded into its offset, contiguous runs
+ * merged; dmls_lower_numpy_view), a window over that, the result packed. */
+static int run_view(const plan *p, const array_view *in, const array_view *out, uintptr_t stream, int sync)
+{
+    int64_t unit = copy_unit(in->itemsize, in, NULL), k = in->itemsize / unit;
+    int64_t t[EXT_ARRAY_MAX_RANK];
+    uint64_t in_bytes;
+    if (view_strides(in, unit, t, &in_bytes) < 0 || packed_result(out) < 0) return -1;
+    dmls_lowered_view v;
+    dmls_status st = dmls_lower_numpy_view(in->ndim, in->shape, t, p->expr, &v);
+    if (st != DMLS_OK) return numpy_failed(st);
+    const dmls_lowered *w = &v.slice;
+    plan q = {.ndim = w->ndim};
+    side si = {.ndim = w->ndim, .base = in->data, .offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes};
+    side so = {.ndim = w->ndim, .base = out->data, .bytes = (uint64_t)out->itemsize};
+    int64_t packed = k;
+    for (int i = w->ndim - 1; i >= 0; i--) {
+        q.offsets[i] = w->offsets[i], q.wsizes[i] = w->sizes[i], q.wstrides[i] = w->strides[i];
+        si.shape[i] = v.in_shape[i], si.strides[i] = v.in_strides[i];
+        so.shape[i] = w->out_sizes[i], so.strides[i] = packed;
+        packed *= w->out_sizes[i];
+        so.bytes *= (uint64_t)w->out_sizes[i];
+    }
+    dmls_operator *op = NULL;
+    if (create(&q, unit, k, &si, &so, &op) < 0) return -1;
+    int rc = execute(op, &si, &so, in, stream, sync);
+    dmls_destroy(op);
+    return rc;
+}
+
 int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out,
             uintptr_t stream, int sync)
 {
     if (plan_empty(p)) return 0;
+    if (p->expr) return run_view(p, in, out, stream, sync);
     int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
     out_strides(p, out, ob, oshape);
     array_view o = *out;
@@ -753,9 +878,7 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
     else
         op = made;
 
-    int rc = in->device_type == DL_CUDA || in->device_type == DL_CUDA_MANAGED
-                 ? run_cuda(op, &si, &so, in->device_id, stream, sync)
-                 : run_cpu(op, &si, &so);
+    int rc = execute(op, &si, &so, in, stream, sync);
     dmls_destroy(made);
     return rc;
 }

@@ -391,7 +391,9 @@ static const char *const kind_names[K_COUNT] = {"index", "slice", "slice1", "sli
 static const int kind_min[K_COUNT] = {1, 3, 3, 3, 2, 2, 0};
 static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1};
 
-/* A NumPy key (text, an index tuple or one item) for an input of `shape`. */
+/* A NumPy key (text, an index tuple or one item) for an input of `shape`.
+ * Where the plan keeps the key's text (p->expr: more than EXT_MAX_RANK
+ * input axes), the caller frees it with PyMem_Free once compiled. */
 static int lower_index(int ndim, const int64_t *shape, PyObject *key, plan *p)
 {
     PyObject *rest = NULL;
@@ -401,7 +403,7 @@ static int lower_index(int ndim, const int64_t *shape, PyObject *key, plan *p)
     char *expr = key_expr(key);
     int rc = expr ? lib_lower_numpy(ndim, shape, expr, p) : -1;
     if (rc == 0 && rest) rc = lib_plan_add_axis(p, pos, len);
-    PyMem_Free(expr);
+    if (rc < 0 || !p->expr) PyMem_Free(expr); /* else p->expr is expr: the caller's to free */
     Py_XDECREF(rest);
     return rc;
 }
@@ -592,7 +594,9 @@ static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
     if (has_bool(key_obj)) { /* rare: planned each time */
         plan p;
         if (lower_index(in->ndim, in->shape, key_obj, &p) < 0) return NULL;
-        return make_operator(K_INDEX, &p, in->itemsize, Py_None);
+        OperatorObject *op = make_operator(K_INDEX, &p, in->itemsize, Py_None);
+        PyMem_Free((void *)p.expr);
+        return op;
     }
     char bin[KEY_BYTES_MAX];
     size_t n = 0;
@@ -1009,16 +1013,18 @@ static PyObject *plan_impl(PyObject *self, PyObject *args)
     for (int i = 0; i < K_COUNT; i++)
         if (strcmp(kname, kind_names[i]) == 0) kind = i;
     if (kind < 0) return PyErr_Format(PyExc_ValueError, "unknown slice kind '%s'", kname);
-    int64_t shape[EXT_MAX_RANK], itemsize;
+    int64_t shape[EXT_ARRAY_MAX_RANK], itemsize;
     int cls;
-    int ndim = int_list(shape_obj, "shape", shape, EXT_MAX_RANK, 1);
+    int ndim = int_list(shape_obj, "shape", shape, EXT_ARRAY_MAX_RANK, 1);
     if (ndim < 0 || ext_dtype_info(dtype, &itemsize, &cls) < 0) return NULL;
     Py_ssize_t n = PyTuple_Size(params);
     PyObject *a[4];
     for (Py_ssize_t i = 0; i < n && i < 4; i++) a[i] = PyTuple_GetItem(params, i);
     plan p;
     if (lower(kind, ndim, shape, itemsize, cls, a, (int)(n > 4 ? 5 : n), level, &p) < 0) return NULL;
-    return (PyObject *)make_operator(kind, &p, itemsize, dtype);
+    PyObject *op = (PyObject *)make_operator(kind, &p, itemsize, dtype);
+    PyMem_Free((void *)p.expr);
+    return op;
 }
 
 static PyObject *fn_plan(PyObject *self, PyObject *args)
@@ -1035,6 +1041,7 @@ static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, 
     o->dtype = dtype;
     Py_INCREF(dtype);
     o->c.packed_op = NULL;
+    o->c.expr = NULL;
     o->shape = shape_tuple(p->final_ndim, p->final_shape);
     if (!o->shape || lib_compile(&o->c, p, itemsize) < 0) {
         Py_DECREF(o);
