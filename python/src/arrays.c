@@ -6,6 +6,7 @@
  */
 #include "ext.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "dlpack.h"
@@ -49,6 +50,8 @@ int view_is_numpy(PyObject *obj)
 {
     return numpy_ndarray && PyObject_TypeCheck(obj, (PyTypeObject *)numpy_ndarray);
 }
+
+PyObject *view_numpy_descr(PyObject *obj) { return ((const numpy_fields *)obj)->descr; }
 
 /* The class of a PEP 3118 format; -1 (TypeError raised) for Python objects,
  * whose pointers must never be copied without their reference counts. */
@@ -477,10 +480,10 @@ int view_is_buffer(PyObject *obj)
 
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v)
 {
-    memset(v, 0, sizeof *v);
+    memset(v, 0, offsetof(array_view, shape));
     int rc = 1;
     if (view_is_numpy(obj)) rc = from_numpy(obj, writable, v);
-    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1) memset(v, 0, sizeof *v);
+    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1) memset(v, 0, offsetof(array_view, shape));
     if (rc == 1) rc = view_is_buffer(obj) ? from_buffer(obj, writable, v) : from_dlpack(obj, writable, stream, v);
     if (rc < 0) view_release(v);
     return rc;

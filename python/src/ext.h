@@ -27,8 +27,6 @@ enum { CLS_OTHER = 0, CLS_INT = 1, CLS_UINT = 2, CLS_FLOAT = 3 };
 typedef struct array_view {
     char *data;
     int ndim;
-    int64_t shape[EXT_ARRAY_MAX_RANK];
-    int64_t strides[EXT_ARRAY_MAX_RANK];
     int64_t itemsize;
     int dtype_class;
     int dl_code;     /* DLPack's type code (lanes 1), or -1 */
@@ -39,6 +37,9 @@ typedef struct array_view {
     Py_buffer buffer;
     void *managed; /* DLManagedTensor(Versioned) to delete at release */
     int versioned;
+    /* Last: only the first ndim are set (a tiny slice skips zeroing them). */
+    int64_t shape[EXT_ARRAY_MAX_RANK];
+    int64_t strides[EXT_ARRAY_MAX_RANK];
 } array_view;
 
 /* Errors: the classes of dmlslice/_errors.py, by role. */
@@ -75,6 +76,8 @@ const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 void ext_set_numpy(PyObject *ndarray_type);
 void ext_set_device_of(PyObject *fn);
 int view_is_numpy(PyObject *obj);
+/* A NumPy array's dtype (borrowed), without an attribute lookup. */
+PyObject *view_numpy_descr(PyObject *obj);
 /* True for an exporter of the buffer protocol that is not a NumPy array and
  * does not speak DLPack (bytes, memoryview, array.array, ...). */
 int view_is_buffer(PyObject *obj);

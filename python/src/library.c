@@ -581,14 +581,14 @@ static dmls_dtype unit_dtype(int64_t unit)
  * moves an address: the element size the copy runs at. A byte stride that is
  * no multiple of the item size (a field of a record array, a view through
  * np.lib.stride_tricks) is read exactly this way. */
-static int64_t copy_unit(int64_t itemsize, const array_view *a, const array_view *b)
+static int64_t copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
+                         const int64_t *shape2, const int64_t *strides2)
 {
     int64_t g = itemsize;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] > 1) g = gcd64(g, a->strides[i]);
-    if (b)
-        for (int i = 0; i < b->ndim; i++)
-            if (b->shape[i] > 1) g = gcd64(g, b->strides[i]);
+    for (int i = 0; i < n; i++)
+        if (shape[i] > 1) g = gcd64(g, strides[i]);
+    for (int i = 0; i < m; i++)
+        if (shape2[i] > 1) g = gcd64(g, strides2[i]);
     g &= -g; /* its largest power-of-two factor */
     return g > 8 ? 8 : g;
 }
@@ -819,7 +819,8 @@ static int execute(const dmls_operator *op, const side *si, const side *so, cons
  * merged; dmls_lower_numpy_view), a window over that, the result packed. */
 static int run_view(const plan *p, const array_view *in, const array_view *out, uintptr_t stream, int sync)
 {
-    int64_t unit = copy_unit(in->itemsize, in, NULL), k = in->itemsize / unit;
+    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, 0, NULL, NULL);
+    int64_t k = in->itemsize / unit;
     int64_t t[EXT_ARRAY_MAX_RANK];
     uint64_t in_bytes;
     if (view_strides(in, unit, t, &in_bytes) < 0 || packed_result(out) < 0) return -1;
@@ -852,11 +853,7 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
     if (p->expr) return run_view(p, in, out, stream, sync);
     int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
     out_strides(p, out, ob, oshape);
-    array_view o = *out;
-    o.ndim = p->ndim;
-    memcpy(o.shape, oshape, sizeof oshape);
-    memcpy(o.strides, ob, sizeof ob);
-    int64_t unit = copy_unit(in->itemsize, in, &o);
+    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, p->ndim, oshape, ob);
     int64_t k = in->itemsize / unit;
     int ei = 0, eo = 0;
     for (int i = 0; i < p->ndim; i++) {

@@ -589,8 +589,57 @@ static int key_bytes(PyObject *key, char *buf, size_t *len)
 /* The cached operator for this index on this array (a new reference), or
  * NULL with an exception set. A string is looked up as it is, an index
  * tuple by its binary form; only a miss formats and parses the text. */
+/* The last few keys, looked at before the dict: a loop that slices alike
+ * skips the dict key's allocation and hashing. A string is matched by
+ * identity (it cannot change), an index tuple by its binary form. */
+#define RECENT_MAX 4
+typedef struct recent_key {
+    PyObject *str;      /* the string key, or NULL: bin holds the tuple's form */
+    OperatorObject *op; /* strong references both */
+    size_t n;
+    char bin[KEY_BYTES_MAX];
+} recent_key;
+static recent_key recent[RECENT_MAX];
+static unsigned recent_next;
+
+static int fits(const OperatorObject *op, const array_view *in)
+{
+    const plan *p = &op->c.p;
+    if (op->c.itemsize != in->itemsize || p->ndim != in->ndim) return 0;
+    for (int i = 0; i < in->ndim; i++)
+        if (p->in_shape[i] != in->shape[i]) return 0;
+    return 1;
+}
+
+static OperatorObject *recent_op(const array_view *in, PyObject *str, const char *bin, size_t n)
+{
+    for (unsigned i = 0; i < RECENT_MAX; i++) {
+        const recent_key *r = &recent[i];
+        if (!r->op || !fits(r->op, in)) continue;
+        if (str ? r->str == str : !r->str && r->n == n && memcmp(r->bin, bin, n) == 0) {
+            Py_INCREF((PyObject *)r->op);
+            return r->op;
+        }
+    }
+    return NULL;
+}
+
+static void remember(PyObject *str, const char *bin, size_t n, OperatorObject *op)
+{
+    recent_key *r = &recent[recent_next++ % RECENT_MAX];
+    Py_XDECREF(r->str);
+    Py_XDECREF((PyObject *)r->op);
+    r->str = str ? Py_NewRef(str) : NULL;
+    r->op = (OperatorObject *)Py_NewRef((PyObject *)op);
+    r->n = str ? 0 : n;
+    if (!str) memcpy(r->bin, bin, n);
+}
+
 static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
 {
+    int is_str = PyUnicode_Check(key_obj);
+    OperatorObject *hit = is_str ? recent_op(in, key_obj, NULL, 0) : NULL;
+    if (hit) return hit;
     if (has_bool(key_obj)) { /* rare: planned each time */
         plan p;
         if (lower_index(in->ndim, in->shape, key_obj, &p) < 0) return NULL;
@@ -603,11 +652,12 @@ static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
     char *expr = NULL;
     const char *index;
     char form;
-    if (PyUnicode_Check(key_obj)) {
+    if (is_str) {
         Py_ssize_t sn;
         if (!(index = key_string(key_obj, &sn))) return NULL;
         n = (size_t)sn, form = 'T';
     } else if (key_bytes(key_obj, bin, &n)) {
+        if ((hit = recent_op(in, NULL, bin, n))) return hit;
         index = bin, form = 'B';
     } else {
         if (!(expr = key_expr(key_obj))) return NULL;
@@ -631,6 +681,7 @@ static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
     if (PyDict_Size(plan_cache) >= PLAN_CACHE_MAX) PyDict_Clear(plan_cache);
     if (PyDict_SetItem(plan_cache, key, (PyObject *)op) < 0) Py_CLEAR(op);
 done:
+    if (op && (is_str || form == 'B')) remember(is_str ? key_obj : NULL, bin, n, op);
     Py_XDECREF(key);
     PyMem_Free(expr);
     return op;
@@ -640,7 +691,7 @@ static PyObject *run_call(call *k)
 {
     PyObject *x = k->x, *owned_x = NULL, *result = NULL, *target = NULL, *stream_arg = NULL;
     OperatorObject *cached = NULL;
-    array_view in = {0}, out = {0};
+    array_view in, out; /* set by view_import, used once have_in, have_out say so */
     int have_in = 0, have_out = 0, dev_type, dev_id, sync = 0;
     uintptr_t stream = 0;
     plan local;
@@ -776,9 +827,7 @@ static PyObject *run_call(call *k)
         if (!shape) goto done;
         if (k->shape) Py_INCREF(shape);
         if (view_is_numpy(x)) {
-            PyObject *dt = PyObject_GetAttrString(x, "dtype");
-            target = dt ? PyObject_CallFunctionObjArgs(np_empty, shape, dt, NULL) : NULL;
-            Py_XDECREF(dt);
+            target = PyObject_CallFunctionObjArgs(np_empty, shape, view_numpy_descr(x), NULL);
         } else if (view_is_torch(x)) {
             target = view_torch_empty(x, shape);
         } else {

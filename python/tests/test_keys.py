@@ -73,3 +73,17 @@ def test_nul_in_a_key_string_is_refused(key):
 def test_surrogates_in_a_key_string_are_a_package_error():
     with pytest.raises(ds.Error):
         ds.index(X, "[\udc80]")
+
+
+def test_one_key_object_over_arrays_of_other_shapes_and_items():
+    """Keys are remembered by identity (strings) or binary form (tuples):
+    the plan must still follow each array's shape and item size."""
+    key_s, key_t = "[1:, ::-1]", np.s_[1:, ::-1]
+    arrays = [np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(12, dtype=np.int16).reshape(3, 4),
+              np.arange(20, dtype=np.int32).reshape(4, 5), np.arange(12, dtype=np.int64).reshape(2, 6),
+              np.zeros((2, 3), "V3"),
+              np.arange(24, dtype=np.int8).reshape(2, 3, 4)]
+    for _ in range(3):
+        for x in arrays:
+            same_bits(ds.index(x, key_s), x[1:, ::-1])
+            same_bits(ds.index(x, key_t), x[1:, ::-1])
