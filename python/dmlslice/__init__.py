@@ -32,8 +32,8 @@ from ._dmlslice import (Operator, check_dml, cuda_available, get_num_threads, in
                         library_version, onnx_slice, set_num_threads, slice, slice1,
                         slice_grad, webnn_reverse, webnn_slice)
 from ._dmlslice import _after_fork_child, _init, _plan, cuda_built as _cuda_built
-from ._errors import (ArgumentError, DeviceError, DTypeError, Error, IndexTypeError,
-                      OutOfBoundsError, OutOfMemoryError)
+from ._errors import (ArgumentError, ArrayLibraryError, DeviceError, DTypeError, Error,
+                      IndexKeyError, IndexTypeError, OutOfBoundsError, OutOfMemoryError)
 
 __version__ = library_version
 cuda_built: bool = bool(_cuda_built)
@@ -60,7 +60,8 @@ def plan(kind, shape, dtype, *params, feature_level=None):
     return _plan(kind, shape, dtype, params, feature_level)
 
 
-__all__ = ["ArgumentError", "DTypeError", "DeviceError", "Error", "IndexTypeError", "Operator",
+__all__ = ["ArgumentError", "ArrayLibraryError", "DTypeError", "DeviceError", "Error", "IndexKeyError",
+           "IndexTypeError", "Operator",
            "OutOfBoundsError", "OutOfMemoryError", "check_dml", "cuda_available", "cuda_built",
            "get_num_threads", "index", "library_version", "onnx_slice", "plan", "set_num_threads",
            "slice", "slice1", "slice_grad", "webnn_reverse", "webnn_slice"]

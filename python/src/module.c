@@ -1269,14 +1269,15 @@ static PyObject *fn_init(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------ docstrings */
 
 PyDoc_STRVAR(doc_index,
-    "index(x, key, /, *, out=None)\n"
+    "index(x, key, *, out=None)\n"
     "\n"
     "NumPy basic indexing: key is a string such as \"[1:3, ::-1, None, ...]\" or\n"
-    "what x[...] takes (an int, a slice, Ellipsis, None, or a tuple of them, e.g.\n"
-    "np.s_[1:3, ::-1]). The same result as x[key].copy(), bit for bit.");
+    "what x[...] takes (an int, a slice, Ellipsis, None, a boolean scalar, or a\n"
+    "tuple of them, e.g. np.s_[1:3, ::-1]). The same result as x[key].copy(), bit\n"
+    "for bit.");
 
 PyDoc_STRVAR(doc_slice1,
-    "slice1(x, offsets, sizes, strides, /, *, out=None, feature_level=None)\n"
+    "slice1(x, offsets, sizes, strides, *, out=None, feature_level=None)\n"
     "\n"
     "DirectML SLICE1: a window (offsets, sizes) over x walked with non-zero\n"
     "strides; a negative stride starts at the window's end. The result has\n"
@@ -1284,29 +1285,29 @@ PyDoc_STRVAR(doc_slice1,
     "DirectML validates them at feature_level (default: the latest).");
 
 PyDoc_STRVAR(doc_slice,
-    "slice(x, offsets, sizes, strides, /, *, out=None, feature_level=None)\n"
+    "slice(x, offsets, sizes, strides, *, out=None, feature_level=None)\n"
     "\n"
     "DirectML SLICE: out[c] = x[offsets + strides * c]; sizes are the output's\n"
     "sizes, strides >= 1. Validated as DirectML does at feature_level.");
 
 PyDoc_STRVAR(doc_slice_grad,
-    "slice_grad(grad, input_shape, offsets, sizes, strides, /, *, out=None, feature_level=None)\n"
+    "slice_grad(grad, input_shape, offsets, sizes, strides, *, out=None, feature_level=None)\n"
     "\n"
     "DirectML SLICE_GRAD: a zero array of input_shape with grad's elements\n"
     "written where slice1(..., offsets, sizes, strides) would read them.");
 
 PyDoc_STRVAR(doc_onnx_slice,
-    "onnx_slice(x, starts, ends, axes=None, steps=None, /, *, out=None)\n"
+    "onnx_slice(x, starts, ends, axes=None, steps=None, *, out=None)\n"
     "\n"
     "ONNX Slice (opsets 1-13): negative values count from the end and clamp.");
 
 PyDoc_STRVAR(doc_webnn_slice,
-    "webnn_slice(x, starts, sizes, strides=None, /, *, out=None)\n"
+    "webnn_slice(x, starts, sizes, strides=None, *, out=None)\n"
     "\n"
     "WebNN slice(input, starts, sizes, {strides}) with WebNN's validation.");
 
 PyDoc_STRVAR(doc_webnn_reverse,
-    "webnn_reverse(x, axes=None, /, *, out=None)\n"
+    "webnn_reverse(x, axes=None, *, out=None)\n"
     "\n"
     "WebNN reverse(input, {axes}); axes=None reverses every axis.");
 
