@@ -18,8 +18,7 @@ static PyObject *numpy_ndarray; /* set by ext_set_numpy; NULL without NumPy */
  * takes a NumPy array in without the buffer protocol, whose export costs
  * more than a tiny slice (it formats the dtype for every new array). */
 typedef struct {
-    PyObject_HEAD
-    char *data;
+    PyObject_HEAD char *data;
     int nd;
     Py_ssize_t *dimensions;
     Py_ssize_t *strides;
@@ -33,30 +32,25 @@ typedef struct {
 typedef struct {
     PyObject *descr; /* a strong reference: the pointer stays this dtype's */
     int64_t itemsize;
-    int cls;         /* -1: holds Python objects */
+    int cls; /* -1: holds Python objects */
 } dtype_entry;
 static dtype_entry dtype_cache[32];
 static unsigned dtype_next;
 
-void ext_set_numpy(PyObject *ndarray_type)
-{
+void ext_set_numpy(PyObject *ndarray_type) {
     Py_XINCREF(ndarray_type);
     PyObject *old = numpy_ndarray;
     numpy_ndarray = ndarray_type;
     Py_XDECREF(old);
 }
 
-int view_is_numpy(PyObject *obj)
-{
-    return numpy_ndarray && PyObject_TypeCheck(obj, (PyTypeObject *)numpy_ndarray);
-}
+int view_is_numpy(PyObject *obj) { return numpy_ndarray && PyObject_TypeCheck(obj, (PyTypeObject *)numpy_ndarray); }
 
 PyObject *view_numpy_descr(PyObject *obj) { return ((const numpy_fields *)obj)->descr; }
 
 /* The class of a PEP 3118 format; -1 (TypeError raised) for Python objects,
  * whose pointers must never be copied without their reference counts. */
-static int format_class(const char *fmt)
-{
+static int format_class(const char *fmt) {
     if (!fmt) return CLS_UINT; /* "B" */
     for (const char *c = fmt; *c; c++) {
         if (*c == ':') { /* a field name: skip to its closing colon */
@@ -78,16 +72,14 @@ static int format_class(const char *fmt)
     return CLS_OTHER;
 }
 
-static long attr_long(PyObject *obj, const char *name)
-{
+static long attr_long(PyObject *obj, const char *name) {
     PyObject *v = PyObject_GetAttrString(obj, name);
     long r = v ? PyLong_AsLong(v) : -1;
     Py_XDECREF(v);
     return r;
 }
 
-static const dtype_entry *numpy_dtype(PyObject *descr)
-{
+static const dtype_entry *numpy_dtype(PyObject *descr) {
     for (unsigned i = 0; i < sizeof dtype_cache / sizeof *dtype_cache; i++)
         if (dtype_cache[i].descr == descr) return &dtype_cache[i];
     long itemsize = attr_long(descr, "itemsize");
@@ -102,29 +94,27 @@ static const dtype_entry *numpy_dtype(PyObject *descr)
     Py_INCREF(descr);
     e->descr = descr;
     e->itemsize = itemsize;
-    e->cls = hasobject ? -1
+    e->cls = hasobject                                                        ? -1
              : kc == 'f' && (itemsize == 2 || itemsize == 4 || itemsize == 8) ? CLS_FLOAT
-             : kc == 'i' ? CLS_INT
-             : kc == 'u' ? CLS_UINT : CLS_OTHER;
+             : kc == 'i'                                                      ? CLS_INT
+             : kc == 'u'                                                      ? CLS_UINT
+                                                                              : CLS_OTHER;
     return e;
 }
 
-static int no_elements(int64_t itemsize)
-{
-    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-              "elements of %lld bytes cannot be sliced", (long long)itemsize);
+static int no_elements(int64_t itemsize) {
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %lld bytes cannot be sliced",
+              (long long)itemsize);
     return -1;
 }
 
-static int too_many_dims(int ndim)
-{
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-              "the array has %d dimensions; dmlslice takes at most %d", ndim, EXT_ARRAY_MAX_RANK);
+static int too_many_dims(int ndim) {
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "the array has %d dimensions; dmlslice takes at most %d",
+              ndim, EXT_ARRAY_MAX_RANK);
     return -1;
 }
 
-static int from_numpy(PyObject *obj, int writable, array_view *v)
-{
+static int from_numpy(PyObject *obj, int writable, array_view *v) {
     const numpy_fields *a = (const numpy_fields *)obj;
     if (a->nd > EXT_ARRAY_MAX_RANK) return too_many_dims(a->nd);
     const dtype_entry *d = numpy_dtype(a->descr);
@@ -153,8 +143,7 @@ static int from_numpy(PyObject *obj, int writable, array_view *v)
     return 0;
 }
 
-static int from_buffer(PyObject *obj, int writable, array_view *v)
-{
+static int from_buffer(PyObject *obj, int writable, array_view *v) {
     if (PyObject_GetBuffer(obj, &v->buffer, PyBUF_RECORDS_RO) < 0) return -1;
     v->has_buffer = 1;
     Py_buffer *b = &v->buffer;
@@ -187,8 +176,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v)
 static PyTypeObject *legacy_types[16];
 static unsigned legacy_next;
 
-static int is_legacy(PyTypeObject *t)
-{
+static int is_legacy(PyTypeObject *t) {
     for (unsigned i = 0; i < sizeof legacy_types / sizeof *legacy_types; i++)
         if (legacy_types[i] == t) return 1;
     return 0;
@@ -196,8 +184,7 @@ static int is_legacy(PyTypeObject *t)
 
 /* Calls obj.__dlpack__, asking for the versioned capsule and falling back to
  * the legacy call for producers that take no max_version. */
-static PyObject *call_dlpack(PyObject *obj, PyObject *stream)
-{
+static PyObject *call_dlpack(PyObject *obj, PyObject *stream) {
     PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
     if (!meth) {
         PyErr_Clear();
@@ -233,8 +220,7 @@ done:
     return cap;
 }
 
-static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v)
-{
+static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v) {
     PyObject *cap = call_dlpack(obj, stream);
     if (!cap) return -1;
     DLTensor *t;
@@ -243,26 +229,31 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
         DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
         if (m->version.major != 1) {
             Py_DECREF(cap); /* still named: its destructor frees it */
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "DLPack version %u.%u is not supported (1.x is)", m->version.major,
-                      m->version.minor);
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "DLPack version %u.%u is not supported (1.x is)",
+                      m->version.major, m->version.minor);
             return -1;
         }
-        if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) { Py_DECREF(cap); return -1; }
+        if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) {
+            Py_DECREF(cap);
+            return -1;
+        }
         v->managed = m;
         v->versioned = 1;
         t = &m->dl_tensor;
         flags = m->flags;
     } else if (PyCapsule_IsValid(cap, "dltensor")) {
         DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
-        if (PyCapsule_SetName(cap, "used_dltensor") < 0) { Py_DECREF(cap); return -1; }
+        if (PyCapsule_SetName(cap, "used_dltensor") < 0) {
+            Py_DECREF(cap);
+            return -1;
+        }
         v->managed = m;
         t = &m->dl_tensor;
     } else {
         Py_DECREF(cap);
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                  "__dlpack__ of %s returned no DLPack capsule", ext_type_name(obj, name, sizeof name));
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "__dlpack__ of %s returned no DLPack capsule",
+                  ext_type_name(obj, name, sizeof name));
         return -1;
     }
     Py_DECREF(cap); /* renamed: its destructor leaves the tensor to us */
@@ -270,8 +261,8 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     if (t->ndim < 0 || t->ndim > EXT_ARRAY_MAX_RANK) return too_many_dims(t->ndim);
     uint64_t bits = (uint64_t)t->dtype.bits * t->dtype.lanes;
     if (bits == 0 || bits % 8) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                  "elements of %u bits x %u lanes are not whole bytes", t->dtype.bits, t->dtype.lanes);
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %u bits x %u lanes are not whole bytes",
+                  t->dtype.bits, t->dtype.lanes);
         return -1;
     }
     if (writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
@@ -280,10 +271,11 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     }
     v->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     v->itemsize = (int64_t)(bits / 8);
-    v->dtype_class = t->dtype.lanes != 1 ? CLS_OTHER
-                     : t->dtype.code == DL_INT ? CLS_INT
-                     : t->dtype.code == DL_UINT ? CLS_UINT
-                     : t->dtype.code == DL_FLOAT ? CLS_FLOAT : CLS_OTHER;
+    v->dtype_class = t->dtype.lanes != 1         ? CLS_OTHER
+                     : t->dtype.code == DL_INT   ? CLS_INT
+                     : t->dtype.code == DL_UINT  ? CLS_UINT
+                     : t->dtype.code == DL_FLOAT ? CLS_FLOAT
+                                                 : CLS_OTHER;
     v->dl_code = t->dtype.lanes == 1 ? t->dtype.code : -1;
     v->device_type = t->device.device_type;
     v->device_id = t->device.device_id;
@@ -310,8 +302,8 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
 static PyTypeObject *torch_tensor; /* torch.Tensor, once torch is imported */
 static PyObject *torch_strided;    /* torch.strided */
 static PyObject *torch_raw_stream; /* torch._C._cuda_getCurrentRawStream, or NULL */
-static PyObject *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device, *s_dtype, *s_data_ptr,
-    *s_shape, *s_stride, *s_new_empty, *s_is_complex;
+static PyObject *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device, *s_dtype, *s_data_ptr, *s_shape,
+    *s_stride, *s_new_empty, *s_is_complex;
 
 /* What a torch dtype is, asked once per dtype. */
 typedef struct {
@@ -322,19 +314,17 @@ typedef struct {
 static torch_dtype_entry torch_dtypes[32];
 static unsigned torch_dtype_next;
 
-static int torch_names(void)
-{
-    static const char *const names[] = {"layout", "is_neg", "is_conj", "is_cpu", "is_cuda", "get_device",
-                                        "dtype", "data_ptr", "shape", "stride", "new_empty", "is_complex"};
-    PyObject **slots[] = {&s_layout, &s_is_neg, &s_is_conj, &s_is_cpu, &s_is_cuda, &s_get_device,
-                          &s_dtype, &s_data_ptr, &s_shape, &s_stride, &s_new_empty, &s_is_complex};
+static int torch_names(void) {
+    static const char *const names[] = {"layout", "is_neg",   "is_conj", "is_cpu", "is_cuda",   "get_device",
+                                        "dtype",  "data_ptr", "shape",   "stride", "new_empty", "is_complex"};
+    PyObject **slots[] = {&s_layout, &s_is_neg,   &s_is_conj, &s_is_cpu, &s_is_cuda,   &s_get_device,
+                          &s_dtype,  &s_data_ptr, &s_shape,   &s_stride, &s_new_empty, &s_is_complex};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!*slots[i] && !(*slots[i] = PyUnicode_InternFromString(names[i]))) return -1;
     return 0;
 }
 
-int view_is_torch(PyObject *obj)
-{
+int view_is_torch(PyObject *obj) {
     if (!torch_tensor) {
         /* Looked for only while torch is not known; never imported here. */
         PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
@@ -357,8 +347,7 @@ int view_is_torch(PyObject *obj)
     return PyObject_TypeCheck(obj, torch_tensor);
 }
 
-int view_torch_stream(int device, uintptr_t *stream)
-{
+int view_torch_stream(int device, uintptr_t *stream) {
     if (!torch_raw_stream) return 1;
     PyObject *r = PyObject_CallFunction(torch_raw_stream, "i", device);
     if (!r) return -1;
@@ -369,14 +358,12 @@ int view_torch_stream(int device, uintptr_t *stream)
     return 0;
 }
 
-PyObject *view_torch_empty(PyObject *x, PyObject *shape)
-{
+PyObject *view_torch_empty(PyObject *x, PyObject *shape) {
     return PyObject_CallMethodObjArgs(x, s_new_empty, shape, NULL);
 }
 
 /* 1 or 0 for a bool attribute (call: a method), -1 with an exception. */
-static int torch_bool(PyObject *obj, PyObject *name, int call)
-{
+static int torch_bool(PyObject *obj, PyObject *name, int call) {
     PyObject *r = call ? PyObject_CallMethodObjArgs(obj, name, NULL) : PyObject_GetAttr(obj, name);
     if (!r) return -1;
     int b = PyObject_IsTrue(r);
@@ -384,15 +371,18 @@ static int torch_bool(PyObject *obj, PyObject *name, int call)
     return b;
 }
 
-static const torch_dtype_entry *torch_dtype(PyObject *dtype)
-{
+static const torch_dtype_entry *torch_dtype(PyObject *dtype) {
     for (unsigned i = 0; i < sizeof torch_dtypes / sizeof *torch_dtypes; i++)
         if (torch_dtypes[i].dtype == dtype) return &torch_dtypes[i];
     torch_dtype_entry e = {.dtype = dtype};
     if (ext_dtype_info(dtype, &e.itemsize, &e.cls) < 0) return NULL;
     int complex = torch_bool(dtype, s_is_complex, 0);
     if (complex < 0) return NULL;
-    e.dl_code = complex ? 5 : e.cls == CLS_INT ? DL_INT : e.cls == CLS_UINT ? DL_UINT : e.cls == CLS_FLOAT ? DL_FLOAT : -1;
+    e.dl_code = complex              ? 5
+                : e.cls == CLS_INT   ? DL_INT
+                : e.cls == CLS_UINT  ? DL_UINT
+                : e.cls == CLS_FLOAT ? DL_FLOAT
+                                     : -1;
     torch_dtype_entry *slot = &torch_dtypes[torch_dtype_next++ % (sizeof torch_dtypes / sizeof *torch_dtypes)];
     Py_XDECREF(slot->dtype);
     Py_INCREF(dtype);
@@ -402,8 +392,7 @@ static const torch_dtype_entry *torch_dtype(PyObject *dtype)
 
 /* Reads a torch tensor into v: 0, 1 when it must go through DLPack, or -1
  * with an exception. */
-static int from_torch(PyObject *obj, array_view *v)
-{
+static int from_torch(PyObject *obj, array_view *v) {
     PyObject *layout = PyObject_GetAttr(obj, s_layout);
     if (!layout) return -1;
     Py_DECREF(layout); /* torch.strided is a singleton */
@@ -469,8 +458,7 @@ done:
     return rc;
 }
 
-int view_is_buffer(PyObject *obj)
-{
+int view_is_buffer(PyObject *obj) {
     /* Some GPU arrays (CuPy's) answer the buffer protocol's check yet refuse
      * host access: an object that speaks DLPack is read through DLPack. */
     if (view_is_numpy(obj) || !PyObject_CheckBuffer(obj)) return 0;
@@ -478,19 +466,19 @@ int view_is_buffer(PyObject *obj)
     return !dlpack;
 }
 
-int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v)
-{
+int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v) {
     memset(v, 0, offsetof(array_view, shape));
     int rc = 1;
-    if (view_is_numpy(obj)) rc = from_numpy(obj, writable, v);
-    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1) memset(v, 0, offsetof(array_view, shape));
+    if (view_is_numpy(obj))
+        rc = from_numpy(obj, writable, v);
+    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1)
+        memset(v, 0, offsetof(array_view, shape));
     if (rc == 1) rc = view_is_buffer(obj) ? from_buffer(obj, writable, v) : from_dlpack(obj, writable, stream, v);
     if (rc < 0) view_release(v);
     return rc;
 }
 
-void view_release(array_view *v)
-{
+void view_release(array_view *v) {
     if (v->has_buffer) PyBuffer_Release(&v->buffer);
     if (v->managed) {
         /* A deleter may run Python code: keep a pending exception out of it. */
@@ -511,16 +499,14 @@ void view_release(array_view *v)
 
 static PyObject *device_of; /* dmlslice._kinds.device_of */
 
-void ext_set_device_of(PyObject *fn)
-{
+void ext_set_device_of(PyObject *fn) {
     Py_XINCREF(fn);
     PyObject *old = device_of;
     device_of = fn;
     Py_XDECREF(old);
 }
 
-int view_device(PyObject *obj, int *type, int *id)
-{
+int view_device(PyObject *obj, int *type, int *id) {
     if (view_is_numpy(obj) || view_is_buffer(obj)) {
         *type = DL_CPU;
         *id = 0;

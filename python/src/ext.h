@@ -45,14 +45,14 @@ typedef struct array_view {
 /* Errors: the classes of dmlslice/_errors.py, by role. */
 enum {
     ERR_BASE,
-    ERR_ARGUMENT,     /* ValueError */
+    ERR_ARGUMENT,      /* ValueError */
     ERR_OUT_OF_BOUNDS, /* ValueError and IndexError */
-    ERR_DTYPE,        /* TypeError */
-    ERR_INDEX_TYPE,   /* IndexError and TypeError */
-    ERR_DEVICE,       /* RuntimeError */
-    ERR_MEMORY,       /* MemoryError */
-    ERR_INDEX_KEY,    /* ValueError and IndexError: a NumPy key NumPy refuses */
-    ERR_FOREIGN,      /* RuntimeError: the array's own library failed */
+    ERR_DTYPE,         /* TypeError */
+    ERR_INDEX_TYPE,    /* IndexError and TypeError */
+    ERR_DEVICE,        /* RuntimeError */
+    ERR_MEMORY,        /* MemoryError */
+    ERR_INDEX_KEY,     /* ValueError and IndexError: a NumPy key NumPy refuses */
+    ERR_FOREIGN,       /* RuntimeError: the array's own library failed */
     ERR_COUNT
 };
 
@@ -102,8 +102,8 @@ int view_device(PyObject *obj, int *type, int *id);
 /* A slice as every vocabulary ends up: a SLICE1 window over the forward
  * input, the SLICE1 output sizes, and the shape of the result array. */
 typedef struct plan {
-    int grad;                          /* SLICE_GRAD: scatter into zeros */
-    int ndim;                          /* rank of the input, and (up to EXT_MAX_RANK) of the window */
+    int grad;                             /* SLICE_GRAD: scatter into zeros */
+    int ndim;                             /* rank of the input, and (up to EXT_MAX_RANK) of the window */
     int64_t in_shape[EXT_ARRAY_MAX_RANK]; /* the shape the input array must have */
     /* A NumPy key over more than EXT_MAX_RANK input axes: its text, for the
      * library's view of each array (which depends on its strides); the
@@ -113,8 +113,8 @@ typedef struct plan {
     int64_t offsets[EXT_MAX_RANK];
     int64_t wsizes[EXT_MAX_RANK];
     int64_t wstrides[EXT_MAX_RANK];
-    int64_t out_sizes[EXT_MAX_RANK];   /* the SLICE1 output (grad: the input gradient) */
-    int final_ndim;                    /* rank and shape of the result */
+    int64_t out_sizes[EXT_MAX_RANK]; /* the SLICE1 output (grad: the input gradient) */
+    int final_ndim;                  /* rank and shape of the result */
     int64_t final_shape[EXT_ARRAY_MAX_RANK];
 } plan;
 
@@ -124,21 +124,18 @@ int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p);
 /* Adds an axis of length len (1, or 0: the result is then empty) to the
  * result's shape at pos: NumPy's axis of boolean scalars. */
 int lib_plan_add_axis(plan *p, int pos, int64_t len);
-int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends,
-                   int n, const int64_t *axes, int n_axes, const int64_t *steps, int n_steps,
-                   plan *p);
-int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts,
-                          const uint64_t *sizes, int n_sizes, const uint64_t *strides,
-                          int n_strides, plan *p);
-int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes,
-                            plan *p);
+int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n,
+                   const int64_t *axes, int n_axes, const int64_t *steps, int n_steps, plan *p);
+int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
+                          int n_sizes, const uint64_t *strides, int n_strides, plan *p);
+int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p);
 
 /* DirectML parameters, validated as DirectML does at feature level `level`
  * (a DML_FEATURE_LEVEL value) on packed descriptors of `shape`. For
  * SLICE_GRAD, shape is the forward input's (the result's). n is the number of
  * values in offsets, sizes and strides (DimensionCount). */
 typedef struct dml_params {
-    int op;           /* DML_SLICE, DML_SLICE1, DML_SLICE_GRAD */
+    int op; /* DML_SLICE, DML_SLICE1, DML_SLICE_GRAD */
     int level;
     int dtype_class;
     int64_t itemsize;
@@ -161,8 +158,8 @@ typedef struct dml_tensor_args {
     uint64_t total_bytes;
     uint64_t alignment;
 } dml_tensor_args;
-int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
-                  int *rank, int64_t *shape);
+int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, int *rank,
+                  int64_t *shape);
 
 const char *lib_feature_level_name(int level);
 /* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4"), or -1. */
@@ -182,8 +179,7 @@ void lib_compiled_free(compiled *c);
 /* Copy: in (shape p->in_shape) to out (shape p->final_shape), on the CPU
  * pool or the GPU. stream: cudaStream_t as an integer, for CUDA views.
  * c may be NULL (one-shot call). Returns 0 or -1 with an exception set. */
-int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out,
-            uintptr_t stream, int sync);
+int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream, int sync);
 
 int lib_set_threads(int n);
 /* In a forked child: forget the parent's pool (its workers are not here). */

@@ -19,12 +19,11 @@
 /* ------------------------------------------------------------ state */
 
 static PyObject *err_classes[ERR_COUNT];
-static PyObject *np_empty;   /* numpy.empty */
-static PyObject *np_asarray; /* numpy.asarray */
+static PyObject *np_empty;                                             /* numpy.empty */
+static PyObject *np_asarray;                                           /* numpy.asarray */
 static PyObject *k_empty_like, *k_finish, *k_stream_of, *k_dtype_info; /* dmlslice._kinds */
 
-const char *ext_type_name(PyObject *obj, char *buf, size_t size)
-{
+const char *ext_type_name(PyObject *obj, char *buf, size_t size) {
     PyObject *name = PyType_GetName(Py_TYPE(obj));
     const char *s = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
     snprintf(buf, size, "%s", s ? s : "an object");
@@ -33,16 +32,15 @@ const char *ext_type_name(PyObject *obj, char *buf, size_t size)
     return buf;
 }
 
-PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...)
-{
+PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...) {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     PyObject *cls = err_classes[role] ? err_classes[role] : PyExc_RuntimeError;
-    PyObject *exc = err_classes[role] ? PyObject_CallFunction(cls, "sss", msg, status, rule)
-                                      : PyUnicode_FromString(msg);
+    PyObject *exc =
+        err_classes[role] ? PyObject_CallFunction(cls, "sss", msg, status, rule) : PyUnicode_FromString(msg);
     if (exc) {
         PyErr_SetObject(cls, exc);
         Py_DECREF(exc);
@@ -51,8 +49,7 @@ PyObject *ext_raise(int role, const char *status, const char *rule, const char *
 }
 
 /* The package's class and status for a foreign exception. */
-static int foreign_role(PyObject *exc, const char **status)
-{
+static int foreign_role(PyObject *exc, const char **status) {
     static const struct {
         PyObject **base;
         int role;
@@ -72,8 +69,7 @@ static int foreign_role(PyObject *exc, const char **status)
     return ERR_FOREIGN;
 }
 
-PyObject *ext_own_error(void)
-{
+PyObject *ext_own_error(void) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     if (!type) return NULL;
@@ -105,13 +101,15 @@ PyObject *ext_own_error(void)
     return NULL;
 }
 
-static PyObject *shape_tuple(int ndim, const int64_t *shape)
-{
+static PyObject *shape_tuple(int ndim, const int64_t *shape) {
     PyObject *t = PyTuple_New(ndim);
     if (!t) return NULL;
     for (int i = 0; i < ndim; i++) {
         PyObject *v = PyLong_FromLongLong(shape[i]);
-        if (!v) { Py_DECREF(t); return NULL; }
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
         PyTuple_SetItem(t, i, v);
     }
     return t;
@@ -120,21 +118,19 @@ static PyObject *shape_tuple(int ndim, const int64_t *shape)
 /* ------------------------------------------------------------ arguments */
 
 /* A sequence of at most `max` integers. Returns the count, or -1. */
-static int int_list(PyObject *seq, const char *what, int64_t *out, int max, int is_unsigned)
-{
+static int int_list(PyObject *seq, const char *what, int64_t *out, int max, int is_unsigned) {
     PyObject *fast = PySequence_Fast(seq, "");
     if (!fast) {
         PyErr_Clear();
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s must be a sequence of integers, not %s",
-                  what, ext_type_name(seq, name, sizeof name));
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s must be a sequence of integers, not %s", what,
+                  ext_type_name(seq, name, sizeof name));
         return -1;
     }
     Py_ssize_t n = PySequence_Size(fast);
     if (n > max) {
         Py_DECREF(fast);
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "%s has %zd values; at most %d are taken",
-                  what, n, max);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "%s has %zd values; at most %d are taken", what, n, max);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -162,8 +158,7 @@ static int int_list(PyObject *seq, const char *what, int64_t *out, int max, int 
     return (int)n;
 }
 
-static int feature_level(PyObject *obj, int *level)
-{
+static int feature_level(PyObject *obj, int *level) {
     if (!obj || obj == Py_None) {
         *level = lib_latest_feature_level();
         return 0;
@@ -189,8 +184,7 @@ static int feature_level(PyObject *obj, int *level)
 }
 
 /* (itemsize, class) of a dtype-like object, through dmlslice._kinds. */
-int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls)
-{
+int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls) {
     PyObject *r = PyObject_CallFunctionObjArgs(k_dtype_info, dtype, NULL);
     if (!r) return -1;
     long long a = PyLong_AsLongLong(PyTuple_GetItem(r, 0));
@@ -204,13 +198,15 @@ int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls)
 
 /* ------------------------------------------------------------ NumPy keys */
 
-static int add_text(char **buf, size_t *len, size_t *cap, const char *s)
-{
+static int add_text(char **buf, size_t *len, size_t *cap, const char *s) {
     size_t n = strlen(s);
     if (*len + n + 1 > *cap) {
         size_t c = (*cap + n + 1) * 2;
         char *b = PyMem_Realloc(*buf, c);
-        if (!b) { PyErr_NoMemory(); return -1; }
+        if (!b) {
+            PyErr_NoMemory();
+            return -1;
+        }
         *buf = b, *cap = c;
     }
     memcpy(*buf + *len, s, n + 1);
@@ -218,8 +214,7 @@ static int add_text(char **buf, size_t *len, size_t *cap, const char *s)
     return 0;
 }
 
-static int add_int(char **buf, size_t *len, size_t *cap, PyObject *v)
-{
+static int add_int(char **buf, size_t *len, size_t *cap, PyObject *v) {
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (!overflow) {
@@ -236,8 +231,7 @@ static int add_int(char **buf, size_t *len, size_t *cap, PyObject *v)
     return rc;
 }
 
-static int bad_index(PyObject *item)
-{
+static int bad_index(PyObject *item) {
     char name[128];
     ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
               "only integers, slices (`:`), ellipsis (`...`) and None are valid indices for "
@@ -246,8 +240,7 @@ static int bad_index(PyObject *item)
     return -1;
 }
 
-static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item)
-{
+static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item) {
     if (item == Py_None) return add_text(buf, len, cap, "None");
     if (item == Py_Ellipsis) return add_text(buf, len, cap, "...");
     if (PySlice_Check(item)) {
@@ -282,8 +275,7 @@ static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item)
 
 /* A key string's UTF-8, refused where it holds a NUL: the library reads C
  * strings, and a NUL would end the key there unseen. */
-static const char *key_string(PyObject *key, Py_ssize_t *n)
-{
+static const char *key_string(PyObject *key, Py_ssize_t *n) {
     const char *s = PyUnicode_AsUTF8AndSize(key, n);
     if (s && strlen(s) != (size_t)*n) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_FORMAT", "",
@@ -295,11 +287,13 @@ static const char *key_string(PyObject *key, Py_ssize_t *n)
 
 /* A NumPy index (str, or an index tuple / single item) as the library's
  * expression text; PyMem_Free it. */
-static char *key_expr(PyObject *key)
-{
+static char *key_expr(PyObject *key) {
     size_t len = 0, cap = 64;
     char *buf = PyMem_Malloc(cap);
-    if (!buf) { PyErr_NoMemory(); return NULL; }
+    if (!buf) {
+        PyErr_NoMemory();
+        return NULL;
+    }
     buf[0] = 0;
     if (PyUnicode_Check(key)) {
         Py_ssize_t n;
@@ -327,13 +321,11 @@ fail:
 
 static PyObject *np_bool; /* numpy.bool_ */
 
-static int is_bool(PyObject *item)
-{
+static int is_bool(PyObject *item) {
     return PyBool_Check(item) || (np_bool && Py_TYPE(item) == (PyTypeObject *)np_bool);
 }
 
-static int has_bool(PyObject *key)
-{
+static int has_bool(PyObject *key) {
     if (!PyTuple_Check(key)) return is_bool(key);
     for (Py_ssize_t i = 0; i < PyTuple_Size(key); i++)
         if (is_bool(PyTuple_GetItem(key, i))) return 1;
@@ -345,8 +337,7 @@ static int has_bool(PyObject *key)
  * boolean is false, placed where the first advanced item stands when they
  * are all adjacent, else in front. Returns the key without its booleans (a
  * new tuple) and that axis's position and length. */
-static PyObject *split_bools(PyObject *key, int ndim, int *pos, int64_t *len)
-{
+static PyObject *split_bools(PyObject *key, int ndim, int *pos, int64_t *len) {
     PyObject *items = PyTuple_Check(key) ? Py_NewRef(key) : PyTuple_Pack(1, key);
     if (!items) return NULL;
     Py_ssize_t n = PyTuple_Size(items), first = -1, last = -1, advanced = 0, bools = 0;
@@ -386,7 +377,7 @@ static PyObject *split_bools(PyObject *key, int ndim, int *pos, int64_t *len)
 /* ------------------------------------------------------------ lowering */
 
 enum { K_INDEX, K_SLICE, K_SLICE1, K_SLICE_GRAD, K_ONNX, K_WEBNN_SLICE, K_WEBNN_REVERSE, K_COUNT };
-static const char *const kind_names[K_COUNT] = {"index", "slice", "slice1", "slice_grad",
+static const char *const kind_names[K_COUNT] = {"index",      "slice",       "slice1",       "slice_grad",
                                                 "onnx_slice", "webnn_slice", "webnn_reverse"};
 static const int kind_min[K_COUNT] = {1, 3, 3, 3, 2, 2, 0};
 static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1};
@@ -394,8 +385,7 @@ static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1};
 /* A NumPy key (text, an index tuple or one item) for an input of `shape`.
  * Where the plan keeps the key's text (p->expr: more than EXT_MAX_RANK
  * input axes), the caller frees it with PyMem_Free once compiled. */
-static int lower_index(int ndim, const int64_t *shape, PyObject *key, plan *p)
-{
+static int lower_index(int ndim, const int64_t *shape, PyObject *key, plan *p) {
     PyObject *rest = NULL;
     int pos = 0;
     int64_t len = 1;
@@ -410,12 +400,11 @@ static int lower_index(int ndim, const int64_t *shape, PyObject *key, plan *p)
 
 #define LIST_MAX 64 /* ONNX and WebNN lists longer than any rank: the front end names the excess */
 
-static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int cls,
-                 PyObject *const *a, int na, PyObject *level_obj, plan *p)
-{
+static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int cls, PyObject *const *a, int na,
+                 PyObject *level_obj, plan *p) {
     if (na < kind_min[kind] || na > kind_max[kind]) {
-        PyErr_Format(PyExc_TypeError, "%s takes %d to %d parameters after the array, got %d",
-                     kind_names[kind], kind_min[kind], kind_max[kind], na);
+        PyErr_Format(PyExc_TypeError, "%s takes %d to %d parameters after the array, got %d", kind_names[kind],
+                     kind_min[kind], kind_max[kind], na);
         return -1;
     }
     if (kind == K_INDEX) return lower_index(ndim, shape, a[0], p);
@@ -423,8 +412,12 @@ static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
         static const char *const names[3][3] = {{"Offsets", "Sizes", "Strides"},
                                                 {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"},
                                                 {"InputWindowOffsets", "InputWindowSizes", "InputWindowStrides"}};
-        dml_params d = {.op = kind == K_SLICE ? DML_SLICE : kind == K_SLICE1 ? DML_SLICE1 : DML_SLICE_GRAD,
-                        .itemsize = itemsize, .dtype_class = cls, .any_itemsize = 1};
+        dml_params d = {.op = kind == K_SLICE    ? DML_SLICE
+                              : kind == K_SLICE1 ? DML_SLICE1
+                                                 : DML_SLICE_GRAD,
+                        .itemsize = itemsize,
+                        .dtype_class = cls,
+                        .any_itemsize = 1};
         if (feature_level(level_obj, &d.level) < 0) return -1;
         int n[3];
         int64_t *dst[3] = {d.offsets, d.sizes, d.strides};
@@ -432,9 +425,9 @@ static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
             if ((n[i] = int_list(a[i], names[d.op][i], dst[i], EXT_MAX_RANK, 0)) < 0) return -1;
         if (n[0] != ndim || n[1] != ndim || n[2] != ndim) {
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "",
-                      "%s: %s, %s and %s need one value per dimension of the %s (%d); got %d, %d, %d",
-                      kind_names[kind], names[d.op][0], names[d.op][1], names[d.op][2],
-                      kind == K_SLICE_GRAD ? "forward input" : "input", ndim, n[0], n[1], n[2]);
+                      "%s: %s, %s and %s need one value per dimension of the %s (%d); got %d, %d, %d", kind_names[kind],
+                      names[d.op][0], names[d.op][1], names[d.op][2], kind == K_SLICE_GRAD ? "forward input" : "input",
+                      ndim, n[0], n[1], n[2]);
             return -1;
         }
         d.n = ndim;
@@ -453,8 +446,8 @@ static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
                       "ONNX Slice: starts has %d values and ends %d; they must agree", ns, ne);
             return -1;
         }
-        return lib_lower_onnx(ndim, shape, st, en, ns, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax,
-                              nsp < 0 ? NULL : sp, nsp < 0 ? 0 : nsp, p);
+        return lib_lower_onnx(ndim, shape, st, en, ns, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, nsp < 0 ? NULL : sp,
+                              nsp < 0 ? 0 : nsp, p);
     }
     if (kind == K_WEBNN_SLICE) {
         int64_t st[LIST_MAX], sz[LIST_MAX], sd[LIST_MAX];
@@ -474,16 +467,14 @@ static int lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
 
 /* ------------------------------------------------------------ a call */
 
-static int same_shape(int n, const int64_t *a, int m, const int64_t *b)
-{
+static int same_shape(int n, const int64_t *a, int m, const int64_t *b) {
     if (n != m) return 0;
     for (int i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
 }
 
-static void shape_text(char *buf, size_t size, int n, const int64_t *s)
-{
+static void shape_text(char *buf, size_t size, int n, const int64_t *s) {
     size_t len = (size_t)snprintf(buf, size, "(");
     for (int i = 0; i < n && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, i ? ", %lld" : "%lld", (long long)s[i]);
@@ -496,7 +487,7 @@ typedef struct call {
     PyObject *x, *out, *level;
     PyObject *const *params;
     int nparams;
-    const compiled *c; /* an Operator's plan, or NULL */
+    const compiled *c;  /* an Operator's plan, or NULL */
     PyObject *op_dtype; /* an Operator's dtype, for messages */
     PyObject *shape;    /* an Operator's result shape as a tuple, or NULL */
 } call;
@@ -512,8 +503,7 @@ static PyObject *plan_cache; /* dict: bytes -> Operator */
 
 typedef struct OperatorObject OperatorObject;
 struct OperatorObject {
-    PyObject_HEAD
-    compiled c;
+    PyObject_HEAD compiled c;
     int kind;
     PyObject *dtype;
     PyObject *shape; /* the result's shape, made once */
@@ -523,8 +513,7 @@ static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, 
 
 /* The cache key: the array's rank, class, item size and shape, then the
  * index as text ('T') or as an index tuple's binary form ('B', key_bytes). */
-static PyObject *cache_key(const array_view *in, char form, const char *index, size_t n)
-{
+static PyObject *cache_key(const array_view *in, char form, const char *index, size_t n) {
     size_t head = 3 + sizeof(int64_t) * (size_t)(1 + in->ndim);
     PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(head + n));
     if (!b) return NULL;
@@ -546,8 +535,7 @@ static PyObject *cache_key(const array_view *in, char form, const char *index, s
  * with *len set, or 0 for a key the text path must take (a string, an item
  * that is no plain index, a zero step, an integer beyond 64 bits, a long
  * tuple): key_expr then parses it or raises the error. */
-static int key_bytes(PyObject *key, char *buf, size_t *len)
-{
+static int key_bytes(PyObject *key, char *buf, size_t *len) {
     if (PyUnicode_Check(key)) return 0;
     int tuple = PyTuple_Check(key);
     Py_ssize_t n = tuple ? PyTuple_Size(key) : 1;
@@ -602,8 +590,7 @@ typedef struct recent_key {
 static recent_key recent[RECENT_MAX];
 static unsigned recent_next;
 
-static int fits(const OperatorObject *op, const array_view *in)
-{
+static int fits(const OperatorObject *op, const array_view *in) {
     const plan *p = &op->c.p;
     if (op->c.itemsize != in->itemsize || p->ndim != in->ndim) return 0;
     for (int i = 0; i < in->ndim; i++)
@@ -611,8 +598,7 @@ static int fits(const OperatorObject *op, const array_view *in)
     return 1;
 }
 
-static OperatorObject *recent_op(const array_view *in, PyObject *str, const char *bin, size_t n)
-{
+static OperatorObject *recent_op(const array_view *in, PyObject *str, const char *bin, size_t n) {
     for (unsigned i = 0; i < RECENT_MAX; i++) {
         const recent_key *r = &recent[i];
         if (!r->op || !fits(r->op, in)) continue;
@@ -624,8 +610,7 @@ static OperatorObject *recent_op(const array_view *in, PyObject *str, const char
     return NULL;
 }
 
-static void remember(PyObject *str, const char *bin, size_t n, OperatorObject *op)
-{
+static void remember(PyObject *str, const char *bin, size_t n, OperatorObject *op) {
     recent_key *r = &recent[recent_next++ % RECENT_MAX];
     Py_XDECREF(r->str);
     Py_XDECREF((PyObject *)r->op);
@@ -635,8 +620,7 @@ static void remember(PyObject *str, const char *bin, size_t n, OperatorObject *o
     if (!str) memcpy(r->bin, bin, n);
 }
 
-static OperatorObject *cached_index(const array_view *in, PyObject *key_obj)
-{
+static OperatorObject *cached_index(const array_view *in, PyObject *key_obj) {
     int is_str = PyUnicode_Check(key_obj);
     OperatorObject *hit = is_str ? recent_op(in, key_obj, NULL, 0) : NULL;
     if (hit) return hit;
@@ -687,8 +671,7 @@ done:
     return op;
 }
 
-static PyObject *run_call(call *k)
-{
+static PyObject *run_call(call *k) {
     PyObject *x = k->x, *owned_x = NULL, *result = NULL, *target = NULL, *stream_arg = NULL;
     OperatorObject *cached = NULL;
     array_view in, out; /* set by view_import, used once have_in, have_out say so */
@@ -735,8 +718,7 @@ static PyObject *run_call(call *k)
 
     if (!k->c && k->kind == K_INDEX) {
         if (k->nparams != 1) {
-            PyErr_Format(PyExc_TypeError, "index() takes an array and a key, got %d arguments",
-                         k->nparams + 1);
+            PyErr_Format(PyExc_TypeError, "index() takes an array and a key, got %d arguments", k->nparams + 1);
             goto done;
         }
         cached = cached_index(&in, k->params[0]);
@@ -773,16 +755,14 @@ static PyObject *run_call(call *k)
             if ((ndim = int_list(pa[0], "input_shape", fwd, EXT_MAX_RANK, 1)) < 0) goto done;
             shape = fwd, pa++, na--;
         }
-        if (lower(k->kind, ndim, shape, in.itemsize, in.dtype_class, pa, na, k->level, &local) < 0)
-            goto done;
+        if (lower(k->kind, ndim, shape, in.itemsize, in.dtype_class, pa, na, k->level, &local) < 0) goto done;
         p = &local;
         if (!same_shape(in.ndim, in.shape, p->ndim, p->in_shape)) {
             char a[256], b[256];
             shape_text(a, sizeof a, in.ndim, in.shape);
             shape_text(b, sizeof b, p->ndim, p->in_shape);
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "",
-                      "slice_grad: the window makes an input gradient of shape %s; the array has shape %s",
-                      b, a);
+                      "slice_grad: the window makes an input gradient of shape %s; the array has shape %s", b, a);
             goto done;
         }
     }
@@ -803,8 +783,8 @@ static PyObject *run_call(call *k)
             char a[256], b[256];
             shape_text(a, sizeof a, out.ndim, out.shape);
             shape_text(b, sizeof b, p->final_ndim, p->final_shape);
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "",
-                      "out= has shape %s; the result has shape %s", a, b);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "out= has shape %s; the result has shape %s", a,
+                      b);
             goto done;
         }
         int same = out.itemsize == in.itemsize && out.dtype_class == in.dtype_class;
@@ -836,9 +816,12 @@ static PyObject *run_call(call *k)
             static const char codes[] = "iuf?Vc?"; /* DLPack codes 0-6: 3 opaque, 4 bfloat */
             char hint[16];
             char c = in.dl_code >= 0 && in.dl_code < 7 ? codes[in.dl_code] : 'V';
-            if (in.dl_code == 6) snprintf(hint, sizeof hint, "?");
-            else if (c == '?' || c == 'V' || in.dl_code == 4) snprintf(hint, sizeof hint, "V%lld", (long long)in.itemsize);
-            else snprintf(hint, sizeof hint, "%c%lld", c, (long long)in.itemsize);
+            if (in.dl_code == 6)
+                snprintf(hint, sizeof hint, "?");
+            else if (c == '?' || c == 'V' || in.dl_code == 4)
+                snprintf(hint, sizeof hint, "V%lld", (long long)in.itemsize);
+            else
+                snprintf(hint, sizeof hint, "%c%lld", c, (long long)in.itemsize);
             target = PyObject_CallFunction(k_empty_like, "OOs", x, shape, hint);
         }
         Py_DECREF(shape);
@@ -871,12 +854,10 @@ done:
 /* A vectorcall's arguments into slots[0..n) by position (the first npos)
  * or by name, NULL where not given; the first nreq are required. Mistakes
  * are TypeErrors worded as Python's own. */
-static int parse_args(const char *fname, const char *const *names, int n, int npos, int nreq,
-                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **slots)
-{
+static int parse_args(const char *fname, const char *const *names, int n, int npos, int nreq, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, PyObject **slots) {
     if (nargs > npos) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname, npos,
-                     nargs);
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname, npos, nargs);
         return -1;
     }
     for (int i = 0; i < n; i++) slots[i] = i < nargs ? args[i] : NULL;
@@ -897,8 +878,7 @@ static int parse_args(const char *fname, const char *const *names, int n, int np
     }
     for (int i = 0; i < nreq; i++)
         if (!slots[i]) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fname, names[i],
-                         i + 1);
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fname, names[i], i + 1);
             return -1;
         }
     return 0;
@@ -918,27 +898,28 @@ static const char *const kind_args[K_COUNT][8] = {
 static const int kind_npos[K_COUNT] = {2, 4, 4, 5, 5, 4, 2};
 static const int kind_nreq[K_COUNT] = {2, 4, 4, 5, 3, 3, 1};
 
-static PyObject *one_shot(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
+static PyObject *one_shot(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     PyObject *slots[8];
     int npos = kind_npos[kind], dml = kind == K_SLICE || kind == K_SLICE1 || kind == K_SLICE_GRAD;
-    if (parse_args(kind_names[kind], kind_args[kind], npos + 1 + dml, npos, kind_nreq[kind], args, nargs,
-                   kwnames, slots) < 0)
+    if (parse_args(kind_names[kind], kind_args[kind], npos + 1 + dml, npos, kind_nreq[kind], args, nargs, kwnames,
+                   slots) < 0)
         return ext_own_error();
     for (int i = 1; i < npos; i++)
         if (!slots[i]) slots[i] = Py_None; /* an optional parameter left out */
-    call k = {.kind = kind, .x = slots[0], .params = slots + 1, .nparams = npos - 1, .out = slots[npos],
+    call k = {.kind = kind,
+              .x = slots[0],
+              .params = slots + 1,
+              .nparams = npos - 1,
+              .out = slots[npos],
               .level = dml ? slots[npos + 1] : NULL};
     PyObject *r = run_call(&k);
     return r ? r : ext_own_error();
 }
 
-#define ONE_SHOT(name, kind)                                                                  \
-    static PyObject *fn_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,     \
-                               PyObject *kwnames)                                           \
-    {                                                                                       \
-        (void)self;                                                                         \
-        return one_shot(kind, args, nargs, kwnames);                                        \
+#define ONE_SHOT(name, kind)                                                                                           \
+    static PyObject *fn_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {           \
+        (void)self;                                                                                                    \
+        return one_shot(kind, args, nargs, kwnames);                                                                   \
     }
 ONE_SHOT(index, K_INDEX)
 ONE_SHOT(slice, K_SLICE)
@@ -950,11 +931,9 @@ ONE_SHOT(webnn_reverse, K_WEBNN_REVERSE)
 
 /* ------------------------------------------------------------ Operator */
 
-
 static PyObject *operator_type;
 
-static void op_dealloc(PyObject *self)
-{
+static void op_dealloc(PyObject *self) {
     OperatorObject *o = (OperatorObject *)self;
     lib_compiled_free(&o->c);
     Py_XDECREF(o->dtype);
@@ -966,8 +945,7 @@ static void op_dealloc(PyObject *self)
 }
 
 /* op(x, *, out=None); x may be named too. */
-static int op_args(PyObject *args, PyObject *kw, PyObject **x, PyObject **out)
-{
+static int op_args(PyObject *args, PyObject *kw, PyObject **x, PyObject **out) {
     Py_ssize_t n = PyTuple_Size(args);
     if (n > 1) {
         PyErr_Format(PyExc_TypeError, "Operator() takes at most 1 positional argument (%zd given)", n);
@@ -982,8 +960,9 @@ static int op_args(PyObject *args, PyObject *kw, PyObject **x, PyObject **out)
                           : PyUnicode_CompareWithASCIIString(name, "out") == 0 ? out
                                                                                : NULL;
         if (!slot || *slot) {
-            PyErr_Format(PyExc_TypeError, slot ? "Operator() got multiple values for argument '%U'"
-                                               : "Operator() got an unexpected keyword argument '%U'",
+            PyErr_Format(PyExc_TypeError,
+                         slot ? "Operator() got multiple values for argument '%U'"
+                              : "Operator() got an unexpected keyword argument '%U'",
                          name);
             return -1;
         }
@@ -996,8 +975,7 @@ static int op_args(PyObject *args, PyObject *kw, PyObject **x, PyObject **out)
     return 0;
 }
 
-static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw)
-{
+static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw) {
     OperatorObject *o = (OperatorObject *)self;
     call k = {.kind = o->kind, .c = &o->c, .op_dtype = o->dtype, .shape = o->shape};
     if (op_args(args, kw, &k.x, &k.out) < 0) return ext_own_error();
@@ -1005,8 +983,7 @@ static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw)
     return r ? r : ext_own_error();
 }
 
-static PyObject *op_get(PyObject *self, void *which)
-{
+static PyObject *op_get(PyObject *self, void *which) {
     OperatorObject *o = (OperatorObject *)self;
     const plan *p = &o->c.p;
     switch ((intptr_t)which) {
@@ -1018,14 +995,12 @@ static PyObject *op_get(PyObject *self, void *which)
     }
 }
 
-static PyObject *op_repr(PyObject *self)
-{
+static PyObject *op_repr(PyObject *self) {
     OperatorObject *o = (OperatorObject *)self;
     char a[256], b[256];
     shape_text(a, sizeof a, o->c.p.ndim, o->c.p.in_shape);
     shape_text(b, sizeof b, o->c.p.final_ndim, o->c.p.final_shape);
-    return PyUnicode_FromFormat("<dmlslice.Operator %s %s -> %s, dtype=%R>", kind_names[o->kind], a, b,
-                                o->dtype);
+    return PyUnicode_FromFormat("<dmlslice.Operator %s %s -> %s, dtype=%R>", kind_names[o->kind], a, b, o->dtype);
 }
 
 static PyGetSetDef op_getset[] = {
@@ -1051,8 +1026,7 @@ static PyType_Slot op_slots[] = {
 static PyType_Spec op_spec = {"dmlslice.Operator", sizeof(OperatorObject), 0, Py_TPFLAGS_DEFAULT, op_slots};
 
 /* _plan(kind, shape, dtype, params, feature_level) */
-static PyObject *plan_impl(PyObject *self, PyObject *args)
-{
+static PyObject *plan_impl(PyObject *self, PyObject *args) {
     (void)self;
     const char *kname;
     PyObject *shape_obj, *dtype, *params, *level;
@@ -1076,14 +1050,12 @@ static PyObject *plan_impl(PyObject *self, PyObject *args)
     return op;
 }
 
-static PyObject *fn_plan(PyObject *self, PyObject *args)
-{
+static PyObject *fn_plan(PyObject *self, PyObject *args) {
     PyObject *r = plan_impl(self, args);
     return r ? r : ext_own_error();
 }
 
-static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype)
-{
+static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype) {
     OperatorObject *o = PyObject_New(OperatorObject, (PyTypeObject *)operator_type);
     if (!o) return NULL;
     o->kind = kind;
@@ -1101,9 +1073,8 @@ static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, 
 
 /* ------------------------------------------------------------ check_dml */
 
-static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyObject *align,
-                       const char *what, dml_tensor_args *t)
-{
+static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyObject *align, const char *what,
+                       dml_tensor_args *t) {
     char name[64];
     memset(t, 0, sizeof *t);
     snprintf(name, sizeof name, "%s sizes", what);
@@ -1113,8 +1084,7 @@ static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyOb
         int n = int_list(strides, name, t->strides, EXT_MAX_RANK, 0);
         if (n < 0) return -1;
         if (n != t->ndim) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "%s: %d strides for %d sizes", what, n, t->ndim);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s: %d strides for %d sizes", what, n, t->ndim);
             return -1;
         }
         t->has_strides = 1;
@@ -1130,23 +1100,35 @@ static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyOb
     return 0;
 }
 
-static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw)
-{
+static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    static const char *kwlist[] = {"operator", "input_sizes", "output_sizes", "offsets", "sizes", "strides",
-                                   "dtype", "feature_level", "input_strides", "output_strides",
-                                   "input_total_bytes", "output_total_bytes", "alignment", NULL};
+    static const char *kwlist[] = {"operator",
+                                   "input_sizes",
+                                   "output_sizes",
+                                   "offsets",
+                                   "sizes",
+                                   "strides",
+                                   "dtype",
+                                   "feature_level",
+                                   "input_strides",
+                                   "output_strides",
+                                   "input_total_bytes",
+                                   "output_total_bytes",
+                                   "alignment",
+                                   NULL};
     const char *opname;
-    PyObject *isz, *osz, *offs, *sizes, *strides, *dtype = NULL, *level = NULL, *istr = NULL,
-             *ostr = NULL, *itot = NULL, *otot = NULL, *align = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "sOOOOO|$OOOOOOO:check_dml", (char **)kwlist, &opname, &isz,
-                                     &osz, &offs, &sizes, &strides, &dtype, &level, &istr, &ostr, &itot,
-                                     &otot, &align))
+    PyObject *isz, *osz, *offs, *sizes, *strides, *dtype = NULL, *level = NULL, *istr = NULL, *ostr = NULL,
+                                                  *itot = NULL, *otot = NULL, *align = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sOOOOO|$OOOOOOO:check_dml", (char **)kwlist, &opname, &isz, &osz, &offs,
+                                     &sizes, &strides, &dtype, &level, &istr, &ostr, &itot, &otot, &align))
         return NULL;
     dml_params d = {0};
-    if (strcmp(opname, "SLICE") == 0) d.op = DML_SLICE;
-    else if (strcmp(opname, "SLICE1") == 0) d.op = DML_SLICE1;
-    else if (strcmp(opname, "SLICE_GRAD") == 0) d.op = DML_SLICE_GRAD;
+    if (strcmp(opname, "SLICE") == 0)
+        d.op = DML_SLICE;
+    else if (strcmp(opname, "SLICE1") == 0)
+        d.op = DML_SLICE1;
+    else if (strcmp(opname, "SLICE_GRAD") == 0)
+        d.op = DML_SLICE_GRAD;
     else
         return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-TYPE",
                          "operator '%s' is not SLICE, SLICE1 or SLICE_GRAD (R-OP-TYPE)", opname);
@@ -1165,11 +1147,11 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw)
     if (n[0] != n[1] || n[1] != n[2])
         return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
                          "%s: offsets, sizes and strides have %d, %d and %d values; DimensionCount "
-                         "needs one count", opname, n[0], n[1], n[2]);
+                         "needs one count",
+                         opname, n[0], n[1], n[2]);
     d.n = n[0];
     dml_tensor_args ti, to;
-    if (tensor_args(isz, istr, itot, align, "input", &ti) < 0 ||
-        tensor_args(osz, ostr, otot, align, "output", &to) < 0)
+    if (tensor_args(isz, istr, itot, align, "input", &ti) < 0 || tensor_args(osz, ostr, otot, align, "output", &to) < 0)
         return NULL;
     int rank;
     int64_t shape[EXT_MAX_RANK];
@@ -1177,16 +1159,14 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw)
     return shape_tuple(rank, shape);
 }
 
-static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw)
-{
+static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *r = check_dml_impl(self, args, kw);
     return r ? r : ext_own_error();
 }
 
 /* ------------------------------------------------------------ settings */
 
-static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg)
-{
+static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg) {
     (void)self;
     long n = PyLong_AsLong(arg);
     if (n == -1 && PyErr_Occurred()) return NULL;
@@ -1197,40 +1177,34 @@ static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg)
-{
+static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg) {
     PyObject *r = set_num_threads_impl(self, arg);
     return r ? r : ext_own_error();
 }
 
-static PyObject *get_num_threads_impl(PyObject *self, PyObject *unused)
-{
+static PyObject *get_num_threads_impl(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
     int n = lib_threads();
     return n < 0 ? NULL : PyLong_FromLong(n);
 }
 
-static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused)
-{
+static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused) {
     PyObject *r = get_num_threads_impl(self, unused);
     return r ? r : ext_own_error();
 }
 
-static PyObject *fn_after_fork_child(PyObject *self, PyObject *unused)
-{
+static PyObject *fn_after_fork_child(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
     lib_after_fork_child();
     Py_RETURN_NONE;
 }
 
-static PyObject *fn_cuda_available(PyObject *self, PyObject *unused)
-{
+static PyObject *fn_cuda_available(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
     return PyBool_FromLong(lib_cuda_available());
 }
 
-static PyObject *fn_init(PyObject *self, PyObject *args)
-{
+static PyObject *fn_init(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *errors, *np, *kinds;
     if (!PyArg_ParseTuple(args, "O!OO", &PyTuple_Type, &errors, &np, &kinds)) return NULL;
@@ -1268,78 +1242,69 @@ static PyObject *fn_init(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------------ docstrings */
 
-PyDoc_STRVAR(doc_index,
-    "index(x, key, *, out=None)\n"
-    "\n"
-    "NumPy basic indexing: key is a string such as \"[1:3, ::-1, None, ...]\" or\n"
-    "what x[...] takes (an int, a slice, Ellipsis, None, a boolean scalar, or a\n"
-    "tuple of them, e.g. np.s_[1:3, ::-1]). The same result as x[key].copy(), bit\n"
-    "for bit.");
+PyDoc_STRVAR(doc_index, "index(x, key, *, out=None)\n"
+                        "\n"
+                        "NumPy basic indexing: key is a string such as \"[1:3, ::-1, None, ...]\" or\n"
+                        "what x[...] takes (an int, a slice, Ellipsis, None, a boolean scalar, or a\n"
+                        "tuple of them, e.g. np.s_[1:3, ::-1]). The same result as x[key].copy(), bit\n"
+                        "for bit.");
 
-PyDoc_STRVAR(doc_slice1,
-    "slice1(x, offsets, sizes, strides, *, out=None, feature_level=None)\n"
-    "\n"
-    "DirectML SLICE1: a window (offsets, sizes) over x walked with non-zero\n"
-    "strides; a negative stride starts at the window's end. The result has\n"
-    "1 + (size - 1) // |stride| elements per axis. The parameters are validated as\n"
-    "DirectML validates them at feature_level (default: the latest).");
+PyDoc_STRVAR(doc_slice1, "slice1(x, offsets, sizes, strides, *, out=None, feature_level=None)\n"
+                         "\n"
+                         "DirectML SLICE1: a window (offsets, sizes) over x walked with non-zero\n"
+                         "strides; a negative stride starts at the window's end. The result has\n"
+                         "1 + (size - 1) // |stride| elements per axis. The parameters are validated as\n"
+                         "DirectML validates them at feature_level (default: the latest).");
 
-PyDoc_STRVAR(doc_slice,
-    "slice(x, offsets, sizes, strides, *, out=None, feature_level=None)\n"
-    "\n"
-    "DirectML SLICE: out[c] = x[offsets + strides * c]; sizes are the output's\n"
-    "sizes, strides >= 1. Validated as DirectML does at feature_level.");
+PyDoc_STRVAR(doc_slice, "slice(x, offsets, sizes, strides, *, out=None, feature_level=None)\n"
+                        "\n"
+                        "DirectML SLICE: out[c] = x[offsets + strides * c]; sizes are the output's\n"
+                        "sizes, strides >= 1. Validated as DirectML does at feature_level.");
 
-PyDoc_STRVAR(doc_slice_grad,
-    "slice_grad(grad, input_shape, offsets, sizes, strides, *, out=None, feature_level=None)\n"
-    "\n"
-    "DirectML SLICE_GRAD: a zero array of input_shape with grad's elements\n"
-    "written where slice1(..., offsets, sizes, strides) would read them.");
+PyDoc_STRVAR(doc_slice_grad, "slice_grad(grad, input_shape, offsets, sizes, strides, *, out=None, feature_level=None)\n"
+                             "\n"
+                             "DirectML SLICE_GRAD: a zero array of input_shape with grad's elements\n"
+                             "written where slice1(..., offsets, sizes, strides) would read them.");
 
-PyDoc_STRVAR(doc_onnx_slice,
-    "onnx_slice(x, starts, ends, axes=None, steps=None, *, out=None)\n"
-    "\n"
-    "ONNX Slice (opsets 1-13): negative values count from the end and clamp.");
+PyDoc_STRVAR(doc_onnx_slice, "onnx_slice(x, starts, ends, axes=None, steps=None, *, out=None)\n"
+                             "\n"
+                             "ONNX Slice (opsets 1-13): negative values count from the end and clamp.");
 
-PyDoc_STRVAR(doc_webnn_slice,
-    "webnn_slice(x, starts, sizes, strides=None, *, out=None)\n"
-    "\n"
-    "WebNN slice(input, starts, sizes, {strides}) with WebNN's validation.");
+PyDoc_STRVAR(doc_webnn_slice, "webnn_slice(x, starts, sizes, strides=None, *, out=None)\n"
+                              "\n"
+                              "WebNN slice(input, starts, sizes, {strides}) with WebNN's validation.");
 
-PyDoc_STRVAR(doc_webnn_reverse,
-    "webnn_reverse(x, axes=None, *, out=None)\n"
-    "\n"
-    "WebNN reverse(input, {axes}); axes=None reverses every axis.");
+PyDoc_STRVAR(doc_webnn_reverse, "webnn_reverse(x, axes=None, *, out=None)\n"
+                                "\n"
+                                "WebNN reverse(input, {axes}); axes=None reverses every axis.");
 
 PyDoc_STRVAR(doc_check_dml,
-    "check_dml(operator, input_sizes, output_sizes, offsets, sizes, strides, *,\n"
-    "          dtype=\"float32\", feature_level=None, input_strides=None, output_strides=None,\n"
-    "          input_total_bytes=None, output_total_bytes=None, alignment=0) -> tuple\n"
-    "\n"
-    "Validate a DirectML SLICE, SLICE1 or SLICE_GRAD descriptor without data, as\n"
-    "DirectML does at feature_level (default: the latest). For SLICE_GRAD the input\n"
-    "is the input gradient and the output the output gradient. Total sizes default\n"
-    "to the least the tensor needs. Returns the output shape; raises Error naming\n"
-    "the rule otherwise.");
+             "check_dml(operator, input_sizes, output_sizes, offsets, sizes, strides, *,\n"
+             "          dtype=\"float32\", feature_level=None, input_strides=None, output_strides=None,\n"
+             "          input_total_bytes=None, output_total_bytes=None, alignment=0) -> tuple\n"
+             "\n"
+             "Validate a DirectML SLICE, SLICE1 or SLICE_GRAD descriptor without data, as\n"
+             "DirectML does at feature_level (default: the latest). For SLICE_GRAD the input\n"
+             "is the input gradient and the output the output gradient. Total sizes default\n"
+             "to the least the tensor needs. Returns the output shape; raises Error naming\n"
+             "the rule otherwise.");
 
-PyDoc_STRVAR(doc_set_num_threads,
-    "set_num_threads(n, /)\n"
-    "\n"
-    "Resize the process's shared copy pool: n threads in all (the caller\n"
-    "included), or 0 for the library's default (DMLSLICE_THREADS, else the number\n"
-    "of online CPUs).");
+PyDoc_STRVAR(doc_set_num_threads, "set_num_threads(n, /)\n"
+                                  "\n"
+                                  "Resize the process's shared copy pool: n threads in all (the caller\n"
+                                  "included), or 0 for the library's default (DMLSLICE_THREADS, else the number\n"
+                                  "of online CPUs).");
 
-PyDoc_STRVAR(doc_get_num_threads,
-    "get_num_threads() -> int\n"
-    "\n"
-    "The shared pool's thread count (the calling thread included).");
+PyDoc_STRVAR(doc_get_num_threads, "get_num_threads() -> int\n"
+                                  "\n"
+                                  "The shared pool's thread count (the calling thread included).");
 
-PyDoc_STRVAR(doc_cuda_available,
-    "cuda_available() -> bool\n"
-    "\n"
-    "True when this build has the CUDA backend and a CUDA GPU is present.");
+PyDoc_STRVAR(doc_cuda_available, "cuda_available() -> bool\n"
+                                 "\n"
+                                 "True when this build has the CUDA backend and a CUDA GPU is present.");
 
-#define FASTKW(name, doc) {#name, (PyCFunction)(void (*)(void))fn_##name, METH_FASTCALL | METH_KEYWORDS, doc}
+#define FASTKW(name, doc)                                                                                              \
+    { #name, (PyCFunction)(void (*)(void))fn_##name, METH_FASTCALL | METH_KEYWORDS, doc }
 
 static PyMethodDef methods[] = {
     FASTKW(index, doc_index),
@@ -1359,12 +1324,17 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_dmlslice",
-                                       "The C half of dmlslice; use the dmlslice package.", -1, methods,
-                                       NULL, NULL, NULL, NULL};
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT,
+                                       "_dmlslice",
+                                       "The C half of dmlslice; use the dmlslice package.",
+                                       -1,
+                                       methods,
+                                       NULL,
+                                       NULL,
+                                       NULL,
+                                       NULL};
 
-PyMODINIT_FUNC PyInit__dmlslice(void)
-{
+PyMODINIT_FUNC PyInit__dmlslice(void) {
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
     operator_type = PyType_FromSpec(&op_spec);
