@@ -11,7 +11,7 @@
 
 #include "dlpack.h"
 
-static PyObject *numpy_ndarray; /* set by ext_set_numpy; NULL without NumPy */
+static PyObject *numpy_ndarray; /* set by view_set_kinds */
 
 /* NumPy's array object as NumPy's C API lays it out: the leading fields,
  * which every NumPy from 1.7 through 2.x shares (its ABI). Reading them
@@ -36,13 +36,6 @@ typedef struct {
 } dtype_entry;
 static dtype_entry dtype_cache[32];
 static unsigned dtype_next;
-
-void ext_set_numpy(PyObject *ndarray_type) {
-    Py_XINCREF(ndarray_type);
-    PyObject *old = numpy_ndarray;
-    numpy_ndarray = ndarray_type;
-    Py_XDECREF(old);
-}
 
 int view_is_numpy(PyObject *obj) { return numpy_ndarray && PyObject_TypeCheck(obj, (PyTypeObject *)numpy_ndarray); }
 
@@ -375,7 +368,7 @@ static const torch_dtype_entry *torch_dtype(PyObject *dtype) {
     for (unsigned i = 0; i < sizeof torch_dtypes / sizeof *torch_dtypes; i++)
         if (torch_dtypes[i].dtype == dtype) return &torch_dtypes[i];
     torch_dtype_entry e = {.dtype = dtype};
-    if (ext_dtype_info(dtype, &e.itemsize, &e.cls) < 0) return NULL;
+    if (view_dtype_info(dtype, &e.itemsize, &e.cls) < 0) return NULL;
     int complex = torch_bool(dtype, s_is_complex, 0);
     if (complex < 0) return NULL;
     e.dl_code = complex              ? 5
@@ -497,13 +490,36 @@ void view_release(array_view *v) {
     v->managed = NULL;
 }
 
-static PyObject *device_of; /* dmlslice._kinds.device_of */
+static PyObject *device_of;  /* dmlslice._kinds.device_of */
+static PyObject *dtype_info; /* dmlslice._kinds.dtype_info */
 
-void ext_set_device_of(PyObject *fn) {
-    Py_XINCREF(fn);
-    PyObject *old = device_of;
-    device_of = fn;
-    Py_XDECREF(old);
+int view_set_kinds(PyObject *ndarray_type, PyObject *kinds) {
+    PyObject *dev = PyObject_GetAttrString(kinds, "device_of");
+    PyObject *info = dev ? PyObject_GetAttrString(kinds, "dtype_info") : NULL;
+    if (!info) {
+        Py_XDECREF(dev);
+        return -1;
+    }
+    Py_XDECREF(device_of);
+    Py_XDECREF(dtype_info);
+    device_of = dev, dtype_info = info;
+    Py_XINCREF(ndarray_type);
+    Py_XDECREF(numpy_ndarray);
+    numpy_ndarray = ndarray_type;
+    return 0;
+}
+
+/* (itemsize, class) of a dtype-like object, through dmlslice._kinds. */
+int view_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls) {
+    PyObject *r = PyObject_CallFunctionObjArgs(dtype_info, dtype, NULL);
+    if (!r) return -1;
+    long long a = PyLong_AsLongLong(PyTuple_GetItem(r, 0));
+    long b = PyLong_AsLong(PyTuple_GetItem(r, 1));
+    Py_DECREF(r);
+    if (PyErr_Occurred()) return -1;
+    *itemsize = a;
+    *cls = (int)b;
+    return 0;
 }
 
 int view_device(PyObject *obj, int *type, int *id) {

@@ -1,10 +1,15 @@
 /*
- * ext.h: what the extension's C files share.
+ * ext.h: what the extension's C files share. Each depends only on those
+ * above it (and on the library's public headers):
  *
- *   arrays.c   takes arrays in (buffer protocol, DLPack) as array_view
+ *   errors.c   the package's exceptions, raised with the library's status
+ *   arrays.c   takes arrays in (NumPy's fields, torch's attributes, the
+ *              buffer protocol, DLPack) as array_view
  *   library.c  every call into the dmlslice library: lowering, planning,
- *              executing (CPU pool, CUDA), errors, threads
- *   module.c   the Python surface: functions, the Operator type, results
+ *              the copy's byte strides and element splitting, executing
+ *              (CPU pool, CUDA), threads
+ *   module.c   the Python surface: arguments, keys, one call's straight
+ *              path (arrays in, plan, result, run), the Operator type
  */
 #ifndef DMLSLICE_PY_EXT_H
 #define DMLSLICE_PY_EXT_H
@@ -56,6 +61,11 @@ enum {
     ERR_COUNT
 };
 
+/* ---- errors.c */
+
+/* Takes the classes of dmlslice/_errors.py's BY_ROLE. 0, or -1. */
+int ext_set_errors(PyObject *classes);
+
 /* Raise error class `role` with .status and .rule; returns NULL. */
 PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...);
 
@@ -65,16 +75,16 @@ PyObject *ext_raise(int role, const char *status, const char *rule, const char *
  * base, the original as __cause__. Returns NULL. */
 PyObject *ext_own_error(void);
 
-/* (itemsize, class) of a dtype-like object (NumPy's, torch's), through
- * dmlslice._kinds.dtype_info. 0, or -1 with an exception. */
-int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls);
-
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 
 /* ---- arrays.c */
-void ext_set_numpy(PyObject *ndarray_type);
-void ext_set_device_of(PyObject *fn);
+
+/* Takes numpy.ndarray and dmlslice._kinds (device_of, dtype_info). 0, or -1. */
+int view_set_kinds(PyObject *ndarray_type, PyObject *kinds);
+/* (itemsize, class) of a dtype-like object (NumPy's, torch's), through
+ * dmlslice._kinds.dtype_info. 0, or -1 with an exception. */
+int view_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls);
 int view_is_numpy(PyObject *obj);
 /* A NumPy array's dtype (borrowed), without an attribute lookup. */
 PyObject *view_numpy_descr(PyObject *obj);

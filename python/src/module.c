@@ -10,7 +10,6 @@
  */
 #include "ext.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,88 +17,9 @@
 
 /* ------------------------------------------------------------ state */
 
-static PyObject *err_classes[ERR_COUNT];
-static PyObject *np_empty;                                             /* numpy.empty */
-static PyObject *np_asarray;                                           /* numpy.asarray */
-static PyObject *k_empty_like, *k_finish, *k_stream_of, *k_dtype_info; /* dmlslice._kinds */
-
-const char *ext_type_name(PyObject *obj, char *buf, size_t size) {
-    PyObject *name = PyType_GetName(Py_TYPE(obj));
-    const char *s = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
-    snprintf(buf, size, "%s", s ? s : "an object");
-    Py_XDECREF(name);
-    PyErr_Clear();
-    return buf;
-}
-
-PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...) {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    PyObject *cls = err_classes[role] ? err_classes[role] : PyExc_RuntimeError;
-    PyObject *exc =
-        err_classes[role] ? PyObject_CallFunction(cls, "sss", msg, status, rule) : PyUnicode_FromString(msg);
-    if (exc) {
-        PyErr_SetObject(cls, exc);
-        Py_DECREF(exc);
-    }
-    return NULL;
-}
-
-/* The package's class and status for a foreign exception. */
-static int foreign_role(PyObject *exc, const char **status) {
-    static const struct {
-        PyObject **base;
-        int role;
-        const char *status;
-    } map[] = {
-        {&PyExc_MemoryError, ERR_MEMORY, "DMLS_ERROR_OUT_OF_MEMORY"},
-        {&PyExc_IndexError, ERR_INDEX_KEY, "DMLS_ERROR_INVALID_ARGUMENT"},
-        {&PyExc_TypeError, ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT"},
-        {&PyExc_ValueError, ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (PyObject_IsInstance(exc, *map[i].base) == 1) {
-            *status = map[i].status;
-            return map[i].role;
-        }
-    *status = "DMLS_ERROR_INVALID_ARGUMENT";
-    return ERR_FOREIGN;
-}
-
-PyObject *ext_own_error(void) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    if (!type) return NULL;
-    PyErr_NormalizeException(&type, &value, &tb);
-    /* KeyboardInterrupt, SystemExit and the package's own pass as they are. */
-    if (!value || !err_classes[ERR_BASE] || PyObject_IsInstance(value, err_classes[ERR_BASE]) != 0 ||
-        PyObject_IsInstance(value, PyExc_Exception) != 1) {
-        PyErr_Clear();
-        PyErr_Restore(type, value, tb);
-        return NULL;
-    }
-    if (tb) PyException_SetTraceback(value, tb);
-    const char *status;
-    int role = foreign_role(value, &status);
-    char name[128];
-    PyObject *text = PyObject_Str(value);
-    const char *msg = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
-    if (!msg) PyErr_Clear();
-    ext_raise(role, status, "", "%s: %s", ext_type_name(value, name, sizeof name), msg ? msg : "");
-    Py_XDECREF(text);
-    PyObject *t2, *mine, *tb2;
-    PyErr_Fetch(&t2, &mine, &tb2);
-    PyErr_NormalizeException(&t2, &mine, &tb2);
-    if (mine) PyException_SetCause(mine, Py_NewRef(value)); /* steals the new reference */
-    PyErr_Restore(t2, mine, tb2);
-    Py_DECREF(type);
-    Py_DECREF(value);
-    Py_XDECREF(tb);
-    return NULL;
-}
+static PyObject *np_empty;                              /* numpy.empty */
+static PyObject *np_asarray;                            /* numpy.asarray */
+static PyObject *k_empty_like, *k_finish, *k_stream_of; /* dmlslice._kinds */
 
 static PyObject *shape_tuple(int ndim, const int64_t *shape) {
     PyObject *t = PyTuple_New(ndim);
@@ -180,19 +100,6 @@ static int feature_level(PyObject *obj, int *level) {
         Py_XDECREF(r);
         return -1;
     }
-    return 0;
-}
-
-/* (itemsize, class) of a dtype-like object, through dmlslice._kinds. */
-int ext_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls) {
-    PyObject *r = PyObject_CallFunctionObjArgs(k_dtype_info, dtype, NULL);
-    if (!r) return -1;
-    long long a = PyLong_AsLongLong(PyTuple_GetItem(r, 0));
-    long b = PyLong_AsLong(PyTuple_GetItem(r, 1));
-    Py_DECREF(r);
-    if (PyErr_Occurred()) return -1;
-    *itemsize = a;
-    *cls = (int)b;
     return 0;
 }
 
@@ -1039,7 +946,7 @@ static PyObject *plan_impl(PyObject *self, PyObject *args) {
     int64_t shape[EXT_ARRAY_MAX_RANK], itemsize;
     int cls;
     int ndim = int_list(shape_obj, "shape", shape, EXT_ARRAY_MAX_RANK, 1);
-    if (ndim < 0 || ext_dtype_info(dtype, &itemsize, &cls) < 0) return NULL;
+    if (ndim < 0 || view_dtype_info(dtype, &itemsize, &cls) < 0) return NULL;
     Py_ssize_t n = PyTuple_Size(params);
     PyObject *a[4];
     for (Py_ssize_t i = 0; i < n && i < 4; i++) a[i] = PyTuple_GetItem(params, i);
@@ -1135,7 +1042,7 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw) {
     if (feature_level(level, &d.level) < 0) return NULL;
     PyObject *dflt = NULL;
     if (!dtype) dtype = dflt = PyUnicode_FromString("float32");
-    int rc = dtype ? ext_dtype_info(dtype, &d.itemsize, &d.dtype_class) : -1;
+    int rc = dtype ? view_dtype_info(dtype, &d.itemsize, &d.dtype_class) : -1;
     Py_XDECREF(dflt);
     if (rc < 0) return NULL;
     int n[3];
@@ -1208,13 +1115,7 @@ static PyObject *fn_init(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *errors, *np, *kinds;
     if (!PyArg_ParseTuple(args, "O!OO", &PyTuple_Type, &errors, &np, &kinds)) return NULL;
-    if (PyTuple_Size(errors) != ERR_COUNT) return PyErr_Format(PyExc_ValueError, "%d error classes", ERR_COUNT);
-    for (int i = 0; i < ERR_COUNT; i++) {
-        PyObject *c = PyTuple_GetItem(errors, i);
-        Py_INCREF(c);
-        Py_XDECREF(err_classes[i]);
-        err_classes[i] = c;
-    }
+    if (ext_set_errors(errors) < 0) return NULL;
     PyObject *nd = PyObject_GetAttrString(np, "ndarray");
     Py_XDECREF(np_bool);
     np_bool = PyObject_GetAttrString(np, "bool_");
@@ -1223,19 +1124,11 @@ static PyObject *fn_init(PyObject *self, PyObject *args) {
     k_empty_like = PyObject_GetAttrString(kinds, "empty_like");
     k_finish = PyObject_GetAttrString(kinds, "finish");
     k_stream_of = PyObject_GetAttrString(kinds, "stream_of");
-    k_dtype_info = PyObject_GetAttrString(kinds, "dtype_info");
-    if (!nd || !np_bool || !np_empty || !np_asarray || !k_empty_like || !k_finish || !k_stream_of || !k_dtype_info) {
+    if (!nd || !np_bool || !np_empty || !np_asarray || !k_empty_like || !k_finish || !k_stream_of ||
+        view_set_kinds(nd, kinds) < 0) {
         Py_XDECREF(nd);
         return NULL;
     }
-    PyObject *dev = PyObject_GetAttrString(kinds, "device_of");
-    if (!dev) {
-        Py_DECREF(nd);
-        return NULL;
-    }
-    ext_set_numpy(nd);
-    ext_set_device_of(dev);
-    Py_DECREF(dev);
     Py_DECREF(nd);
     Py_RETURN_NONE;
 }
