@@ -10,6 +10,7 @@
  */
 #include "ext.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -578,183 +579,190 @@ done:
     return op;
 }
 
-static PyObject *run_call(call *k) {
-    PyObject *x = k->x, *owned_x = NULL, *result = NULL, *target = NULL, *stream_arg = NULL;
-    OperatorObject *cached = NULL;
-    array_view in, out; /* set by view_import, used once have_in, have_out say so */
-    int have_in = 0, have_out = 0, dev_type, dev_id, sync = 0;
-    uintptr_t stream = 0;
-    plan local;
+/* What one call holds on its way: the array taken in, its device and
+ * stream, the plan, the result. call_release lets it all go. */
+typedef struct call_state {
+    PyObject *x;          /* the array (a NumPy view of a buffer exporter) */
+    PyObject *owned_x;    /* that view, when made */
+    PyObject *stream_arg; /* the stream= for __dlpack__, or NULL */
+    PyObject *target;     /* the array written: out= or a new one */
+    OperatorObject *cached;
+    int cuda, dev_id, sync, have_in, have_out;
+    uintptr_t stream;
     const plan *p;
+    plan local;
+    array_view in, out; /* valid where have_in, have_out say so */
+} call_state;
 
-    if (view_is_buffer(x)) {
+static int shape_mismatch(const char *fmt, int n, const int64_t *have, int m, const int64_t *want) {
+    char a[256], b[256];
+    shape_text(a, sizeof a, n, have);
+    shape_text(b, sizeof b, m, want);
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", fmt, a, b);
+    return -1;
+}
+
+/* Step 1: the array's device and, on a GPU, the stream to run on. */
+static int call_device(call_state *s) {
+    int type;
+    if (view_is_buffer(s->x)) {
         /* Any other exporter of the buffer protocol: a NumPy view of it
          * (no copy), so that the result is a NumPy array. */
-        owned_x = x = PyObject_CallFunctionObjArgs(np_asarray, x, NULL);
-        if (!x) return NULL;
+        s->owned_x = s->x = PyObject_CallFunctionObjArgs(np_asarray, s->x, NULL);
+        if (!s->x) return -1;
     }
-    if (view_device(x, &dev_type, &dev_id) < 0) goto done;
-    int cuda = dev_type == DL_CUDA || dev_type == DL_CUDA_MANAGED;
-    if (cuda) {
-        if (lib_cuda_check(dev_id) < 0) goto done;
-        /* A plain torch tensor: the stream as _kinds.stream_of finds it,
-         * without the Python call. */
-        int got = view_is_torch(x) ? view_torch_stream(dev_id, &stream) : 1;
-        if (got < 0) goto done;
-        if (got == 0) {
-            if (!(stream_arg = PyLong_FromUnsignedLongLong(stream ? (unsigned long long)stream : 1))) goto done;
-        }
-    }
-    if (cuda && !stream_arg) {
-        PyObject *s = PyObject_CallFunction(k_stream_of, "Oi", x, dev_id);
-        if (!s) goto done;
-        PyObject *ptr = PyTuple_GetItem(s, 0);
-        stream = ptr ? (uintptr_t)PyLong_AsUnsignedLongLong(ptr) : 0;
-        stream_arg = PyTuple_GetItem(s, 1);
-        Py_XINCREF(stream_arg);
-        sync = PyObject_IsTrue(PyTuple_GetItem(s, 2)) == 1;
-        Py_DECREF(s);
-        if (PyErr_Occurred()) goto done;
-    } else if (!cuda && dev_type != DL_CPU && dev_type != DL_CUDA_HOST) {
+    if (view_device(s->x, &type, &s->dev_id) < 0) return -1;
+    s->cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
+    if (!s->cuda) {
+        if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
         ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
-                  "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", dev_type);
-        goto done;
+                  "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
+        return -1;
     }
-    if (view_import(x, 0, stream_arg, &in) < 0) goto done;
-    have_in = 1;
+    if (lib_cuda_check(s->dev_id) < 0) return -1;
+    /* A torch tensor: the stream as _kinds.stream_of finds it, without the call. */
+    int got = view_is_torch(s->x) ? view_torch_stream(s->dev_id, &s->stream) : 1;
+    if (got < 0) return -1;
+    if (got == 0) {
+        s->stream_arg = PyLong_FromUnsignedLongLong(s->stream ? (unsigned long long)s->stream : 1);
+        return s->stream_arg ? 0 : -1;
+    }
+    PyObject *r = PyObject_CallFunction(k_stream_of, "Oi", s->x, s->dev_id);
+    if (!r) return -1;
+    PyObject *ptr = PyTuple_GetItem(r, 0);
+    s->stream = ptr ? (uintptr_t)PyLong_AsUnsignedLongLong(ptr) : 0;
+    s->stream_arg = Py_XNewRef(PyTuple_GetItem(r, 1));
+    s->sync = PyObject_IsTrue(PyTuple_GetItem(r, 2)) == 1;
+    Py_DECREF(r);
+    return PyErr_Occurred() ? -1 : 0;
+}
 
+/* Step 3, one-shot calls of every kind but index: lower the parameters. */
+static int call_lower(call *k, call_state *s) {
+    const int64_t *shape = s->in.shape;
+    int ndim = s->in.ndim, na = k->nparams;
+    PyObject *const *pa = k->params;
+    int64_t fwd[EXT_MAX_RANK];
+    if (k->kind == K_SLICE_GRAD) { /* the forward input's shape comes first */
+        if ((ndim = int_list(pa[0], "input_shape", fwd, EXT_MAX_RANK, 1)) < 0) return -1;
+        shape = fwd, pa++, na--;
+    }
+    if (lower(k->kind, ndim, shape, s->in.itemsize, s->in.dtype_class, pa, na, k->level, &s->local) < 0) return -1;
+    s->p = &s->local;
+    if (same_shape(s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape)) return 0;
+    return shape_mismatch("slice_grad: the array has shape %s; the window makes an input gradient of shape %s",
+                          s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape);
+}
+
+/* Step 3: the plan: an Operator's, the cached one of a NumPy key, or one
+ * lowered now. */
+static int call_plan(call *k, call_state *s) {
     if (!k->c && k->kind == K_INDEX) {
-        if (k->nparams != 1) {
-            PyErr_Format(PyExc_TypeError, "index() takes an array and a key, got %d arguments", k->nparams + 1);
-            goto done;
-        }
-        cached = cached_index(&in, k->params[0]);
-        if (!cached) goto done;
-        k->c = &cached->c;
-        k->shape = cached->shape;
-        p = &k->c->p;
-    } else if (k->c) {
-        p = &k->c->p;
-        if (!same_shape(in.ndim, in.shape, p->ndim, p->in_shape)) {
-            char a[256], b[256];
-            shape_text(a, sizeof a, in.ndim, in.shape);
-            shape_text(b, sizeof b, p->ndim, p->in_shape);
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "",
-                      "the operator was planned for input shape %s; the array has shape %s", b, a);
-            goto done;
-        }
-        if (in.itemsize != k->c->itemsize) {
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "the operator was planned for %lld-byte elements; the array has %lld-byte elements",
-                      (long long)k->c->itemsize, (long long)in.itemsize);
-            goto done;
-        }
-    } else {
-        const int64_t *shape = in.shape;
-        int ndim = in.ndim, na = k->nparams;
-        PyObject *const *pa = k->params;
-        int64_t fwd[EXT_MAX_RANK];
-        if (k->kind == K_SLICE_GRAD) { /* the forward input's shape comes first */
-            if (na < 1) {
-                PyErr_SetString(PyExc_TypeError, "slice_grad needs input_shape");
-                goto done;
-            }
-            if ((ndim = int_list(pa[0], "input_shape", fwd, EXT_MAX_RANK, 1)) < 0) goto done;
-            shape = fwd, pa++, na--;
-        }
-        if (lower(k->kind, ndim, shape, in.itemsize, in.dtype_class, pa, na, k->level, &local) < 0) goto done;
-        p = &local;
-        if (!same_shape(in.ndim, in.shape, p->ndim, p->in_shape)) {
-            char a[256], b[256];
-            shape_text(a, sizeof a, in.ndim, in.shape);
-            shape_text(b, sizeof b, p->ndim, p->in_shape);
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "",
-                      "slice_grad: the window makes an input gradient of shape %s; the array has shape %s", b, a);
-            goto done;
-        }
+        if (!(s->cached = cached_index(&s->in, k->params[0]))) return -1;
+        k->c = &s->cached->c;
+        k->shape = s->cached->shape;
     }
+    if (!k->c) return call_lower(k, s);
+    s->p = &k->c->p;
+    if (!same_shape(s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape))
+        return shape_mismatch("the array has shape %s; the operator was planned for input shape %s", s->in.ndim,
+                              s->in.shape, s->p->ndim, s->p->in_shape);
+    if (s->in.itemsize == k->c->itemsize) return 0;
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+              "the operator was planned for %lld-byte elements; the array has %lld-byte elements",
+              (long long)k->c->itemsize, (long long)s->in.itemsize);
+    return -1;
+}
 
-    if (k->out && k->out != Py_None) {
-        int ot, oi;
-        if (view_device(k->out, &ot, &oi) < 0) goto done;
-        int ocuda = ot == DL_CUDA || ot == DL_CUDA_MANAGED;
-        if (ocuda != cuda || (cuda && oi != dev_id)) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "out= is on %s %d and the array on %s %d; they must share a device",
-                      ocuda ? "CUDA device" : "the CPU", oi, cuda ? "CUDA device" : "the CPU", dev_id);
-            goto done;
-        }
-        if (view_import(k->out, 1, stream_arg, &out) < 0) goto done;
-        have_out = 1;
-        if (!same_shape(out.ndim, out.shape, p->final_ndim, p->final_shape)) {
-            char a[256], b[256];
-            shape_text(a, sizeof a, out.ndim, out.shape);
-            shape_text(b, sizeof b, p->final_ndim, p->final_shape);
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "out= has shape %s; the result has shape %s", a,
-                      b);
-            goto done;
-        }
-        int same = out.itemsize == in.itemsize && out.dtype_class == in.dtype_class;
-        if (same && view_is_numpy(x) && view_is_numpy(k->out)) {
-            PyObject *da = PyObject_GetAttrString(x, "dtype"), *db = PyObject_GetAttrString(k->out, "dtype");
-            same = da && db ? PyObject_RichCompareBool(da, db, Py_EQ) : -1;
-            Py_XDECREF(da);
-            Py_XDECREF(db);
-            if (same < 0) goto done;
-        }
-        if (!same) {
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "out= must have the input's dtype (slicing copies bits; no casting)");
-            goto done;
-        }
-        target = k->out;
-        Py_INCREF(target);
-    } else {
-        PyObject *shape = k->shape ? k->shape : shape_tuple(p->final_ndim, p->final_shape);
-        if (!shape) goto done;
-        if (k->shape) Py_INCREF(shape);
-        if (view_is_numpy(x)) {
-            target = PyObject_CallFunctionObjArgs(np_empty, shape, view_numpy_descr(x), NULL);
-        } else if (view_is_torch(x)) {
-            target = view_torch_empty(x, shape);
-        } else {
-            /* NumPy's name of the element type, for producers whose
-             * result is a NumPy array (a CPU array of another kind). */
-            static const char codes[] = "iuf?Vc?"; /* DLPack codes 0-6: 3 opaque, 4 bfloat */
-            char hint[16];
-            char c = in.dl_code >= 0 && in.dl_code < 7 ? codes[in.dl_code] : 'V';
-            if (in.dl_code == 6)
-                snprintf(hint, sizeof hint, "?");
-            else if (c == '?' || c == 'V' || in.dl_code == 4)
-                snprintf(hint, sizeof hint, "V%lld", (long long)in.itemsize);
-            else
-                snprintf(hint, sizeof hint, "%c%lld", c, (long long)in.itemsize);
-            target = PyObject_CallFunction(k_empty_like, "OOs", x, shape, hint);
-        }
-        Py_DECREF(shape);
-        if (!target) goto done;
-        if (view_import(target, 1, stream_arg, &out) < 0) goto done;
-        have_out = 1;
+/* Step 4, out= given: on the array's device, of the result's shape and the
+ * input's dtype. */
+static int call_out(call *k, call_state *s) {
+    int type, id;
+    if (view_device(k->out, &type, &id) < 0) return -1;
+    int cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
+    if (cuda != s->cuda || (cuda && id != s->dev_id)) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                  "out= is on %s %d and the array on %s %d; they must share a device", cuda ? "CUDA device" : "the CPU",
+                  id, s->cuda ? "CUDA device" : "the CPU", s->dev_id);
+        return -1;
     }
-
-    if (lib_run(p, k->c, &in, &out, stream, sync) < 0) goto done;
-
-    if (k->out && k->out != Py_None) {
-        result = target;
-        target = NULL;
-    } else if (view_is_numpy(x) || view_is_torch(x)) {
-        result = target;
-        target = NULL;
-    } else {
-        result = PyObject_CallFunctionObjArgs(k_finish, x, target, NULL);
+    if (view_import(k->out, 1, s->stream_arg, &s->out) < 0) return -1;
+    s->have_out = 1;
+    const plan *p = s->p;
+    if (!same_shape(s->out.ndim, s->out.shape, p->final_ndim, p->final_shape))
+        return shape_mismatch("out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape, p->final_ndim,
+                              p->final_shape);
+    int same = s->out.itemsize == s->in.itemsize && s->out.dtype_class == s->in.dtype_class;
+    if (same && view_is_numpy(s->x) && view_is_numpy(k->out))
+        same = PyObject_RichCompareBool(view_numpy_descr(s->x), view_numpy_descr(k->out), Py_EQ);
+    if (same < 0) return -1;
+    if (!same) {
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                  "out= must have the input's dtype (slicing copies bits; no casting)");
+        return -1;
     }
-done:
-    if (have_out) view_release(&out);
-    if (have_in) view_release(&in);
-    Py_XDECREF(target);
-    Py_XDECREF(stream_arg);
-    Py_XDECREF(owned_x);
-    Py_XDECREF((PyObject *)cached);
+    s->target = Py_NewRef(k->out);
+    return 0;
+}
+
+/* Step 4, no out=: a new array of the input's kind, made by its library. */
+static int call_new_result(call *k, call_state *s) {
+    const plan *p = s->p;
+    PyObject *shape = k->shape ? Py_NewRef(k->shape) : shape_tuple(p->final_ndim, p->final_shape);
+    if (!shape) return -1;
+    if (view_is_numpy(s->x)) {
+        s->target = PyObject_CallFunctionObjArgs(np_empty, shape, view_numpy_descr(s->x), NULL);
+    } else if (view_is_torch(s->x)) {
+        s->target = view_torch_empty(s->x, shape);
+    } else {
+        /* NumPy's name of the element type, for producers whose result is
+         * a NumPy array (a CPU array of another kind). */
+        static const char codes[] = "iuf?Vc?"; /* DLPack codes 0-6: 3 opaque, 4 bfloat */
+        const array_view *in = &s->in;
+        char hint[16], c = in->dl_code >= 0 && in->dl_code < 7 ? codes[in->dl_code] : 'V';
+        if (in->dl_code == 6)
+            snprintf(hint, sizeof hint, "?");
+        else if (c == '?' || c == 'V' || in->dl_code == 4)
+            snprintf(hint, sizeof hint, "V%lld", (long long)in->itemsize);
+        else
+            snprintf(hint, sizeof hint, "%c%lld", c, (long long)in->itemsize);
+        s->target = PyObject_CallFunction(k_empty_like, "OOs", s->x, shape, hint);
+    }
+    Py_DECREF(shape);
+    if (!s->target || view_import(s->target, 1, s->stream_arg, &s->out) < 0) return -1;
+    s->have_out = 1;
+    return 0;
+}
+
+/* Step 6: what the caller gets: out=, or the new array as its library
+ * hands it back (JAX's from the buffer it was written into). */
+static PyObject *call_result(call *k, call_state *s) {
+    if ((k->out && k->out != Py_None) || view_is_numpy(s->x) || view_is_torch(s->x)) return Py_NewRef(s->target);
+    return PyObject_CallFunctionObjArgs(k_finish, s->x, s->target, NULL);
+}
+
+static void call_release(call_state *s) {
+    if (s->have_out) view_release(&s->out);
+    if (s->have_in) view_release(&s->in);
+    Py_XDECREF(s->target);
+    Py_XDECREF(s->stream_arg);
+    Py_XDECREF(s->owned_x);
+    Py_XDECREF((PyObject *)s->cached);
+}
+
+/* One call, straight through: device (1), array in (2), plan (3), result
+ * array (4), run (5), result handed back (6). */
+static PyObject *run_call(call *k) {
+    call_state s;
+    memset(&s, 0, offsetof(call_state, local)); /* the views and the plan are set as they are made */
+    s.x = k->x;
+    PyObject *result = NULL;
+    int ok = call_device(&s) == 0 && view_import(s.x, 0, s.stream_arg, &s.in) == 0;
+    s.have_in = ok;
+    ok = ok && call_plan(k, &s) == 0;
+    ok = ok && (k->out && k->out != Py_None ? call_out(k, &s) : call_new_result(k, &s)) == 0;
+    if (ok && lib_run(s.p, k->c, &s.in, &s.out, s.stream, s.sync) == 0) result = call_result(k, &s);
+    call_release(&s);
     return result;
 }
 
