@@ -158,8 +158,11 @@ static dmls_status split_items(const source *s, int32_t k, const int64_t *sizes,
     for (size_t j = 0; j < n; j++) {
         shape[k] = sizes[j];
         dmls_batch_item *it = &items[j];
-        /* The shift begin * stride is an element's, so it fits (validated input). */
-        const int64_t shift = begin * stride;
+        /* The shift begin * stride is an element's, so it fits (validated
+         * input); an empty piece has no element and needs no shift. */
+        bool empty = false;
+        for (int i = 0; i < s->view.ndim; i++) empty |= shape[i] == 0;
+        const int64_t shift = empty ? 0 : begin * stride;
         const bool share = stride >= 0 && j > 0 && (sizes[j] == sizes[j - 1] || sizes[j] == sizes[0]);
         if (share) {
             it->op = sizes[j] == sizes[j - 1] ? items[j - 1].op : items[0].op;
