@@ -150,7 +150,9 @@ static dmls_status check_split(const source *s, int32_t axis, const int64_t *siz
 /* Items of a split; ops receives the operators made (at most n). */
 static dmls_status split_items(const source *s, int32_t k, const int64_t *sizes, size_t n, int one_output,
                                dmls_batch_item *items, dmls_operator **ops, size_t *n_ops) {
-    const int64_t stride = s->strides[k] * s->esize; /* bytes per step along the axis */
+    /* Bytes per step along the axis, modulo 2^64: exact wherever a piece
+     * has elements (then validation proved its shift fits), unused elsewhere. */
+    const int64_t stride = dmls_wrap_mul3(1, s->strides[k], s->esize);
     int64_t begin = 0;
     uint64_t out_at = 0;
     int64_t shape[DMLS_MAX_RANK];
@@ -162,17 +164,17 @@ static dmls_status split_items(const source *s, int32_t k, const int64_t *sizes,
          * input); an empty piece has no element and needs no shift. */
         bool empty = false;
         for (int i = 0; i < s->view.ndim; i++) empty |= shape[i] == 0;
-        const int64_t shift = empty ? 0 : begin * stride;
-        const bool share = stride >= 0 && j > 0 && (sizes[j] == sizes[j - 1] || sizes[j] == sizes[0]);
+        const int64_t shift = empty ? 0 : dmls_wrap_mul3(1, begin, stride);
+        const bool share = s->strides[k] >= 0 && j > 0 && (sizes[j] == sizes[j - 1] || sizes[j] == sizes[0]);
         if (share) {
             it->op = sizes[j] == sizes[j - 1] ? items[j - 1].op : items[0].op;
         } else {
-            const uint64_t at = stride >= 0 ? s->view.byte_offset : (uint64_t)((int64_t)s->view.byte_offset + shift);
+            const uint64_t at = s->strides[k] >= 0 ? s->view.byte_offset : (uint64_t)((int64_t)s->view.byte_offset + shift);
             RETURN_IF_ERROR(piece_op(s, shape, at, &ops[*n_ops]));
             it->op = ops[(*n_ops)++];
         }
         it->in_slot = 0;
-        it->in_offset = stride >= 0 ? (uint64_t)shift : 0;
+        it->in_offset = s->strides[k] >= 0 ? (uint64_t)shift : 0;
         it->out_slot = one_output ? 0 : (uint32_t)j;
         it->out_offset = one_output ? out_at : 0;
         out_at += packed_bytes(s, shape);
@@ -245,11 +247,14 @@ static dmls_status crop_geometry(const source *s, const int64_t *size, dmls_batc
                   s->shape[k], k);
         c->dim[k] = s->shape[k];
         c->size[k] = size[k];
-        c->stride_bytes[k] = s->strides[k] * s->esize;
         *empty |= size[k] == 0;
     }
-    for (int k = 0; k < r && !*empty; k++)
+    /* Only an axis a crop can move along has a step: there the input has 2
+     * or more elements, so validation proved stride * (dim - 1) bytes fit. */
+    for (int k = 0; k < r && !*empty; k++) {
+        c->stride_bytes[k] = c->dim[k] > c->size[k] ? s->strides[k] * s->esize : 0;
         if (c->stride_bytes[k] < 0) low += (c->dim[k] - c->size[k]) * c->stride_bytes[k];
+    }
     c->base_offset = -low;
     return DMLS_OK;
 }
