@@ -114,13 +114,13 @@ static void bench_cpu(int threads) {
 /* ------------------------------------------------------------ CUDA */
 
 #ifdef DMLS_HAVE_CUDA
-#define CU(call)                                                                                 \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "batchbench: %s: %s\n", #call, cudaGetErrorString(e_));              \
-            exit(1);                                                                             \
-        }                                                                                        \
+#define CU(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "batchbench: %s: %s\n", #call, cudaGetErrorString(e_));                                    \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* Host time of fn(arg) + stream synchronize, median over reps of 100 calls. */
@@ -157,8 +157,8 @@ static void run_loop(void *p) {
     gpu_crops *g = p;
     const uint64_t ib = dmls_input_bytes(g->c.one);
     for (int i = 0; i < N_CROPS; i++)
-        if (dmls_execute_cuda(g->c.one, (const char *)g->d_img + g->c.offsets[i], ib, (float *)g->d_out + i * CROP_FLOATS,
-                              CROP_FLOATS * 4, g->s) != DMLS_OK)
+        if (dmls_execute_cuda(g->c.one, (const char *)g->d_img + g->c.offsets[i], ib,
+                              (float *)g->d_out + i * CROP_FLOATS, CROP_FLOATS * 4, g->s) != DMLS_OK)
             fail("execute_cuda");
 }
 
@@ -191,28 +191,33 @@ static void bench_cuda_crops(void) {
     g.empty_graph = capture(run_empty, &g, g.s);
     const double batch = host_sync_us(run_batch, &g, g.s), loop = host_sync_us(run_loop, &g, g.s);
     const double loop_graph = host_sync_us(run_loop_graph, &g, g.s), empty = host_sync_us(run_empty, &g, g.s);
-    const double batch_graph = host_sync_us(run_batch_graph, &g, g.s), empty_graph = host_sync_us(run_empty_graph, &g, g.s);
+    const double batch_graph = host_sync_us(run_batch_graph, &g, g.s),
+                 empty_graph = host_sync_us(run_empty_graph, &g, g.s);
     /* Check: the batch's output equals the CPU's one by one. */
     float *got = malloc(N_CROPS * CROP_FLOATS * 4), *want = malloc(N_CROPS * CROP_FLOATS * 4);
     run_batch(&g);
     CU(cudaStreamSynchronize(g.s));
     CU(cudaMemcpy(got, g.d_out, N_CROPS * CROP_FLOATS * 4, cudaMemcpyDeviceToHost));
     for (int i = 0; i < N_CROPS; i++)
-        if (dmls_execute(g.c.one, (const char *)g.c.img + g.c.offsets[i], dmls_input_bytes(g.c.one), want + i * CROP_FLOATS,
-                         CROP_FLOATS * 4) != DMLS_OK)
+        if (dmls_execute(g.c.one, (const char *)g.c.img + g.c.offsets[i], dmls_input_bytes(g.c.one),
+                         want + i * CROP_FLOATS, CROP_FLOATS * 4) != DMLS_OK)
             fail("execute");
     if (memcmp(got, want, N_CROPS * CROP_FLOATS * 4) != 0) {
         fprintf(stderr, "batchbench: the GPU crops differ from the CPU's\n");
         exit(1);
     }
-    printf("cuda 1024 crops 3x4x4 f32, launch + sync: batch %.2f us; loop %.1f us (%.0fx), loop as graph %.1f us (%.1fx),"
-           " empty kernel %.2f us (batch = %.2f empty launches)\n",
-           batch, loop, loop / batch, loop_graph, loop_graph / batch, empty, batch / empty);
-    printf("cuda the same batch in a CUDA graph: %.2f us; empty graph %.2f us (%.2f empty graph launches)\n", batch_graph,
-           empty_graph, batch_graph / empty_graph);
-    CU(cudaGraphExecDestroy(g.loop_graph)); CU(cudaGraphExecDestroy(g.batch_graph));
+    printf(
+        "cuda 1024 crops 3x4x4 f32, launch + sync: batch %.2f us; loop %.1f us (%.0fx), loop as graph %.1f us (%.1fx),"
+        " empty kernel %.2f us (batch = %.2f empty launches)\n",
+        batch, loop, loop / batch, loop_graph, loop_graph / batch, empty, batch / empty);
+    printf("cuda the same batch in a CUDA graph: %.2f us; empty graph %.2f us (%.2f empty graph launches)\n",
+           batch_graph, empty_graph, batch_graph / empty_graph);
+    CU(cudaGraphExecDestroy(g.loop_graph));
+    CU(cudaGraphExecDestroy(g.batch_graph));
     CU(cudaGraphExecDestroy(g.empty_graph));
-    CU(cudaFree(g.d_img)); CU(cudaFree(g.d_out)); CU(cudaStreamDestroy(g.s));
+    CU(cudaFree(g.d_img));
+    CU(cudaFree(g.d_out));
+    CU(cudaStreamDestroy(g.s));
     dmls_batch_destroy(g.c.batch), dmls_destroy(g.c.one);
     free(g.c.img), free(got), free(want);
 }
@@ -223,7 +228,9 @@ static void events_vs_copy(const char *name, const dmls_batch *b, const dmls_bat
                            const dmls_batch_output *out, uint32_t n_out, void *copy_dst, const void *copy_src,
                            uint64_t out_bytes) {
     cudaEvent_t e0, e1, e2;
-    CU(cudaEventCreate(&e0)); CU(cudaEventCreate(&e1)); CU(cudaEventCreate(&e2));
+    CU(cudaEventCreate(&e0));
+    CU(cudaEventCreate(&e1));
+    CU(cudaEventCreate(&e2));
     double tb[64], tc[64];
     for (int r = 0; r <= reps; r++) {
         CU(cudaEventRecord(e0, NULL));
@@ -233,13 +240,16 @@ static void events_vs_copy(const char *name, const dmls_batch *b, const dmls_bat
         CU(cudaEventRecord(e2, NULL));
         CU(cudaEventSynchronize(e2));
         float a, c;
-        CU(cudaEventElapsedTime(&a, e0, e1)); CU(cudaEventElapsedTime(&c, e1, e2));
+        CU(cudaEventElapsedTime(&a, e0, e1));
+        CU(cudaEventElapsedTime(&c, e1, e2));
         if (r > 0) tb[r - 1] = a, tc[r - 1] = c;
     }
     const double mb = median(tb, reps), mc = median(tc, reps);
     printf("cuda %s: batch %.3f ms (%.0f GB/s), device copy %.3f ms: %.2f of the copy\n", name, mb,
            2.0 * (double)out_bytes / mb / 1e6, mc, mc / mb);
-    CU(cudaEventDestroy(e0)); CU(cudaEventDestroy(e1)); CU(cudaEventDestroy(e2));
+    CU(cudaEventDestroy(e0));
+    CU(cudaEventDestroy(e1));
+    CU(cudaEventDestroy(e2));
 }
 
 /* 512 pages of 16x8x128 float16 from a 4,096-page cache, pages in device memory. */
@@ -254,14 +264,20 @@ static void bench_cuda_kv(void) {
     srand(7);
     for (int i = 0; i < 512; i++) pages[4 * i] = rand() % 4096;
     void *d_cache, *d_pages, *d_out, *d_copy;
-    CU(cudaMalloc(&d_cache, cache)); CU(cudaMalloc(&d_pages, sizeof pages));
-    CU(cudaMalloc(&d_out, out_bytes)); CU(cudaMalloc(&d_copy, out_bytes));
+    CU(cudaMalloc(&d_cache, cache));
+    CU(cudaMalloc(&d_pages, sizeof pages));
+    CU(cudaMalloc(&d_out, out_bytes));
+    CU(cudaMalloc(&d_copy, out_bytes));
     CU(cudaMemset(d_cache, 1, cache));
     CU(cudaMemcpy(d_pages, pages, sizeof pages, cudaMemcpyHostToDevice));
     const dmls_batch_input in[2] = {{d_cache, cache}, {d_pages, sizeof pages}};
     const dmls_batch_output out = {d_out, out_bytes};
-    events_vs_copy("KV gather 512 pages 16x8x128 f16 (device page numbers)", b, in, 2, &out, 1, d_copy, d_cache, out_bytes);
-    CU(cudaFree(d_cache)); CU(cudaFree(d_pages)); CU(cudaFree(d_out)); CU(cudaFree(d_copy));
+    events_vs_copy("KV gather 512 pages 16x8x128 f16 (device page numbers)", b, in, 2, &out, 1, d_copy, d_cache,
+                   out_bytes);
+    CU(cudaFree(d_cache));
+    CU(cudaFree(d_pages));
+    CU(cudaFree(d_out));
+    CU(cudaFree(d_copy));
     dmls_batch_destroy(b);
 }
 
@@ -274,14 +290,16 @@ static void bench_cuda_split(void) {
     if (dmls_batch_create_split(&t, 1, sizes, 8, 0, &b) != DMLS_OK) fail("split");
     if (dmls_batch_prepare_cuda(b) != DMLS_OK) fail("split prepare");
     char *d_in, *d_out;
-    CU(cudaMalloc((void **)&d_in, bytes)); CU(cudaMalloc((void **)&d_out, bytes));
+    CU(cudaMalloc((void **)&d_in, bytes));
+    CU(cudaMalloc((void **)&d_out, bytes));
     CU(cudaMemset(d_in, 2, bytes));
     const dmls_batch_input in = {d_in, bytes};
     dmls_batch_output out[8];
     for (int j = 0; j < 8; j++) out[j].data = d_out + j * part, out[j].bytes = part;
     /* The copy writes where the split's input is: both are 1 GiB moves. */
     events_vs_copy("split 1 GiB f32 into 8 along axis 1", b, &in, 1, out, 8, d_in, d_out, bytes);
-    CU(cudaFree(d_in)); CU(cudaFree(d_out));
+    CU(cudaFree(d_in));
+    CU(cudaFree(d_out));
     dmls_batch_destroy(b);
 }
 #endif
@@ -290,9 +308,12 @@ int main(int argc, char **argv) {
     int threads = 16;
     int cuda = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc) cuda = !strcmp(argv[++i], "cuda");
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            cuda = !strcmp(argv[++i], "cuda");
         else {
             fprintf(stderr, "usage: dmlslice_batchbench [--device cpu|cuda] [--threads N] [--reps N]\n");
             return 2;

@@ -75,8 +75,10 @@ static bool place(const dmls_batch *b, slots *s, uint8_t seed) {
             return false;
         }
         for (uint64_t i = 0; i < need; i++) s->g[k].data[i] = in ? (uint8_t)(seed + i * 31) : 0xA5;
-        if (in) s->in[k].data = s->g[k].data, s->in[k].bytes = need;
-        else s->out[k - b->in_slots].data = s->g[k].data, s->out[k - b->in_slots].bytes = need;
+        if (in)
+            s->in[k].data = s->g[k].data, s->in[k].bytes = need;
+        else
+            s->out[k - b->in_slots].data = s->g[k].data, s->out[k - b->in_slots].bytes = need;
     }
     return true;
 }
@@ -98,7 +100,8 @@ static void run(const dmls_batch *b, uint8_t seed) {
         const dmls_operator *op = b->ops[e->op];
         const uint64_t off = b->crops.on ? dmls_batch_crop_offset(&b->crops, s.in[1].data, i) : e->in_offset;
         if (dmls_execute_reference(op, (const uint8_t *)ref.in[e->in_slot].data + off, dmls_input_bytes(op),
-                                   (uint8_t *)ref.out[e->out_slot].data + e->out_offset, dmls_output_bytes(op)) != DMLS_OK)
+                                   (uint8_t *)ref.out[e->out_slot].data + e->out_offset,
+                                   dmls_output_bytes(op)) != DMLS_OK)
             abort();
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -135,8 +138,10 @@ static void items_batch(fuzz_reader *r) {
         items[i].out_offset = (uint8_t)fuzz_u8(r) < 250 ? 16 * (uint64_t)fuzz_small_u32(r, 64) : fuzz_u64(r);
     }
     dmls_batch *b = (dmls_batch *)&items; /* must be set to NULL on failure */
-    if (dmls_batch_create(items, n, in_slots, out_slots, &b) == DMLS_OK) run(b, fuzz_u8(r));
-    else if (b != NULL || dmls_last_error()[0] == '\0') abort();
+    if (dmls_batch_create(items, n, in_slots, out_slots, &b) == DMLS_OK)
+        run(b, fuzz_u8(r));
+    else if (b != NULL || dmls_last_error()[0] == '\0')
+        abort();
     dmls_batch_destroy(b);
     for (int k = 0; k < 4; k++) dmls_destroy(ops[k]);
 }
@@ -150,8 +155,10 @@ static void split_and_crops(fuzz_reader *r) {
     const size_t parts = fuzz_u8(r) % 9;
     for (size_t j = 0; j < parts; j++) sizes[j] = fuzz_small_i64(r, 7);
     dmls_batch *b = NULL;
-    if (dmls_batch_create_split(&t, axis, sizes, parts, fuzz_u8(r) & 1, &b) == DMLS_OK) run(b, 7);
-    else if (b != NULL || dmls_last_error()[0] == '\0') abort();
+    if (dmls_batch_create_split(&t, axis, sizes, parts, fuzz_u8(r) & 1, &b) == DMLS_OK)
+        run(b, 7);
+    else if (b != NULL || dmls_last_error()[0] == '\0')
+        abort();
     dmls_batch_destroy(b);
     const size_t crops = fuzz_u8(r) % 9;
     for (int i = 0; i < n; i++) size[i] = fuzz_small_i64(r, 7);
@@ -168,7 +175,9 @@ static void split_and_crops(fuzz_reader *r) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_reader r = {data, size, 0};
-    if (fuzz_u8(&r) & 1) split_and_crops(&r);
-    else items_batch(&r);
+    if (fuzz_u8(&r) & 1)
+        split_and_crops(&r);
+    else
+        items_batch(&r);
     return 0;
 }

@@ -49,8 +49,7 @@ static int by_key(const void *a, const void *b) {
 static dmls_status check_item(const dmls_batch_item *it, size_t i, uint32_t in_slots, uint32_t out_slots) {
     RETURN_IF(it->op == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM", "batch item %zu: op is NULL", i);
     RETURN_IF(it->in_slot >= in_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
-              "batch item %zu: in_slot %" PRIu32 " is not below the %" PRIu32 " input slots", i, it->in_slot,
-              in_slots);
+              "batch item %zu: in_slot %" PRIu32 " is not below the %" PRIu32 " input slots", i, it->in_slot, in_slots);
     RETURN_IF(it->out_slot >= out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
               "batch item %zu: out_slot %" PRIu32 " is not below the %" PRIu32 " output slots", i, it->out_slot,
               out_slots);
@@ -203,20 +202,22 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
     b->owned = owned; /* from here on, free_batch frees them */
     b->n_owned = n_owned;
     const size_t slots = (size_t)in_slots + out_slots;
-    RETURN_IF(count > SIZE_MAX / 4 / sizeof(dmls_batch_entry), (free_batch(b), DMLS_ERROR_OUT_OF_MEMORY), NULL,
-              "batch: %zu items do not fit memory", count);
     b->count = count;
     b->in_slots = in_slots;
     b->out_slots = out_slots;
     if (crops) b->crops = *crops;
-    b->items = calloc(count ? count : 1, sizeof *b->items);
-    b->ops = calloc(count ? count : 1, sizeof *b->ops);
-    b->slots = calloc(slots ? slots : 1, sizeof *b->slots);
-    b->order = calloc(2 * count + 1, sizeof *b->order);
-    b->work = calloc(count + 1, sizeof *b->work);
-    bool ok = b->items && b->ops && b->slots && b->order && b->work;
-    RETURN_IF(!ok || dmls_mutex_init(&b->cuda_lock) != 0, (free_batch(b), DMLS_ERROR_OUT_OF_MEMORY), NULL,
-              "batch: out of memory for %zu items", count);
+    const bool fits = count <= SIZE_MAX / 4 / sizeof(dmls_batch_entry);
+    if (fits) {
+        b->items = calloc(count ? count : 1, sizeof *b->items);
+        b->ops = calloc(count ? count : 1, sizeof *b->ops);
+        b->slots = calloc(slots ? slots : 1, sizeof *b->slots);
+        b->order = calloc(2 * count + 1, sizeof *b->order);
+        b->work = calloc(count + 1, sizeof *b->work);
+    }
+    if (!fits || !b->items || !b->ops || !b->slots || !b->order || !b->work || dmls_mutex_init(&b->cuda_lock) != 0) {
+        free_batch(b);
+        return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "batch: out of memory for %zu items", count);
+    }
     dmls_status s = fill_batch(b, items);
     if (s == DMLS_OK && b->crops.on) { /* input slot 1: the starts, n rows of rank integers */
         dmls_batch_slot *starts = &b->slots[1];
@@ -235,7 +236,8 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
 dmls_status dmls_batch_create(const dmls_batch_item *items, size_t count, uint32_t in_slots, uint32_t out_slots,
                               dmls_batch **batch) {
     dmls_clear_error();
-    RETURN_IF(batch == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "batch_create: batch (the result pointer) is NULL");
+    RETURN_IF(batch == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
+              "batch_create: batch (the result pointer) is NULL");
     *batch = NULL;
     RETURN_IF(items == NULL && count > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
               "batch_create: items is NULL with count %zu", count);

@@ -34,8 +34,10 @@ static uint64_t base_of(const dmls_batch *b, const dmls_batch_input *in, const d
 }
 
 static void range_of(const dmls_batch *b, uint32_t s, size_t item, uint64_t *off, uint64_t *bytes) {
-    if (s < b->in_slots) dmls_batch_in_range(b, item, off, bytes);
-    else dmls_batch_out_range(b, item, off, bytes);
+    if (s < b->in_slots)
+        dmls_batch_in_range(b, item, off, bytes);
+    else
+        dmls_batch_out_range(b, item, off, bytes);
 }
 
 /* Items of output slot o against those of slot x (another slot), at bases
@@ -53,8 +55,10 @@ static dmls_status items_apart(const dmls_batch *b, uint32_t o, uint64_t ob, uin
             size_t m = a + (z - a) / 2;
             uint64_t mo, mb;
             dmls_batch_out_range(b, b->order[so->first + m], &mo, &mb);
-            if (ob + mo + mb <= lo) a = m + 1;
-            else z = m;
+            if (ob + mo + mb <= lo)
+                a = m + 1;
+            else
+                z = m;
         }
         if (a == so->n) continue;
         const size_t i = b->order[so->first + a];
@@ -64,8 +68,8 @@ static dmls_status items_apart(const dmls_batch *b, uint32_t o, uint64_t ob, uin
         RETURN_IF(ob + io < hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
                   "batch item %zu: output bytes [%#" PRIx64 ", +%" PRIu64 ") (output slot %" PRIu32
                   ") overlap item %zu's %s bytes [%#" PRIx64 ", +%" PRIu64 ") (%s slot %" PRIu32 ")",
-                  i, ob + io, ib, o - b->in_slots, j, is_in ? "input" : "output", lo, bytes,
-                  is_in ? "input" : "output", is_in ? x : x - b->in_slots);
+                  i, ob + io, ib, o - b->in_slots, j, is_in ? "input" : "output", lo, bytes, is_in ? "input" : "output",
+                  is_in ? x : x - b->in_slots);
     }
     return DMLS_OK;
 }
@@ -81,13 +85,15 @@ static dmls_status sweep(const dmls_batch *b, const dmls_batch_input *in, const 
         size_t a = 0, z = n_all;
         while (a < z) {
             size_t m = a + (z - a) / 2;
-            if (all[m].lo < o->hi) a = m + 1;
-            else z = m;
+            if (all[m].lo < o->hi)
+                a = m + 1;
+            else
+                z = m;
         }
         for (size_t j = a; j-- > 0 && pm[j] > o->lo;) {
             if (all[j].hi <= o->lo || all[j].slot == o->slot) continue;
-            RETURN_IF_ERROR(items_apart(b, o->slot, o->lo - b->slots[o->slot].lo, all[j].slot,
-                                        base_of(b, in, out, all[j].slot)));
+            RETURN_IF_ERROR(
+                items_apart(b, o->slot, o->lo - b->slots[o->slot].lo, all[j].slot, base_of(b, in, out, all[j].slot)));
         }
     }
     return DMLS_OK;
@@ -128,11 +134,11 @@ static dmls_status check_slot(const char *who, const dmls_batch *b, uint32_t s, 
               "%s: item %zu: %s slot %" PRIu32 " holds %" PRIu64 " bytes but the item needs %" PRIu64, who,
               sl->need_item, kind, k, bytes, sl->need_bytes);
     RETURN_IF(sl->align > 1 && at % sl->align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: item %zu: %s slot %" PRIu32 " address %p is not a multiple of %" PRIu64, who, sl->align_item,
-              kind, k, data, sl->align);
+              "%s: item %zu: %s slot %" PRIu32 " address %p is not a multiple of %" PRIu64, who, sl->align_item, kind,
+              k, data, sl->align);
     RETURN_IF((uint64_t)at > UINT64_MAX - sl->need_bytes, DMLS_ERROR_OUT_OF_BOUNDS, "R-X-BOUNDS",
-              "%s: item %zu: %s slot %" PRIu32 " at %p runs past the end of the address space", who,
-              sl->need_item, kind, k, data);
+              "%s: item %zu: %s slot %" PRIu32 " at %p runs past the end of the address space", who, sl->need_item,
+              kind, k, data);
     return DMLS_OK;
 }
 
@@ -146,8 +152,8 @@ static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls
     const uint64_t s_lo = (uint64_t)(uintptr_t)in[1].data, s_hi = s_lo + st->need_bytes;
     const uint64_t o_lo = (uint64_t)(uintptr_t)out[0].data + o->lo, o_hi = o_lo + (o->hi - o->lo);
     RETURN_IF(s_lo < o_hi && o_lo < s_hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
-              "%s: the crops' output bytes [%#" PRIx64 ", +%" PRIu64 ") overlap their starts [%#" PRIx64
-              ", +%" PRIu64 ") (input slot 1)",
+              "%s: the crops' output bytes [%#" PRIx64 ", +%" PRIu64 ") overlap their starts [%#" PRIx64 ", +%" PRIu64
+              ") (input slot 1)",
               who, o_lo, o_hi - o_lo, s_lo, st->need_bytes);
     return DMLS_OK;
 }

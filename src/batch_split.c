@@ -38,8 +38,7 @@ dmls_status dmls_split_sizes(int64_t d, int64_t n, dmls_split_rule rule, int64_t
     dmls_clear_error();
     RETURN_IF(count == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "split_sizes: count is NULL");
     *count = 0;
-    RETURN_IF(d < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-SPLIT-SUM", "split_sizes: axis length %" PRId64 " is negative",
-              d);
+    RETURN_IF(d < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-SPLIT-SUM", "split_sizes: axis length %" PRId64 " is negative", d);
     RETURN_IF(n < 1, DMLS_ERROR_INVALID_ARGUMENT, "R-SPLIT-COUNT", "split_sizes: count %" PRId64 " is below 1", n);
     int64_t c = 0, last = 0, outputs = n;
     switch (rule) {
@@ -56,8 +55,7 @@ dmls_status dmls_split_sizes(int64_t d, int64_t n, dmls_split_rule rule, int64_t
         last = d - c * (outputs - 1);
         break;
     default:
-        return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL, "split_sizes: rule %d is not a dmls_split_rule",
-                         (int)rule);
+        return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL, "split_sizes: rule %d is not a dmls_split_rule", (int)rule);
     }
     RETURN_IF((uint64_t)outputs > SIZE_MAX, DMLS_ERROR_OVERFLOW, NULL, "split_sizes: %" PRId64 " outputs", outputs);
     *count = (size_t)outputs;
@@ -65,8 +63,10 @@ dmls_status dmls_split_sizes(int64_t d, int64_t n, dmls_split_rule rule, int64_t
     RETURN_IF(capacity < (size_t)outputs, DMLS_ERROR_INVALID_ARGUMENT, NULL,
               "split_sizes: %" PRId64 " outputs do not fit sizes[%zu]", outputs, capacity);
     for (int64_t j = 0; j < outputs; j++) {
-        if (rule == DMLS_SPLIT_ARRAY_SPLIT) sizes[j] = d / n + (j < d % n);
-        else sizes[j] = j == outputs - 1 ? last : c;
+        if (rule == DMLS_SPLIT_ARRAY_SPLIT)
+            sizes[j] = d / n + (j < d % n);
+        else
+            sizes[j] = j == outputs - 1 ? last : c;
     }
     return DMLS_OK;
 }
@@ -137,8 +137,8 @@ static dmls_status check_split(const source *s, int32_t axis, const int64_t *siz
     RETURN_IF(n > UINT32_MAX, DMLS_ERROR_INVALID_ARGUMENT, "R-SPLIT-COUNT", "split: %zu outputs", n);
     int64_t sum = 0;
     for (size_t j = 0; j < n; j++) {
-        RETURN_IF(sizes[j] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-SPLIT-SUM", "split: sizes[%zu] = %" PRId64 " is negative",
-                  j, sizes[j]);
+        RETURN_IF(sizes[j] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-SPLIT-SUM",
+                  "split: sizes[%zu] = %" PRId64 " is negative", j, sizes[j]);
         RETURN_IF(dmls_add_i64(sum, sizes[j], &sum) || sum > s->shape[*k], DMLS_ERROR_SHAPE_MISMATCH, "R-SPLIT-SUM",
                   "split: sizes[0..%zu] sum past the axis length %" PRId64 " (axis %d)", j, s->shape[*k], (int)*k);
     }
@@ -169,7 +169,8 @@ static dmls_status split_items(const source *s, int32_t k, const int64_t *sizes,
         if (share) {
             it->op = sizes[j] == sizes[j - 1] ? items[j - 1].op : items[0].op;
         } else {
-            const uint64_t at = s->strides[k] >= 0 ? s->view.byte_offset : (uint64_t)((int64_t)s->view.byte_offset + shift);
+            const uint64_t at =
+                s->strides[k] >= 0 ? s->view.byte_offset : (uint64_t)((int64_t)s->view.byte_offset + shift);
             RETURN_IF_ERROR(piece_op(s, shape, at, &ops[*n_ops]));
             it->op = ops[(*n_ops)++];
         }
@@ -243,8 +244,8 @@ static dmls_status crop_geometry(const source *s, const int64_t *size, dmls_batc
     int64_t low = 0; /* the lowest shift any crop can have, in bytes (<= 0) */
     for (int k = 0; k < r; k++) {
         RETURN_IF(size[k] < 0 || size[k] > s->shape[k], DMLS_ERROR_OUT_OF_BOUNDS, "R-CROP-SIZE",
-                  "crops: size[%d] = %" PRId64 " is outside [0, %" PRId64 "] (input axis %d)", k, size[k],
-                  s->shape[k], k);
+                  "crops: size[%d] = %" PRId64 " is outside [0, %" PRId64 "] (input axis %d)", k, size[k], s->shape[k],
+                  k);
         c->dim[k] = s->shape[k];
         c->size[k] = size[k];
         *empty |= size[k] == 0;
@@ -259,8 +260,8 @@ static dmls_status crop_geometry(const source *s, const int64_t *size, dmls_batc
     return DMLS_OK;
 }
 
-static dmls_status crop_offsets(const dmls_batch_bound_crops *c, size_t n, const void *starts,
-                                dmls_starts_type type, bool empty, dmls_batch_item *items) {
+static dmls_status crop_offsets(const dmls_batch_bound_crops *c, size_t n, const void *starts, dmls_starts_type type,
+                                bool empty, dmls_batch_item *items) {
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < c->rank; k++) {
             const int64_t v = read_start(starts, type, i * (size_t)c->rank + (size_t)k);

@@ -169,8 +169,8 @@ static void pieces_against_reference(const dmls_batch *b, const unsigned char *i
     for (size_t i = 0; i < b->count; i++) {
         const dmls_operator *op = b->ops[items[i].op];
         const uint64_t off = b->crops.on ? dmls_batch_crop_offset(&b->crops, starts, i) : items[i].in_offset;
-        CHECK_STATUS(dmls_execute_reference(op, in + off, dmls_input_bytes(op), want[items[i].out_slot] + items[i].out_offset,
-                                            dmls_output_bytes(op)),
+        CHECK_STATUS(dmls_execute_reference(op, in + off, dmls_input_bytes(op),
+                                            want[items[i].out_slot] + items[i].out_offset, dmls_output_bytes(op)),
                      DMLS_OK);
     }
     for (uint32_t s = 0; s < n_out; s++)
@@ -210,8 +210,9 @@ static void test_random_splits(void) {
         CHECK_STATUS(dmls_split_sizes(shape[k], test_range(1, 5), (dmls_split_rule)test_range(1, 3), sizes, 16, &n),
                      DMLS_OK);
         dmls_batch *b = NULL;
-        CHECK_STATUS(dmls_batch_create_split(&t, test_range(0, 1) ? k : k - t.ndim, sizes, n, (int)test_range(0, 1), &b),
-                     DMLS_OK);
+        CHECK_STATUS(
+            dmls_batch_create_split(&t, test_range(0, 1) ? k : k - t.ndim, sizes, n, (int)test_range(0, 1), &b),
+            DMLS_OK);
         if (b) pieces_against_reference(b, in, bytes, NULL, 0, "R-SPLIT-SUM random split");
         dmls_batch_destroy(b);
         free(in);
@@ -239,7 +240,9 @@ static void test_random_crops(void) {
                 starts32[at] = (int32_t)starts[at];
                 /* Bound starts may be anything; clamped they are the checked ones. */
                 const int64_t r = test_range(0, 3);
-                wild[at] = r == 0 ? starts[at] : r == 1 ? -test_range(1, INT64_MAX) : starts[at] + (shape[k] - size[k] - starts[at]) + test_range(0, 1000);
+                wild[at] = r == 0   ? starts[at]
+                           : r == 1 ? -test_range(1, INT64_MAX)
+                                    : starts[at] + (shape[k] - size[k] - starts[at]) + test_range(0, 1000);
                 if (r >= 2) starts[at] = shape[k] - size[k], starts32[at] = (int32_t)starts[at];
                 if (r == 1) starts[at] = 0, starts32[at] = 0;
             }
@@ -272,9 +275,9 @@ static void test_crop_errors(void) {
     const int64_t shape[3] = {3, 8, 8};
     dmls_tensor t = {DMLS_FLOAT32, 3, shape, NULL, 0};
     dmls_batch *b = (dmls_batch *)1;
-    CHECK_STATUS(dmls_batch_create_crops(&t, (const int64_t[]){3, 9, 4}, 1, (const int64_t[]){0, 0, 0},
-                                         DMLS_STARTS_INT64, &b),
-                 DMLS_ERROR_OUT_OF_BOUNDS);
+    CHECK_STATUS(
+        dmls_batch_create_crops(&t, (const int64_t[]){3, 9, 4}, 1, (const int64_t[]){0, 0, 0}, DMLS_STARTS_INT64, &b),
+        DMLS_ERROR_OUT_OF_BOUNDS);
     CHECK_MESSAGE("R-CROP-SIZE", "size[1] = 9", "[0, 8]");
     CHECK(b == NULL, "batch NULL on failure");
     CHECK_STATUS(dmls_batch_create_crops(&t, (const int64_t[]){3, -1, 4}, 1, NULL, DMLS_STARTS_INT64, &b),

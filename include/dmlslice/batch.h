@@ -102,19 +102,18 @@ DMLS_API uint64_t dmls_batch_output_bytes(const dmls_batch *batch, uint32_t slot
  * one with dmls_execute, byte for byte, whatever the thread count.
  * Thread safety: as dmls_execute_on.
  */
-DMLS_API dmls_status dmls_batch_execute(const dmls_batch *batch, dmls_context *ctx,
-                                        const dmls_batch_input *inputs, uint32_t n_inputs,
-                                        const dmls_batch_output *outputs, uint32_t n_outputs);
+DMLS_API dmls_status dmls_batch_execute(const dmls_batch *batch, dmls_context *ctx, const dmls_batch_input *inputs,
+                                        uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs);
 
 /* ---------------------------------------------------------------- split */
 
 /* How a count N becomes split sizes along an axis of length d
  * (docs/spec.md section 7). */
 typedef enum dmls_split_rule {
-    DMLS_SPLIT_ONNX = 0,         /* ONNX Split-18 num_outputs: N-1 of ceil(d/N), the last d - ceil(d/N)*(N-1) >= 0 */
-    DMLS_SPLIT_TORCH_SIZE = 1,   /* PyTorch split(x, k): chunks of k, the last smaller; ceil(d/k) outputs (1 if d == 0) */
-    DMLS_SPLIT_ARRAY_SPLIT = 2,  /* NumPy array_split / PyTorch tensor_split(x, N): the first d mod N get floor(d/N)+1 */
-    DMLS_SPLIT_TORCH_CHUNK = 3   /* PyTorch chunk(x, N): chunks of ceil(d/N), as many as needed, at most N */
+    DMLS_SPLIT_ONNX = 0,       /* ONNX Split-18 num_outputs: N-1 of ceil(d/N), the last d - ceil(d/N)*(N-1) >= 0 */
+    DMLS_SPLIT_TORCH_SIZE = 1, /* PyTorch split(x, k): chunks of k, the last smaller; ceil(d/k) outputs (1 if d == 0) */
+    DMLS_SPLIT_ARRAY_SPLIT = 2, /* NumPy array_split / PyTorch tensor_split(x, N): the first d mod N get floor(d/N)+1 */
+    DMLS_SPLIT_TORCH_CHUNK = 3  /* PyTorch chunk(x, N): chunks of ceil(d/N), as many as needed, at most N */
 } dmls_split_rule;
 
 /*
@@ -129,8 +128,8 @@ typedef enum dmls_split_rule {
  * ONNX with d - ceil(d/n)*(n-1) < 0 (5 into 4) is DMLS_ERROR_SHAPE_MISMATCH
  * (R-SPLIT-COUNT), naming the other rules. Thread-safe.
  */
-DMLS_API dmls_status dmls_split_sizes(int64_t d, int64_t n, dmls_split_rule rule, int64_t *sizes,
-                                      size_t capacity, size_t *count);
+DMLS_API dmls_status dmls_split_sizes(int64_t d, int64_t n, dmls_split_rule rule, int64_t *sizes, size_t capacity,
+                                      size_t *count);
 
 /*
  * dmls_batch_create_split: one input, n outputs along one axis.
@@ -143,8 +142,8 @@ DMLS_API dmls_status dmls_split_sizes(int64_t d, int64_t n, dmls_split_rule rule
  *   batch        receives the batch; set to NULL on failure.
  * The batch has 1 input slot. Equal sizes share one operator. Thread-safe.
  */
-DMLS_API dmls_status dmls_batch_create_split(const dmls_tensor *input, int32_t axis, const int64_t *sizes,
-                                             size_t n, int one_output, dmls_batch **batch);
+DMLS_API dmls_status dmls_batch_create_split(const dmls_tensor *input, int32_t axis, const int64_t *sizes, size_t n,
+                                             int one_output, dmls_batch **batch);
 
 /* ---------------------------------------------------------------- crops */
 
@@ -168,8 +167,7 @@ typedef enum dmls_starts_type { DMLS_STARTS_INT32 = 4, DMLS_STARTS_INT64 = 8 } d
  * n * product(size) elements. Thread-safe.
  */
 DMLS_API dmls_status dmls_batch_create_crops(const dmls_tensor *input, const int64_t *size, size_t n,
-                                             const void *starts, dmls_starts_type starts_type,
-                                             dmls_batch **batch);
+                                             const void *starts, dmls_starts_type starts_type, dmls_batch **batch);
 
 #ifdef __cplusplus
 }

@@ -39,9 +39,8 @@ DMLS_API dmls_status dmls_batch_prepare_cuda(dmls_batch *batch);
  * Asynchronous, with the same return values and thread safety as
  * dmls_execute_cuda.
  */
-DMLS_API dmls_status dmls_batch_execute_cuda(const dmls_batch *batch, const dmls_batch_input *inputs,
-                                             uint32_t n_inputs, const dmls_batch_output *outputs,
-                                             uint32_t n_outputs, void *stream);
+DMLS_API dmls_status dmls_batch_execute_cuda(const dmls_batch *batch, const dmls_batch_input *inputs, uint32_t n_inputs,
+                                             const dmls_batch_output *outputs, uint32_t n_outputs, void *stream);
 
 #ifdef __cplusplus
 }

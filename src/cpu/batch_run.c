@@ -22,8 +22,10 @@ static void place(const dmls_batch *b, uint64_t pos, size_t *item, uint64_t *ele
     size_t a = 0, z = b->count + 1; /* the first index with work > pos, in [1, count + 1] */
     while (a < z) {
         size_t m = a + (z - a) / 2;
-        if (b->work[m] <= pos) a = m + 1;
-        else z = m;
+        if (b->work[m] <= pos)
+            a = m + 1;
+        else
+            z = m;
     }
     *item = a - 1;
     *elem = 0;
@@ -98,7 +100,8 @@ dmls_status dmls_batch_execute(const dmls_batch *b, dmls_context *ctx, const dml
     const uint64_t most = total / min_share(ctx);
     const int tasks = most < (uint64_t)started ? (int)most : started;
     for (int t = 0; t < tasks; t++) /* total * t / tasks without overflowing 64 bits */
-        ctx->splits[t] = total / (uint64_t)tasks * (uint64_t)t + total % (uint64_t)tasks * (uint64_t)t / (uint64_t)tasks;
+        ctx->splits[t] =
+            total / (uint64_t)tasks * (uint64_t)t + total % (uint64_t)tasks * (uint64_t)t / (uint64_t)tasks;
     ctx->splits[tasks] = total;
     batch_job job = {b, inputs, outputs, ctx->splits};
     dmls_pool_run(ctx->pool, run_share, &job, tasks);

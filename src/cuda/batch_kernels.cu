@@ -31,8 +31,10 @@ __device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char 
             if (i < count) {
                 int64_t s;
                 locate(L, i, s, at[j]);
-                if (Fill) v[j] = T();
-                else v[j] = __ldg(reinterpret_cast<const T *>(src + s));
+                if (Fill)
+                    v[j] = T();
+                else
+                    v[j] = __ldg(reinterpret_cast<const T *>(src + s));
             }
         }
 #pragma unroll
@@ -99,7 +101,8 @@ __device__ __forceinline__ void memset_body(const dmls_cuda_launch &L, char *dst
         }
         char *q = p + head + (i - 1) * 16;
         const uint64_t left = bytes - head - (i - 1) * 16;
-        if (left >= 16) *reinterpret_cast<uint4 *>(q) = make_uint4(0, 0, 0, 0);
+        if (left >= 16)
+            *reinterpret_cast<uint4 *>(q) = make_uint4(0, 0, 0, 0);
         else
             for (uint64_t k = 0; k < left; k++) q[k] = 0;
     }
@@ -120,12 +123,16 @@ __device__ __forceinline__ void copy_unit(const dmls_cuda_launch &L, const char 
 __device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, uint64_t local, uint64_t blocks) {
     switch (L.kernel) {
     case DMLS_CUDA_COPY:
-        if (L.wide) copy_unit<uint64_t, false>(L, src, dst, local, blocks);
-        else copy_unit<uint32_t, false>(L, src, dst, local, blocks);
+        if (L.wide)
+            copy_unit<uint64_t, false>(L, src, dst, local, blocks);
+        else
+            copy_unit<uint32_t, false>(L, src, dst, local, blocks);
         break;
     case DMLS_CUDA_FILL:
-        if (L.wide) copy_unit<uint64_t, true>(L, src, dst, local, blocks);
-        else copy_unit<uint32_t, true>(L, src, dst, local, blocks);
+        if (L.wide)
+            copy_unit<uint64_t, true>(L, src, dst, local, blocks);
+        else
+            copy_unit<uint32_t, true>(L, src, dst, local, blocks);
         break;
     case DMLS_CUDA_GATHER:
         switch (L.unit * 100 + L.vec) {

@@ -61,8 +61,10 @@ dmls_status dmls_batch_prepare_cuda(dmls_batch *b) {
             s = upload_plan(cb);
             if (s != DMLS_OK) dmls_cuda_batch_plan_free(&cb->host);
         }
-        if (s == DMLS_OK) __atomic_store_n(&b->cuda, cb, __ATOMIC_RELEASE);
-        else free(cb);
+        if (s == DMLS_OK)
+            __atomic_store_n(&b->cuda, cb, __ATOMIC_RELEASE);
+        else
+            free(cb);
     }
     dmls_mutex_unlock(&b->cuda_lock);
     return s;

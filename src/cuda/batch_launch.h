@@ -64,17 +64,17 @@ typedef struct dmls_cuda_batch_crops {
 } dmls_cuda_batch_crops;
 
 /* The kernel's parameters, SLOTS bases wide. */
-#define DMLS_CUDA_BATCH_PARAMS(SLOTS)                                          \
-    struct {                                                                   \
-        const dmls_cuda_batch_op *ops;                                         \
-        const dmls_cuda_batch_item *items;                                     \
-        const dmls_cuda_batch_entry *entries; /* n_entries + 1, a sentinel last */ \
-        uint64_t n_entries;                                                    \
-        int32_t phase;                                                         \
-        int32_t n_bases;                                                       \
-        const void *starts;                                                    \
-        dmls_cuda_batch_crops crops;                                           \
-        char *base[SLOTS];                                                     \
+#define DMLS_CUDA_BATCH_PARAMS(SLOTS)                                                                                  \
+    struct {                                                                                                           \
+        const dmls_cuda_batch_op *ops;                                                                                 \
+        const dmls_cuda_batch_item *items;                                                                             \
+        const dmls_cuda_batch_entry *entries; /* n_entries + 1, a sentinel last */                                     \
+        uint64_t n_entries;                                                                                            \
+        int32_t phase;                                                                                                 \
+        int32_t n_bases;                                                                                               \
+        const void *starts;                                                                                            \
+        dmls_cuda_batch_crops crops;                                                                                   \
+        char *base[SLOTS];                                                                                             \
     }
 typedef DMLS_CUDA_BATCH_PARAMS(DMLS_CUDA_BATCH_FEW_SLOTS) dmls_cuda_batch_params_few;
 typedef DMLS_CUDA_BATCH_PARAMS(DMLS_BATCH_CUDA_MAX_SLOTS) dmls_cuda_batch_params_many;
@@ -96,8 +96,10 @@ DMLS_HD uint64_t dmls_cuda_batch_find(const dmls_cuda_batch_entry *e, uint64_t n
     uint64_t lo = 0, hi = n; /* the first entry with first_block > b, in [1, n] */
     while (lo < hi) {
         uint64_t m = lo + (hi - lo) / 2;
-        if (e[m].first_block <= b) lo = m + 1;
-        else hi = m;
+        if (e[m].first_block <= b)
+            lo = m + 1;
+        else
+            hi = m;
     }
     return lo - 1;
 }

@@ -54,7 +54,8 @@ static void copy_crops(const dmls_batch_bound_crops *c, dmls_cuda_batch_crops *d
     d->on = c->on;
     d->rank = c->rank;
     d->width = c->width;
-    for (int k = 0; k < DMLS_MAX_RANK; k++) d->dim[k] = c->dim[k], d->size[k] = c->size[k], d->stride_bytes[k] = c->stride_bytes[k];
+    for (int k = 0; k < DMLS_MAX_RANK; k++)
+        d->dim[k] = c->dim[k], d->size[k] = c->size[k], d->stride_bytes[k] = c->stride_bytes[k];
     d->base_offset = c->base_offset;
 }
 

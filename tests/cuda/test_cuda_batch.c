@@ -25,8 +25,8 @@
 enum { TILE = DMLS_CUDA_THREADS * DMLS_CUDA_ILP };
 
 /* One index of launch L from item bases src/dst (emulator.h's checks). */
-static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst,
-                      uint64_t db, uint64_t i, const char *label) {
+static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst, uint64_t db,
+                      uint64_t i, const char *label) {
     int64_t s, d;
     if (!emu_locate(L, NULL, i, &s, &d)) {
         CHECK(false, "%s: index %llu: a multiply-high quotient is wrong", label, (unsigned long long)i);
@@ -84,7 +84,8 @@ static void emu_block(const dmls_cuda_batch_plan *p, int phase, uint64_t b, unsi
     const uint64_t k = dmls_cuda_batch_find(en, p->n_entries[phase], b);
     const uint64_t blocks = en[k + 1].first_block - en[k].first_block, local = b - en[k].first_block;
     const dmls_cuda_batch_item *it = &p->items[en[k].item];
-    const int64_t in_off = p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, en[k].item) : (int64_t)it->in_offset;
+    const int64_t in_off =
+        p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, en[k].item) : (int64_t)it->in_offset;
     const unsigned char *src = bases[it->in_base] + in_off;
     unsigned char *dst = bases[it->out_base] + it->out_offset;
     const uint64_t sb = bytes[it->in_base] - (uint64_t)in_off, db = bytes[it->out_base] - it->out_offset;
@@ -122,7 +123,8 @@ static void emulate_batch(const dmls_batch *b, const dmls_batch_input *in, const
     check_plan(&p, label);
     unsigned char *bases[DMLS_BATCH_CUDA_MAX_SLOTS];
     uint64_t bytes[DMLS_BATCH_CUDA_MAX_SLOTS];
-    for (uint32_t s = 0; s < b->in_slots; s++) bases[s] = (unsigned char *)(uintptr_t)in[s].data, bytes[s] = in[s].bytes;
+    for (uint32_t s = 0; s < b->in_slots; s++)
+        bases[s] = (unsigned char *)(uintptr_t)in[s].data, bytes[s] = in[s].bytes;
     for (uint32_t s = 0; s < b->out_slots; s++)
         bases[b->in_slots + s] = out[s].data, bytes[b->in_slots + s] = out[s].bytes;
     for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++)
@@ -208,13 +210,13 @@ static void test_slot_limit(void) {
 
 /* ------------------------------------------------------------ on the GPU */
 
-#define CU(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
+#define CU(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                     \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* Copies a case's slots to the device, runs the batch there (directly, or
