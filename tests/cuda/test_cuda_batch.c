@@ -195,6 +195,39 @@ static void test_emulated_crops_and_split(void) {
     free(img), free(gpu), free(cpu);
 }
 
+/* Reversed rows of every element size (the REVERSE launch: one 16-byte load
+ * per 16 output bytes), and the same rows with a 4-byte step (GATHER),
+ * emulated against the CPU executor. */
+static void test_emulated_reverse(void) {
+    dmls_operator *ops[8];
+    dmls_batch_item items[8];
+    for (int k = 0; k < 8; k++) {
+        const int64_t shape[2] = {5, 64}, off[2] = {0, 0}, size[2] = {5, 64};
+        const int64_t step[2] = {1, k < 4 ? -1 : 2}, out_shape[2] = {5, k < 4 ? 64 : 32};
+        const dmls_dtype dt = test_dtype_of_size(1 << (k % 4));
+        const dmls_tensor in = {dt, 2, shape, NULL, 0}, out = {dt, 2, out_shape, NULL, 0};
+        const dmls_window w = {off, size, step};
+        CHECK_STATUS(dmls_create(&in, &out, &w, &ops[k]), DMLS_OK);
+        items[k].op = ops[k];
+        items[k].in_slot = 0, items[k].in_offset = 0;
+        items[k].out_slot = 0, items[k].out_offset = (uint64_t)k * 5 * 64 * 8;
+    }
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, 8, 1, 1, &b), DMLS_OK);
+    _Alignas(16) static unsigned char src[5 * 64 * 8], a[8 * 5 * 64 * 8], c[8 * 5 * 64 * 8];
+    test_fill_random(src, sizeof src);
+    memset(a, 0, sizeof a), memset(c, 1, sizeof c);
+    const dmls_batch_input in = {src, sizeof src};
+    const dmls_batch_output oa = {a, sizeof a}, oc = {c, sizeof c};
+    emulate_batch(b, &in, &oa, "emulated reverse");
+    memcpy(c, a, sizeof c);
+    for (int k = 0; k < 8; k++) memset(c + items[k].out_offset, 0xEE, dmls_output_bytes(ops[k]));
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, &oc, 1), DMLS_OK);
+    CHECK(memcmp(a, c, sizeof a) == 0, "R-B-ITEM: emulated reversed and strided rows equal the CPU's");
+    dmls_batch_destroy(b);
+    for (int k = 0; k < 8; k++) dmls_destroy(ops[k]);
+}
+
 /* The slot limit: more than DMLS_BATCH_CUDA_MAX_SLOTS is refused by name. */
 static void test_slot_limit(void) {
     batch_case c;
@@ -330,6 +363,7 @@ int main(void) {
     (void)emulate_op; /* emulator.h's single-operator replay: test_cuda's */
     test_emulated_batches();
     test_emulated_crops_and_split();
+    test_emulated_reverse();
     test_slot_limit();
     if (!dmls_cuda_available()) {
         dmls_batch *b = NULL;
