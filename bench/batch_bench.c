@@ -222,6 +222,39 @@ static void bench_cuda_crops(void) {
     free(g.c.img), free(got), free(want);
 }
 
+/* Fills n bytes with a pattern that differs everywhere (a wrong offset shows). */
+static void pattern(unsigned char *p, uint64_t n) {
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (uint64_t i = 0; i < n; i += 8) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        memcpy(p + i, &x, n - i < 8 ? (size_t)(n - i) : 8);
+    }
+}
+
+/* The device's outputs against the CPU executor's on the same host data. */
+static void check_outputs(const char *name, const dmls_batch *b, const dmls_batch_input *host_in, uint32_t n_in,
+                          const dmls_batch_output *dev_out, uint32_t n_out) {
+    dmls_batch_output *want = calloc(n_out, sizeof *want);
+    for (uint32_t k = 0; k < n_out; k++) {
+        want[k].bytes = dev_out[k].bytes;
+        want[k].data = malloc(dev_out[k].bytes);
+        if (want[k].data == NULL) fail("out of host memory for the check");
+    }
+    if (dmls_batch_execute(b, NULL, host_in, n_in, want, n_out) != DMLS_OK) fail("cpu check");
+    for (uint32_t k = 0; k < n_out; k++) {
+        unsigned char *got = malloc(dev_out[k].bytes);
+        if (got == NULL) fail("out of host memory for the check");
+        CU(cudaMemcpy(got, dev_out[k].data, dev_out[k].bytes, cudaMemcpyDeviceToHost));
+        if (memcmp(got, want[k].data, dev_out[k].bytes) != 0) {
+            fprintf(stderr, "batchbench: %s: GPU output %u differs from the CPU's\n", name, k);
+            exit(1);
+        }
+        free(got);
+        free(want[k].data);
+    }
+    free(want);
+}
+
 /* Kernel time of a batch against a device copy of out_bytes (CUDA events,
  * interleaved, medians). */
 static void events_vs_copy(const char *name, const dmls_batch *b, const dmls_batch_input *in, uint32_t n_in,
@@ -268,10 +301,18 @@ static void bench_cuda_kv(void) {
     CU(cudaMalloc(&d_pages, sizeof pages));
     CU(cudaMalloc(&d_out, out_bytes));
     CU(cudaMalloc(&d_copy, out_bytes));
-    CU(cudaMemset(d_cache, 1, cache));
+    unsigned char *h_cache = malloc(cache);
+    if (h_cache == NULL) fail("out of host memory");
+    pattern(h_cache, cache);
+    CU(cudaMemcpy(d_cache, h_cache, cache, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(d_pages, pages, sizeof pages, cudaMemcpyHostToDevice));
     const dmls_batch_input in[2] = {{d_cache, cache}, {d_pages, sizeof pages}};
     const dmls_batch_output out = {d_out, out_bytes};
+    if (dmls_batch_execute_cuda(b, in, 2, &out, 1, NULL) != DMLS_OK) fail("kv");
+    CU(cudaDeviceSynchronize());
+    const dmls_batch_input host_in[2] = {{h_cache, cache}, {pages, sizeof pages}};
+    check_outputs("KV gather", b, host_in, 2, &out, 1);
+    free(h_cache);
     events_vs_copy("KV gather 512 pages 16x8x128 f16 (device page numbers)", b, in, 2, &out, 1, d_copy, d_cache,
                    out_bytes);
     CU(cudaFree(d_cache));
@@ -292,10 +333,17 @@ static void bench_cuda_split(void) {
     char *d_in, *d_out;
     CU(cudaMalloc((void **)&d_in, bytes));
     CU(cudaMalloc((void **)&d_out, bytes));
-    CU(cudaMemset(d_in, 2, bytes));
-    const dmls_batch_input in = {d_in, bytes};
+    unsigned char *h_in = malloc(bytes);
+    if (h_in == NULL) fail("out of host memory");
+    pattern(h_in, bytes);
+    CU(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    const dmls_batch_input in = {d_in, bytes}, host_in = {h_in, bytes};
     dmls_batch_output out[8];
     for (int j = 0; j < 8; j++) out[j].data = d_out + j * part, out[j].bytes = part;
+    if (dmls_batch_execute_cuda(b, &in, 1, out, 8, NULL) != DMLS_OK) fail("split");
+    CU(cudaDeviceSynchronize());
+    check_outputs("split", b, &host_in, 1, out, 8);
+    free(h_in);
     /* The copy writes where the split's input is: both are 1 GiB moves. */
     events_vs_copy("split 1 GiB f32 into 8 along axis 1", b, &in, 1, out, 8, d_in, d_out, bytes);
     CU(cudaFree(d_in));
