@@ -45,6 +45,8 @@ __device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char 
     }
 }
 
+// GATHER and REVERSE as in kernels.cu: every load of a tile first, then
+// every store, so kIlp loads are in flight per thread.
 template <int E, int V>
 __device__ __forceinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
                                             char *__restrict__ dst, uint64_t local, uint64_t blocks) {
@@ -52,16 +54,22 @@ __device__ __forceinline__ void gather_body(const dmls_cuda_launch &L, const cha
     constexpr int K = V / E;
     const uint32_t count = (uint32_t)L.count;
     for (uint32_t base = (uint32_t)local * kTile; base < count; base += (uint32_t)blocks * kTile) {
+        pack<E, V> p[kIlp];
+        int64_t at[kIlp];
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
             uint32_t i = base + j * kThreads + threadIdx.x;
-            if (i >= count) continue;
-            int64_t s, d;
-            locate(L, i, s, d);
-            pack<E, V> p;
+            if (i < count) {
+                int64_t s;
+                locate(L, i, s, at[j]);
 #pragma unroll
-            for (int k = 0; k < K; k++) p.e[k] = __ldg(reinterpret_cast<const T *>(src + s + L.pattern[k]));
-            *reinterpret_cast<typename unit_type<V>::type *>(dst + d) = p.v;
+                for (int k = 0; k < K; k++) p[j].e[k] = __ldg(reinterpret_cast<const T *>(src + s + L.pattern[k]));
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < kIlp; j++) {
+            uint32_t i = base + j * kThreads + threadIdx.x;
+            if (i < count) *reinterpret_cast<typename unit_type<V>::type *>(dst + at[j]) = p[j].v;
         }
     }
 }
@@ -72,17 +80,26 @@ __device__ __forceinline__ void reverse_body(const dmls_cuda_launch &L, const ch
     constexpr int V = 16, K = V / E;
     const uint32_t count = (uint32_t)L.count;
     for (uint32_t base = (uint32_t)local * kTile; base < count; base += (uint32_t)blocks * kTile) {
+        pack<E, V> in[kIlp];
+        int64_t at[kIlp];
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
             uint32_t i = base + j * kThreads + threadIdx.x;
-            if (i >= count) continue;
-            int64_t s, d;
-            locate(L, i, s, d);
-            pack<E, V> in, out;
-            in.v = __ldg(reinterpret_cast<const uint4 *>(src + s));
+            if (i < count) {
+                int64_t s;
+                locate(L, i, s, at[j]);
+                in[j].v = __ldg(reinterpret_cast<const uint4 *>(src + s));
+            }
+        }
 #pragma unroll
-            for (int k = 0; k < K; k++) out.e[k] = in.e[K - 1 - k];
-            *reinterpret_cast<uint4 *>(dst + d) = out.v;
+        for (int j = 0; j < kIlp; j++) {
+            uint32_t i = base + j * kThreads + threadIdx.x;
+            if (i < count) {
+                pack<E, V> out;
+#pragma unroll
+                for (int k = 0; k < K; k++) out.e[k] = in[j].e[K - 1 - k];
+                *reinterpret_cast<uint4 *>(dst + at[j]) = out.v;
+            }
         }
     }
 }
