@@ -17,7 +17,7 @@
  *
  * Errors follow dmlslice.h: a dmls_status, and dmls_last_error() naming the
  * item, the field, the values and the rule, e.g.
- *   batch item 17: output bytes [+96, +144) of output slot 0 overlap item 16's [+64, +112) (R-B-OVERLAP)
+ *   batch item 17: output bytes [+96, +144) of output slot 0 overlap item 16's, which end at +112 (R-B-OVERLAP)
  * On any failure nothing is written to any output and no handle is set.
  */
 #ifndef DMLSLICE_BATCH_H
