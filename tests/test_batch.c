@@ -108,7 +108,7 @@ static void test_dml_alignment(void) {
     CHECK_MESSAGE("R-X-ALIGN", "item 1", "out_offset 40", "16");
     items[1].out_offset = 48;
     CHECK_STATUS(dmls_batch_create(items, 2, 1, 1, &b), DMLS_OK);
-    _Alignas(64) unsigned char in[128] = {0}, out[128];
+    static _Alignas(64) unsigned char in[128], out[128]; /* static: MinGW aligns locals only to 16 */
     memset(out, 0x5A, sizeof out);
     dmls_batch_input bi = {in + 8, 120};
     dmls_batch_output bo = {out, 128};
