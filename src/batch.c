@@ -206,6 +206,12 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
     b->in_slots = in_slots;
     b->out_slots = out_slots;
     if (crops) b->crops = *crops;
+    if ((uint64_t)in_slots + out_slots > UINT32_MAX) { /* slots are numbered in 32 bits, inputs first */
+        free_batch(b);
+        return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
+                         "batch: %" PRIu32 " input and %" PRIu32 " output slots exceed 2^32-1 in all", in_slots,
+                         out_slots);
+    }
     const bool fits = count <= SIZE_MAX / 4 / sizeof(dmls_batch_entry);
     if (fits) {
         b->items = calloc(count ? count : 1, sizeof *b->items);

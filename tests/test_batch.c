@@ -86,6 +86,8 @@ static void test_item_errors(void) {
     items[2].in_offset = UINT64_MAX - 8;
     CHECK_STATUS(dmls_batch_create(items, 3, 1, 1, &b), DMLS_ERROR_OVERFLOW);
     CHECK_MESSAGE("R-B-ITEM", "item 2", "overflows");
+    CHECK_STATUS(dmls_batch_create(items, 1, UINT32_MAX, 1, &b), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-B-ITEM", "exceed 2^32-1");
     CHECK_STATUS(dmls_batch_create(items, 1, 1, 1, NULL), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(dmls_batch_create(NULL, 2, 1, 1, &b), DMLS_ERROR_INVALID_ARGUMENT);
     dmls_destroy(op);
