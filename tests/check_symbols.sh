@@ -4,7 +4,7 @@
 #   check_symbols.sh NM SHARED_LIB STATIC_LIB [OBJDUMP INCLUDE_DIR HAVE_CUDA]
 # A Windows DLL (SHARED_LIB ending in .dll) is read with OBJDUMP instead: its
 # export table must be exactly the functions that INCLUDE_DIR's headers
-# declare with DMLS_API (dmlslice_cuda.h's only when HAVE_CUDA is ON).
+# declare with DMLS_API (dmlslice_cuda.h's and batch_cuda.h's only when HAVE_CUDA is ON).
 set -eu
 nm_tool=$1 shared=$2 static=$3
 bad=0
@@ -12,7 +12,7 @@ case $shared in
 *.dll)
   objdump_tool=$4 include=$5 have_cuda=$6
   headers=$(ls "$include"/dmlslice/*.h)
-  [ "$have_cuda" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v '/dmlslice_cuda\.h$')
+  [ "$have_cuda" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v -E '/(dmlslice|batch)_cuda\.h$')
   # shellcheck disable=SC2086 # one word per header
   declared=$(grep -ho 'DMLS_API[^(]*(' $headers | grep -o 'dmls_[a-z0-9_]*($' | tr -d '(' | sort -u)
   exported=$("$objdump_tool" -p "$shared" | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' |
