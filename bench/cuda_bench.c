@@ -13,7 +13,7 @@
 
 #include "../examples/worked_examples.h"
 #include "dmlslice/dmlslice_cuda.h"
-#include "operator.h" /* internal: to report which launch ran */
+#include "cuda/launch.h" /* internal: to report which launch ran */
 
 #define CU(call)                                                                          \
     do {                                                                                  \
@@ -98,7 +98,7 @@ int dmls_bench_cuda_case(const bench_case *c, int reps, dmls_bench_cuda_result *
     fill_random(h_in, in_bytes, 0x9E3779B97F4A7C15ULL ^ in_bytes);
     CU(cudaMalloc(&d_in, in_bytes));
     CU(cudaMalloc(&d_out, out_bytes));
-    const dmls_cuda_launch *L = &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, d_in, d_out)];
+    const dmls_cuda_launch *copy = dmls_cuda_state_of(op)->copy, *L = &copy[dmls_cuda_choose(copy, d_in, d_out)];
     r->kernel = L->kernel, r->unit = L->unit, r->vec = L->vec;
     launch_name(L, r->launch, sizeof r->launch);
     CU(cudaMemcpy(d_in, h_in, in_bytes, cudaMemcpyHostToDevice));
@@ -216,15 +216,16 @@ int dmls_bench_cuda_tiny(int iters, dmls_bench_cuda_tiny_result *r, char *err, s
     /* A second operator with every compact form switched off (internal
      * state: the bench reaches into it to compare the two blocks). */
     DM(dmls_create(&in, &out, &w, &general));
-    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) general->cuda.copy[i].compact = general->cuda.fill[i].compact = 0;
+    dmls_cuda_state *gs = general->prepared[DMLS_BACKEND_CUDA];
+    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) gs->copy[i].compact = gs->fill[i].compact = 0;
     CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     CU(cudaMalloc(&d_in, sizeof h_in));
     CU(cudaMalloc(&d_out, sizeof h_out));
     CU(cudaMemcpy(d_in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
     CU(cudaDeviceSynchronize()); /* the legacy stream's copy, before work on s */
-    const dmls_cuda_launch *L = &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, d_in, d_out)];
+    const dmls_cuda_launch *copy = dmls_cuda_state_of(op)->copy, *L = &copy[dmls_cuda_choose(copy, d_in, d_out)];
     launch_name(L, r->launch, sizeof r->launch);
-    if (L->compact) launch_name(&general->cuda.copy[dmls_cuda_choose(general->cuda.copy, d_in, d_out)],
+    if (L->compact) launch_name(&gs->copy[dmls_cuda_choose(gs->copy, d_in, d_out)],
                               r->general_launch, sizeof r->general_launch);
     for (int p = 0; p < DMLS_BENCH_CUDA_PROBES; p++) CU((cudaError_t)dmls_cuda_probe(p, s, &r->probe[p].param_bytes));
     const tiny_bind b = {op, general, d_in, d_out, sizeof h_in, sizeof h_out, s};

@@ -86,7 +86,15 @@ if(DMLS_HAVE_VULKAN)
   string(APPEND DMLS_PC_LIBS_PRIVATE " -Wl,-Bdynamic -lvulkan")
 endif()
 configure_file("${CMAKE_CURRENT_LIST_DIR}/dmlslice.pc.in" "${PROJECT_BINARY_DIR}/dmlslice.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/dmlslice.pc" DESTINATION "${dmls_pcdir}" COMPONENT dev)
+# dmlslice-static.pc: the static library by its path, so that the linker
+# cannot take the shared one that sits beside it (pkg-config --static only
+# adds Libs.private; which of the two -ldmlslice finds is the linker's
+# choice, and it takes the .so).
+get_target_property(dmls_static_name dmlslice_static OUTPUT_NAME)
+set(DMLS_PC_STATIC_LIB "${CMAKE_STATIC_LIBRARY_PREFIX}${dmls_static_name}${CMAKE_STATIC_LIBRARY_SUFFIX}")
+configure_file("${CMAKE_CURRENT_LIST_DIR}/dmlslice-static.pc.in" "${PROJECT_BINARY_DIR}/dmlslice-static.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/dmlslice.pc" "${PROJECT_BINARY_DIR}/dmlslice-static.pc"
+        DESTINATION "${dmls_pcdir}" COMPONENT dev)
 
 # ---------------------------------------------------------------- tool and data
 if(TARGET dmlslice_cli)
@@ -100,8 +108,13 @@ if(TARGET dmlslice_cli)
   install(FILES "${PROJECT_SOURCE_DIR}/bench/cases.json" DESTINATION "${CMAKE_INSTALL_DATADIR}/dmlslice"
           COMPONENT tool)
 endif()
-install(FILES "${PROJECT_SOURCE_DIR}/README.md" "${PROJECT_SOURCE_DIR}/CHANGELOG.md" "${PROJECT_SOURCE_DIR}/docs/install.md"
+# The README and the pages it links, in the repository's layout, so that
+# every link of an installed page leads to an installed file
+# (tests/install/run.sh checks that).
+install(FILES "${PROJECT_SOURCE_DIR}/README.md" "${PROJECT_SOURCE_DIR}/CHANGELOG.md"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT tool)
-if(EXISTS "${PROJECT_SOURCE_DIR}/docs/spec.md")
-  install(FILES "${PROJECT_SOURCE_DIR}/docs/spec.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT tool)
-endif()
+file(GLOB dmls_doc_pages "${PROJECT_SOURCE_DIR}/docs/*.md")
+install(FILES ${dmls_doc_pages} "${PROJECT_SOURCE_DIR}/docs/dmlslice.1" DESTINATION "${CMAKE_INSTALL_DOCDIR}/docs"
+        COMPONENT tool)
+install(FILES "${PROJECT_SOURCE_DIR}/bench/RESULTS.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}/bench" COMPONENT tool)
+install(FILES "${PROJECT_SOURCE_DIR}/python/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}/python" COMPONENT tool)

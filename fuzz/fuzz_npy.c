@@ -1,6 +1,6 @@
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
-/* Fuzz target: the .npy header reader of the dmlslice tool. The input is a
- * whole file. A parse either fails with a message naming the file, or gives
+/* Fuzz target: the .npy header readers of the dmlslice tool (DirectML's
+ * types, and any item size). The input is a whole file. A parse either fails with a message naming the file, or gives
  * a header whose data lies inside the file and whose strides address only
  * that data; the data is then sliced whole, through those strides, into a
  * guard-page buffer. */
@@ -10,10 +10,27 @@
 #include "fuzz_input.h"
 #include "npy_format.h"
 
+/* The slicing commands' reader (any fixed-size dtype, records included):
+ * a message naming the file, or items of parts units that hold the data. */
+static void check_items(const unsigned char *file, size_t size) {
+    static npy_header h; /* NPY_MAX_DESCR bytes of descr */
+    char err[NPY_ERR_LEN];
+    err[0] = '\0';
+    if (!npy_parse_header_items("fuzz.npy", file, size, &h, err)) {
+        if (strstr(err, "fuzz.npy") == NULL) abort();
+        for (const char *c = err; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) abort();
+        return;
+    }
+    if (h.parts < 1 || h.esize != dmls_dtype_size(h.dtype) * (size_t)h.parts || strlen(h.descr) >= NPY_MAX_DESCR)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     guarded file;
     if (guarded_alloc(&file, size, 0)) abort();
     memcpy(file.data, data, size);
+    check_items(file.data, size);
     npy_header h;
     char err[NPY_ERR_LEN];
     err[0] = '\0';

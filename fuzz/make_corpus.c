@@ -97,6 +97,15 @@ int main(int argc, char **argv) {
         bad |= write_seed(dir, "fuzz_differential", i, &d);
     }
 
+    /* fuzz_batch: a path byte (even: items, odd: split and crops), then
+     * small values for the operators, items, slots and offsets. */
+    for (int i = 0; i < 8; i++) {
+        seed b = {{0}, 0};
+        put(&b, (unsigned)i);
+        for (int j = 0; j < 200; j++) put(&b, (unsigned)(i * 37 + j * 11) % 160);
+        bad |= write_seed(dir, "fuzz_batch", i, &b);
+    }
+
     /* fuzz_npy: whole .npy files of several versions, types and orders. */
     static const char *const headers[] = {
         "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",

@@ -8,7 +8,9 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-build=build-fuzz
+# Absolute: fuzz_model works in a sandbox folder of its own, so every path
+# libFuzzer is given must not depend on the current folder.
+build=$(pwd)/build-fuzz
 CC=${FUZZ_CC:-clang} cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLS_FUZZ=ON \
   -DDMLS_SANITIZE=address,undefined -DDMLS_CUDA=OFF -DDMLS_BUILD_TESTS=OFF -DDMLS_BUILD_TOOLS=OFF >/dev/null
 cmake --build $build -j 4 >/dev/null
@@ -16,7 +18,7 @@ cmake --build $build -j 4 >/dev/null
 targets=${*:-$(find $build/fuzz -maxdepth 1 -type f -name 'fuzz_*' ! -name fuzz_corpus -perm -u+x | sed 's|.*/||' | sort)}
 rm -rf $build/seeds
 $build/fuzz/fuzz_corpus $build/seeds
-mkdir -p $build/seeds/fuzz_model && cp examples/dispatch/*.json $build/seeds/fuzz_model/
+mkdir -p $build/seeds/fuzz_model && cp examples/dispatch/*.json fuzz/model_seeds/*.json $build/seeds/fuzz_model/
 status=0
 for t in $targets; do
   mkdir -p $build/corpus/$t $build/artifacts/$t

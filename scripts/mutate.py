@@ -20,8 +20,12 @@ not ignored, files) into WORK/wN/tree, and every mutated file in a copy is
 written back from memory after its mutant, on a signal, or on the next start.
 
 Known equivalent mutants live in scripts/mutate-equivalents.txt with the
-reason each cannot change behaviour; they are not run, not reported as
-survivors, and entries that match no mutant any more are reported as stale.
+reason each cannot change behaviour. They run like every mutant, so that a
+label never hides a kill: one that survives is not reported as a survivor,
+one that a test (or a sanitizer, or a time limit) kills is reported as a
+wrong label, and fails --ci, unless its entry's "killed-on:" names the
+builds where it dies. Entries that match no mutant any more are reported as
+stale.
 
 Which tests see a file is derived, not kept by hand: CMake's file API gives
 each target's sources, artifacts and dependencies, the build tool's
@@ -262,7 +266,7 @@ def mutations(toks):
 
 class Mutant:
     __slots__ = ("path", "line", "col", "function", "op", "orig", "new", "start", "end", "context",
-                 "occurrence", "key", "status", "detail", "seconds", "resumed", "sanitized", "tree")
+                 "occurrence", "key", "status", "detail", "seconds", "resumed", "sanitized", "tree", "listed")
 
     def describe(self):
         return "%s:%d:%d %s [%s] %s -> %s" % (self.path, self.line, self.col, self.function, self.op,
@@ -308,6 +312,7 @@ def generate(root, path):
         seen[k] = m.occurrence + 1
         m.key = k + (m.occurrence,)
         m.status, m.detail, m.seconds, m.resumed, m.sanitized, m.tree = None, "", 0.0, False, "", ""
+        m.listed = None  # its equivalents-file entry, if it has one
         result.append(m)
     return result
 
@@ -321,6 +326,8 @@ def read_equivalents(path):
         at: if (@out > 0@) {
         to: out >= 0
         why: ...one or more lines...
+        killed-on: the builds where a test kills it (optional: a mutant no
+                   test can see on most builds, but some do)
     The key is file, function, the line with the mutated text between @s,
     the replacement, and which occurrence of that same change in that
     function (#0 is the first): line numbers are not part of it."""
@@ -333,7 +340,8 @@ def read_equivalents(path):
             line = raw.rstrip("\n")
             m = re.fullmatch(r"\[(.+)\] (.+) #(\d+)", line.strip())
             if m:
-                cur = {"path": m.group(1), "function": m.group(2), "occ": int(m.group(3)), "line": n, "why": ""}
+                cur = {"path": m.group(1), "function": m.group(2), "occ": int(m.group(3)), "line": n, "why": "",
+                       "killed_on": ""}
                 continue
             if cur is None or not line.strip() or line.startswith("#"):
                 continue
@@ -341,6 +349,8 @@ def read_equivalents(path):
                 cur["at"] = collapse(line[4:])
             elif line.startswith("to: "):
                 cur["to"] = collapse(line[4:]) if line[4:].strip() != "(nothing)" else ""
+            elif line.startswith("killed-on: "):
+                cur["killed_on"] = line[len("killed-on: "):].strip()
             elif line.startswith("why: ") or line.startswith("     "):
                 cur["why"] = (cur["why"] + " " + line.strip()[4 if line.startswith("why: ") else 0:]).strip()
             else:
@@ -651,9 +661,12 @@ def main():
     ap.add_argument("--tests", default=None, metavar="REGEX",
                     help="run only the tests (of those that see the file) whose name matches, e.g. to show "
                          "that a new test kills a mutant on its own")
+    ap.add_argument("--listed-only", action="store_true",
+                    help="only the mutants the equivalents file lists: an audit of its labels")
     ap.add_argument("--list", action="store_true", help="print the mutants (after --filter/--sample), run none")
     ap.add_argument("--ci", action="store_true",
-                    help="CI's sample: --sample %d --seed %d --jobs %d unless given; exit 1 on a survivor"
+                    help="CI's sample: --sample %d --seed %d --jobs %d unless given; exit 1 on a survivor or "
+                         "on a listed mutant killed"
                          % (CI_SAMPLE, CI_SEED, CI_JOBS))
     ap.add_argument("--work", default=DEFAULT_WORK, help="folder of the tree copies (default: %s)" % DEFAULT_WORK)
     ap.add_argument("--equivalents", default=DEFAULT_EQUIVALENTS, help="the equivalents file")
@@ -705,8 +718,12 @@ def main():
     equivalents = read_equivalents(eq_path)
     keys = {m.key for m in mutants}
     stale = [e for k, e in equivalents.items() if k[0] in files and k not in keys]
-    listed = [m for m in mutants if m.key in equivalents]
-    todo = [m for m in mutants if m.key not in equivalents]
+    for m in mutants:
+        m.listed = equivalents.get(m.key)
+    listed = [m for m in mutants if m.listed]
+    todo = list(mutants)  # the listed ones too: a label must not hide a kill
+    if args.listed_only:
+        todo = list(listed)
     if args.operators:
         ops = set(args.operators.split(","))
         todo = [m for m in todo if m.op in ops]
@@ -739,7 +756,7 @@ def main():
                 resumed += 1
         if args.judged_only:
             todo = [m for m in todo if m.key in earlier]
-    print("mutate: %d files, %d mutants, %d listed as equivalent, %d to run%s%s" % (
+    print("mutate: %d files, %d mutants, %d listed as equivalent (run too), %d to run%s%s" % (
         len(files), len(mutants), len(listed), len(todo) - resumed,
         " (sample, seed %d)" % args.seed if args.sample else "",
         ", %d judged already (%s)" % (resumed, ", ".join(args.resume)) if args.resume else ""))
@@ -974,22 +991,27 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
     cols = ["killed", "timeout", "killed-san", "survived", "not-compiled", "same-object", "error", "not-run"]
     print("\nmutate: results (%s, %.0f s)" % ("sample of %d, seed %d" % (len(todo), args.seed) if args.sample
                                               else "all mutants", seconds))
+    # The status columns count the mutants that are not listed; "listed"
+    # counts the listed ones, and "lst-dies" those of them killed here.
     heads = [("mutants", "mutants"), ("killed", "killed"), ("timeout", "timeout"), ("killed-san", "by-san"),
              ("survived", "survived"), ("not-compiled", "not-comp"), ("same-object", "same-obj"),
-             ("listed", "listed"), ("not-run", "not-run")]
+             ("listed", "listed"), ("listed-dies", "lst-dies"), ("not-run", "not-run")]
+    dead = ("killed", "timeout", "killed-san")
 
     def line(name, row):
         print("%-28s" % name + "".join(" %8s" % row[k] for k, _ in heads))
 
     line("file", {k: h for k, h in heads})
     total = {c: 0 for c in cols}
-    total["mutants"] = total["listed"] = 0
+    total["mutants"] = total["listed"] = total["listed-dies"] = 0
     for f in files:
         if not any(m.path == f for m in todo + listed):
             continue
-        row = {c: sum(1 for m in todo if m.path == f and m.status == c) for c in cols}
+        row = {c: sum(1 for m in todo if m.path == f and m.status == c and (not m.listed or c == "not-run"))
+               for c in cols}
         row["mutants"] = sum(1 for m in mutants if m.path == f)
         row["listed"] = sum(1 for m in listed if m.path == f)
+        row["listed-dies"] = sum(1 for m in todo if m.path == f and m.listed and m.status in dead)
         for k in row:
             total[k] += row[k]
         line(f, row)
@@ -1000,7 +1022,18 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
     if judged:
         print("mutate: score %.1f%% (%d killed of %d that built and were not equivalent)"
               % (100.0 * killed / judged, killed, judged))
-    survivors = [m for m in todo if m.status == "survived"]
+    survivors = [m for m in todo if m.status == "survived" and not m.listed]
+    wrong = [m for m in todo if m.listed and m.status in dead and not m.listed["killed_on"]]
+    elsewhere = [m for m in todo if m.listed and m.status in dead and m.listed["killed_on"]]
+    for m in elsewhere:
+        print("mutate: listed, killed as its entry (%s:%d) expects on %s: %s (%s: %s)" % (
+            os.path.relpath(eq_path, root), m.listed["line"], m.listed["killed_on"], m.describe(), m.status, m.detail))
+    if wrong:
+        print("\nmutate: listed as equivalent but killed (the label is wrong: drop the entry, or say where it dies"
+              " with killed-on:):")
+        for m in wrong:
+            print("  %s:%d: %s (%s: %s)" % (os.path.relpath(eq_path, root), m.listed["line"], m.describe(),
+                                             m.status, m.detail))
     if survivors:
         print("\nmutate: survivors (add a test that kills each, or list it with its reason in %s):"
               % os.path.relpath(eq_path, root))
@@ -1020,7 +1053,7 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
                        "mutants": [{"file": m.path, "line": m.line, "function": m.function, "operator": m.op,
                                     "at": m.context, "to": collapse(m.new), "occurrence": m.occurrence,
                                     "status": m.status, "detail": m.detail, "seconds": round(m.seconds, 1),
-                                    "sanitized": m.sanitized, "tree": m.tree}
+                                    "sanitized": m.sanitized, "tree": m.tree, "listed": bool(m.listed)}
                                    for m in todo]}, f, indent=1)
     if STOP.is_set():
         return 130
@@ -1031,9 +1064,9 @@ def report(root, files, mutants, listed, todo, stale, eq_path, seconds, args):
         return 2
     if not_run:
         return 3
-    if args.ci and survivors:
-        print("mutate: CI fails: %d survivor%s not listed as equivalent" % (len(survivors),
-                                                                            "" if len(survivors) == 1 else "s"))
+    if args.ci and (survivors or wrong):
+        print("mutate: CI fails: %d survivor%s not listed as equivalent, %d listed one%s killed" % (
+            len(survivors), "" if len(survivors) == 1 else "s", len(wrong), "" if len(wrong) == 1 else "s"))
         return 1
     return 0
 

@@ -3,6 +3,7 @@
  * from the plans) and moves one element at a time with no cleverness. */
 #include <string.h>
 
+#include "bindings.h"
 #include "checked.h"
 #include "error.h"
 #include "operator.h"
@@ -33,7 +34,7 @@ static bool is_empty(int32_t ndim, const int64_t *shape) {
 
 dmls_status dmls_execute_reference(const dmls_operator *op, const void *input, uint64_t input_bytes,
                                    void *output, uint64_t output_bytes) {
-    RETURN_IF_ERROR(dmls_execute_begin("execute", op, input, input_bytes, output, output_bytes));
+    RETURN_IF_ERROR(dmls_check_bindings("execute", op, input, input_bytes, output, output_bytes));
 
     const dmls_problem *p = &op->problem;
     const unsigned char *in = input;

@@ -53,7 +53,7 @@ GNU_PRAGMA = re.compile(r"^\s*#\s*pragma\s+(GCC|clang)\b|_Pragma\s*\(\s*\"(GCC|c
 DECLSPEC = re.compile(r"\b(__declspec|__stdcall|__cdecl|__forceinline)\b")
 # Headers a program built by MSVC can include: C11's (less <threads.h>,
 # which MSVC has only since 17.8), the CRT's and the Windows SDK's that
-# src/platform/win32*.c use, the x86 and ARM intrinsics, and the optional
+# src/platform/win32.c and tools/platform/win32*.c use, the x86 and ARM intrinsics, and the optional
 # dependencies (CUDA, Jansson, the Vulkan SDK).
 MSVC_HEADERS = set(
     "assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h math.h setjmp.h "
@@ -63,7 +63,7 @@ MSVC_HEADERS = set(
     "intrin.h immintrin.h emmintrin.h arm_neon.h arm64_neon.h "
     "cuda_runtime_api.h cuda_runtime.h jansson.h vulkan/vulkan.h".split())
 # POSIX (or glibc) functions the MSVC runtime lacks or names otherwise
-# (_stricmp, _strdup, ...): only src/platform/posix*.c may call them.
+# (_stricmp, _strdup, ...): only the platform layers' posix*.c may call them.
 POSIX_CALLS = re.compile(
     r"\b(strcasecmp|strncasecmp|strdup|strndup|getline|getdelim|strtok_r|strerror_r|realpath|posix_memalign|"
     r"aligned_alloc|mmap|munmap|fileno|isatty|popen|pclose|usleep|nanosleep|clock_gettime|gettimeofday|"
@@ -106,7 +106,8 @@ def sources(root):
 
 
 def compiled_on(path, windows):
-    """Whether a file is compiled for that system (src/platform/CMakeLists.txt)."""
+    """Whether a file is compiled for that system (src/platform/CMakeLists.txt,
+    tools/platform/CMakeLists.txt)."""
     name = os.path.basename(path)
     if name.startswith("posix"):
         return not windows
@@ -133,7 +134,7 @@ def walk_includes(root, files, include_dirs):
         deps = []
         for kind, name in INCLUDE.findall(text):
             if kind == '"':
-                cands = [os.path.join(os.path.dirname(rel), name)] + [os.path.join(d, name) for d in include_dirs]
+                cands = [os.path.join(os.path.dirname(rel), name)] + [os.path.join(d, name) for d in include_dirs(rel)]
                 hit = next((c for c in cands if os.path.isfile(os.path.join(root, c))), None)
                 if hit:
                     deps.append(os.path.normpath(hit).replace(os.sep, "/"))
@@ -221,7 +222,12 @@ def path_rel(path, root, stub_dir):
     return os.path.relpath(full, root).replace(os.sep, "/")
 
 
-INCLUDE_DIRS = ["include", "src/platform", "tools", "tools/dispatch"]
+def include_dirs(rel):
+    """The folders a file's build searches, as CMake gives them: the tool's
+    files find the tool's platform layer (tools/platform), the library's
+    its own (src/platform)."""
+    platform = "tools/platform" if rel.startswith("tools/") else "src/platform"
+    return ["include", platform, "tools", "tools/dispatch"]
 
 
 def preprocess(job):
@@ -230,13 +236,13 @@ def preprocess(job):
     if undef:
         cmd.append("-undef")
     cmd += ["-D" + d for d in defines]
-    cmd += ["-I" + os.path.join(root, d) for d in INCLUDE_DIRS] + ["-I" + stub_dir, rel]
+    cmd += ["-I" + os.path.join(root, d) for d in include_dirs(rel)] + ["-I" + stub_dir, rel]
     return subprocess.run(cmd, cwd=root, capture_output=True, text=True)
 
 
 def scan_views(root, gcc, findings):
     files = sources(root)
-    closure, system, generated = walk_includes(root, files, INCLUDE_DIRS)
+    closure, system, generated = walk_includes(root, files, include_dirs)
     stub_dir = tempfile.mkdtemp(prefix="dmls_stubs_")
     try:
         make_stubs(stub_dir, system | generated)
@@ -299,12 +305,15 @@ def strict_windows(root, build, mingw, findings):
                 files.append(rel)
     base = [mingw, "-fsyntax-only", "-std=c11", "-pedantic-errors", "-Werror=vla", "-Wall", "-Wextra", "-Werror",
             "-DDMLS_PORTABLE_FALLBACKS", "-D__USE_MINGW_ANSI_STDIO=1",
-            "-I" + os.path.join(root, "include"), "-I" + os.path.join(build, "include"),
-            "-I" + os.path.join(root, "src"), "-I" + os.path.join(root, "src/platform"),
-            "-I" + os.path.join(root, "tools"), "-I" + os.path.join(build, "tools")]
+            "-I" + os.path.join(root, "include"), "-I" + os.path.join(build, "include")]
 
     def one(rel):
         extra = ["-DDMLS_BUILDING_DLL"] if rel.startswith("src/") else []
+        if rel.startswith("tools/"):  # the tool sees no folder of src/ (tools/CMakeLists.txt)
+            extra += ["-I" + os.path.join(root, "tools/platform"), "-I" + os.path.join(root, "tools"),
+                      "-I" + os.path.join(build, "tools")]
+        else:
+            extra += ["-I" + os.path.join(root, "src"), "-I" + os.path.join(root, "src/platform")]
         if rel.endswith("kernels_avx2.c"):
             extra.append("-mavx2")  # as src/CMakeLists.txt compiles it without the GNU attribute
         return subprocess.run(base + extra + [rel], cwd=root, capture_output=True, text=True)
@@ -346,7 +355,7 @@ def main(argv):
         print(f)
     if findings:
         print("%d finding(s): a GNU-only construct needs a DMLS_GNU_C branch with a plain-C11 fallback "
-              "(src/compiler.h); a POSIX call belongs in src/platform" % len(findings))
+              "(src/compiler.h); a POSIX call belongs in src/platform or tools/platform" % len(findings))
         return 1
     if missing and require_all:
         print("--require-all: a check could not run")

@@ -4,8 +4,8 @@
 #   check_symbols.sh NM SHARED_LIB STATIC_LIB [OBJDUMP INCLUDE_DIR HAVE_CUDA [HAVE_VULKAN]]
 # A Windows DLL (SHARED_LIB ending in .dll) is read with OBJDUMP instead: its
 # export table must be exactly the functions that INCLUDE_DIR's headers
-# declare with DMLS_API (dmlslice_cuda.h's only when HAVE_CUDA is ON,
-# dmlslice_vulkan.h's only when HAVE_VULKAN is ON).
+# declare with DMLS_API (dmlslice_cuda.h's and batch_cuda.h's only when HAVE_CUDA
+# is ON, dmlslice_vulkan.h's only when HAVE_VULKAN is ON).
 set -eu
 nm_tool=$1 shared=$2 static=$3
 bad=0
@@ -13,7 +13,7 @@ case $shared in
 *.dll)
   objdump_tool=$4 include=$5 have_cuda=$6 have_vulkan=${7:-OFF}
   headers=$(ls "$include"/dmlslice/*.h)
-  [ "$have_cuda" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v '/dmlslice_cuda\.h$')
+  [ "$have_cuda" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v -E '/(dmlslice|batch)_cuda\.h$')
   [ "$have_vulkan" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v '/dmlslice_vulkan\.h$')
   # shellcheck disable=SC2086 # one word per header
   declared=$(grep -ho 'DMLS_API[^(]*(' $headers | grep -o 'dmls_[a-z0-9_]*($' | tr -d '(' | sort -u)
@@ -36,7 +36,7 @@ case $shared in
   count=$("$nm_tool" -D --defined-only "$shared" | grep -c ' T dmls_' || true)
   if [ "$count" -lt 10 ]; then echo "shared library exports only $count dmls_ functions"; bad=1; fi
   # Internal helpers are hidden from the shared library...
-  if "$nm_tool" -D --defined-only "$shared" | grep -q -E ' dmls_(normalize|plan_copies|fail|operator_build|execute_begin|validate_dml|validate_native|cpu_prepare|cpu_run_range|pool_run|thread_start|cpu_count)$'; then
+  if "$nm_tool" -D --defined-only "$shared" | grep -q -E ' dmls_(normalize|plan_copies|fail|operator_build|check_bindings|validate_dml|validate_native|cpu_prepare|cpu_run_range|pool_run|thread_start|cpu_count)$'; then
     echo "internal functions leak from the shared library"; bad=1
   fi
   ;;
@@ -46,9 +46,10 @@ esac
 # nvcc's C++ leaves two kinds that cannot clash: names in an anonymous
 # namespace (made unique by a per-file hash) and the exception personality
 # reference the C++ runtime shares. MinGW's compiler adds .refptr.NAME, a
-# per-object pointer to NAME that the linker merges.
+# per-object pointer to NAME that the linker merges; AddressSanitizer adds
+# __odr_asan.NAME beside each global variable NAME (the backend table).
 sleaks=$("$nm_tool" --defined-only -g "$static" | awk 'NF >= 3 {print $3}' |
-  grep -v -E '^(dmls_|_ZN[0-9]+_GLOBAL__N_|DW\.ref\.__gxx_personality_v0$|\.refptr\.)' || true)
+  grep -v -E '^(dmls_|_ZN[0-9]+_GLOBAL__N_|DW\.ref\.__gxx_personality_v0$|\.refptr\.|__odr_asan\.dmls_)' || true)
 if [ -n "$sleaks" ]; then echo "static library defines globals without the dmls_ prefix:"; echo "$sleaks"; bad=1; fi
 [ $bad -eq 0 ] && echo "symbols: $count exported functions, all prefixed dmls_"
 exit $bad

@@ -1,8 +1,8 @@
 /* A minimal test harness: CHECK records a failure and carries on; each test
  * program ends with TEST_MAIN_END, which prints "N passed, N failed" and
- * returns non-zero on any failure. Random tests seed from DMLS_TEST_SEED (or
- * the clock; support/rng.h) and print the seed on failure so a run can be
- * replayed. */
+ * returns non-zero on any failure. Random tests seed from DMLS_TEST_SEED (a
+ * fixed seed without it; support/rng.h) and print the seed on failure so a
+ * run can be replayed. */
 #ifndef DMLS_TEST_H
 #define DMLS_TEST_H
 

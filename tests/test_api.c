@@ -231,6 +231,31 @@ static void test_queries(void) {
     dmls_destroy(NULL);
 }
 
+/* The backend table (backend.h): the CPU always, CUDA exactly where this
+ * build has it, in their enum slots; every operator holds a prepared form
+ * for each backend built in and none for the others. */
+static void test_backend_table(void) {
+    CHECK(dmls_backends[DMLS_BACKEND_CPU] != NULL && strcmp(dmls_backends[DMLS_BACKEND_CPU]->name, "cpu") == 0,
+          "the CPU backend's entry");
+#ifdef DMLS_HAVE_CUDA
+    CHECK(dmls_backends[DMLS_BACKEND_CUDA] != NULL && strcmp(dmls_backends[DMLS_BACKEND_CUDA]->name, "cuda") == 0,
+          "the CUDA backend's entry in a CUDA build");
+#else
+    CHECK(dmls_backends[DMLS_BACKEND_CUDA] == NULL, "a CUDA entry in a build without CUDA");
+#endif
+    fixture f;
+    dmls_operator *op = NULL;
+    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
+    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_OK);
+    if (op) {
+        for (int id = 0; id < DMLS_BACKEND_COUNT; id++)
+            CHECK((dmls_operator_prepared(op, (dmls_backend_id)id) != NULL) == (dmls_backends[id] != NULL),
+                  "backend %d: prepared %p, built in %d", id, dmls_operator_prepared(op, (dmls_backend_id)id),
+                  dmls_backends[id] != NULL);
+        dmls_destroy(op);
+    }
+}
+
 /* The queries answer a NULL handle with the neutral value dmlslice.h and
  * frontends.h state, as dmls_destroy and dmls_execute accept NULL, and never
  * crash; dmls_output_shape also takes a NULL array. */
@@ -454,6 +479,7 @@ int main(void) {
     test_native_rank();
     test_dml_null();
     test_queries();
+    test_backend_table();
     test_null_queries();
     test_names();
     test_execute_errors();

@@ -1,9 +1,11 @@
 /* The portable overflow checks of checked.h (what compilers without
- * __builtin_*_overflow, such as MSVC, build) against the compiler's
- * builtins, on every pair of edge values and on random pairs. Skipped (77)
- * where the compiler has no builtins to compare with. */
+ * __builtin_*_overflow, such as MSVC, build) and the tool's own products
+ * (tools/overflow.h) against the compiler's builtins, on every pair of edge
+ * values and on random pairs. Skipped (77) where the compiler has no
+ * builtins to compare with. */
 #define DMLS_NO_OVERFLOW_BUILTINS
 #include "checked.h"
+#include "overflow.h"
 #include "test.h"
 
 #ifdef DMLS_OVERFLOW_BUILTINS
@@ -26,6 +28,12 @@ static void check_pair(uint64_t x, uint64_t y) {
           (long long)a, (long long)b, so, (long long)sr, swo, (long long)sw);
     so = dmls_mul_i64(a, b, &sr), swo = __builtin_mul_overflow(a, b, &sw);
     CHECK(so == swo && (so || sr == sw), "mul_i64(%lld, %lld): overflow %d value %lld, expected %d %lld",
+          (long long)a, (long long)b, so, (long long)sr, swo, (long long)sw);
+    uo = tool_mul_u64(x, y, &ur), uwo = __builtin_mul_overflow(x, y, &uw);
+    CHECK(uo == uwo && (uo || ur == uw), "tool_mul_u64(%llu, %llu): overflow %d value %llu, expected %d %llu",
+          (unsigned long long)x, (unsigned long long)y, uo, (unsigned long long)ur, uwo, (unsigned long long)uw);
+    so = tool_mul_i64(a, b, &sr), swo = __builtin_mul_overflow(a, b, &sw);
+    CHECK(so == swo && (so || sr == sw), "tool_mul_i64(%lld, %lld): overflow %d value %lld, expected %d %lld",
           (long long)a, (long long)b, so, (long long)sr, swo, (long long)sw);
 }
 

@@ -9,6 +9,7 @@
  * portable one when it is off, and gives the reference's bytes either way. */
 #include "cpu/features.h"
 #include "cpu/kernels.h"
+#include "cpu/run.h"
 #include "operator.h"
 #include "test.h"
 
@@ -96,7 +97,7 @@ int main(int argc, char **argv) {
     dmls_operator *op = NULL;
     CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
     if (op) {
-        const char *kernel = dmls_cpu_kernel_name(op->cpu.kernel);
+        const char *kernel = dmls_cpu_kernel_name(dmls_cpu_prepared_of(op)->kernel);
         const size_t len = strlen(kernel);
         const bool simd_kernel = simd_suffix[0] && len > 5 && strcmp(kernel + len - 5, simd_suffix) == 0;
         CHECK(simd_kernel == want, "plan chose %s with %s %s", kernel, simd_name[0] ? simd_name : "SIMD",
@@ -107,7 +108,7 @@ int main(int argc, char **argv) {
         memset(y, 0, ob);
         CHECK_STATUS(dmls_execute_reference(op, x, ib, r, ob), DMLS_OK);
         CHECK_STATUS(dmls_execute(op, x, ib, y, ob), DMLS_OK);
-        CHECK(memcmp(y, r, ob) == 0, "%s differs from the reference", dmls_cpu_kernel_name(op->cpu.kernel));
+        CHECK(memcmp(y, r, ob) == 0, "%s differs from the reference", dmls_cpu_kernel_name(dmls_cpu_prepared_of(op)->kernel));
         free(x), free(y), free(r);
         dmls_destroy(op);
     }

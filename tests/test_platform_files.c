@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <signal.h>
 
+#include "files.h"
 #include "platform/platform.h"
 #include "test.h"
 
@@ -162,6 +163,15 @@ static void test_map(void) {
         bool zeros = true;
         for (size_t i = 0; i < 8; i++) zeros &= m.data[n + i] == 0;
         CHECK(zeros, "the padding after %zu bytes is not zero", n);
+        uint64_t now = 0;
+        CHECK(dmls_file_map_intact(&m, &now) && now == n, "%zu bytes untouched: not intact (%llu)", n,
+              (unsigned long long)now);
+        /* Another writer extends the mapped file: no longer intact. */
+        f = dmls_fopen(path, "ab");
+        CHECK(f != NULL && fwrite("x", 1, 1, f) == 1, "append to %zu bytes", n);
+        if (f) fclose(f);
+        CHECK(!dmls_file_map_intact(&m, &now) && now == n + 1, "%zu bytes grown by one: intact, or length %llu", n,
+              (unsigned long long)now);
         dmls_file_unmap(&m);
     }
     free(want);

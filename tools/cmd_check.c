@@ -86,7 +86,7 @@ int cmd_check(int argc, char **argv) {
         return 2;
     }
     const param_tensor t = {dtype, sizes.n, sizes.v, strides.given ? strides.v : NULL,
-                            out_strides.given ? out_strides.v : NULL, out_strides.n};
+                            out_strides.given ? out_strides.v : NULL, out_strides.n, 1};
     /* With --output-gradient-sizes the description is SLICE_GRAD's: the
      * input sizes are the input gradient's, the window lies over the output
      * gradient. */

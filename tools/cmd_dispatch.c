@@ -8,24 +8,42 @@
 
 #include "args.h"
 #include "commands.h"
+#include "cuda_io.h"
 #include "device.h"
 #include "device_opt.h"
-#include "execute.h"
+#include "run.h"
 #include "model.h"
 #include "options.h"
+#include "files.h"
 #include "platform.h"
+#include "reach.h"
+
+/* A model is text: more than this is refused rather than read on
+ * (a device such as /dev/zero never ends). */
+#define MODEL_MAX_TEXT ((size_t)16 << 20)
 
 /* The whole model file (a UTF-8 name; bytes as they are, CRLF line ends
- * included: JSON takes \r as space); NULL with a message on failure. */
+ * included: JSON takes \r as space), at most MODEL_MAX_TEXT bytes; NULL
+ * with a message on failure. Its type is looked at before it is opened: a
+ * regular file, standard input, a pipe or a FIFO (read until it ends). */
 static char *slurp(const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : dmls_fopen(path, "rb");
+    const bool from_stdin = strcmp(path, "-") == 0;
+    dmls_file_info info;
+    int e = from_stdin ? 0 : dmls_path_info(path, 1, &info);
+    const char *refused = e != 0                          ? dmls_error_text(e)
+                          : from_stdin                     ? NULL
+                          : info.kind == DMLS_FILE_MISSING ? dmls_error_text(ENOENT)
+                          : info.kind == DMLS_FILE_FOLDER  ? "is a folder, not a model"
+                          : info.kind == DMLS_FILE_OTHER   ? "is a block device or other special file, not a model"
+                                                           : NULL;
+    FILE *f = refused ? NULL : from_stdin ? stdin : dmls_fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, path, strerror(errno));
+        fprintf(stderr, "%s: %s: %s\n", args_prog, path, refused ? refused : strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    while (buf && n <= MODEL_MAX_TEXT) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap) break;
         char *bigger = realloc(buf, cap * 2);
@@ -37,10 +55,13 @@ static char *slurp(const char *path, size_t *len) {
         buf = bigger;
         cap *= 2;
     }
-    const bool bad = ferror(f);
+    const bool bad = ferror(f), big = n > MODEL_MAX_TEXT;
     if (f != stdin) fclose(f);
-    if (!buf || bad) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, path, buf ? "read error" : "out of memory");
+    if (!buf || bad || big) {
+        if (big)
+            fprintf(stderr, "%s: %s: more than %zu MiB; a model is text and may hold at most that\n", args_prog, path,
+                    MODEL_MAX_TEXT >> 20);
+        else fprintf(stderr, "%s: %s: %s\n", args_prog, path, buf ? "read error" : "out of memory");
         free(buf);
         return NULL;
     }
@@ -48,11 +69,47 @@ static char *slurp(const char *path, size_t *len) {
     return buf;
 }
 
+/* Reads and runs the model text read from path; the exit status. */
+static int run_model(const char *path, char *text, size_t len, const char *allowed, DML_FEATURE_LEVEL level, bool gpu,
+                     bool force) {
+    /* File initializers are found beside the model first, as in DxDispatch:
+     * its path up to its name (none for standard input). */
+    const bool from_stdin = strcmp(path, "-") == 0;
+    const size_t folder = from_stdin ? 0 : dmls_path_folder_len(path);
+    char *dir = malloc(folder + 1);
+    if (!dir) {
+        fprintf(stderr, "%s: out of memory\n", args_prog);
+        return 1;
+    }
+    memcpy(dir, path, folder);
+    dir[folder] = '\0';
+    const char *name = from_stdin ? "<stdin>" : path;
+    model_reach reach;
+    char err[MODEL_ERR_LEN], why[REACH_WHY_LEN];
+    int status = 1;
+    model m;
+    if (!reach_init(&reach, from_stdin ? NULL : dir, allowed, why)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, allowed ? "--allow-path" : "the current folder", why);
+    } else if (!model_read(text, len, name, dir, &reach, &m, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+    } else {
+        const execute_options o = {level, gpu, stdout, name, path, force, &reach};
+        if (model_execute(&m, &o, err)) status = 0;
+        else fprintf(stderr, "%s: %s\n", args_prog, err);
+        model_free(&m);
+    }
+    reach_free(&reach);
+    free(dir);
+    return status;
+}
+
 int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
     const char *path = NULL;
     DML_FEATURE_LEVEL level = DML_FEATURE_LEVEL_6_4;
-    bool cuda = false;
+    device_choice dev = {DEVICE_CPU, 0};
+    bool force = false;
+    const char *allowed = NULL;
     option_parser op;
     options_start(&op, &cmd_dispatch_def, argc, argv);
     for (;;) {
@@ -70,11 +127,12 @@ int cmd_dispatch(int argc, char **argv) {
             path = value;
         } else if (option_is(o, "--feature-level")) {
             if (!args_feature_level(o->name, value, &level)) return 2;
+        } else if (option_is(o, "--allow-path")) {
+            allowed = value;
+        } else if (option_is(o, "--force")) {
+            force = true;
         } else if (option_is(o, "--device")) {
-            device_choice dev;
             if (!device_parse(args_prog, value, &dev)) return 2;
-            cuda = dev.kind != DEVICE_CPU;
-            device_select_vulkan(dev.kind == DEVICE_VULKAN ? dev.index : -1);
         }
     }
     if (!path) {
@@ -84,31 +142,11 @@ int cmd_dispatch(int argc, char **argv) {
     size_t len = 0;
     char *text = slurp(path, &len);
     if (!text) return 1;
-    /* File initializers are found beside the model first, as in DxDispatch:
-     * its path up to its name ("" for standard input). */
-    const bool from_stdin = strcmp(path, "-") == 0;
-    const size_t folder = from_stdin ? 0 : dmls_path_folder_len(path);
-    char *dir = malloc(folder + 1);
-    if (!dir) {
-        fprintf(stderr, "%s: out of memory\n", args_prog);
-        free(text);
-        return 1;
-    }
-    memcpy(dir, path, folder);
-    dir[folder] = '\0';
-    const char *name = from_stdin ? "<stdin>" : path;
-    model m;
-    char err[MODEL_ERR_LEN];
-    int status = 1;
-    if (!model_read(text, len, name, dir, &m, err)) {
-        fprintf(stderr, "%s: %s\n", args_prog, err);
-    } else {
-        const execute_options o = {level, cuda, stdout, name};
-        if (model_execute(&m, &o, err)) status = 0;
-        else fprintf(stderr, "%s: %s\n", args_prog, err);
-        model_free(&m);
-    }
-    free(dir);
+    /* --device cuda without a usable device runs on the CPU, saying so
+     * (cuda_io.h); --device vulkan[:N] without one fails when it is used. */
+    device_select_vulkan(dev.kind == DEVICE_VULKAN ? dev.index : -1);
+    const bool gpu = dev.kind == DEVICE_VULKAN || (dev.kind == DEVICE_CUDA && cuda_io_use(true));
+    const int status = run_model(path, text, len, allowed, level, gpu, force);
     free(text);
     return status;
 }

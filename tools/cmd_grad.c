@@ -116,7 +116,8 @@ int cmd_grad(int argc, char **argv) {
     param_plan plan = {0};
     int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0,
+                            in.h.parts};
     char device_err[256] = "";
     dmls_status s;
     if (!params_plan_grad(&p, &t, &out_sizes, &plan)) {
@@ -127,6 +128,7 @@ int cmd_grad(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
+    if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU; /* the CPU, saying so (cuda_io.h) */
     if (dev.kind != DEVICE_CPU) {
         const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in.readable ? need : in.readable;
         s = dev.kind == DEVICE_CUDA

@@ -57,8 +57,14 @@ int cmd_info(int argc, char **argv) {
     const npy_header *h = &in.h;
     printf("file:    %s\n", strcmp(path, "-") ? path : "<stdin>");
     printf("format:  .npy %d.%d\n", h->major, h->minor);
-    printf("dtype:   %s (%s%s)\n", h->descr, h->is_bool ? "bool" : dmls_dtype_name(h->dtype),
-           h->esize == 1 ? "" : h->big_endian ? ", big-endian" : ", little-endian");
+    /* A kind DirectML has no type for says its item size; byte order means
+     * nothing for bytes and is each field's own in a record. */
+    const bool typed = h->is_bool || strcmp(h->kind, dmls_dtype_name(h->dtype)) == 0;
+    const bool ordered = h->esize > 1 && h->kind[0] != 'r' && h->descr[0] != '|';
+    char size[40] = "";
+    if (!typed) snprintf(size, sizeof size, ", %zu-byte items", h->esize);
+    printf("dtype:   %s (%s%s%s)\n", h->descr, h->kind, size,
+           !ordered ? "" : h->big_endian ? ", big-endian" : ", little-endian");
     printf("shape:   (");
     for (int i = 0; i < h->ndim; i++) printf("%s%" PRId64, i ? ", " : "", h->shape[i]);
     printf("%s)\n", h->ndim == 1 ? "," : "");

@@ -16,17 +16,70 @@
 #include "platform.h"
 #include "progress.h"
 
-/* The one place an operator runs: on a pool of threads (0 = the
- * DMLSLICE_THREADS variable, else every online CPU). Small copies stay on the
- * calling thread inside dmls_execute_on. */
-static dmls_status run_operator(const dmls_operator *op, int threads, const void *in, uint64_t in_bytes, void *out,
-                                uint64_t out_bytes) {
-    if (threads == 1) return dmls_execute(op, in, in_bytes, out, out_bytes);
+/* Output bytes per piece of a copy run in pieces: large enough that each
+ * piece is a full-speed copy on every thread, small enough that progress
+ * moves. DMLSLICE_PIECE_BYTES sets it, for tests (docs/cli.md). */
+#define PIECE_BYTES (64u << 20)
+
+static uint64_t piece_bytes(void) {
+    const char *v = getenv("DMLSLICE_PIECE_BYTES");
+    const uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+    return n > 0 ? n : PIECE_BYTES;
+}
+
+/* Runs op (or, when the output is more than one piece, the plan in pieces
+ * of its output's outermost rows, reporting each to pr) on a pool of
+ * threads (0 = the DMLSLICE_THREADS variable, else every online CPU); small
+ * copies stay on the calling thread inside dmls_execute_on. */
+static dmls_status run_copy(const param_plan *plan, const void *op_input, int threads, const void *in,
+                            uint64_t in_bytes, unsigned char *out, uint64_t out_bytes, progress *pr) {
     dmls_context *ctx = NULL;
-    dmls_status s = dmls_context_create(threads, &ctx);
-    if (s != DMLS_OK) return s;
-    s = dmls_execute_on(op, ctx, in, in_bytes, out, out_bytes);
+    dmls_status s = threads == 1 ? DMLS_OK : dmls_context_create(threads, &ctx);
+    uint64_t row_bytes;
+    const int64_t rows = params_piece_rows(plan, &row_bytes);
+    if (s != DMLS_OK || rows == 0 || dmls_output_bytes(plan->op) <= piece_bytes()) {
+        if (s == DMLS_OK)
+            s = ctx ? dmls_execute_on(plan->op, ctx, op_input, in_bytes, out, out_bytes)
+                    : dmls_execute(plan->op, op_input, in_bytes, out, out_bytes);
+        dmls_context_destroy(ctx);
+        return s;
+    }
+    const uint64_t per = piece_bytes() / row_bytes;
+    const int64_t step = per < 1 ? 1 : per > (uint64_t)rows ? rows : (int64_t)per;
+    for (int64_t first = 0; s == DMLS_OK && first < rows; first += step) {
+        const int64_t count = rows - first < step ? rows - first : step;
+        dmls_operator *piece = NULL;
+        unsigned char *at = out + (uint64_t)first * row_bytes;
+        const uint64_t n = (uint64_t)count * row_bytes;
+        s = params_piece(plan, first, count, &piece);
+        if (s == DMLS_OK)
+            s = ctx ? dmls_execute_on(piece, ctx, in, in_bytes, at, n) : dmls_execute(piece, in, in_bytes, at, n);
+        dmls_destroy(piece);
+        progress_advance(pr, (uint64_t)(first + count) * row_bytes);
+    }
     dmls_context_destroy(ctx);
+    return s;
+}
+
+/* The copy from in into out, on CUDA, Vulkan or the CPU; err (256 bytes) explains
+ * a failure dmls_last_error() does not. */
+static dmls_status slice_into(const param_plan *plan, const npy_input *in, npy_output *out, device_choice dev,
+                              int threads, progress *pr, char *err) {
+    if (dev.kind != DEVICE_CPU) {
+        /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
+        const uint64_t need = dmls_input_bytes(plan->op), sent = need <= in->readable ? need : in->readable;
+        return dev.kind == DEVICE_CUDA
+                   ? cuda_io_run(plan->op, in->data, sent, out->data, dmls_output_bytes(plan->op), err)
+                   : vulkan_io_run(plan->op, dev.index, in->data, sent, out->data, dmls_output_bytes(plan->op), err);
+    }
+    void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+    const void *bound = params_bind_input(plan, in->data, in->readable, &copy);
+    if (!bound) {
+        snprintf(err, 256, "no memory for an aligned copy of the input");
+        return DMLS_ERROR_OUT_OF_MEMORY;
+    }
+    const dmls_status s = run_copy(plan, bound, threads, in->data, in->readable, out->data, out->capacity, pr);
+    dmls_aligned_free(copy);
     return s;
 }
 
@@ -60,6 +113,17 @@ const command_def cmd_slice_def = {
     NULL,
 };
 
+/* --device and --threads; false after saying what is wrong. */
+static bool run_option(const option_def *o, const char *value, device_choice *dev, int64_t *threads) {
+    if (option_is(o, "--device")) return device_parse(args_prog, value, dev);
+    if (!args_int64(o->name, value, threads)) return false;
+    if (*threads < 1 || *threads > 1024) {
+        fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, *threads);
+        return false;
+    }
+    return true;
+}
+
 int cmd_slice(int argc, char **argv) {
     args_prog = "dmlslice slice";
     params p;
@@ -89,14 +153,8 @@ int cmd_slice(int argc, char **argv) {
             quiet = true;
         } else if (option_is(o, "--output")) {
             out_path = value;
-        } else if (option_is(o, "--device")) {
-            if (!device_parse(args_prog, value, &dev)) return 2;
-        } else if (option_is(o, "--threads")) {
-            if (!args_int64(o->name, value, &threads)) return 2;
-            if (threads < 1 || threads > 1024) {
-                fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, threads);
-                return 2;
-            }
+        } else if (option_is(o, "--device") || option_is(o, "--threads")) {
+            if (!run_option(o, value, &dev, &threads)) return 2;
         } else if (params_option(&p, o, value) < 0) {
             return 2;
         }
@@ -124,7 +182,8 @@ int cmd_slice(int argc, char **argv) {
     }
     int64_t strides[NPY_MAX_RANK];
     npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0};
+    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0,
+                            in.h.parts};
     if (!params_plan(&p, &t, &plan)) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
         goto done;
@@ -138,25 +197,15 @@ int cmd_slice(int argc, char **argv) {
                 args_prog, dmls_output_bytes(plan.op), out.capacity);
         goto done;
     }
+    /* --device cuda without a usable device runs on the CPU, saying so
+     * before the progress line starts (cuda_io.h). */
+    if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU;
     /* Progress covers the copy and the sync to disk, the two steps whose
      * time grows with the output. */
     progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
     char device_err[256] = "";
-    dmls_status s;
-    if (dev.kind != DEVICE_CPU) {
-        /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
-        const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in.readable ? need : in.readable;
-        s = dev.kind == DEVICE_CUDA
-                ? cuda_io_run(plan.op, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err)
-                : vulkan_io_run(plan.op, dev.index, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err);
-    } else {
-        void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
-        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
-        s = bound ? run_operator(plan.op, (int)threads, bound, in.readable, out.data, out.capacity)
-                  : DMLS_ERROR_OUT_OF_MEMORY;
-        if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
-        dmls_aligned_free(copy);
-    }
+    const dmls_status s = slice_into(&plan, &in, &out, dev, (int)threads, pr, device_err);
+    progress_advance(pr, out.data_bytes); /* what remains is the sync to disk */
     /* An input truncated meanwhile was read partly as zeros: no output. */
     const bool committed = s == DMLS_OK && npy_input_intact(&in, err) && npy_commit(&out, err);
     progress_stop(pr);

@@ -4,12 +4,20 @@
 
 #include <stdio.h>
 
+#include "args.h"
+
 #ifdef DMLS_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 #include "dmlslice/dmlslice_cuda.h"
 
 bool cuda_io_built(void) { return true; }
+
+bool cuda_io_use(bool asked) {
+    if (!asked || dmls_cuda_available()) return asked;
+    fprintf(stderr, "%s: --device cuda: %s; running on the CPU\n", args_prog, dmls_last_error());
+    return false;
+}
 
 dmls_status cuda_io_run(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out, uint64_t out_bytes,
                         char *err) {
@@ -48,6 +56,11 @@ dmls_status cuda_io_run(const dmls_operator *op, const void *in, uint64_t in_byt
 #else
 
 bool cuda_io_built(void) { return false; }
+
+bool cuda_io_use(bool asked) {
+    if (asked) fprintf(stderr, "%s: --device cuda: this build has no CUDA backend; running on the CPU\n", args_prog);
+    return false;
+}
 
 dmls_status cuda_io_run(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out, uint64_t out_bytes,
                         char *err) {

@@ -11,6 +11,13 @@
 /* True when this build has the CUDA backend. */
 bool cuda_io_built(void);
 
+/* Whether `--device cuda` (asked true) runs on CUDA device 0. Where no
+ * device can be used (a build without the CUDA backend, no GPU, no driver)
+ * the command runs on the CPU instead: this prints
+ * "PROG: --device cuda: WHY; running on the CPU" to stderr and returns
+ * false, so the result never depends on the machine, only where it ran. */
+bool cuda_io_use(bool asked);
+
 /* Runs op on CUDA device 0: in_bytes of in go to the device, the output's
  * out_bytes come back into out. On failure returns the status with
  * dmls_last_error() or a message in err (256 bytes) explaining it, and out

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "dmlslice/dml.h"
-#include "platform.h"
+#include "files.h"
 
 static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
                                               &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};
@@ -111,16 +111,20 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *name = argv[at];
-    if (strcmp(name, "help") == 0) {
-        const command_def *c = at + 1 < argc ? find_command(argv[at + 1]) : NULL;
-        if (c) options_print_help(stdout, c);
-        else print_overview(stdout);
+    const bool help = strcmp(name, "help") == 0;
+    if (help && at + 1 >= argc) {
+        print_overview(stdout);
         return 0;
     }
-    const command_def *cmd = find_command(name);
+    const char *wanted = help ? argv[at + 1] : name;
+    const command_def *cmd = find_command(wanted);
     if (cmd == NULL) {
-        fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", name);
+        fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", wanted);
         return 2;
+    }
+    if (help) {
+        options_print_help(stdout, cmd);
+        return 0;
     }
     /* The command's arguments: its name, the options given before it, the
      * rest. A "--" before the command ended nothing the command sees. */

@@ -62,7 +62,7 @@ static bool read_stream(FILE *f, npy_input *in, char *err) {
         if (got < 0) return read_error(in, err);
         have += (uint64_t)got;
     }
-    if (!npy_parse_header(in->name, in->heap, have, &in->h, err)) return false;
+    if (!npy_parse_header_items(in->name, in->heap, have, &in->h, err)) return false;
     /* The data: the buffer grows as it arrives, so a header that promises
      * more than comes costs only what came. */
     const uint64_t end = in->h.data_offset + in->h.data_bytes, limit = end + NPY_PAD;
@@ -104,7 +104,7 @@ static bool map_file(const char *path, uint64_t size, npy_input *in, char *err) 
     }
     in->file_size = in->mapped.size;
     const unsigned char *base = in->mapped.data;
-    if (!npy_parse_header(in->name, base, in->file_size, &in->h, err) ||
+    if (!npy_parse_header_items(in->name, base, in->file_size, &in->h, err) ||
         !npy_check_data(in->name, &in->h, in->file_size - in->h.data_offset, err))
         return false;
     in->data = base + in->h.data_offset;
@@ -148,9 +148,13 @@ bool npy_open(const char *path, npy_input *in, char *err) {
 bool npy_input_intact(const npy_input *in, char *err) {
     uint64_t now;
     if (in->mapped.data == NULL || dmls_file_map_intact(&in->mapped, &now)) return true;
-    snprintf(err, NPY_ERR_LEN, "%s: the file shrank from %" PRIu64 " to %" PRIu64
-                               " bytes while it was being read (another program changed it)",
-             in->name, in->file_size, now);
+    if (now == in->file_size)
+        snprintf(err, NPY_ERR_LEN, "%s: the file was modified while it was being read (another program wrote it)",
+                 in->name);
+    else
+        snprintf(err, NPY_ERR_LEN, "%s: the file %s from %" PRIu64 " to %" PRIu64
+                                   " bytes while it was being read (another program changed it)",
+                 in->name, now < in->file_size ? "shrank" : "grew", in->file_size, now);
     return false;
 }
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "npy_format.h"
-#include "platform.h"
+#include "files.h"
 
 typedef struct npy_input {
     npy_header h;

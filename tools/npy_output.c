@@ -120,23 +120,19 @@ static bool start_stream(npy_output *out, const unsigned char *header, char *err
         return fail(out, err, "%s: %" PRIu64 " bytes do not fit memory", out->shown, out->file_len);
     out->heap = calloc(1, (size_t)(out->header_len + out->capacity));
     if (out->heap == NULL) return fail(out, err, "%s: out of memory for %" PRIu64 " bytes", out->shown, out->file_len);
-    memcpy(out->heap, header, out->header_len);
+    if (out->header_len) memcpy(out->heap, header, out->header_len);
     out->data = out->heap + out->header_len;
     return true;
 }
 
-bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, const int64_t *shape, size_t esize,
-                npy_output *out, char *err) {
-    memset(out, 0, sizeof *out);
+/* Starts an output of header_len header bytes then data_bytes of data. */
+static bool create(const char *path, bool force, const unsigned char *header, uint64_t header_len,
+                   uint64_t data_bytes, npy_output *out, char *err) {
     out->force = force;
     out->shown = strcmp(path, "-") == 0 ? "<stdout>" : path;
-    uint64_t count = 1;
-    for (int i = 0; i < ndim; i++) count *= (uint64_t)shape[i]; /* fits: validated by dmls_create */
-    out->data_bytes = count * esize;
+    out->data_bytes = data_bytes;
     out->capacity = (out->data_bytes + NPY_PAD - 1) / NPY_PAD * NPY_PAD;
-    unsigned char header[NPY_OUT_HEADER_MAX];
-    out->header_len = npy_format_header(header, sizeof header, descr, esize, ndim, shape);
-    if (out->header_len == 0) return fail(out, err, "%s: internal error: the header does not fit", out->shown);
+    out->header_len = header_len;
     out->file_len = out->header_len + out->data_bytes;
 
     if (strcmp(path, "-") == 0) {
@@ -180,9 +176,26 @@ bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, c
         return false;
     }
     out->created = true;
-    memcpy(out->file.data, header, out->header_len);
+    if (out->header_len) memcpy(out->file.data, header, out->header_len);
     out->data = out->file.data + out->header_len;
     return true;
+}
+
+bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, const int64_t *shape, size_t esize,
+                npy_output *out, char *err) {
+    memset(out, 0, sizeof *out);
+    uint64_t count = 1;
+    for (int i = 0; i < ndim; i++) count *= (uint64_t)shape[i]; /* fits: validated by dmls_create */
+    unsigned char header[NPY_OUT_HEADER_MAX];
+    const size_t header_len = npy_format_header(header, sizeof header, descr, esize, ndim, shape);
+    const char *shown = strcmp(path, "-") == 0 ? "<stdout>" : path;
+    if (header_len == 0) return fail(out, err, "%s: internal error: the header does not fit", shown);
+    return create(path, force, header, header_len, count * esize, out, err);
+}
+
+bool npy_create_raw(const char *path, bool force, uint64_t bytes, npy_output *out, char *err) {
+    memset(out, 0, sizeof *out);
+    return create(path, force, NULL, 0, bytes, out, err);
 }
 
 /* ------------------------------------------------------------ committing */

@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #include "npy_format.h"
-#include "platform.h"
+#include "files.h"
 
 typedef struct npy_output {
     char *path;          /* the name data ends up under (a symbolic link resolved) */
@@ -53,6 +53,11 @@ bool npy_output_check(const char *out_path, const char *in_path, bool force, cha
 /* Starts an output of C-order data with the given descr and shape. */
 bool npy_create(const char *path, bool force, const char *descr, int32_t ndim, const int64_t *shape,
                 size_t esize, npy_output *out, char *err);
+
+/* Starts an output of bytes raw bytes, no .npy header (dmlslice dispatch's
+ * raw writeFile, whose buffers hold at most 4 GiB), written by the same
+ * rules; bytes is below 2^63, as a file's length is. */
+bool npy_create_raw(const char *path, bool force, uint64_t bytes, npy_output *out, char *err);
 
 /* Makes the output complete under its name (or sends it to the stream). */
 bool npy_commit(npy_output *out, char *err);

@@ -231,6 +231,67 @@ static UINT64 total_bytes(DML_TENSOR_DATA_TYPE type, UINT n, const UINT *sizes, 
     return dmls_calc_buffer_tensor_size(type, n, sizes, strides, &bytes) == DMLS_OK ? bytes : 0;
 }
 
+/* Keeps a SLICE1's arguments in plan->native (see param_native). */
+static void record_native(const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w, param_plan *plan) {
+    param_native *n = &plan->native;
+    if (out->strides != NULL || in->ndim != out->ndim) return;
+    n->set = true;
+    n->dtype = in->dtype;
+    n->ndim = in->ndim;
+    n->in_packed = in->strides == NULL;
+    n->in_offset = in->byte_offset;
+    for (int32_t i = 0; i < in->ndim; i++) {
+        n->in_shape[i] = in->shape[i];
+        n->in_strides[i] = in->strides ? in->strides[i] : 0;
+        n->out_shape[i] = out->shape[i];
+        n->offsets[i] = w->offsets[i];
+        n->sizes[i] = w->sizes[i];
+        n->strides[i] = w->strides[i];
+    }
+}
+
+/* dmls_create (or dmls_create_grad) for elements of t->parts parts: the
+ * parts are one more, innermost axis, taken whole, so the copy moves each
+ * element whole whatever its size (complex128, a record, a string). */
+static bool create_native(const param_tensor *t, const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w,
+                          bool grad, param_plan *plan) {
+    const int64_t k = t->parts > 1 ? t->parts : 1;
+    if (k == 1) {
+        const dmls_status s = grad ? dmls_create_grad(in, out, w, &plan->op) : dmls_create(in, out, w, &plan->op);
+        if (s == DMLS_OK && !grad) record_native(in, out, w, plan);
+        return s == DMLS_OK || lib_fail(plan, s);
+    }
+    char msg[300];
+    const size_t unit = dmls_dtype_size(in->dtype);
+    if (in->ndim >= DMLS_MAX_RANK || out->ndim >= DMLS_MAX_RANK) {
+        snprintf(msg, sizeof msg,
+                 "%" PRId64 "-byte items are copied as %" PRId64 " parts of %zu byte%s on one more, innermost axis: "
+                 "this slice's %d axes and that one are more than the %d the library takes",
+                 k * (int64_t)unit, k, unit, unit == 1 ? "" : "s", (int)(in->ndim > out->ndim ? in->ndim : out->ndim),
+                 DMLS_MAX_RANK);
+        return plan_fail(plan, "R-OP-RANK", msg);
+    }
+    int64_t ishape[DMLS_MAX_RANK], istr[DMLS_MAX_RANK], oshape[DMLS_MAX_RANK];
+    int64_t off[DMLS_MAX_RANK], ws[DMLS_MAX_RANK], wst[DMLS_MAX_RANK];
+    for (int32_t i = 0; i < in->ndim; i++) {
+        ishape[i] = in->shape[i];
+        /* Only an empty array's strides can pass INT64_MAX parts; they address nothing. */
+        if (in->strides) istr[i] = in->strides[i] > INT64_MAX / k ? INT64_MAX : in->strides[i] * k;
+    }
+    for (int32_t i = 0; i < out->ndim; i++) oshape[i] = out->shape[i];
+    const int32_t wn = grad ? out->ndim : in->ndim; /* the window spans SLICE1's input, SLICE_GRAD's output */
+    for (int32_t i = 0; i < wn; i++) off[i] = w->offsets[i], ws[i] = w->sizes[i], wst[i] = w->strides[i];
+    ishape[in->ndim] = oshape[out->ndim] = ws[wn] = k;
+    istr[in->ndim] = wst[wn] = 1;
+    off[wn] = 0;
+    const dmls_tensor pin = {in->dtype, in->ndim + 1, ishape, in->strides ? istr : NULL, in->byte_offset};
+    const dmls_tensor pout = {out->dtype, out->ndim + 1, oshape, NULL, out->byte_offset};
+    const dmls_window pw = {off, ws, wst};
+    const dmls_status s = grad ? dmls_create_grad(&pin, &pout, &pw, &plan->op) : dmls_create(&pin, &pout, &pw, &plan->op);
+    if (s == DMLS_OK && !grad) record_native(&pin, &pout, &pw, plan);
+    return s == DMLS_OK || lib_fail(plan, s);
+}
+
 static bool create_dml(const params *p, const param_tensor *t, const dml_request *r, param_plan *plan) {
     const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
     UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
@@ -260,6 +321,27 @@ static bool create_dml(const params *p, const param_tensor *t, const dml_request
                               r->slice1 ? (const void *)&s1 : (const void *)&sd};
     const dmls_status s = dmls_create_dml(&desc, p->level, &plan->op);
     return s == DMLS_OK || lib_fail(plan, s);
+}
+
+/* The native SLICE1 a DirectML form validated by create_dml stands for
+ * (SLICE's window spans (Sizes - 1) * Strides + 1), kept in plan->native.
+ * Over elements of several parts DirectML's verdict was given for the
+ * parts' type, and the copy runs natively over the parts' axis. */
+static bool native_of_dml(const param_tensor *t, const dml_request *r, param_plan *plan) {
+    int64_t sizes[DMLS_MAX_RANK];
+    for (int32_t i = 0; i < r->offsets.n; i++)
+        sizes[i] = r->slice1 ? r->sizes.v[i] : (r->sizes.v[i] - 1) * r->strides.v[i] + 1;
+    const dmls_tensor in = {t->dtype, t->ndim, t->shape, t->strides, 0};
+    const dmls_tensor out = {t->dtype, r->offsets.n, r->out_sizes, t->out_strides, 0};
+    const dmls_window w = {r->offsets.v, sizes, r->strides.v};
+    if (t->parts <= 1) {
+        record_native(&in, &out, &w, plan);
+        return true;
+    }
+    dmls_destroy(plan->op);
+    plan->op = NULL;
+    plan->dml = false;
+    return create_native(t, &in, &out, &w, false, plan);
 }
 
 static bool out_strides_count(const param_tensor *t, int32_t rank, const char *what, param_plan *plan) {
@@ -323,6 +405,7 @@ static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
     r.out_sizes = out64;
     if (!create_dml(p, t, &r, plan)) return false;
     plan->dml = true;
+    if (!native_of_dml(t, &r, plan)) return false;
     plan->final_ndim = n;
     memcpy(plan->final_shape, out64, sizeof(int64_t) * (size_t)n);
     return true;
@@ -387,7 +470,7 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
             viewed.ndim = lw.ndim;
             viewed.shape = view.in_shape;
             viewed.strides = view.in_strides;
-            byte_offset = (uint64_t)view.in_offset * dmls_dtype_size(t->dtype);
+            byte_offset = (uint64_t)view.in_offset * dmls_dtype_size(t->dtype) * (uint64_t)(t->parts > 1 ? t->parts : 1);
         }
         break;
     case FORM_ONNX:
@@ -420,8 +503,7 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
     const dmls_tensor in = {t->dtype, viewed.ndim, viewed.shape, viewed.strides, byte_offset};
     const dmls_tensor out = {t->dtype, lw.ndim, lw.out_sizes, t->out_strides, 0};
     const dmls_window w = dmls_lowered_window(&lw);
-    s = dmls_create(&in, &out, &w, &plan->op);
-    if (s != DMLS_OK) return lib_fail(plan, s);
+    if (!create_native(t, &in, &out, &w, false, plan)) return false;
     if (p->form == FORM_NUMPY) {
         plan->final_ndim = view.final_ndim;
         memcpy(plan->final_shape, view.final_shape, sizeof(int64_t) * (size_t)view.final_ndim);
@@ -430,6 +512,33 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
         memcpy(plan->final_shape, lw.final_shape, sizeof(int64_t) * (size_t)lw.final_ndim);
     }
     return true;
+}
+
+int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes) {
+    const param_native *n = &plan->native;
+    *row_bytes = dmls_dtype_size(n->dtype);
+    int32_t a = 0;
+    while (n->set && a < n->ndim && n->out_shape[a] == 1) a++;
+    if (!n->set || a == n->ndim || n->out_shape[a] == 0) return 0;
+    for (int32_t i = a + 1; i < n->ndim; i++) *row_bytes *= (uint64_t)n->out_shape[i];
+    return *row_bytes == 0 ? 0 : n->out_shape[a]; /* an empty output has nothing to cut */
+}
+
+dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, dmls_operator **op) {
+    param_native n = plan->native;
+    int32_t a = 0;
+    while (n.out_shape[a] == 1) a++;
+    /* Output row r reads element offset + r * stride, counted from the
+     * window's far end when the stride is negative; the piece's window
+     * spans exactly its rows. */
+    const int64_t st = n.strides[a], walk_start = st > 0 ? n.offsets[a] : n.offsets[a] + n.sizes[a] - 1;
+    n.offsets[a] = walk_start + (st > 0 ? first : first + count - 1) * st;
+    n.sizes[a] = (count - 1) * (st > 0 ? st : -st) + 1;
+    n.out_shape[a] = count;
+    const dmls_tensor in = {n.dtype, n.ndim, n.in_shape, n.in_packed ? NULL : n.in_strides, n.in_offset};
+    const dmls_tensor out = {n.dtype, n.ndim, n.out_shape, NULL, 0};
+    const dmls_window w = {n.offsets, n.sizes, n.strides};
+    return dmls_create(&in, &out, &w, op);
 }
 
 const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy) {
@@ -488,5 +597,14 @@ bool params_plan_grad(const params *p, const param_tensor *t, const param_list *
     plan->dml = true;
     plan->final_ndim = n;
     memcpy(plan->final_shape, out_grad_sizes->v, sizeof(int64_t) * (size_t)n);
-    return true;
+    if (t->parts <= 1) return true;
+    /* Elements of several parts: validated for the parts' type above, run
+     * natively over the parts' axis. */
+    dmls_destroy(plan->op);
+    plan->op = NULL;
+    plan->dml = false;
+    const dmls_tensor in = {t->dtype, t->ndim, t->shape, t->strides, 0};
+    const dmls_tensor out = {t->dtype, n, out_grad_sizes->v, NULL, 0};
+    const dmls_window w = {p->win_offsets.v, p->win_sizes.v, p->win_strides.v};
+    return create_native(t, &in, &out, &w, true, plan);
 }

@@ -63,10 +63,27 @@ typedef struct param_tensor {
     const int64_t *strides;     /* element strides, NULL for packed */
     const int64_t *out_strides; /* output element strides, NULL for packed */
     int32_t n_out_strides;      /* how many out_strides holds */
+    int64_t parts;              /* an element is parts dtype-sized parts (npy_header.parts; 0 means 1):
+                                 * the copy runs them as one more, innermost axis, taken whole; with
+                                 * parts > 1, out_strides must be NULL */
 } param_tensor;
+
+/* A plan's operator as dmls_create's arguments, with a packed output, so
+ * that it can also run in pieces (params_piece). One rank: SLICE1's input,
+ * output and window have the same. */
+typedef struct param_native {
+    bool set; /* false for SLICE_GRAD and an output with strides */
+    dmls_dtype dtype;
+    int32_t ndim;
+    int64_t in_shape[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_shape[DMLS_MAX_RANK];
+    bool in_packed;
+    uint64_t in_offset; /* bytes */
+    int64_t offsets[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK], strides[DMLS_MAX_RANK];
+} param_native;
 
 typedef struct param_plan {
     dmls_operator *op;
+    param_native native;
     int32_t final_ndim;
     int64_t final_shape[DMLS_NUMPY_MAX_RANK]; /* NumPy results may have up to 64 axes */
     bool dml;                   /* planned through dmls_create_dml */
@@ -74,7 +91,9 @@ typedef struct param_plan {
     const char *rule;           /* on failure: the SPEC rule ID, or "" */
 } param_plan;
 
-/* Validates and plans. The DirectML forms build real DirectML descriptors
+/* Validates and plans. An element of several parts (t->parts) is planned
+ * with the parts' type: the DirectML forms validate as DirectML would for
+ * that type, then run natively with the parts' axis. The DirectML forms build real DirectML descriptors
  * (TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size) and go through
  * dmls_create_dml at p->level, so they accept exactly what DirectML would;
  * the front ends lower and go through dmls_create (64-bit, no DirectML
@@ -92,6 +111,17 @@ bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
  * plan->final_shape is the output gradient's. Returns false with
  * plan->error set. */
 bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan);
+
+/* The output's outermost axis of more than one element, for running a plan
+ * in pieces of its rows: its length (0 when the plan cannot be split: no
+ * such axis, an empty output, or plan->native not set), and the bytes one
+ * row holds. */
+int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes);
+
+/* Rows [first, first + count) of that axis as an operator of their own
+ * (native, on the input as plan->op binds it): *op writes exactly the
+ * output's bytes from first * row_bytes on. dmls_create's status. */
+dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, dmls_operator **op);
 
 /* Where to bind the input of a CPU run: data itself, or, for a DirectML plan
  * when data is not at a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT

@@ -79,7 +79,8 @@ typedef enum dmls_status {
     DMLS_ERROR_OUT_OF_MEMORY = 30,
     DMLS_ERROR_NO_DEVICE = 31,        /* the backend's device is absent (e.g. no CUDA GPU) */
     DMLS_ERROR_DEVICE = 32,           /* the backend's device reported a failure */
-    DMLS_ERROR_IO = 33,               /* reading or writing a file failed */
+    DMLS_ERROR_IO = 33,               /* retired: nothing returns it (the library opens no file); the
+                                       * name stays so code that names it compiles, and 33 is never reused */
     DMLS_ERROR_FORMAT = 34            /* a file or expression is malformed */
 } dmls_status;
 

@@ -91,7 +91,9 @@ DMLS_API dmls_status dmls_lower_onnx(int32_t ndim, const int64_t *shape, const i
  * an error), "..." (at most one; it stands for as many whole axes as
  * needed), and "None" or "newaxis" (np.newaxis also accepted) which insert an
  * axis of size 1. Axes not named are taken whole. A trailing comma is
- * allowed; "" and "[]" and "()" take everything. Slice bounds beyond int64
+ * allowed; "", "()" and "[()]" take everything ("[()]" is x[()]: a tuple
+ * that is the whole subscript stands for its items, so "[(1, 2)]" is
+ * "[1, 2]"); "[]" is a syntax error, as in Python. Slice bounds beyond int64
  * saturate, as Python's do; an integer index beyond int64 is an error.
  */
 DMLS_API dmls_status dmls_lower_numpy(int32_t ndim, const int64_t *shape, const char *expr,

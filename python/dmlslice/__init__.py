@@ -23,20 +23,24 @@ Plan once, run many times (from any number of threads)::
 
 Errors are :class:`dmlslice.Error` with ``.status`` and ``.rule``.
 """
+import os as _os
+
 import numpy as _np
 
 from . import _errors, _kinds
 from ._dmlslice import (Operator, check_dml, cuda_available, get_num_threads, index,
                         library_version, onnx_slice, set_num_threads, slice, slice1,
                         slice_grad, webnn_reverse, webnn_slice)
-from ._dmlslice import _init, _plan, cuda_built as _cuda_built
-from ._errors import (ArgumentError, DeviceError, DTypeError, Error, IndexTypeError,
-                      OutOfBoundsError, OutOfMemoryError)
+from ._dmlslice import _after_fork_child, _init, _plan, cuda_built as _cuda_built
+from ._errors import (ArgumentError, ArrayLibraryError, DeviceError, DTypeError, Error,
+                      IndexKeyError, IndexTypeError, OutOfBoundsError, OutOfMemoryError)
 
 __version__ = library_version
 cuda_built: bool = bool(_cuda_built)
 
 _init(_errors.BY_ROLE, _np, _kinds)
+# A forked child has none of the parent's pool threads: it makes its own.
+_os.register_at_fork(after_in_child=_after_fork_child)
 
 _KINDS = ("index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse")
 
@@ -56,7 +60,8 @@ def plan(kind, shape, dtype, *params, feature_level=None):
     return _plan(kind, shape, dtype, params, feature_level)
 
 
-__all__ = ["ArgumentError", "DTypeError", "DeviceError", "Error", "IndexTypeError", "Operator",
+__all__ = ["ArgumentError", "ArrayLibraryError", "DTypeError", "DeviceError", "Error", "IndexKeyError",
+           "IndexTypeError", "Operator",
            "OutOfBoundsError", "OutOfMemoryError", "check_dml", "cuda_available", "cuda_built",
            "get_num_threads", "index", "library_version", "onnx_slice", "plan", "set_num_threads",
            "slice", "slice1", "slice_grad", "webnn_reverse", "webnn_slice"]

@@ -1,8 +1,9 @@
 """Type hints for dmlslice (the functions live in the C extension)."""
 from typing import Any, Literal, Protocol, Sequence, SupportsIndex, TypeVar, Union, overload
 
-from ._errors import (ArgumentError as ArgumentError, DeviceError as DeviceError,
-                      DTypeError as DTypeError, Error as Error, IndexTypeError as IndexTypeError,
+from ._errors import (ArgumentError as ArgumentError, ArrayLibraryError as ArrayLibraryError,
+                      DeviceError as DeviceError, DTypeError as DTypeError, Error as Error,
+                      IndexKeyError as IndexKeyError, IndexTypeError as IndexTypeError,
                       OutOfBoundsError as OutOfBoundsError, OutOfMemoryError as OutOfMemoryError)
 
 __version__: str
@@ -19,24 +20,24 @@ class _DLPackArray(Protocol):
 # kind: NumPy for buffer exporters, else the producer's own array type.
 A = TypeVar("A")
 Ints = Sequence[SupportsIndex]
-IndexItem = Union[SupportsIndex, slice, "ellipsis", None]
+IndexItem = Union[SupportsIndex, bool, slice, "ellipsis", None]
 Key = Union[str, IndexItem, tuple[IndexItem, ...]]
 FeatureLevel = Union[str, int, None]
 Kind = Literal["index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse"]
 
 
-def index(x: A, key: Key, /, *, out: A | None = None) -> A: ...
-def slice(x: A, offsets: Ints, sizes: Ints, strides: Ints, /, *, out: A | None = None,
+def index(x: A, key: Key, *, out: A | None = None) -> A: ...
+def slice(x: A, offsets: Ints, sizes: Ints, strides: Ints, *, out: A | None = None,
           feature_level: FeatureLevel = None) -> A: ...
-def slice1(x: A, offsets: Ints, sizes: Ints, strides: Ints, /, *, out: A | None = None,
+def slice1(x: A, offsets: Ints, sizes: Ints, strides: Ints, *, out: A | None = None,
            feature_level: FeatureLevel = None) -> A: ...
-def slice_grad(grad: A, input_shape: Ints, offsets: Ints, sizes: Ints, strides: Ints, /, *,
+def slice_grad(grad: A, input_shape: Ints, offsets: Ints, sizes: Ints, strides: Ints, *,
                out: A | None = None, feature_level: FeatureLevel = None) -> A: ...
-def onnx_slice(x: A, starts: Ints, ends: Ints, axes: Ints | None = None, steps: Ints | None = None, /, *,
+def onnx_slice(x: A, starts: Ints, ends: Ints, axes: Ints | None = None, steps: Ints | None = None, *,
                out: A | None = None) -> A: ...
-def webnn_slice(x: A, starts: Ints, sizes: Ints, strides: Ints | None = None, /, *,
+def webnn_slice(x: A, starts: Ints, sizes: Ints, strides: Ints | None = None, *,
                 out: A | None = None) -> A: ...
-def webnn_reverse(x: A, axes: Ints | None = None, /, *, out: A | None = None) -> A: ...
+def webnn_reverse(x: A, axes: Ints | None = None, *, out: A | None = None) -> A: ...
 
 
 class Operator:
@@ -51,7 +52,7 @@ class Operator:
     def dtype(self) -> Any: ...
     @property
     def kind(self) -> Kind: ...
-    def __call__(self, x: A, /, *, out: A | None = None) -> A: ...
+    def __call__(self, x: A, *, out: A | None = None) -> A: ...
 
 
 def plan(kind: Kind, shape: Ints, dtype: Any, *params: Any, feature_level: FeatureLevel = None) -> Operator: ...

@@ -32,8 +32,15 @@ class OutOfBoundsError(ArgumentError, IndexError):
     """An index or window reaching outside the input (NumPy's IndexError)."""
 
 
+class IndexKeyError(ArgumentError, IndexError):
+    """A NumPy key NumPy refuses with IndexError: two ellipses, more axes
+    than NumPy allows (its ValueError cases, such as a step of 0, are
+    ValueErrors too)."""
+
+
 class DTypeError(Error, TypeError):
-    """A dtype or object the slice cannot take (wrong out= dtype, not an array)."""
+    """A dtype or object the slice cannot take (wrong out= dtype, not an
+    array), or arguments a function does not take (Python's TypeError)."""
 
 
 class IndexTypeError(Error, IndexError, TypeError):
@@ -45,9 +52,15 @@ class DeviceError(Error, RuntimeError):
 
 
 class OutOfMemoryError(Error, MemoryError):
-    """Memory or threads could not be had."""
+    """Memory or threads could not be had (the library's, or the array
+    library's allocation of the result)."""
 
 
-# The order the extension takes them in (ext.h: ERR_BASE ... ERR_MEMORY).
+class ArrayLibraryError(Error, RuntimeError):
+    """The array's own library failed while handing the array over or making
+    the result; the original exception is ``__cause__``."""
+
+
+# The order the extension takes them in (ext.h: ERR_BASE ... ERR_FOREIGN).
 BY_ROLE = (Error, ArgumentError, OutOfBoundsError, DTypeError, IndexTypeError, DeviceError,
-           OutOfMemoryError)
+           OutOfMemoryError, IndexKeyError, ArrayLibraryError)

@@ -6,19 +6,19 @@
  */
 #include "ext.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "dlpack.h"
 
-static PyObject *numpy_ndarray; /* set by ext_set_numpy; NULL without NumPy */
+static PyObject *numpy_ndarray; /* set by view_set_kinds */
 
 /* NumPy's array object as NumPy's C API lays it out: the leading fields,
  * which every NumPy from 1.7 through 2.x shares (its ABI). Reading them
  * takes a NumPy array in without the buffer protocol, whose export costs
  * more than a tiny slice (it formats the dtype for every new array). */
 typedef struct {
-    PyObject_HEAD
-    char *data;
+    PyObject_HEAD char *data;
     int nd;
     Py_ssize_t *dimensions;
     Py_ssize_t *strides;
@@ -32,28 +32,18 @@ typedef struct {
 typedef struct {
     PyObject *descr; /* a strong reference: the pointer stays this dtype's */
     int64_t itemsize;
-    int cls;         /* -1: holds Python objects */
+    int cls; /* -1: holds Python objects */
 } dtype_entry;
 static dtype_entry dtype_cache[32];
 static unsigned dtype_next;
 
-void ext_set_numpy(PyObject *ndarray_type)
-{
-    Py_XINCREF(ndarray_type);
-    PyObject *old = numpy_ndarray;
-    numpy_ndarray = ndarray_type;
-    Py_XDECREF(old);
-}
+int view_is_numpy(PyObject *obj) { return numpy_ndarray && PyObject_TypeCheck(obj, (PyTypeObject *)numpy_ndarray); }
 
-int view_is_numpy(PyObject *obj)
-{
-    return numpy_ndarray && PyObject_TypeCheck(obj, (PyTypeObject *)numpy_ndarray);
-}
+PyObject *view_numpy_descr(PyObject *obj) { return ((const numpy_fields *)obj)->descr; }
 
 /* The class of a PEP 3118 format; -1 (TypeError raised) for Python objects,
  * whose pointers must never be copied without their reference counts. */
-static int format_class(const char *fmt)
-{
+static int format_class(const char *fmt) {
     if (!fmt) return CLS_UINT; /* "B" */
     for (const char *c = fmt; *c; c++) {
         if (*c == ':') { /* a field name: skip to its closing colon */
@@ -75,16 +65,14 @@ static int format_class(const char *fmt)
     return CLS_OTHER;
 }
 
-static long attr_long(PyObject *obj, const char *name)
-{
+static long attr_long(PyObject *obj, const char *name) {
     PyObject *v = PyObject_GetAttrString(obj, name);
     long r = v ? PyLong_AsLong(v) : -1;
     Py_XDECREF(v);
     return r;
 }
 
-static const dtype_entry *numpy_dtype(PyObject *descr)
-{
+static const dtype_entry *numpy_dtype(PyObject *descr) {
     for (unsigned i = 0; i < sizeof dtype_cache / sizeof *dtype_cache; i++)
         if (dtype_cache[i].descr == descr) return &dtype_cache[i];
     long itemsize = attr_long(descr, "itemsize");
@@ -99,31 +87,29 @@ static const dtype_entry *numpy_dtype(PyObject *descr)
     Py_INCREF(descr);
     e->descr = descr;
     e->itemsize = itemsize;
-    e->cls = hasobject ? -1
+    e->cls = hasobject                                                        ? -1
              : kc == 'f' && (itemsize == 2 || itemsize == 4 || itemsize == 8) ? CLS_FLOAT
-             : kc == 'i' ? CLS_INT
-             : kc == 'u' ? CLS_UINT : CLS_OTHER;
+             : kc == 'i'                                                      ? CLS_INT
+             : kc == 'u'                                                      ? CLS_UINT
+                                                                              : CLS_OTHER;
     return e;
 }
 
-static int no_elements(int64_t itemsize)
-{
-    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-              "elements of %lld bytes cannot be sliced", (long long)itemsize);
+static int no_elements(int64_t itemsize) {
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %lld bytes cannot be sliced",
+              (long long)itemsize);
     return -1;
 }
 
-static int too_many_dims(int ndim)
-{
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-              "the array has %d dimensions; dmlslice takes at most %d", ndim, EXT_MAX_RANK);
+static int too_many_dims(int ndim) {
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "the array has %d dimensions; dmlslice takes at most %d",
+              ndim, EXT_ARRAY_MAX_RANK);
     return -1;
 }
 
-static int from_numpy(PyObject *obj, int writable, array_view *v)
-{
+static int from_numpy(PyObject *obj, int writable, array_view *v) {
     const numpy_fields *a = (const numpy_fields *)obj;
-    if (a->nd > EXT_MAX_RANK) return too_many_dims(a->nd);
+    if (a->nd > EXT_ARRAY_MAX_RANK) return too_many_dims(a->nd);
     const dtype_entry *d = numpy_dtype(a->descr);
     if (!d) return -1;
     if (d->cls < 0) {
@@ -150,12 +136,11 @@ static int from_numpy(PyObject *obj, int writable, array_view *v)
     return 0;
 }
 
-static int from_buffer(PyObject *obj, int writable, array_view *v)
-{
+static int from_buffer(PyObject *obj, int writable, array_view *v) {
     if (PyObject_GetBuffer(obj, &v->buffer, PyBUF_RECORDS_RO) < 0) return -1;
     v->has_buffer = 1;
     Py_buffer *b = &v->buffer;
-    if (b->ndim > EXT_MAX_RANK) return too_many_dims(b->ndim);
+    if (b->ndim > EXT_ARRAY_MAX_RANK) return too_many_dims(b->ndim);
     int cls = format_class(b->format);
     if (cls < 0) return -1;
     if (b->itemsize < 1) return no_elements(b->itemsize);
@@ -184,8 +169,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v)
 static PyTypeObject *legacy_types[16];
 static unsigned legacy_next;
 
-static int is_legacy(PyTypeObject *t)
-{
+static int is_legacy(PyTypeObject *t) {
     for (unsigned i = 0; i < sizeof legacy_types / sizeof *legacy_types; i++)
         if (legacy_types[i] == t) return 1;
     return 0;
@@ -193,8 +177,7 @@ static int is_legacy(PyTypeObject *t)
 
 /* Calls obj.__dlpack__, asking for the versioned capsule and falling back to
  * the legacy call for producers that take no max_version. */
-static PyObject *call_dlpack(PyObject *obj, PyObject *stream)
-{
+static PyObject *call_dlpack(PyObject *obj, PyObject *stream) {
     PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
     if (!meth) {
         PyErr_Clear();
@@ -230,8 +213,7 @@ done:
     return cap;
 }
 
-static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v)
-{
+static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v) {
     PyObject *cap = call_dlpack(obj, stream);
     if (!cap) return -1;
     DLTensor *t;
@@ -240,35 +222,40 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
         DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
         if (m->version.major != 1) {
             Py_DECREF(cap); /* still named: its destructor frees it */
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "DLPack version %u.%u is not supported (1.x is)", m->version.major,
-                      m->version.minor);
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "DLPack version %u.%u is not supported (1.x is)",
+                      m->version.major, m->version.minor);
             return -1;
         }
-        if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) { Py_DECREF(cap); return -1; }
+        if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) {
+            Py_DECREF(cap);
+            return -1;
+        }
         v->managed = m;
         v->versioned = 1;
         t = &m->dl_tensor;
         flags = m->flags;
     } else if (PyCapsule_IsValid(cap, "dltensor")) {
         DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
-        if (PyCapsule_SetName(cap, "used_dltensor") < 0) { Py_DECREF(cap); return -1; }
+        if (PyCapsule_SetName(cap, "used_dltensor") < 0) {
+            Py_DECREF(cap);
+            return -1;
+        }
         v->managed = m;
         t = &m->dl_tensor;
     } else {
         Py_DECREF(cap);
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                  "__dlpack__ of %s returned no DLPack capsule", ext_type_name(obj, name, sizeof name));
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "__dlpack__ of %s returned no DLPack capsule",
+                  ext_type_name(obj, name, sizeof name));
         return -1;
     }
     Py_DECREF(cap); /* renamed: its destructor leaves the tensor to us */
 
-    if (t->ndim < 0 || t->ndim > EXT_MAX_RANK) return too_many_dims(t->ndim);
+    if (t->ndim < 0 || t->ndim > EXT_ARRAY_MAX_RANK) return too_many_dims(t->ndim);
     uint64_t bits = (uint64_t)t->dtype.bits * t->dtype.lanes;
     if (bits == 0 || bits % 8) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                  "elements of %u bits x %u lanes are not whole bytes", t->dtype.bits, t->dtype.lanes);
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %u bits x %u lanes are not whole bytes",
+                  t->dtype.bits, t->dtype.lanes);
         return -1;
     }
     if (writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
@@ -277,10 +264,11 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     }
     v->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     v->itemsize = (int64_t)(bits / 8);
-    v->dtype_class = t->dtype.lanes != 1 ? CLS_OTHER
-                     : t->dtype.code == DL_INT ? CLS_INT
-                     : t->dtype.code == DL_UINT ? CLS_UINT
-                     : t->dtype.code == DL_FLOAT ? CLS_FLOAT : CLS_OTHER;
+    v->dtype_class = t->dtype.lanes != 1         ? CLS_OTHER
+                     : t->dtype.code == DL_INT   ? CLS_INT
+                     : t->dtype.code == DL_UINT  ? CLS_UINT
+                     : t->dtype.code == DL_FLOAT ? CLS_FLOAT
+                                                 : CLS_OTHER;
     v->dl_code = t->dtype.lanes == 1 ? t->dtype.code : -1;
     v->device_type = t->device.device_type;
     v->device_id = t->device.device_id;
@@ -298,42 +286,38 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
 /* ---- PyTorch tensors, read through their own attributes: a tensor's
  * __dlpack__ is Python code that costs more than a tiny slice (and on the
  * GPU compares streams and may record events), where data_ptr(), shape and
- * stride() answer in tens of nanoseconds. Only plain tensors take this path
- * (exactly torch.Tensor, strided, on the CPU or a CUDA device, no autograd,
- * no lazy negation or conjugation); any other goes through DLPack, which
- * refuses or reads it as before. */
+ * stride() answer in tens of nanoseconds. And DLPack refuses what torch's
+ * own indexing reads: bool tensors (torch 1.13), tensors that require grad.
+ * Every strided tensor on the CPU or a CUDA device takes this path, a
+ * subclass too; only other layouts and devices go through DLPack, which
+ * refuses or reads them. */
 
 static PyTypeObject *torch_tensor; /* torch.Tensor, once torch is imported */
 static PyObject *torch_strided;    /* torch.strided */
 static PyObject *torch_raw_stream; /* torch._C._cuda_getCurrentRawStream, or NULL */
-static PyObject *s_requires_grad, *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device,
-    *s_dtype, *s_data_ptr, *s_shape, *s_stride, *s_new_empty;
+static PyObject *s_layout, *s_is_neg, *s_is_conj, *s_is_cpu, *s_is_cuda, *s_get_device, *s_dtype, *s_data_ptr, *s_shape,
+    *s_stride, *s_new_empty, *s_is_complex;
 
-/* What the DLPack path reads for a torch dtype, learnt once per dtype from
- * a one-element tensor's own DLPack export. */
+/* What a torch dtype is, asked once per dtype. */
 typedef struct {
     PyObject *dtype; /* a strong reference; NULL: free slot */
-    int ok;          /* 0: this dtype goes through DLPack */
     int64_t itemsize;
     int cls, dl_code;
 } torch_dtype_entry;
 static torch_dtype_entry torch_dtypes[32];
 static unsigned torch_dtype_next;
 
-static int torch_names(void)
-{
-    static const char *const names[] = {"requires_grad", "layout", "is_neg", "is_conj", "is_cpu",
-                                        "is_cuda", "get_device", "dtype", "data_ptr", "shape",
-                                        "stride", "new_empty"};
-    PyObject **slots[] = {&s_requires_grad, &s_layout, &s_is_neg, &s_is_conj, &s_is_cpu, &s_is_cuda,
-                          &s_get_device, &s_dtype, &s_data_ptr, &s_shape, &s_stride, &s_new_empty};
+static int torch_names(void) {
+    static const char *const names[] = {"layout", "is_neg",   "is_conj", "is_cpu", "is_cuda",   "get_device",
+                                        "dtype",  "data_ptr", "shape",   "stride", "new_empty", "is_complex"};
+    PyObject **slots[] = {&s_layout, &s_is_neg,   &s_is_conj, &s_is_cpu, &s_is_cuda,   &s_get_device,
+                          &s_dtype,  &s_data_ptr, &s_shape,   &s_stride, &s_new_empty, &s_is_complex};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!*slots[i] && !(*slots[i] = PyUnicode_InternFromString(names[i]))) return -1;
     return 0;
 }
 
-int view_is_torch(PyObject *obj)
-{
+int view_is_torch(PyObject *obj) {
     if (!torch_tensor) {
         /* Looked for only while torch is not known; never imported here. */
         PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
@@ -353,11 +337,10 @@ int view_is_torch(PyObject *obj)
         torch_strided = st;
         torch_tensor = (PyTypeObject *)t;
     }
-    return Py_TYPE(obj) == torch_tensor;
+    return PyObject_TypeCheck(obj, torch_tensor);
 }
 
-int view_torch_stream(int device, uintptr_t *stream)
-{
+int view_torch_stream(int device, uintptr_t *stream) {
     if (!torch_raw_stream) return 1;
     PyObject *r = PyObject_CallFunction(torch_raw_stream, "i", device);
     if (!r) return -1;
@@ -368,14 +351,12 @@ int view_torch_stream(int device, uintptr_t *stream)
     return 0;
 }
 
-PyObject *view_torch_empty(PyObject *x, PyObject *shape)
-{
+PyObject *view_torch_empty(PyObject *x, PyObject *shape) {
     return PyObject_CallMethodObjArgs(x, s_new_empty, shape, NULL);
 }
 
 /* 1 or 0 for a bool attribute (call: a method), -1 with an exception. */
-static int torch_bool(PyObject *obj, PyObject *name, int call)
-{
+static int torch_bool(PyObject *obj, PyObject *name, int call) {
     PyObject *r = call ? PyObject_CallMethodObjArgs(obj, name, NULL) : PyObject_GetAttr(obj, name);
     if (!r) return -1;
     int b = PyObject_IsTrue(r);
@@ -383,32 +364,18 @@ static int torch_bool(PyObject *obj, PyObject *name, int call)
     return b;
 }
 
-static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view *v);
-
-static const torch_dtype_entry *torch_dtype(PyObject *x, PyObject *dtype)
-{
+static const torch_dtype_entry *torch_dtype(PyObject *dtype) {
     for (unsigned i = 0; i < sizeof torch_dtypes / sizeof *torch_dtypes; i++)
         if (torch_dtypes[i].dtype == dtype) return &torch_dtypes[i];
     torch_dtype_entry e = {.dtype = dtype};
-    /* The probe lives on the CPU, which every build of torch exports. */
-    PyObject *meth = PyObject_GetAttr(x, s_new_empty);
-    PyObject *args = meth ? Py_BuildValue("((i))", 1) : NULL;
-    PyObject *kw = args ? Py_BuildValue("{ss}", "device", "cpu") : NULL;
-    PyObject *probe = kw ? PyObject_Call(meth, args, kw) : NULL;
-    Py_XDECREF(kw);
-    Py_XDECREF(args);
-    Py_XDECREF(meth);
-    array_view pv;
-    if (probe && torch_bool(probe, s_is_cpu, 0) == 1) {
-        memset(&pv, 0, sizeof pv);
-        if (from_dlpack(probe, 0, NULL, &pv) == 0) {
-            e.ok = 1, e.itemsize = pv.itemsize, e.cls = pv.dtype_class, e.dl_code = pv.dl_code;
-        }
-        view_release(&pv);
-    }
-    Py_XDECREF(probe);
-    PyErr_Clear(); /* a dtype DLPack refuses goes through DLPack, which says so */
-    if (!probe) return NULL;
+    if (view_dtype_info(dtype, &e.itemsize, &e.cls) < 0) return NULL;
+    int complex = torch_bool(dtype, s_is_complex, 0);
+    if (complex < 0) return NULL;
+    e.dl_code = complex              ? 5
+                : e.cls == CLS_INT   ? DL_INT
+                : e.cls == CLS_UINT  ? DL_UINT
+                : e.cls == CLS_FLOAT ? DL_FLOAT
+                                     : -1;
     torch_dtype_entry *slot = &torch_dtypes[torch_dtype_next++ % (sizeof torch_dtypes / sizeof *torch_dtypes)];
     Py_XDECREF(slot->dtype);
     Py_INCREF(dtype);
@@ -418,10 +385,7 @@ static const torch_dtype_entry *torch_dtype(PyObject *x, PyObject *dtype)
 
 /* Reads a torch tensor into v: 0, 1 when it must go through DLPack, or -1
  * with an exception. */
-static int from_torch(PyObject *obj, array_view *v)
-{
-    int rg = torch_bool(obj, s_requires_grad, 0);
-    if (rg != 0) return rg < 0 ? -1 : 1;
+static int from_torch(PyObject *obj, array_view *v) {
     PyObject *layout = PyObject_GetAttr(obj, s_layout);
     if (!layout) return -1;
     Py_DECREF(layout); /* torch.strided is a singleton */
@@ -432,22 +396,22 @@ static int from_torch(PyObject *obj, array_view *v)
     if (!cpu && !cuda) return 1;
     PyObject *dtype = PyObject_GetAttr(obj, s_dtype);
     if (!dtype) return -1;
-    const torch_dtype_entry *d = torch_dtype(obj, dtype);
+    const torch_dtype_entry *d = torch_dtype(dtype);
     Py_DECREF(dtype);
-    if (!d || !d->ok) return 1;
-    /* A lazily negated view's memory holds the values before negation, and
-     * PyTorch's DLPack export hands that memory out as it is (1.13 does):
-     * refused here, whichever way it arrives. */
+    if (!d) return -1;
+    /* A lazily negated or conjugated view's memory holds the values before
+     * the negation or conjugation, which a copy of bits cannot apply. */
     int neg = torch_bool(obj, s_is_neg, 1);
-    if (neg != 0) {
-        if (neg > 0)
+    int conj = neg == 0 && d->dl_code == 5 ? torch_bool(obj, s_is_conj, 1) : 0;
+    if (neg != 0 || conj != 0) {
+        if (neg > 0 || conj > 0)
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "the tensor has PyTorch's negative bit set (a lazily negated view, e.g. "
-                      "z.conj().imag): its memory does not hold its values; pass x.resolve_neg()");
+                      "the tensor has PyTorch's %s bit set (a lazily %s view, e.g. %s): its memory does "
+                      "not hold its values; pass x.%s()",
+                      neg > 0 ? "negative" : "conjugate", neg > 0 ? "negated" : "conjugated",
+                      neg > 0 ? "z.conj().imag" : "z.conj()", neg > 0 ? "resolve_neg" : "resolve_conj");
         return -1;
     }
-    int conj = d->dl_code == 5 /* complex */ ? torch_bool(obj, s_is_conj, 1) : 0;
-    if (conj != 0) return conj < 0 ? -1 : 1; /* DLPack refuses it, saying why */
     v->device_type = cpu ? DL_CPU : DL_CUDA;
     if (cuda) {
         PyObject *dev = PyObject_CallMethodObjArgs(obj, s_get_device, NULL);
@@ -466,7 +430,7 @@ static int from_torch(PyObject *obj, array_view *v)
         rc = 1;
         goto done;
     }
-    if (n > EXT_MAX_RANK) {
+    if (n > EXT_ARRAY_MAX_RANK) {
         rc = too_many_dims((int)n);
         goto done;
     }
@@ -487,8 +451,7 @@ done:
     return rc;
 }
 
-int view_is_buffer(PyObject *obj)
-{
+int view_is_buffer(PyObject *obj) {
     /* Some GPU arrays (CuPy's) answer the buffer protocol's check yet refuse
      * host access: an object that speaks DLPack is read through DLPack. */
     if (view_is_numpy(obj) || !PyObject_CheckBuffer(obj)) return 0;
@@ -496,19 +459,19 @@ int view_is_buffer(PyObject *obj)
     return !dlpack;
 }
 
-int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v)
-{
-    memset(v, 0, sizeof *v);
+int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v) {
+    memset(v, 0, offsetof(array_view, shape));
     int rc = 1;
-    if (view_is_numpy(obj)) rc = from_numpy(obj, writable, v);
-    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1) memset(v, 0, sizeof *v);
+    if (view_is_numpy(obj))
+        rc = from_numpy(obj, writable, v);
+    else if (view_is_torch(obj) && (rc = from_torch(obj, v)) == 1)
+        memset(v, 0, offsetof(array_view, shape));
     if (rc == 1) rc = view_is_buffer(obj) ? from_buffer(obj, writable, v) : from_dlpack(obj, writable, stream, v);
     if (rc < 0) view_release(v);
     return rc;
 }
 
-void view_release(array_view *v)
-{
+void view_release(array_view *v) {
     if (v->has_buffer) PyBuffer_Release(&v->buffer);
     if (v->managed) {
         /* A deleter may run Python code: keep a pending exception out of it. */
@@ -527,18 +490,39 @@ void view_release(array_view *v)
     v->managed = NULL;
 }
 
-static PyObject *device_of; /* dmlslice._kinds.device_of */
+static PyObject *device_of;  /* dmlslice._kinds.device_of */
+static PyObject *dtype_info; /* dmlslice._kinds.dtype_info */
 
-void ext_set_device_of(PyObject *fn)
-{
-    Py_XINCREF(fn);
-    PyObject *old = device_of;
-    device_of = fn;
-    Py_XDECREF(old);
+int view_set_kinds(PyObject *ndarray_type, PyObject *kinds) {
+    PyObject *dev = PyObject_GetAttrString(kinds, "device_of");
+    PyObject *info = dev ? PyObject_GetAttrString(kinds, "dtype_info") : NULL;
+    if (!info) {
+        Py_XDECREF(dev);
+        return -1;
+    }
+    Py_XDECREF(device_of);
+    Py_XDECREF(dtype_info);
+    device_of = dev, dtype_info = info;
+    Py_XINCREF(ndarray_type);
+    Py_XDECREF(numpy_ndarray);
+    numpy_ndarray = ndarray_type;
+    return 0;
 }
 
-int view_device(PyObject *obj, int *type, int *id)
-{
+/* (itemsize, class) of a dtype-like object, through dmlslice._kinds. */
+int view_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls) {
+    PyObject *r = PyObject_CallFunctionObjArgs(dtype_info, dtype, NULL);
+    if (!r) return -1;
+    long long a = PyLong_AsLongLong(PyTuple_GetItem(r, 0));
+    long b = PyLong_AsLong(PyTuple_GetItem(r, 1));
+    Py_DECREF(r);
+    if (PyErr_Occurred()) return -1;
+    *itemsize = a;
+    *cls = (int)b;
+    return 0;
+}
+
+int view_device(PyObject *obj, int *type, int *id) {
     if (view_is_numpy(obj) || view_is_buffer(obj)) {
         *type = DL_CPU;
         *id = 0;

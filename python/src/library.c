@@ -9,7 +9,6 @@
  */
 #include "ext.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +23,7 @@
 #include "dlpack.h"
 
 _Static_assert(EXT_MAX_RANK == DMLS_MAX_RANK, "the extension's rank limit is the library's");
+_Static_assert(EXT_ARRAY_MAX_RANK == DMLS_NUMPY_MAX_RANK, "the extension's array rank limit is the library's");
 
 /* Copies below this many output bytes keep the GIL: releasing and taking it
  * back costs more than the copy. */
@@ -31,21 +31,17 @@ _Static_assert(EXT_MAX_RANK == DMLS_MAX_RANK, "the extension's rank limit is the
 
 /* ------------------------------------------------------------ errors */
 
-static void *lib_raise(dmls_status st)
-{
-    int role = st == DMLS_ERROR_OUT_OF_BOUNDS ? ERR_OUT_OF_BOUNDS
-               : st == DMLS_ERROR_OUT_OF_MEMORY ? ERR_MEMORY
-               : (st == DMLS_ERROR_NO_DEVICE || st == DMLS_ERROR_DEVICE || st == DMLS_ERROR_IO)
-                   ? ERR_DEVICE
-                   : ERR_ARGUMENT;
+static void *lib_raise(dmls_status st) {
+    int role = st == DMLS_ERROR_OUT_OF_BOUNDS                                                   ? ERR_OUT_OF_BOUNDS
+               : st == DMLS_ERROR_OUT_OF_MEMORY                                                 ? ERR_MEMORY
+               : (st == DMLS_ERROR_NO_DEVICE || st == DMLS_ERROR_DEVICE || st == DMLS_ERROR_IO) ? ERR_DEVICE
+                                                                                                : ERR_ARGUMENT;
     return ext_raise(role, dmls_status_name(st), dmls_last_error_rule(), "%s", dmls_last_error());
 }
 
 /* ------------------------------------------------------------ front ends */
 
-static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const int64_t *shape,
-                        plan *p)
-{
+static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const int64_t *shape, plan *p) {
     if (st != DMLS_OK) {
         lib_raise(st);
         return -1;
@@ -62,34 +58,84 @@ static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const i
     return 0;
 }
 
-int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p)
-{
-    dmls_lowered l;
-    return from_lowered(dmls_lower_numpy(ndim, shape, expr, &l), &l, ndim, shape, p);
+static int numpy_failed(dmls_status st) {
+    /* What NumPy refuses with IndexError (two ellipses, too many axes) is an
+     * IndexError here too; out of bounds already is one. */
+    if (st == DMLS_ERROR_INVALID_ARGUMENT || st == DMLS_ERROR_UNSUPPORTED) {
+        ext_raise(ERR_INDEX_KEY, dmls_status_name(st), dmls_last_error_rule(), "%s", dmls_last_error());
+        return -1;
+    }
+    lib_raise(st);
+    return -1;
 }
 
-int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends,
-                   int n, const int64_t *axes, int n_axes, const int64_t *steps, int n_steps,
-                   plan *p)
-{
+/* More than EXT_MAX_RANK input or result axes: the library's view of a
+ * packed array of that shape checks the key and gives NumPy's shape; each
+ * array's own view is made when it is sliced (run_view). */
+static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, plan *p) {
+    dmls_lowered_view v;
+    dmls_status st = dmls_lower_numpy_view(ndim, shape, NULL, expr, &v);
+    if (st != DMLS_OK) return numpy_failed(st);
+    memset(p, 0, sizeof *p);
+    p->ndim = ndim;
+    memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    p->expr = expr;
+    if (ndim <= EXT_MAX_RANK) { /* the window is over the input itself */
+        memcpy(p->offsets, v.slice.offsets, sizeof p->offsets);
+        memcpy(p->wsizes, v.slice.sizes, sizeof p->wsizes);
+        memcpy(p->wstrides, v.slice.strides, sizeof p->wstrides);
+        memcpy(p->out_sizes, v.slice.out_sizes, sizeof p->out_sizes);
+        p->expr = NULL;
+    }
+    p->final_ndim = v.final_ndim;
+    memcpy(p->final_shape, v.final_shape, sizeof(int64_t) * (size_t)v.final_ndim);
+    return 0;
+}
+
+int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p) {
+    if (ndim > EXT_MAX_RANK) return lower_numpy_view(ndim, shape, expr, p);
+    dmls_lowered l;
+    dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
+    if (st == DMLS_ERROR_UNSUPPORTED) return lower_numpy_view(ndim, shape, expr, p);
+    if (st != DMLS_OK) return numpy_failed(st);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lib_plan_add_axis(plan *p, int pos, int64_t len) {
+    if (p->final_ndim == EXT_ARRAY_MAX_RANK) {
+        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "", "NumPy index: the result would have more than %d axes",
+                  EXT_ARRAY_MAX_RANK);
+        return -1;
+    }
+    memmove(p->final_shape + pos + 1, p->final_shape + pos, sizeof(int64_t) * (size_t)(p->final_ndim - pos));
+    p->final_shape[pos] = len;
+    p->final_ndim++;
+    return 0;
+}
+
+/* True where the result has no element (a boolean scalar's empty axis may
+ * be the only sign of it: the SLICE1 window is then the whole input). */
+static int plan_empty(const plan *p) {
+    for (int i = 0; i < p->final_ndim; i++)
+        if (p->final_shape[i] == 0) return 1;
+    return 0;
+}
+
+int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n,
+                   const int64_t *axes, int n_axes, const int64_t *steps, int n_steps, plan *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_onnx(ndim, shape, starts, ends, n, axes, n_axes, steps, n_steps, &l);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
-int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts,
-                          const uint64_t *sizes, int n_sizes, const uint64_t *strides,
-                          int n_strides, plan *p)
-{
+int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
+                          int n_sizes, const uint64_t *strides, int n_strides, plan *p) {
     dmls_lowered l;
-    dmls_status st = dmls_lower_webnn_slice(ndim, shape, starts, n_starts, sizes, n_sizes, strides,
-                                            n_strides, &l);
+    dmls_status st = dmls_lower_webnn_slice(ndim, shape, starts, n_starts, sizes, n_sizes, strides, n_strides, &l);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
-int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes,
-                            plan *p)
-{
+int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_webnn_reverse(ndim, shape, axes, n_axes, &l);
     return from_lowered(st, &l, ndim, shape, p);
@@ -99,18 +145,16 @@ int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes
 
 static const char *const op_names[] = {"SLICE", "SLICE1", "SLICE_GRAD"};
 
-static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t)
-{
+static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t) {
     static const DML_TENSOR_DATA_TYPE by_size[4][4] = {
         /* 1, 2, 4, 8 bytes */
         {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT32,
          DML_TENSOR_DATA_TYPE_UINT64}, /* CLS_OTHER: the bits as unsigned */
-        {DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32,
-         DML_TENSOR_DATA_TYPE_INT64},
+        {DML_TENSOR_DATA_TYPE_INT8, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_INT64},
         {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT32,
          DML_TENSOR_DATA_TYPE_UINT64},
-        {DML_TENSOR_DATA_TYPE_UNKNOWN, DML_TENSOR_DATA_TYPE_FLOAT16,
-         DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64},
+        {DML_TENSOR_DATA_TYPE_UNKNOWN, DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT32,
+         DML_TENSOR_DATA_TYPE_FLOAT64},
     };
     int64_t size = d->itemsize, cls = d->dtype_class;
     if (d->any_itemsize && size != 1 && size != 2 && size != 4 && size != 8) {
@@ -123,8 +167,8 @@ static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t)
     int col = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
     if (col < 0 || by_size[cls][col] == DML_TENSOR_DATA_TYPE_UNKNOWN) {
         ext_raise(ERR_DTYPE, "DMLS_ERROR_UNSUPPORTED", "R-T-DTYPE",
-                  "%s: DirectML has no data type for %lld-byte elements of this kind",
-                  op_names[d->op], (long long)d->itemsize);
+                  "%s: DirectML has no data type for %lld-byte elements of this kind", op_names[d->op],
+                  (long long)d->itemsize);
         return -1;
     }
     *t = by_size[cls][col];
@@ -132,13 +176,10 @@ static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t)
 }
 
 /* A value of a DirectML UINT or INT array, range-checked. */
-static int dml_value(const dml_params *d, const char *field, int i, int64_t v, int is_signed,
-                     UINT *u)
-{
+static int dml_value(const dml_params *d, const char *field, int i, int64_t v, int is_signed, UINT *u) {
     if (is_signed ? (v < INT32_MIN || v > INT32_MAX) : (v < 0 || v > (int64_t)UINT32_MAX)) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                  "%s: %s[%d] = %lld does not fit DirectML's %s", op_names[d->op], field, i,
-                  (long long)v, is_signed ? "INT" : "UINT");
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s: %s[%d] = %lld does not fit DirectML's %s",
+                  op_names[d->op], field, i, (long long)v, is_signed ? "INT" : "UINT");
         return -1;
     }
     *u = (UINT)(uint32_t)(int32_t)v;
@@ -159,10 +200,8 @@ typedef struct dml_storage {
     DML_OPERATOR_DESC desc;
 } dml_storage;
 
-static int dml_tensor(const dml_params *d, const char *which, const dml_tensor_args *a,
-                      DML_TENSOR_DATA_TYPE type, UINT *sizes, UINT *strides,
-                      DML_BUFFER_TENSOR_DESC *buf, DML_TENSOR_DESC *t)
-{
+static int dml_tensor(const dml_params *d, const char *which, const dml_tensor_args *a, DML_TENSOR_DATA_TYPE type,
+                      UINT *sizes, UINT *strides, DML_BUFFER_TENSOR_DESC *buf, DML_TENSOR_DESC *t) {
     for (int i = 0; i < a->ndim; i++) {
         char field[64];
         snprintf(field, sizeof field, "%s Sizes", which);
@@ -191,9 +230,7 @@ static int dml_tensor(const dml_params *d, const char *which, const dml_tensor_a
     return 0;
 }
 
-static int dml_build(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
-                     dml_storage *s)
-{
+static int dml_build(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, dml_storage *s) {
     DML_TENSOR_DATA_TYPE type;
     if (dml_data_type(d, &type) < 0) return -1;
     int sgn = d->op != DML_SLICE;
@@ -218,12 +255,11 @@ static int dml_build(const dml_params *d, const dml_tensor_args *in, const dml_t
         s->u.slice = (DML_SLICE_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, s->strides};
         s->desc.Type = DML_OPERATOR_SLICE;
     } else if (d->op == DML_SLICE1) {
-        s->u.slice1 = (DML_SLICE1_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes,
-                                                 (const INT *)s->strides};
+        s->u.slice1 = (DML_SLICE1_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, (const INT *)s->strides};
         s->desc.Type = DML_OPERATOR_SLICE1;
     } else {
-        s->u.grad = (DML_SLICE_GRAD_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes,
-                                                   (const INT *)s->strides};
+        s->u.grad =
+            (DML_SLICE_GRAD_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, (const INT *)s->strides};
         s->desc.Type = DML_OPERATOR_SLICE_GRAD;
     }
     s->desc.Desc = &s->u;
@@ -232,16 +268,14 @@ static int dml_build(const dml_params *d, const dml_tensor_args *in, const dml_t
 
 /* The output count of a window axis, or 1 where the window is itself
  * invalid (the rules then name the window, not the output). */
-static int64_t window_count(int64_t size, int64_t stride)
-{
+static int64_t window_count(int64_t size, int64_t stride) {
     if (size < 1 || stride == 0) return 1;
     uint64_t a = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride;
     return (int64_t)(1 + (uint64_t)(size - 1) / a);
 }
 
 static int dml_validate(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
-                        dmls_operator **keep)
-{
+                        dmls_operator **keep) {
     dml_storage s;
     if (dml_build(d, in, out, &s) < 0) return -1;
     dmls_operator *op = NULL;
@@ -257,14 +291,12 @@ static int dml_validate(const dml_params *d, const dml_tensor_args *in, const dm
     return 0;
 }
 
-int lib_lower_dml(int ndim, const int64_t *shape, const dml_params *d, plan *p)
-{
+int lib_lower_dml(int ndim, const int64_t *shape, const dml_params *d, plan *p) {
     dml_tensor_args fwd = {.ndim = ndim}, other = {.ndim = d->n};
     memcpy(fwd.sizes, shape, sizeof(int64_t) * (size_t)ndim);
     for (int i = 0; i < d->n; i++)
         other.sizes[i] = d->op == DML_SLICE ? d->sizes[i] : window_count(d->sizes[i], d->strides[i]);
-    int rc = d->op == DML_SLICE_GRAD ? dml_validate(d, &other, &fwd, NULL)
-                                     : dml_validate(d, &fwd, &other, NULL);
+    int rc = d->op == DML_SLICE_GRAD ? dml_validate(d, &other, &fwd, NULL) : dml_validate(d, &fwd, &other, NULL);
     if (rc < 0) return -1;
     /* Valid: DimensionCount equals the rank, every window lies inside. */
     memset(p, 0, sizeof *p);
@@ -282,9 +314,8 @@ int lib_lower_dml(int ndim, const int64_t *shape, const dml_params *d, plan *p)
     return 0;
 }
 
-int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
-                  int *rank, int64_t *shape)
-{
+int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, int *rank,
+                  int64_t *shape) {
     dmls_operator *op = NULL;
     if (dml_validate(d, in, out, &op) < 0) return -1;
     *rank = dmls_output_rank(op);
@@ -296,13 +327,9 @@ int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tens
 static const int all_levels[] = {0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
                                  0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400};
 
-const char *lib_feature_level_name(int level)
-{
-    return dmls_feature_level_name((DML_FEATURE_LEVEL)level);
-}
+const char *lib_feature_level_name(int level) { return dmls_feature_level_name((DML_FEATURE_LEVEL)level); }
 
-int lib_feature_level(const char *name)
-{
+int lib_feature_level(const char *name) {
     char want[16];
     size_t n = strlen(name);
     if (n >= sizeof want) return -1;
@@ -314,8 +341,7 @@ int lib_feature_level(const char *name)
     return -1;
 }
 
-int lib_latest_feature_level(void)
-{
+int lib_latest_feature_level(void) {
     int best = all_levels[0];
     for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++)
         if (dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i])) best = all_levels[i];
@@ -324,75 +350,83 @@ int lib_latest_feature_level(void)
 
 /* ------------------------------------------------------------ threads */
 
-static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_INITIALIZER;
-static dmls_context *pool;  /* made at the first copy that wants it */
-static int pool_wanted;     /* 0: the library's default size */
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+/* The shared pool, guarded by the GIL alone: a copy counts itself in as a
+ * user (GIL held) before it lets the GIL go, and out after it has it back,
+ * so set_num_threads can swap in a new pool at any time and the old one is
+ * destroyed by whoever leaves it last. No lock of the extension's own is
+ * ever waited on with the GIL held (the deadlock of a lock taken in the
+ * other order), and the library's context guards its own workers. */
+typedef struct pool_ref {
+    dmls_context *ctx;
+    Py_ssize_t users;
+    int retired; /* replaced: destroyed when its last user leaves */
+} pool_ref;
 
-/* A forked child has none of the parent's worker threads: it drops the pool
- * (without stopping threads that are not there) and makes its own. */
-static void pool_after_fork(void)
-{
-    pthread_rwlock_t fresh = PTHREAD_RWLOCK_INITIALIZER;
-    pool_lock = fresh;
+static pool_ref *pool;  /* made at the first copy that wants it */
+static int pool_wanted; /* 0: the library's default size */
+
+static void pool_destroy(pool_ref *r) {
+    /* Joining the workers needs no Python: let other threads run. */
+    Py_BEGIN_ALLOW_THREADS dmls_context_destroy(r->ctx);
+    Py_END_ALLOW_THREADS PyMem_Free(r);
+}
+
+static pool_ref *pool_make(int n) {
+    pool_ref *r = PyMem_Calloc(1, sizeof *r);
+    if (!r) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    dmls_status st = dmls_context_create(n, &r->ctx);
+    if (st != DMLS_OK) {
+        PyMem_Free(r);
+        lib_raise(st);
+        return NULL;
+    }
+    return r;
+}
+
+/* The current pool with one more user, or NULL with an exception. */
+static pool_ref *pool_enter(void) {
+    if (!pool && !(pool = pool_make(pool_wanted))) return NULL;
+    pool->users++;
+    return pool;
+}
+
+static void pool_leave(pool_ref *r) {
+    if (--r->users == 0 && r->retired) pool_destroy(r);
+}
+
+void lib_after_fork_child(void) {
+    /* The parent's workers are not in the child: the pool is dropped, not
+     * destroyed (there are no threads to stop), and the child makes its own. */
     pool = NULL;
 }
 
-static void register_fork(void) { pthread_atfork(NULL, NULL, pool_after_fork); }
-
-/* Returns the pool with pool_lock held for reading, or NULL with an
- * exception set (and no lock held). */
-static dmls_context *pool_acquire(void)
-{
-    pthread_once(&fork_once, register_fork);
-    for (;;) {
-        pthread_rwlock_rdlock(&pool_lock);
-        if (pool) return pool;
-        pthread_rwlock_unlock(&pool_lock);
-        pthread_rwlock_wrlock(&pool_lock);
-        dmls_status st = DMLS_OK;
-        if (!pool) st = dmls_context_create(pool_wanted, &pool);
-        pthread_rwlock_unlock(&pool_lock);
-        if (st != DMLS_OK) {
-            lib_raise(st);
-            return NULL;
-        }
-    }
-}
-
-int lib_set_threads(int n)
-{
-    pthread_once(&fork_once, register_fork);
-    dmls_context *fresh = NULL;
-    dmls_status st = dmls_context_create(n, &fresh);
-    if (st != DMLS_OK) {
-        lib_raise(st);
-        return -1;
-    }
-    Py_BEGIN_ALLOW_THREADS /* copies in flight hold the lock for reading */
-    pthread_rwlock_wrlock(&pool_lock);
-    Py_END_ALLOW_THREADS
-    dmls_context *old = pool;
+int lib_set_threads(int n) {
+    pool_ref *fresh = pool_make(n);
+    if (!fresh) return -1;
+    pool_ref *old = pool;
     pool = fresh;
     pool_wanted = n;
-    pthread_rwlock_unlock(&pool_lock);
-    dmls_context_destroy(old);
+    if (old) {
+        old->retired = 1;
+        if (old->users == 0) pool_destroy(old);
+    }
     return 0;
 }
 
-int lib_threads(void)
-{
-    dmls_context *ctx = pool_acquire();
-    if (!ctx) return -1;
-    int n = dmls_context_threads(ctx);
-    pthread_rwlock_unlock(&pool_lock);
+int lib_threads(void) {
+    pool_ref *r = pool_enter();
+    if (!r) return -1;
+    int n = dmls_context_threads(r->ctx);
+    pool_leave(r);
     return n;
 }
 
 const char *lib_version(void) { return dmls_version(); }
 
-int lib_cuda_built(void)
-{
+int lib_cuda_built(void) {
 #ifdef DMLS_HAVE_CUDA
     return 1;
 #else
@@ -400,8 +434,7 @@ int lib_cuda_built(void)
 #endif
 }
 
-int lib_cuda_check(int device)
-{
+int lib_cuda_check(int device) {
 #ifdef DMLS_HAVE_CUDA
     int count = 0;
     dmls_status st = dmls_cuda_device_count(&count);
@@ -424,8 +457,7 @@ int lib_cuda_check(int device)
 #endif
 }
 
-int lib_cuda_available(void)
-{
+int lib_cuda_available(void) {
 #ifdef DMLS_HAVE_CUDA
     return dmls_cuda_available();
 #else
@@ -447,8 +479,7 @@ typedef struct side {
     uint64_t bytes;
 } side;
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
+static int64_t gcd64(int64_t a, int64_t b) {
     if (a < 0) a = -a;
     if (b < 0) b = -b;
     while (b) {
@@ -461,9 +492,8 @@ static int64_t gcd64(int64_t a, int64_t b)
 
 /* Byte strides -> element strides of `unit`, and the span. Strides of
  * size-1 axes never move an address and are set to 0. */
-static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bstrides, char *data,
-                      int64_t itemsize, int64_t unit, int empty)
-{
+static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bstrides, char *data, int64_t itemsize,
+                      int64_t unit, int empty) {
     s->ndim = ndim;
     int64_t lo = 0, hi = 0;
     for (int i = 0; i < ndim; i++) {
@@ -471,8 +501,10 @@ static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bs
         int64_t st = shape[i] > 1 ? bstrides[i] : 0;
         s->strides[i] = st / unit;
         if (!empty) {
-            if (st < 0) lo += (shape[i] - 1) * st;
-            else hi += (shape[i] - 1) * st;
+            if (st < 0)
+                lo += (shape[i] - 1) * st;
+            else
+                hi += (shape[i] - 1) * st;
         }
     }
     s->base = empty ? data : data + lo;
@@ -482,8 +514,7 @@ static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bs
 
 /* Packed as lib_compile describes a plan's arrays: element strides in units,
  * an element being k units. */
-static int is_packed(const side *s, int64_t k)
-{
+static int is_packed(const side *s, int64_t k) {
     int64_t want = k;
     for (int i = s->ndim - 1; i >= 0; i--) {
         if (s->shape[i] > 1 && s->strides[i] != want) return 0;
@@ -492,8 +523,7 @@ static int is_packed(const side *s, int64_t k)
     return s->offset == 0;
 }
 
-static dmls_dtype unit_dtype(int64_t unit)
-{
+static dmls_dtype unit_dtype(int64_t unit) {
     return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
 }
 
@@ -501,14 +531,13 @@ static dmls_dtype unit_dtype(int64_t unit)
  * moves an address: the element size the copy runs at. A byte stride that is
  * no multiple of the item size (a field of a record array, a view through
  * np.lib.stride_tricks) is read exactly this way. */
-static int64_t copy_unit(int64_t itemsize, const array_view *a, const array_view *b)
-{
+static int64_t copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
+                         const int64_t *shape2, const int64_t *strides2) {
     int64_t g = itemsize;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] > 1) g = gcd64(g, a->strides[i]);
-    if (b)
-        for (int i = 0; i < b->ndim; i++)
-            if (b->shape[i] > 1) g = gcd64(g, b->strides[i]);
+    for (int i = 0; i < n; i++)
+        if (shape[i] > 1) g = gcd64(g, strides[i]);
+    for (int i = 0; i < m; i++)
+        if (shape2[i] > 1) g = gcd64(g, strides2[i]);
     g &= -g; /* its largest power-of-two factor */
     return g > 8 ? 8 : g;
 }
@@ -516,8 +545,7 @@ static int64_t copy_unit(int64_t itemsize, const array_view *a, const array_view
 /* The output's strides on the plan's SLICE1 axes. Dropped (NumPy integer)
  * and inserted (None) axes have size 1, so the axes of size other than 1
  * are the same, in the same order, in both shapes. */
-static void out_strides(const plan *p, const array_view *out, int64_t *bstrides, int64_t *shape)
-{
+static void out_strides(const plan *p, const array_view *out, int64_t *bstrides, int64_t *shape) {
     int ndim = p->ndim;
     const int64_t *sizes = p->grad ? p->final_shape : p->out_sizes;
     int j = 0;
@@ -533,12 +561,9 @@ static void out_strides(const plan *p, const array_view *out, int64_t *bstrides,
 /* Makes the native operator. Axes of size 1 on both sides (the window
  * there is offset 0, size 1) move no address and are left out, which makes
  * room for the element-splitting axis at rank 8. */
-static int create(const plan *p, int64_t unit, int64_t k, const side *in, const side *out,
-                  dmls_operator **op)
-{
+static int create(const plan *p, int64_t unit, int64_t k, const side *in, const side *out, dmls_operator **op) {
     int64_t off[EXT_MAX_RANK + 1], ws[EXT_MAX_RANK + 1], wst[EXT_MAX_RANK + 1];
-    int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1],
-        ostr[EXT_MAX_RANK + 1];
+    int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1], ostr[EXT_MAX_RANK + 1];
     int n = 0;
     for (int i = 0; i < p->ndim; i++) {
         if (in->shape[i] == 1 && out->shape[i] == 1) continue;
@@ -551,10 +576,11 @@ static int create(const plan *p, int64_t unit, int64_t k, const side *in, const 
         ostr[n] = out->strides[i];
         n++;
     }
-    if (k > 1) { /* the bytes of one element, as k units along a last axis */
+    /* An empty result is written nowhere: its elements need no splitting. */
+    if (k > 1 && out->bytes) { /* the bytes of one element, as k units along a last axis */
         if (n == EXT_MAX_RANK) {
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-                      "%d axes longer than 1 with elements copied as %lld parts of %lld bytes (the "
+                      "%d axes not of size 1 with elements copied as %lld parts of %lld bytes (the "
                       "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
                       "dimension than the %d dmlslice takes",
                       n, (long long)k, (long long)unit, EXT_MAX_RANK);
@@ -576,11 +602,21 @@ static int create(const plan *p, int64_t unit, int64_t k, const side *in, const 
     return 0;
 }
 
-int lib_compile(compiled *c, const plan *p, int64_t itemsize)
-{
+int lib_compile(compiled *c, const plan *p, int64_t itemsize) {
     c->p = *p;
     c->itemsize = itemsize;
     c->packed_op = NULL;
+    c->expr = NULL;
+    if (p->expr) { /* each array gets its own view (run_view) */
+        size_t n = strlen(p->expr) + 1;
+        if (!(c->expr = PyMem_Malloc(n))) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->p.expr = memcpy(c->expr, p->expr, n);
+        return 0;
+    }
+    if (plan_empty(p)) return 0; /* nothing to copy, ever */
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
     int64_t k = itemsize / unit;
@@ -606,25 +642,24 @@ int lib_compile(compiled *c, const plan *p, int64_t itemsize)
     return 0;
 }
 
-void lib_compiled_free(compiled *c)
-{
+void lib_compiled_free(compiled *c) {
     dmls_destroy(c->packed_op);
     c->packed_op = NULL;
+    PyMem_Free(c->expr);
+    c->expr = NULL;
 }
 
-static int run_cpu(const dmls_operator *op, const side *in, const side *out)
-{
-    dmls_context *ctx = pool_acquire();
-    if (!ctx) return -1;
+static int run_cpu(const dmls_operator *op, const side *in, const side *out) {
+    pool_ref *r = pool_enter();
+    if (!r) return -1;
     dmls_status st;
     if (out->bytes >= GIL_FREE_BYTES) {
-        Py_BEGIN_ALLOW_THREADS
-        st = dmls_execute_on(op, ctx, in->base, in->bytes, out->base, out->bytes);
+        Py_BEGIN_ALLOW_THREADS st = dmls_execute_on(op, r->ctx, in->base, in->bytes, out->base, out->bytes);
         Py_END_ALLOW_THREADS
     } else {
-        st = dmls_execute_on(op, ctx, in->base, in->bytes, out->base, out->bytes);
+        st = dmls_execute_on(op, r->ctx, in->base, in->bytes, out->base, out->bytes);
     }
-    pthread_rwlock_unlock(&pool_lock);
+    pool_leave(r);
     if (st != DMLS_OK) {
         lib_raise(st);
         return -1;
@@ -632,15 +667,12 @@ static int run_cpu(const dmls_operator *op, const side *in, const side *out)
     return 0;
 }
 
-static int run_cuda(const dmls_operator *op, const side *in, const side *out, int device,
-                    uintptr_t stream, int sync)
-{
+static int run_cuda(const dmls_operator *op, const side *in, const side *out, int device, uintptr_t stream, int sync) {
 #ifdef DMLS_HAVE_CUDA
     dmls_status st = DMLS_OK;
     cudaError_t err = cudaSuccess;
     const char *what = "";
-    Py_BEGIN_ALLOW_THREADS
-    int prev = -1;
+    Py_BEGIN_ALLOW_THREADS int prev = -1;
     err = cudaGetDevice(&prev);
     if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
     if (err != cudaSuccess) what = "selecting the array's device";
@@ -652,8 +684,7 @@ static int run_cuda(const dmls_operator *op, const side *in, const side *out, in
         }
         if (prev >= 0 && prev != device) cudaSetDevice(prev);
     }
-    Py_END_ALLOW_THREADS
-    if (st != DMLS_OK) {
+    Py_END_ALLOW_THREADS if (st != DMLS_OK) {
         lib_raise(st);
         return -1;
     }
@@ -673,16 +704,87 @@ static int run_cuda(const dmls_operator *op, const side *in, const side *out, in
 #endif
 }
 
-int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out,
-            uintptr_t stream, int sync)
-{
+/* The library's view of an array of more than EXT_MAX_RANK axes takes
+ * element strides of one sign, in units (copy_unit) here. */
+static int view_strides(const array_view *in, int64_t unit, int64_t *t, uint64_t *bytes) {
+    uint64_t span = (uint64_t)in->itemsize;
+    for (int i = 0; i < in->ndim; i++) {
+        int64_t st = in->shape[i] > 1 ? in->strides[i] : 0;
+        if (st < 0) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "the array has %d axes and a negative stride on axis %d (%lld bytes): arrays of more "
+                      "than %d axes are read through a view whose strides are not negative (as .npy files' "
+                      "are); pass a copy, e.g. np.ascontiguousarray(x)",
+                      in->ndim, i, (long long)st, EXT_MAX_RANK);
+            return -1;
+        }
+        t[i] = st / unit;
+        span += (uint64_t)(in->shape[i] - 1) * (uint64_t)st;
+    }
+    *bytes = span;
+    return 0;
+}
+
+/* The result of a view is its SLICE1 output, packed: out must be packed too. */
+static int packed_result(const array_view *out) {
+    int64_t want = out->itemsize;
+    for (int i = out->ndim - 1; i >= 0; i--) {
+        if (out->shape[i] > 1 && out->strides[i] != want) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "out= has stride %lld on axis %d: the result of an array of more than %d axes is "
+                      "written C-contiguous; pass a C-contiguous out=",
+                      (long long)out->strides[i], i, EXT_MAX_RANK);
+            return -1;
+        }
+        want *= out->shape[i];
+    }
+    return 0;
+}
+
+static int execute(const dmls_operator *op, const side *si, const side *so, const array_view *in, uintptr_t stream,
+                   int sync) {
+    return in->device_type == DL_CUDA || in->device_type == DL_CUDA_MANAGED
+               ? run_cuda(op, si, so, in->device_id, stream, sync)
+               : run_cpu(op, si, so);
+}
+
+/* A NumPy key over more than EXT_MAX_RANK axes: the library's view of this
+ * array (axes of one element folded into its offset, contiguous runs
+ * merged; dmls_lower_numpy_view), a window over that, the result packed. */
+static int run_view(const plan *p, const array_view *in, const array_view *out, uintptr_t stream, int sync) {
+    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, 0, NULL, NULL);
+    int64_t k = in->itemsize / unit;
+    int64_t t[EXT_ARRAY_MAX_RANK];
+    uint64_t in_bytes;
+    if (view_strides(in, unit, t, &in_bytes) < 0 || packed_result(out) < 0) return -1;
+    dmls_lowered_view v;
+    dmls_status st = dmls_lower_numpy_view(in->ndim, in->shape, t, p->expr, &v);
+    if (st != DMLS_OK) return numpy_failed(st);
+    const dmls_lowered *w = &v.slice;
+    plan q = {.ndim = w->ndim};
+    side si = {.ndim = w->ndim, .base = in->data, .offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes};
+    side so = {.ndim = w->ndim, .base = out->data, .bytes = (uint64_t)out->itemsize};
+    int64_t packed = k;
+    for (int i = w->ndim - 1; i >= 0; i--) {
+        q.offsets[i] = w->offsets[i], q.wsizes[i] = w->sizes[i], q.wstrides[i] = w->strides[i];
+        si.shape[i] = v.in_shape[i], si.strides[i] = v.in_strides[i];
+        so.shape[i] = w->out_sizes[i], so.strides[i] = packed;
+        packed *= w->out_sizes[i];
+        so.bytes *= (uint64_t)w->out_sizes[i];
+    }
+    dmls_operator *op = NULL;
+    if (create(&q, unit, k, &si, &so, &op) < 0) return -1;
+    int rc = execute(op, &si, &so, in, stream, sync);
+    dmls_destroy(op);
+    return rc;
+}
+
+int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream, int sync) {
+    if (plan_empty(p)) return 0;
+    if (p->expr) return run_view(p, in, out, stream, sync);
     int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
     out_strides(p, out, ob, oshape);
-    array_view o = *out;
-    o.ndim = p->ndim;
-    memcpy(o.shape, oshape, sizeof oshape);
-    memcpy(o.strides, ob, sizeof ob);
-    int64_t unit = copy_unit(in->itemsize, in, &o);
+    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, p->ndim, oshape, ob);
     int64_t k = in->itemsize / unit;
     int ei = 0, eo = 0;
     for (int i = 0; i < p->ndim; i++) {
@@ -704,9 +806,7 @@ int lib_run(const plan *p, const compiled *c, const array_view *in, const array_
     else
         op = made;
 
-    int rc = in->device_type == DL_CUDA || in->device_type == DL_CUDA_MANAGED
-                 ? run_cuda(op, &si, &so, in->device_id, stream, sync)
-                 : run_cpu(op, &si, &so);
+    int rc = execute(op, &si, &so, in, stream, sync);
     dmls_destroy(made);
     return rc;
 }

@@ -7,13 +7,18 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-# Examples per property: DMLS_HYPOTHESIS_EXAMPLES (default 150) so that a
-# longer local or nightly run is one variable away.
-settings.register_profile(
-    "dmlslice",
+# Two profiles. "dmlslice" (the default, what CTest and CI run) draws the
+# same examples on every run (derandomize), so its verdict depends only on
+# the code. "random" (DMLS_HYPOTHESIS_PROFILE=random) draws new ones each run
+# and prints a @reproduce_failure line for anything it finds; each such case
+# then becomes an explicit @example of the property. DMLS_HYPOTHESIS_EXAMPLES
+# sets the examples per property (default 150) in either.
+COMMON = dict(
     max_examples=int(os.environ.get("DMLS_HYPOTHESIS_EXAMPLES", "150")),
     deadline=None,
     database=None,  # nothing written into the working tree
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.load_profile("dmlslice")
+settings.register_profile("dmlslice", derandomize=True, **COMMON)
+settings.register_profile("random", derandomize=False, print_blob=True, **COMMON)
+settings.load_profile(os.environ.get("DMLS_HYPOTHESIS_PROFILE", "dmlslice"))

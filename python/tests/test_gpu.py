@@ -96,3 +96,23 @@ def test_jax():
     y = ds.index(x, "[::-1, 1::2]")
     assert isinstance(y, jax.Array)
     assert np.array_equal(np.asarray(y), np.asarray(x)[::-1, 1::2])
+
+
+def test_torch_cuda_bool_grad_subclass_and_many_axes():
+    """Issue 21's promises on the GPU: bool tensors and tensors that require
+    grad read by their attributes, a subclass back as its kind, a NumPy key
+    over more than 8 axes, a boolean scalar in the key."""
+    torch = torch_cuda()
+    b = torch.arange(12, device="cuda").reshape(3, 4) % 3 == 0
+    assert torch.equal(ds.index(b, "[::-1, 1:]"), b.flip(0)[:, 1:])
+    g = torch.arange(12.0, device="cuda").reshape(3, 4).requires_grad_()
+    y = ds.index(g, "[1:, ::-2]")
+    assert not y.requires_grad and torch.equal(y, g.detach()[1:].flip(1)[:, ::2])
+
+    class Tagged(torch.Tensor):
+        pass
+    t = torch.arange(6.0, device="cuda").as_subclass(Tagged)
+    assert type(ds.index(t, "[::-1]")) is Tagged
+    x = torch.arange(2 ** 10, device="cuda", dtype=torch.int16).reshape((2,) * 10)
+    assert torch.equal(ds.index(x, "[1, ..., ::-1, 0]"), x[1, ..., 0].flip(-1))
+    assert ds.index(x[0, 0], (np.True_, 0)).shape == (1,) + (2,) * 7

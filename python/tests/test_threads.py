@@ -88,3 +88,29 @@ def test_fork_child_gets_its_own_pool():
     _, status = os.waitpid(pid, 0)
     ds.set_num_threads(0)
     assert os.WEXITSTATUS(status) == 0
+
+
+def test_set_num_threads_while_slicing_never_hangs():
+    """One thread slicing while another resizes the pool: both finish (the
+    resize used to take the pool's lock and then wait for the GIL, which
+    the slicing thread held while waiting for that lock)."""
+    import subprocess
+    import sys
+    code = """if True:
+        import threading, numpy as np, dmlslice as ds
+        x = np.zeros(1000, np.float32)
+        big = np.zeros(1 << 18, np.float32)
+        def a():
+            for i in range(20000):
+                ds.index(x if i % 8 else big, "[::-1]")
+        def b():
+            for i in range(4000):
+                ds.set_num_threads(1 + i % 2)
+        ts = [threading.Thread(target=a), threading.Thread(target=b)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        ds.set_num_threads(0)
+        print("done")
+    """
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "done", r.stderr

@@ -108,8 +108,8 @@ def test_tensor_with_storage_offset():
 
 
 def test_tensor_ways_in_agree():
-    """A subclass (here a Parameter without grad) goes through DLPack; the
-    plain tensor of the same memory through its attributes."""
+    """A subclass (here a Parameter) and the plain tensor of the same memory
+    read the same elements."""
     x = torch.arange(5 * 6, dtype=torch.int16).reshape(5, 6).t()[1:, ::2]
     p = torch.nn.Parameter(x, requires_grad=False)
     assert type(p) is not torch.Tensor
@@ -126,12 +126,47 @@ def test_tensor_negative_bit_is_refused():
     assert torch.equal(ds.index(w.resolve_neg(), "[::-1]"), w.flip(0))
 
 
-def test_tensor_needing_grad_is_refused_as_dlpack_refuses_it():
-    x = torch.ones(3, requires_grad=True)
-    # torch 1.13's __dlpack__ raises RuntimeError, torch 2's BufferError
-    with pytest.raises((RuntimeError, BufferError)):
-        ds.index(x, "[::-1]")
-    assert torch.equal(ds.index(x.detach(), "[::-1]"), x.detach())
+def test_tensor_needing_grad_is_read_as_torch_indexing_reads_it():
+    """torch's own x[...] reads a tensor that requires grad; so does the
+    package, and the result (a new tensor) carries no autograd graph."""
+    x = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    y = ds.index(x, "[::-1, 1:]")
+    assert isinstance(y, torch.Tensor) and not y.requires_grad and y.grad_fn is None
+    assert torch.equal(y, x.detach().flip(0)[:, 1:])
+    assert torch.equal(ds.plan("index", (2, 3), torch.float32, "[:, ::2]")(x), x.detach()[:, ::2])
+
+
+def test_bool_tensors_are_read_by_their_attributes():
+    """Debian's torch 1.13 refuses bool tensors through DLPack: plain
+    tensors never go that way."""
+    x = torch.tensor([[True, False, True], [False, False, True]])
+    y = ds.index(x, "[::-1, 1:]")
+    assert y.dtype == torch.bool and torch.equal(y, x.flip(0)[:, 1:])
+    out = torch.zeros(3, dtype=torch.bool)
+    assert ds.index(x, "[1]", out=out) is out and torch.equal(out, x[1])
+
+
+def test_conjugate_bit_is_refused_saying_why():
+    """Like the negative bit: the memory holds the values before
+    conjugation, which a copy of bits cannot apply."""
+    z = torch.complex(torch.arange(4.0), torch.arange(4.0) + 10)
+    c = z.conj()
+    if not c.is_conj():
+        pytest.skip("this PyTorch resolves the conjugation at once")
+    with pytest.raises(ds.ArgumentError, match="conjugate bit.*resolve_conj"):
+        ds.index(c, "[::-1]")
+    assert torch.equal(ds.index(c.resolve_conj(), "[::-1]"), c.resolve_conj().flip(0))
+
+
+def test_tensor_subclass_comes_back_as_its_kind():
+    class Tagged(torch.Tensor):
+        pass
+    x = torch.arange(12.0).reshape(3, 4).as_subclass(Tagged)
+    y = ds.index(x, "[1:, ::-1]")
+    assert type(y) is Tagged
+    assert torch.equal(y.as_subclass(torch.Tensor), x.as_subclass(torch.Tensor)[1:].flip(1))
+    p = torch.nn.Parameter(torch.ones(3, 2))
+    assert type(ds.index(p, "[1:]")) is torch.Tensor  # a Parameter's slice is a plain tensor, as in torch
 
 
 def test_rank0_and_empty_tensors():

@@ -1,6 +1,6 @@
 /* Execution contexts: a thread pool, created with its thread count, whose
  * workers start when a copy first needs them (pool.c). The cutting of work
- * between them lives in execute.c. */
+ * between them lives in run.c. */
 #include <errno.h>
 #include <stdlib.h>
 

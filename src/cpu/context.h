@@ -1,5 +1,5 @@
 /* The inside of a dmls_context (context.c), for the CPU executor
- * (execute.c), and the tests' hook on its one-thread threshold. */
+ * (run.c), and the tests' hook on its one-thread threshold. */
 #ifndef DMLS_CPU_CONTEXT_H
 #define DMLS_CPU_CONTEXT_H
 

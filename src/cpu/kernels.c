@@ -1,5 +1,5 @@
 /* The portable CPU row kernels. Each copies whole rows of one item width
- * pattern; prepare.c chooses one per copy, once, at create, and execute.c
+ * pattern; prepare.c chooses one per copy, once, at create, and run.c
  * walks the rows. */
 #include <string.h>
 

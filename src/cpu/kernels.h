@@ -1,6 +1,6 @@
 /* The CPU row kernels: the portable ones (kernels.c), the AVX2 variants
  * (kernels_avx2.c) and the NEON ones (kernels_neon.c). prepare.c picks one
- * per copy; execute.c calls it. */
+ * per copy; run.c calls it. */
 #ifndef DMLS_CPU_KERNELS_H
 #define DMLS_CPU_KERNELS_H
 

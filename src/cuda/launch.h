@@ -1,13 +1,14 @@
 /* The CUDA launch plan: the launches of the CUDA backend, derived from a
  * normalized copy plan once, at create time (prepare.c), so that execute
- * only checks the binding and launches. Plain C: the core includes this
- * without any CUDA header. */
+ * (run.c) only checks the binding and launches. Plain C, without any CUDA
+ * header: backend.c and the tests include it in C files. */
 #ifndef DMLS_CUDA_LAUNCH_H
 #define DMLS_CUDA_LAUNCH_H
 
 #include <stdint.h>
 
 #include "../copy_plan.h"
+#include "../operator.h"
 #include "dmlslice/dmlslice.h"
 
 /* The block tile, shared by prepare.c (grid sizes) and kernels.cu (the
@@ -83,8 +84,9 @@ typedef struct dmls_cuda_compact {
 
 /* The launch plan, everything execute needs: for each copy plan, the launches best first; execute
  * takes the first whose alignment the bound bases meet (the last one needs
- * none). fill is used for SLICE_GRAD only. *_small[i] is the compact form
- * of [i], valid where [i].compact is 1. */
+ * none). fill is used for SLICE_GRAD only. fill_compact[i] and
+ * copy_compact[i] are the compact forms of fill[i] and copy[i], valid where
+ * that launch's compact is 1. */
 typedef struct dmls_cuda_state {
     dmls_cuda_launch fill[DMLS_CUDA_CHOICES];
     dmls_cuda_launch copy[DMLS_CUDA_CHOICES];
@@ -92,12 +94,17 @@ typedef struct dmls_cuda_state {
     dmls_cuda_compact copy_compact[DMLS_CUDA_CHOICES];
 } dmls_cuda_state;
 
+/* The CUDA backend's data in op (backend.c made it at create). */
+static inline const dmls_cuda_state *dmls_cuda_state_of(const dmls_operator *op) {
+    return (const dmls_cuda_state *)dmls_operator_prepared(op, DMLS_BACKEND_CUDA);
+}
+
 /* Builds the launch plan of a copy, and of its zero fill when fill is not
  * NULL (SLICE_GRAD; else state->fill is all zeros). */
 void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const dmls_copy_plan *fill);
 
 /* The index of the launch execute runs for bound bases src and dst: the
- * first whose alignment needs they meet (execute.c; tests and the bench
+ * first whose alignment needs they meet (run.c; tests and the bench
  * ask it which launch ran). */
 int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const void *dst);
 

@@ -138,34 +138,54 @@ static dmls_status parse_item(parser *ps, item *it) {
     return DMLS_OK;
 }
 
-/* Splits the expression into items. */
+/* Items up to end_char ('\0' for the end of the text), a trailing comma
+ * allowed as Python allows it. */
+static dmls_status parse_items(parser *ps, char end_char, item *items, int max_items, int *n_items) {
+    if (*ps->p == end_char) return DMLS_OK;
+    for (;;) {
+        if (*n_items == max_items) {
+            char what[32];
+            snprintf(what, sizeof what, "more than %d items", max_items);
+            return syntax_error(ps, what);
+        }
+        RETURN_IF_ERROR(parse_item(ps, &items[(*n_items)++]));
+        if (*ps->p != ',') return DMLS_OK;
+        ps->p++;
+        skip_ws(ps);
+        if (*ps->p == end_char) return DMLS_OK;
+    }
+}
+
+/* Expects c (and skips the space after it). */
+static dmls_status expect(parser *ps, char c, const char *what) {
+    if (*ps->p != c) return syntax_error(ps, what);
+    ps->p++;
+    skip_ws(ps);
+    return DMLS_OK;
+}
+
+/* Splits the expression into items: "[items]", "(items)" or bare items.
+ * Inside brackets a parenthesised tuple that is the whole subscript stands
+ * for its items, as in Python (x[()] is the empty tuple, x[(1, 2)] is
+ * x[1, 2]); an empty subscript, x[], is Python's syntax error. */
 static dmls_status parse(parser *ps, item *items, int max_items, int *n_items) {
     *n_items = 0;
     skip_ws(ps);
-    char close = '\0';
-    if (*ps->p == '[') close = ']';
-    else if (*ps->p == '(') close = ')';
+    const char close = *ps->p == '[' ? ']' : *ps->p == '(' ? ')' : '\0';
     if (close) ps->p++;
     skip_ws(ps);
-    const char *end_char = close ? &close : "";
-    if (*ps->p != *end_char) {
-        for (;;) {
-            if (*n_items == max_items) {
-                char what[32];
-                snprintf(what, sizeof what, "more than %d items", max_items);
-                return syntax_error(ps, what);
-            }
-            RETURN_IF_ERROR(parse_item(ps, &items[(*n_items)++]));
-            if (*ps->p != ',') break;
-            ps->p++;
-            skip_ws(ps);
-            if (*ps->p == *end_char) break; /* a trailing comma, as Python allows */
-        }
-    }
-    if (close) {
-        if (*ps->p != close) return syntax_error(ps, close == ']' ? "expected ',' or ']'" : "expected ',' or ')'");
+    if (close == ']' && *ps->p == ']')
+        return syntax_error(ps, "an empty subscript is a syntax error in Python (x[()] or '...' takes the whole array)");
+    const bool tuple = close == ']' && *ps->p == '(';
+    if (tuple) {
         ps->p++;
         skip_ws(ps);
+        RETURN_IF_ERROR(parse_items(ps, ')', items, max_items, n_items));
+        RETURN_IF_ERROR(expect(ps, ')', "expected ',' or ')'"));
+        RETURN_IF_ERROR(expect(ps, ']', "expected ']' after the parenthesised tuple"));
+    } else {
+        RETURN_IF_ERROR(parse_items(ps, close, items, max_items, n_items));
+        if (close) RETURN_IF_ERROR(expect(ps, close, close == ']' ? "expected ',' or ']'" : "expected ',' or ')'"));
     }
     if (*ps->p != '\0') return syntax_error(ps, "unexpected text after the index");
     return DMLS_OK;
@@ -293,6 +313,8 @@ typedef struct run {
 /* The input's element strides: given, or packed C order. */
 static dmls_status input_strides(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t *t) {
     int64_t packed = 1;
+    bool empty = false;
+    for (int32_t i = 0; i < ndim; i++) empty |= shape[i] == 0;
     for (int32_t i = ndim - 1; i >= 0; i--) {
         if (strides) {
             RETURN_IF(strides[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL,
@@ -300,8 +322,12 @@ static dmls_status input_strides(int32_t ndim, const int64_t *shape, const int64
             t[i] = strides[i];
         } else {
             t[i] = packed;
-            RETURN_IF(dmls_mul_i64(packed, shape[i] ? shape[i] : 1, &packed), DMLS_ERROR_OVERFLOW, NULL,
-                      NUMPY ": the input's element count overflows 64 bits");
+            /* An empty array addresses nothing, whatever its other dims
+             * (NumPy takes (0, 2**32, 2**32, 4)): its strides saturate. */
+            if (dmls_mul_i64(packed, shape[i] ? shape[i] : 1, &packed)) {
+                RETURN_IF(!empty, DMLS_ERROR_OVERFLOW, NULL, NUMPY ": the input's element count overflows 64 bits");
+                packed = INT64_MAX;
+            }
         }
     }
     return DMLS_OK;

@@ -1,20 +1,16 @@
-/* The one place that knows the operating system: threads, CPU facts,
- * memory and environment (posix.c, win32.c), and for the tool files,
- * standard streams, the command line and signals (posix_files.c,
- * win32_files.c). posix*.c serve Linux, macOS and other POSIX systems,
- * win32*.c Windows; CMakeLists.txt here says which part goes where.
- *
- * The library (pool, contexts, CPU detection, error messages) uses the
- * first part, the tool both; the kernels, the planner and the validation
- * never see a system call. Every
- * function here returns 0 on success and non-zero on failure unless its
- * comment says otherwise; none of them sets a dmlslice error message. */
+/* The library's one place that knows the operating system: threads, CPU
+ * facts, memory, clocks and environment (posix.c for Linux, macOS and other
+ * POSIX systems, win32.c for Windows). The pool, contexts, CPU detection and
+ * error messages use it; the kernels, the planner and the validation never
+ * see a system call. The tool's files, standard streams, command line and
+ * signals are the tool's own (tools/platform/files.h). Every function here
+ * returns 0 on success and non-zero on failure unless its comment says
+ * otherwise; none of them sets a dmlslice error message. */
 #ifndef DMLS_PLATFORM_H
 #define DMLS_PLATFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #if !defined(_WIN32)
 #include <pthread.h>
@@ -135,134 +131,5 @@ void dmls_pages_release(void *p, size_t bytes);
 /* Sets (value non-NULL) or removes (value NULL) an environment variable of
  * this process, as getenv then sees it. */
 int dmls_env_set(const char *name, const char *value);
-
-/* --------------------------------------------------------------- files */
-
-/* Paths are UTF-8 everywhere: Windows converts them for its wide-character
- * API, so any name the file system allows works. Functions that fail
- * return an errno value (Windows' errors are mapped onto the nearest one:
- * ENOENT, EEXIST, EACCES, ENOSPC, EFBIG, EISDIR, ...) for
- * dmls_error_text. */
-
-/* strerror for the errno values these functions return. */
-const char *dmls_error_text(int err);
-
-typedef enum dmls_file_kind {
-    DMLS_FILE_MISSING, /* nothing by that name */
-    DMLS_FILE_REGULAR,
-    DMLS_FILE_FOLDER,
-    DMLS_FILE_STREAM, /* read or written straight through: a character
-                       * device, FIFO, socket, pipe or console */
-    DMLS_FILE_OTHER   /* a block device and the like */
-} dmls_file_kind;
-
-typedef struct dmls_file_info {
-    dmls_file_kind kind;
-    int is_link;      /* the name itself is a symbolic link (asked not to follow) */
-    uint64_t size;    /* a regular file's length */
-    uint64_t volume;  /* with id: the file's identity, whatever its names */
-    uint64_t id;
-    unsigned mode;    /* POSIX permission bits; 0 on Windows */
-} dmls_file_info;
-
-/* What path names, following symbolic links or not. A missing path is no
- * failure: kind is DMLS_FILE_MISSING. */
-int dmls_path_info(const char *path, int follow_links, dmls_file_info *info);
-/* The same for standard input (0), output (1) or error (2). */
-int dmls_stdio_info(int stream, dmls_file_info *info);
-/* True when both name one existing file. */
-int dmls_same_file(const dmls_file_info *a, const dmls_file_info *b);
-/* True when the standard stream (0, 1, 2) is a terminal or console. */
-int dmls_stdio_is_terminal(int stream);
-/* Standard input and output carry bytes unchanged (Windows' text mode would
- * turn \n into \r\n and stop at ^Z). Call once, before using them. */
-void dmls_stdio_binary(void);
-
-/* The command line as UTF-8 (Windows rebuilds it from the wide-character
- * command line; elsewhere argv is returned). Call once, from main. */
-char **dmls_utf8_args(int argc, char **argv);
-
-/* fopen with a UTF-8 path; mode as fopen's, where "b" matters on Windows. */
-FILE *dmls_fopen(const char *path, const char *mode);
-
-/* A stream to write straight through, for an existing character device,
- * FIFO or socket (a POSIX socket is connected to); NULL with errno. */
-FILE *dmls_open_stream_out(const char *path);
-/* True when f is a terminal or console. */
-int dmls_stream_is_terminal(FILE *f);
-/* Writes all n bytes to f and flushes it, waiting out a non-blocking
- * descriptor; 0 or an errno value (EPIPE for a closed pipe). */
-int dmls_stream_write_all(FILE *f, const void *p, uint64_t n);
-
-/* The absolute path with every symbolic link resolved, malloc'd; NULL with
- * errno when path does not exist. */
-char *dmls_real_path(const char *path);
-
-/* How long path's folder part is: everything up to and including its last
- * separator ('/'; on Windows also '\' and a drive's colon, as in C:x.json),
- * so that path[0, n) + another name is that name beside path. 0 for a bare
- * name. */
-size_t dmls_path_folder_len(const char *path);
-/* True when path is relative to the current folder, so that a folder put in
- * front of it names something else: false for /x, and on Windows also for
- * \x, \\server\x and anything on a drive (C:\x, C:x). */
-int dmls_path_is_relative(const char *path);
-
-/* A regular file mapped read-only: [data, data + size + pad) is readable,
- * and the pad bytes after the file read as zero. A file that another
- * process shortens while it is mapped never crashes the reader: on POSIX
- * the lost pages read as zeros (a SIGBUS guard) and dmls_file_map_intact
- * says so; Windows refuses to shorten a mapped file. */
-typedef struct dmls_mapped_file {
-    const unsigned char *data;
-    uint64_t size;
-    void *base; /* the system's view or reserved range */
-    size_t base_len;
-    intptr_t handle; /* the open file */
-    int guard;
-    void *heap; /* a copy, where the system cannot map with the padding */
-} dmls_mapped_file;
-int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m);
-/* After the data was read: 1 when the file kept its length throughout, else
- * 0 with its length now in *size_now. */
-int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now);
-void dmls_file_unmap(dmls_mapped_file *m);
-
-/* A new file that appears under its name only when complete, atomically,
- * and leaves nothing behind otherwise: created in the final name's folder
- * with its bytes reserved up front (a full disk or a file-size limit is an
- * error here, never a crash later), written through data, then committed.
- * Until the commit, no way the process can end leaves the file behind on
- * Windows (the system deletes it when its handle closes); on POSIX systems
- * a catchable terminating signal removes it. */
-typedef struct dmls_new_file {
-    unsigned char *data; /* bytes writable bytes */
-    uint64_t bytes;
-    intptr_t handle;     /* the system's handles and names */
-    char *tmp_path;
-    char *final_path;
-    int guard;
-    const char *failed;  /* after a failed create, the step: "create",
-                          * "permissions", "reserve" or "map" */
-} dmls_new_file;
-/* mode: POSIX permission bits for the new file (the umask applies), or -1
- * to keep those of the file it replaces; ignored on Windows, where the new
- * file takes its folder's inherited permissions like any new file. */
-int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode);
-/* True when a write through data failed (the file system could not store
- * it: POSIX reports that by a SIGBUS, which a guard turns into this). */
-int dmls_new_file_faulted(const dmls_new_file *f);
-/* Trims the file to length bytes, makes it durable and gives it its name:
- * replacing an existing file atomically when replace is set, else failing
- * with EEXIST if the name is taken. On failure nothing changed under the
- * name and the new file is still uncommitted (abort it). */
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace);
-/* Removes an uncommitted new file; harmless after a commit or a failed
- * create. */
-void dmls_new_file_abort(dmls_new_file *f);
-
-/* A write to a closed pipe or socket is an error return (EPIPE), not the
- * end of the process, unless the process was set up otherwise. */
-void dmls_ignore_broken_pipe(void);
 
 #endif

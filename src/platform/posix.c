@@ -1,7 +1,7 @@
 /* platform.h's threads, CPU, memory and environment for POSIX systems
- * (Linux, macOS, the BSDs); the files are in posix_files.c. What only Linux
- * has (sched_getaffinity, the cache-size sysconf names) sits behind a test
- * of its own macro with a POSIX fallback. */
+ * (Linux, macOS, the BSDs); the tool's files are in tools/platform/. What
+ * only Linux has (sched_getaffinity, the cache-size sysconf names) sits
+ * behind a test of its own macro with a POSIX fallback. */
 #define _GNU_SOURCE /* sched_getaffinity and CPU_COUNT; MAP_ANONYMOUS under -std=c11 */
 #include <errno.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* platform.h's threads, CPU, memory and environment for Windows (Vista
  * and later: slim reader/writer locks, condition variables and one-time
- * initialisation are the kernel's own); the files are in win32_files.c.
- * Built with MinGW-w64 and written to MSVC's C11. */
+ * initialisation are the kernel's own); the tool's files are in
+ * tools/platform/. Built with MinGW-w64 and written to MSVC's C11. */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <errno.h>

@@ -7,13 +7,13 @@
 #include "../operator.h"
 #include "context.h"
 
-/* The operator's Vulkan launches. The one place that reaches them: with
- * the backend table (issue 23) it becomes dmls_operator_prepared(op,
- * DMLS_BACKEND_VULKAN). */
-static const dmls_vk_prepared *prepared(const dmls_operator *op) { return op->vulkan; }
+/* The operator's Vulkan launches, from the backend table (backend.h). */
+static const dmls_vk_prepared *prepared(const dmls_operator *op) {
+    return dmls_operator_prepared(op, DMLS_BACKEND_VULKAN);
+}
 
 /* R-OP-NULL, R-X-BOUNDS, R-X-ALIGN and R-X-OVERLAP on a VkBuffer binding:
- * the checks of dmls_execute_begin with offsets for addresses, and overlap
+ * the checks of dmls_check_bindings (bindings.c) with offsets for addresses, and overlap
  * only within one VkBuffer. */
 static dmls_status check_binding(const dmls_operator *op, VkBuffer in, uint64_t in_offset, uint64_t in_bytes,
                                  VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {

@@ -59,8 +59,8 @@ typedef struct dmls_vk_params {
 } dmls_vk_params;
 
 /* Prepares op's launches into *prepared (allocated; NULL when there is no
- * memory: DMLS_ERROR_OUT_OF_MEMORY). The signature of the backend table's
- * prepare (issue 23), so the move onto it is one line. */
+ * memory: DMLS_ERROR_OUT_OF_MEMORY). The backend table's prepare and destroy
+ * prepare: dmls_vulkan_backend (backend.c) names it. */
 dmls_status dmls_vulkan_prepare(const struct dmls_operator *op, void **prepared);
 void dmls_vulkan_destroy(void *prepared);
 

@@ -21,7 +21,7 @@ sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$dir/man.txt" >"$dir/synopsis.tx
 all_opts=$dir/all_options.txt
 printf '%s\n' --help --version >"$all_opts"
 
-for cmd in slice check info demo bench; do
+for cmd in slice check info demo bench dispatch; do
   "$bin" "$cmd" --help >"$dir/help_$cmd.txt" 2>&1 || fail "$cmd --help: exit $?"
   # "--name" or "-x --name" per option line.
   sed -n -E 's/^  (-[a-zA-Z]), (--[a-z][a-z-]*).*/\1 \2/p; s/^  (--[a-z][a-z-]*).*/\1/p' "$dir/help_$cmd.txt" \

@@ -169,7 +169,8 @@ static void write_npy(const char *name, const char *descr, bool fortran, int ndi
                       const void *data, size_t n) {
     char dict[2048], st[1600];
     shape_text(st, sizeof st, ndim, shape);
-    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+    const char *q = descr[0] == '[' ? "" : "'"; /* a record's descr is a list */
+    snprintf(dict, sizeof dict, "{'descr': %s%s%s, 'fortran_order': %s, 'shape': %s, }", q, descr, q,
              fortran ? "True" : "False", st);
     write_npy_dict(name, 1, dict, data, n);
 }
@@ -186,7 +187,8 @@ static bool check_npy(const char *what, const char *name, const char *descr, int
     ok = ok && hlen % 64 == 0 && hlen <= len && b[hlen - 1] == '\n';
     CHECK(ok, "%s: %s has no valid version 1.0 preamble", what, name);
     char frag[1700], st[1600];
-    snprintf(frag, sizeof frag, "'descr': '%s'", descr);
+    const char *q = descr[0] == '[' ? "" : "'";
+    snprintf(frag, sizeof frag, "'descr': %s%s%s", q, descr, q);
     CHECK(ok && strstr((char *)b + 10, frag) != NULL, "%s: header lacks %s: %.*s", what, frag, (int)hlen, b);
     shape_text(st, sizeof st, ndim, shape);
     snprintf(frag, sizeof frag, "'shape': %s", st);
@@ -368,6 +370,168 @@ static void test_dtypes(void) {
     rm("o.npy");
 }
 
+/* Items of every size NumPy saves (complex, strings, dates, records) are
+ * copied whole, in either byte order, through every kind of parameters; an
+ * item of n bytes is item_byte(i, j) at byte j of item i. */
+static unsigned char item_byte(int i, size_t j) { return (unsigned char)(i * 31 + (int)j * 7 + 1); }
+
+/* want: the items of a 4x5 C-order input at the given flat indices. */
+static size_t pick_items(unsigned char *want, size_t es, const int *flat, int n) {
+    for (int k = 0; k < n; k++)
+        for (size_t j = 0; j < es; j++) want[k * es + j] = item_byte(flat[k], j);
+    return (size_t)n * es;
+}
+
+static void test_item_sizes(void) {
+    static const struct {
+        const char *descr;
+        size_t esize;
+        const char *info;
+    } cases[] = {
+        {"<c16", 16, "(complex, 16-byte items, little-endian)"},
+        {">c8", 8, "(complex, 8-byte items, big-endian)"},
+        {"<c32", 32, "(complex, 32-byte items, little-endian)"},
+        {"|S3", 3, "(bytes, 3-byte items)"},
+        {"<U2", 8, "(str, 8-byte items, little-endian)"},
+        {"|V6", 6, "(void, 6-byte items)"},
+        {">M8[ns]", 8, "(datetime64, 8-byte items, big-endian)"},
+        {"<m8[s]", 8, "(timedelta64, 8-byte items, little-endian)"},
+        {"[('a', '<i4'), ('b', '|u1')]", 5, "(record, 5-byte items)"},
+        {"[('t', '>f8'), ('v', [('x', '<i2'), ('y', '|S3')], (2,))]", 18, "(record, 18-byte items)"},
+    };
+    const int64_t shape[2] = {4, 5};
+    unsigned char in[20 * 32], fin[20 * 32], want[30 * 32];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const size_t es = cases[k].esize;
+        for (int i = 0; i < 20; i++)
+            for (size_t j = 0; j < es; j++) {
+                in[i * es + j] = item_byte(i, j);
+                fin[((i % 5) * 4 + i / 5) * es + j] = item_byte(i, j); /* column-major */
+            }
+        write_npy("t.npy", cases[k].descr, false, 2, shape, in, 20 * es);
+        write_npy("tf.npy", cases[k].descr, true, 2, shape, fin, 20 * es);
+        char what[160];
+        snprintf(what, sizeof what, "%s info", cases[k].descr);
+        CHECK(run("info t.npy") == 0 && out_has(cases[k].info), "%s", what);
+        /* NumPy [::-2, 1:4:2] (rows 3, 1; columns 1, 3), from C and Fortran order */
+        const int idx[4] = {16, 18, 6, 8};
+        const int64_t s22[2] = {2, 2};
+        size_t n = pick_items(want, es, idx, 4);
+        for (int fortran = 0; fortran < 2; fortran++) {
+            snprintf(what, sizeof what, "%s numpy%s", cases[k].descr, fortran ? " fortran" : "");
+            CHECK(run("slice %s -o o.npy --index '[::-2, 1:4:2]'", fortran ? "tf.npy" : "t.npy") == 0, "%s", what);
+            check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+            rm("o.npy");
+        }
+        /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
+        const int idx1[4] = {16, 19, 6, 9};
+        n = pick_items(want, es, idx1, 4);
+        snprintf(what, sizeof what, "%s SLICE1", cases[k].descr);
+        CHECK(run("slice t.npy -o o.npy --window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3") == 0, "%s",
+              what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+        rm("o.npy");
+        /* DML_SLICE: rows 0, 2 and columns 2, 3 */
+        const int idx2[4] = {2, 3, 12, 13};
+        n = pick_items(want, es, idx2, 4);
+        snprintf(what, sizeof what, "%s SLICE", cases[k].descr);
+        CHECK(run("slice t.npy -o o.npy --offsets 0,2 --sizes 2,2 --strides 2,1") == 0, "%s", what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+        rm("o.npy");
+        /* ONNX: columns 4, 3 of every row */
+        const int idx3[8] = {4, 3, 9, 8, 14, 13, 19, 18};
+        const int64_t s42[2] = {4, 2};
+        n = pick_items(want, es, idx3, 8);
+        snprintf(what, sizeof what, "%s ONNX", cases[k].descr);
+        CHECK(run("slice tf.npy -o o.npy --onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1") == 0, "%s",
+              what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s42, want, n);
+        rm("o.npy");
+        /* SLICE_GRAD: the 4x5 input lands in rows 1..4 of a 6x5 zero gradient */
+        const int64_t s65[2] = {6, 5};
+        memset(want, 0, 30 * es);
+        memcpy(want + 5 * es, in, 20 * es);
+        snprintf(what, sizeof what, "%s grad", cases[k].descr);
+        CHECK(run("grad t.npy -o o.npy --window-offsets 1,0 --window-sizes 4,5 --window-strides 1,1 "
+                  "--output-gradient-sizes 6,5") == 0,
+              "%s", what);
+        check_npy(what, "o.npy", cases[k].descr, 2, s65, want, 30 * es);
+        rm("o.npy");
+    }
+    /* Parts of an item take an axis: 8 axes of 16-byte items leave none. */
+    const int64_t s8[8] = {1, 2, 1, 2, 1, 2, 1, 2};
+    write_npy("t.npy", "<c16", false, 8, s8, in, 16 * 16);
+    CHECK(run("slice t.npy -o o.npy --index '[::-1]'") == 1 && err_has("16-byte items") &&
+              err_has("8 axes and that one are more than the 8") && !exists("o.npy"),
+          "8 axes of complex128");
+    write_npy("t.npy", "|O", false, 2, shape, in, 20 * 8);
+    CHECK(run("slice t.npy -o o.npy --index '[::-1]'") == 1 && err_has("object arrays hold Python pointers"),
+          "object arrays are refused");
+    rm("t.npy");
+    rm("tf.npy");
+}
+
+/* Sets or (NULL) removes an environment variable the tool will see. */
+static void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+    _putenv_s(name, value ? value : "");
+#else
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+#endif
+}
+
+/* A copy run in pieces of its output's rows (as it is, so that progress can
+ * count them, when the output is over DMLSLICE_PIECE_BYTES) writes what the
+ * whole copy writes: every kind of parameters, both orders, 16-byte items. */
+static bool same_file(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void test_pieces(void) {
+    static const char *const params[] = {
+        "--index '[::-2, 1:6, ::-1]'",
+        "--index '[None, 2, ..., 1:3]'",
+        "--index '[::-1]'",
+        "--window-offsets 1,0,0 --window-sizes 5,7,5 --window-strides -2,3,1",
+        "--window-offsets 1,0,0 --window-sizes 5,7,5 --window-strides -2,3,1 --output-sizes 2,2,5",
+        "--offsets 0,1,0 --sizes 3,2,5 --strides 2,3,1",
+        "--onnx-starts -1 --onnx-ends -9223372036854775808 --onnx-steps -1",
+        "--webnn-starts 0,0,1 --webnn-sizes 1,7,4 --webnn-strides 1,2,3",
+    };
+    const int64_t shape[3] = {6, 7, 5};
+    static unsigned char data[6 * 7 * 5 * 16];
+    test_fill_random(data, sizeof data);
+    const char *descrs[2] = {"<i4", "<c16"};
+    const size_t sizes[2] = {4, 16};
+    int compared = 0;
+    for (int d = 0; d < 2; d++)
+        for (int fortran = 0; fortran < 2; fortran++) {
+            write_npy("p.npy", descrs[d], fortran, 3, shape, data, 6 * 7 * 5 * sizes[d]);
+            for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    set_env("DMLSLICE_PIECE_BYTES", NULL);
+                    const int whole = run("slice p.npy -o whole.npy --threads %d %s", threads, params[k]);
+                    set_env("DMLSLICE_PIECE_BYTES", "40");
+                    const int pieces = run("slice p.npy -o pieces.npy --threads %d %s", threads, params[k]);
+                    CHECK(whole == 0 && pieces == 0 && same_file("whole.npy", "pieces.npy"),
+                          "%s%s %s, %d threads: in pieces (exit %d) differs from whole (exit %d)", descrs[d],
+                          fortran ? " Fortran" : "", params[k], threads, pieces, whole);
+                    compared++;
+                    rm("whole.npy");
+                    rm("pieces.npy");
+                }
+        }
+    set_env("DMLSLICE_PIECE_BYTES", NULL);
+    CHECK(compared == 64, "%d comparisons", compared);
+    rm("p.npy");
+}
+
 /* A Fortran-order file is read through strides and written in C order. */
 static void test_fortran(void) {
     const int64_t shape[3] = {2, 3, 4};
@@ -482,7 +646,7 @@ static void test_malformed(void) {
         {"version.npy", "version 4.0"},     {"minor.npy", "version 1.1"},
         {"overflow.npy", "overflow"},       {"shortdata.npy", "truncated file"},
         {"longdata.npy", "header and data disagree"}, {"object.npy", "'|O'"},
-        {"complex.npy", "'<c8'"},           {"record.npy", "structured"},
+        {"objrecord.npy", "field 'o' is '|O'"}, {"record.npy", "malformed 'descr'"},
         {"nokey.npy", "lacks 'shape'"},     {"extrakey.npy", "unknown key 'extra'"},
         {"garbage.npy", "malformed header"}, {"rank65.npy", "more than 64 axes"},
         {"negshape.npy", "malformed header"}, {"nobyteorder.npy", "no byte order"},
@@ -508,8 +672,9 @@ static void test_malformed(void) {
     const uint32_t more[5] = {1, 2, 3, 4, 5};
     write_npy_dict("longdata.npy", 1, good, more, sizeof more);
     write_npy_dict("object.npy", 1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", data, 16);
-    write_npy_dict("complex.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", data, 16);
-    write_npy_dict("record.npy", 1, "{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (4,), }", data, 16);
+    write_npy_dict("objrecord.npy", 1, "{'descr': [('a', '<u4'), ('o', '|O')], 'fortran_order': False, 'shape': (1,), }",
+                   data, 12);
+    write_npy_dict("record.npy", 1, "{'descr': [('a' '<u4')], 'fortran_order': False, 'shape': (4,), }", data, 16);
     write_npy_dict("nokey.npy", 1, "{'descr': '<u4', 'fortran_order': False, }", data, 4);
     write_npy_dict("extrakey.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (4,), 'extra': 1, }", data,
                    16);
@@ -832,6 +997,25 @@ static void test_argument_passing(void) {
 }
 
 /* Issue 10, "The rest of the command line"; issue 11, one parser. */
+/* --index as Python reads a subscript: x[()] is the whole array, x[] a
+ * syntax error; an empty array is taken whatever its other dims. */
+static void test_index_edges(void) {
+    write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
+    CHECK(run("slice a.npy -o o.npy --index '[()]'") == 0 && check_npy("[()]", "o.npy", "<i4", 2, S45, a45, sizeof a45),
+          "--index '[()]' takes the whole array");
+    rm("o.npy");
+    CHECK(run("slice a.npy -o o.npy --index '[]'") == 1 && err_has("an empty subscript is a syntax error") &&
+              !exists("o.npy"),
+          "--index '[]' is refused");
+    const int64_t huge[4] = {0, (int64_t)1 << 32, (int64_t)1 << 32, 4};
+    write_npy("e.npy", "<f4", false, 4, huge, NULL, 0);
+    CHECK(run("slice e.npy -o o.npy --index '[:, 1:3]'") == 0 && check_npy("empty", "o.npy", "<f4", 4,
+          (const int64_t[4]){0, 2, (int64_t)1 << 32, 4}, a45, 0),
+          "--index on an empty array whose other dims multiply past 2^64");
+    rm("o.npy");
+    rm("e.npy");
+}
+
 static void test_command_line(void) {
     write_npy("a.npy", "<i4", false, 2, S45, a45, sizeof a45);
     const int32_t row3[5] = {15, 16, 17, 18, 19};
@@ -868,6 +1052,8 @@ static void test_command_line(void) {
     CHECK(run("info --help") == 0 && out_has("usage: dmlslice info"), "info --help");
     CHECK(run("--help slice") == 0 && out_has("usage: dmlslice slice"), "--help before the command");
     CHECK(run("help check") == 0 && out_has("usage: dmlslice check"), "help check");
+    CHECK(run("help nope") == 2 && err_has("unknown command 'nope'") && !out_has_quiet("usage:"),
+          "help names an unknown command and fails");
     CHECK(run("-V") == 0 && out_has(dmls_version()), "-V prints the library's version");
 }
 
@@ -1162,6 +1348,8 @@ int main(int argc, char **argv) {
     test_seed_rng();
     test_front_ends();
     test_dtypes();
+    test_item_sizes();
+    test_pieces();
     test_fortran();
     test_versions_and_pipes();
     test_unaligned_data();
@@ -1175,6 +1363,7 @@ int main(int argc, char **argv) {
     test_rule_messages();
     test_argument_passing();
     test_command_line();
+    test_index_edges();
     test_bench_anywhere();
     test_help_examples();
     test_high_rank();

@@ -132,6 +132,135 @@ static void test_descr(void) {
     FAILS("{'descr':", "[", "'descr' is malformed, not a simple type string"); /* '[' past the end */
 }
 
+/* npy_parse_header_items: every fixed-size dtype NumPy saves without
+ * pickling, by item size, run as parts of a same-size unsigned type. */
+static bool parse_items(const char *descr) {
+    char d[4096];
+    snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (2,), }", descr);
+    const size_t dlen = strlen(d);
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)(dlen & 0xff);
+    file[9] = (unsigned char)(dlen >> 8);
+    memcpy(file + 10, d, dlen);
+    err[0] = '\0';
+    return npy_parse_header_items(name, file, 10 + dlen, &h, err);
+}
+
+static bool host_is_big_endian(void) {
+    const uint16_t probe = 0x0102;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 0x01;
+}
+
+static void test_item_kinds(void) {
+    static const struct {
+        const char *descr;
+        size_t esize;
+        dmls_dtype dtype;
+        int64_t parts;
+        const char *kind;
+    } ok[] = {
+        {"'<f4'", 4, DMLS_FLOAT32, 1, "float32"},
+        {"'|b1'", 1, DMLS_UINT8, 1, "bool"},
+        {"'<c8'", 8, DMLS_UINT64, 1, "complex"},
+        {"'>c16'", 16, DMLS_UINT64, 2, "complex"},
+        {"'<c32'", 32, DMLS_UINT64, 4, "complex"},
+        {"'<f16'", 16, DMLS_UINT64, 2, "extended float"},
+        {"'<f12'", 12, DMLS_UINT32, 3, "extended float"},
+        {"'<M8[ns]'", 8, DMLS_UINT64, 1, "datetime64"},
+        {"'<M8'", 8, DMLS_UINT64, 1, "datetime64"},
+        {"'>m8[25s]'", 8, DMLS_UINT64, 1, "timedelta64"},
+        {"'|S5'", 5, DMLS_UINT8, 5, "bytes"},
+        {"'|a2'", 2, DMLS_UINT16, 1, "bytes"},
+        {"'<U3'", 12, DMLS_UINT32, 3, "str"},
+        {"'>U1'", 4, DMLS_UINT32, 1, "str"},
+        {"'|V6'", 6, DMLS_UINT16, 3, "void"},
+        {"'|V1024'", 1024, DMLS_UINT64, 128, "void"},
+        {"[('a', '<i4'), ('b', '<f8')]", 12, DMLS_UINT32, 3, "record"},
+        {"[('a', '<i4'), ('', '|V4'), ('b', '<f8')]", 16, DMLS_UINT64, 2, "record"},
+        {"[('a', [('x', '<i2'), ('y', '|u1')]), ('b', '<f8', (2, 3))]", 51, DMLS_UINT8, 51, "record"},
+        {"[(('title', 'a'), '<i4'), ('b', '|S3', 2,)]", 10, DMLS_UINT16, 5, "record"},
+        {"[(\"it's\", '<u2'), ('\\'q', '<u2',), ('e', '<f4', ())]", 8, DMLS_UINT64, 1, "record"},
+        {"[('a', '<f4', (0,))]", 0, DMLS_UINT8, 0, "record"},
+    };
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        const bool parsed = parse_items(ok[k].descr);
+        if (ok[k].esize == 0) {
+            CHECK(!parsed && strstr(err, "t.npy: elements of 0 bytes") != NULL, "%s: %s", ok[k].descr, err);
+            continue;
+        }
+        CHECK(parsed, "%s: %s", ok[k].descr, err);
+        CHECK(h.esize == ok[k].esize && h.dtype == ok[k].dtype && h.parts == ok[k].parts &&
+                  strcmp(h.kind, ok[k].kind) == 0 && h.data_bytes == 2 * ok[k].esize,
+              "%s: %zu-byte items as %" PRId64 " x %s (%s), want %zu as %" PRId64 " x %s (%s)", ok[k].descr, h.esize,
+              h.parts, dmls_dtype_name(h.dtype), h.kind, ok[k].esize, ok[k].parts, dmls_dtype_name(ok[k].dtype),
+              ok[k].kind);
+        /* The descr is kept as written, quotes and all for a record. */
+        const bool quoted = ok[k].descr[0] == '\'';
+        CHECK(strncmp(h.descr, ok[k].descr + quoted, strlen(ok[k].descr) - 2 * quoted) == 0 &&
+                  strlen(h.descr) == strlen(ok[k].descr) - 2 * quoted,
+              "%s: kept as %s", ok[k].descr, h.descr);
+    }
+    /* The strict reader (DirectML's types only) still refuses them. */
+    CHECK(!parse("{'descr': '<c8', 'fortran_order': False, 'shape': (), }", ""), "strict reader took <c8");
+
+    /* '=' in a record means this machine's order: written as the order it
+     * stands for, as a reader elsewhere could not know it. */
+    CHECK(parse_items("[('a', '=i4'), ('=b', '|u1')]"), "record with '=': %s", err);
+    const char *want = host_is_big_endian() ? "[('a', '>i4'), ('=b', '|u1')]" : "[('a', '<i4'), ('=b', '|u1')]";
+    CHECK(strcmp(h.descr, want) == 0, "record with '=': %s, want %s", h.descr, want);
+
+    static const struct {
+        const char *descr, *msg;
+    } bad[] = {
+        {"'|O'", "t.npy: unsupported dtype '|O' (object arrays hold Python pointers"},
+        {"[('a', '<i4'), ('o', '|O')]", "t.npy: unsupported dtype: field 'o' is '|O' (object arrays hold"},
+        {"[('a', [('b', 'O')])]", "field 'b' is 'O' (object arrays"},
+        {"'|i2'", "t.npy: dtype '|i2' claims no byte order for a 2-byte type"},
+        {"'|c16'", "dtype '|c16' claims no byte order"},
+        {"'<c12'", "t.npy: unsupported dtype '<c12'"},
+        {"'<i3'", "unsupported dtype '<i3'"},
+        {"'<M8[xs]'", "unsupported dtype '<M8[xs]'"},
+        {"'<M4'", "unsupported dtype '<M4'"},
+        {"'|S'", "unsupported dtype '|S'"},
+        {"'|S0'", "t.npy: elements of 0 bytes"},
+        {"'<U99999999999999999999'", "unsupported dtype"},
+        {"'|V9223372036854775807'", "2 elements of 9223372036854775807 bytes overflow the byte size"},
+        {"[('a', '<i4')", "t.npy: malformed 'descr'"},
+        {"[('a' '<i4')]", "malformed 'descr'"},
+        {"[('a', '<i4', (2, -1))]", "malformed 'descr'"},
+        {"[('a', 5)]", "malformed 'descr'"},
+        {"[('a', '<i4', (4294967296, 4294967296, 2))]", "item size"},
+        {"[('a\x01', '|O')]", "field 'a\\x01' is '|O'"},
+        {"[('\x83', '|S0123456789012345678901234567890123456789012345678901234567890123')]",
+         "field '\\x83' has a type string over 63 bytes"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CHECK(!parse_items(bad[k].descr) && strstr(err, bad[k].msg) != NULL, "%s: expected \"%s\", got \"%s\"",
+              bad[k].descr, bad[k].msg, err);
+
+    /* Bounded: nesting and the descr's length. */
+    char deep[4096] = "";
+    for (int i = 0; i < 40; i++) strcat(deep, "[('a', ");
+    strcat(deep, "'<i4'");
+    for (int i = 0; i < 40; i++) strcat(deep, ")]");
+    CHECK(!parse_items(deep) && strstr(err, "nested more than") != NULL, "40 nested records: %s", err);
+    static char wide[NPY_MAX_DESCR + 64];
+    int n = snprintf(wide, sizeof wide, "[");
+    for (int i = 0; n < NPY_MAX_DESCR; i++) n += snprintf(wide + n, sizeof wide - (size_t)n, "('f%d', '<i4'), ", i);
+    snprintf(wide + n, sizeof wide - (size_t)n, "]");
+    char d[NPY_MAX_DESCR + 128];
+    snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (), }", wide);
+    const size_t dlen = strlen(d);
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)(dlen & 0xff);
+    file[9] = (unsigned char)(dlen >> 8);
+    memcpy(file + 10, d, dlen);
+    CHECK(!npy_parse_header_items(name, file, 10 + dlen, &h, err) && strstr(err, "'descr' is over") != NULL,
+          "a descr over %d bytes: %s", NPY_MAX_DESCR, err);
+}
+
 /* 100 bytes of the header are shown, each escaped to 4 characters. */
 static void test_malformed_shown(void) {
     char d[120], want[480] = "t.npy: malformed header dictionary near byte 10 of '";
@@ -282,6 +411,7 @@ int main(void) {
     test_keys();
     test_numbers();
     test_descr();
+    test_item_kinds();
     test_malformed_shown();
     test_preamble();
     test_format_header();

@@ -315,6 +315,17 @@ static void test_open(const char *dir) {
     close(saved);
     close(folder);
 
+    /* A name under a regular file (`dmlslice info x.npy/foo`) is missing,
+     * like any missing file, not "Not a directory" (issue 22, item 12). */
+    snprintf(path, sizeof path, "%s/regular.npy", dir);
+    FILE *reg = fopen(path, "wb");
+    CHECK(reg != NULL && fclose(reg) == 0, "making %s: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/regular.npy/foo", dir);
+    snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(ENOENT));
+    open_fails(path, want, "a name under a regular file");
+    snprintf(path, sizeof path, "%s/regular.npy", dir);
+    unlink(path);
+
     snprintf(path, sizeof path, "%s/folder-link.npy", dir);
     unlink(path);
     CHECK(symlink(".", path) == 0, "symlink %s: %s", path, strerror(errno)); /* to its own folder */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cpu/context.h"
-#include "cpu/execute.h"
+#include "cpu/run.h"
 #include "cpu/features.h"
 #include "operator.h"
 #include "platform/platform.h"
@@ -92,7 +92,9 @@ int main(int argc, char **argv) {
             return 1;
         }
         dmls_operator v = *op;
-        dmls_cpu_prepare(&v.cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
+        dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
+        dmls_cpu_prepare(&cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
+        v.prepared[DMLS_BACKEND_CPU] = &cpu;
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         unsigned char *src = dmls_aligned_alloc(64, (ib + 63) / 64 * 64), *dst = dmls_aligned_alloc(64, (ob + 63) / 64 * 64);
         unsigned char *csrc = dmls_aligned_alloc(64, (ob + 63) / 64 * 64), *cdst = dmls_aligned_alloc(64, (ob + 63) / 64 * 64);
@@ -117,7 +119,7 @@ int main(int argc, char **argv) {
         }
         double q = median(ratio, reps), s = median(ts, reps), cp = median(tc, reps);
         double best = tc[0] / ts[0]; /* both sorted by median() */
-        printf("%-18s %-18s %8.0f %8.2f %8.2f %7.2f %7.2f\n", k->name, dmls_cpu_kernel_name(v.cpu.kernel),
+        printf("%-18s %-18s %8.0f %8.2f %8.2f %7.2f %7.2f\n", k->name, dmls_cpu_kernel_name(cpu.kernel),
                (double)ob / 1024, 2.0 * (double)ob / s * 1e-9, 2.0 * (double)ob / cp * 1e-9, q, best);
         fflush(stdout);
         dmls_aligned_free(src), dmls_aligned_free(dst), dmls_aligned_free(csrc), dmls_aligned_free(cdst);

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "cpu/context.h"
-#include "cpu/execute.h"
+#include "cpu/run.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
 #include "cpu/pool.h"
@@ -128,17 +128,17 @@ static void threshold_tests(void) {
         const int64_t n = 262144 - k;
         dmls_operator *op = packed_copy(n, n);
         if (!op) continue;
-        CHECK(op->cpu.traffic_bytes == 2 * (uint64_t)n, "packed copy of %lld bytes: traffic %llu, want %llu",
-              (long long)n, (unsigned long long)op->cpu.traffic_bytes, 2 * (unsigned long long)n);
+        CHECK(dmls_cpu_prepared_of(op)->traffic_bytes == 2 * (uint64_t)n, "packed copy of %lld bytes: traffic %llu, want %llu",
+              (long long)n, (unsigned long long)dmls_cpu_prepared_of(op)->traffic_bytes, 2 * (unsigned long long)n);
         const int got = pool_jobs(op, ctx);
         CHECK(got == (k == 0), "copy of %llu bytes of traffic by default: %d pool jobs, want %d",
-              (unsigned long long)op->cpu.traffic_bytes, got, k == 0);
+              (unsigned long long)dmls_cpu_prepared_of(op)->traffic_bytes, got, k == 0);
         dmls_destroy(op);
     }
     /* A threshold met exactly is met; one byte more is not. */
     dmls_operator *op = packed_copy(1000, 1000);
     if (op) {
-        const uint64_t t = op->cpu.traffic_bytes;
+        const uint64_t t = dmls_cpu_prepared_of(op)->traffic_bytes;
         dmls_context_set_parallel_min_bytes(ctx, t);
         CHECK(pool_jobs(op, ctx) == 1, "copy of %llu bytes at a threshold of as many: not cut", (unsigned long long)t);
         dmls_context_set_parallel_min_bytes(ctx, t + 1);
@@ -221,7 +221,7 @@ static void run_calls(int ndim, const int64_t *out_shape, int ncalls, const int6
     dmls_operator *op = NULL;
     CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
     if (!op) return;
-    dmls_cpu_prepared cp = op->cpu;
+    dmls_cpu_prepared cp = *dmls_cpu_prepared_of(op);
     CHECK(cp.ndim == ndim && cp.shape[ndim - 1] == 5, "rank %d: prepared rank %d, rows of %lld", ndim, cp.ndim,
           (long long)cp.shape[cp.ndim - 1]);
     rk.real = cp.rows;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "cpu/context.h"
-#include "cpu/execute.h"
+#include "cpu/run.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
 #include "operator.h"
@@ -65,7 +65,9 @@ static dmls_context *contexts[5]; /* index = threads */
 static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold,
                           const char *what) {
     dmls_operator v = *op;
-    dmls_cpu_prepare(&v.cpu, &v.copy, features, nt_threshold);
+    dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
+    dmls_cpu_prepare(&cpu, &v.copy, features, nt_threshold);
+    v.prepared[DMLS_BACKEND_CPU] = &cpu;
     uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
     size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
     unsigned char *in_buf = malloc(ib + 8), *ref_buf = malloc(ob + 8), *out_buf = malloc(ob + 8),
@@ -81,17 +83,17 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
                                 : dmls_execute_on(&v, contexts[t], in, ib, out, ob);
         CHECK(st == DMLS_OK, "%s: %s", what, dmls_last_error());
         CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d threads %d differs from reference", what,
-              dmls_cpu_kernel_name(v.cpu.kernel), v.cpu.width, t);
+              dmls_cpu_kernel_name(cpu.kernel), cpu.width, t);
     }
     /* Ranges cut anywhere, in any order: shares that start and end inside a
      * row or a tile of rows (the context cuts only on row bounds for rows up
      * to 64 KiB, so these starts are reached here). */
-    if (v.cpu.items > 0) {
+    if (cpu.items > 0) {
         uint64_t cuts[6];
         int k = (int)test_range(1, 4);
         cuts[0] = 0;
-        for (int i = 1; i <= k; i++) cuts[i] = (uint64_t)test_range(0, (int64_t)v.cpu.items);
-        cuts[k + 1] = v.cpu.items;
+        for (int i = 1; i <= k; i++) cuts[i] = (uint64_t)test_range(0, (int64_t)cpu.items);
+        cuts[k + 1] = cpu.items;
         for (int i = 1; i <= k; i++) /* sort */
             for (int j = i; j > 1 && cuts[j - 1] > cuts[j]; j--) {
                 uint64_t x = cuts[j];
@@ -99,9 +101,9 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
                 cuts[j - 1] = x;
             }
         memcpy(out, garbage, ob);
-        for (int i = k; i >= 0; i--) dmls_cpu_run_range(&v.cpu, in, out, cuts[i], cuts[i + 1]);
+        for (int i = k; i >= 0; i--) dmls_cpu_run_range(&cpu, in, out, cuts[i], cuts[i + 1]);
         CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d, %d ranges cut at random, differs from reference",
-              what, dmls_cpu_kernel_name(v.cpu.kernel), v.cpu.width, k + 1);
+              what, dmls_cpu_kernel_name(cpu.kernel), cpu.width, k + 1);
     }
     free(in_buf);
     free(ref_buf);
@@ -305,14 +307,16 @@ static void against_guard_pages(const char *what, int esize, int ndim, const int
             if ((f & have) != f) continue;
             for (int nt = 0; nt < 2; nt++) {
                 dmls_operator v = *op;
-                dmls_cpu_prepare(&v.cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
+                dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
+                dmls_cpu_prepare(&cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
+                v.prepared[DMLS_BACKEND_CPU] = &cpu;
                 /* every item-aligned place on a line: the streamed part
                  * of a row starts on the next one */
                 for (size_t shift = 0; shift < 64; shift += (size_t)esize) {
                     memset(out + shift, 0x5A, ob);
                     CHECK_STATUS(dmls_execute(&v, in, ib, out + shift, ob), DMLS_OK);
                     CHECK(memcmp(out + shift, ref, ob) == 0, "%s: kernel %s, input %s a guard page, differs", what,
-                          dmls_cpu_kernel_name(v.cpu.kernel), a ? "ending at" : "starting after");
+                          dmls_cpu_kernel_name(cpu.kernel), a ? "ending at" : "starting after");
                 }
             }
         }

@@ -20,6 +20,7 @@
 #include "cpu/features.h"
 #include "cpu/pool.h"
 #include "cpu/prepare.h"
+#include "cpu/run.h"
 #include "operator.h"
 #include "test.h"
 
@@ -141,8 +142,8 @@ static void grain_tests(void) {
         dmls_operator *op = NULL;
         CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
         if (!op) continue;
-        CHECK(op->cpu.split_grain == want[k], "rows of %lld floats: grain %llu items, want %llu", (long long)lens[k],
-              (unsigned long long)op->cpu.split_grain, (unsigned long long)want[k]);
+        CHECK(dmls_cpu_prepared_of(op)->split_grain == want[k], "rows of %lld floats: grain %llu items, want %llu", (long long)lens[k],
+              (unsigned long long)dmls_cpu_prepared_of(op)->split_grain, (unsigned long long)want[k]);
         dmls_destroy(op);
     }
 }

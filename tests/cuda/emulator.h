@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "operator.h"
+#include "cuda/launch.h"
 #include "test.h"
 
 /* The kernels' quotients (kernels.cu: quotient): 32-bit arithmetic, wrapping
@@ -122,12 +122,12 @@ static void emulate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const
  * these bases, in its order. */
 static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
     if (op->zero_fill) {
-        const int i = dmls_cuda_choose(op->cuda.fill, out, out);
-        emulate(&op->cuda.fill[i], op->cuda.fill[i].compact ? &op->cuda.fill_compact[i] : NULL, out, op->needs.out_bytes, out,
+        const int i = dmls_cuda_choose(dmls_cuda_state_of(op)->fill, out, out);
+        emulate(&dmls_cuda_state_of(op)->fill[i], dmls_cuda_state_of(op)->fill[i].compact ? &dmls_cuda_state_of(op)->fill_compact[i] : NULL, out, op->needs.out_bytes, out,
                 op->needs.out_bytes, label);
     }
-    const int i = dmls_cuda_choose(op->cuda.copy, in, out);
-    emulate(&op->cuda.copy[i], op->cuda.copy[i].compact ? &op->cuda.copy_compact[i] : NULL, in, op->needs.in_bytes, out,
+    const int i = dmls_cuda_choose(dmls_cuda_state_of(op)->copy, in, out);
+    emulate(&dmls_cuda_state_of(op)->copy[i], dmls_cuda_state_of(op)->copy[i].compact ? &dmls_cuda_state_of(op)->copy_compact[i] : NULL, in, op->needs.in_bytes, out,
             op->needs.out_bytes, label);
 }
 

@@ -30,7 +30,7 @@
 #include "device_util.h"
 #include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_cuda.h"
-#include "operator.h"
+#include "cuda/launch.h"
 #include "support/dtype.h"
 #include "support/layout.h"
 #include "test.h"
@@ -66,23 +66,25 @@ typedef struct compact_flags {
  * and returns the flags to restore. Tests only: operators are otherwise
  * immutable. */
 static compact_flags compact_off(dmls_operator *op) {
+    dmls_cuda_state *cs = op->prepared[DMLS_BACKEND_CUDA];
     compact_flags f;
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        f.copy[i] = op->cuda.copy[i].compact, f.fill[i] = op->cuda.fill[i].compact;
-        op->cuda.copy[i].compact = op->cuda.fill[i].compact = 0;
+        f.copy[i] = cs->copy[i].compact, f.fill[i] = cs->fill[i].compact;
+        cs->copy[i].compact = cs->fill[i].compact = 0;
     }
     return f;
 }
 
 static void compact_restore(dmls_operator *op, compact_flags f) {
-    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) op->cuda.copy[i].compact = f.copy[i], op->cuda.fill[i].compact = f.fill[i];
+    dmls_cuda_state *cs = op->prepared[DMLS_BACKEND_CUDA];
+    for (int i = 0; i < DMLS_CUDA_CHOICES; i++) cs->copy[i].compact = f.copy[i], cs->fill[i].compact = f.fill[i];
 }
 
 static const dmls_cuda_launch *chosen_copy(const dmls_operator *op, const void *in, const void *out) {
-    return &op->cuda.copy[dmls_cuda_choose(op->cuda.copy, in, out)];
+    return &dmls_cuda_state_of(op)->copy[dmls_cuda_choose(dmls_cuda_state_of(op)->copy, in, out)];
 }
 static const dmls_cuda_launch *chosen_fill(const dmls_operator *op, const void *out) {
-    return &op->cuda.fill[dmls_cuda_choose(op->cuda.fill, out, out)];
+    return &dmls_cuda_state_of(op)->fill[dmls_cuda_choose(dmls_cuda_state_of(op)->fill, out, out)];
 }
 
 /* True when an execute on these bases runs a compact launch. */
@@ -352,7 +354,7 @@ static void test_canonical(void) {
         CHECK_STATUS(bench_create(&cases[i], &op), DMLS_OK);
         if (op == NULL) continue;
         differential(op, cases[i].name, 0, 0);
-        const dmls_cuda_launch *L = &op->cuda.copy[0];
+        const dmls_cuda_launch *L = &dmls_cuda_state_of(op)->copy[0];
         printf("canonical %s: launch kind %d unit %d vec %d, %d dims, %s block\n", cases[i].name, L->kernel, L->unit,
                L->vec, L->ndim, L->compact ? "compact" : "general");
         dmls_destroy(op);
@@ -440,10 +442,10 @@ static void random_case(int iter) {
     char label[64];
     snprintf(label, sizeof label, "random %d (%s, rank %d, %zu-byte)", iter, grad ? "grad" : "slice", n, es);
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        CHECK(op->cuda.copy[i].compact == compact_expected(&op->cuda.copy[i]), "%s: copy choice %d: compact %d", label, i,
-              op->cuda.copy[i].compact);
-        CHECK(op->cuda.fill[i].compact == compact_expected(&op->cuda.fill[i]), "%s: fill choice %d: compact %d", label, i,
-              op->cuda.fill[i].compact);
+        CHECK(dmls_cuda_state_of(op)->copy[i].compact == compact_expected(&dmls_cuda_state_of(op)->copy[i]), "%s: copy choice %d: compact %d", label, i,
+              dmls_cuda_state_of(op)->copy[i].compact);
+        CHECK(dmls_cuda_state_of(op)->fill[i].compact == compact_expected(&dmls_cuda_state_of(op)->fill[i]), "%s: fill choice %d: compact %d", label, i,
+              dmls_cuda_state_of(op)->fill[i].compact);
     }
     size_t in_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     size_t out_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
@@ -749,8 +751,8 @@ static void test_large(void) {
     dmls_operator *op = NULL;
     CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
     if (op == NULL) return;
-    CHECK(op->cuda.copy[0].wide == 1, "large: expected the 64-bit index path");
-    printf("large: %llu one-byte elements, 64-bit index path\n", (unsigned long long)op->cuda.copy[0].count);
+    CHECK(dmls_cuda_state_of(op)->copy[0].wide == 1, "large: expected the 64-bit index path");
+    printf("large: %llu one-byte elements, 64-bit index path\n", (unsigned long long)dmls_cuda_state_of(op)->copy[0].count);
     const size_t ib = (size_t)dmls_input_bytes(op), ob = (size_t)dmls_output_bytes(op);
     unsigned char *h_in = malloc(ib), *h_ref = malloc(ob), *h_got = malloc(ob), *d_in, *d_out;
     CHECK(h_in && h_ref && h_got, "large: out of host memory");

@@ -9,17 +9,20 @@ tool=$1 dir=$2 system=${3:-}
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
 fail=0
 
-# run NAME: runs model NAME.json; stdout in NAME.out, stderr in NAME.err.
+# run NAME [OPTION...]: runs model NAME.json; stdout in NAME.out, stderr in NAME.err.
 run() {
   rc=0
-  "$tool" dispatch "$1.json" >"$1.out" 2>"$1.err" || rc=$?
+  n=$1; shift
+  "$tool" dispatch "$n.json" "$@" >"$n.out" 2>"$n.err" || rc=$?
+  set -- "$n"
   # A sanitizer build reports there; any report fails the case.
   if grep -q -e 'Sanitizer' -e 'runtime error' "$1.err"; then echo "$1: sanitizer report:"; cat "$1.err"; fail=1; fi
   return $rc
 }
-ok() { # NAME EXPECTED-STDOUT
-  if ! run "$1"; then echo "$1: failed: $(cat "$1.err")"; fail=1; return; fi
-  [ "$(cat "$1.out")" = "$2" ] || { echo "$1: printed:"; cat "$1.out"; echo "expected:"; echo "$2"; fail=1; }
+ok() { # NAME EXPECTED-STDOUT [OPTION...]
+  name=$1 want=$2; shift 2
+  if ! run "$name" "$@"; then echo "$name: failed: $(cat "$name.err")"; fail=1; return; fi
+  [ "$(cat "$name.out")" = "$want" ] || { echo "$name: printed:"; cat "$name.out"; echo "expected:"; echo "$want"; fail=1; }
 }
 bad() { # NAME FRAGMENT...: exits 1, prints nothing, stderr has every fragment
   name=$1; shift
@@ -71,13 +74,14 @@ Resource 'a' written to 'offset.npy'"
 [ "$(tail -c 6 offset.npy | od -An -tx1 | tr -d ' \n')" = "000007080000" ] || { echo "init_offset: offset.npy ends $(tail -c 6 offset.npy | od -An -tx1)"; fail=1; }
 head -c 10 offset.npy | grep -q NUMPY || { echo "init_offset: offset.npy is not a .npy file"; fail=1; }
 grep -a -q "'shape': (6,)" offset.npy || { echo "init_offset: offset.npy has the wrong shape"; fail=1; }
-# Files: a .npy made by writeFile read back by a file initializer, and a raw file.
+# Files: a .npy made by writeFile read back by a file initializer, and a raw file;
+# a model that reads a file and then replaces it needs -f.
 printf '\001\000\002\000\003\000\004\000' > raw.bin
 model init_files '"a": { "initialValuesDataType": "INT16", "initialValues": { "sourcePath": "raw.bin" } }, "b": { "initialValues": { "sourcePath": "roundtrip.npy" } }' "" '{ "type": "writeFile", "resource": "a", "targetPath": "roundtrip.npy", "dimensions": [2, 2] }, { "type": "print", "resource": "a" }'
 model make_npy '"a": { "initialValuesDataType": "INT16", "initialValues": [5, -6, 7, -8] }' "" '{ "type": "writeFile", "resource": "a", "targetPath": "roundtrip.npy", "dimensions": [2, 2] }'
 ok make_npy "Resource 'a' written to 'roundtrip.npy'"
 ok init_files "Resource 'a' written to 'roundtrip.npy'
-Resource 'a': 1, 2, 3, 4"
+Resource 'a': 1, 2, 3, 4" -f
 model read_npy '"b": { "initialValues": { "sourcePath": "roundtrip.npy" } }' "" '{ "type": "print", "resource": "b" }'
 ok read_npy "Resource 'b': 1, 2, 3, 4"
 # The model's own folder is searched first.
@@ -128,12 +132,11 @@ model level "$IN, $OUT" "$SLICE1" "$DISPATCH"
 "$tool" dispatch level.json --feature-level 2_0 >level.out 2>level.err && { echo "level: SLICE1 ran at 2_0"; fail=1; }
 grep -q 'DML_OPERATOR_SLICE1 at feature level 2_0' level.err || { echo "level: $(cat level.err)"; fail=1; }
 "$tool" dispatch level.json --feature-level 3_0 >/dev/null || { echo "level: SLICE1 failed at 3_0"; fail=1; }
-# --device cuda reports cleanly where there is no GPU (or runs where there is one).
-if "$tool" dispatch dispatch_basic.json --device cuda >cuda.out 2>cuda.err; then
-  [ "$(cat cuda.out)" = "Resource 'out': 2, 3" ] || { echo "cuda: printed $(cat cuda.out)"; fail=1; }
-else
-  grep -q 'DMLS_ERROR_NO_DEVICE' cuda.err || { echo "cuda: $(cat cuda.err)"; fail=1; }
-  [ -s cuda.out ] && { echo "cuda: printed before failing"; fail=1; }
+# --device cuda runs on the GPU where there is one, else on the CPU, saying so.
+"$tool" dispatch dispatch_basic.json --device cuda >cuda.out 2>cuda.err || { echo "cuda: $(cat cuda.err)"; fail=1; }
+[ "$(cat cuda.out)" = "Resource 'out': 2, 3" ] || { echo "cuda: printed $(cat cuda.out)"; fail=1; }
+if [ -s cuda.err ]; then
+  grep -q -E '^dmlslice dispatch: --device cuda: .+; running on the CPU$' cuda.err || { echo "cuda: $(cat cuda.err)"; fail=1; }
 fi
 
 # --- malformed models
@@ -209,6 +212,22 @@ model bad_command "$IN" '' '{ "type": "explode" }'
 bad bad_command '$.commands[0].type' 'unknown command type "explode"'
 printf '[]' > not_object.json
 bad not_object 'not_object.json: $: expected an object'
+
+# A comma with nothing before it is no trailing comma: not JSON in any mode.
+printf '{ "resources": {,}, "dispatchables": {}, "commands": [] }\n' > lone_comma_object.json
+bad lone_comma_object 'lone_comma_object.json:1:17: JSON syntax error'
+printf '{ "resources": {}, "dispatchables": {}, "commands": [,] }\n' > lone_comma_array.json
+bad lone_comma_array 'lone_comma_array.json:1:54: JSON syntax error'
+printf '{ "resources": { "a": { "initialValuesDataType": "INT8", "initialValues": [1,,] } }, "dispatchables": {}, "commands": [] }\n' > double_comma.json
+bad double_comma 'double_comma.json:1:' 'JSON syntax error'
+# An operator's DimensionCount is required (DxDispatch's rule); a tensor's defaults to its Sizes.
+model no_dimension_count "$IN" '"s": { "type": "SLICE", "desc": { "InputTensor": { "DataType": "FLOAT32", "Sizes": [4] },
+  "OutputTensor": { "DataType": "FLOAT32", "Sizes": [2] }, "Offsets": [0], "Sizes": [2], "Strides": [1] } }' ''
+bad no_dimension_count '$.dispatchables.s.desc.DimensionCount' 'required field missing' 'DxDispatch requires' "only a tensor's"
+# A verbose print of a resource whose initial values hold no whole element (4 bytes of FLOAT64).
+printf '\001\002\003\004' > four.bin
+model verbose_empty '"a": { "initialValuesDataType": "FLOAT64", "initialValues": { "sourcePath": "four.bin" } }' "" '{ "type": "print", "resource": "a", "verbose": true }'
+ok verbose_empty "Resource 'a':"
 
 # --- usage
 "$tool" dispatch >/dev/null 2>&1 && { echo "usage: no model accepted"; fail=1; }

@@ -29,8 +29,9 @@ static void test_items(void) {
     fe_run("numpy ... newaxis 2:", 3, S3, &lw, &want);
     CHECK_FINAL(lw, 4, 5, 1, 4);
 
-    /* Everything, three ways, and a trailing comma. */
-    const char *all[] = {"", "[]", "()", "[...]", " [ : , : ] ", "[:,]", "Ellipsis"};
+    /* Everything, several ways, and a trailing comma. x[()] is the empty
+     * tuple; x[] is Python's syntax error (test_errors). */
+    const char *all[] = {"", "()", "[()]", " [ ( ) ] ", "[...]", " [ : , : ] ", "[:,]", "Ellipsis"};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         CHECK_STATUS(dmls_lower_numpy(3, S3, all[k], &lw), DMLS_OK);
         fe_identity(&want, 3, S3);
@@ -39,6 +40,14 @@ static void test_items(void) {
     }
     CHECK_STATUS(dmls_lower_numpy(3, S3, "[2,]", &lw), DMLS_OK);
     CHECK_FINAL(lw, 5, 6);
+    /* A tuple that is the whole subscript: x[(1, 2)] is x[1, 2]. */
+    const char *tuples[] = {"[(1, 2)]", "[(1, 2,)]", "[ (1,2) ]", "(1, 2)"};
+    for (size_t k = 0; k < sizeof tuples / sizeof tuples[0]; k++) {
+        CHECK_STATUS(dmls_lower_numpy(3, S3, tuples[k], &lw), DMLS_OK);
+        CHECK_FINAL(lw, 6);
+        CHECK(lw.offsets[0] == 1 && lw.offsets[1] == 2, "%s: offsets %" PRId64 ", %" PRId64, tuples[k], lw.offsets[0],
+              lw.offsets[1]);
+    }
 
     /* All integers: a scalar result. */
     CHECK_STATUS(dmls_lower_numpy(3, S3, "[-1, -5, 5]", &lw), DMLS_OK);
@@ -101,6 +110,10 @@ static void test_errors(void) {
         const char *fragment;
     } cases[] = {
         {"[1:2", DMLS_ERROR_FORMAT, "expected ',' or ']'"},
+        {"[]", DMLS_ERROR_FORMAT, "an empty subscript is a syntax error in Python"},
+        {" [ ] ", DMLS_ERROR_FORMAT, "x[()] or '...' takes the whole array"},
+        {"[(1, 2), 0]", DMLS_ERROR_FORMAT, "expected ']'"},
+        {"[(1, 2]", DMLS_ERROR_FORMAT, "expected ',' or ')'"},
         {"[1 2]", DMLS_ERROR_FORMAT, "column 4"},
         {"[a]", DMLS_ERROR_FORMAT, "unknown name"},
         {"[,]", DMLS_ERROR_FORMAT, "expected an integer"},
@@ -307,6 +320,24 @@ static void test_view_random(void) {
     }
 }
 
+/* An empty array is valid whatever its other dims, as NumPy, ONNX and WebNN
+ * take it: packed strides past 2^63 address nothing and must not be called
+ * an overflow, within the core's rank and past it. */
+static void test_view_empty_huge(void) {
+    dmls_lowered_view v;
+    const int64_t big = (int64_t)1 << 32;
+    const int64_t four[4] = {0, big, big, 4};
+    CHECK_STATUS(dmls_lower_numpy_view(4, four, NULL, "[...]", &v), DMLS_OK);
+    CHECK(v.final_ndim == 4 && v.final_shape[0] == 0 && v.final_shape[1] == big, "rank 4: final rank %d",
+          (int)v.final_ndim);
+    CHECK_STATUS(dmls_lower_numpy_view(4, four, NULL, "[:, 1:3]", &v), DMLS_OK);
+    CHECK(v.final_ndim == 4 && v.final_shape[1] == 2, "rank 4 [:, 1:3]: final shape[1] %" PRId64, v.final_shape[1]);
+    int64_t ten[10] = {big, big, big, 0, 1, 1, 1, 1, 1, 2};
+    CHECK_STATUS(dmls_lower_numpy_view(10, ten, NULL, "[..., ::-1]", &v), DMLS_OK);
+    CHECK(v.final_ndim == 10 && v.slice.ndim == 1 && v.slice.out_sizes[0] == 0, "rank 10: %d axes, %d in the view",
+          (int)v.final_ndim, (int)v.slice.ndim);
+}
+
 /* The view's input checks at their edges: rank 0 needs no shape, rank 1
  * does; a negative size is found in the first and in the last dim, at a
  * rank past the core's (the compressed path) and within it. */
@@ -341,5 +372,6 @@ int main(void) {
     test_view_merges_and_refuses();
     test_view_random();
     test_view_input_checks();
+    test_view_empty_huge();
     TEST_MAIN_END();
 }

@@ -8,8 +8,11 @@
 #     fetchcontent} built out of tree and run (shared and static links)
 #   3 the installed shared library exports only dmls_ symbols
 #   4 the installed tool runs demo and a benchmark from an unrelated folder
-#     without LD_LIBRARY_PATH
-#   5 packages: cpack's .tar.gz holds the install; the .deb packages install
+#     without LD_LIBRARY_PATH; 4b it and the library need no CUDA library
+#     to start, and --device cuda falls back to the CPU where CUDA's
+#     libraries are hidden from the loader
+#   5 packages: cpack's .tar.gz holds the install; each .deb's Depends names
+#     the packages of every library its files need; the .deb packages install
 #     with dpkg -i, consumer 1 builds against them, dpkg -r removes them
 #     (root only; skipped with a message elsewhere)
 # Usage: tests/install/run.sh BUILD_DIR     (a configured and built tree)
@@ -42,7 +45,7 @@ case $version in
 esac
 for f in bin/dmlslice share/man/man1/dmlslice.1 share/dmlslice/cases.json share/doc/dmlslice/README.md \
          "$libdir/libdmlslice.a" "$libdir/libdmlslice.so.$version" "$libdir/pkgconfig/dmlslice.pc" \
-         "$libdir/cmake/dmlslice/dmlsliceConfig.cmake" "$libdir/cmake/dmlslice/dmlsliceConfigVersion.cmake" \
+         "$libdir/pkgconfig/dmlslice-static.pc" share/doc/dmlslice/docs/cli.md "$libdir/cmake/dmlslice/dmlsliceConfig.cmake" "$libdir/cmake/dmlslice/dmlsliceConfigVersion.cmake" \
          "$libdir/cmake/dmlslice/dmlsliceTargets.cmake" "$libdir/cmake/dmlslice/dmlsliceStaticTargets.cmake"; do
   [ -f "$prefix/$f" ] || bad "not installed: $f"
 done
@@ -56,10 +59,17 @@ for h in "$src"/include/dmlslice/*.h "$build"/include/dmlslice/*.h; do
   [ -f "$h" ] || continue
   [ -f "$prefix/include/dmlslice/$(basename "$h")" ] || bad "header not installed: $(basename "$h")"
 done
-[ ! -f "$src/docs/spec.md" ] || [ -f "$prefix/share/doc/dmlslice/spec.md" ] || bad "docs/spec.md not installed"
+[ ! -f "$src/docs/spec.md" ] || [ -f "$prefix/share/doc/dmlslice/docs/spec.md" ] || bad "docs/spec.md not installed"
+# The installed pages' links lead to installed files.
+for page in $(cd "$prefix/share/doc/dmlslice" && find . -name '*.md'); do
+  for target in $(grep -o '](\([^)#]*\)' "$prefix/share/doc/dmlslice/$page" | sed 's/^](//' | grep -v -E '^(https?:|mailto:|$)' | sort -u); do
+    [ -e "$prefix/share/doc/dmlslice/$(dirname "$page")/$target" ] ||
+      bad "the installed ${page#./} links $target, which is not installed"
+  done
+done
 # Nothing else: no test program, no internal header.
 (cd "$prefix" && find . -type f -o -type l) | sed 's|^\./||' | sort >"$work/files.txt"
-unexpected=$(grep -v -E "^(bin/dmlslice|include/dmlslice/[a-z_]+\.h|$libdir/libdmlslice\.(a|so(\.[0-9.]+)?)|$libdir/pkgconfig/dmlslice\.pc|$libdir/cmake/dmlslice/dmlslice[A-Za-z-]*\.cmake|share/man/man1/dmlslice\.1|share/dmlslice/cases\.json|share/doc/dmlslice/[A-Za-z_.]+\.md)$" "$work/files.txt" || true)
+unexpected=$(grep -v -E "^(bin/dmlslice|include/dmlslice/[a-z_]+\.h|$libdir/libdmlslice\.(a|so(\.[0-9.]+)?)|$libdir/pkgconfig/dmlslice(-static)?\.pc|$libdir/cmake/dmlslice/dmlslice[A-Za-z-]*\.cmake|share/man/man1/dmlslice\.1|share/dmlslice/cases\.json|share/doc/dmlslice/([a-z]+/)?[A-Za-z_.]+\.md|share/doc/dmlslice/docs/dmlslice\.1)$" "$work/files.txt" || true)
 [ -z "$unexpected" ] || bad "unexpected installed files: $unexpected"
 # One version everywhere: project(), the header, dmls_version() (the
 # consumers print it), the tool, the .pc file, the SONAME (above).
@@ -126,6 +136,67 @@ if cmake_consumer fetchcontent "$fc" -DFETCHCONTENT_SOURCE_DIR_DMLSLICE="$src" -
   grep -q '^DMLS_CUDA:STRING=OFF' "$fc/CMakeCache.txt" || bad "FetchContent: DMLS_CUDA is not OFF by default"
 fi
 
+step "2d the consumer lines of README.md and docs/install.md, as the pages show them"
+# Extracted from the pages (doc_lines.py), so a page that drifts from what
+# works fails here. FetchContent fetches the checkout's last commit from a
+# repository made here, whose branch main is that commit; only the pages'
+# "<dmlslice's repository>" is filled in.
+pc_path=$prefix/$libdir/pkgconfig
+repo=
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+  repo=$work/repo.git
+  git init -q --bare "$repo" && git -C "$src" push -q "$repo" HEAD:refs/heads/main || bad "making $repo"
+fi
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec "$(dirname "$0")/a.out"\n' "$prefix/$libdir" >"$work/with-prefix.sh"
+chmod +x "$work/with-prefix.sh"
+for page in README.md docs/install.md; do
+  tag=$(basename "$page" .md)
+  python3 "$src/tests/install/doc_lines.py" "$src/$page" sh >"$work/doc-$tag.sh" || bad "$page: no sh lines"
+  n=0
+  while IFS= read -r line; do
+    n=$((n + 1)) dir=$work/doc-$tag-sh$n
+    mkdir -p "$dir" && cp "$consumers/app.c" "$dir/app.c" && cp "$work/with-prefix.sh" "$dir/"
+    if (cd "$dir" && PKG_CONFIG_PATH=$pc_path sh -c "$line") >"$dir.log" 2>&1; then
+      run_consumer "$page: $line" "$dir/with-prefix.sh"
+      case ${line%%#*} in
+      *static*) needs_lib "$dir/a.out" && bad "$page: $line: linked to libdmlslice.so" ;;
+      *) needs_lib "$dir/a.out" || bad "$page: $line: not linked to libdmlslice.so" ;;
+      esac
+    else
+      cat "$dir.log"; bad "$page: '$line' failed"
+    fi
+  done <"$work/doc-$tag.sh"
+  python3 "$src/tests/install/doc_lines.py" "$src/$page" cmake "file://$repo" >"$work/doc-$tag.cmake" ||
+    bad "$page: no CMake lines"
+  python3 - "$work/doc-$tag.cmake" "$work/doc-$tag-cmake" <<'EOF_PY'
+import sys
+blocks = open(sys.argv[1]).read().split("\0")[:-1]
+for i, b in enumerate(blocks, 1):
+    with open("%s%d.txt" % (sys.argv[2], i), "w") as f:
+        f.write(b)
+EOF_PY
+  for blockfile in "$work/doc-$tag-cmake"*.txt; do
+    [ -f "$blockfile" ] || continue
+    dir=${blockfile%.txt}
+    mkdir -p "$dir/project" && cp "$consumers/app.c" "$dir/project/app.c"
+    { printf 'cmake_minimum_required(VERSION 3.20)\nproject(doc_consumer LANGUAGES C)\nadd_executable(app app.c)\n'
+      cat "$blockfile"; } >"$dir/project/CMakeLists.txt"
+    if grep -q FetchContent "$blockfile" && [ -z "$repo" ]; then
+      echo "SKIP $page's FetchContent lines: $src is not a git checkout"; continue
+    fi
+    if cmake -S "$dir/project" -B "$dir/build" -DCMAKE_PREFIX_PATH="$prefix" >"$dir.log" 2>&1 &&
+       cmake --build "$dir/build" -j2 >>"$dir.log" 2>&1; then
+      shown=$(sed 's/ *#.*//' "$blockfile" | grep -v '^ *$' | tr '\n' ' ')
+      run_consumer "$page: $shown" "$dir/build/app" no
+      if echo "$shown" | grep -q 'dmlslice_static'; then
+        needs_lib "$dir/build/app" && bad "$page: $shown: linked to libdmlslice.so"
+      fi
+    else
+      cat "$dir.log"; bad "$page: the CMake lines did not build: $(cat "$blockfile")"
+    fi
+  done
+done
+
 # ------------------------------------------------------------------ 3
 step "3 the installed shared library exports only dmls_ symbols"
 sh "$src/tests/check_symbols.sh" "$(cache CMAKE_NM)" "$prefix/$libdir/libdmlslice.so" "$prefix/$libdir/libdmlslice.a" ||
@@ -149,6 +220,39 @@ else
 fi
 grep -q '^case ' "$work/bench.log" || bad "bench printed no table of cases"
 echo "tool: demo and bench ran from $elsewhere"
+
+step "4b the installed tool and library start where CUDA's libraries are not"
+# The CUDA runtime is linked statically and loads the driver only when a
+# CUDA function is first called: neither file may need a CUDA library at
+# load time, and the tool, started by the dynamic loader with its cache
+# ignored (so CUDA's own folders, known through ld.so.conf, are not
+# searched), runs, and --device cuda falls back to the CPU saying so where
+# no driver is found (or runs on the GPU where one is).
+for f in bin/dmlslice "$libdir/libdmlslice.so.$version"; do
+  cuda_needed=$(readelf -d "$prefix/$f" | sed -n 's/.*(NEEDED).*\[\(libcu[^]]*\)\]/\1/p' | tr '\n' ' ')
+  [ -z "$cuda_needed" ] || bad "$f needs $cuda_needed at load time"
+done
+interp=$(readelf -l "$prefix/bin/dmlslice" | sed -n 's/.*program interpreter: \(.*\)\]/\1/p')
+hidden() { "$interp" --inhibit-cache --library-path "$prefix/$libdir" "$prefix/bin/dmlslice" "$@"; }
+if [ -z "$interp" ] || ! "$interp" --help 2>/dev/null | grep -q -- --inhibit-cache; then
+  echo "SKIP: the dynamic loader '$interp' cannot be run with --inhibit-cache"
+else
+  hidden_version=$(hidden -V 2>&1) || bad "the tool does not start without CUDA's libraries: $hidden_version"
+  [ "$hidden_version" = "dmlslice $version" ] || bad "-V without CUDA's libraries says '$hidden_version'"
+  printf '\223NUMPY\001\000\166\000%-117s\n\001\000\000\000\002\000\000\000' \
+    "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }" >"$elsewhere/two.npy"
+  if hidden slice "$elsewhere/two.npy" -o "$elsewhere/rev.npy" --index '[::-1]' --device cuda \
+       >"$work/hidden.out" 2>"$work/hidden.err"; then
+    [ "$(od -A n -t d4 -j 128 "$elsewhere/rev.npy" | tr -s ' ')" = " 2 1" ] || bad "--device cuda without CUDA's libraries: wrong output"
+    if [ -s "$work/hidden.err" ]; then
+      grep -q -x -E 'dmlslice slice: --device cuda: .+; running on the CPU' "$work/hidden.err" ||
+        bad "--device cuda without CUDA's libraries says: $(cat "$work/hidden.err")"
+    fi
+    echo "without CUDA's libraries: -V and slice --device cuda ran ($(cat "$work/hidden.err"))"
+  else
+    bad "slice --device cuda without CUDA's libraries: $(cat "$work/hidden.err")"
+  fi
+fi
 
 # ------------------------------------------------------------------ 5
 step "5 packages"
@@ -174,6 +278,32 @@ else
   debs=$(ls "$build"/packages/*.deb 2>/dev/null || true)
   [ "$(echo "$debs" | grep -c .)" -eq 3 ] || bad "expected 3 .deb packages, got: $debs"
   for d in $debs; do echo "deb: $(dpkg-deb -f "$d" Package Version Depends | tr '\n' ' ')"; done
+  # Each package declares what its programs and libraries need: every
+  # NEEDED library of an ELF file in it comes from a package its Depends
+  # names (libdmlslice.so.ABI from the runtime package).
+  for d in $debs; do
+    x=$work/deb-x/$(basename "$d")
+    mkdir -p "$x" && dpkg-deb -x "$d" "$x"
+    depends=$(dpkg-deb -f "$d" Depends | tr ',|' '\n\n' | sed 's/^ *//; s/[ (].*//')
+    for f in $(find "$x" -type f); do
+      file -b "$f" | grep -q '^ELF' || continue
+      for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        case $lib in
+        libdmlslice.so.*) provider=libdmlslice$abi ;;
+        *)
+          path=$(ldconfig -p | sed -n "s|^[[:space:]]*$lib (.*) => ||p" | head -n 1)
+          provider=$(dpkg -S "$(readlink -f "$path" 2>/dev/null || echo "$lib")" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+          [ -n "$provider" ] || provider=$(dpkg -S "$path" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+          ;;
+        esac
+        if [ -z "$provider" ]; then
+          bad "$(basename "$d"): ${f#"$x"/} needs $lib, which no Debian package provides here"
+        elif ! echo "$depends" | grep -q -x -F "$provider"; then
+          bad "$(basename "$d"): ${f#"$x"/} needs $lib (package $provider), not in Depends: $(dpkg-deb -f "$d" Depends)"
+        fi
+      done
+    done
+  done
   packages="dmlslice libdmlslice-dev libdmlslice$abi"
   # shellcheck disable=SC2086
   trap 'dpkg -P $packages >/dev/null 2>&1 || true' EXIT

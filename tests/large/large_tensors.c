@@ -3,9 +3,11 @@
  * reference would take minutes). Needs about 2.2x the input size in memory,
  * so CTest runs it only when DMLS_TEST_LARGE=1; the GPU machine's host runs
  * it in scripts/large-check.sh. The DirectML path must reject the same
- * shapes by R-T-ELEMS. */
+ * shapes by R-T-ELEMS. A batch with an item of more than 2^32 elements runs
+ * last (R-B-ITEM). */
 #include <stdlib.h>
 
+#include "dmlslice/batch.h"
 #include "dmlslice/dml.h"
 #include "test.h"
 
@@ -79,6 +81,47 @@ static void dml_rejects(void) {
     CHECK_MESSAGE("R-T-ELEMS", "InputTensor");
 }
 
+/* A batch whose first item has more than 2^32 elements (R-B-ITEM): rows of
+ * a 64-byte input broadcast (row stride 0) into a 2^32 + 64-byte output,
+ * beside two tiny items, on every thread (the huge item is cut inside, the
+ * tiny ones ride with a share); every output byte checked against the
+ * definition. About 4 GiB of memory. */
+static void batch_over_2_32(void) {
+    const int64_t rows = ((int64_t)1 << 26) + 1, in_shape[2] = {rows, 64}, in_strides[2] = {0, 1};
+    const int64_t off[2] = {0, 0}, step[2] = {1, 1};
+    const int64_t tiny[1] = {8}, toff[1] = {3}, tsize[1] = {5}, tstep[1] = {-1}; /* out[c] = in[7 - c] */
+    const dmls_tensor in = {DMLS_UINT8, 2, in_shape, in_strides, 0}, out = {DMLS_UINT8, 2, in_shape, NULL, 0};
+    const dmls_tensor tin = {DMLS_UINT8, 1, tiny, NULL, 0}, tout = {DMLS_UINT8, 1, tsize, NULL, 0};
+    const dmls_window w = {off, in_shape, step}, tw = {toff, tsize, tstep};
+    dmls_operator *big = NULL, *small = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &big), DMLS_OK);
+    CHECK_STATUS(dmls_create(&tin, &tout, &tw, &small), DMLS_OK);
+    const uint64_t ob = dmls_output_bytes(big);
+    dmls_batch_item items[3] = {{small, 0, 0, 0, 0}, {big, 0, 0, 0, 16}, {small, 0, 0, 0, 16 + ob}};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, 3, 1, 1, &b), DMLS_OK);
+    uint8_t src[64];
+    for (int i = 0; i < 64; i++) src[i] = value_u8((uint64_t)i);
+    uint8_t *dst = malloc(ob + 32);
+    dmls_context *ctx = NULL;
+    CHECK_STATUS(dmls_context_create(0, &ctx), DMLS_OK);
+    if (b && dst && ctx) {
+        const dmls_batch_input bi = {src, 64};
+        const dmls_batch_output bo = {dst, ob + 21};
+        printf("batch: items of 5, %.3g and 5 elements on %d threads\n", (double)ob, dmls_context_threads(ctx));
+        CHECK_STATUS(dmls_batch_execute(b, ctx, &bi, 1, &bo, 1), DMLS_OK);
+        bool ok = true;
+        for (uint64_t i = 0; i < ob && ok; i++) ok = dst[16 + i] == src[i % 64];
+        for (int k = 0; k < 5 && ok; k++) ok = dst[k] == src[7 - k] && dst[16 + ob + (uint64_t)k] == src[7 - k];
+        CHECK(ok, "R-B-ITEM: a batch with an item of 2^32+ elements equals its definition");
+    }
+    free(dst);
+    dmls_context_destroy(ctx);
+    dmls_batch_destroy(b);
+    dmls_destroy(big);
+    dmls_destroy(small);
+}
+
 int main(void) {
     test_seed_rng();
     dml_rejects();
@@ -91,5 +134,6 @@ int main(void) {
     run("u8, 2^32+ elements", DMLS_UINT8, 69632, 63488, 3, -1, 5, 1);
     /* 1.2 G four-byte elements (4.5 GiB): over 4 GiB, with strides on both axes. */
     run("u32, over 4 GiB", DMLS_UINT32, 40000, 30200, 1, 2, 7, -3);
+    batch_over_2_32();
     TEST_MAIN_END();
 }

@@ -1,10 +1,14 @@
 /* The tests' and fuzzers' random numbers: xorshift64*, small, fast and the
  * same on every platform, so a seed replays a run anywhere. Random tests
- * seed from DMLS_TEST_SEED (or the clock) and print the seed. */
+ * call test_seed_rng, which prints the seed. CI's verdict must depend only
+ * on the code, so without DMLS_TEST_SEED every run draws the same cases
+ * (TEST_DEFAULT_SEED); DMLS_TEST_SEED=N replays a run and
+ * DMLS_TEST_SEED=random draws new cases from the clock (README.md, "Tests"). */
 #ifndef DMLS_SUPPORT_RNG_H
 #define DMLS_SUPPORT_RNG_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +43,36 @@ static inline void test_fill_random(void *p, size_t n) {
     for (; i < n; i++) b[i] = (unsigned char)test_rand();
 }
 
+#define TEST_DEFAULT_SEED UINT64_C(20261124)
+
+/* The seed DMLS_TEST_SEED's text asks for: NULL or "" the default, a
+ * decimal number itself (0 stands for 1: xorshift's state must not be 0),
+ * "random" one from the clock. False for any other text. */
+static inline bool test_seed_parse(const char *text, uint64_t *seed) {
+    if (text == NULL || *text == '\0') {
+        *seed = TEST_DEFAULT_SEED;
+        return true;
+    }
+    if (strcmp(text, "random") == 0) {
+        *seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    } else {
+        uint64_t v = 0;
+        for (const char *c = text; *c; c++) {
+            if (*c < '0' || *c > '9' || v > (UINT64_MAX - (uint64_t)(*c - '0')) / 10) return false;
+            v = v * 10 + (uint64_t)(*c - '0');
+        }
+        *seed = v;
+    }
+    if (*seed == 0) *seed = 1;
+    return true;
+}
+
 static inline void test_seed_rng(void) {
     const char *env = getenv("DMLS_TEST_SEED");
-    test_seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-    if (test_seed == 0) test_seed = 1;
+    if (!test_seed_parse(env, &test_seed)) {
+        fprintf(stderr, "DMLS_TEST_SEED='%s' is neither a decimal number below 2^64 nor 'random'\n", env);
+        exit(2);
+    }
     test_rng_state = test_seed;
     printf("seed %" PRIu64 "\n", test_seed);
 }

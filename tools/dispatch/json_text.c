@@ -33,8 +33,13 @@ static void position(const char *t, size_t at, int *line, int *column) {
 
 bool json_text_relax(char *t, size_t len, int *line, int *column) {
     size_t i = 0;
+    /* The last character outside comments and blanks: a comma right after
+     * an opening bracket or another comma ends no member or element, so it
+     * is no trailing comma and stays for the parser to refuse. */
+    char last = '\0';
     while (i < len) {
-        const char c = t[i];
+        const char c = t[i], prev = last;
+        if (!is_space(c) && !(c == '/' && i + 1 < len && (t[i + 1] == '/' || t[i + 1] == '*'))) last = c;
         if (c == '"') {
             /* A string runs to the next unescaped quote (or, if malformed,
              * to the end of the line, where the parser will complain). */
@@ -55,7 +60,8 @@ bool json_text_relax(char *t, size_t len, int *line, int *column) {
             i = j + 2;
         } else if (c == ',') {
             const size_t next = skip_blank(t, len, i + 1);
-            if (next < len && (t[next] == ']' || t[next] == '}')) t[i] = ' ';
+            const bool follows_value = prev != '{' && prev != '[' && prev != ',';
+            if (follows_value && next < len && (t[next] == ']' || t[next] == '}')) t[i] = ' ';
             i++;
         } else {
             i++;

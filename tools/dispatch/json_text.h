@@ -8,8 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Replaces every comment and every trailing comma in text[0..len) with
- * spaces, in place. Newlines inside block comments are kept and nothing
+/* Replaces every comment and every trailing comma (one after a member or
+ * element, before a closing bracket or brace) in text[0..len) with spaces,
+ * in place; a comma with no member or element before it ("{,}", "[1,,]")
+ * is left for the parser to refuse. Newlines inside block comments are kept and nothing
  * moves, so the line and column of any later syntax error are those of the
  * file as written. Strings are left alone. Returns false only for a block
  * comment that never ends, with *line and *column (1-based) where it began. */

@@ -16,8 +16,16 @@
 #include <stdint.h>
 
 #include "dmlslice/dml.h"
+#include "reach.h"
 
 #define MODEL_ERR_LEN 1024
+
+/* What a model may make this process hold, checked as it is read, before
+ * anything is allocated: its resources' bytes (sizeInBytes) together, and
+ * the bytes their initializers write together (file initializers
+ * included). */
+#define MODEL_MAX_RESOURCE_BYTES ((uint64_t)4 << 30)
+#define MODEL_MAX_INITIAL_BYTES ((uint64_t)1 << 30)
 
 typedef enum model_init_kind {
     INIT_ARRAY,    /* [1, 2, 3] */
@@ -89,10 +97,12 @@ typedef struct model {
  * of its path, separator included ("models/", "C:\m\"; "" for the
  * current folder: platform.h's dmls_path_folder_len): a relative file
  * initializer is looked up there first, then in the current folder, as
- * DxDispatch does; NULL reads no files (a file initializer is then an
- * error). name is the model's name for messages. On failure returns false
- * with err (MODEL_ERR_LEN bytes) set and *m empty. */
-bool model_read(char *text, size_t len, const char *name, const char *base_dir, model *m, char *err);
+ * DxDispatch does, and read only beneath reach's folders; base_dir or reach
+ * NULL reads no files (a file initializer is then an error). name is the
+ * model's name for messages. On failure returns false with err
+ * (MODEL_ERR_LEN bytes) set and *m empty. */
+bool model_read(char *text, size_t len, const char *name, const char *base_dir, const model_reach *reach, model *m,
+                char *err);
 
 /* Releases everything model_read made. Safe on a zeroed or failed model. */
 void model_free(model *m);

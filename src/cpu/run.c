@@ -1,12 +1,12 @@
-/* The CPU executor: dmls_execute_on (and through it dmls_execute) walks a
- * prepared copy with an odometer from any starting item, so the same code
- * runs a whole copy on one thread or one thread's share of it, and cuts
+/* The CPU backend's execute: dmls_execute_on (and through it dmls_execute)
+ * walks a prepared copy with an odometer from any starting item, so the same
+ * code runs a whole copy on one thread or one thread's share of it, and cuts
  * large copies between a context's threads (split.h says where). */
+#include "run.h"
 
+#include "../bindings.h"
 #include "../error.h"
-#include "../operator.h"
 #include "context.h"
-#include "execute.h"
 #include "kernels.h"
 
 /* Steps the odometer of the dims outside the rows dim (`outer`) by one. */
@@ -123,7 +123,7 @@ static int cut(uint64_t *splits, uint64_t items, uint64_t grain, int threads) {
 
 dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const void *input,
                             uint64_t input_bytes, void *output, uint64_t output_bytes) {
-    RETURN_IF_ERROR(dmls_execute_begin("execute", op, input, input_bytes, output, output_bytes));
+    RETURN_IF_ERROR(dmls_check_bindings("execute", op, input, input_bytes, output, output_bytes));
     const int threads = ctx ? dmls_pool_threads(ctx->pool) : 1;
     const uint64_t min_bytes = ctx ? ctx->parallel_min_bytes : 0;
     if (op->zero_fill) {
@@ -138,7 +138,7 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
             dmls_mutex_unlock(&ctx->turn);
         }
     }
-    const dmls_cpu_prepared *cp = &op->cpu;
+    const dmls_cpu_prepared *cp = dmls_cpu_prepared_of(op);
     if (cp->items == 0) return DMLS_OK;
     if (threads == 1 || cp->traffic_bytes < min_bytes) {
         dmls_cpu_run_range(cp, input, output, 0, cp->items);
@@ -152,4 +152,9 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
     dmls_pool_run(ctx->pool, run_share, &job, tasks);
     dmls_mutex_unlock(&ctx->turn);
     return DMLS_OK;
+}
+
+dmls_status dmls_execute(const dmls_operator *op, const void *input, uint64_t input_bytes, void *output,
+                         uint64_t output_bytes) {
+    return dmls_execute_on(op, NULL, input, input_bytes, output, output_bytes);
 }

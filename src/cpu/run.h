@@ -1,10 +1,16 @@
-/* The CPU executor's pieces that tests reach directly: the N-d walk of a
- * prepared copy (execute.c) and SLICE_GRAD's zero fill (fill.c), each over
- * all of it or one thread's share. */
-#ifndef DMLS_CPU_EXECUTE_H
-#define DMLS_CPU_EXECUTE_H
+/* The CPU executor's pieces that tests reach directly: the operator's CPU
+ * data, the N-d walk of a prepared copy (run.c) and SLICE_GRAD's zero fill
+ * (fill.c), each over all of it or one thread's share. */
+#ifndef DMLS_CPU_RUN_H
+#define DMLS_CPU_RUN_H
 
+#include "../operator.h"
 #include "prepare.h"
+
+/* The CPU backend's data in op (backend.c made it at create). */
+static inline const dmls_cpu_prepared *dmls_cpu_prepared_of(const dmls_operator *op) {
+    return (const dmls_cpu_prepared *)dmls_operator_prepared(op, DMLS_BACKEND_CPU);
+}
 
 /* Copies items [first, last) (row-major over the prepared shape). */
 void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base, uint64_t first,

@@ -1,10 +1,12 @@
-/* The execute preamble every executor shares (CPU, CUDA, reference), and
- * dmls_execute, which is dmls_execute_on without a context. */
+/* The binding checks every executor shares (CPU, CUDA, reference): they
+ * read only the operator's buffer needs, never a backend's data. */
+#include "bindings.h"
+
 #include "error.h"
 #include "operator.h"
 
-dmls_status dmls_execute_begin(const char *who, const dmls_operator *op, const void *input,
-                               uint64_t input_bytes, const void *output, uint64_t output_bytes) {
+dmls_status dmls_check_bindings(const char *who, const dmls_operator *op, const void *input,
+                                uint64_t input_bytes, const void *output, uint64_t output_bytes) {
     dmls_clear_error();
     RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: operator is NULL", who);
     const char *name = op->problem.name;
@@ -35,9 +37,4 @@ dmls_status dmls_execute_begin(const char *who, const dmls_operator *op, const v
               "%s: output bytes [%p, +%llu) overlap input bytes [%p, +%llu)", name, output,
               (unsigned long long)n->out_bytes, input, (unsigned long long)n->in_bytes);
     return DMLS_OK;
-}
-
-dmls_status dmls_execute(const dmls_operator *op, const void *input, uint64_t input_bytes, void *output,
-                         uint64_t output_bytes) {
-    return dmls_execute_on(op, NULL, input, input_bytes, output, output_bytes);
 }

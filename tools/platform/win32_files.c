@@ -4,7 +4,9 @@
  *
  * No console-control handler is needed for cleanup: an uncommitted new file
  * is marked for deletion from its creation, so Ctrl+C, Ctrl+Break, closing
- * the console or TerminateProcess all leave nothing behind. */
+ * the console or TerminateProcess all leave nothing behind, but for the
+ * instant of the commit's rename, whose leftover the next new file in that
+ * folder removes (remove_stale_names). */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <shellapi.h> /* CommandLineToArgvW */
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "files.h"
 #include "platform.h"
 
 /* Windows' error codes onto the errno values platform.h promises. */
@@ -233,6 +236,16 @@ char *dmls_real_path(const char *path) {
     return narrow(p);
 }
 
+/* An open file's length and last-write time; false when the system cannot
+ * say. */
+static BOOL length_and_time(HANDLE h, uint64_t *size, int64_t *modified) {
+    BY_HANDLE_FILE_INFORMATION bh;
+    if (!GetFileInformationByHandle(h, &bh)) return FALSE;
+    *size = (uint64_t)bh.nFileSizeHigh << 32 | bh.nFileSizeLow;
+    *modified = (int64_t)((uint64_t)bh.ftLastWriteTime.dwHighDateTime << 32 | bh.ftLastWriteTime.dwLowDateTime);
+    return TRUE;
+}
+
 int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     memset(m, 0, sizeof *m);
     m->guard = -1;
@@ -248,6 +261,8 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     dmls_file_info info = {0};
     info_of_handle(h, &info);
     int err = info.kind == DMLS_FILE_FOLDER ? EISDIR : info.kind != DMLS_FILE_REGULAR ? EINVAL : 0;
+    uint64_t size_then;
+    if (!err && !length_and_time(h, &size_then, &m->modified)) err = errno_of(GetLastError());
     if (!err && info.size + pad > SIZE_MAX) err = EFBIG;
     const size_t page = dmls_page_size();
     const size_t tail = (size_t)(info.size % page);
@@ -278,24 +293,28 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
         if (err) free(buf);
         else m->data = buf, m->heap = buf;
     }
-    CloseHandle(h);
     if (err) {
+        CloseHandle(h);
         memset(m, 0, sizeof *m);
         return err;
     }
+    m->handle = (intptr_t)h; /* kept, to see the file change (dmls_file_map_intact) */
     m->size = info.size;
     return 0;
 }
 
-/* Windows refuses to shorten a mapped file (ERROR_USER_MAPPED_FILE), and a
- * read copy is taken whole: a mapped input always keeps its length. */
+/* Windows refuses to shorten a mapped file (ERROR_USER_MAPPED_FILE), but
+ * another program may extend it or write in place. */
 int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now) {
+    int64_t modified;
     *size_now = m->size;
-    return 1;
+    if (m->handle == 0 || !length_and_time((HANDLE)m->handle, size_now, &modified)) return 1;
+    return *size_now == m->size && modified == m->modified;
 }
 
 void dmls_file_unmap(dmls_mapped_file *m) {
     if (m->base) UnmapViewOfFile(m->base);
+    if (m->handle != 0) CloseHandle((HANDLE)m->handle);
     free(m->heap);
     memset(m, 0, sizeof *m);
     m->guard = -1;
@@ -314,6 +333,48 @@ static BOOL set_length(HANDLE h, uint64_t bytes) {
     return SetFileInformationByHandle(h, FileEndOfFileInfo, &e, sizeof e);
 }
 
+/* True for ".dmlslice-PID-K" (K below 100): a temporary name of
+ * dmls_new_file_create. */
+static int temporary_name(const char *name) {
+    static const char prefix[] = ".dmlslice-";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0) return 0;
+    const char *p = name + sizeof prefix - 1, *digits = p;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p == digits || p - digits > 10 || *p++ != '-') return 0;
+    digits = p;
+    while (*p >= '0' && *p <= '9') p++;
+    return *p == '\0' && p > digits && p - digits <= 2;
+}
+
+/* A process that ends between the commit's taking back of the deletion mark
+ * and its rename leaves its hidden .dmlslice-PID-K behind: such names in the
+ * folder are removed before a new file is made there. A live process holds
+ * its file open without sharing, so DeleteFileW cannot take that one. */
+static void remove_stale_names(const char *path, size_t dir_len) {
+    char *pattern = malloc(dir_len + sizeof ".dmlslice-*");
+    if (pattern == NULL) return;
+    snprintf(pattern, dir_len + sizeof ".dmlslice-*", "%.*s.dmlslice-*", (int)dir_len, path);
+    wchar_t *w = wide(pattern);
+    free(pattern);
+    WIN32_FIND_DATAW found;
+    HANDLE find = w ? FindFirstFileW(w, &found) : INVALID_HANDLE_VALUE;
+    free(w);
+    if (find == INVALID_HANDLE_VALUE) return;
+    do {
+        char *name = narrow(found.cFileName);
+        char *full = name ? malloc(dir_len + strlen(name) + 1) : NULL;
+        if (full && temporary_name(name)) {
+            snprintf(full, dir_len + strlen(name) + 1, "%.*s%s", (int)dir_len, path, name);
+            wchar_t *wf = wide(full);
+            if (wf) DeleteFileW(wf);
+            free(wf);
+        }
+        free(full);
+        free(name);
+    } while (FindNextFileW(find, &found));
+    FindClose(find);
+}
+
 int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
     (void)mode;
     memset(f, 0, sizeof *f);
@@ -324,6 +385,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     f->final_path = _strdup(path);
     f->tmp_path = malloc(dir_len + 64);
     int err = f->final_path && f->tmp_path ? 0 : ENOMEM;
+    if (!err) remove_stale_names(path, dir_len);
     /* A hidden file in the final name's folder, so the rename never crosses
      * volumes, marked for deletion at once: until the commit takes the mark
      * back, the system removes it however the process ends (a crash, Ctrl+C,
@@ -440,3 +502,25 @@ void dmls_new_file_abort(dmls_new_file *f) {
 }
 
 void dmls_ignore_broken_pipe(void) { /* Windows has no SIGPIPE: a write to a closed pipe fails with EPIPE */ }
+
+int dmls_open_regular(const char *path, FILE **f, dmls_file_info *info) {
+    *f = NULL;
+    int e = dmls_path_info(path, 0, info);
+    if (e != 0) return e;
+    if (info->kind == DMLS_FILE_MISSING) return ENOENT;
+    if (info->kind != DMLS_FILE_REGULAR) return EINVAL;
+    FILE *opened = dmls_fopen(path, "rb");
+    if (opened == NULL) return errno ? errno : EACCES;
+    /* The file opened must be the one examined: not a link put in its place. */
+    dmls_file_info now;
+    memset(&now, 0, sizeof now);
+    info_of_handle((HANDLE)_get_osfhandle(_fileno(opened)), &now);
+    if (now.kind != DMLS_FILE_REGULAR || !dmls_same_file(&now, info)) {
+        fclose(opened);
+        info->kind = now.kind;
+        return now.kind == DMLS_FILE_REGULAR ? EAGAIN : EINVAL;
+    }
+    *info = now;
+    *f = opened;
+    return 0;
+}

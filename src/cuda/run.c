@@ -1,18 +1,21 @@
-/* The CUDA backend's public calls: device queries and dmls_execute_cuda.
- * Host code in C over the runtime API; the kernels are in kernels.cu. */
+/* The CUDA backend's public calls: device queries and its execute,
+ * dmls_execute_cuda. Host code in C over the runtime API; the kernels are
+ * in kernels.cu. */
 #include <cuda_runtime_api.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../bindings.h"
 #include "../error.h"
-#include "../operator.h"
 #include "dmlslice/dmlslice_cuda.h"
+#include "launch.h"
 
 /* Device presence is asked once: cudaGetDeviceCount costs microseconds and
  * would double a small slice's host time. 0 = not asked yet, 1 = present,
  * -1 = absent (the reason kept for later messages). A race only asks twice. */
-static int device_state;
-static int device_total;
+static atomic_int device_state;
+static atomic_int device_total;
 static char device_reason[256];
 
 static void ask_devices(void) {
@@ -22,19 +25,19 @@ static void ask_devices(void) {
         snprintf(device_reason, sizeof device_reason, "%s",
                  e != cudaSuccess ? cudaGetErrorString(e) : "the CUDA runtime sees no GPU");
         (void)cudaGetLastError(); /* clear it, so it does not surface in a later call */
-        __atomic_store_n(&device_total, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&device_state, -1, __ATOMIC_RELEASE);
+        atomic_store_explicit(&device_total, 0, memory_order_relaxed);
+        atomic_store_explicit(&device_state, -1, memory_order_release);
         return;
     }
-    __atomic_store_n(&device_total, n, __ATOMIC_RELAXED);
-    __atomic_store_n(&device_state, 1, __ATOMIC_RELEASE);
+    atomic_store_explicit(&device_total, n, memory_order_relaxed);
+    atomic_store_explicit(&device_state, 1, memory_order_release);
 }
 
 static dmls_status need_device(const char *who) {
-    int state = __atomic_load_n(&device_state, __ATOMIC_ACQUIRE);
+    int state = atomic_load_explicit(&device_state, memory_order_acquire);
     if (state == 0) {
         ask_devices();
-        state = __atomic_load_n(&device_state, __ATOMIC_ACQUIRE);
+        state = atomic_load_explicit(&device_state, memory_order_acquire);
     }
     RETURN_IF(state < 0, DMLS_ERROR_NO_DEVICE, NULL, "%s: no CUDA device: %s", who, device_reason);
     return DMLS_OK;
@@ -45,7 +48,7 @@ dmls_status dmls_cuda_device_count(int *count) {
     RETURN_IF(count == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "cuda_device_count: count is NULL");
     *count = 0;
     RETURN_IF_ERROR(need_device("cuda_device_count"));
-    *count = __atomic_load_n(&device_total, __ATOMIC_RELAXED);
+    *count = atomic_load_explicit(&device_total, memory_order_relaxed);
     return DMLS_OK;
 }
 
@@ -91,9 +94,9 @@ static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choi
 
 dmls_status dmls_execute_cuda(const dmls_operator *op, const void *d_in, uint64_t in_bytes, void *d_out,
                               uint64_t out_bytes, void *stream) {
-    RETURN_IF_ERROR(dmls_execute_begin("execute_cuda", op, d_in, in_bytes, d_out, out_bytes));
+    RETURN_IF_ERROR(dmls_check_bindings("execute_cuda", op, d_in, in_bytes, d_out, out_bytes));
     RETURN_IF_ERROR(need_device(op->problem.name));
-    if (op->zero_fill)
-        RETURN_IF_ERROR(enqueue(op, op->cuda.fill, op->cuda.fill_compact, d_out, d_out, stream, "zero fill"));
-    return enqueue(op, op->cuda.copy, op->cuda.copy_compact, d_in, d_out, stream, "copy");
+    const dmls_cuda_state *cs = dmls_cuda_state_of(op);
+    if (op->zero_fill) RETURN_IF_ERROR(enqueue(op, cs->fill, cs->fill_compact, d_out, d_out, stream, "zero fill"));
+    return enqueue(op, cs->copy, cs->copy_compact, d_in, d_out, stream, "copy");
 }

@@ -1,9 +1,8 @@
-/* See execute.h. */
-#include "execute.h"
+/* See run.h. */
+#include "run.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,9 @@
 #include "ascii.h"
 #include "device.h"
 #include "npy_output.h"
+#include "files.h"
+#include "platform.h"
+#include "files.h"
 #include "platform.h"
 #include "values.h"
 
@@ -111,8 +113,11 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
         return true;
     }
     /* One element a line: its index, its value and its bits in hex, the
-     * columns padded as DxDispatch pads them. */
-    const int index_width = (int)floor(log10((double)count)) + 1, hex_width = (int)(esize * 2);
+     * columns padded as DxDispatch pads them: the index to the digits of
+     * the count (1 for a count of 0, which has no lines). */
+    int index_width = 1;
+    for (uint64_t n = count; n >= 10; n /= 10) index_width++;
+    const int hex_width = (int)(esize * 2);
     fprintf(o->out, "Resource '%s':\n", r->name);
     for (uint64_t i = 0; i < count; i++) {
         uint64_t bits = 0;
@@ -124,69 +129,71 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
     return true;
 }
 
-/* A new file beside path, replacing it atomically when complete
- * (platform.h's dmls_new_file). */
-static bool write_raw(const char *path, const unsigned char *data, uint64_t len, char *why) {
-    dmls_new_file f;
-    int e = dmls_new_file_create(&f, path, len, -1);
-    if (e != 0) {
-        snprintf(why, 300, "cannot create a file beside it: %s", dmls_error_text(e));
-        return false;
+/* A .npy file's shape: the command's dimensions, else the whole buffer
+ * as one axis (*count already its elements). */
+static bool npy_shape(const model_command *c, const model_resource *r, size_t esize, int64_t *shape, int32_t *ndim,
+                      uint64_t *count, const execute_options *o, char *err) {
+    if (!c->dimensions) {
+        shape[0] = (int64_t)*count;
+        return true;
     }
-    if (len) memcpy(f.data, data, (size_t)len);
-    e = dmls_new_file_commit(&f, len, 1);
-    dmls_new_file_abort(&f);
-    if (e != 0) snprintf(why, 300, "%s", dmls_error_text(e));
-    return e == 0;
+    if (c->dimension_count > DMLS_MAX_RANK)
+        return fail(o, err, c->where, "dimensions has %zu values; a .npy file here holds at most %d",
+                    c->dimension_count, DMLS_MAX_RANK);
+    *ndim = (int32_t)c->dimension_count;
+    uint64_t n = 1;
+    for (size_t i = 0; i < c->dimension_count; i++) {
+        shape[i] = c->dimensions[i];
+        n *= c->dimensions[i]; /* at most 8 factors below 2^32: checked against the size next */
+        if (n > r->size) n = r->size + 1;
+    }
+    if (n * esize > r->size)
+        return fail(o, err, c->where, "dimensions hold more elements than resource '%s' (%" PRIu64 " bytes)", r->name,
+                    r->size);
+    *count = n;
+    return true;
 }
 
+/* writeFile follows the rule of `slice -o` (tools/npy_output.h): a FIFO or
+ * character device is written through, a symbolic link keeps its link, an
+ * existing file is replaced only with -f, and a file is whole or absent. */
 static bool write_file(const model_command *c, const model_resource *r, const unsigned char *data,
                        const execute_options *o, char *err) {
-    const char *path = c->target_path;
-    const bool is_npy = ascii_ends_with_nocase(path, ".npy");
+    /* "-" is a file by that name, as in DxDispatch, not standard output. */
+    const char *path = strcmp(c->target_path, "-") == 0 ? "./-" : c->target_path;
     if (ascii_ends_with_nocase(path, ".png") || ascii_ends_with_nocase(path, ".jpg") ||
         ascii_ends_with_nocase(path, ".jpeg"))
         return fail(o, err, c->where, "'%s' is an image: dmlslice writes .npy and raw files only", path);
-    if (!is_npy) {
-        char why[300];
-        if (!write_raw(path, data, r->size, why)) return fail(o, err, c->where, "cannot write '%s': %s", path, why);
-    } else {
-        const char *descr = npy_descr(r->dtype);
+    const char *descr = NULL;
+    size_t esize = 1;
+    int64_t shape[DMLS_MAX_RANK];
+    int32_t ndim = 1;
+    uint64_t count = r->size;
+    if (ascii_ends_with_nocase(path, ".npy")) {
+        descr = npy_descr(r->dtype);
         if (!descr)
-            return fail(o, err, c->where, "resource '%s' has no element type (a list initializer): write it as a raw file",
-                        r->name);
-        const size_t esize = values_dtype_size(r->dtype);
-        int64_t shape[DMLS_MAX_RANK];
-        int32_t ndim = 1;
-        uint64_t count = r->size / esize;
-        if (c->dimensions) {
-            if (c->dimension_count > DMLS_MAX_RANK)
-                return fail(o, err, c->where, "dimensions has %zu values; a .npy file here holds at most %d",
-                            c->dimension_count, DMLS_MAX_RANK);
-            ndim = (int32_t)c->dimension_count;
-            count = 1;
-            for (size_t i = 0; i < c->dimension_count; i++) {
-                shape[i] = c->dimensions[i];
-                count *= c->dimensions[i]; /* at most 8 factors below 2^32: checked against the size next */
-                if (count > r->size) count = r->size + 1;
-            }
-            if (count * esize > r->size)
-                return fail(o, err, c->where, "dimensions hold more elements than resource '%s' (%" PRIu64 " bytes)",
-                            r->name, r->size);
-        } else {
-            shape[0] = (int64_t)count;
-        }
-        npy_output out;
-        char nerr[NPY_ERR_LEN];
-        if (!npy_create(path, true, descr, ndim, shape, esize, &out, nerr))
-            return fail(o, err, c->where, "%s", nerr);
-        memcpy(out.data, data, count * esize);
-        if (!npy_commit(&out, nerr)) {
-            npy_abort(&out);
-            return fail(o, err, c->where, "%s", nerr);
-        }
+            return fail(o, err, c->where,
+                        "resource '%s' has no element type (a list initializer): write it as a raw file", r->name);
+        esize = values_dtype_size(r->dtype);
+        count = r->size / esize;
+        if (!npy_shape(c, r, esize, shape, &ndim, &count, o, err)) return false;
     }
-    fprintf(o->out, "Resource '%s' written to '%s'\n", r->name, path);
+    char where[sizeof c->where + 16], why[REACH_WHY_LEN];
+    snprintf(where, sizeof where, "%s.targetPath", c->where);
+    if (!o->reach) return fail(o, err, where, "writeFile: no file is written here");
+    if (!reach_may_write(o->reach, path, why)) return fail(o, err, where, "writeFile: %s", why);
+    npy_output out;
+    char nerr[NPY_ERR_LEN];
+    const bool made = npy_output_check(path, o->path, o->force, nerr) &&
+                      (descr ? npy_create(path, o->force, descr, ndim, shape, esize, &out, nerr)
+                             : npy_create_raw(path, o->force, count, &out, nerr));
+    if (!made) return fail(o, err, c->where, "%s", nerr);
+    if (count) memcpy(out.data, data, count * esize);
+    if (!npy_commit(&out, nerr)) {
+        npy_abort(&out);
+        return fail(o, err, c->where, "%s", nerr);
+    }
+    fprintf(o->out, "Resource '%s' written to '%s'\n", r->name, c->target_path);
     return true;
 }
 

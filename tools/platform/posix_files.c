@@ -2,8 +2,10 @@
  * Linux-only paths (O_TMPFILE, AT_EMPTY_PATH) each have a POSIX fallback. */
 #define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH, strndup, realpath; MAP_ANONYMOUS under -std=c11 */
 #define _DARWIN_C_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -16,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "platform.h"
 
 #ifndef O_CLOEXEC
@@ -150,6 +153,16 @@ size_t dmls_path_folder_len(const char *path) {
 
 int dmls_path_is_relative(const char *path) { return path[0] != '/'; }
 
+/* A file's modification time in nanoseconds (macOS names the field
+ * differently). */
+static int64_t modified_ns(const struct stat *st) {
+#ifdef __APPLE__
+    return (int64_t)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
+#else
+    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+#endif
+}
+
 int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     memset(m, 0, sizeof *m);
     m->handle = -1;
@@ -182,7 +195,8 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     m->size = size;
     m->base = range;
     m->base_len = (size_t)want;
-    m->handle = fd; /* kept, to see the file shrink (dmls_file_map_intact) */
+    m->handle = fd; /* kept, to see the file change (dmls_file_map_intact) */
+    m->modified = modified_ns(&st);
     m->guard = guard_range(range, (size_t)want, 0);
     return 0;
 }
@@ -190,9 +204,9 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
 int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now) {
     struct stat st;
     *size_now = m->size;
-    if (m->handle >= 0 && fstat((int)m->handle, &st) == 0 && (uint64_t)st.st_size < m->size) {
+    if (m->handle >= 0 && fstat((int)m->handle, &st) == 0) {
         *size_now = (uint64_t)st.st_size;
-        return 0;
+        if (*size_now != m->size || modified_ns(&st) != m->modified) return 0;
     }
     return !guard_faulted(m->guard);
 }
@@ -379,6 +393,32 @@ static char *folder_of(const char *path) {
     return strndup(path, (size_t)(slash - path));
 }
 
+/* True for ".dmlslice-PID-K" (K below 100) whose process PID is gone: what
+ * a SIGKILL between name_file's link and rename leaves. A PID now reused,
+ * or another user's live process (EPERM), keeps its name. */
+static int stale_temporary_name(const char *name) {
+    static const char prefix[] = ".dmlslice-";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0) return 0;
+    const char *p = name + sizeof prefix - 1;
+    long long pid = 0;
+    for (; *p >= '0' && *p <= '9' && pid <= INT_MAX; p++) pid = pid * 10 + (*p - '0');
+    if (*p++ != '-' || pid <= 0 || pid > INT_MAX || (pid_t)pid == getpid()) return 0;
+    const char *k = p;
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p != '\0' || p == k || p - k > 2) return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes what stale_temporary_name finds in dir, before a new file is
+ * made there: the leftover of a killed replace lasts until then only. */
+static void remove_stale_names(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return; /* then creating the new file fails and says why */
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (stale_temporary_name(e->d_name)) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
 /* Reserves bytes by writing zeros, where posix_fallocate cannot. */
 static int reserve_by_writing(int fd, uint64_t bytes) {
     static const unsigned char zeros[1 << 16];
@@ -408,6 +448,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     char *dir = folder_of(path);
     int err = f->final_path && dir ? 0 : ENOMEM;
     ignore_file_size_limit();
+    if (!err) remove_stale_names(dir);
 #ifdef O_TMPFILE
     /* Unnamed until committed: nothing to clean up, however the process
      * ends. Some file systems refuse: name one instead. */
@@ -558,4 +599,39 @@ void dmls_ignore_broken_pipe(void) {
     struct sigaction old;
     if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
         signal(SIGPIPE, SIG_IGN);
+}
+
+int dmls_open_regular(const char *path, FILE **f, dmls_file_info *info) {
+    *f = NULL;
+    int e = dmls_path_info(path, 0, info);
+    if (e != 0) return e;
+    if (info->kind == DMLS_FILE_MISSING) return ENOENT;
+    if (info->kind != DMLS_FILE_REGULAR) return EINVAL;
+    /* Should the name change between the look and the open, O_NONBLOCK keeps
+     * a FIFO from waiting and O_NOFOLLOW refuses a link; fstat then tells
+     * whether this is still the file examined. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno == ELOOP ? EINVAL : errno;
+    struct stat st;
+    dmls_file_info now;
+    memset(&now, 0, sizeof now);
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        close(fd);
+        return e;
+    }
+    fill_info(&st, &now);
+    if (now.kind != DMLS_FILE_REGULAR || !dmls_same_file(&now, info)) {
+        close(fd);
+        info->kind = now.kind;
+        return now.kind == DMLS_FILE_REGULAR ? EAGAIN : EINVAL;
+    }
+    *info = now;
+    *f = fdopen(fd, "rb");
+    if (*f == NULL) {
+        e = errno;
+        close(fd);
+        return e;
+    }
+    return 0;
 }

@@ -15,6 +15,9 @@ typedef struct execute_options {
     bool cuda;       /* dispatch on a GPU (device.h: CUDA device 0, or the Vulkan device selected) instead of the CPU */
     FILE *out;       /* where print and writeFile report */
     const char *name; /* the model's name, for messages */
+    const char *path; /* the model's file ("-": standard input): never written over */
+    bool force;       /* writeFile may replace an existing file (-f) */
+    const model_reach *reach; /* where writeFile may write; NULL: nowhere */
 } execute_options;
 
 /* Returns false at the first failure with err (MODEL_ERR_LEN bytes) naming

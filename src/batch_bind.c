@@ -1,0 +1,192 @@
+/* The binding checks of a batch execute (every backend runs them first):
+ * what a single execute checks, per slot instead of per item, since create
+ * gathered each slot's needs (batch.c), and R-B-OVERLAP across slots at the
+ * bound addresses.
+ *
+ * Overlap in O(n log n): slots whose spans (the hull of their items'
+ * ranges) are disjoint cannot share a byte, so the slots' spans are sorted
+ * and swept first; only a pair of slots whose spans meet is checked item by
+ * item, each range of one slot binary-searched among the other's (an output
+ * slot's items are sorted by offset and disjoint, from create). Nothing is
+ * allocated unless a batch has more than STACK_SLOTS slots (the CUDA path
+ * never has: DMLS_BATCH_CUDA_MAX_SLOTS). */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "batch.h"
+#include "error.h"
+
+#define STACK_SLOTS 128
+
+/* A bound slot's span at its address. */
+typedef struct span {
+    uint64_t lo, hi; /* absolute addresses */
+    uint32_t slot;   /* index into b->slots */
+} span;
+
+static int by_lo(const void *a, const void *b) {
+    const span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static uint64_t base_of(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out, uint32_t s) {
+    return s < b->in_slots ? (uint64_t)(uintptr_t)in[s].data : (uint64_t)(uintptr_t)out[s - b->in_slots].data;
+}
+
+static void range_of(const dmls_batch *b, uint32_t s, size_t item, uint64_t *off, uint64_t *bytes) {
+    if (s < b->in_slots)
+        dmls_batch_in_range(b, item, off, bytes);
+    else
+        dmls_batch_out_range(b, item, off, bytes);
+}
+
+/* Items of output slot o against those of slot x (another slot), at bases
+ * ob and xb: the first shared byte is an error naming both items. */
+static dmls_status items_apart(const dmls_batch *b, uint32_t o, uint64_t ob, uint32_t x, uint64_t xb) {
+    const dmls_batch_slot *so = &b->slots[o], *sx = &b->slots[x];
+    for (size_t k = 0; k < sx->n; k++) {
+        const size_t j = b->order[sx->first + k];
+        uint64_t off, bytes;
+        range_of(b, x, j, &off, &bytes);
+        const uint64_t lo = xb + off, hi = lo + bytes;
+        /* The first output range of o that ends after lo. */
+        size_t a = 0, z = so->n;
+        while (a < z) {
+            size_t m = a + (z - a) / 2;
+            uint64_t mo, mb;
+            dmls_batch_out_range(b, b->order[so->first + m], &mo, &mb);
+            if (ob + mo + mb <= lo)
+                a = m + 1;
+            else
+                z = m;
+        }
+        if (a == so->n) continue;
+        const size_t i = b->order[so->first + a];
+        uint64_t io, ib;
+        dmls_batch_out_range(b, i, &io, &ib);
+        const bool is_in = x < b->in_slots;
+        RETURN_IF(ob + io < hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
+                  "batch item %zu: output bytes [%#" PRIx64 ", +%" PRIu64 ") (output slot %" PRIu32
+                  ") overlap item %zu's %s bytes [%#" PRIx64 ", +%" PRIu64 ") (%s slot %" PRIu32 ")",
+                  i, ob + io, ib, o - b->in_slots, j, is_in ? "input" : "output", lo, bytes, is_in ? "input" : "output",
+                  is_in ? x : x - b->in_slots);
+    }
+    return DMLS_OK;
+}
+
+/* Every output span against the spans before it in address order that
+ * reach into it (outputs sorted by lo; all sorted by lo with prefix maxima of
+ * hi in pm): only those pairs are checked item by item. */
+static dmls_status sweep(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out,
+                         const span *outs, size_t n_out, const span *all, const uint64_t *pm, size_t n_all) {
+    for (size_t k = 0; k < n_out; k++) {
+        const span *o = &outs[k];
+        /* Spans that start below o's end: all[0 .. z). */
+        size_t a = 0, z = n_all;
+        while (a < z) {
+            size_t m = a + (z - a) / 2;
+            if (all[m].lo < o->hi)
+                a = m + 1;
+            else
+                z = m;
+        }
+        for (size_t j = a; j-- > 0 && pm[j] > o->lo;) {
+            if (all[j].hi <= o->lo || all[j].slot == o->slot) continue;
+            RETURN_IF_ERROR(
+                items_apart(b, o->slot, o->lo - b->slots[o->slot].lo, all[j].slot, base_of(b, in, out, all[j].slot)));
+        }
+    }
+    return DMLS_OK;
+}
+
+/* R-B-OVERLAP across slots. spans has room for 2 * slots entries, pm for slots. */
+static dmls_status slots_apart(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out,
+                               span *spans, uint64_t *pm) {
+    const uint32_t slots = b->in_slots + b->out_slots;
+    size_t n_all = 0, n_out = 0;
+    span *all = spans, *outs = spans + slots;
+    for (uint32_t s = 0; s < slots; s++) {
+        const dmls_batch_slot *sl = &b->slots[s];
+        if (sl->n == 0) continue;
+        const uint64_t base = base_of(b, in, out, s);
+        span sp = {base + sl->lo, base + sl->hi, s};
+        all[n_all++] = sp;
+        if (s >= b->in_slots) outs[n_out++] = sp;
+    }
+    if (n_out == 0) return DMLS_OK;
+    qsort(all, n_all, sizeof *all, by_lo);
+    for (size_t j = 0; j < n_all; j++) pm[j] = j == 0 || all[j].hi > pm[j - 1] ? all[j].hi : pm[j - 1];
+    return sweep(b, in, out, outs, n_out, all, pm, n_all);
+}
+
+/* One slot's binding: non-NULL where it holds bytes, big enough, aligned,
+ * and its end inside the address space. */
+static dmls_status check_slot(const char *who, const dmls_batch *b, uint32_t s, const void *data, uint64_t bytes) {
+    const dmls_batch_slot *sl = &b->slots[s];
+    const bool is_in = s < b->in_slots;
+    const char *kind = is_in ? "input" : "output";
+    const uint32_t k = is_in ? s : s - b->in_slots;
+    const uintptr_t at = (uintptr_t)data;
+    RETURN_IF(data == NULL && sl->need_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
+              "%s: item %zu: %s slot %" PRIu32 " is NULL but the item needs %" PRIu64 " bytes of it", who,
+              sl->need_item, kind, k, sl->need_bytes);
+    RETURN_IF(bytes < sl->need_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
+              "%s: item %zu: %s slot %" PRIu32 " holds %" PRIu64 " bytes but the item needs %" PRIu64, who,
+              sl->need_item, kind, k, bytes, sl->need_bytes);
+    RETURN_IF(sl->align > 1 && at % sl->align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
+              "%s: item %zu: %s slot %" PRIu32 " address %p is not a multiple of %" PRIu64, who, sl->align_item, kind,
+              k, data, sl->align);
+    RETURN_IF((uint64_t)at > UINT64_MAX - sl->need_bytes, DMLS_ERROR_OUT_OF_BOUNDS, "R-X-BOUNDS",
+              "%s: item %zu: %s slot %" PRIu32 " at %p runs past the end of the address space", who, sl->need_item,
+              kind, k, data);
+    return DMLS_OK;
+}
+
+/* Bound crop starts (input slot 1) are read while the outputs are written:
+ * they must not share a byte with output slot 0's crops, which tile its
+ * span. */
+static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls_batch_input *in,
+                                const dmls_batch_output *out) {
+    const dmls_batch_slot *o = &b->slots[b->in_slots], *st = &b->slots[1];
+    if (o->n == 0 || st->need_bytes == 0) return DMLS_OK;
+    const uint64_t s_lo = (uint64_t)(uintptr_t)in[1].data, s_hi = s_lo + st->need_bytes;
+    const uint64_t o_lo = (uint64_t)(uintptr_t)out[0].data + o->lo, o_hi = o_lo + (o->hi - o->lo);
+    RETURN_IF(s_lo < o_hi && o_lo < s_hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
+              "%s: the crops' output bytes [%#" PRIx64 ", +%" PRIu64 ") overlap their starts [%#" PRIx64 ", +%" PRIu64
+              ") (input slot 1)",
+              who, o_lo, o_hi - o_lo, s_lo, st->need_bytes);
+    return DMLS_OK;
+}
+
+dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
+                                      uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
+    dmls_clear_error();
+    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
+    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
+              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
+              " input slots and %" PRIu32 " output slots",
+              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
+    RETURN_IF((inputs == NULL && n_inputs > 0) || (outputs == NULL && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
+              "R-OP-NULL", "%s: the %s array is NULL", who, inputs == NULL && n_inputs > 0 ? "inputs" : "outputs");
+    for (uint32_t s = 0; s < b->in_slots; s++) RETURN_IF_ERROR(check_slot(who, b, s, inputs[s].data, inputs[s].bytes));
+    for (uint32_t s = 0; s < b->out_slots; s++)
+        RETURN_IF_ERROR(check_slot(who, b, b->in_slots + s, outputs[s].data, outputs[s].bytes));
+    const size_t slots = (size_t)b->in_slots + b->out_slots;
+    span stack_spans[2 * STACK_SLOTS];
+    uint64_t stack_pm[STACK_SLOTS];
+    span *spans = stack_spans;
+    uint64_t *pm = stack_pm;
+    if (slots > STACK_SLOTS) {
+        spans = malloc(2 * slots * sizeof *spans);
+        pm = malloc(slots * sizeof *pm);
+        if (spans == NULL || pm == NULL) {
+            free(spans);
+            free(pm);
+            return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
+        }
+    }
+    dmls_status s = slots_apart(b, inputs, outputs, spans, pm);
+    if (spans != stack_spans) free(spans), free(pm);
+    if (s == DMLS_OK && b->crops.on) s = starts_apart(who, b, inputs, outputs);
+    return s;
+}

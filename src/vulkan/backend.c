@@ -1,0 +1,8 @@
+/* The Vulkan backend's entry in the table of backends (backend.h): its data
+ * is the operator's launches (launch.h), prepared once at create
+ * (prepare.c, plain C, no Vulkan header) so that execute.c only checks the
+ * binding, records and submits. */
+#include "../backend.h"
+#include "launch.h"
+
+const dmls_backend dmls_vulkan_backend = {"vulkan", dmls_vulkan_prepare, dmls_vulkan_destroy};

@@ -1,0 +1,379 @@
+/* Batches on CUDA (docs/spec.md sections 7 and 8):
+ *   - without a GPU: the batch's launch planning (cuda/batch_prepare.c) run
+ *     by an emulation of the batch kernel on the CPU: every block finds its
+ *     item with the kernel's own search, picks the item's launch for the
+ *     bound addresses with the kernel's own rule, clamps bound crop starts
+ *     with the kernel's own code (cuda/batch_launch.h), then runs its tiles
+ *     index by index (emulator.h: bounds and alignment of every access);
+ *     the outputs must equal the items run one by one through the
+ *     reference, byte for byte, on random batches (mixed element sizes and
+ *     directions, SLICE_GRAD, empty items), splits, and crops with clamped
+ *     bound starts. Also the table's block assignment (by work, each item's
+ *     blocks contiguous) and the slot limit;
+ *   - with a GPU: the same batches on the device, crops with starts in
+ *     device memory (clamped ones too), a batch captured in a CUDA graph and
+ *     replayed, and a binding error that enqueues nothing.
+ * Without a GPU the program exits 77 (CTest: skipped) after the emulated
+ * part; a failed check still fails it. Seeded (DMLS_TEST_SEED; fixed default). */
+#include <cuda_runtime_api.h>
+
+#include "batch.h"
+#include "batch_case.h"
+#include "cuda/batch_launch.h"
+#include "emulator.h"
+
+enum { TILE = DMLS_CUDA_THREADS * DMLS_CUDA_ILP };
+
+/* One index of launch L from item bases src/dst (emulator.h's checks). */
+static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst, uint64_t db,
+                      uint64_t i, const char *label) {
+    int64_t s, d;
+    if (!emu_locate(L, NULL, i, &s, &d)) {
+        CHECK(false, "%s: index %llu: a multiply-high quotient is wrong", label, (unsigned long long)i);
+        return false;
+    }
+    const int u = L->unit, v = L->vec;
+    switch (L->kernel) {
+    case DMLS_CUDA_COPY:
+        if (!emu_access(src, sb, s, u, "load", label, i) || !emu_access(dst, db, d, u, "store", label, i)) return false;
+        memcpy(dst + d, src + s, (size_t)u);
+        return true;
+    case DMLS_CUDA_FILL:
+        if (!emu_access(dst, db, d, u, "store", label, i)) return false;
+        memset(dst + d, 0, (size_t)u);
+        return true;
+    case DMLS_CUDA_GATHER:
+        if (!emu_access(dst, db, d, v, "store", label, i)) return false;
+        for (int k = 0; k < v / u; k++) {
+            if (!emu_access(src, sb, s + L->pattern[k], u, "load", label, i)) return false;
+            memcpy(dst + d + k * u, src + s + L->pattern[k], (size_t)u);
+        }
+        return true;
+    case DMLS_CUDA_REVERSE:
+        if (!emu_access(src, sb, s, v, "load", label, i) || !emu_access(dst, db, d, v, "store", label, i)) return false;
+        for (int k = 0; k < v / u; k++) memcpy(dst + d + k * u, src + s + (v / u - 1 - k) * u, (size_t)u);
+        return true;
+    }
+    CHECK(false, "%s: kernel %d in a batch", label, L->kernel);
+    return false;
+}
+
+/* batch_kernels.cu's memset_body for one block. */
+static void emu_memset(const dmls_cuda_launch *L, unsigned char *dst, uint64_t db, uint64_t local, uint64_t blocks,
+                       const char *label) {
+    unsigned char *p = dst + L->dst_offset;
+    const uint64_t bytes = L->count, mis = (16 - (uintptr_t)p % 16) % 16, head = mis < bytes ? mis : bytes;
+    const uint64_t count = 1 + (bytes - head + 15) / 16;
+    for (uint64_t t = 0; t < DMLS_CUDA_THREADS; t++)
+        for (uint64_t i = local * DMLS_CUDA_THREADS + t; i < count; i += blocks * DMLS_CUDA_THREADS) {
+            const uint64_t at = i == 0 ? 0 : head + (i - 1) * 16;
+            const uint64_t n = i == 0 ? head : (bytes - at < 16 ? bytes - at : 16);
+            if (n == 0) continue;
+            if (!emu_access(dst, db, L->dst_offset + (int64_t)at, 1, "memset", label, i) ||
+                !emu_access(dst, db, L->dst_offset + (int64_t)(at + n - 1), 1, "memset", label, i))
+                return;
+            if (i > 0 && n == 16) CHECK(((uintptr_t)(p + at)) % 16 == 0, "%s: memset store misaligned", label);
+            memset(p + at, 0, (size_t)n);
+        }
+}
+
+/* One block of the batch kernel (batch_kernel in batch_kernels.cu). */
+static void emu_block(const dmls_cuda_batch_plan *p, int phase, uint64_t b, unsigned char *const *bases,
+                      const uint64_t *bytes, const void *starts, const char *label) {
+    const dmls_cuda_batch_entry *en = p->entries[phase];
+    const uint64_t k = dmls_cuda_batch_find(en, p->n_entries[phase], b);
+    const uint64_t blocks = en[k + 1].first_block - en[k].first_block, local = b - en[k].first_block;
+    const dmls_cuda_batch_item *it = &p->items[en[k].item];
+    const int64_t in_off =
+        p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, en[k].item) : (int64_t)it->in_offset;
+    const unsigned char *src = bases[it->in_base] + in_off;
+    unsigned char *dst = bases[it->out_base] + it->out_offset;
+    const uint64_t sb = bytes[it->in_base] - (uint64_t)in_off, db = bytes[it->out_base] - it->out_offset;
+    const dmls_cuda_launch *choices = phase == 0 ? p->ops[it->op].fill : p->ops[it->op].copy;
+    const dmls_cuda_launch *L = &choices[dmls_cuda_batch_choose(choices, (uintptr_t)src, (uintptr_t)dst)];
+    if (L->kernel == DMLS_CUDA_MEMSET) {
+        emu_memset(L, dst, db, local, blocks, label);
+        return;
+    }
+    for (uint64_t base = local * TILE; base < L->count; base += blocks * TILE)
+        for (uint64_t i = base; i < base + TILE && i < L->count; i++)
+            if (!emu_index(L, src, sb, dst, db, i, label)) return;
+}
+
+/* The planning's invariants: entries by increasing block, every item with
+ * work owns at least one block, at most DMLS_CUDA_BATCH_ITEM_BLOCKS. */
+static void check_plan(const dmls_cuda_batch_plan *p, const char *label) {
+    for (int phase = 0; phase < 2; phase++) {
+        const dmls_cuda_batch_entry *e = p->entries[phase];
+        bool ok = e[0].first_block == 0 || p->n_entries[phase] == 0;
+        for (uint64_t k = 0; k < p->n_entries[phase]; k++) {
+            const uint64_t blocks = e[k + 1].first_block - e[k].first_block;
+            ok &= blocks >= 1 && blocks <= DMLS_CUDA_BATCH_ITEM_BLOCKS && (k == 0 || e[k].item > e[k - 1].item);
+        }
+        ok &= e[p->n_entries[phase]].first_block == p->blocks[phase];
+        CHECK(ok, "%s: phase %d entries out of order", label, phase);
+    }
+}
+
+/* Runs a batch through the emulated kernel on host buffers. */
+static void emulate_batch(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out,
+                          const char *label) {
+    dmls_cuda_batch_plan p;
+    CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+    check_plan(&p, label);
+    unsigned char *bases[DMLS_BATCH_CUDA_MAX_SLOTS];
+    uint64_t bytes[DMLS_BATCH_CUDA_MAX_SLOTS];
+    for (uint32_t s = 0; s < b->in_slots; s++)
+        bases[s] = (unsigned char *)(uintptr_t)in[s].data, bytes[s] = in[s].bytes;
+    for (uint32_t s = 0; s < b->out_slots; s++)
+        bases[b->in_slots + s] = out[s].data, bytes[b->in_slots + s] = out[s].bytes;
+    for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++)
+        for (uint64_t blk = 0; blk < p.blocks[phase]; blk++)
+            emu_block(&p, phase, blk, bases, bytes, b->crops.on ? in[1].data : NULL, label);
+    dmls_cuda_batch_plan_free(&p);
+}
+
+/* R-B-ITEM: random batches, emulated, against the items one by one. */
+static void test_emulated_batches(void) {
+    for (int round = 0; round < 120; round++) {
+        batch_case c;
+        const size_t n = (size_t)test_range(0, round < 100 ? 10 : 200);
+        batch_case_make(&c, n, (size_t)test_range(1, 8), round % 7 == 0 && n <= 60);
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
+        if (b != NULL) {
+            batch_buffers bb;
+            batch_buffers_make(&bb, &c);
+            unsigned char **ref = batch_case_oracle(&c, &bb);
+            emulate_batch(b, bb.inputs, bb.outputs, "emulated batch");
+            batch_case_same(&c, bb.out, ref, "R-B-ITEM emulated batch");
+            batch_oracle_free(&c, ref);
+            batch_buffers_free(&bb);
+        }
+        dmls_batch_destroy(b);
+        batch_case_free(&c);
+    }
+}
+
+/* Crops with bound starts, emulated: clamping as the device does it equals
+ * the CPU executor's (R-CROP-BOUNDS); and a split at misaligned bases. */
+static void test_emulated_crops_and_split(void) {
+    const int64_t shape[3] = {3, 40, 36}, size[3] = {3, 4, 4};
+    float *img = malloc(3 * 40 * 36 * 4);
+    for (int i = 0; i < 3 * 40 * 36; i++) img[i] = (float)i;
+    const dmls_tensor t = {DMLS_FLOAT32, 3, shape, NULL, 0};
+    enum { N = 300 };
+    int32_t starts[N * 3];
+    for (int i = 0; i < N * 3; i++) starts[i] = (int32_t)test_range(-10, 50);
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, N, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+    float *gpu = malloc(N * 48 * 4), *cpu = malloc(N * 48 * 4);
+    memset(gpu, 0, N * 48 * 4), memset(cpu, 1, N * 48 * 4);
+    dmls_batch_input in[2] = {{img, 3 * 40 * 36 * 4}, {starts, sizeof starts}};
+    dmls_batch_output out = {gpu, N * 48 * 4}, out_cpu = {cpu, N * 48 * 4};
+    emulate_batch(b, in, &out, "emulated crops");
+    CHECK_STATUS(dmls_batch_execute(b, NULL, in, 2, &out_cpu, 1), DMLS_OK);
+    CHECK(memcmp(gpu, cpu, N * 48 * 4) == 0, "R-CROP-BOUNDS: emulated clamped crops equal the CPU's");
+    dmls_batch_destroy(b);
+
+    const int64_t s2[2] = {6, 1000};
+    const dmls_tensor t2 = {DMLS_UINT16, 2, s2, NULL, 0};
+    const int64_t parts[5] = {200, 200, 200, 200, 200};
+    CHECK_STATUS(dmls_batch_create_split(&t2, 1, parts, 5, 1, &b), DMLS_OK);
+    for (int mis = 0; mis < 3; mis++) {
+        unsigned char *src = malloc(12000 + 16), *a = malloc(12000 + 16), *c = malloc(12000 + 16);
+        test_fill_random(src, 12016);
+        memset(a, 0, 12016), memset(c, 0, 12016);
+        dmls_batch_input si = {src + 2 * mis, 12000};
+        dmls_batch_output ga = {a + 2 * (2 - mis), 12000}, gc = {c + 2 * (2 - mis), 12000};
+        emulate_batch(b, &si, &ga, "emulated split");
+        CHECK_STATUS(dmls_batch_execute(b, NULL, &si, 1, &gc, 1), DMLS_OK);
+        CHECK(memcmp(a, c, 12016) == 0, "R-SPLIT-SUM: emulated split at misalignment %d equals the CPU's", mis);
+        free(src), free(a), free(c);
+    }
+    dmls_batch_destroy(b);
+    free(img), free(gpu), free(cpu);
+}
+
+/* Reversed rows of every element size (the REVERSE launch: one 16-byte load
+ * per 16 output bytes), and the same rows with a 4-byte step (GATHER),
+ * emulated against the CPU executor. */
+static void test_emulated_reverse(void) {
+    dmls_operator *ops[8];
+    dmls_batch_item items[8];
+    for (int k = 0; k < 8; k++) {
+        const int64_t shape[2] = {5, 64}, off[2] = {0, 0}, size[2] = {5, 64};
+        const int64_t step[2] = {1, k < 4 ? -1 : 2}, out_shape[2] = {5, k < 4 ? 64 : 32};
+        const dmls_dtype dt = test_dtype_of_size(1 << (k % 4));
+        const dmls_tensor in = {dt, 2, shape, NULL, 0}, out = {dt, 2, out_shape, NULL, 0};
+        const dmls_window w = {off, size, step};
+        CHECK_STATUS(dmls_create(&in, &out, &w, &ops[k]), DMLS_OK);
+        items[k].op = ops[k];
+        items[k].in_slot = 0, items[k].in_offset = 0;
+        items[k].out_slot = 0, items[k].out_offset = (uint64_t)k * 5 * 64 * 8;
+    }
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, 8, 1, 1, &b), DMLS_OK);
+    _Alignas(16) static unsigned char src[5 * 64 * 8], a[8 * 5 * 64 * 8], c[8 * 5 * 64 * 8];
+    test_fill_random(src, sizeof src);
+    memset(a, 0, sizeof a), memset(c, 1, sizeof c);
+    const dmls_batch_input in = {src, sizeof src};
+    const dmls_batch_output oa = {a, sizeof a}, oc = {c, sizeof c};
+    emulate_batch(b, &in, &oa, "emulated reverse");
+    memcpy(c, a, sizeof c);
+    for (int k = 0; k < 8; k++) memset(c + items[k].out_offset, 0xEE, dmls_output_bytes(ops[k]));
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, &oc, 1), DMLS_OK);
+    CHECK(memcmp(a, c, sizeof a) == 0, "R-B-ITEM: emulated reversed and strided rows equal the CPU's");
+    dmls_batch_destroy(b);
+    for (int k = 0; k < 8; k++) dmls_destroy(ops[k]);
+}
+
+/* The slot limit: more than DMLS_BATCH_CUDA_MAX_SLOTS is refused by name. */
+static void test_slot_limit(void) {
+    batch_case c;
+    batch_case_make(&c, 65, 2, true); /* 130 slots */
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
+    dmls_cuda_batch_plan p;
+    CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_ERROR_UNSUPPORTED);
+    CHECK(strstr(dmls_last_error(), "DMLS_BATCH_CUDA_MAX_SLOTS") != NULL, "limit named: %s", dmls_last_error());
+    dmls_batch_destroy(b);
+    batch_case_free(&c);
+}
+
+/* ------------------------------------------------------------ on the GPU */
+
+#define CU(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                     \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+/* Copies a case's slots to the device, runs the batch there (directly, or
+ * captured in a graph and replayed twice), copies the outputs back. */
+static void run_on_gpu(const dmls_batch *b, const batch_case *c, batch_buffers *bb, bool graph) {
+    dmls_batch_input *din = calloc(c->in_slots + 1, sizeof *din);
+    dmls_batch_output *dout = calloc(c->out_slots + 1, sizeof *dout);
+    for (uint32_t s = 0; s < c->in_slots; s++) {
+        void *d;
+        CU(cudaMalloc(&d, c->in_bytes[s] + 16));
+        CU(cudaMemcpy(d, bb->in[s], c->in_bytes[s] + 16, cudaMemcpyHostToDevice));
+        din[s].data = d, din[s].bytes = c->in_bytes[s];
+    }
+    for (uint32_t s = 0; s < c->out_slots; s++) {
+        void *d;
+        CU(cudaMalloc(&d, c->out_bytes[s] + 16));
+        CU(cudaMemcpy(d, bb->out[s], c->out_bytes[s] + 16, cudaMemcpyHostToDevice));
+        dout[s].data = d, dout[s].bytes = c->out_bytes[s];
+    }
+    cudaStream_t st;
+    CU(cudaStreamCreate(&st));
+    if (graph) {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CU(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        CHECK_STATUS(dmls_batch_execute_cuda(b, din, c->in_slots, dout, c->out_slots, st), DMLS_OK);
+        CU(cudaStreamEndCapture(st, &g));
+        CU(cudaGraphInstantiate(&ge, g, 0));
+        CU(cudaGraphLaunch(ge, st));
+        CU(cudaGraphLaunch(ge, st));
+        CU(cudaGraphExecDestroy(ge));
+        CU(cudaGraphDestroy(g));
+    } else {
+        CHECK_STATUS(dmls_batch_execute_cuda(b, din, c->in_slots, dout, c->out_slots, st), DMLS_OK);
+    }
+    CU(cudaStreamSynchronize(st));
+    CU(cudaStreamDestroy(st));
+    for (uint32_t s = 0; s < c->out_slots; s++)
+        CU(cudaMemcpy(bb->out[s], dout[s].data, c->out_bytes[s] + 16, cudaMemcpyDeviceToHost));
+    for (uint32_t s = 0; s < c->in_slots; s++) CU(cudaFree((void *)(uintptr_t)din[s].data));
+    for (uint32_t s = 0; s < c->out_slots; s++) CU(cudaFree(dout[s].data));
+    free(din), free(dout);
+}
+
+/* R-B-ITEM on the device: random batches, directly and in a CUDA graph. */
+static void test_gpu_batches(void) {
+    for (int round = 0; round < 60; round++) {
+        batch_case c;
+        const size_t n = round == 59 ? 100000 : (size_t)test_range(0, 300);
+        batch_case_make(&c, n, (size_t)test_range(1, 12), round % 9 == 0 && n <= 60);
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
+        if (b && dmls_batch_prepare_cuda(b) == DMLS_OK) {
+            batch_buffers bb;
+            batch_buffers_make(&bb, &c);
+            unsigned char **ref = batch_case_oracle(&c, &bb);
+            const bool graph = round % 3 == 1;
+            run_on_gpu(b, &c, &bb, graph);
+            batch_case_same(&c, bb.out, ref, graph ? "R-B-ITEM GPU batch in a CUDA graph" : "R-B-ITEM GPU batch");
+            batch_oracle_free(&c, ref);
+            batch_buffers_free(&bb);
+        }
+        dmls_batch_destroy(b);
+        batch_case_free(&c);
+    }
+}
+
+/* R-CROP-BOUNDS on the device: starts in device memory, clamped, against the CPU. */
+static void test_gpu_device_starts(void) {
+    const int64_t shape[3] = {3, 512, 512}, size[3] = {3, 4, 4};
+    const dmls_tensor t = {DMLS_FLOAT32, 3, shape, NULL, 0};
+    enum { N = 1024 };
+    const size_t img_bytes = 3 * 512 * 512 * 4;
+    float *img = malloc(img_bytes);
+    for (size_t i = 0; i < img_bytes / 4; i++) img[i] = (float)i;
+    int64_t *starts = malloc(N * 3 * 8);
+    for (int i = 0; i < N * 3; i++) starts[i] = test_range(-3, 512);
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, N, NULL, DMLS_STARTS_INT64, &b), DMLS_OK);
+    CHECK_STATUS(dmls_batch_prepare_cuda(b), DMLS_OK);
+    void *d_img, *d_starts, *d_out;
+    CU(cudaMalloc(&d_img, img_bytes));
+    CU(cudaMalloc(&d_starts, N * 3 * 8));
+    CU(cudaMalloc(&d_out, N * 48 * 4));
+    CU(cudaMemcpy(d_img, img, img_bytes, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(d_starts, starts, N * 3 * 8, cudaMemcpyHostToDevice));
+    dmls_batch_input din[2] = {{d_img, img_bytes}, {d_starts, N * 3 * 8}};
+    dmls_batch_output dout = {d_out, N * 48 * 4};
+    CHECK_STATUS(dmls_batch_execute_cuda(b, din, 2, &dout, 1, NULL), DMLS_OK);
+    float *got = malloc(N * 48 * 4), *want = malloc(N * 48 * 4);
+    CU(cudaMemcpy(got, d_out, N * 48 * 4, cudaMemcpyDeviceToHost));
+    dmls_batch_input hin[2] = {{img, img_bytes}, {starts, N * 3 * 8}};
+    dmls_batch_output hout = {want, N * 48 * 4};
+    CHECK_STATUS(dmls_batch_execute(b, NULL, hin, 2, &hout, 1), DMLS_OK);
+    CHECK(memcmp(got, want, N * 48 * 4) == 0, "R-CROP-BOUNDS: device-held starts clamp as the CPU's");
+    /* A binding error enqueues nothing: the output keeps its bytes. */
+    CU(cudaMemset(d_out, 0x3C, N * 48 * 4));
+    dout.bytes = N * 48 * 4 - 1;
+    CHECK_STATUS(dmls_batch_execute_cuda(b, din, 2, &dout, 1, NULL), DMLS_ERROR_BUFFER_TOO_SMALL);
+    CU(cudaMemcpy(got, d_out, N * 48 * 4, cudaMemcpyDeviceToHost));
+    CHECK(((unsigned char *)got)[0] == 0x3C && ((unsigned char *)got)[N * 48 * 4 - 1] == 0x3C, "nothing enqueued");
+    CU(cudaFree(d_img));
+    CU(cudaFree(d_starts));
+    CU(cudaFree(d_out));
+    free(img), free(starts), free(got), free(want);
+    dmls_batch_destroy(b);
+}
+
+int main(void) {
+    batch_seed(12);
+    (void)emulate_op; /* emulator.h's single-operator replay: test_cuda's */
+    test_emulated_batches();
+    test_emulated_crops_and_split();
+    test_emulated_reverse();
+    test_slot_limit();
+    if (!dmls_cuda_available()) {
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(NULL, 0, 0, 0, &b), DMLS_OK);
+        CHECK_STATUS(dmls_batch_prepare_cuda(b), DMLS_ERROR_NO_DEVICE);
+        CHECK_STATUS(dmls_batch_execute_cuda(b, NULL, 0, NULL, 0, NULL), DMLS_ERROR_INVALID_ARGUMENT);
+        dmls_batch_destroy(b);
+        TEST_MAIN_END_SKIP();
+    }
+    test_gpu_batches();
+    test_gpu_device_starts();
+    TEST_MAIN_END();
+}
