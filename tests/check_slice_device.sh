@@ -23,7 +23,8 @@ rc=$?
 cmp -s "$dir/cpu.npy" "$dir/gpu.npy" || { echo "--device cuda output differs from the CPU's"; fail=1; }
 if [ -s "$dir/err" ]; then
   # The fallback: one line that names the reason and the CPU.
-  grep -q -E '^dmlslice slice: --device cuda: .+; running on the CPU$' "$dir/err" ||
+  # tr: Windows ends the line with CR LF.
+  tr -d '\r' <"$dir/err" | grep -q -E '^dmlslice slice: --device cuda: .+; running on the CPU$' ||
     { echo "--device cuda: unexpected message: $(cat "$dir/err")"; fail=1; }
   echo "device: no usable GPU here; --device cuda ran on the CPU: $(cat "$dir/err")"
 else
@@ -38,7 +39,7 @@ rc=$?
 [ $rc -eq 0 ] || { echo "grad --device cuda: exit $rc, expected 0: $(cat "$dir/err")"; fail=1; }
 cmp -s "$dir/dx_cpu.npy" "$dir/dx_gpu.npy" || { echo "grad --device cuda output differs from the CPU's"; fail=1; }
 if [ -s "$dir/err" ]; then
-  grep -q -E '^dmlslice grad: --device cuda: .+; running on the CPU$' "$dir/err" ||
+  tr -d '\r' <"$dir/err" | grep -q -E '^dmlslice grad: --device cuda: .+; running on the CPU$' ||
     { echo "grad --device cuda: unexpected message: $(cat "$dir/err")"; fail=1; }
 fi
 exit $fail

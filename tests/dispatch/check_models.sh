@@ -136,7 +136,7 @@ grep -q 'DML_OPERATOR_SLICE1 at feature level 2_0' level.err || { echo "level: $
 "$tool" dispatch dispatch_basic.json --device cuda >cuda.out 2>cuda.err || { echo "cuda: $(cat cuda.err)"; fail=1; }
 [ "$(cat cuda.out)" = "Resource 'out': 2, 3" ] || { echo "cuda: printed $(cat cuda.out)"; fail=1; }
 if [ -s cuda.err ]; then
-  grep -q -E '^dmlslice dispatch: --device cuda: .+; running on the CPU$' cuda.err || { echo "cuda: $(cat cuda.err)"; fail=1; }
+  tr -d '\r' <cuda.err | grep -q -E '^dmlslice dispatch: --device cuda: .+; running on the CPU$' || { echo "cuda: $(cat cuda.err)"; fail=1; }
 fi
 
 # --- malformed models
