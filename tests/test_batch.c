@@ -204,6 +204,28 @@ static void test_overlap(void) {
     dmls_destroy(a);
 }
 
+/* R-B-OVERLAP across slots reads each slot's items in offset order: the
+ * slot's first item by index lies last by offset, distinct operators
+ * scramble the create-time scratch, and only that item meets the other
+ * slot. */
+static void test_overlap_order(void) {
+    dmls_operator *a = copy_op(4), *c = copy_op(2);
+    dmls_batch_item items[3] = {{a, 0, 0, 0, 64}, {c, 0, 0, 0, 0}, {c, 0, 1, 0, 0}};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, 3, 1, 2, &b), DMLS_OK);
+    float src[4] = {1, 2, 3, 4}, dst[32] = {0};
+    dmls_batch_input in = {src, 16};
+    dmls_batch_output outs[2] = {{dst, 80}, {dst + 16, 8}}; /* slot 1 at byte 64: item 0's [64, 80) */
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-B-OVERLAP", "item 0", "item 2");
+    outs[1].data = dst + 24; /* past every byte of slot 0 */
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_OK);
+    CHECK(dst[16] == 1 && dst[19] == 4 && dst[0] == 1 && dst[1] == 2 && dst[24] == 1, "every item written");
+    dmls_batch_destroy(b);
+    dmls_destroy(a);
+    dmls_destroy(c);
+}
+
 int main(void) {
     batch_seed(24);
     CHECK_STATUS(dmls_context_create(4, &ctx4), DMLS_OK);
@@ -213,6 +235,7 @@ int main(void) {
     test_dml_alignment();
     test_binding_errors();
     test_overlap();
+    test_overlap_order();
     test_random_batches();
     dmls_context_destroy(ctx4);
     TEST_MAIN_END();
