@@ -218,6 +218,9 @@ static void test_overlap_order(void) {
     dmls_batch_output outs[2] = {{dst, 80}, {dst + 16, 8}}; /* slot 1 at byte 64: item 0's [64, 80) */
     CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_ERROR_OVERLAP);
     CHECK_MESSAGE("R-B-OVERLAP", "item 0", "item 2");
+    outs[1].data = dst + 1; /* into item 1's [0, 8), the first by offset */
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-B-OVERLAP", "item 1", "item 2");
     outs[1].data = dst + 24; /* past every byte of slot 0 */
     CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_OK);
     CHECK(dst[16] == 1 && dst[19] == 4 && dst[0] == 1 && dst[1] == 2 && dst[24] == 1, "every item written");
