@@ -10,6 +10,9 @@
  *              (CPU pool, CUDA), threads
  *   module.c   the Python surface: arguments, keys, one call's straight
  *              path (arrays in, plan, result, run), the Operator type
+ *
+ * and, beside module.c, batch.c and batch_run.c (batch_ext.h): many slices
+ * in one call (split, crops, planned batches).
  */
 #ifndef DMLSLICE_PY_EXT_H
 #define DMLSLICE_PY_EXT_H
@@ -186,10 +189,26 @@ typedef struct compiled {
 int lib_compile(compiled *c, const plan *p, int64_t itemsize);
 void lib_compiled_free(compiled *c);
 
+/* An Operator object (module.c makes them; batch.c reads their plans). */
+typedef struct OperatorObject {
+    PyObject_HEAD compiled c;
+    int kind;
+    PyObject *dtype;
+    PyObject *shape; /* the result's shape, made once */
+} OperatorObject;
+
 /* Copy: in (shape p->in_shape) to out (shape p->final_shape), on the CPU
  * pool or the GPU. stream: cudaStream_t as an integer, for CUDA views.
  * c may be NULL (one-shot call). Returns 0 or -1 with an exception set. */
 int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream, int sync);
+
+/* The package's exception for a library status (a dmls_status), with the
+ * library's message and rule. Returns NULL. */
+void *lib_error(int status);
+/* The shared CPU pool with one more user (GIL held): its dmls_context
+ * through *ctx, and a handle for lib_pool_release. NULL with an exception. */
+void *lib_pool_acquire(void **ctx);
+void lib_pool_release(void *handle);
 
 int lib_set_threads(int n);
 /* In a forked child: forget the parent's pool (its workers are not here). */

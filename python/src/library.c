@@ -416,6 +416,16 @@ int lib_set_threads(int n) {
     return 0;
 }
 
+void *lib_pool_acquire(void **ctx) {
+    pool_ref *r = pool_enter();
+    if (r) *ctx = r->ctx;
+    return r;
+}
+
+void lib_pool_release(void *handle) { pool_leave(handle); }
+
+void *lib_error(int status) { return lib_raise((dmls_status)status); }
+
 int lib_threads(void) {
     pool_ref *r = pool_enter();
     if (!r) return -1;

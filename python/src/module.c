@@ -10,6 +10,8 @@
  */
 #include "ext.h"
 
+#include "batch_ext.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -409,13 +411,6 @@ typedef struct call {
 #define PLAN_CACHE_MAX 256
 static PyObject *plan_cache; /* dict: bytes -> Operator */
 
-typedef struct OperatorObject OperatorObject;
-struct OperatorObject {
-    PyObject_HEAD compiled c;
-    int kind;
-    PyObject *dtype;
-    PyObject *shape; /* the result's shape, made once */
-};
 
 static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
 
@@ -1241,6 +1236,7 @@ PyMODINIT_FUNC PyInit__dmlslice(void) {
     operator_type = PyType_FromSpec(&op_spec);
     if (!operator_type || PyModule_AddObject(m, "Operator", operator_type) < 0) goto fail;
     Py_INCREF(operator_type); /* AddObject stole one; the module keeps it too */
+    if (batch_add_functions(m) < 0) goto fail;
     if (PyModule_AddStringConstant(m, "library_version", lib_version()) < 0 ||
         PyModule_AddIntConstant(m, "cuda_built", lib_cuda_built()) < 0 ||
         PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0)
