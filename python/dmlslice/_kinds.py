@@ -140,6 +140,8 @@ def host_starts(starts, rank, extra):
     adds when it copies elements in parts)."""
     from ._errors import ArgumentError, DTypeError
     a = np.asarray(starts)
+    if a.size == 0 and a.dtype.kind == "f":  # np.asarray([[], []]) is float64: no value to read
+        a = a.astype(np.int64)
     if a.dtype.kind not in "iu":
         raise DTypeError(f"crops: starts must hold integers, not {a.dtype}", "DMLS_ERROR_INVALID_ARGUMENT", "")
     if a.ndim != 2 or a.shape[1] != rank:

@@ -133,7 +133,10 @@ static int same_device(PyObject *obj, const dev_state *d, const char *what) {
     return -1;
 }
 
+/* Row-major without gaps (an array without elements places none). */
 static int is_packed(const array_view *v) {
+    for (int i = 0; i < v->ndim; i++)
+        if (v->shape[i] == 0) return 1;
     int64_t want = v->itemsize;
     for (int i = v->ndim - 1; i >= 0; i--) {
         if (v->shape[i] > 1 && v->strides[i] != want) return 0;
