@@ -344,6 +344,7 @@ static int split_new(const dev_state *d, const array_view *in, const split_args 
         Py_XDECREF(part);
         Py_XDECREF(cut);
         if (!view) {
+            view_release(flat);
             Py_DECREF(buf);
             return -1;
         }
