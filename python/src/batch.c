@@ -17,9 +17,9 @@
 
 /* ------------------------------------------------------------ state */
 
-static PyObject *np_empty, *np_asarray;                                         /* numpy */
+static PyObject *np_empty, *np_asarray;                                               /* numpy */
 static PyObject *k_empty_like, *k_finish, *k_stream_of, *k_host_starts, *k_to_device; /* dmlslice._kinds */
-static PyTypeObject *operator_type;                                             /* dmlslice.Operator */
+static PyTypeObject *operator_type;                                                   /* dmlslice.Operator */
 
 /* Batches of split and crops by (kind, device, layout, parameters): bytes ->
  * capsule. Bounded, emptied when full; a call holds its capsule while it
@@ -168,8 +168,10 @@ static PyObject *shape_tuple(int ndim, const int64_t *shape) {
     PyObject *t = PyTuple_New(ndim);
     for (int i = 0; t && i < ndim; i++) {
         PyObject *v = PyLong_FromLongLong(shape[i]);
-        if (!v) Py_CLEAR(t);
-        else PyTuple_SetItem(t, i, v);
+        if (!v)
+            Py_CLEAR(t);
+        else
+            PyTuple_SetItem(t, i, v);
     }
     return t;
 }
@@ -213,7 +215,8 @@ static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_vi
     if (!same) {
         shape_text(a, sizeof a, v->ndim, v->shape);
         shape_text(b, sizeof b, ndim, shape);
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "%s has shape %s; the result has shape %s", what, a, b);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "%s has shape %s; the result has shape %s", what, a,
+                  b);
     } else if (v->itemsize != in->itemsize || v->dtype_class != in->dtype_class ||
                (view_is_numpy(x) && view_is_numpy(o) &&
                 PyObject_RichCompareBool(view_numpy_descr(x), view_numpy_descr(o), Py_EQ) != 1)) {
@@ -361,7 +364,8 @@ static int split_outs(PyObject *out, const dev_state *d, const array_view *in, c
     PyObject *fast = PySequence_Tuple(out);
     if (!fast) {
         PyErr_Clear();
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "split: out= must be a sequence of arrays, one per part");
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                  "split: out= must be a sequence of arrays, one per part");
         return -1;
     }
     Py_ssize_t m = PyTuple_Size(fast), j = 0;
@@ -391,8 +395,10 @@ static PyObject *split_result(const dev_state *d, PyObject *list, int fresh) {
     PyObject *r = PyList_New(n);
     for (Py_ssize_t j = 0; r && j < n; j++) {
         PyObject *v = hand_back(d->x, PyList_GetItem(list, j));
-        if (!v) Py_CLEAR(r);
-        else PyList_SetItem(r, j, v);
+        if (!v)
+            Py_CLEAR(r);
+        else
+            PyList_SetItem(r, j, v);
     }
     return r;
 }
@@ -542,8 +548,9 @@ static int check_starts(const int64_t *st, size_t n, int cols, const array_view 
             int64_t v = st[i * (size_t)cols + (size_t)k];
             if (v < 0 || v > in->shape[k] - size[k]) {
                 ext_raise(ERR_OUT_OF_BOUNDS, "DMLS_ERROR_OUT_OF_BOUNDS", "R-CROP-BOUNDS",
-                          "crops: crop %zu: start[%d] = %lld with size %lld reaches outside [0, %lld) (axis %d) (R-CROP-BOUNDS)", i, k,
-                          (long long)v, (long long)size[k], (long long)in->shape[k], k);
+                          "crops: crop %zu: start[%d] = %lld with size %lld reaches outside [0, %lld) (axis %d) "
+                          "(R-CROP-BOUNDS)",
+                          i, k, (long long)v, (long long)size[k], (long long)in->shape[k], k);
                 return -1;
             }
         }
@@ -675,9 +682,9 @@ typedef struct BatchObject {
     PyObject *ops;             /* tuple of the Operators, kept alive */
     Py_ssize_t n;
     uint32_t n_in;
-    uint32_t *in_slot;    /* per item */
-    Py_ssize_t *slot_op;  /* per input slot: an item reading it (its shape and dtype) */
-    int device;           /* the CUDA device the batch was prepared for, or -1 */
+    uint32_t *in_slot;   /* per item */
+    Py_ssize_t *slot_op; /* per input slot: an item reading it (its shape and dtype) */
+    int device;          /* the CUDA device the batch was prepared for, or -1 */
 } BatchObject;
 
 static PyObject *batch_type;
@@ -840,8 +847,8 @@ static PyObject *fn_plan_batch(PyObject *self, PyObject *args) {
 /* One call of a Batch: its arrays, taken in, and the slots bound. */
 typedef struct bcall {
     dev_state d;
-    PyObject *objs;     /* list: the inputs (NumPy views of buffer exporters) */
-    PyObject *results;  /* list: the outputs */
+    PyObject *objs;    /* list: the inputs (NumPy views of buffer exporters) */
+    PyObject *results; /* list: the outputs */
     array_view *in, *out;
     uint32_t n_in_have;
     Py_ssize_t n_out_have;
@@ -863,7 +870,7 @@ static void bcall_release(bcall *c) {
 static int batch_input(const BatchObject *b, uint32_t s, PyObject *obj, bcall *c) {
     char what[40];
     snprintf(what, sizeof what, "inputs[%u]", s);
-    PyObject *x = s == 0 ? Py_NewRef(c->d.x)
+    PyObject *x = s == 0                ? Py_NewRef(c->d.x)
                   : view_is_buffer(obj) ? PyObject_CallFunctionObjArgs(np_asarray, obj, NULL)
                                         : Py_NewRef(obj);
     if (!x) return -1;
@@ -918,7 +925,8 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
     if (out != Py_None) {
         if (!(fast = PySequence_Tuple(out))) {
             PyErr_Clear();
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "Batch: out= must be a sequence of arrays, one per item");
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                      "Batch: out= must be a sequence of arrays, one per item");
             return -1;
         }
         if (PyTuple_Size(fast) != b->n) {
@@ -938,8 +946,8 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
         if (!fast) {
             target = new_like(x, &c->in[s], p->final_ndim, p->final_shape);
             if (target && view_import(target, 1, c->d.stream_arg, &c->out[i]) < 0) Py_CLEAR(target);
-        } else if (take_out(PyTuple_GetItem(fast, i), &c->d, x, &c->in[s], p->final_ndim, p->final_shape,
-                            what, &c->out[i]) == 0) {
+        } else if (take_out(PyTuple_GetItem(fast, i), &c->d, x, &c->in[s], p->final_ndim, p->final_shape, what,
+                            &c->out[i]) == 0) {
             target = Py_NewRef(PyTuple_GetItem(fast, i));
         }
         if (!target) {
@@ -978,16 +986,18 @@ static PyObject *batch_call_impl(BatchObject *b, PyObject *args, PyObject *kw) {
     c.objs = PyList_New(b->n_in), c.results = PyList_New(b->n);
     c.fresh = out == Py_None;
     if (!c.in || !c.out || !c.in_slots || !c.out_slots) PyErr_NoMemory();
-    int ok = c.objs && c.results && !PyErr_Occurred() && batch_inputs(b, inputs, &c) == 0 &&
-             batch_device(b, &c) == 0 && batch_outputs(b, out, &c) == 0;
+    int ok = c.objs && c.results && !PyErr_Occurred() && batch_inputs(b, inputs, &c) == 0 && batch_device(b, &c) == 0 &&
+             batch_outputs(b, out, &c) == 0;
     if (ok && b->batch)
         ok = bt_run(b->batch, c.in_slots, b->n_in, c.out_slots, (uint32_t)b->n, c.out_bytes, &c.d.w) == 0;
     if (ok && c.fresh && b->n_in && !view_is_numpy(c.d.x) && !view_is_torch(c.d.x)) {
         result = PyList_New(b->n);
         for (Py_ssize_t i = 0; result && i < b->n; i++) {
             PyObject *v = hand_back(PyList_GetItem(c.objs, b->in_slot[i]), PyList_GetItem(c.results, i));
-            if (!v) Py_CLEAR(result);
-            else PyList_SetItem(result, i, v);
+            if (!v)
+                Py_CLEAR(result);
+            else
+                PyList_SetItem(result, i, v);
         }
     } else if (ok) {
         result = Py_NewRef(c.results);
@@ -1011,8 +1021,10 @@ static PyObject *batch_get(PyObject *self, void *which) {
     for (Py_ssize_t i = 0; t && i < n; i++) {
         const plan *p = &item_plan(b, inputs ? b->slot_op[i] : i)->p;
         PyObject *s = inputs ? shape_tuple(p->ndim, p->in_shape) : shape_tuple(p->final_ndim, p->final_shape);
-        if (!s) Py_CLEAR(t);
-        else PyTuple_SetItem(t, i, s);
+        if (!s)
+            Py_CLEAR(t);
+        else
+            PyTuple_SetItem(t, i, s);
     }
     return t;
 }
@@ -1057,8 +1069,8 @@ static PyObject *fn_batch_init(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOO!", &np, &kinds, &PyType_Type, &op_type)) return NULL;
     PyObject **slots[] = {&np_empty, &np_asarray, &k_empty_like, &k_finish, &k_stream_of, &k_host_starts, &k_to_device};
     PyObject *mods[] = {np, np, kinds, kinds, kinds, kinds, kinds};
-    static const char *const names[] = {"empty", "asarray", "empty_like", "finish", "stream_of", "host_starts",
-                                        "to_device"};
+    static const char *const names[] = {"empty",     "asarray",     "empty_like", "finish",
+                                        "stream_of", "host_starts", "to_device"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         PyObject *f = PyObject_GetAttrString(mods[i], names[i]);
         if (!f) return NULL;
@@ -1070,30 +1082,28 @@ static PyObject *fn_batch_init(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(doc_split,
-             "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
-             "\n"
-             "Cut x along axis into parts, copied in one call. sizes_or_sections is a\n"
-             "sequence of sizes (each >= 0, summing to the axis length: PyTorch's\n"
-             "split(x, [a, b]), ONNX Split's split input; not NumPy's indices) or an\n"
-             "integer N read by mode=: \"onnx\" (the default: ONNX Split-18 num_outputs,\n"
-             "N-1 parts of ceil(d/N) and the rest last, 9 into 4 gives 3, 3, 3, 0 and 5\n"
-             "into 4 is an error), \"array_split\" / \"tensor_split\" (NumPy array_split,\n"
-             "PyTorch tensor_split: the first d % N parts one longer), \"chunk\" (PyTorch\n"
-             "chunk: parts of ceil(d/N), at most N) or \"split_size\" (PyTorch split(x, N):\n"
-             "parts of N, the last shorter). out= takes one C-contiguous array per part.");
+PyDoc_STRVAR(doc_split, "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
+                        "\n"
+                        "Cut x along axis into parts, copied in one call. sizes_or_sections is a\n"
+                        "sequence of sizes (each >= 0, summing to the axis length: PyTorch's\n"
+                        "split(x, [a, b]), ONNX Split's split input; not NumPy's indices) or an\n"
+                        "integer N read by mode=: \"onnx\" (the default: ONNX Split-18 num_outputs,\n"
+                        "N-1 parts of ceil(d/N) and the rest last, 9 into 4 gives 3, 3, 3, 0 and 5\n"
+                        "into 4 is an error), \"array_split\" / \"tensor_split\" (NumPy array_split,\n"
+                        "PyTorch tensor_split: the first d % N parts one longer), \"chunk\" (PyTorch\n"
+                        "chunk: parts of ceil(d/N), at most N) or \"split_size\" (PyTorch split(x, N):\n"
+                        "parts of N, the last shorter). out= takes one C-contiguous array per part.");
 
-PyDoc_STRVAR(doc_crops,
-             "crops(x, starts, size, *, out=None)\n"
-             "\n"
-             "N windows of one size from x, stacked into an array of shape (N, *size):\n"
-             "result[i] == x[starts[i][0]:starts[i][0]+size[0], ...]. starts is an (N, x.ndim)\n"
-             "integer array. Given by the host (NumPy, a list, a CPU tensor), every window\n"
-             "must lie inside x (OutOfBoundsError naming the crop and the axis otherwise).\n"
-             "For a CUDA x, starts may be a CUDA array (int32 or int64, C-contiguous) on x's\n"
-             "device, read by the kernel with no host round trip: each start is then\n"
-             "clamped to [0, x.shape[k] - size[k]], as jax.lax.dynamic_slice does. out=\n"
-             "takes a C-contiguous array of the result's shape.");
+PyDoc_STRVAR(doc_crops, "crops(x, starts, size, *, out=None)\n"
+                        "\n"
+                        "N windows of one size from x, stacked into an array of shape (N, *size):\n"
+                        "result[i] == x[starts[i][0]:starts[i][0]+size[0], ...]. starts is an (N, x.ndim)\n"
+                        "integer array. Given by the host (NumPy, a list, a CPU tensor), every window\n"
+                        "must lie inside x (OutOfBoundsError naming the crop and the axis otherwise).\n"
+                        "For a CUDA x, starts may be a CUDA array (int32 or int64, C-contiguous) on x's\n"
+                        "device, read by the kernel with no host round trip: each start is then\n"
+                        "clamped to [0, x.shape[k] - size[k]], as jax.lax.dynamic_slice does. out=\n"
+                        "takes a C-contiguous array of the result's shape.");
 
 static PyMethodDef batch_methods[] = {
     {"split", (PyCFunction)(void (*)(void))fn_split, METH_VARARGS | METH_KEYWORDS, doc_split},

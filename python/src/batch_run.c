@@ -112,7 +112,8 @@ void *bt_split(const bt_tensor *t, int axis, const int64_t *sizes, size_t n, int
 void *bt_crops(const bt_tensor *t, const int64_t *size, size_t n, int width) {
     dmls_tensor in = native(t);
     dmls_batch *b = NULL;
-    dmls_status st = dmls_batch_create_crops(&in, size, n, NULL, width == 4 ? DMLS_STARTS_INT32 : DMLS_STARTS_INT64, &b);
+    dmls_status st =
+        dmls_batch_create_crops(&in, size, n, NULL, width == 4 ? DMLS_STARTS_INT32 : DMLS_STARTS_INT64, &b);
     return st == DMLS_OK ? b : lib_error(st);
 }
 

@@ -411,7 +411,6 @@ typedef struct call {
 #define PLAN_CACHE_MAX 256
 static PyObject *plan_cache; /* dict: bytes -> Operator */
 
-
 static OperatorObject *make_operator(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
 
 /* The cache key: the array's rank, class, item size and shape, then the
