@@ -24,7 +24,9 @@
      loop of slices, a stack of views and the advanced-indexing gather
      x[:, iy, ix] with its index arrays built beforehand; ds.split of a 64 x
      3072 QKV into three against torch.split + contiguous (and NumPy's split
-     copies); a planned batch of 64 windows against a loop of Operators. On
+     copies); a planned batch of 64 windows against a loop of Operators; on
+     the GPU the KV-cache gather of issue 24 (512 pages of 16 x 8 x 128
+     float16 of 4,096, page numbers on the device) against index_select. On
      the GPU each form is also timed with a synchronize after every call
      ("+ sync": the latency a caller waiting for the result sees).
 
@@ -225,6 +227,19 @@ def batch_cands(device):
          ("dmlslice.split(qkv, 3, axis=1)", lambda: ds.split(tq, 3, axis=1)),
          ("loop of 64 Operators op(x)", lambda: [op(t) for op in wins]),
          ("dmlslice plan_batch of 64 windows b(x)", lambda: b(t))]
+    # KV-cache gather: 512 pages of 16 x 8 x 128 float16 from a 4,096-page
+    # cache, page numbers held by the device.
+    cache = torch.randn(4096, 16, 8, 128, device="cuda").half()
+    pages = torch.randperm(4096, device="cuda")[:512]
+    pstarts = torch.zeros(512, 4, dtype=torch.int64, device="cuda")
+    pstarts[:, 0] = pages
+    kv_out = torch.empty(512, 1, 16, 8, 128, dtype=torch.float16, device="cuda")
+    kv_src = torch.empty_like(kv_out)
+    assert torch.equal(ds.crops(cache, pstarts, (1, 16, 8, 128))[:, 0], cache.index_select(0, pages))
+    c += [("KV gather torch.index_select(cache, 0, pages)", lambda: cache.index_select(0, pages)),
+          ("KV gather dmlslice.crops(cache, device starts, out=)",
+           lambda: ds.crops(cache, pstarts, (1, 16, 8, 128), out=kv_out)),
+          ("KV gather: a device copy of the same 16 MiB", lambda: kv_out.copy_(kv_src))]
     if hasattr(torch, "split_with_sizes_copy"):
         c.insert(7, ("torch.split_with_sizes_copy(qkv, [1024] * 3, 1)",
                      lambda: torch.split_with_sizes_copy(tq, [1024] * 3, 1)))
@@ -237,8 +252,7 @@ def batch_cands(device):
 
 
 def batches(reps, device):
-    """Microseconds per call of part 3's forms ("vs": over the form's
-    dmlslice counterpart, < 1 where dmlslice is faster)."""
+    """Microseconds per call of each of part 3's forms."""
     rows = []
     for name, fn, sync in batch_cands(device):
         s, batch = time_batches(fn, reps, sync)
