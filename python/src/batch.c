@@ -121,15 +121,25 @@ static int find_device(PyObject *obj, dev_state *d) {
     return PyErr_Occurred() ? -1 : 0;
 }
 
-/* obj (what: its name) on d's device, or an error naming both. */
-static int same_device(PyObject *obj, const dev_state *d, const char *what) {
+/* An argument's name for a message: name, or name[idx] where idx >= 0
+ * (formatted only when a message is made: a call may bind thousands). */
+static const char *arg_name(char *buf, size_t size, const char *name, Py_ssize_t idx) {
+    if (idx < 0) return name;
+    snprintf(buf, size, "%s[%zd]", name, idx);
+    return buf;
+}
+
+/* obj (name[idx]) on d's device, or an error naming both. */
+static int same_device(PyObject *obj, const dev_state *d, const char *name, Py_ssize_t idx) {
     int type, id;
     if (view_device(obj, &type, &id) < 0) return -1;
     int cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
     if (cuda == d->w.cuda && (!cuda || id == d->w.device)) return 0;
+    char what[64];
     ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-              "%s is on %s %d and the array on %s %d; they must share a device", what, cuda ? "CUDA device" : "the CPU",
-              cuda ? id : 0, d->w.cuda ? "CUDA device" : "the CPU", d->w.cuda ? d->w.device : 0);
+              "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
+              cuda ? "CUDA device" : "the CPU", cuda ? id : 0, d->w.cuda ? "CUDA device" : "the CPU",
+              d->w.cuda ? d->w.device : 0);
     return -1;
 }
 
@@ -176,9 +186,10 @@ static PyObject *shape_tuple(int ndim, const int64_t *shape) {
     return t;
 }
 
-/* A new array of x's kind, dtype and device (in: x taken in). */
-static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int64_t *shape) {
-    PyObject *t = shape_tuple(ndim, shape), *r = NULL;
+/* A new array of x's kind, dtype and device (in: x taken in); shape_obj:
+ * the shape as a tuple where one is at hand, else NULL. */
+static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int64_t *shape, PyObject *shape_obj) {
+    PyObject *t = shape_obj ? Py_NewRef(shape_obj) : shape_tuple(ndim, shape), *r = NULL;
     if (!t) return NULL;
     if (view_is_numpy(x)) {
         r = PyObject_CallFunctionObjArgs(np_empty, t, view_numpy_descr(x), NULL);
@@ -205,29 +216,31 @@ static PyObject *hand_back(PyObject *x, PyObject *target) {
     return PyObject_CallFunctionObjArgs(k_finish, x, target, NULL);
 }
 
-/* An out= array (what: its name): x's device and dtype, the shape, packed. */
+/* An out= array (name[idx]): x's device and dtype, the shape, packed. */
 static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_view *in, int ndim, const int64_t *shape,
-                    const char *what, array_view *v) {
-    if (same_device(o, d, what) < 0 || view_import(o, 1, d->stream_arg, v) < 0) return -1;
-    char a[256], b[256];
+                    const char *name, Py_ssize_t idx, array_view *v) {
+    if (same_device(o, d, name, idx) < 0 || view_import(o, 1, d->stream_arg, v) < 0) return -1;
     int same = v->ndim == ndim;
     for (int i = 0; same && i < ndim; i++) same = v->shape[i] == shape[i];
-    if (!same) {
+    int dtype = v->itemsize == in->itemsize && v->dtype_class == in->dtype_class;
+    if (dtype && view_is_numpy(x) && view_is_numpy(o))
+        dtype = PyObject_RichCompareBool(view_numpy_descr(x), view_numpy_descr(o), Py_EQ);
+    if (same && dtype == 1 && is_packed(v)) return 0;
+    char a[256], b[256], buf[64];
+    const char *what = arg_name(buf, sizeof buf, name, idx);
+    if (dtype < 0) {
+        /* the comparison's own exception */
+    } else if (!same) {
         shape_text(a, sizeof a, v->ndim, v->shape);
         shape_text(b, sizeof b, ndim, shape);
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "%s has shape %s; the result has shape %s", what, a,
                   b);
-    } else if (v->itemsize != in->itemsize || v->dtype_class != in->dtype_class ||
-               (view_is_numpy(x) && view_is_numpy(o) &&
-                PyObject_RichCompareBool(view_numpy_descr(x), view_numpy_descr(o), Py_EQ) != 1)) {
-        if (!PyErr_Occurred())
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "%s must have the input's dtype (slicing copies bits; no casting)", what);
-    } else if (!is_packed(v)) {
+    } else if (!dtype) {
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+                  "%s must have the input's dtype (slicing copies bits; no casting)", what);
+    } else {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
                   "%s is not C-contiguous: batched results are written packed; pass a C-contiguous array", what);
-    } else {
-        return 0;
     }
     view_release(v);
     return -1;
@@ -326,7 +339,7 @@ static int split_new(const dev_state *d, const array_view *in, const split_args 
     int r = in->ndim;
     for (int i = 0; i < r; i++) per *= i == a->axis ? 1 : in->shape[i];
     for (size_t j = 0; j < a->n; j++) total += per * a->sizes[j];
-    PyObject *buf = new_like(d->x, in, 1, &total);
+    PyObject *buf = new_like(d->x, in, 1, &total, NULL);
     if (!buf || view_import(buf, 1, d->stream_arg, flat) < 0) {
         Py_XDECREF(buf);
         return -1;
@@ -374,11 +387,9 @@ static int split_outs(PyObject *out, const dev_state *d, const array_view *in, c
     if (m != (Py_ssize_t)a->n)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "split: out= has %zd arrays for %zu parts", m, a->n);
     for (; m == (Py_ssize_t)a->n && j < m; j++) {
-        char what[32];
-        snprintf(what, sizeof what, "out[%zd]", j);
         shape[a->axis] = a->sizes[j];
         PyObject *o = PyTuple_GetItem(fast, j);
-        if (take_out(o, d, d->x, in, in->ndim, shape, what, &views[j]) < 0) break;
+        if (take_out(o, d, d->x, in, in->ndim, shape, "out", j, &views[j]) < 0) break;
         slots[j] = packed_slot(&views[j]);
         PyList_SetItem(list, j, Py_NewRef(o));
     }
@@ -414,7 +425,8 @@ static PyObject *split_run(const dev_state *d, const array_view *in, const bt_te
     if (!cap) return NULL;
     PyObject *list = PyList_New((Py_ssize_t)a->n), *result = NULL;
     bt_slot *outs = PyMem_Calloc(a->n ? a->n : 1, sizeof *outs);
-    array_view *views = a->one_output ? NULL : PyMem_Calloc(a->n ? a->n : 1, sizeof *views);
+    /* Not zeroed: view_import fills each (a view is over 1 KiB, mostly its shape arrays). */
+    array_view *views = a->one_output ? NULL : PyMem_Malloc((a->n ? a->n : 1) * sizeof *views);
     array_view flat;
     int bound = list && outs && (a->one_output || views) ? 0 : -1;
     if (bound < 0 && !PyErr_Occurred()) PyErr_NoMemory();
@@ -502,7 +514,7 @@ static void starts_release(starts_state *s) {
 
 /* Starts held by the GPU: used as they are, clamped (R-CROP-BOUNDS). */
 static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_tensor *t, starts_state *s) {
-    if (same_device(starts, d, "starts") < 0) return -1;
+    if (same_device(starts, d, "starts", -1) < 0) return -1;
     if (t->k > 1) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
                   "crops: x's elements are copied as %lld parts of %lld bytes (an item size or a byte stride "
@@ -612,9 +624,9 @@ static PyObject *crops_run(const dev_state *d, const array_view *in, const bt_te
     array_view ov;
     PyObject *target = NULL, *result = NULL;
     if (out == Py_None) {
-        target = new_like(d->x, in, in->ndim + 1, shape);
+        target = new_like(d->x, in, in->ndim + 1, shape, NULL);
         if (target && view_import(target, 1, d->stream_arg, &ov) < 0) Py_CLEAR(target);
-    } else if (take_out(out, d, d->x, in, in->ndim + 1, shape, "out=", &ov) == 0) {
+    } else if (take_out(out, d, d->x, in, in->ndim + 1, shape, "out=", -1, &ov) == 0) {
         target = Py_NewRef(out);
     }
     if (target) {
@@ -691,6 +703,11 @@ static PyObject *batch_type;
 
 static const compiled *item_plan(const BatchObject *b, Py_ssize_t i) {
     return &((OperatorObject *)PyTuple_GetItem(b->ops, i))->c;
+}
+
+/* Item i's result shape as a tuple, made once by its Operator. */
+static PyObject *item_shape(const BatchObject *b, Py_ssize_t i) {
+    return ((OperatorObject *)PyTuple_GetItem(b->ops, i))->shape;
 }
 
 static void batch_dealloc(PyObject *self) {
@@ -868,33 +885,33 @@ static void bcall_release(bcall *c) {
 
 /* Input slot s: the array planned (shape, element size), packed. */
 static int batch_input(const BatchObject *b, uint32_t s, PyObject *obj, bcall *c) {
-    char what[40];
-    snprintf(what, sizeof what, "inputs[%u]", s);
     PyObject *x = s == 0                ? Py_NewRef(c->d.x)
                   : view_is_buffer(obj) ? PyObject_CallFunctionObjArgs(np_asarray, obj, NULL)
                                         : Py_NewRef(obj);
     if (!x) return -1;
     PyList_SetItem(c->objs, s, x);
-    if ((s && same_device(x, &c->d, what) < 0) || view_import(x, 0, c->d.stream_arg, &c->in[s]) < 0) return -1;
+    if ((s && same_device(x, &c->d, "inputs", s) < 0) || view_import(x, 0, c->d.stream_arg, &c->in[s]) < 0) return -1;
     c->n_in_have = s + 1;
     const array_view *v = &c->in[s];
     const compiled *p = item_plan(b, b->slot_op[s]);
     int same = v->itemsize == p->itemsize && v->ndim == p->p.ndim;
     for (int i = 0; same && i < v->ndim; i++) same = v->shape[i] == p->p.in_shape[i];
+    c->in_slots[s] = packed_slot(v);
+    if (same && is_packed(v)) return 0;
     char x1[256], x2[256];
     shape_text(x1, sizeof x1, v->ndim, v->shape);
     shape_text(x2, sizeof x2, p->p.ndim, p->p.in_shape);
     if (!same)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-B-ITEM",
-                  "Batch: %s has shape %s of %lld-byte elements; item %zd was planned for %s of %lld-byte elements",
-                  what, x1, (long long)v->itemsize, b->slot_op[s], x2, (long long)p->itemsize);
-    else if (!is_packed(v))
+                  "Batch: inputs[%u] has shape %s of %lld-byte elements; item %zd was planned for %s of %lld-byte "
+                  "elements",
+                  s, x1, (long long)v->itemsize, b->slot_op[s], x2, (long long)p->itemsize);
+    else
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
-                  "Batch: %s is not C-contiguous: a planned batch reads packed arrays "
+                  "Batch: inputs[%u] is not C-contiguous: a planned batch reads packed arrays "
                   "(np.ascontiguousarray(x), x.contiguous())",
-                  what);
-    c->in_slots[s] = packed_slot(v);
-    return same && is_packed(v) ? 0 : -1;
+                  s);
+    return -1;
 }
 
 static int batch_inputs(const BatchObject *b, PyObject *inputs, bcall *c) {
@@ -941,12 +958,10 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
         const plan *p = &item_plan(b, i)->p;
         uint32_t s = b->in_slot[i];
         PyObject *x = PyList_GetItem(c->objs, s), *target = NULL;
-        char what[40];
-        snprintf(what, sizeof what, "out[%zd]", i);
         if (!fast) {
-            target = new_like(x, &c->in[s], p->final_ndim, p->final_shape);
+            target = new_like(x, &c->in[s], p->final_ndim, p->final_shape, item_shape(b, i));
             if (target && view_import(target, 1, c->d.stream_arg, &c->out[i]) < 0) Py_CLEAR(target);
-        } else if (take_out(PyTuple_GetItem(fast, i), &c->d, x, &c->in[s], p->final_ndim, p->final_shape, what,
+        } else if (take_out(PyTuple_GetItem(fast, i), &c->d, x, &c->in[s], p->final_ndim, p->final_shape, "out", i,
                             &c->out[i]) == 0) {
             target = Py_NewRef(PyTuple_GetItem(fast, i));
         }
@@ -981,7 +996,8 @@ static PyObject *batch_call_impl(BatchObject *b, PyObject *args, PyObject *kw) {
     bcall c;
     memset(&c, 0, sizeof c);
     size_t ni = b->n_in ? b->n_in : 1, no = b->n ? (size_t)b->n : 1;
-    c.in = PyMem_Calloc(ni, sizeof *c.in), c.out = PyMem_Calloc(no, sizeof *c.out);
+    /* Views not zeroed: view_import fills each, and only those filled are released. */
+    c.in = PyMem_Malloc(ni * sizeof *c.in), c.out = PyMem_Malloc(no * sizeof *c.out);
     c.in_slots = PyMem_Calloc(ni, sizeof *c.in_slots), c.out_slots = PyMem_Calloc(no, sizeof *c.out_slots);
     c.objs = PyList_New(b->n_in), c.results = PyList_New(b->n);
     c.fresh = out == Py_None;
