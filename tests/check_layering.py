@@ -6,6 +6,7 @@
             when an object of A leaves undefined a function that B's object
             defines (nm); calls through a table of function pointers (the
             backends) are no calls here, which is the point of the table.
+            The tool and the extension compile none of src/ themselves.
   core      no core file (src/*.c, src/*.h, outside the backend folders and
             src/platform, src/frontends) includes a backend's header or names
             a backend's type: those the backend folders' headers and the
@@ -160,6 +161,12 @@ def check_calls(nm, units, source_dir, build_dir):
         if not objects:
             continue
         read_any = True
+        if unit != "library":
+            for obj in objects:
+                src = source_of(obj, source_dir, build_dir)
+                if src and rel(src, source_dir).startswith("src/"):
+                    problems.append("calls: %s compiles the library's %s itself instead of linking the library" %
+                                    (unit, rel(src, source_dir)))
         graph = call_graph(nm, objects, source_dir, build_dir)
         for comp in cycles(graph):
             lines = []
