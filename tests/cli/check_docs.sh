@@ -41,7 +41,7 @@ while read -r cmd; do
   "$bin" "$cmd" --help </dev/null >"$dir/help_$cmd.txt" 2>&1 || fail "$cmd --help: exit $?"
   grep -q "^usage: dmlslice $cmd" "$dir/help_$cmd.txt" || fail "$cmd --help does not start with its usage line"
   grep -q -x -- "$cmd" "$dir/man_commands.txt" || fail "$cmd: no entry under the man page's COMMANDS"
-  grep -q -x -- ".B dmlslice $cmd" "$man" || fail "$cmd: not in the man page's SYNOPSIS"
+  grep -q -x -- ".B dmlslice $cmd" "$dir/synopsis.txt" || fail "$cmd: not in the man page's SYNOPSIS"
   # "--name" or "-x --name" per option line.
   sed -n -E 's/^  (-[a-zA-Z]), (--[a-z][a-z-]*).*/\1 \2/p; s/^  (--[a-z][a-z-]*).*/\1/p' "$dir/help_$cmd.txt" \
     >"$dir/opts_$cmd.txt"
