@@ -12,6 +12,7 @@
 #include "support/tool.h"
 #include "test.h"
 
+/* An output is written whole or not at all, and never over the input. */
 static void test_atomic_output(void) {
     write_a45();
     /* An existing output is kept without -f, and replaced with it. */

@@ -10,7 +10,7 @@
 #include "support/tool.h"
 #include "test.h"
 
-/* Usage errors exit 2 and write nothing. */
+/* --help and -V answer; a usage error exits 2 and writes nothing. */
 static void test_usage(void) {
     write_a45();
     CHECK(run("--help") == 0 && out_has("--webnn-reverse") && out_has("--onnx-starts"), "--help");
