@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The house's layering, checked on the sources and on the build's objects:
+"""The house's rules, checked on the sources and on the build's objects:
 
   calls     no cycle of calls between files: in each linked unit (the
             library, the tool, the Python extension), file A calls file B
@@ -12,11 +12,14 @@
             a backend's type: those the backend folders' headers and the
             backends' public headers declare, and the device APIs' own
             (CUDA's cuda*/CU*, Vulkan's Vk*, the x86 and NEON vector types).
+  lengths   no function of src/, tools/ or python/src/ is longer than 100
+            lines, from the line its declaration starts on to its closing
+            brace.
   includes  tools/ and python/src/ include the public headers
             (include/dmlslice/*) and their own, nothing of src/ (a header
             of examples/ too, when it includes only public headers).
 
-Usage: check_layering.py SOURCE_DIR BUILD_DIR NM [UNIT=OBJECT;OBJECT;...]...
+Usage: check_house.py SOURCE_DIR BUILD_DIR NM [UNIT=OBJECT;OBJECT;...]...
 Exit 0 when all hold, 1 with every violation listed, 77 (skipped) when no
 unit has objects to read.
 """
@@ -282,6 +285,67 @@ def check_includes(source_dir):
     return problems
 
 
+# ---------------------------------------------------------------- lengths
+
+MAX_FUNCTION_LINES = 100
+
+
+def function_lengths(code):
+    """(first line, lines, name) of each function body in comment-free code:
+    a brace at file level whose declaration (the text since the last `;`,
+    `}` or directive there) has a parameter list and is no type, array or
+    initializer."""
+    found, depth, decl_start, i = [], 0, 0, 0
+    body_start = name = None
+    line_starts = [0] + [m.end() for m in re.finditer(r"\n", code)]
+
+    def line_of(pos):
+        lo, hi = 0, len(line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if line_starts[mid] <= pos else (lo, mid - 1)
+        return lo + 1
+
+    while i < len(code):
+        c = code[i]
+        if depth == 0 and c == "#":  # a directive ends where its line does (continuations kept)
+            while i < len(code) and code[i] != "\n":
+                i += 2 if code[i] == "\\" else 1
+            decl_start = i
+        elif c == "{":
+            if depth == 0:
+                decl = code[decl_start:i]
+                m = re.search(r"(\w+)\s*\([^;]*\)\s*$", decl)
+                if m and not re.search(r"\b(struct|union|enum|typedef)\b[^(]*$|=\s*$", decl.split("(")[0] + " "):
+                    body_start, name = decl_start + len(decl) - len(decl.lstrip()), m.group(1)
+                else:
+                    body_start = None
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                if body_start is not None:
+                    first, last = line_of(body_start), line_of(i)
+                    found.append((first, last - first + 1, name))
+                    body_start = None
+                decl_start = i + 1
+        elif c == ";" and depth == 0:
+            decl_start = i + 1
+        i += 1
+    return found
+
+
+def check_lengths(source_dir):
+    problems = []
+    for tree in ("src", "tools", "python/src"):
+        for path in files_under(source_dir, tree, (".c", ".h", ".cu", ".cuh")):
+            for first, lines, name in function_lengths(strip_c(read(path))):
+                if lines > MAX_FUNCTION_LINES:
+                    problems.append("lengths: %s:%d: %s is %d lines, more than %d" %
+                                    (rel(path, source_dir), first, name, lines, MAX_FUNCTION_LINES))
+    return problems
+
+
 def main(argv):
     if len(argv) < 4:
         print(__doc__)
@@ -294,6 +358,7 @@ def main(argv):
     problems, read_any = check_calls(nm, units, source_dir, build_dir)
     problems += check_core(source_dir)
     problems += check_includes(source_dir)
+    problems += check_lengths(source_dir)
     for p in problems:
         print("FAIL " + p)
     if problems:
@@ -301,8 +366,9 @@ def main(argv):
     if not read_any:
         print("no objects to read: the call check was not run")
         return 77
-    print("layering: no cycle of calls in %s; the core names no backend type; tools/ and python/src/ use "
-          "include/dmlslice/ and their own headers" % ", ".join(u for u, o in units if any(o)))
+    print("house: no cycle of calls in %s; the core names no backend type; tools/ and python/src/ use "
+          "include/dmlslice/ and their own headers; no function over %d lines" %
+          (", ".join(u for u, o in units if any(o)), MAX_FUNCTION_LINES))
     return 0
 
 
