@@ -397,6 +397,33 @@ def test_large_batches_release_the_gil_and_use_the_pool():
     assert np.array_equal(ds.crops(x, starts, (8, 200, 200)), stacked(x, starts, (8, 200, 200)))
 
 
+def test_a_large_batch_lets_other_threads_run():
+    """The GIL is let go while a batch of 64 KiB or more runs: another
+    thread takes a timestamp in the middle of the call."""
+    import time
+    x = np.ones((64, 2048, 64), np.float64)  # 64 MiB per split
+    stop, stamps = threading.Event(), []
+
+    def stamp():
+        while not stop.is_set():
+            stamps.append(time.perf_counter())
+            time.sleep(0.0002)  # asks for the GIL back each time
+
+    t = threading.Thread(target=stamp)
+    t.start()
+    inside = False
+    try:
+        for _ in range(5):
+            t0 = time.perf_counter()
+            ds.split(x, 4, axis=1)
+            t1 = time.perf_counter()
+            inside |= any(t0 + 0.002 < v < t1 - 0.002 for v in stamps[-2000:])
+    finally:
+        stop.set()
+        t.join()
+    assert inside
+
+
 # ------------------------------------------------------------------ PyTorch CPU tensors and other arrays
 
 @needs_torch
