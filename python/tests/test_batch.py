@@ -401,8 +401,11 @@ def test_a_large_batch_lets_other_threads_run():
     """The GIL is let go while a batch of 64 KiB or more runs: another
     thread takes a timestamp in the middle of the call."""
     import time
-    x = np.ones((64, 2048, 64), np.float64)  # 64 MiB per split
-    stop, stamps = threading.Event(), []
+    # 8-byte runs gathered from a 64 MiB array, on one thread: tens of
+    # milliseconds per call on any machine.
+    x = np.ones((1 << 20, 8), np.float64)
+    stop, stamps, threads = threading.Event(), [], ds.get_num_threads()
+    ds.set_num_threads(1)
 
     def stamp():
         while not stop.is_set():
@@ -415,12 +418,13 @@ def test_a_large_batch_lets_other_threads_run():
     try:
         for _ in range(5):
             t0 = time.perf_counter()
-            ds.split(x, 4, axis=1)
+            ds.split(x, 8, axis=1)
             t1 = time.perf_counter()
-            inside |= any(t0 + 0.002 < v < t1 - 0.002 for v in stamps[-2000:])
+            inside |= any(t0 + 0.001 < v < t1 - 0.001 for v in stamps[-2000:])
     finally:
         stop.set()
         t.join()
+        ds.set_num_threads(threads)
     assert inside
 
 
