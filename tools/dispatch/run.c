@@ -13,8 +13,6 @@
 #include "npy_output.h"
 #include "files.h"
 #include "platform.h"
-#include "files.h"
-#include "platform.h"
 #include "values.h"
 
 /* Buffers start on 64 KiB boundaries, as D3D12 places resources, so the
