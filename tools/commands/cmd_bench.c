@@ -47,6 +47,8 @@ const command_def cmd_bench_def = {
     "dmlslice bench --quick",
     cmd_bench,
     bench_memory_help,
+    NULL,
+    false,
 };
 
 typedef struct bench_opts {
@@ -67,38 +69,24 @@ static bool int_option(const option_def *o, const char *value, int lo, int hi, i
     return true;
 }
 
+static bool bench_option(void *ctx, const option_def *o, const char *value) {
+    bench_opts *b = ctx;
+    if (option_is(o, "--threads")) return int_option(o, value, 0, 1024, &b->threads);
+    if (option_is(o, "--reps")) return int_option(o, value, 1, 100000, &b->reps);
+    if (option_is(o, "--quick")) b->quick = true;
+    else if (option_is(o, "--cases")) b->cases_path = value;
+    else b->json_path = value; /* --json */
+    return true;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, bench_opts *b) {
     memset(b, 0, sizeof *b);
-    option_parser op;
-    options_start(&op, &cmd_bench_def, argc, argv);
-    for (;;) {
-        const option_def *o;
-        const char *value;
-        const option_result r = options_next(&op, &o, &value);
-        if (r == OPTION_DONE) break;
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-        if (r == OPTION_ARGUMENT) {
-            fprintf(stderr, "%s: unexpected argument '%s'\n", args_prog, value);
-            return 2;
-        }
-        if (option_is(o, "--device")) {
-            device_choice d;
-            if (!device_parse(args_prog, value, &d)) return 2;
-            b->cuda = d.kind == DEVICE_CUDA, b->vulkan = d.kind == DEVICE_VULKAN, b->vulkan_device = d.index;
-        } else if (option_is(o, "--threads")) {
-            if (!int_option(o, value, 0, 1024, &b->threads)) return 2;
-        } else if (option_is(o, "--reps")) {
-            if (!int_option(o, value, 1, 100000, &b->reps)) return 2;
-        } else if (option_is(o, "--quick")) {
-            b->quick = true;
-        } else if (option_is(o, "--cases")) {
-            b->cases_path = value;
-        } else if (option_is(o, "--json")) {
-            b->json_path = value;
-        }
-    }
+    common_options c;
+    const int parsed = options_parse(&cmd_bench_def, argc, argv, &c, bench_option, b);
+    if (parsed >= 0) return parsed;
+    b->cuda = c.device.kind == DEVICE_CUDA, b->vulkan = c.device.kind == DEVICE_VULKAN;
+    b->vulkan_device = c.device.index;
     if (b->cuda && !bench_cuda_built()) {
         fprintf(stderr, "%s: this build has no CUDA backend (--device cuda)\n", args_prog);
         return 2;

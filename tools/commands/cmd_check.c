@@ -36,83 +36,79 @@ const command_def cmd_check_def = {
     "dmlslice check --dtype float32 --input-sizes 4,5,6 --index '[::2]' --feature-level 2_1",
     cmd_check,
     NULL,
+    NULL,
+    false,
 };
+
+typedef struct check_args {
+    params p;
+    bool have_dtype, is_bool;
+    dmls_dtype dtype;
+    param_list sizes, strides, out_strides, out_grad;
+} check_args;
+
+static bool check_option(void *ctx, const option_def *o, const char *value) {
+    check_args *a = ctx;
+    param_list *l = option_is(o, "--input-sizes")             ? &a->sizes
+                    : option_is(o, "--input-strides")         ? &a->strides
+                    : option_is(o, "--output-strides")        ? &a->out_strides
+                    : option_is(o, "--output-gradient-sizes") ? &a->out_grad
+                                                              : NULL;
+    if (l) {
+        l->given = true;
+        return args_list(o->name, value, l->v, &l->n);
+    }
+    if (option_is(o, "--dtype")) return a->have_dtype = args_dtype(o->name, value, &a->dtype, &a->is_bool);
+    return params_option(&a->p, o, value) >= 0;
+}
 
 int cmd_check(int argc, char **argv) {
     args_prog = "dmlslice check";
-    params p;
-    params_init(&p);
-    bool quiet = false, have_dtype = false, is_bool = false;
-    dmls_dtype dtype = DMLS_FLOAT32;
-    param_list sizes = {0}, strides = {0}, out_strides = {0}, out_grad = {0};
-    option_parser op;
-    options_start(&op, &cmd_check_def, argc, argv);
-    for (;;) {
-        const option_def *o;
-        const char *value;
-        const option_result r = options_next(&op, &o, &value);
-        if (r == OPTION_DONE) break;
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-        if (r == OPTION_ARGUMENT) {
-            fprintf(stderr, "%s: unexpected argument '%s' (check takes no files)\n", args_prog, value);
-            return 2;
-        }
-        param_list *l = option_is(o, "--input-sizes")      ? &sizes
-                        : option_is(o, "--input-strides")  ? &strides
-                        : option_is(o, "--output-strides") ? &out_strides
-                        : option_is(o, "--output-gradient-sizes") ? &out_grad
-                                                           : NULL;
-        if (l) {
-            l->given = true;
-            if (!args_list(o->name, value, l->v, &l->n)) return 2;
-        } else if (option_is(o, "--dtype")) {
-            if (!args_dtype(o->name, value, &dtype, &is_bool)) return 2;
-            have_dtype = true;
-        } else if (option_is(o, "--quiet")) {
-            quiet = true;
-        } else if (params_option(&p, o, value) < 0) {
-            return 2;
-        }
-    }
-    if (!have_dtype || !sizes.given) {
+    check_args a;
+    memset(&a, 0, sizeof a);
+    params_init(&a.p);
+    a.dtype = DMLS_FLOAT32;
+    common_options c;
+    const int parsed = options_parse(&cmd_check_def, argc, argv, &c, check_option, &a);
+    if (parsed >= 0) return parsed;
+    if (!a.have_dtype || !a.sizes.given) {
         fprintf(stderr, "%s: needs --dtype and --input-sizes\n", args_prog);
         return 2;
     }
-    if (!params_complete(&p)) return 2;
-    if (strides.given && strides.n != sizes.n) {
-        fprintf(stderr, "%s: --input-strides has %d values but --input-sizes has %d\n", args_prog, (int)strides.n,
-                (int)sizes.n);
+    if (!params_complete(&a.p)) return 2;
+    if (a.strides.given && a.strides.n != a.sizes.n) {
+        fprintf(stderr, "%s: --input-strides has %d values but --input-sizes has %d\n", args_prog, (int)a.strides.n,
+                (int)a.sizes.n);
         return 2;
     }
-    const param_tensor t = {dtype, sizes.n, sizes.v, strides.given ? strides.v : NULL,
-                            out_strides.given ? out_strides.v : NULL, out_strides.n, 1};
+    const param_tensor t = {a.dtype, a.sizes.n, a.sizes.v, a.strides.given ? a.strides.v : NULL,
+                            a.out_strides.given ? a.out_strides.v : NULL, a.out_strides.n, 1};
     /* With --output-gradient-sizes the description is SLICE_GRAD's: the
      * input sizes are the input gradient's, the window lies over the output
      * gradient. */
-    if (out_grad.given && (p.form != FORM_DML_SLICE1 || p.out_sizes.given)) {
+    if (a.out_grad.given && (a.p.form != FORM_DML_SLICE1 || a.p.out_sizes.given)) {
         fprintf(stderr, "%s: --output-gradient-sizes takes the window (--window-offsets, --window-sizes, "
                         "--window-strides) and no other slice parameters\n", args_prog);
         return 2;
     }
     param_plan plan;
-    const bool ok = out_grad.given ? params_plan_grad(&p, &t, &out_grad, &plan) : params_plan(&p, &t, &plan);
+    const bool ok = a.out_grad.given ? params_plan_grad(&a.p, &t, &a.out_grad, &plan) : params_plan(&a.p, &t, &plan);
     if (!ok) {
-        if (!quiet) {
+        if (!c.quiet) {
             printf("invalid: %s\n", plan.error);
             if (plan.rule && plan.rule[0]) printf("rule: %s\n", plan.rule);
         }
         return 1;
     }
-    if (!quiet) {
-        printf("valid: output%s shape (", out_grad.given ? " gradient" : "");
+    if (!c.quiet) {
+        printf("valid: output%s shape (", a.out_grad.given ? " gradient" : "");
         for (int i = 0; i < plan.final_ndim; i++) printf("%s%" PRId64, i ? ", " : "", plan.final_shape[i]);
         printf("%s)", plan.final_ndim == 1 ? "," : "");
-        if (plan.dml) printf(", %s at feature level %s", out_grad.given ? "DML_OPERATOR_SLICE_GRAD"
-                                                         : p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
-                             dmls_feature_level_name(p.level));
-        else if (p.level_given)
-            printf(", its lowered DML_OPERATOR_SLICE1 valid at feature level %s", dmls_feature_level_name(p.level));
+        if (plan.dml) printf(", %s at feature level %s", a.out_grad.given ? "DML_OPERATOR_SLICE_GRAD"
+                                                         : a.p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
+                             dmls_feature_level_name(a.p.level));
+        else if (a.p.level_given)
+            printf(", its lowered DML_OPERATOR_SLICE1 valid at feature level %s", dmls_feature_level_name(a.p.level));
         printf("\n");
     }
     dmls_destroy(plan.op);

@@ -103,38 +103,28 @@ static int run_model(const char *path, char *text, size_t len, const char *allow
     return status;
 }
 
+typedef struct dispatch_args {
+    DML_FEATURE_LEVEL level;
+    const char *allowed;
+} dispatch_args;
+
+static bool dispatch_option(void *ctx, const option_def *o, const char *value) {
+    dispatch_args *a = ctx;
+    if (option_is(o, "--feature-level")) return args_feature_level(o->name, value, &a->level);
+    a->allowed = value; /* --allow-path */
+    return true;
+}
+
 int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
-    const char *path = NULL;
-    DML_FEATURE_LEVEL level = DML_FEATURE_LEVEL_6_4;
-    device_choice dev = {DEVICE_CPU, 0};
-    bool force = false;
-    const char *allowed = NULL;
-    option_parser op;
-    options_start(&op, &cmd_dispatch_def, argc, argv);
-    for (;;) {
-        const option_def *o;
-        const char *value;
-        const option_result r = options_next(&op, &o, &value);
-        if (r == OPTION_DONE) break;
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-        if (r == OPTION_ARGUMENT) {
-            if (path) {
-                fprintf(stderr, "%s: one model only ('%s' and '%s')\n", args_prog, path, value);
-                return 2;
-            }
-            path = value;
-        } else if (option_is(o, "--feature-level")) {
-            if (!args_feature_level(o->name, value, &level)) return 2;
-        } else if (option_is(o, "--allow-path")) {
-            allowed = value;
-        } else if (option_is(o, "--force")) {
-            force = true;
-        } else if (option_is(o, "--device")) {
-            if (!device_parse(args_prog, value, &dev)) return 2;
-        }
-    }
+    dispatch_args a = {DML_FEATURE_LEVEL_6_4, NULL};
+    common_options c;
+    const int parsed = options_parse(&cmd_dispatch_def, argc, argv, &c, dispatch_option, &a);
+    if (parsed >= 0) return parsed;
+    const char *path = c.input, *allowed = a.allowed;
+    const DML_FEATURE_LEVEL level = a.level;
+    const device_choice dev = c.device;
+    const bool force = c.force;
     if (!path) {
         fprintf(stderr, "%s: needs a model file (MODEL.json, or '-' for stdin)\n", args_prog);
         return 2;

@@ -26,4 +26,6 @@ const command_def cmd_dispatch_def = {
     NULL,
     cmd_dispatch,
     NULL,
+    "model",
+    false,
 };

@@ -50,94 +50,54 @@ const command_def cmd_grad_def = {
     "    --output-gradient-sizes 6,5,6",
     cmd_grad,
     NULL,
+    "input file",
+    false,
 };
 
-int cmd_grad(int argc, char **argv) {
-    args_prog = "dmlslice grad";
+typedef struct grad_args {
     params p;
-    params_init(&p);
-    param_list out_sizes = {0};
-    const char *in_path = NULL, *out_path = NULL;
-    bool force = false;
-    device_choice dev = {DEVICE_CPU, 0};
-    option_parser op;
-    options_start(&op, &cmd_grad_def, argc, argv);
-    for (;;) {
-        const option_def *o;
-        const char *value;
-        const option_result r = options_next(&op, &o, &value);
-        if (r == OPTION_DONE) break;
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-        if (r == OPTION_ARGUMENT) {
-            if (in_path) {
-                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, value);
-                return 2;
-            }
-            in_path = value;
-        } else if (option_is(o, "--force")) {
-            force = true;
-        } else if (option_is(o, "--quiet")) {
-            /* Nothing is reported on success; accepted like slice's. */
-        } else if (option_is(o, "--output")) {
-            out_path = value;
-        } else if (option_is(o, "--device")) {
-            if (!device_parse(args_prog, value, &dev)) return 2;
-        } else if (option_is(o, "--output-gradient-sizes")) {
-            out_sizes.given = true;
-            if (!args_list(o->name, value, out_sizes.v, &out_sizes.n)) return 2;
-        } else if (params_option(&p, o, value) < 0) {
-            return 2;
-        }
-    }
-    if (in_path == NULL || out_path == NULL) {
-        fprintf(stderr, "%s: needs an input gradient file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
-        return 2;
-    }
-    if (p.form != FORM_DML_SLICE1 || p.out_sizes.given || !out_sizes.given) {
-        fprintf(stderr, "%s: takes the window (--window-offsets, --window-sizes, --window-strides) and "
-                        "--output-gradient-sizes, and no other slice parameters\n", args_prog);
-        return 2;
-    }
-    if (!params_complete(&p)) return 2;
+    param_list out_sizes;
+} grad_args;
+
+static bool grad_option(void *ctx, const option_def *o, const char *value) {
+    grad_args *a = ctx;
+    if (!option_is(o, "--output-gradient-sizes")) return params_option(&a->p, o, value) >= 0;
+    a->out_sizes.given = true;
+    return args_list(o->name, value, a->out_sizes.v, &a->out_sizes.n);
+}
+
+/* SLICE_GRAD of the open input into out_path; the exit status. */
+static int grad_input(const grad_args *a, const common_options *c, npy_input *in) {
+    device_choice dev = c->device;
     char err[NPY_ERR_LEN];
-    if (!npy_output_check(out_path, in_path, force, err)) {
-        fprintf(stderr, "%s: %s\n", args_prog, err);
-        return 1;
-    }
-    npy_input in;
     npy_output out;
     memset(&out, 0, sizeof out);
-    if (!npy_open(in_path, &in, err)) {
-        fprintf(stderr, "%s: %s\n", args_prog, err);
-        return 1;
-    }
     int status = 1;
     param_plan plan = {0};
     int64_t strides[NPY_MAX_RANK];
-    npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0,
-                            in.h.parts};
+    npy_strides(&in->h, strides);
+    const param_tensor t = {in->h.dtype, in->h.ndim, in->h.shape, in->h.fortran_order ? strides : NULL, NULL, 0,
+                            in->h.parts};
     char device_err[256] = "";
     dmls_status s;
-    if (!params_plan_grad(&p, &t, &out_sizes, &plan)) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
+    if (!params_plan_grad(&a->p, &t, &a->out_sizes, &plan)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", plan.error);
         goto done;
     }
-    if (!npy_create(out_path, force, in.h.descr, plan.final_ndim, plan.final_shape, in.h.esize, &out, err)) {
+    if (!npy_create(c->outputs[0], c->force, in->h.descr, plan.final_ndim, plan.final_shape, in->h.esize, &out, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
     if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU; /* the CPU, saying so (cuda_io.h) */
     if (dev.kind != DEVICE_CPU) {
-        const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in.readable ? need : in.readable;
+        const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in->readable ? need : in->readable;
         s = dev.kind == DEVICE_CUDA
-                ? cuda_io_run(plan.op, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err)
-                : vulkan_io_run(plan.op, dev.index, in.data, sent, out.data, dmls_output_bytes(plan.op), device_err);
+                ? cuda_io_run(plan.op, in->data, sent, out.data, dmls_output_bytes(plan.op), device_err)
+                : vulkan_io_run(plan.op, dev.index, in->data, sent, out.data, dmls_output_bytes(plan.op), device_err);
     } else {
         void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
-        const void *bound = params_bind_input(&plan, in.data, in.readable, &copy);
-        s = bound ? dmls_execute(plan.op, bound, in.readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
+        const void *bound = params_bind_input(&plan, in->data, in->readable, &copy);
+        s = bound ? dmls_execute(plan.op, bound, in->readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
         dmls_aligned_free(copy);
     }
@@ -145,7 +105,7 @@ int cmd_grad(int argc, char **argv) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
         goto done;
     }
-    if (!npy_input_intact(&in, err) || !npy_commit(&out, err)) {
+    if (!npy_input_intact(in, err) || !npy_commit(&out, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
@@ -153,6 +113,38 @@ int cmd_grad(int argc, char **argv) {
 done:
     if (status != 0) npy_abort(&out);
     dmls_destroy(plan.op);
+    return status;
+}
+
+int cmd_grad(int argc, char **argv) {
+    args_prog = "dmlslice grad";
+    grad_args a;
+    memset(&a, 0, sizeof a);
+    params_init(&a.p);
+    common_options c;
+    const int parsed = options_parse(&cmd_grad_def, argc, argv, &c, grad_option, &a);
+    if (parsed >= 0) return parsed;
+    if (c.input == NULL || c.noutputs == 0) {
+        fprintf(stderr, "%s: needs an input gradient file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
+        return 2;
+    }
+    if (a.p.form != FORM_DML_SLICE1 || a.p.out_sizes.given || !a.out_sizes.given) {
+        fprintf(stderr, "%s: takes the window (--window-offsets, --window-sizes, --window-strides) and "
+                        "--output-gradient-sizes, and no other slice parameters\n", args_prog);
+        return 2;
+    }
+    if (!params_complete(&a.p)) return 2;
+    char err[NPY_ERR_LEN];
+    if (!npy_output_check(c.outputs[0], c.input, c.force, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    npy_input in;
+    if (!npy_open(c.input, &in, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    const int status = grad_input(&a, &c, &in);
     npy_close(&in);
     return status;
 }

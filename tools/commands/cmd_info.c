@@ -17,33 +17,27 @@ static const option_def info_options[] = {
 
 const command_def cmd_info_def = {
     "info", "IN.npy [-q] | --devices", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
-    {{"options", info_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice info x.npy", cmd_info, NULL,
+    {{"options", info_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice info x.npy", cmd_info, NULL, "input file", false,
 };
+
+/* --devices answers at once: the list, then exit 0. */
+static bool info_option(void *ctx, const option_def *o, const char *value) {
+    (void)value;
+    *(bool *)ctx = option_is(o, "--devices");
+    return true;
+}
 
 int cmd_info(int argc, char **argv) {
     args_prog = "dmlslice info";
-    const char *path = NULL;
-    option_parser op;
-    options_start(&op, &cmd_info_def, argc, argv);
-    for (;;) {
-        const option_def *o;
-        const char *value;
-        const option_result r = options_next(&op, &o, &value);
-        if (r == OPTION_DONE) break;
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-        if (r == OPTION_MATCHED && option_is(o, "--devices")) {
-            device_list(stdout);
-            return 0;
-        }
-        if (r == OPTION_ARGUMENT) {
-            if (path) {
-                fprintf(stderr, "%s: usage: dmlslice info FILE.npy ('%s' is not expected)\n", args_prog, value);
-                return 2;
-            }
-            path = value;
-        }
+    bool devices = false;
+    common_options c;
+    const int parsed = options_parse(&cmd_info_def, argc, argv, &c, info_option, &devices);
+    if (parsed >= 0) return parsed;
+    if (devices) {
+        device_list(stdout);
+        return 0;
     }
+    const char *path = c.input;
     if (path == NULL) {
         fprintf(stderr, "%s: usage: dmlslice info FILE.npy\n", args_prog);
         return 2;

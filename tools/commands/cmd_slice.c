@@ -111,84 +111,39 @@ const command_def cmd_slice_def = {
     "    --window-strides -2,1,2 --feature-level 4_1 | dmlslice info -",
     cmd_slice,
     NULL,
+    "input file",
+    false,
 };
 
-/* --device and --threads; false after saying what is wrong. */
-static bool run_option(const option_def *o, const char *value, device_choice *dev, int64_t *threads) {
-    if (option_is(o, "--device")) return device_parse(args_prog, value, dev);
-    if (!args_int64(o->name, value, threads)) return false;
-    if (*threads < 1 || *threads > 1024) {
-        fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, *threads);
-        return false;
-    }
-    return true;
+typedef struct slice_args {
+    params p;
+    int64_t threads;
+} slice_args;
+
+static bool slice_option(void *ctx, const option_def *o, const char *value) {
+    slice_args *a = ctx;
+    if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
+    return params_option(&a->p, o, value) >= 0;
 }
 
-int cmd_slice(int argc, char **argv) {
-    args_prog = "dmlslice slice";
-    params p;
-    params_init(&p);
-    const char *in_path = NULL, *out_path = NULL;
-    bool force = false, quiet = false;
-    int64_t threads = 0;
-    device_choice dev = {DEVICE_CPU, 0};
-    option_parser op;
-    options_start(&op, &cmd_slice_def, argc, argv);
-    for (;;) {
-        const option_def *o;
-        const char *value;
-        const option_result r = options_next(&op, &o, &value);
-        if (r == OPTION_DONE) break;
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-        if (r == OPTION_ARGUMENT) {
-            if (in_path) {
-                fprintf(stderr, "%s: one input file only ('%s' and '%s')\n", args_prog, in_path, value);
-                return 2;
-            }
-            in_path = value;
-        } else if (option_is(o, "--force")) {
-            force = true;
-        } else if (option_is(o, "--quiet")) {
-            quiet = true;
-        } else if (option_is(o, "--output")) {
-            out_path = value;
-        } else if (option_is(o, "--device") || option_is(o, "--threads")) {
-            if (!run_option(o, value, &dev, &threads)) return 2;
-        } else if (params_option(&p, o, value) < 0) {
-            return 2;
-        }
-    }
-    if (in_path == NULL || out_path == NULL) {
-        fprintf(stderr, "%s: needs an input file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
-        return 2;
-    }
-    if (!params_complete(&p)) return 2;
+/* The slice of the open input into out_path; the exit status. */
+static int slice_input(const slice_args *a, const common_options *c, npy_input *in) {
+    const char *out_path = c->outputs[0];
+    device_choice dev = c->device;
     char err[NPY_ERR_LEN];
-    /* Refuse an output that cannot or must not be written before reading a
-     * byte of the input. */
-    if (!npy_output_check(out_path, in_path, force, err)) {
-        fprintf(stderr, "%s: %s\n", args_prog, err);
-        return 1;
-    }
-    npy_input in;
     npy_output out;
     memset(&out, 0, sizeof out);
     int status = 1;
     param_plan plan = {0};
-    if (!npy_open(in_path, &in, err)) {
-        fprintf(stderr, "%s: %s\n", args_prog, err);
-        return 1;
-    }
     int64_t strides[NPY_MAX_RANK];
-    npy_strides(&in.h, strides);
-    const param_tensor t = {in.h.dtype, in.h.ndim, in.h.shape, in.h.fortran_order ? strides : NULL, NULL, 0,
-                            in.h.parts};
-    if (!params_plan(&p, &t, &plan)) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(in_path, "-") ? in_path : "<stdin>", plan.error);
+    npy_strides(&in->h, strides);
+    const param_tensor t = {in->h.dtype, in->h.ndim, in->h.shape, in->h.fortran_order ? strides : NULL, NULL, 0,
+                            in->h.parts};
+    if (!params_plan(&a->p, &t, &plan)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", plan.error);
         goto done;
     }
-    if (!npy_create(out_path, force, in.h.descr, plan.final_ndim, plan.final_shape, in.h.esize, &out, err)) {
+    if (!npy_create(out_path, c->force, in->h.descr, plan.final_ndim, plan.final_shape, in->h.esize, &out, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
@@ -202,12 +157,12 @@ int cmd_slice(int argc, char **argv) {
     if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU;
     /* Progress covers the copy and the sync to disk, the two steps whose
      * time grows with the output. */
-    progress *pr = progress_start(quiet, "slicing into", out.data_bytes);
+    progress *pr = progress_start(c->quiet, "slicing into", out.data_bytes);
     char device_err[256] = "";
-    const dmls_status s = slice_into(&plan, &in, &out, dev, (int)threads, pr, device_err);
+    const dmls_status s = slice_into(&plan, in, &out, dev, (int)a->threads, pr, device_err);
     progress_advance(pr, out.data_bytes); /* what remains is the sync to disk */
     /* An input truncated meanwhile was read partly as zeros: no output. */
-    const bool committed = s == DMLS_OK && npy_input_intact(&in, err) && npy_commit(&out, err);
+    const bool committed = s == DMLS_OK && npy_input_intact(in, err) && npy_commit(&out, err);
     progress_stop(pr);
     if (s != DMLS_OK) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
@@ -221,6 +176,35 @@ int cmd_slice(int argc, char **argv) {
 done:
     if (status != 0) npy_abort(&out);
     dmls_destroy(plan.op);
+    return status;
+}
+
+int cmd_slice(int argc, char **argv) {
+    args_prog = "dmlslice slice";
+    slice_args a;
+    params_init(&a.p);
+    a.threads = 0;
+    common_options c;
+    const int parsed = options_parse(&cmd_slice_def, argc, argv, &c, slice_option, &a);
+    if (parsed >= 0) return parsed;
+    if (c.input == NULL || c.noutputs == 0) {
+        fprintf(stderr, "%s: needs an input file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
+        return 2;
+    }
+    if (!params_complete(&a.p)) return 2;
+    char err[NPY_ERR_LEN];
+    /* Refuse an output that cannot or must not be written before reading a
+     * byte of the input. */
+    if (!npy_output_check(c.outputs[0], c.input, c.force, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    npy_input in;
+    if (!npy_open(c.input, &in, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    const int status = slice_input(&a, &c, &in);
     npy_close(&in);
     return status;
 }
