@@ -8,8 +8,9 @@
 #include "dmlslice/dml.h"
 #include "files.h"
 
-static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
-                                              &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};
+static const command_def *const commands[] = {&cmd_slice_def, &cmd_split_def, &cmd_crops_def,
+                                              &cmd_check_def, &cmd_grad_def,  &cmd_dispatch_def,
+                                              &cmd_info_def,  &cmd_demo_def,  &cmd_bench_def};
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const option_def demo_options[] = {{NULL, NULL, NULL, NULL}};

@@ -21,7 +21,12 @@ sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$dir/man.txt" >"$dir/synopsis.tx
 all_opts=$dir/all_options.txt
 printf '%s\n' --help --version >"$all_opts"
 
-for cmd in slice check info demo bench dispatch; do
+# Every command --help lists (its "commands:" section), so a new one is
+# checked without editing this list.
+"$bin" --help >"$dir/help.txt" 2>&1 || fail "--help: exit $?"
+cmds=$(sed -n '/^commands:/,/^$/s/^  dmlslice \([a-z]*\).*/\1/p' "$dir/help.txt")
+[ -n "$cmds" ] || fail "--help lists no commands"
+for cmd in $cmds; do
   "$bin" "$cmd" --help >"$dir/help_$cmd.txt" 2>&1 || fail "$cmd --help: exit $?"
   # "--name" or "-x --name" per option line.
   sed -n -E 's/^  (-[a-zA-Z]), (--[a-z][a-z-]*).*/\1 \2/p; s/^  (--[a-z][a-z-]*).*/\1/p' "$dir/help_$cmd.txt" \

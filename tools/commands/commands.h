@@ -14,8 +14,10 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_dispatch(int argc, char **argv);
 int cmd_grad(int argc, char **argv);
+int cmd_split(int argc, char **argv);
+int cmd_crops(int argc, char **argv);
 
-extern const command_def cmd_slice_def, cmd_check_def, cmd_grad_def, cmd_dispatch_def, cmd_info_def, cmd_demo_def,
-    cmd_bench_def;
+extern const command_def cmd_slice_def, cmd_split_def, cmd_crops_def, cmd_check_def, cmd_grad_def, cmd_dispatch_def,
+    cmd_info_def, cmd_demo_def, cmd_bench_def;
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dmlslice/batch.h"
 #include "dmlslice/dmlslice.h"
 
 /* True when this build has the CUDA backend. */
@@ -24,5 +25,13 @@ bool cuda_io_use(bool asked);
  * is left untouched. */
 dmls_status cuda_io_run(const dmls_operator *op, const void *in, uint64_t in_bytes, void *out, uint64_t out_bytes,
                         char *err);
+
+/* Runs a batch of one input slot and n output slots on CUDA device 0 in one
+ * launch: in_bytes of in go to the device, output slot k's out_bytes[k]
+ * come back into outs[k]. Prepares the batch for the device first. On
+ * failure returns the status with dmls_last_error() or a message in err
+ * (256 bytes), and the outputs are left untouched. */
+dmls_status cuda_io_run_batch(dmls_batch *batch, const void *in, uint64_t in_bytes, void *const *outs,
+                              const uint64_t *out_bytes, uint32_t n, char *err);
 
 #endif

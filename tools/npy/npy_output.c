@@ -234,6 +234,36 @@ bool npy_commit(npy_output *out, char *err) {
     return true;
 }
 
+/* Streams are written last: a file committed before a failure can be
+ * taken back, a stream's bytes cannot. */
+bool npy_commit_all(npy_output *outs, int n, char *err) {
+    char **done = calloc(n > 0 ? (size_t)n : 1, sizeof *done);
+    int ndone = 0;
+    bool ok = done != NULL;
+    if (!ok) snprintf(err, NPY_ERR_LEN, "out of memory committing %d outputs", n);
+    for (int pass = 0; pass < 2 && ok; pass++)
+        for (int k = 0; k < n && ok; k++) {
+            if ((outs[k].stream != NULL) != (pass == 1)) continue;
+            char *path = outs[k].stream ? NULL : copy_of(outs[k].path);
+            if (!outs[k].stream && path == NULL) {
+                snprintf(err, NPY_ERR_LEN, "%s: out of memory", outs[k].shown);
+                ok = false;
+            } else if (!npy_commit(&outs[k], err)) {
+                free(path);
+                ok = false;
+            } else if (path) {
+                done[ndone++] = path;
+            }
+        }
+    for (int k = 0; k < ndone; k++) {
+        if (!ok) dmls_path_remove(done[k]);
+        free(done[k]);
+    }
+    free(done);
+    for (int k = 0; !ok && k < n; k++) npy_abort(&outs[k]);
+    return ok;
+}
+
 void npy_abort(npy_output *out) {
     if (out->created) dmls_new_file_abort(&out->file);
     if (out->own_stream) fclose(out->stream);

@@ -62,6 +62,12 @@ bool npy_create_raw(const char *path, bool force, uint64_t bytes, npy_output *ou
 /* Makes the output complete under its name (or sends it to the stream). */
 bool npy_commit(npy_output *out, char *err);
 
+/* Commits n outputs, all or none: regular files first, then streams (whose
+ * bytes cannot be taken back). When one fails, the files already committed
+ * are removed again and the rest dropped; a file that -f replaced is then
+ * gone with the new one. */
+bool npy_commit_all(npy_output *outs, int n, char *err);
+
 /* Drops an uncommitted output: nothing remains, the final path untouched.
  * Safe after a failed create or commit, and on a zeroed npy_output. */
 void npy_abort(npy_output *out);

@@ -308,8 +308,11 @@ static void unguard_range(int slot) {
     if (slot >= 0 && slot < SLOTS) slots[slot].active = 0;
 }
 
-static char pending[4096];
-static volatile sig_atomic_t pending_set;
+/* The temporary files' names a signal removes: one per output on its way
+ * (split writes many at once). A slot holds the file's own tmp_path,
+ * published whole before the pointer and cleared before it is freed. */
+#define PENDING 1024
+static char *volatile pending[PENDING];
 static int cleanup_installed;
 
 /* Every signal whose default action ends the process and that a handler
@@ -330,8 +333,11 @@ static const int terminating[] = {
 };
 
 static void cleanup_now(void) {
-    if (pending_set) unlink(pending);
-    pending_set = 0;
+    for (int k = 0; k < PENDING; k++) {
+        char *path = pending[k];
+        pending[k] = NULL;
+        if (path) unlink(path);
+    }
 }
 
 static void on_terminate(int sig) {
@@ -343,13 +349,20 @@ static void on_terminate(int sig) {
     raise(sig); /* delivered with the default action once this returns */
 }
 
-/* Arms (path) or disarms (NULL) the removal of a temporary file. */
-static void remove_on_signal(const char *path) {
-    pending_set = 0;
-    if (path == NULL) return;
-    snprintf(pending, sizeof pending, "%s", path);
-    pending_set = 1;
-    if (cleanup_installed) return;
+/* Disarms the removal of a temporary file (path: its tmp_path). */
+static void keep_on_signal(const char *path) {
+    for (int k = 0; path && k < PENDING; k++)
+        if (pending[k] == path) pending[k] = NULL;
+}
+
+/* Arms the removal of a temporary file; path (its tmp_path) stays valid
+ * until keep_on_signal. ENFILE when every slot is taken. */
+static int remove_on_signal(char *path) {
+    int slot = 0;
+    while (slot < PENDING && pending[slot] != NULL) slot++;
+    if (slot == PENDING) return ENFILE;
+    pending[slot] = path;
+    if (cleanup_installed) return 0;
     cleanup_installed = 1;
     for (size_t k = 0; k < sizeof terminating / sizeof terminating[0]; k++) {
         struct sigaction old, sa;
@@ -362,6 +375,7 @@ static void remove_on_signal(const char *path) {
         sigemptyset(&sa.sa_mask);
         sigaction(terminating[k], &sa, NULL);
     }
+    return 0;
 }
 
 /* SIGXFSZ, when at its default, is ignored, so going past the file-size
@@ -467,7 +481,12 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
             sigprocmask(SIG_BLOCK, &all, &old);
             f->handle = mkstemp(f->tmp_path);
             err = f->handle < 0 ? errno : 0;
-            if (!err) remove_on_signal(f->tmp_path);
+            if (!err) err = remove_on_signal(f->tmp_path);
+            if (err && f->handle >= 0) {
+                unlink(f->tmp_path);
+                close((int)f->handle);
+                f->handle = -1;
+            }
             sigprocmask(SIG_SETMASK, &old, NULL);
             if (err) {
                 free(f->tmp_path);
@@ -527,9 +546,9 @@ static int name_file(dmls_new_file *f, int replace) {
         int err = f->tmp_path ? EEXIST : ENOMEM;
         for (unsigned k = 0; err == EEXIST && k < 100; k++) {
             snprintf(f->tmp_path, need, "%s/.dmlslice-%ld-%u", dir, (long)getpid(), k);
-            remove_on_signal(f->tmp_path);
-            err = link_unnamed((int)f->handle, f->tmp_path);
-            if (err) remove_on_signal(NULL);
+            err = remove_on_signal(f->tmp_path);
+            if (!err) err = link_unnamed((int)f->handle, f->tmp_path);
+            if (err) keep_on_signal(f->tmp_path);
         }
         free(dir);
         if (err) {
@@ -565,7 +584,7 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
     if (!err && (ftruncate((int)f->handle, (off_t)length) != 0 || fsync((int)f->handle) != 0)) err = errno;
     if (!err) err = name_file(f, replace);
     if (err) return err;
-    remove_on_signal(NULL);
+    keep_on_signal(f->tmp_path);
     free(f->tmp_path);
     f->tmp_path = NULL; /* committed: nothing left to remove */
     /* The new name durable too. */
@@ -585,8 +604,8 @@ void dmls_new_file_abort(dmls_new_file *f) {
     if (f->data) munmap(f->data, (size_t)f->bytes);
     if (f->handle >= 0) close((int)f->handle);
     if (f->tmp_path) {
+        keep_on_signal(f->tmp_path);
         unlink(f->tmp_path);
-        remove_on_signal(NULL);
     }
     free(f->tmp_path);
     free(f->final_path);
@@ -594,6 +613,8 @@ void dmls_new_file_abort(dmls_new_file *f) {
     f->handle = -1;
     f->guard = -1;
 }
+
+int dmls_path_remove(const char *path) { return unlink(path) == 0 ? 0 : errno; }
 
 void dmls_ignore_broken_pipe(void) {
     struct sigaction old;
