@@ -11,7 +11,7 @@
  * the enqueue, not the kernel, so --device cuda hands each case to
  * bench/cuda_bench.c, which times kernel and copy with CUDA events.
  *
- * Unlike the shipped `dmlslice bench` (tools/cmd_bench.c, public API only),
+ * Unlike the shipped `dmlslice bench` (tools/commands/cmd_bench.c, public API only),
  * this program uses the library's internals: the copy baseline runs on a
  * pool of the library's own kind, and on CUDA it reports which launch ran
  * and compares the launch forms. */

@@ -26,7 +26,7 @@ int bench_parse_cases(const char *text, const char *origin, bench_case **cases, 
                       size_t err_size);
 
 /* The canonical cases: bench/cases.json as it was when the program was
- * built (tools/cases_builtin.c; the build embeds that file, their one
+ * built (tools/bench/cases_builtin.c; the build embeds that file, their one
  * home, so the bench runs from any folder). */
 int bench_builtin_cases(bench_case **cases, int *count, char *err, size_t err_size);
 

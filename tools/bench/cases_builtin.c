@@ -1,5 +1,5 @@
 /* The canonical bench cases built in; see cases.h. cases_json.inc is made
- * at build time from bench/cases.json by tools/embed_text.cmake. */
+ * at build time from bench/cases.json by tools/bench/embed_text.cmake. */
 #include "cases.h"
 
 static const char cases_json[] =
