@@ -52,6 +52,8 @@ bench_cpu *bench_cpu_open(int threads) {
 
 int bench_cpu_threads(const bench_cpu *b) { return dmls_context_threads(b->ctx); }
 
+dmls_context *bench_cpu_context(const bench_cpu *b) { return b->ctx; }
+
 void bench_cpu_close(bench_cpu *b) {
     if (b == NULL) return;
     dmls_context_destroy(b->ctx);

@@ -23,6 +23,18 @@ void bench_print_row(const bench_row *r) {
     fflush(stdout);
 }
 
+/* "crops_1024_3x4x4_f32  call 12.3 us (83.2 M items/s, 63.9 GB/s) | loop_execute 450.1 us (36.6x) | ..." */
+void bench_print_batch_row(const bench_batch_row *r) {
+    printf("%-26s %s %.2f us", r->name, r->timing, r->us);
+    if (r->items > 1) printf(" (%.1f M items/s", (double)r->items / r->us);
+    if (r->items > 1 && r->out_bytes) printf(", %.1f GB/s", 2.0 * (double)r->out_bytes / (r->us * 1e3));
+    if (r->items > 1) printf(")");
+    for (int k = 0; k < r->nyard; k++)
+        printf(" | %s %.2f us (%.2fx)", r->yard[k].name, r->yard[k].us, r->yard[k].us / r->us);
+    printf("%s\n", r->correct ? "" : "  WRONG OUTPUT");
+    fflush(stdout);
+}
+
 /* A JSON string: quotes, backslashes and control characters escaped. */
 static void json_string(FILE *f, const char *s) {
     fputc('"', f);
@@ -61,8 +73,31 @@ static void json_row(FILE *f, const bench_row *r) {
     fprintf(f, ", \"batch\": %d, \"correct\": %s}", r->batch, r->correct ? "true" : "false");
 }
 
+/* Times are microseconds per call; each yardstick's ratio is its time over
+ * the batch's (above 1: the batch is faster). */
+static void json_batch_row(FILE *f, const bench_batch_row *r) {
+    fputs("  {\"case\": ", f);
+    json_string(f, r->name);
+    fputs(", \"timing\": ", f);
+    json_string(f, r->timing);
+    fprintf(f, ", \"items\": %llu, \"out_bytes\": %llu, \"us\": ", (unsigned long long)r->items,
+            (unsigned long long)r->out_bytes);
+    json_number(f, "%.3f", r->us);
+    fputs(", \"yardsticks\": {", f);
+    for (int k = 0; k < r->nyard; k++) {
+        fputs(k ? ", " : "", f);
+        json_string(f, r->yard[k].name);
+        fputs(": {\"us\": ", f);
+        json_number(f, "%.3f", r->yard[k].us);
+        fputs(", \"ratio\": ", f);
+        json_number(f, "%.3f", r->yard[k].us / r->us);
+        fputs("}", f);
+    }
+    fprintf(f, "}, \"correct\": %s}", r->correct ? "true" : "false");
+}
+
 bool bench_write_json(const char *path, const char *device, const char *gpu, int threads, int reps, bool quick,
-                      const bench_row *rows, int n) {
+                      const bench_row *rows, int n, const bench_batch_row *batch_rows, int nbatch) {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "dmlslice bench: %s: %s\n", path, strerror(errno));
@@ -82,6 +117,14 @@ bool bench_write_json(const char *path, const char *device, const char *gpu, int
         if (!rows[k].timed) continue;
         fputs(first ? "\n" : ",\n", f);
         json_row(f, &rows[k]);
+        first = false;
+    }
+    fputs("\n ],\n \"batches\": [", f);
+    first = true;
+    for (int k = 0; k < nbatch; k++) {
+        if (!batch_rows[k].timed) continue;
+        fputs(first ? "\n" : ",\n", f);
+        json_batch_row(f, &batch_rows[k]);
         first = false;
     }
     fputs("\n ]\n}\n", f);

@@ -42,8 +42,20 @@ const command_def cmd_bench_def = {
     "  cuda  the slice and a device-to-device cudaMemcpyAsync timed by CUDA events;\n"
     "        exit 1 with the reason when no GPU is usable, 2 in builds without\n"
     "        the CUDA backend\n"
+    "Then the batch rows (many slices in one call), each beside its yardsticks\n"
+    "in the same run, in us per call (ratio = yardstick / batch):\n"
+    "  cpu   1,024 crops of 3x4x4 float32 from a 3x512x512 image in one\n"
+    "        dmls_batch_execute, against loops of dmls_execute_on and dmls_execute\n"
+    "        and a memcpy of the same bytes\n"
+    "  cuda  those crops with launch + sync, against a loop of dmls_execute_cuda,\n"
+    "        that loop as a CUDA graph and an empty kernel's launch + sync; the\n"
+    "        batch replayed as a graph against an empty graph; a KV-cache gather\n"
+    "        (512 pages of 16x8x128 float16 from 4,096, page numbers on the device)\n"
+    "        and a split of 1 GiB float32 into 8 along axis 1 against a device copy\n"
+    "        of the same bytes; a tiny slice's execute + sync against a 4-byte\n"
+    "        memset's and an empty kernel's\n"
     "  The developer benchmark (bench/devbench.c, not installed) adds the\n"
-    "  library-internal baselines and the CUDA launch comparisons.",
+    "  library-internal CPU baselines.",
     "dmlslice bench --quick",
     cmd_bench,
     bench_memory_help,
@@ -138,7 +150,19 @@ static void bench_memory_help(FILE *f) {
     free(cases);
 }
 
-static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, int *threads) {
+/* The batch rows after the cases; false when one failed or was wrong. */
+static bool print_batches(const bench_batch_row *rows, int n) {
+    if (n > 0) printf("\nbatches (us per call, median; yardsticks timed in the same run, ratio = yardstick / batch)\n");
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+        if (rows[k].timed) bench_print_batch_row(&rows[k]);
+        ok = ok && rows[k].timed && rows[k].correct;
+    }
+    return ok;
+}
+
+static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, int *threads,
+                   bench_batch_row *batch_rows, int *nbatch) {
     bench_cpu *cpu = bench_cpu_open(b->threads);
     if (cpu == NULL) return 1;
     *threads = bench_cpu_threads(cpu);
@@ -153,11 +177,13 @@ static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_ro
             bench_print_row(&rows[k]);
         if (rows[k].timed && !rows[k].correct) status = 1;
     }
+    *nbatch = bench_cpu_batches(cpu, b->reps, batch_rows);
     bench_cpu_close(cpu);
-    return status;
+    return print_batches(batch_rows, *nbatch) ? status : 1;
 }
 
-static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu, size_t gpu_size) {
+static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu, size_t gpu_size,
+                    bench_batch_row *batch_rows, int *nbatch) {
     int sm = 0;
     if (!bench_cuda_open(gpu, gpu_size, &sm)) return 1;
     printf("device cuda: %s (sm_%d), %d reps%s, median times by CUDA events; GB/s = 2 x output bytes / time\n", gpu, sm,
@@ -171,7 +197,8 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
             bench_print_row(&rows[k]);
         if (rows[k].timed && !rows[k].correct) status = 1;
     }
-    return status;
+    *nbatch = bench_cuda_batches(b->reps, b->quick, batch_rows);
+    return print_batches(batch_rows, *nbatch) ? status : 1;
 }
 
 static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu,
@@ -209,10 +236,11 @@ int cmd_bench(int argc, char **argv) {
         return 1;
     }
     char gpu[256] = "";
-    int threads = 0;
-    int status = b.cuda     ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu)
+    int threads = 0, nbatch = 0;
+    bench_batch_row batch_rows[BENCH_BATCH_ROWS];
+    int status = b.cuda     ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu, batch_rows, &nbatch)
                  : b.vulkan ? run_vulkan(&b, cases, n, rows, gpu, sizeof gpu)
-                            : run_cpu(&b, cases, n, rows, &threads);
+                            : run_cpu(&b, cases, n, rows, &threads, batch_rows, &nbatch);
     /* No device, no results: no file either. */
     const bool gpu_side = b.cuda || b.vulkan;
     const bool ran = gpu_side ? gpu[0] != '\0' : threads > 0;
@@ -221,7 +249,7 @@ int cmd_bench(int argc, char **argv) {
                           b.cuda     ? "cuda"
                           : b.vulkan ? "vulkan"
                                      : "cpu",
-                          gpu_side ? gpu : NULL, threads, b.reps, b.quick, rows, n))
+                          gpu_side ? gpu : NULL, threads, b.reps, b.quick, rows, n, batch_rows, nbatch))
         status = 1;
     free(rows);
     free(cases);
