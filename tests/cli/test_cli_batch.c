@@ -134,6 +134,10 @@ static bool same_file(const char *a, const char *b) {
 /* ---------------------------------------------------------------- split */
 
 /* The outputs of a split, each against `slice --index` of its part. */
+/* "--device cuda" when the tool sees a CUDA device (the outputs must then
+ * equal the CPU's slice), else "". */
+static const char *device = "";
+
 static void check_split(const char *what, const char *in, int axis, int rank, const int64_t *sizes, int n,
                         const char *extra) {
     char outs[2048] = "";
@@ -144,7 +148,7 @@ static void check_split(const char *what, const char *in, int axis, int rank, co
         snprintf(name, sizeof name, "part%d.npy", k);
         remove(name);
     }
-    const int rc = run("split %s --axis %d %s%s", in, axis, extra, outs);
+    const int rc = run("split %s --axis %d %s %s%s", in, axis, extra, device, outs);
     CHECK(rc == 0, "%s: split exit %d", what, rc);
     if (rc != 0) err_has("");
     const int k_axis = axis < 0 ? axis + rank : axis;
@@ -299,7 +303,7 @@ static void check_crops(const char *what, const char *in, int rank, const int64_
     char sz[128] = "";
     for (int k = 0; k < rank; k++)
         snprintf(sz + strlen(sz), sizeof sz - strlen(sz), "%s%lld", k ? "," : "", (long long)size[k]);
-    const int rc = run("crops %s --starts starts.npy --size %s -o crops.npy", in, sz);
+    const int rc = run("crops %s --starts starts.npy --size %s %s -o crops.npy", in, sz, device);
     CHECK(rc == 0, "%s: crops exit %d", what, rc);
     if (rc != 0) err_has("");
     size_t got_n = 0;
@@ -415,9 +419,30 @@ int main(int argc, char **argv) {
     if (run_make_scratch(dir, sizeof dir, parent, "cli_batch_scratch") != 0 || chdir(dir) != 0) return 2;
     test_seed_rng();
     test_split_results();
+    test_crops_results();
+    /* The same on the GPU, one launch per command, where there is one;
+     * elsewhere --device cuda runs on the CPU and says so. */
+    CHECK(run("info --devices") == 0, "info --devices");
+    size_t n;
+    unsigned char *devices = slurp("out.txt", &n);
+    const bool gpu = devices && strstr((char *)devices, "cuda:0") != NULL;
+    free(devices);
+    device = "--device cuda";
+    if (gpu) {
+        printf("device: CUDA (split and crops on the GPU)\n");
+        test_split_results();
+        test_crops_results();
+    } else {
+        remove("cpu0.npy"), remove("cpu1.npy");
+        CHECK(run("split in.npy --sizes 4,5 --device cuda -o cpu0.npy -o cpu1.npy") == 0 &&
+                  err_has("--device cuda") && err_has("running on the CPU"),
+              "--device cuda without a GPU runs on the CPU and says so");
+        CHECK(run("slice in.npy -o ref.npy -f --index '[4:]'") == 0 && same_file("cpu1.npy", "ref.npy"),
+              "--device cuda without a GPU: the CPU's result");
+    }
+    device = "";
     test_split_errors();
     test_all_or_nothing();
-    test_crops_results();
     test_crops_errors();
     if (test_checks_failed == 0) {
         if (chdir(parent) != 0 || run_clear_folder(dir, true) != 0) printf("scratch folder %s not removed\n", dir);
