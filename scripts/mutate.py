@@ -54,7 +54,7 @@ import time
 # a glob so that it follows any split of tools/npy/ into more files.
 DEFAULT_FILES = [
     "src/*.c", "src/checked.h", "src/cpu/*.c", "src/cpu/split.h", "src/frontends/*.c",
-    "tools/npy/*.c",
+    "tools/npy/*.c", "tools/npy/npy_text.h",
 ]
 DEFAULT_EQUIVALENTS = "scripts/mutate-equivalents.txt"
 DEFAULT_WORK = "build-mutation"
