@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #ifndef _WIN32
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -281,6 +282,33 @@ static void test_all_or_nothing(void) {
     }
 #else
     split_second_fails("a folder that does not exist", "nowhere\\second.npy");
+#endif
+#ifndef _WIN32
+    /* A signal while the outputs are on their way: every named temporary
+     * file goes with the process (the third output, a FIFO no one reads,
+     * holds the tool after the first two are made). */
+    mkfifo("fifo", 0600);
+    remove("first.npy"), remove("second.npy");
+    setenv("DMLSLICE_IO_FALLBACK", "named", 1);
+    const char *sig_argv[] = {tool, "split", "big.npy", "--sizes", "1,1,62", "-o", "first.npy", "-o", "second.npy",
+                              "-o", "fifo", NULL};
+    const run_io sig_io = {.out = "out.txt", .err = "err.txt"};
+    const run_proc p = run_start(sig_argv, &sig_io);
+    unsetenv("DMLSLICE_IO_FALLBACK");
+    int temps = 0;
+    for (int wait = 0; wait < 500 && temps < 2; wait++) {
+        usleep(10000);
+        temps = 0;
+        DIR *d = opendir(".");
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) temps += strncmp(e->d_name, ".dmlslice-", 10) == 0;
+        if (d) closedir(d);
+    }
+    CHECK(temps == 2, "the two named temporary files did not appear (%d)", temps);
+    kill(p, SIGTERM);
+    run_wait(p);
+    CHECK(no_temp_files(".") && !exists("first.npy") && !exists("second.npy"),
+          "SIGTERM while two outputs were on their way left files");
+    remove("fifo");
 #endif
 #ifdef __linux__
     /* Standard output is written last, after the files: when it fails
