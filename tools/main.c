@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "dmlslice/dml.h"
 #include "files.h"
@@ -25,6 +26,7 @@ const command_def cmd_demo_def = {
 /* demo.c holds the examples; the arguments are checked here like every
  * other command's. */
 static int run_demo(int argc, char **argv) {
+    args_prog = "dmlslice demo";
     common_options c;
     const int parsed = options_parse(&cmd_demo_def, argc, argv, &c, NULL, NULL);
     return parsed >= 0 ? parsed : cmd_demo(1, argv);

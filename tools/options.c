@@ -6,6 +6,24 @@
 
 #include "args.h"
 
+typedef enum option_result {
+    OPTION_DONE,     /* no arguments left */
+    OPTION_ARGUMENT, /* a positional argument, in *value */
+    OPTION_MATCHED,  /* *opt matched; *value is its value, NULL for a flag */
+    OPTION_HELP,     /* -h/--help: the command's help was printed to stdout */
+    OPTION_ERROR     /* the message was printed to stderr: a usage error */
+} option_result;
+
+typedef struct option_parser {
+    const command_def *cmd;
+    int argc;
+    char **argv; /* argv[0] is the command's name */
+    int next;
+    bool ended; /* "--" seen */
+    const option_def *given[64]; /* options with values already seen */
+    int ngiven;
+} option_parser;
+
 const option_def options_common[] = {
     {"--help", "-h", NULL, "show this help"},
     {NULL, NULL, NULL, NULL},
@@ -28,7 +46,7 @@ static const option_def *find_len(const command_def *cmd, const char *name, size
 
 const option_def *options_find(const command_def *cmd, const char *name) { return find_len(cmd, name, strlen(name)); }
 
-void options_start(option_parser *p, const command_def *cmd, int argc, char **argv) {
+static void options_start(option_parser *p, const command_def *cmd, int argc, char **argv) {
     memset(p, 0, sizeof *p);
     p->cmd = cmd;
     p->argc = argc;
@@ -36,7 +54,7 @@ void options_start(option_parser *p, const command_def *cmd, int argc, char **ar
     p->next = 1;
 }
 
-option_result options_next(option_parser *p, const option_def **opt, const char **value) {
+static option_result options_next(option_parser *p, const option_def **opt, const char **value) {
     *opt = NULL;
     *value = NULL;
     if (p->next >= p->argc) return OPTION_DONE;
@@ -82,7 +100,7 @@ option_result options_next(option_parser *p, const option_def **opt, const char 
             fprintf(stderr, "%s: %s given twice\n", args_prog, o->name);
             return OPTION_ERROR;
         }
-    if (p->ngiven < (int)(sizeof p->given / sizeof p->given[0])) p->given[p->ngiven++] = o;
+    if (!repeats && p->ngiven < (int)(sizeof p->given / sizeof p->given[0])) p->given[p->ngiven++] = o;
     return OPTION_MATCHED;
 }
 

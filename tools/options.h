@@ -6,7 +6,8 @@
  * options (what follows is an argument even if it starts with '-'); "-"
  * alone and negative numbers are arguments; an option not in the command's
  * tables is "unknown"; an option that takes a value may be given once
- * (but -o in a command with many outputs). */
+ * (but -o in a command with many outputs). The parser itself is
+ * options_parse: commands see only its result. */
 #ifndef DMLSLICE_TOOLS_OPTIONS_H
 #define DMLSLICE_TOOLS_OPTIONS_H
 
@@ -47,27 +48,6 @@ typedef struct command_def {
 
 /* The options every command takes. */
 extern const option_def options_common[];
-
-typedef enum option_result {
-    OPTION_DONE,     /* no arguments left */
-    OPTION_ARGUMENT, /* a positional argument, in *value */
-    OPTION_MATCHED,  /* *opt matched; *value is its value, NULL for a flag */
-    OPTION_HELP,     /* -h/--help: the command's help was printed to stdout */
-    OPTION_ERROR     /* the message was printed to stderr: a usage error */
-} option_result;
-
-typedef struct option_parser {
-    const command_def *cmd;
-    int argc;
-    char **argv; /* argv[0] is the command's name */
-    int next;
-    bool ended; /* "--" seen */
-    const option_def *given[64]; /* options with values already seen */
-    int ngiven;
-} option_parser;
-
-void options_start(option_parser *p, const command_def *cmd, int argc, char **argv);
-option_result options_next(option_parser *p, const option_def **opt, const char **value);
 
 /* True when opt is the option named name (its long name). */
 bool option_is(const option_def *opt, const char *name);

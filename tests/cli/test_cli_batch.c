@@ -236,6 +236,15 @@ static void test_split_errors(void) {
     CHECK(kept && n == 4 && memcmp(kept, "keep", 4) == 0 && !exists("e0.npy"), "no -f: e1.npy changed or e0 written");
     free(kept);
     CHECK(run("split in.npy --sizes 2,3 -f -o e0.npy -o e1.npy") == 0 && exists("e0.npy"), "-f replaces");
+    /* Many outputs (-o repeats; any other option still once). */
+    const int64_t tall[2] = {70, 2};
+    float y[140] = {0};
+    write_npy("tall.npy", "<f4", false, 2, tall, y, sizeof y);
+    char many[2048] = "";
+    for (int k = 0; k < 70; k++) snprintf(many + strlen(many), sizeof many - strlen(many), " -o m%d.npy", k);
+    CHECK(run("split tall.npy --num-outputs 70%s --axis 0 --axis 0", many) == 2 && err_has("--axis given twice"),
+          "--axis twice among 70 outputs");
+    CHECK(run("split tall.npy --num-outputs 70 -f%s", many) == 0 && exists("m69.npy"), "70 outputs");
     CHECK(no_temp_files("."), "temporary files after the split errors");
 }
 

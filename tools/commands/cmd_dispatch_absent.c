@@ -5,16 +5,18 @@
 #include "args.h"
 #include "commands.h"
 
+/* The arguments are checked as where the command runs; their values are
+ * not used. */
+static bool any_option(void *ctx, const option_def *o, const char *value) {
+    (void)ctx, (void)o, (void)value;
+    return true;
+}
+
 int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
-    option_parser op;
-    options_start(&op, &cmd_dispatch_def, argc, argv);
-    const option_def *o;
-    const char *value;
-    for (option_result r; (r = options_next(&op, &o, &value)) != OPTION_DONE;) {
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ERROR) return 2;
-    }
+    common_options c;
+    const int parsed = options_parse(&cmd_dispatch_def, argc, argv, &c, any_option, NULL);
+    if (parsed >= 0) return parsed;
     fputs("dmlslice dispatch: this dmlslice was built without the Jansson JSON library, which reading "
           "DxDispatch models needs; install it (Debian: libjansson-dev, or run scripts/deps.sh) and "
           "rebuild\n",
