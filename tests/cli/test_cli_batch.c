@@ -425,7 +425,7 @@ static void test_crops_errors(void) {
     CHECK(run("crops img.npy --starts starts.npy --size 7,1 -o c.npy") == 1 && err_has("R-CROP-SIZE"),
           "a size over the axis (R-CROP-SIZE)");
     CHECK(run("crops img.npy --starts starts.npy --size 1 -o c.npy") == 1 && err_has("R-CROP-SIZE") &&
-              err_has("--size has 1 values but the input img.npy has 2 axes"),
+              err_has("--size has 1 value but the input img.npy has 2 axes"),
           "a size per axis (R-CROP-SIZE)");
     write_starts("<i4", false, starts, 2, 3);
     CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("an (N, 2) array"),

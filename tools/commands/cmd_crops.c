@@ -117,8 +117,8 @@ static int64_t *read_starts(const npy_input *s, int32_t rank, int32_t cols, int6
 static int crops_input(crops_args *a, const common_options *c, npy_input *in, const npy_input *st) {
     const int32_t rank = in->h.ndim;
     if (a->nsize != rank) {
-        fprintf(stderr, "%s: --size has %d values but the input %s has %d axes (R-CROP-SIZE)\n", args_prog,
-                (int)a->nsize, in->name, (int)rank);
+        fprintf(stderr, "%s: --size has %d value%s but the input %s has %d ax%s (R-CROP-SIZE)\n", args_prog,
+                (int)a->nsize, a->nsize == 1 ? "" : "s", in->name, (int)rank, rank == 1 ? "is" : "es");
         return 1;
     }
     int64_t shape[NPY_MAX_RANK + 1], strides[NPY_MAX_RANK + 1];
