@@ -8,9 +8,6 @@
  * afterwards and no temporary file is left.
  * Usage: test_cli_batch PATH/TO/dmlslice SCRATCH_PARENT_DIR */
 #define _DEFAULT_SOURCE
-#include <stdarg.h>
-#include <stdbool.h>
-#include <sys/stat.h>
 #ifndef _WIN32
 #include <signal.h>
 #include <sys/resource.h>
@@ -19,93 +16,7 @@
 
 #include "dmlslice/dmlslice.h"
 #include "support/rng.h"
-#include "support/run.h"
-#include "test.h"
-
-static const char *tool;
-static char dir[4096], parent[4096];
-
-/* Runs "TOOL args" in the scratch folder, args split as sh would; stdout
- * to out.txt, stderr to err.txt; the exit status. */
-static int run(const char *fmt, ...) {
-    char args[4096], words[4800];
-    const char *argv[256] = {tool};
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    if (run_split(args, words, sizeof words, argv + 1, 255) < 0) {
-        fprintf(stderr, "  cannot split: %s\n", args);
-        return -1;
-    }
-    const run_io io = {.out = "out.txt", .err = "err.txt"};
-    return run_argv(argv, &io);
-}
-
-static unsigned char *slurp(const char *name, size_t *len) {
-    FILE *f = fopen(name, "rb");
-    *len = 0;
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
-}
-
-static bool exists(const char *name) {
-    struct stat st;
-    return stat(name, &st) == 0;
-}
-
-/* stderr of the last run contains frag. */
-static bool err_has(const char *frag) {
-    size_t n;
-    unsigned char *e = slurp("err.txt", &n);
-    const bool ok = e && strstr((char *)e, frag) != NULL;
-    if (!ok) fprintf(stderr, "  stderr was: %s\n", e ? (char *)e : "(none)");
-    free(e);
-    return ok;
-}
-
-/* No hidden file (a temporary ".dmlslice-...") in folder. */
-static bool no_temp_files(const char *folder) {
-    DIR *d = opendir(folder);
-    bool clean = d != NULL;
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
-        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            fprintf(stderr, "  left behind: %s/%s\n", folder, e->d_name);
-            clean = false;
-        }
-    if (d) closedir(d);
-    return clean;
-}
-
-/* A version 1.0 .npy file, its header padded to 64 bytes as NumPy does. */
-static void write_npy(const char *name, const char *descr, bool fortran, int ndim, const int64_t *shape,
-                      const void *data, size_t n) {
-    char dict[1024], st[512];
-    int k = snprintf(st, sizeof st, "(");
-    for (int i = 0; i < ndim; i++) k += snprintf(st + k, sizeof st - (size_t)k, "%s%lld", i ? ", " : "", (long long)shape[i]);
-    snprintf(st + k, sizeof st - (size_t)k, "%s)", ndim == 1 ? "," : "");
-    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
-             fortran ? "True" : "False", st);
-    const size_t total = (10 + strlen(dict) + 1 + 63) / 64 * 64, hlen = total - 10;
-    unsigned char *b = calloc(1, total + n + 1);
-    memcpy(b, "\x93NUMPY\x01\x00", 8);
-    b[8] = (unsigned char)hlen, b[9] = (unsigned char)(hlen >> 8);
-    memset(b + 10, ' ', hlen);
-    memcpy(b + 10, dict, strlen(dict));
-    b[total - 1] = '\n';
-    if (n) memcpy(b + total, data, n);
-    FILE *f = fopen(name, "wb");
-    fwrite(b, 1, total + n, f);
-    fclose(f);
-    free(b);
-}
+#include "support/tool.h"
 
 /* A .npy file's data bytes (after its header), or NULL. */
 static unsigned char *npy_data(const char *name, size_t *n) {
@@ -240,12 +151,24 @@ static void test_split_errors(void) {
     const int64_t tall[2] = {70, 2};
     float y[140] = {0};
     write_npy("tall.npy", "<f4", false, 2, tall, y, sizeof y);
-    char many[2048] = "";
-    for (int k = 0; k < 70; k++) snprintf(many + strlen(many), sizeof many - strlen(many), " -o m%d.npy", k);
-    CHECK(run("split tall.npy --num-outputs 70%s --axis 0 --axis 0", many) == 2 && err_has("--axis given twice"),
-          "--axis twice among 70 outputs");
-    CHECK(run("split tall.npy --num-outputs 70 -f%s", many) == 0 && exists("m69.npy"), "70 outputs");
-    CHECK(no_temp_files("."), "temporary files after the split errors");
+    /* More words than run() splits: the argument array by hand. */
+    static char names[70][16];
+    const char *argv[160] = {tool, "split", "tall.npy", "--num-outputs", "70", "-f"};
+    int na = 6;
+    for (int k = 0; k < 70; k++) {
+        snprintf(names[k], sizeof names[k], "m%d.npy", k);
+        argv[na++] = "-o";
+        argv[na++] = names[k];
+    }
+    const run_io io = {.out = "out.txt", .err = "err.txt"};
+    argv[na++] = "--axis";
+    argv[na++] = "0";
+    argv[na++] = "--axis";
+    argv[na++] = "0";
+    CHECK(run_argv(argv, &io) == 2 && err_has("--axis given twice"), "--axis twice among 70 outputs");
+    argv[na - 4] = NULL;
+    CHECK(run_argv(argv, &io) == 0 && exists("m69.npy"), "70 outputs");
+    CHECK(no_temp_files(), "temporary files after the split errors");
 }
 
 /* ---------------------------------------------------------------- atomic */
@@ -257,7 +180,7 @@ static void split_second_fails(const char *what, const char *second) {
     const int rc = run("split big.npy --sizes 1,63 -o first.npy -o %s", second);
     CHECK(rc == 1, "%s: exit %d, expected 1", what, rc);
     CHECK(!exists("first.npy"), "%s: the first output exists although the second failed", what);
-    CHECK(no_temp_files("."), "%s: temporary files left", what);
+    CHECK(no_temp_files(), "%s: temporary files left", what);
 }
 
 static void test_all_or_nothing(void) {
@@ -315,7 +238,7 @@ static void test_all_or_nothing(void) {
     CHECK(temps == 2, "the two named temporary files did not appear (%d)", temps);
     kill(p, SIGTERM);
     run_wait(p);
-    CHECK(no_temp_files(".") && !exists("first.npy") && !exists("second.npy"),
+    CHECK(no_temp_files() && !exists("first.npy") && !exists("second.npy"),
           "SIGTERM while two outputs were on their way left files");
     remove("fifo");
 #endif
@@ -327,7 +250,7 @@ static void test_all_or_nothing(void) {
     const run_io io = {.out = "/dev/full", .err = "err.txt"};
     CHECK(run_argv(argv, &io) == 1 && err_has("<stdout>: write error"), "standard output on a full device");
     CHECK(!exists("first.npy"), "the file output stayed although standard output failed");
-    CHECK(no_temp_files("."), "standard output on a full device: temporary files left");
+    CHECK(no_temp_files(), "standard output on a full device: temporary files left");
 #endif
 }
 
@@ -441,19 +364,11 @@ static void test_crops_errors(void) {
     CHECK(run("crops img.npy --starts starts.npy --size 1,1 --device vulkan -o c.npy") == 2 &&
               err_has("batches run on the CPU and CUDA only"),
           "--device vulkan");
-    CHECK(!exists("c.npy") && no_temp_files("."), "a failed crops wrote something");
+    CHECK(!exists("c.npy") && no_temp_files(), "a failed crops wrote something");
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_cli_batch DMLSLICE SCRATCH_PARENT\n");
-        return 2;
-    }
-    static char tool_path[4096];
-    if (run_abs_path(argv[1], tool_path, sizeof tool_path) != 0 || run_abs_path(argv[2], parent, sizeof parent) != 0)
-        return 2;
-    tool = tool_path;
-    if (run_make_scratch(dir, sizeof dir, parent, "cli_batch_scratch") != 0 || chdir(dir) != 0) return 2;
+    if (tool_setup(argc, argv, "cli_batch_scratch") != 0) return 2;
     test_seed_rng();
     test_split_results();
     test_crops_results();
@@ -481,10 +396,6 @@ int main(int argc, char **argv) {
     test_split_errors();
     test_all_or_nothing();
     test_crops_errors();
-    if (test_checks_failed == 0) {
-        if (chdir(parent) != 0 || run_clear_folder(dir, true) != 0) printf("scratch folder %s not removed\n", dir);
-    } else {
-        printf("scratch folder kept: %s\n", dir);
-    }
+    tool_finish();
     TEST_MAIN_END();
 }
