@@ -314,8 +314,10 @@ typedef struct compiled {
 } compiled;
 int layout_compile(compiled *c, const plan *p, int64_t itemsize);
 void layout_compiled_free(compiled *c);
-/* True where in is the packed input c's operator was made for. */
+/* True where in is the packed input c's operator was made for; where out
+ * (of the plan's result shape) is C-contiguous, as that operator writes. */
 int layout_is_packed_input(const compiled *c, const array_view *in);
+int layout_is_packed_output(const compiled *c, const array_view *out);
 
 /* The native operator for these two arrays (shapes p->in_shape and
  * p->final_shape), and the byte ranges it reads and writes. */

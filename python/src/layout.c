@@ -245,6 +245,16 @@ int layout_is_packed_input(const compiled *c, const array_view *in) {
            memcmp(in->strides, c->in_strides, sizeof(int64_t) * (size_t)c->p.ndim) == 0;
 }
 
+int layout_is_packed_output(const compiled *c, const array_view *out) {
+    if (!c->packed_op || out->itemsize != c->itemsize) return 0;
+    int64_t want = out->itemsize;
+    for (int i = out->ndim - 1; i >= 0; i--) {
+        if (out->shape[i] != 1 && out->strides[i] != want) return 0;
+        want *= out->shape[i];
+    }
+    return 1;
+}
+
 /* A NumPy key over more than EXT_MAX_RANK axes: the library's view of this
  * array (axes of one element folded into its offset, contiguous runs
  * merged; dmls_lower_numpy_view), a window over that, the result packed. */

@@ -11,6 +11,7 @@ typedef struct OperatorObject {
 } OperatorObject;
 
 static PyObject *operator_type;
+static PyObject *s_out; /* "out", interned as the keyword names of calls are */
 
 static void op_dealloc(PyObject *self) {
     OperatorObject *o = (OperatorObject *)self;
@@ -31,6 +32,8 @@ static int op_args(PyObject *args, PyObject *kw, PyObject **x, PyObject **out) {
     }
     *x = n ? PyTuple_GetItem(args, 0) : NULL;
     *out = NULL;
+    if (*x && kw && PyDict_Size(kw) == 1 && (*out = PyDict_GetItemWithError(kw, s_out))) return 0; /* op(x, out=y) */
+    if (PyErr_Occurred()) return -1;
     PyObject *name, *value;
     Py_ssize_t pos = 0;
     while (kw && PyDict_Next(kw, &pos, &name, &value)) {
@@ -105,6 +108,7 @@ static PyType_Slot op_slots[] = {
 static PyType_Spec op_spec = {"dmlslice.Operator", sizeof(OperatorObject), 0, Py_TPFLAGS_DEFAULT, op_slots};
 
 PyObject *operator_type_new(void) {
+    if (!s_out && !(s_out = PyUnicode_InternFromString("out"))) return NULL;
     if (!operator_type) operator_type = PyType_FromSpec(&op_spec);
     return Py_XNewRef(operator_type);
 }

@@ -2,8 +2,9 @@
  * run.c: a copy run where its arrays live: on the calling thread or the
  * shared CPU pool, or on the array's GPU on the given stream. A plan
  * compiled for packed arrays runs its operator straight away when the
- * arrays are those packed arrays (a NumPy result this call made, an input
- * with the packed strides); any other pair is bound by layout.c.
+ * arrays are those packed arrays (an input with the packed strides, a
+ * C-contiguous result: one this call made, or out=); any other pair is
+ * bound by layout.c.
  */
 #include "ext.h"
 
@@ -127,7 +128,7 @@ static int run_cuda(const bound_copy *b, int device, uintptr_t stream, int sync)
 int run_copy(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream,
              int sync) {
     bound_copy b;
-    if (c && out->source == SRC_FRESH_NUMPY && in->device_type == DL_CPU && layout_is_packed_input(c, in))
+    if (c && layout_is_packed_input(c, in) && (out->source == SRC_FRESH_NUMPY || layout_is_packed_output(c, out)))
         b = (bound_copy){c->packed_op, 0, in->data, out->data, c->in_bytes, c->out_bytes};
     else if (layout_bind(p, c, in, out, &b) < 0)
         return -1;
