@@ -134,6 +134,9 @@ int numpy_view(PyObject *arr, int writable, array_view *v);
  * C API where it is reachable (numpy.empty otherwise); v describes it
  * (source SRC_FRESH_NUMPY). A new reference, or NULL. */
 PyObject *numpy_new(PyObject *descr, int ndim, const int64_t *shape, array_view *v);
+/* v's shape, and the strides of a C-contiguous array (NumPy's default
+ * order, every library's fresh array) of v->itemsize elements. */
+void numpy_c_order(array_view *v, int ndim, const int64_t *shape);
 /* numpy.asarray(obj): a NumPy view of a buffer exporter. */
 PyObject *numpy_asarray(PyObject *obj);
 
@@ -161,6 +164,9 @@ int frameworks_cupy_stream(int device, uintptr_t *stream);
 /* An uninitialized array like x of this shape on x's device. */
 PyObject *frameworks_torch_empty(PyObject *x, PyObject *shape);
 PyObject *frameworks_cupy_empty(PyObject *x, PyObject *shape, int device);
+/* The view of such an array, made for input `in` with this shape: the
+ * input's dtype and device, C-contiguous; only its address is asked. 0 or -1. */
+int frameworks_fresh_view(PyObject *made, const array_view *in, int ndim, const int64_t *shape, array_view *v);
 /* _kinds.device_of / stream_of / empty_like / finish, for other producers. */
 int frameworks_device_of(PyObject *obj, int *type, int *id);
 int frameworks_stream_of(PyObject *obj, int device, uintptr_t *stream, PyObject **stream_arg, int *sync);

@@ -16,6 +16,8 @@
  */
 #include "ext.h"
 
+#include <string.h>
+
 #include "dlpack.h"
 
 static PyObject *k_dtype_info, *k_device_of, *k_stream_of, *k_empty_like, *k_finish; /* dmlslice._kinds */
@@ -311,6 +313,29 @@ int frameworks_cupy_stream(int device, uintptr_t *stream) {
 
 PyObject *frameworks_cupy_empty(PyObject *x, PyObject *shape, int device) {
     return PyObject_CallFunction(k_cupy_empty, "OOi", x, shape, device);
+}
+
+int frameworks_fresh_view(PyObject *made, const array_view *in, int ndim, const int64_t *shape, array_view *v) {
+    PyObject *ptr;
+    if (in->source == SRC_TORCH) {
+        ptr = PyObject_CallMethodObjArgs(made, s_data_ptr, NULL);
+    } else {
+        PyObject *mem = PyObject_GetAttr(made, s_data);
+        ptr = mem ? PyObject_GetAttr(mem, s_ptr) : NULL;
+        Py_XDECREF(mem);
+    }
+    if (!ptr) return -1;
+    memset(v, 0, VIEW_HEAD_BYTES);
+    v->data = PyLong_AsVoidPtr(ptr);
+    Py_DECREF(ptr);
+    v->source = in->source;
+    v->itemsize = in->itemsize;
+    v->dtype_class = in->dtype_class;
+    v->dl_code = in->dl_code;
+    v->device_type = in->device_type;
+    v->device_id = in->device_id;
+    numpy_c_order(v, ndim, shape);
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 /* ---- other producers: dmlslice/_kinds.py */

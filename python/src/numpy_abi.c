@@ -191,16 +191,20 @@ PyObject *numpy_new(PyObject *descr, int ndim, const int64_t *shape, array_view 
     memset(v, 0, VIEW_HEAD_BYTES);
     v->source = SRC_FRESH_NUMPY;
     v->data = ((const numpy_fields *)arr)->data;
-    v->ndim = ndim;
     v->itemsize = d->itemsize;
     v->dtype_class = d->cls;
     v->dl_code = -1;
     v->device_type = DL_CPU;
-    int64_t packed = d->itemsize;
+    numpy_c_order(v, ndim, shape);
+    return arr;
+}
+
+void numpy_c_order(array_view *v, int ndim, const int64_t *shape) {
+    v->ndim = ndim;
+    int64_t packed = v->itemsize;
     for (int i = ndim - 1; i >= 0; i--) {
         v->shape[i] = shape[i];
         v->strides[i] = packed;
         packed *= shape[i];
     }
-    return arr;
 }

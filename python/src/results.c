@@ -42,7 +42,10 @@ PyObject *results_new(PyObject *x, const array_view *in, const plan *p, PyObject
     if (!shape && !made) return NULL;
     PyObject *target = library_new(x, in, p, shape ? shape : made);
     Py_XDECREF(made);
-    if (target && view_import(target, 1, stream_arg, out) < 0) Py_CLEAR(target);
+    int fresh = in->source == SRC_TORCH || in->source == SRC_CUPY; /* made by new_empty / cupy.ndarray */
+    if (target && (fresh ? frameworks_fresh_view(target, in, p->final_ndim, p->final_shape, out)
+                         : view_import(target, 1, stream_arg, out)) < 0)
+        Py_CLEAR(target);
     return target;
 }
 
