@@ -133,20 +133,35 @@ static int call_plan(call *k, call_state *s) {
     return -1;
 }
 
+/* out= is on the input's device. */
+static int same_device(const call_state *s, int type, int id) {
+    int cuda = is_cuda(type);
+    if (cuda == s->cuda && (!cuda || id == s->in.device_id)) return 0;
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+              "out= is on %s %d and the array on %s %d; they must share a device", cuda ? "CUDA device" : "the CPU",
+              cuda ? id : 0, s->cuda ? "CUDA device" : "the CPU", s->cuda ? s->in.device_id : 0);
+    return -1;
+}
+
+/* out= taken in, as the input is: an array of a known library read at
+ * once, any other asked for its device first. */
+static int import_out(PyObject *out, call_state *s) {
+    int rc = view_import_known(out, 1, &s->out);
+    if (rc <= 0) {
+        s->have_out = rc == 0;
+        return rc < 0 ? -1 : same_device(s, s->out.device_type, s->out.device_id);
+    }
+    int type, id;
+    if (view_device(out, &type, &id) < 0 || same_device(s, type, id) < 0) return -1;
+    if (view_import(out, 1, s->stream_arg, &s->out) < 0) return -1;
+    s->have_out = 1;
+    return 0;
+}
+
 /* Step 3, out= given: on the array's device, of the result's shape and the
  * input's dtype. */
 static int call_out(PyObject *out, call_state *s) {
-    int type, id;
-    if (view_device(out, &type, &id) < 0) return -1;
-    int cuda = is_cuda(type);
-    if (cuda != s->cuda || (cuda && id != s->in.device_id)) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                  "out= is on %s %d and the array on %s %d; they must share a device", cuda ? "CUDA device" : "the CPU",
-                  id, s->cuda ? "CUDA device" : "the CPU", s->cuda ? s->in.device_id : 0);
-        return -1;
-    }
-    if (view_import(out, 1, s->stream_arg, &s->out) < 0) return -1;
-    s->have_out = 1;
+    if (import_out(out, s) < 0) return -1;
     const plan *p = s->p;
     if (!same_shape(s->out.ndim, s->out.shape, p->final_ndim, p->final_shape))
         return shape_mismatch("out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape, p->final_ndim,

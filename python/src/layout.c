@@ -192,7 +192,7 @@ static int packed_result(const array_view *out) {
 /* The packed arrays of a plan's shapes, as layout_bind would describe them. */
 static void packed_sides(const plan *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
     static char nowhere[8]; /* a base for the description; never read */
-    int64_t ishape[EXT_MAX_RANK], istr[EXT_MAX_RANK], oshape[EXT_MAX_RANK], ostr[EXT_MAX_RANK];
+    int64_t ishape[EXT_MAX_RANK] = {0}, istr[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0}, ostr[EXT_MAX_RANK] = {0};
     const int64_t *osz = p->grad ? p->final_shape : p->out_sizes;
     int64_t si = itemsize, so = itemsize;
     int ei = 0, eo = 0;
