@@ -46,7 +46,7 @@ __version__ = library_version
 cuda_built: bool = bool(_cuda_built)
 
 _init(_errors.BY_ROLE, _np, _kinds)
-_batch_init(_np, _kinds, Operator)
+_batch_init(_kinds)
 # A forked child has none of the parent's pool threads: it makes its own.
 _os.register_at_fork(after_in_child=_after_fork_child)
 

@@ -17,9 +17,7 @@
 
 /* ------------------------------------------------------------ state */
 
-static PyObject *np_empty, *np_asarray;                                               /* numpy */
-static PyObject *k_empty_like, *k_finish, *k_stream_of, *k_host_starts, *k_to_device; /* dmlslice._kinds */
-static PyTypeObject *operator_type;                                                   /* dmlslice.Operator */
+static PyObject *k_host_starts, *k_to_device; /* dmlslice._kinds */
 
 /* Batches of split and crops by (kind, device, layout, parameters): bytes ->
  * capsule. Bounded, emptied when full; a call holds its capsule while it
@@ -77,8 +75,9 @@ static PyObject *kept_batch(const key_buf *k, const int64_t *extra, size_t n_ext
 
 /* ------------------------------------------------------------ arrays */
 
-/* An array's device and, on a GPU, its stream (as module.c finds them for
- * one slice). obj may become a NumPy view of a buffer exporter (owned). */
+/* An array taken in with its device and, on a GPU, its stream, as call.c
+ * takes one slice's input. x may become a NumPy view of a buffer exporter
+ * (owned). */
 typedef struct dev_state {
     PyObject *x, *owned, *stream_arg;
     bt_where w;
@@ -89,36 +88,52 @@ static void dev_release(dev_state *d) {
     Py_CLEAR(d->stream_arg);
 }
 
-static int find_device(PyObject *obj, dev_state *d) {
+static int check_device(dev_state *d, int type, int id) {
+    d->w.cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
+    d->w.device = id;
+    if (d->w.cuda) return run_cuda_check(id);
+    if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+              "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
+    return -1;
+}
+
+/* The current stream of an array read without DLPack. */
+static int known_stream(dev_state *d, const array_view *in) {
+    if (check_device(d, in->device_type, in->device_id) < 0) return -1;
+    if (!d->w.cuda) return 0;
+    int rc = 1;
+    if (in->source == SRC_TORCH)
+        rc = frameworks_torch_stream(in->device_id, &d->w.stream);
+    else if (in->source == SRC_CUPY)
+        rc = frameworks_cupy_stream(in->device_id, &d->w.stream);
+    else if (in->source == SRC_EXCHANGE)
+        rc = exchange_stream(exchange_api(d->x), in->device_type, in->device_id, &d->w.stream);
+    if (rc == 1) return frameworks_stream_of(d->x, in->device_id, &d->w.stream, &d->stream_arg, &d->w.sync);
+    if (rc < 0) return -1;
+    d->stream_arg = PyLong_FromUnsignedLongLong(d->w.stream ? (unsigned long long)d->w.stream : 1);
+    return d->stream_arg ? 0 : -1;
+}
+
+/* Takes obj in (into in, to view_release on success). 0, or -1. */
+static int take_input(PyObject *obj, dev_state *d, array_view *in) {
     memset(d, 0, sizeof *d);
     d->x = obj;
-    if (view_is_buffer(obj)) {
-        if (!(d->owned = d->x = PyObject_CallFunctionObjArgs(np_asarray, obj, NULL))) return -1;
-    }
-    int type;
-    if (view_device(d->x, &type, &d->w.device) < 0) return -1;
-    d->w.cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
-    if (!d->w.cuda) {
-        if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
-                  "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
+    int rc = view_import_known(obj, 0, in);
+    if (rc < 0) return -1;
+    if (rc == 0) {
+        if (known_stream(d, in) == 0) return 0;
+        view_release(in);
         return -1;
     }
-    if (lib_cuda_check(d->w.device) < 0) return -1;
-    int got = view_is_torch(d->x) ? view_torch_stream(d->w.device, &d->w.stream) : 1;
-    if (got < 0) return -1;
-    if (got == 0) {
-        d->stream_arg = PyLong_FromUnsignedLongLong(d->w.stream ? (unsigned long long)d->w.stream : 1);
-        return d->stream_arg ? 0 : -1;
+    if (view_is_buffer(obj)) {
+        if (!(d->owned = d->x = numpy_asarray(obj))) return -1;
+        return view_import_known(d->x, 0, in) == 0 ? 0 : -1;
     }
-    PyObject *r = PyObject_CallFunction(k_stream_of, "Oi", d->x, d->w.device);
-    if (!r) return -1;
-    PyObject *ptr = PyTuple_GetItem(r, 0);
-    d->w.stream = ptr ? (uintptr_t)PyLong_AsUnsignedLongLong(ptr) : 0;
-    d->stream_arg = Py_XNewRef(PyTuple_GetItem(r, 1));
-    d->w.sync = PyObject_IsTrue(PyTuple_GetItem(r, 2)) == 1;
-    Py_DECREF(r);
-    return PyErr_Occurred() ? -1 : 0;
+    int type, id;
+    if (view_device(obj, &type, &id) < 0 || check_device(d, type, id) < 0) return -1;
+    if (d->w.cuda && frameworks_stream_of(obj, id, &d->w.stream, &d->stream_arg, &d->w.sync) < 0) return -1;
+    return view_import(obj, 0, d->stream_arg, in);
 }
 
 /* An argument's name for a message: name, or name[idx] where idx >= 0
@@ -167,53 +182,14 @@ static bt_slot packed_slot(const array_view *v) {
     return s;
 }
 
-static void shape_text(char *buf, size_t size, int n, const int64_t *s) {
-    size_t len = (size_t)snprintf(buf, size, "(");
-    for (int i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, i ? ", %lld" : "%lld", (long long)s[i]);
-    if (len < size) snprintf(buf + len, size - len, n == 1 ? ",)" : ")");
-}
-
-static PyObject *shape_tuple(int ndim, const int64_t *shape) {
-    PyObject *t = PyTuple_New(ndim);
-    for (int i = 0; t && i < ndim; i++) {
-        PyObject *v = PyLong_FromLongLong(shape[i]);
-        if (!v)
-            Py_CLEAR(t);
-        else
-            PyTuple_SetItem(t, i, v);
-    }
-    return t;
-}
-
-/* A new array of x's kind, dtype and device (in: x taken in); shape_obj:
- * the shape as a tuple where one is at hand, else NULL. */
-static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int64_t *shape, PyObject *shape_obj) {
-    PyObject *t = shape_obj ? Py_NewRef(shape_obj) : shape_tuple(ndim, shape), *r = NULL;
-    if (!t) return NULL;
-    if (view_is_numpy(x)) {
-        r = PyObject_CallFunctionObjArgs(np_empty, t, view_numpy_descr(x), NULL);
-    } else if (view_is_torch(x)) {
-        r = view_torch_empty(x, t);
-    } else { /* NumPy's name of the element type read from DLPack (module.c's rule) */
-        static const char codes[] = "iuf?Vc?";
-        char hint[16], c = in->dl_code >= 0 && in->dl_code < 7 ? codes[in->dl_code] : 'V';
-        if (in->dl_code == 6)
-            snprintf(hint, sizeof hint, "?");
-        else if (c == '?' || c == 'V' || in->dl_code == 4)
-            snprintf(hint, sizeof hint, "V%lld", (long long)in->itemsize);
-        else
-            snprintf(hint, sizeof hint, "%c%lld", c, (long long)in->itemsize);
-        r = PyObject_CallFunction(k_empty_like, "OOs", x, t, hint);
-    }
-    Py_DECREF(t);
-    return r;
-}
-
-/* What the caller gets for a result written into target (JAX's own array). */
-static PyObject *hand_back(PyObject *x, PyObject *target) {
-    if (view_is_numpy(x) || view_is_torch(x)) return Py_NewRef(target);
-    return PyObject_CallFunctionObjArgs(k_finish, x, target, NULL);
+/* A new array of x's kind, dtype and device (in: x taken in), described
+ * in v; shape_obj: the shape as a tuple where one is at hand, else NULL. */
+static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int64_t *shape, PyObject *shape_obj,
+                          PyObject *stream_arg, array_view *v) {
+    plan p; /* results_new reads the result's shape alone */
+    p.final_ndim = ndim;
+    memcpy(p.final_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    return results_new(x, in, &p, shape_obj, stream_arg, v);
 }
 
 /* An out= array (name[idx]): x's device and dtype, the shape, packed. */
@@ -223,16 +199,16 @@ static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_vi
     int same = v->ndim == ndim;
     for (int i = 0; same && i < ndim; i++) same = v->shape[i] == shape[i];
     int dtype = v->itemsize == in->itemsize && v->dtype_class == in->dtype_class;
-    if (dtype && view_is_numpy(x) && view_is_numpy(o))
-        dtype = PyObject_RichCompareBool(view_numpy_descr(x), view_numpy_descr(o), Py_EQ);
+    if (dtype && numpy_is_array(x) && numpy_is_array(o))
+        dtype = PyObject_RichCompareBool(numpy_descr(x), numpy_descr(o), Py_EQ);
     if (same && dtype == 1 && is_packed(v)) return 0;
     char a[256], b[256], buf[64];
     const char *what = arg_name(buf, sizeof buf, name, idx);
     if (dtype < 0) {
         /* the comparison's own exception */
     } else if (!same) {
-        shape_text(a, sizeof a, v->ndim, v->shape);
-        shape_text(b, sizeof b, ndim, shape);
+        ext_shape_text(a, sizeof a, v->ndim, v->shape);
+        ext_shape_text(b, sizeof b, ndim, shape);
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "%s has shape %s; the result has shape %s", what, a,
                   b);
     } else if (!dtype) {
@@ -339,11 +315,8 @@ static int split_new(const dev_state *d, const array_view *in, const split_args 
     int r = in->ndim;
     for (int i = 0; i < r; i++) per *= i == a->axis ? 1 : in->shape[i];
     for (size_t j = 0; j < a->n; j++) total += per * a->sizes[j];
-    PyObject *buf = new_like(d->x, in, 1, &total, NULL);
-    if (!buf || view_import(buf, 1, d->stream_arg, flat) < 0) {
-        Py_XDECREF(buf);
-        return -1;
-    }
+    PyObject *buf = new_like(d->x, in, 1, &total, NULL, d->stream_arg, flat);
+    if (!buf) return -1;
     *slot = packed_slot(flat);
     memcpy(shape, in->shape, sizeof(int64_t) * (size_t)r);
     int64_t at = 0;
@@ -354,7 +327,7 @@ static int split_new(const dev_state *d, const array_view *in, const split_args 
         Py_XDECREF(lo);
         Py_XDECREF(hi);
         PyObject *part = cut ? PyObject_GetItem(buf, cut) : NULL;
-        PyObject *st = part ? shape_tuple(r, shape) : NULL;
+        PyObject *st = part ? ext_shape_tuple(r, shape) : NULL;
         PyObject *view = st ? PyObject_CallMethod(part, "reshape", "(O)", st) : NULL;
         Py_XDECREF(st);
         Py_XDECREF(part);
@@ -400,12 +373,12 @@ static int split_outs(PyObject *out, const dev_state *d, const array_view *in, c
 }
 
 /* The parts handed back: JAX's arrays made from the buffers written. */
-static PyObject *split_result(const dev_state *d, PyObject *list, int fresh) {
-    if (!fresh || view_is_numpy(d->x) || view_is_torch(d->x)) return Py_NewRef(list);
+static PyObject *split_result(const dev_state *d, const array_view *in, PyObject *list, int fresh) {
+    if (!fresh || (in->source != SRC_DLPACK && in->source != SRC_BUFFER)) return Py_NewRef(list);
     Py_ssize_t n = PyList_Size(list);
     PyObject *r = PyList_New(n);
     for (Py_ssize_t j = 0; r && j < n; j++) {
-        PyObject *v = hand_back(d->x, PyList_GetItem(list, j));
+        PyObject *v = results_finish(d->x, in, PyList_GetItem(list, j));
         if (!v)
             Py_CLEAR(r);
         else
@@ -436,7 +409,7 @@ static PyObject *split_run(const dev_state *d, const array_view *in, const bt_te
         bt_slot src = {t->base, t->bytes};
         uint32_t n_out = a->one_output ? 1 : (uint32_t)a->n;
         if (bt_run(PyCapsule_GetPointer(cap, "dmlslice.batch"), &src, 1, outs, n_out, view_bytes(in), &d->w) == 0)
-            result = split_result(d, list, a->one_output);
+            result = split_result(d, in, list, a->one_output);
         if (a->one_output) view_release(&flat);
         for (size_t j = 0; views && j < a->n; j++) view_release(&views[j]);
     }
@@ -456,7 +429,7 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
     dev_state d;
     array_view in;
     int64_t *sizes = NULL;
-    if (find_device(x, &d) < 0 || view_import(d.x, 0, d.stream_arg, &in) < 0) {
+    if (take_input(x, &d, &in) < 0) {
         dev_release(&d);
         return NULL;
     }
@@ -528,7 +501,7 @@ static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_t
     const array_view *v = &s->v;
     if (v->ndim != 2 || v->shape[1] != r) {
         char a[256];
-        shape_text(a, sizeof a, v->ndim, v->shape);
+        ext_shape_text(a, sizeof a, v->ndim, v->shape);
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-CROP-BOUNDS",
                   "crops: starts has shape %s; an (N, %d) array is needed (row i: the starts of crop i, one per "
                   "axis of x)",
@@ -624,15 +597,14 @@ static PyObject *crops_run(const dev_state *d, const array_view *in, const bt_te
     array_view ov;
     PyObject *target = NULL, *result = NULL;
     if (out == Py_None) {
-        target = new_like(d->x, in, in->ndim + 1, shape, NULL);
-        if (target && view_import(target, 1, d->stream_arg, &ov) < 0) Py_CLEAR(target);
+        target = new_like(d->x, in, in->ndim + 1, shape, NULL, d->stream_arg, &ov);
     } else if (take_out(out, d, d->x, in, in->ndim + 1, shape, "out=", -1, &ov) == 0) {
         target = Py_NewRef(out);
     }
     if (target) {
         bt_slot ins[2] = {{t->base, t->bytes}, s->slot}, o = packed_slot(&ov);
         if (bt_run(PyCapsule_GetPointer(cap, "dmlslice.batch"), ins, 2, &o, 1, o.bytes, &d->w) == 0)
-            result = out == Py_None ? hand_back(d->x, target) : Py_NewRef(target);
+            result = out == Py_None ? results_finish(d->x, in, target) : Py_NewRef(target);
         view_release(&ov);
     }
     Py_XDECREF(target);
@@ -647,7 +619,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
         return NULL;
     dev_state d;
     array_view in;
-    if (find_device(x, &d) < 0 || view_import(d.x, 0, d.stream_arg, &in) < 0) {
+    if (take_input(x, &d, &in) < 0) {
         dev_release(&d);
         return NULL;
     }
@@ -663,7 +635,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
         memcpy(sz, size, sizeof(int64_t) * (size_t)ns);
         if (t.k > 1) sz[ns] = t.k; /* the parts' axis, whole */
         /* Lists and other host objects NumPy reads have no device to ask. */
-        int asked = !view_is_numpy(starts) && !PyList_Check(starts) && !PyTuple_Check(starts) &&
+        int asked = !numpy_is_array(starts) && !PyList_Check(starts) && !PyTuple_Check(starts) &&
                     view_device(starts, &type, &id) == 0;
         PyErr_Clear();
         int dev = asked && (type == DL_CUDA || type == DL_CUDA_MANAGED);
@@ -702,12 +674,12 @@ typedef struct BatchObject {
 static PyObject *batch_type;
 
 static const compiled *item_plan(const BatchObject *b, Py_ssize_t i) {
-    return &((OperatorObject *)PyTuple_GetItem(b->ops, i))->c;
+    return &operator_prepared(PyTuple_GetItem(b->ops, i))->c;
 }
 
-/* Item i's result shape as a tuple, made once by its Operator. */
+/* Item i's result shape as a tuple, made once with its plan. */
 static PyObject *item_shape(const BatchObject *b, Py_ssize_t i) {
-    return ((OperatorObject *)PyTuple_GetItem(b->ops, i))->shape;
+    return operator_prepared(PyTuple_GetItem(b->ops, i))->shape;
 }
 
 static void batch_dealloc(PyObject *self) {
@@ -724,14 +696,15 @@ static void batch_dealloc(PyObject *self) {
 
 /* Item i's operator: an Operator of a plan the batch can hold. */
 static int check_item(PyObject *op, Py_ssize_t i) {
-    if (!PyObject_TypeCheck(op, operator_type)) {
+    const prepared *pr = operator_prepared(op);
+    if (!pr) {
         char name[128];
         ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-B-ITEM",
                   "plan_batch: item %zd is %s, not an Operator or a (shape, dtype, key) tuple", i,
                   ext_type_name(op, name, sizeof name));
         return -1;
     }
-    if (((OperatorObject *)op)->c.expr) {
+    if (pr->c.expr) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-B-ITEM",
                   "plan_batch: item %zd: an index over more than %d axes is planned for each array's own "
                   "layout; a batch item needs a plan of at most %d axes",
@@ -779,8 +752,8 @@ static int assign_slots(BatchObject *b, PyObject *inputs) {
                    memcmp(a->p.in_shape, c->p.in_shape, sizeof(int64_t) * (size_t)a->p.ndim) == 0;
         if (!same) {
             char x[256], y[256];
-            shape_text(x, sizeof x, a->p.ndim, a->p.in_shape);
-            shape_text(y, sizeof y, c->p.ndim, c->p.in_shape);
+            ext_shape_text(x, sizeof x, a->p.ndim, a->p.in_shape);
+            ext_shape_text(y, sizeof y, c->p.ndim, c->p.in_shape);
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-B-ITEM",
                       "plan_batch: items %zd and %zd read input %u but were planned for %s of %lld-byte and %s of "
                       "%lld-byte elements",
@@ -883,15 +856,16 @@ static void bcall_release(bcall *c) {
     dev_release(&c->d);
 }
 
-/* Input slot s: the array planned (shape, element size), packed. */
+/* Input slot s: the array planned (shape, element size), packed. Input 0
+ * is taken in already (take_input, with the device and stream). */
 static int batch_input(const BatchObject *b, uint32_t s, PyObject *obj, bcall *c) {
-    PyObject *x = s == 0                ? Py_NewRef(c->d.x)
-                  : view_is_buffer(obj) ? PyObject_CallFunctionObjArgs(np_asarray, obj, NULL)
-                                        : Py_NewRef(obj);
-    if (!x) return -1;
-    PyList_SetItem(c->objs, s, x);
-    if ((s && same_device(x, &c->d, "inputs", s) < 0) || view_import(x, 0, c->d.stream_arg, &c->in[s]) < 0) return -1;
-    c->n_in_have = s + 1;
+    if (s > 0) {
+        PyObject *x = view_is_buffer(obj) ? numpy_asarray(obj) : Py_NewRef(obj);
+        if (!x) return -1;
+        PyList_SetItem(c->objs, s, x);
+        if (same_device(x, &c->d, "inputs", s) < 0 || view_import(x, 0, c->d.stream_arg, &c->in[s]) < 0) return -1;
+        c->n_in_have = s + 1;
+    }
     const array_view *v = &c->in[s];
     const compiled *p = item_plan(b, b->slot_op[s]);
     int same = v->itemsize == p->itemsize && v->ndim == p->p.ndim;
@@ -899,8 +873,8 @@ static int batch_input(const BatchObject *b, uint32_t s, PyObject *obj, bcall *c
     c->in_slots[s] = packed_slot(v);
     if (same && is_packed(v)) return 0;
     char x1[256], x2[256];
-    shape_text(x1, sizeof x1, v->ndim, v->shape);
-    shape_text(x2, sizeof x2, p->p.ndim, p->p.in_shape);
+    ext_shape_text(x1, sizeof x1, v->ndim, v->shape);
+    ext_shape_text(x2, sizeof x2, p->p.ndim, p->p.in_shape);
     if (!same)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-B-ITEM",
                   "Batch: inputs[%u] has shape %s of %lld-byte elements; item %zd was planned for %s of %lld-byte "
@@ -928,7 +902,11 @@ static int batch_inputs(const BatchObject *b, PyObject *inputs, bcall *c) {
     if (PyTuple_Size(seq) != (Py_ssize_t)b->n_in)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-B-ITEM", "Batch: %zd inputs given; the batch reads %u",
                   PyTuple_Size(seq), b->n_in);
-    else if (b->n_in == 0 || find_device(PyTuple_GetItem(seq, 0), &c->d) == 0) {
+    else if (b->n_in == 0)
+        rc = 0;
+    else if (take_input(PyTuple_GetItem(seq, 0), &c->d, &c->in[0]) == 0) {
+        c->n_in_have = 1;
+        PyList_SetItem(c->objs, 0, Py_NewRef(c->d.x));
         rc = 0;
         for (uint32_t s = 0; rc == 0 && s < b->n_in; s++) rc = batch_input(b, s, PyTuple_GetItem(seq, s), c);
     }
@@ -959,8 +937,8 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
         uint32_t s = b->in_slot[i];
         PyObject *x = PyList_GetItem(c->objs, s), *target = NULL;
         if (!fast) {
-            target = new_like(x, &c->in[s], p->final_ndim, p->final_shape, item_shape(b, i));
-            if (target && view_import(target, 1, c->d.stream_arg, &c->out[i]) < 0) Py_CLEAR(target);
+            target =
+                new_like(x, &c->in[s], p->final_ndim, p->final_shape, item_shape(b, i), c->d.stream_arg, &c->out[i]);
         } else if (take_out(PyTuple_GetItem(fast, i), &c->d, x, &c->in[s], p->final_ndim, p->final_shape, "out", i,
                             &c->out[i]) == 0) {
             target = Py_NewRef(PyTuple_GetItem(fast, i));
@@ -1006,10 +984,11 @@ static PyObject *batch_call_impl(BatchObject *b, PyObject *args, PyObject *kw) {
              batch_outputs(b, out, &c) == 0;
     if (ok && b->batch)
         ok = bt_run(b->batch, c.in_slots, b->n_in, c.out_slots, (uint32_t)b->n, c.out_bytes, &c.d.w) == 0;
-    if (ok && c.fresh && b->n_in && !view_is_numpy(c.d.x) && !view_is_torch(c.d.x)) {
+    if (ok && c.fresh && b->n_in && (c.in[0].source == SRC_DLPACK || c.in[0].source == SRC_BUFFER)) {
         result = PyList_New(b->n);
         for (Py_ssize_t i = 0; result && i < b->n; i++) {
-            PyObject *v = hand_back(PyList_GetItem(c.objs, b->in_slot[i]), PyList_GetItem(c.results, i));
+            uint32_t s = b->in_slot[i];
+            PyObject *v = results_finish(PyList_GetItem(c.objs, s), &c.in[s], PyList_GetItem(c.results, i));
             if (!v)
                 Py_CLEAR(result);
             else
@@ -1036,7 +1015,7 @@ static PyObject *batch_get(PyObject *self, void *which) {
     PyObject *t = PyTuple_New(n);
     for (Py_ssize_t i = 0; t && i < n; i++) {
         const plan *p = &item_plan(b, inputs ? b->slot_op[i] : i)->p;
-        PyObject *s = inputs ? shape_tuple(p->ndim, p->in_shape) : shape_tuple(p->final_ndim, p->final_shape);
+        PyObject *s = inputs ? ext_shape_tuple(p->ndim, p->in_shape) : ext_shape_tuple(p->final_ndim, p->final_shape);
         if (!s)
             Py_CLEAR(t);
         else
@@ -1078,23 +1057,18 @@ static PyType_Spec batch_spec = {"dmlslice.Batch", sizeof(BatchObject), 0, Py_TP
 
 /* ------------------------------------------------------------ module */
 
-/* _batch_init(numpy, dmlslice._kinds, Operator) */
-static PyObject *fn_batch_init(PyObject *self, PyObject *args) {
+/* _batch_init(dmlslice._kinds): the helpers crops takes host starts with. */
+static PyObject *fn_batch_init(PyObject *self, PyObject *kinds) {
     (void)self;
-    PyObject *np, *kinds, *op_type;
-    if (!PyArg_ParseTuple(args, "OOO!", &np, &kinds, &PyType_Type, &op_type)) return NULL;
-    PyObject **slots[] = {&np_empty, &np_asarray, &k_empty_like, &k_finish, &k_stream_of, &k_host_starts, &k_to_device};
-    PyObject *mods[] = {np, np, kinds, kinds, kinds, kinds, kinds};
-    static const char *const names[] = {"empty",     "asarray",     "empty_like", "finish",
-                                        "stream_of", "host_starts", "to_device"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        PyObject *f = PyObject_GetAttrString(mods[i], names[i]);
-        if (!f) return NULL;
-        Py_XDECREF(*slots[i]);
-        *slots[i] = f;
+    PyObject *host = PyObject_GetAttrString(kinds, "host_starts");
+    PyObject *dev = host ? PyObject_GetAttrString(kinds, "to_device") : NULL;
+    if (!dev) {
+        Py_XDECREF(host);
+        return NULL;
     }
-    Py_XDECREF((PyObject *)operator_type);
-    operator_type = (PyTypeObject *)Py_NewRef(op_type);
+    Py_XDECREF(k_host_starts);
+    Py_XDECREF(k_to_device);
+    k_host_starts = host, k_to_device = dev;
     Py_RETURN_NONE;
 }
 
@@ -1125,7 +1099,7 @@ static PyMethodDef batch_methods[] = {
     {"split", (PyCFunction)(void (*)(void))fn_split, METH_VARARGS | METH_KEYWORDS, doc_split},
     {"crops", (PyCFunction)(void (*)(void))fn_crops, METH_VARARGS | METH_KEYWORDS, doc_crops},
     {"_plan_batch", fn_plan_batch, METH_VARARGS, NULL},
-    {"_batch_init", fn_batch_init, METH_VARARGS, NULL},
+    {"_batch_init", fn_batch_init, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -84,7 +84,7 @@ static dmls_tensor native(const bt_tensor *t) {
 int bt_split_sizes(int64_t d, int64_t n, int rule, int64_t **sizes, size_t *count) {
     dmls_status st = dmls_split_sizes(d, n, (dmls_split_rule)rule, NULL, 0, count);
     if (st != DMLS_OK) {
-        lib_error(st);
+        ext_raise_status(st);
         return -1;
     }
     *sizes = PyMem_Malloc(sizeof(int64_t) * (*count ? *count : 1));
@@ -96,7 +96,7 @@ int bt_split_sizes(int64_t d, int64_t n, int rule, int64_t **sizes, size_t *coun
     if (st != DMLS_OK) {
         PyMem_Free(*sizes);
         *sizes = NULL;
-        lib_error(st);
+        ext_raise_status(st);
         return -1;
     }
     return 0;
@@ -106,7 +106,9 @@ void *bt_split(const bt_tensor *t, int axis, const int64_t *sizes, size_t n, int
     dmls_tensor in = native(t);
     dmls_batch *b = NULL;
     dmls_status st = dmls_batch_create_split(&in, axis, sizes, n, one_output, &b);
-    return st == DMLS_OK ? b : lib_error(st);
+    if (st == DMLS_OK) return b;
+    ext_raise_status(st);
+    return NULL;
 }
 
 void *bt_crops(const bt_tensor *t, const int64_t *size, size_t n, int width) {
@@ -114,7 +116,9 @@ void *bt_crops(const bt_tensor *t, const int64_t *size, size_t n, int width) {
     dmls_batch *b = NULL;
     dmls_status st =
         dmls_batch_create_crops(&in, size, n, NULL, width == 4 ? DMLS_STARTS_INT32 : DMLS_STARTS_INT64, &b);
-    return st == DMLS_OK ? b : lib_error(st);
+    if (st == DMLS_OK) return b;
+    ext_raise_status(st);
+    return NULL;
 }
 
 void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_slot, size_t n, uint32_t n_in,
@@ -129,16 +133,18 @@ void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_sl
     dmls_batch *b = NULL;
     dmls_status st = dmls_batch_create(items, n, n_in, n_out, &b);
     PyMem_Free(items);
-    return st == DMLS_OK ? b : lib_error(st);
+    if (st == DMLS_OK) return b;
+    ext_raise_status(st);
+    return NULL;
 }
 
 void bt_free(void *batch) { dmls_batch_destroy(batch); }
 
 static int run_cpu(const dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out,
                    uint64_t out_bytes) {
-    void *ctx = NULL;
-    void *pool = lib_pool_acquire(&ctx);
+    pool_ref *pool = pool_enter();
     if (!pool) return -1;
+    dmls_context *ctx = pool_context(pool);
     const dmls_batch_input *bi = (const dmls_batch_input *)(const void *)in;
     const dmls_batch_output *bo = (const dmls_batch_output *)(const void *)out;
     dmls_status st;
@@ -148,9 +154,9 @@ static int run_cpu(const dmls_batch *b, const bt_slot *in, uint32_t n_in, const 
     } else {
         st = dmls_batch_execute(b, ctx, bi, n_in, bo, n_out);
     }
-    lib_pool_release(pool);
+    pool_leave(pool);
     if (st != DMLS_OK) {
-        lib_error(st);
+        ext_raise_status(st);
         return -1;
     }
     return 0;
@@ -179,7 +185,7 @@ static int run_cuda(dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_sl
         if (prev >= 0 && prev != w->device) cudaSetDevice(prev);
     }
     Py_END_ALLOW_THREADS if (st != DMLS_OK) {
-        lib_error(st);
+        ext_raise_status(st);
         return -1;
     }
     if (err != cudaSuccess) {
