@@ -1,28 +1,103 @@
 /* DirectML's feature levels: their names and the table of what each slice
  * operator accepts from which level on (docs/spec.md section 4). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dml_types.h"
+#include "error.h"
+
+/* Every DML_FEATURE_LEVEL, oldest first, with the name DirectML's
+ * documentation gives it: the one list the library, the tool and the
+ * Python package read (dmls_feature_level_at). */
+static const struct {
+    DML_FEATURE_LEVEL level;
+    const char *name;
+} known[] = {
+    {DML_FEATURE_LEVEL_1_0, "1_0"}, {DML_FEATURE_LEVEL_2_0, "2_0"}, {DML_FEATURE_LEVEL_2_1, "2_1"},
+    {DML_FEATURE_LEVEL_3_0, "3_0"}, {DML_FEATURE_LEVEL_3_1, "3_1"}, {DML_FEATURE_LEVEL_4_0, "4_0"},
+    {DML_FEATURE_LEVEL_4_1, "4_1"}, {DML_FEATURE_LEVEL_5_0, "5_0"}, {DML_FEATURE_LEVEL_5_1, "5_1"},
+    {DML_FEATURE_LEVEL_5_2, "5_2"}, {DML_FEATURE_LEVEL_6_0, "6_0"}, {DML_FEATURE_LEVEL_6_1, "6_1"},
+    {DML_FEATURE_LEVEL_6_2, "6_2"}, {DML_FEATURE_LEVEL_6_3, "6_3"}, {DML_FEATURE_LEVEL_6_4, "6_4"},
+};
+#define KNOWN_COUNT (sizeof known / sizeof known[0])
 
 const char *dmls_feature_level_name(DML_FEATURE_LEVEL level) {
-    switch (level) {
-    case DML_FEATURE_LEVEL_1_0: return "1_0";
-    case DML_FEATURE_LEVEL_2_0: return "2_0";
-    case DML_FEATURE_LEVEL_2_1: return "2_1";
-    case DML_FEATURE_LEVEL_3_0: return "3_0";
-    case DML_FEATURE_LEVEL_3_1: return "3_1";
-    case DML_FEATURE_LEVEL_4_0: return "4_0";
-    case DML_FEATURE_LEVEL_4_1: return "4_1";
-    case DML_FEATURE_LEVEL_5_0: return "5_0";
-    case DML_FEATURE_LEVEL_5_1: return "5_1";
-    case DML_FEATURE_LEVEL_5_2: return "5_2";
-    case DML_FEATURE_LEVEL_6_0: return "6_0";
-    case DML_FEATURE_LEVEL_6_1: return "6_1";
-    case DML_FEATURE_LEVEL_6_2: return "6_2";
-    case DML_FEATURE_LEVEL_6_3: return "6_3";
-    case DML_FEATURE_LEVEL_6_4: return "6_4";
-    }
+    for (size_t i = 0; i < KNOWN_COUNT; i++)
+        if (known[i].level == level) return known[i].name;
     return NULL;
+}
+
+DML_FEATURE_LEVEL dmls_feature_level_at(size_t index) {
+    return index < KNOWN_COUNT ? known[index].level : (DML_FEATURE_LEVEL)0;
+}
+
+size_t dmls_feature_level_count(void) { return KNOWN_COUNT; }
+
+/* The hex form: "0x" or "0X" and 1 to 8 hex digits, nothing else. */
+static bool parse_hex(const char *text, size_t n, unsigned long *value) {
+    if (n < 3 || n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+    unsigned long v = 0;
+    for (size_t i = 2; i < n; i++) {
+        const char c = text[i];
+        const int d = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+        if (d < 0) return false;
+        v = v * 16 + (unsigned long)d;
+    }
+    *value = v;
+    return true;
+}
+
+/* "M_m" or "M.m" as listed: the name with its '_' written either way. */
+static bool names_level(const char *text, size_t n, const char *name) {
+    if (n != strlen(name)) return false;
+    for (size_t i = 0; i < n; i++)
+        if (text[i] != name[i] && !(name[i] == '_' && text[i] == '.')) return false;
+    return true;
+}
+
+/* The text for a message: at most 32 bytes of it, anything outside
+ * printable ASCII as '?', so a hostile string cannot garble the message. */
+static void quote(const char *text, size_t n, char *buf, size_t cap) {
+    size_t used = 0;
+    for (size_t i = 0; i < n && i < 32 && used + 1 < cap; i++)
+        buf[used++] = text[i] >= 0x20 && text[i] <= 0x7e ? text[i] : '?';
+    if (n > 32)
+        for (int k = 0; k < 3 && used + 1 < cap; k++) buf[used++] = '.';
+    buf[used] = '\0';
+}
+
+dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level) {
+    dmls_clear_error();
+    RETURN_IF(text == NULL || level == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "feature_level_parse: %s is NULL", text == NULL ? "text" : "level");
+    /* No form is longer than 10 bytes: counting stops soon after, so a
+     * long string is neither read to its end nor matched. */
+    size_t n = 0;
+    while (n < 40 && text[n] != '\0') n++;
+    unsigned long hex = 0;
+    const bool is_hex = parse_hex(text, n, &hex);
+    for (size_t i = 0; i < KNOWN_COUNT; i++) {
+        if (is_hex ? hex == (unsigned long)known[i].level : names_level(text, n, known[i].name)) {
+            *level = known[i].level;
+            return DMLS_OK;
+        }
+    }
+    char shown[40], names[KNOWN_COUNT * 8 + 1] = "", latest[8];
+    quote(text, n, shown, sizeof shown);
+    for (size_t i = 0; i < KNOWN_COUNT; i++) {
+        if (i > 0) strcat(names, ", ");
+        strcat(names, known[i].name);
+    }
+    const char *last = known[KNOWN_COUNT - 1].name;
+    snprintf(latest, sizeof latest, "%s", last);
+    latest[strcspn(latest, "_")] = '.';
+    return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL,
+                     "'%s' is not a DirectML feature level (%s; also written %s or 0x%X)", shown, names,
+                     latest, (unsigned)known[KNOWN_COUNT - 1].level);
 }
 
 #define TYPES_FL1_0                                                                           \

@@ -55,8 +55,34 @@ DMLS_API dmls_status dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE data_type
                                                   UINT dimension_count, const UINT *sizes,
                                                   const UINT *strides, uint64_t *bytes);
 
-/* The name DirectML gives a feature level ("4_1"), or NULL if not listed. */
+/* ------------------------------------------------------- feature levels */
+
+/* The name DirectML gives a feature level ("4_1"), or NULL if not listed.
+ * The string is static. Thread-safe. */
 DMLS_API const char *dmls_feature_level_name(DML_FEATURE_LEVEL level);
+
+/* How many DML_FEATURE_LEVEL values dmlslice knows (docs/spec.md
+ * section 4). Thread-safe. */
+DMLS_API size_t dmls_feature_level_count(void);
+
+/* The index-th known feature level, oldest first (index 0 is 1_0 and
+ * dmls_feature_level_count() - 1 the latest), or 0, which is no feature
+ * level, when index is not below dmls_feature_level_count(). Thread-safe. */
+DMLS_API DML_FEATURE_LEVEL dmls_feature_level_at(size_t index);
+
+/*
+ * dmls_feature_level_parse: a feature level written as text.
+ *   text   NUL-terminated; exactly one of: a listed name ("6_4"), the same
+ *          with a dot ("6.4"), or "0x" / "0X" and 1 to 8 hex digits whose
+ *          value is listed ("0x6400"). Nothing before or after: no spaces,
+ *          signs or suffixes.
+ *   level  receives the level; untouched on failure.
+ * Returns DMLS_OK, or DMLS_ERROR_INVALID_ARGUMENT (text or level NULL, or
+ * text not a listed level) with dmls_last_error() quoting the text (its
+ * first 32 bytes, non-printable bytes as '?') and listing the levels.
+ * Reads at most 40 bytes of text. Thread-safe.
+ */
+DMLS_API dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level);
 
 #ifdef __cplusplus
 }
