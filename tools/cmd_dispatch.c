@@ -106,7 +106,7 @@ static int run_model(const char *path, char *text, size_t len, const char *allow
 int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
     const char *path = NULL;
-    DML_FEATURE_LEVEL level = DML_FEATURE_LEVEL_6_4;
+    DML_FEATURE_LEVEL level = dmls_feature_level_at(dmls_feature_level_count() - 1);
     device_choice dev = {DEVICE_CPU, 0};
     bool force = false;
     const char *allowed = NULL;

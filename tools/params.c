@@ -12,7 +12,7 @@
 
 void params_init(params *p) {
     memset(p, 0, sizeof *p);
-    p->level = DML_FEATURE_LEVEL_6_4;
+    p->level = dmls_feature_level_at(dmls_feature_level_count() - 1);
 }
 
 const option_def params_options[] = {
@@ -34,9 +34,8 @@ const option_def params_options[] = {
     {"--webnn-strides", NULL, "L", "WebNN slice(): strides, at least 1 (default 1)"},
     {"--webnn-reverse", NULL, "L|all", "WebNN reverse(): the listed axes ('' none, 'all' every axis)"},
     {"--feature-level", NULL, "L",
-     "DirectML feature level: 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2\n6_0 6_1 6_2 6_3 6_4 (also 6.4 or 0x6400; "
-     "default 6_4). The\nDirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass "
-     "DirectML's rules at it too"},
+     "DirectML feature level, as 6_4, 6.4 or 0x6400 (default: the\nlatest; an unknown one is answered with the list). The\n"
+     "DirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass DirectML's rules at it too"},
     {NULL, NULL, NULL, NULL},
 };
 

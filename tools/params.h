@@ -45,7 +45,7 @@ typedef struct params {
     bool level_given; /* --feature-level: front ends are then also checked as DirectML's SLICE1 */
 } params;
 
-/* Defaults (feature level 6_4, no form). */
+/* Defaults (the latest feature level, no form). */
 void params_init(params *p);
 
 /* If opt is one of params_options, takes value and returns 1; returns 0
