@@ -172,7 +172,7 @@ int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tens
                   int64_t *shape);
 
 const char *lib_feature_level_name(int level);
-/* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4"), or -1. */
+/* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4", "0x6400"), or -1. */
 int lib_feature_level(const char *name);
 int lib_latest_feature_level(void);
 

@@ -324,29 +324,14 @@ int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tens
     return 0;
 }
 
-static const int all_levels[] = {0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
-                                 0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400};
-
 const char *lib_feature_level_name(int level) { return dmls_feature_level_name((DML_FEATURE_LEVEL)level); }
 
 int lib_feature_level(const char *name) {
-    char want[16];
-    size_t n = strlen(name);
-    if (n >= sizeof want) return -1;
-    for (size_t i = 0; i <= n; i++) want[i] = name[i] == '.' ? '_' : name[i];
-    for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++) {
-        const char *s = dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i]);
-        if (s && strcmp(s, want) == 0) return all_levels[i];
-    }
-    return -1;
+    DML_FEATURE_LEVEL level;
+    return dmls_feature_level_parse(name, &level) == DMLS_OK ? (int)level : -1;
 }
 
-int lib_latest_feature_level(void) {
-    int best = all_levels[0];
-    for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++)
-        if (dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i])) best = all_levels[i];
-    return best;
-}
+int lib_latest_feature_level(void) { return (int)dmls_feature_level_at(dmls_feature_level_count() - 1); }
 
 /* ------------------------------------------------------------ threads */
 

@@ -85,9 +85,11 @@ static int feature_level(PyObject *obj, int *level) {
         return 0;
     }
     if (PyUnicode_Check(obj)) {
-        const char *s = PyUnicode_AsUTF8AndSize(obj, NULL);
+        Py_ssize_t len = 0;
+        const char *s = PyUnicode_AsUTF8AndSize(obj, &len);
         if (!s) return -1;
-        *level = lib_feature_level(s);
+        /* A NUL inside would end the text early: "6_4\0x" is no level. */
+        *level = strlen(s) == (size_t)len ? lib_feature_level(s) : -1;
     } else {
         long v = PyLong_AsLong(obj);
         if (v == -1 && PyErr_Occurred()) PyErr_Clear();

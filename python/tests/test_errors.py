@@ -58,6 +58,12 @@ def test_feature_levels():
     assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level="5_0").shape == (1, 1, 1, 1)
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
            feature_level="9_9")
+    # The library's parser: its three forms, nothing around them.
+    for text in ("5.0", "0x5000", "0X5000"):
+        assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level=text).shape == (1, 1, 1, 1)
+    for text in (" 6_4", "6_4 ", "6_4\x00", "0x", "", "6" * 1000):
+        raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
+               feature_level=text)
 
 
 def test_check_dml_without_data():
