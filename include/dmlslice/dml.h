@@ -40,6 +40,50 @@ DMLS_API dmls_status dmls_slice_dml(const DML_OPERATOR_DESC *desc, DML_FEATURE_L
                                     const void *input, uint64_t input_bytes, void *output,
                                     uint64_t output_bytes);
 
+/* ----------------------------------------------------- from 64-bit lists */
+
+/* A buffer tensor for dmls_create_dml_lists, its values in 64 bits. */
+typedef struct dmls_dml_tensor_lists {
+    int32_t dimension_count; /* DimensionCount, 0 to DMLS_MAX_RANK */
+    const int64_t *sizes;    /* dimension_count values */
+    const int64_t *strides;  /* dimension_count values, in elements; NULL = packed */
+    uint64_t total_bytes;    /* TotalTensorSizeInBytes; 0 = the least DirectML accepts
+                              * (dmls_calc_buffer_tensor_size) */
+    uint64_t alignment;      /* GuaranteedBaseOffsetAlignment (0 = none promised) */
+} dmls_dml_tensor_lists;
+
+/* A SLICE, SLICE1 or SLICE_GRAD operator as lists (the tool's options, the
+ * Python package's sequences): the fields of its DML_*_OPERATOR_DESC. */
+typedef struct dmls_dml_lists {
+    DML_OPERATOR_TYPE type;          /* DML_OPERATOR_SLICE, _SLICE1 or _SLICE_GRAD */
+    DML_TENSOR_DATA_TYPE data_type;  /* both tensors' DataType (Flags are NONE) */
+    dmls_dml_tensor_lists input;     /* InputTensor; SLICE_GRAD: InputGradientTensor */
+    dmls_dml_tensor_lists output;    /* OutputTensor; SLICE_GRAD: OutputGradientTensor */
+    int32_t dimension_count;         /* DimensionCount, 0 to DMLS_MAX_RANK */
+    const int64_t *offsets;          /* Offsets, or InputWindowOffsets */
+    const int64_t *sizes;            /* Sizes, or InputWindowSizes */
+    const int64_t *strides;          /* Strides (UINT), or InputWindowStrides (INT) */
+} dmls_dml_lists;
+
+/*
+ * dmls_create_dml_lists: dmls_create_dml on the descriptor the lists
+ * describe. Each value must fit its DirectML field, else nothing is
+ * truncated and the call fails naming the field, the index and the value:
+ * a tensor size below 0 is R-T-SIZES (DMLS_ERROR_INVALID_ARGUMENT), above
+ * 2^32-1 R-T-ELEMS (DMLS_ERROR_OVERFLOW); a window value, a stride or an
+ * alignment that does not fit is DMLS_ERROR_INVALID_ARGUMENT; more than
+ * DMLS_MAX_RANK values in a list is R-OP-RANK (DMLS_ERROR_UNSUPPORTED), a
+ * NULL list of one or more values R-OP-NULL. Then the descriptor is
+ * validated at level and planned exactly as dmls_create_dml does (an
+ * unknown type is its error too).
+ *   lists  read only during the call.
+ *   op     receives the operator; set to NULL on failure.
+ * Returns DMLS_OK or the failure's status, with dmls_last_error() naming
+ * it. Thread-safe.
+ */
+DMLS_API dmls_status dmls_create_dml_lists(const dmls_dml_lists *lists, DML_FEATURE_LEVEL level,
+                                           dmls_operator **op);
+
 /* ---------------------------------------------------------------- sizes */
 
 /*
