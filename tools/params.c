@@ -159,60 +159,6 @@ static bool lib_fail(param_plan *plan, dmls_status s) {
     return false;
 }
 
-/* Copies a list into a DirectML UINT (or INT) array, refusing what the
- * 32-bit field cannot hold instead of truncating it. */
-static bool to_dml(const char *opt, const param_list *l, bool is_signed, UINT *u, INT *s, param_plan *plan) {
-    for (int32_t i = 0; i < l->n; i++) {
-        const int64_t v = l->v[i];
-        const bool fits = is_signed ? v >= INT_MIN && v <= INT_MAX : v >= 0 && v <= (int64_t)UINT_MAX;
-        if (!fits) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "%s[%d] = %" PRId64 " does not fit DirectML's %s field (%s)", opt, (int)i, v,
-                     is_signed ? "32-bit signed INT" : "32-bit unsigned UINT",
-                     is_signed ? "-2147483648 to 2147483647" : "0 to 4294967295");
-            return plan_fail(plan, "", msg);
-        }
-        if (is_signed) s[i] = (INT)v;
-        else u[i] = (UINT)v;
-    }
-    return true;
-}
-
-/* A tensor's sizes and strides as DirectML's 32-bit fields. DirectML has
- * no larger sizes, so a bigger tensor is refused the way it would be. */
-static bool tensor_to_dml(const char *role, int32_t ndim, const int64_t *shape, const int64_t *strides, UINT *sizes,
-                          UINT *ustrides, param_plan *plan) {
-    char msg[300];
-    for (int32_t i = 0; i < ndim; i++) {
-        if (shape[i] < 0) {
-            snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d is negative", role, shape[i], (int)i);
-            return plan_fail(plan, "R-T-SIZES", msg);
-        }
-        if (shape[i] == 0) {
-            snprintf(msg, sizeof msg,
-                     "the %s has an empty axis (dimension %d has size 0) and DirectML tensors cannot be empty; "
-                     "--index (or --onnx-*, --webnn-*) handles empty arrays",
-                     role, (int)i);
-            return plan_fail(plan, "R-T-SIZES", msg);
-        }
-        if (shape[i] > (int64_t)UINT_MAX) {
-            snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d exceeds DirectML's limit of 2^32-1",
-                     role, shape[i], (int)i);
-            return plan_fail(plan, "R-T-ELEMS", msg);
-        }
-        sizes[i] = (UINT)shape[i];
-        if (strides) {
-            if (strides[i] < 0 || strides[i] > (int64_t)UINT_MAX) {
-                snprintf(msg, sizeof msg, "%s stride %" PRId64 " in dimension %d does not fit DirectML's UINT strides",
-                         role, strides[i], (int)i);
-                return plan_fail(plan, "", msg);
-            }
-            ustrides[i] = (UINT)strides[i];
-        }
-    }
-    return true;
-}
-
 /* The SLICE or SLICE1 to hand to dmls_create_dml, in 64 bits; names are the
  * options (or the lowering) the values came from, for messages. */
 typedef struct dml_request {
@@ -221,14 +167,6 @@ typedef struct dml_request {
     const int64_t *out_sizes; /* offsets.n values, each >= 1 */
     const char *names[3];
 } dml_request;
-
-/* A descriptor's TotalTensorSizeInBytes. When the size helper refuses the
- * tensor, 0 goes in and dmls_create_dml's own validation names the rule
- * and the tensor (the helper's message would name the helper). */
-static UINT64 total_bytes(DML_TENSOR_DATA_TYPE type, UINT n, const UINT *sizes, const UINT *strides) {
-    uint64_t bytes;
-    return dmls_calc_buffer_tensor_size(type, n, sizes, strides, &bytes) == DMLS_OK ? bytes : 0;
-}
 
 /* Keeps a SLICE1's arguments in plan->native (see param_native). */
 static void record_native(const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w, param_plan *plan) {
@@ -291,34 +229,34 @@ static bool create_native(const param_tensor *t, const dmls_tensor *in, const dm
     return s == DMLS_OK || lib_fail(plan, s);
 }
 
+/* A DirectML form refused for an empty tensor (R-T-SIZES) of an input of
+ * t's shape or an output of out_sizes: say what takes one. Returns false. */
+static bool empty_hint(param_plan *plan, const param_tensor *t, int32_t n, const int64_t *out_sizes) {
+    bool empty = false;
+    for (int32_t i = 0; i < t->ndim; i++) empty |= t->shape[i] == 0;
+    for (int32_t i = 0; i < n; i++) empty |= out_sizes[i] == 0;
+    if (empty && strcmp(plan->rule, "R-T-SIZES") == 0) {
+        const size_t used = strlen(plan->error);
+        snprintf(plan->error + used, sizeof plan->error - used,
+                 "; an empty axis: DirectML tensors cannot be empty, --index (or --onnx-*, --webnn-*) handles empty "
+                 "arrays");
+    }
+    return false;
+}
+
+/* The tool's DirectML descriptors are packed or strided as the .npy and
+ * --output-strides say, sized by DirectML's own rule, with no alignment
+ * promised beyond DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT. */
 static bool create_dml(const params *p, const param_tensor *t, const dml_request *r, param_plan *plan) {
-    const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
-    UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
-    UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], ustrides[ARGS_MAX_LIST];
-    INT sstrides[ARGS_MAX_LIST];
-    if (!tensor_to_dml("input", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan)) return false;
-    if (!to_dml(r->names[0], &r->offsets, false, offsets, NULL, plan) ||
-        !to_dml(r->names[1], &r->sizes, false, sizes, NULL, plan) ||
-        !to_dml(r->names[2], &r->strides, r->slice1, ustrides, sstrides, plan))
-        return false;
-    const UINT n = (UINT)r->offsets.n;
-    param_list outl = {true, (int32_t)n, {0}};
-    memcpy(outl.v, r->out_sizes, sizeof(int64_t) * n);
-    if (!to_dml("--output-sizes", &outl, false, out_sizes, NULL, plan)) return false;
-    if (t->out_strides && !tensor_to_dml("output", (int32_t)n, r->out_sizes, t->out_strides, out_sizes, out_strides, plan))
-        return false;
-    DML_BUFFER_TENSOR_DESC in_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)t->ndim, in_sizes,
-                                     t->strides ? in_strides : NULL, 0, 0};
-    DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, n, out_sizes, t->out_strides ? out_strides : NULL,
-                                      0, 0};
-    in_buf.TotalTensorSizeInBytes = total_bytes(type, in_buf.DimensionCount, in_sizes, in_buf.Strides);
-    out_buf.TotalTensorSizeInBytes = total_bytes(type, n, out_sizes, out_buf.Strides);
-    DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
-    DML_SLICE_OPERATOR_DESC sd = {&in_desc, &out_desc, n, offsets, sizes, ustrides};
-    DML_SLICE1_OPERATOR_DESC s1 = {&in_desc, &out_desc, n, offsets, sizes, sstrides};
-    DML_OPERATOR_DESC desc = {r->slice1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_SLICE,
-                              r->slice1 ? (const void *)&s1 : (const void *)&sd};
-    const dmls_status s = dmls_create_dml(&desc, p->level, &plan->op);
+    const dmls_dml_lists l = {r->slice1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_SLICE,
+                              (DML_TENSOR_DATA_TYPE)t->dtype, /* the values are DirectML's */
+                              {t->ndim, t->shape, t->strides, 0, 0},
+                              {r->offsets.n, r->out_sizes, t->out_strides, 0, 0},
+                              r->offsets.n,
+                              r->offsets.v,
+                              r->sizes.v,
+                              r->strides.v};
+    const dmls_status s = dmls_create_dml_lists(&l, p->level, &plan->op);
     return s == DMLS_OK || lib_fail(plan, s);
 }
 
@@ -402,7 +340,7 @@ static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
         }
     }
     r.out_sizes = out64;
-    if (!create_dml(p, t, &r, plan)) return false;
+    if (!create_dml(p, t, &r, plan)) return empty_hint(plan, t, n, out64);
     plan->dml = true;
     if (!native_of_dml(t, &r, plan)) return false;
     plan->final_ndim = n;
@@ -561,18 +499,8 @@ bool params_plan(const params *p, const param_tensor *t, param_plan *plan) {
 bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan) {
     memset(plan, 0, sizeof *plan);
     plan->rule = "";
-    const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
-    UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
-    UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], unused[ARGS_MAX_LIST];
-    INT strides[ARGS_MAX_LIST];
     const int32_t n = out_grad_sizes->n;
     if (!dml_rank(t, plan) || !out_strides_count(t, n, "the output gradient's rank", plan)) return false;
-    if (!tensor_to_dml("input gradient", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan) ||
-        !tensor_to_dml("output gradient", n, out_grad_sizes->v, t->out_strides, out_sizes, out_strides, plan) ||
-        !to_dml("--window-offsets", &p->win_offsets, false, offsets, NULL, plan) ||
-        !to_dml("--window-sizes", &p->win_sizes, false, sizes, NULL, plan) ||
-        !to_dml("--window-strides", &p->win_strides, true, unused, strides, plan))
-        return false;
     if (p->win_offsets.n != n || p->win_sizes.n != n || p->win_strides.n != n) {
         char msg[240];
         snprintf(msg, sizeof msg,
@@ -581,18 +509,19 @@ bool params_plan_grad(const params *p, const param_tensor *t, const param_list *
                  (int)p->win_offsets.n, (int)p->win_sizes.n, (int)p->win_strides.n, (int)n);
         return plan_fail(plan, "R-OP-RANK", msg);
     }
-    DML_BUFFER_TENSOR_DESC in_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)t->ndim, in_sizes, t->strides ? in_strides : NULL,
-                                     0, 0};
-    DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)n, out_sizes,
-                                      t->out_strides ? out_strides : NULL, 0, 0};
-    in_buf.TotalTensorSizeInBytes = total_bytes(type, in_buf.DimensionCount, in_sizes, in_buf.Strides);
-    out_buf.TotalTensorSizeInBytes = total_bytes(type, out_buf.DimensionCount, out_sizes, out_buf.Strides);
-    dmls_status s;
-    DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
-    DML_SLICE_GRAD_OPERATOR_DESC g = {&in_desc, &out_desc, (UINT)n, offsets, sizes, strides};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE_GRAD, &g};
-    s = dmls_create_dml(&desc, p->level, &plan->op);
-    if (s != DMLS_OK) return lib_fail(plan, s);
+    const dmls_dml_lists l = {DML_OPERATOR_SLICE_GRAD,
+                              (DML_TENSOR_DATA_TYPE)t->dtype, /* the values are DirectML's */
+                              {t->ndim, t->shape, t->strides, 0, 0},
+                              {n, out_grad_sizes->v, t->out_strides, 0, 0},
+                              n,
+                              p->win_offsets.v,
+                              p->win_sizes.v,
+                              p->win_strides.v};
+    const dmls_status s = dmls_create_dml_lists(&l, p->level, &plan->op);
+    if (s != DMLS_OK) {
+        lib_fail(plan, s);
+        return empty_hint(plan, t, n, out_grad_sizes->v);
+    }
     plan->dml = true;
     plan->final_ndim = n;
     memcpy(plan->final_shape, out_grad_sizes->v, sizeof(int64_t) * (size_t)n);
