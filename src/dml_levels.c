@@ -59,15 +59,28 @@ static bool names_level(const char *text, size_t n, const char *name) {
     return true;
 }
 
-/* The text for a message: at most 32 bytes of it, anything outside
- * printable ASCII as '?', so a hostile string cannot garble the message. */
-static void quote(const char *text, size_t n, char *buf, size_t cap) {
+/* The text for a message: its first 32 bytes, then "..." if there is
+ * more, anything outside printable ASCII as '?', so that a hostile string
+ * cannot garble the message. */
+static void quote(const char *text, size_t n, char buf[36]) {
     size_t used = 0;
-    for (size_t i = 0; i < n && i < 32 && used + 1 < cap; i++)
-        buf[used++] = text[i] >= 0x20 && text[i] <= 0x7e ? text[i] : '?';
-    if (n > 32)
-        for (int k = 0; k < 3 && used + 1 < cap; k++) buf[used++] = '.';
+    for (; used < n && used < 32; used++) buf[used] = text[used] >= 0x20 && text[used] <= 0x7e ? text[used] : '?';
+    if (n > 32) {
+        memcpy(buf + used, "...", 3);
+        used += 3;
+    }
     buf[used] = '\0';
+}
+
+/* "1_0, 2_0, ..., 6_4" into buf, cut short rather than overrun. */
+static void list_names(char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < KNOWN_COUNT; i++) {
+        const int w = snprintf(buf + used, cap - used, "%s%s", i > 0 ? ", " : "", known[i].name);
+        if (w < 0 || (size_t)w >= cap - used) return;
+        used += (size_t)w;
+    }
 }
 
 dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level) {
@@ -86,18 +99,15 @@ dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level)
             return DMLS_OK;
         }
     }
-    char shown[40], names[KNOWN_COUNT * 8 + 1] = "", latest[8];
-    quote(text, n, shown, sizeof shown);
-    for (size_t i = 0; i < KNOWN_COUNT; i++) {
-        if (i > 0) strcat(names, ", ");
-        strcat(names, known[i].name);
-    }
+    /* "M_m, " per name: room for the list and its terminator. */
+    char shown[36], names[KNOWN_COUNT * 5];
+    quote(text, n, shown);
+    list_names(names, sizeof names);
     const char *last = known[KNOWN_COUNT - 1].name;
-    snprintf(latest, sizeof latest, "%s", last);
-    latest[strcspn(latest, "_")] = '.';
+    const int major = (int)strcspn(last, "_");
     return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL,
-                     "'%s' is not a DirectML feature level (%s; also written %s or 0x%X)", shown, names,
-                     latest, (unsigned)known[KNOWN_COUNT - 1].level);
+                     "'%s' is not a DirectML feature level (%s; also written %.*s.%s or 0x%X)", shown, names, major,
+                     last, last + major + 1, (unsigned)known[KNOWN_COUNT - 1].level);
 }
 
 #define TYPES_FL1_0                                                                           \

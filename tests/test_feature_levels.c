@@ -5,6 +5,7 @@
  * and R-OP-TYPE at every level. Then the levels' names, list and parsing
  * (dmls_feature_level_name, _count, _at, _parse), hostile text included. */
 #include "dml_fixture.h"
+#include "support/guarded.h"
 #include "test.h"
 
 static const DML_FEATURE_LEVEL levels[] = {
@@ -141,6 +142,10 @@ static void check_parse_refuses(void) {
     CHECK(strstr(dmls_last_error(), "'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA...'") != NULL, "long text: %s", dmls_last_error());
     dmls_feature_level_parse("\x01\xff" "6_4", &(DML_FEATURE_LEVEL){0});
     CHECK(strstr(dmls_last_error(), "'??6_4'") != NULL, "control bytes: %s", dmls_last_error());
+    dmls_feature_level_parse(" 6_4\t", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "' 6_4?'") != NULL, "space and tab: %s", dmls_last_error());
+    dmls_feature_level_parse("\x7f\x7e", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'?~'") != NULL, "DEL and tilde: %s", dmls_last_error());
     dmls_feature_level_parse("7_0", &(DML_FEATURE_LEVEL){0});
     CHECK(strncmp(dmls_last_error(), "'7_0' is not", 12) == 0, "quoted: %s", dmls_last_error());
     DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
@@ -151,6 +156,22 @@ static void check_parse_refuses(void) {
     /* A success clears the message a failure left. */
     CHECK_STATUS(dmls_feature_level_parse("6.4", &got), DMLS_OK);
     CHECK(dmls_last_error()[0] == '\0', "stale message: %s", dmls_last_error());
+}
+
+/* An unterminated buffer that ends at an inaccessible page: the parser
+ * reads at most 40 bytes (dml.h), so one of 40 bytes must not fault. */
+static void check_parse_bounded(void) {
+    guarded g;
+    if (guarded_alloc(&g, 40, 1) != 0) {
+        printf("note: no guard pages here; the bounded-read case is not run\n");
+        return;
+    }
+    memcpy(g.data, "6_4", 3);
+    memset(g.data + 3, 'x', 37);
+    DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
+    CHECK_STATUS(dmls_feature_level_parse((const char *)g.data, &got), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "'6_4xxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'") != NULL, "%s", dmls_last_error());
+    guarded_free(&g);
 }
 
 int main(void) {
@@ -206,5 +227,6 @@ int main(void) {
     check_list_and_names();
     check_parse_accepts();
     check_parse_refuses();
+    check_parse_bounded();
     TEST_MAIN_END();
 }
