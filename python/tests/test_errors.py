@@ -79,6 +79,15 @@ def test_check_dml_without_data():
            [2, 4], [2, 2], [0, 0], [2, 4], [1, -2], alignment=3)
     raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS", ds.check_dml, "SLICE1",
            [2, 4], [2, 2], [0, 1], [2, 4], [1, 2])
+    # Values past their 32-bit DirectML fields are refused by the library, never truncated.
+    e = raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.check_dml, "SLICE1",
+               [2, 4], [2, 2], [0, 0], [2, 4], [1, 2**31])
+    assert "InputWindowStrides[1] = 2147483648 does not fit" in str(e)
+    e = raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.check_dml, "SLICE1",
+               [2, 4], [2, 2], [0, 0], [2, 4], [1, 2], alignment=2**32)
+    assert "GuaranteedBaseOffsetAlignment = 4294967296 does not fit" in str(e)
+    raises(ds.ArgumentError, "DMLS_ERROR_OVERFLOW", "R-T-ELEMS", ds.check_dml, "SLICE1",
+           [2, 2**32], [2, 2], [0, 0], [2, 4], [1, 2])
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-TYPE", ds.check_dml, "CONV",
            [2], [2], [0], [2], [1])
     # Strided descriptors, as DirectML takes them.
