@@ -26,21 +26,31 @@ typedef struct dml_storage {
     } u;
 } dml_storage;
 
+/* A field's name in messages: "InputTensor" "." "Sizes", or a window
+ * list's own name when role is "". */
+#define FIELD_FMT "%s%s%s"
+#define FIELD_ARGS(role, field) (role), (role)[0] ? "." : "", (field)
+
 /* One list: at most DMLS_MAX_RANK values, present when there are any. */
-static dmls_status check_list(const char *op, const char *what, int32_t count, const int64_t *values) {
+static dmls_status check_list(const char *op, const char *role, const char *field, int32_t count,
+                              const int64_t *values) {
     RETURN_IF(count < 0 || count > DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, "R-OP-RANK",
-              "%s: %s has %" PRId32 " values; DirectML's DimensionCount is 1 to %d", op, what, count, DMLS_MAX_RANK);
-    RETURN_IF(count > 0 && values == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: %s is NULL", op, what);
+              "%s: " FIELD_FMT " has %" PRId32 " values; DirectML's DimensionCount is 1 to %d", op,
+              FIELD_ARGS(role, field), count, DMLS_MAX_RANK);
+    RETURN_IF(count > 0 && values == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "%s: " FIELD_FMT " is NULL", op,
+              FIELD_ARGS(role, field));
     return DMLS_OK;
 }
 
 /* A value of a UINT field (or an INT one when is_signed), refused rather
  * than truncated when the field cannot hold it. */
-static dmls_status to_field(const char *op, const char *field, int32_t i, int64_t v, bool is_signed, UINT *out) {
+static dmls_status to_field(const char *op, const char *role, const char *field, int32_t i, int64_t v,
+                            bool is_signed, UINT *out) {
     const bool fits = is_signed ? v >= INT32_MIN && v <= INT32_MAX : v >= 0 && v <= (int64_t)UINT32_MAX;
     RETURN_IF(!fits, DMLS_ERROR_INVALID_ARGUMENT, NULL,
-              "%s: %s[%" PRId32 "] = %" PRId64 " does not fit DirectML's 32-bit %s field (%s)", op, field, i, v,
-              is_signed ? "INT" : "UINT", is_signed ? "-2147483648 to 2147483647" : "0 to 4294967295");
+              "%s: " FIELD_FMT "[%" PRId32 "] = %" PRId64 " does not fit DirectML's 32-bit %s field (%s)", op,
+              FIELD_ARGS(role, field), i, v, is_signed ? "INT" : "UINT",
+              is_signed ? "-2147483648 to 2147483647" : "0 to 4294967295");
     *out = (UINT)(uint32_t)(int32_t)v; /* an INT's bits, for the caller to read as INT */
     return DMLS_OK;
 }
@@ -51,20 +61,17 @@ static dmls_status to_field(const char *op, const char *field, int32_t i, int64_
 static dmls_status build_tensor(const char *op, const char *role, const dmls_dml_tensor_lists *t,
                                 DML_TENSOR_DATA_TYPE type, UINT *sizes, UINT *strides, DML_BUFFER_TENSOR_DESC *buf,
                                 DML_TENSOR_DESC *desc) {
-    char sizes_name[48], strides_name[48];
-    snprintf(sizes_name, sizeof sizes_name, "%s.Sizes", role);
-    snprintf(strides_name, sizeof strides_name, "%s.Strides", role);
-    RETURN_IF_ERROR(check_list(op, sizes_name, t->dimension_count, t->sizes));
+    RETURN_IF_ERROR(check_list(op, role, "Sizes", t->dimension_count, t->sizes));
     for (int32_t i = 0; i < t->dimension_count; i++) {
         const int64_t v = t->sizes[i];
         RETURN_IF(v < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-T-SIZES",
-                  "%s: %s[%" PRId32 "] = %" PRId64 " is negative; every size must be at least 1", op, sizes_name, i,
+                  "%s: %s.Sizes[%" PRId32 "] = %" PRId64 " is negative; every size must be at least 1", op, role, i,
                   v);
         RETURN_IF(v > (int64_t)UINT32_MAX, DMLS_ERROR_OVERFLOW, "R-T-ELEMS",
-                  "%s: %s[%" PRId32 "] = %" PRId64 " exceeds DirectML's limit of 2^32-1 elements", op, sizes_name,
+                  "%s: %s.Sizes[%" PRId32 "] = %" PRId64 " exceeds DirectML's limit of 2^32-1 elements", op, role,
                   i, v);
         sizes[i] = (UINT)v;
-        if (t->strides != NULL) RETURN_IF_ERROR(to_field(op, strides_name, i, t->strides[i], false, &strides[i]));
+        if (t->strides != NULL) RETURN_IF_ERROR(to_field(op, role, "Strides", i, t->strides[i], false, &strides[i]));
     }
     RETURN_IF(t->alignment > UINT32_MAX, DMLS_ERROR_INVALID_ARGUMENT, NULL,
               "%s: %s.GuaranteedBaseOffsetAlignment = %" PRIu64 " does not fit DirectML's 32-bit UINT field", op,
@@ -91,14 +98,21 @@ static dmls_status build_tensor(const char *op, const char *role, const dmls_dml
  * InputWindow ones (SLICE1, SLICE_GRAD, whose strides are signed). */
 static dmls_status build_window(const char *op, const dmls_dml_lists *l, dml_storage *s) {
     const bool window = l->type != DML_OPERATOR_SLICE;
-    const char *names[3] = {window ? "InputWindowOffsets" : "Offsets", window ? "InputWindowSizes" : "Sizes",
-                            window ? "InputWindowStrides" : "Strides"};
-    const int64_t *lists[3] = {l->offsets, l->sizes, l->strides};
-    UINT *fields[3] = {s->offsets, s->sizes, (UINT *)s->strides};
-    for (int k = 0; k < 3; k++) {
-        RETURN_IF_ERROR(check_list(op, names[k], l->dimension_count, lists[k]));
+    const struct {
+        const char *name;
+        const int64_t *values;
+        UINT *field;
+        bool is_signed;
+    } lists[] = {
+        {window ? "InputWindowOffsets" : "Offsets", l->offsets, s->offsets, false},
+        {window ? "InputWindowSizes" : "Sizes", l->sizes, s->sizes, false},
+        {window ? "InputWindowStrides" : "Strides", l->strides, (UINT *)s->strides, window},
+    };
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        RETURN_IF_ERROR(check_list(op, "", lists[k].name, l->dimension_count, lists[k].values));
         for (int32_t i = 0; i < l->dimension_count; i++)
-            RETURN_IF_ERROR(to_field(op, names[k], i, lists[k][i], window && k == 2, &fields[k][i]));
+            RETURN_IF_ERROR(
+                to_field(op, "", lists[k].name, i, lists[k].values[i], lists[k].is_signed, &lists[k].field[i]));
     }
     return DMLS_OK;
 }

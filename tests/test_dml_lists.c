@@ -312,6 +312,18 @@ static void check_counts_and_nulls(void) {
     l.strides = NULL;
     CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "SLICE1: InputWindowStrides is NULL");
+    /* One value is one value to read: a NULL list of it is refused too. */
+    lists_case one = valid_slice1();
+    one.n = 1;
+    one.in_n = one.out_n = 1;
+    l = as_lists(&one);
+    l.sizes = NULL;
+    CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "SLICE1: InputWindowSizes is NULL");
+    l = as_lists(&one);
+    l.input.sizes = NULL;
+    CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "SLICE1: InputTensor.Sizes is NULL");
     l = as_lists(&c);
     l.output.sizes = NULL;
     CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_ERROR_INVALID_ARGUMENT);
@@ -346,6 +358,14 @@ static void check_counts_and_nulls(void) {
     CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(dmls_last_error(), "operator Type 5 is not SLICE (60), SLICE1 (111) or SLICE_GRAD (135)") != NULL,
           "%s", dmls_last_error());
+    /* An unknown type's lists are not read: its error is the type's, whatever they hold. */
+    lists_case wild = valid_slice1();
+    wild.strides[0] = INT64_MIN;
+    wild.in_sizes[0] = -1;
+    l = as_lists(&wild);
+    l.type = (DML_OPERATOR_TYPE)0;
+    CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "operator Type 0 is not SLICE") != NULL, "%s", dmls_last_error());
     l = as_lists(&c);
     CHECK_STATUS(dmls_create_dml_lists(&l, (DML_FEATURE_LEVEL)0x6500, &op), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(dmls_last_error(), "feature level 0x6500") != NULL, "%s", dmls_last_error());
