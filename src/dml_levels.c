@@ -1,26 +1,30 @@
 /* DirectML's feature levels: their names and the table of what each slice
  * operator accepts from which level on (docs/spec.md section 4). */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dml_types.h"
 #include "error.h"
 
-/* Every DML_FEATURE_LEVEL, oldest first, with the name DirectML's
- * documentation gives it: the one list the library, the tool and the
- * Python package read (dmls_feature_level_at). */
+/* Every DML_FEATURE_LEVEL, oldest first, as (major, minor): the one list
+ * the library, the tool and the Python package read (dmls_feature_level_at).
+ * The table, the names and the list in parse's message are made from it. */
+#define LEVELS(X) \
+    X(1, 0) X(2, 0) X(2, 1) X(3, 0) X(3, 1) X(4, 0) X(4, 1) X(5, 0) X(5, 1) X(5, 2) X(6, 0) X(6, 1) X(6, 2) X(6, 3) X(6, 4)
+
+#define ROW(major, minor) {DML_FEATURE_LEVEL_##major##_##minor, #major "_" #minor},
 static const struct {
     DML_FEATURE_LEVEL level;
     const char *name;
-} known[] = {
-    {DML_FEATURE_LEVEL_1_0, "1_0"}, {DML_FEATURE_LEVEL_2_0, "2_0"}, {DML_FEATURE_LEVEL_2_1, "2_1"},
-    {DML_FEATURE_LEVEL_3_0, "3_0"}, {DML_FEATURE_LEVEL_3_1, "3_1"}, {DML_FEATURE_LEVEL_4_0, "4_0"},
-    {DML_FEATURE_LEVEL_4_1, "4_1"}, {DML_FEATURE_LEVEL_5_0, "5_0"}, {DML_FEATURE_LEVEL_5_1, "5_1"},
-    {DML_FEATURE_LEVEL_5_2, "5_2"}, {DML_FEATURE_LEVEL_6_0, "6_0"}, {DML_FEATURE_LEVEL_6_1, "6_1"},
-    {DML_FEATURE_LEVEL_6_2, "6_2"}, {DML_FEATURE_LEVEL_6_3, "6_3"}, {DML_FEATURE_LEVEL_6_4, "6_4"},
-};
+} known[] = {LEVELS(ROW)};
 #define KNOWN_COUNT (sizeof known / sizeof known[0])
+
+/* ", 1_0, 2_0, ..., 6_4": the message skips the first ", ". */
+#define LISTED(major, minor) ", " #major "_" #minor
+static const char listed[] = LEVELS(LISTED);
 
 const char *dmls_feature_level_name(DML_FEATURE_LEVEL level) {
     for (size_t i = 0; i < KNOWN_COUNT; i++)
@@ -34,20 +38,13 @@ DML_FEATURE_LEVEL dmls_feature_level_at(size_t index) {
 
 size_t dmls_feature_level_count(void) { return KNOWN_COUNT; }
 
-/* The hex form: "0x" or "0X" and 1 to 8 hex digits, nothing else. */
+/* The hex form: "0x" or "0X" and 1 to 8 hex digits, nothing else (text
+ * is n bytes and a NUL). */
 static bool parse_hex(const char *text, size_t n, unsigned long *value) {
     if (n < 3 || n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
-    unsigned long v = 0;
-    for (size_t i = 2; i < n; i++) {
-        const char c = text[i];
-        const int d = c >= '0' && c <= '9'   ? c - '0'
-                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                             : -1;
-        if (d < 0) return false;
-        v = v * 16 + (unsigned long)d;
-    }
-    *value = v;
+    for (size_t i = 2; i < n; i++)
+        if (!isxdigit((unsigned char)text[i])) return false;
+    *value = strtoul(text + 2, NULL, 16);
     return true;
 }
 
@@ -65,22 +62,8 @@ static bool names_level(const char *text, size_t n, const char *name) {
 static void quote(const char *text, size_t n, char buf[36]) {
     size_t used = 0;
     for (; used < n && used < 32; used++) buf[used] = text[used] >= 0x20 && text[used] <= 0x7e ? text[used] : '?';
-    if (n > 32) {
-        memcpy(buf + used, "...", 3);
-        used += 3;
-    }
     buf[used] = '\0';
-}
-
-/* "1_0, 2_0, ..., 6_4" into buf, cut short rather than overrun. */
-static void list_names(char *buf, size_t cap) {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < KNOWN_COUNT; i++) {
-        const int w = snprintf(buf + used, cap - used, "%s%s", i > 0 ? ", " : "", known[i].name);
-        if (w < 0 || (size_t)w >= cap - used) return;
-        used += (size_t)w;
-    }
+    if (n > 32) strcat(buf, "...");
 }
 
 dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level) {
@@ -99,15 +82,13 @@ dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level)
             return DMLS_OK;
         }
     }
-    /* "M_m, " per name: room for the list and its terminator. */
-    char shown[36], names[KNOWN_COUNT * 5];
+    char shown[36];
     quote(text, n, shown);
-    list_names(names, sizeof names);
     const char *last = known[KNOWN_COUNT - 1].name;
     const int major = (int)strcspn(last, "_");
     return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL,
-                     "'%s' is not a DirectML feature level (%s; also written %.*s.%s or 0x%X)", shown, names, major,
-                     last, last + major + 1, (unsigned)known[KNOWN_COUNT - 1].level);
+                     "'%s' is not a DirectML feature level (%s; also written %.*s.%s or 0x%X)", shown, listed + 2,
+                     major, last, last + major + 1, (unsigned)known[KNOWN_COUNT - 1].level);
 }
 
 #define TYPES_FL1_0                                                                           \

@@ -294,6 +294,9 @@ static void check_totals_and_alignment(void) {
     CHECK_MESSAGE("R-T-ALIGN", "OutputTensor.GuaranteedBaseOffsetAlignment = 3");
     c.out_align = 16;
     CHECK_STATUS(create(&c), DMLS_OK);
+    c.in_align = UINT32_MAX; /* fits the field: the alignment rule refuses it */
+    CHECK_STATUS(create(&c), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-T-ALIGN", "InputTensor.GuaranteedBaseOffsetAlignment = 4294967295 must be");
     c.in_align = (uint64_t)UINT32_MAX + 1;
     CHECK_STATUS(create(&c), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(dmls_last_error(), "InputTensor.GuaranteedBaseOffsetAlignment = 4294967296 does not fit") != NULL,
