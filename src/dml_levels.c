@@ -38,22 +38,23 @@ DML_FEATURE_LEVEL dmls_feature_level_at(size_t index) {
 
 size_t dmls_feature_level_count(void) { return KNOWN_COUNT; }
 
-/* The hex form: "0x" or "0X" and 1 to 8 hex digits, nothing else (text
- * is n bytes and a NUL). */
+/* The hex form: "0x" or "0X" and up to 8 hex digits, nothing else (text
+ * is n bytes and a NUL; "0x" alone is 0, which is no level). */
 static bool parse_hex(const char *text, size_t n, unsigned long *value) {
-    if (n < 3 || n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+    if (n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
     for (size_t i = 2; i < n; i++)
         if (!isxdigit((unsigned char)text[i])) return false;
     *value = strtoul(text + 2, NULL, 16);
     return true;
 }
 
-/* "M_m" or "M.m" as listed: the name with its '_' written either way. */
-static bool names_level(const char *text, size_t n, const char *name) {
-    if (n != strlen(name)) return false;
-    for (size_t i = 0; i < n; i++)
-        if (text[i] != name[i] && !(name[i] == '_' && text[i] == '.')) return false;
-    return true;
+/* "M_m" or "M.m" as listed: the name with its '_' written either way, and
+ * nothing after it. Reads text no further than the name's length + 1. */
+static bool names_level(const char *text, const char *name) {
+    for (;; text++, name++) {
+        if (*text != *name && !(*name == '_' && *text == '.')) return false;
+        if (*name == '\0') return true;
+    }
 }
 
 /* The text for a message: its first 32 bytes, then "..." if there is
@@ -77,7 +78,7 @@ dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level)
     unsigned long hex = 0;
     const bool is_hex = parse_hex(text, n, &hex);
     for (size_t i = 0; i < KNOWN_COUNT; i++) {
-        if (is_hex ? hex == (unsigned long)known[i].level : names_level(text, n, known[i].name)) {
+        if (is_hex ? hex == (unsigned long)known[i].level : names_level(text, known[i].name)) {
             *level = known[i].level;
             return DMLS_OK;
         }

@@ -126,7 +126,8 @@ static void check_parse_refuses(void) {
         "", "6", "6_", "_4", "6_4 ", " 6_4", "+6_4", "6__4", "6,4", "6-4", "06_4", "6_40", "6_04", "6_5", "7_0",
         "1_1", "6..4", "6_4\n", "6.4.", "0x", "0X", "x6400", "0x6400z", "0xg", "0x-6400", "-0x6400", "0x+6400",
         "0x 6400", "0x1100", "0x000006400", "0x0000000000006400", "6400", "25600", "0b110010000000000",
-        "\x01\xff" "6_4", "\xe2\x80\x8b" "6_4", "6\xef\xbc\xbf" "4", "0xg000", "0x6z00", "0x 1000", "0x1000 ",
+        "\x01\xff" "6_4", "\xe2\x80\x8b" "6_4", "6\xef\xbc\xbf" "4", "0xg000", "0x6z00",
+        "1x6400", "0y6400", "00x6400", "0x6400\x01", "6_4_", "6.4.0", "0x 1000", "0x1000 ",
         "0x+1000", "0x-1000", long_text};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
@@ -153,6 +154,8 @@ static void check_parse_refuses(void) {
     CHECK(strstr(dmls_last_error(), "'??6_4'") != NULL, "control bytes: %s", dmls_last_error());
     dmls_feature_level_parse(" 6_4\t", &(DML_FEATURE_LEVEL){0});
     CHECK(strstr(dmls_last_error(), "' 6_4?'") != NULL, "space and tab: %s", dmls_last_error());
+    dmls_feature_level_parse("\x1f\x20", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'? '") != NULL, "unit separator and space: %s", dmls_last_error());
     dmls_feature_level_parse("\x7f\x7e", &(DML_FEATURE_LEVEL){0});
     CHECK(strstr(dmls_last_error(), "'?~'") != NULL, "DEL and tilde: %s", dmls_last_error());
     dmls_feature_level_parse("7_0", &(DML_FEATURE_LEVEL){0});
