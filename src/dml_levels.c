@@ -38,14 +38,14 @@ DML_FEATURE_LEVEL dmls_feature_level_at(size_t index) {
 
 size_t dmls_feature_level_count(void) { return KNOWN_COUNT; }
 
-/* The hex form: "0x" or "0X" and up to 8 hex digits, nothing else (text
- * is n bytes and a NUL; "0x" alone is 0, which is no level). */
-static bool parse_hex(const char *text, size_t n, unsigned long *value) {
-    if (n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+/* The value of the hex form, "0x" or "0X" and up to 8 hex digits with
+ * nothing else (text is n bytes and a NUL), or 0, which is no level, for
+ * any other text. */
+static unsigned long parse_hex(const char *text, size_t n) {
+    if (n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return 0;
     for (size_t i = 2; i < n; i++)
-        if (!isxdigit((unsigned char)text[i])) return false;
-    *value = strtoul(text + 2, NULL, 16);
-    return true;
+        if (!isxdigit((unsigned char)text[i])) return 0;
+    return strtoul(text + 2, NULL, 16);
 }
 
 /* "M_m" or "M.m" as listed: the name with its '_' written either way, and
@@ -75,10 +75,9 @@ dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level)
      * long string is neither read to its end nor matched. */
     size_t n = 0;
     while (n < 40 && text[n] != '\0') n++;
-    unsigned long hex = 0;
-    const bool is_hex = parse_hex(text, n, &hex);
+    const unsigned long hex = parse_hex(text, n);
     for (size_t i = 0; i < KNOWN_COUNT; i++) {
-        if (is_hex ? hex == (unsigned long)known[i].level : names_level(text, known[i].name)) {
+        if (hex != 0 ? hex == (unsigned long)known[i].level : names_level(text, known[i].name)) {
             *level = known[i].level;
             return DMLS_OK;
         }

@@ -27,9 +27,9 @@ typedef struct dml_storage {
 } dml_storage;
 
 /* A field's name in messages: "InputTensor" "." "Sizes", or a window
- * list's own name when role is "". */
+ * list's own name when role is NULL. */
 #define FIELD_FMT "%s%s%s"
-#define FIELD_ARGS(role, field) (role), (role)[0] ? "." : "", (field)
+#define FIELD_ARGS(role, field) (role) ? (role) : "", (role) ? "." : "", (field)
 
 /* One list: at most DMLS_MAX_RANK values, present when there are any. */
 static dmls_status check_list(const char *op, const char *role, const char *field, int32_t count,
@@ -85,7 +85,7 @@ static dmls_status build_tensor(const char *op, const char *role, const dmls_dml
     buf->TotalTensorSizeInBytes = t->total_bytes;
     /* Where DirectML's own helper cannot size the tensor, 0 stays, and
      * validation names the rule broken (R-T-SIZES, R-T-TOTAL). */
-    uint64_t least = 0;
+    uint64_t least;
     if (t->total_bytes == 0 &&
         dmls_calc_buffer_tensor_size(type, buf->DimensionCount, sizes, buf->Strides, &least) == DMLS_OK)
         buf->TotalTensorSizeInBytes = least;
@@ -109,10 +109,10 @@ static dmls_status build_window(const char *op, const dmls_dml_lists *l, dml_sto
         {window ? "InputWindowStrides" : "Strides", l->strides, (UINT *)s->strides, window},
     };
     for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
-        RETURN_IF_ERROR(check_list(op, "", lists[k].name, l->dimension_count, lists[k].values));
+        RETURN_IF_ERROR(check_list(op, NULL, lists[k].name, l->dimension_count, lists[k].values));
         for (int32_t i = 0; i < l->dimension_count; i++)
             RETURN_IF_ERROR(
-                to_field(op, "", lists[k].name, i, lists[k].values[i], lists[k].is_signed, &lists[k].field[i]));
+                to_field(op, NULL, lists[k].name, i, lists[k].values[i], lists[k].is_signed, &lists[k].field[i]));
     }
     return DMLS_OK;
 }

@@ -303,6 +303,24 @@ static void check_totals_and_alignment(void) {
           "%s", dmls_last_error());
 }
 
+/* The most a descriptor holds: 8 values in every list. */
+static void check_rank_8(void) {
+    lists_case c = valid_slice1();
+    c.n = c.in_n = c.out_n = DMLS_MAX_RANK;
+    for (int32_t i = 0; i < DMLS_MAX_RANK; i++) {
+        c.in_sizes[i] = 2;
+        c.out_sizes[i] = 1;
+        c.offsets[i] = 1;
+        c.sizes[i] = 1;
+        c.strides[i] = i % 2 ? 1 : -1;
+    }
+    const dmls_dml_lists l = as_lists(&c);
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create_dml_lists(&l, DML_FEATURE_LEVEL_6_4, &op), DMLS_OK);
+    CHECK(op != NULL && dmls_output_rank(op) == DMLS_MAX_RANK, "rank 8: %d", op ? (int)dmls_output_rank(op) : -1);
+    dmls_destroy(op);
+}
+
 static void check_counts_and_nulls(void) {
     lists_case c = valid_slice1();
     dmls_dml_lists l = as_lists(&c);
@@ -381,5 +399,6 @@ int main(void) {
     check_edges();
     check_totals_and_alignment();
     check_counts_and_nulls();
+    check_rank_8();
     TEST_MAIN_END();
 }
