@@ -1,6 +1,5 @@
 /* DirectML's feature levels: their names and the table of what each slice
  * operator accepts from which level on (docs/spec.md section 4). */
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +41,9 @@ size_t dmls_feature_level_count(void) { return KNOWN_COUNT; }
  * nothing else (text is n bytes and a NUL), or 0, which is no level, for
  * any other text. */
 static unsigned long parse_hex(const char *text, size_t n) {
-    if (n > 10 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return 0;
-    for (size_t i = 2; i < n; i++)
-        if (!isxdigit((unsigned char)text[i])) return 0;
-    return strtoul(text + 2, NULL, 16);
+    const bool hex_form = n <= 10 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') &&
+                          strspn(text + 2, "0123456789abcdefABCDEF") == n - 2;
+    return hex_form ? strtoul(text + 2, NULL, 16) : 0;
 }
 
 /* "M_m" or "M.m" as listed: the name with its '_' written either way, and
