@@ -1,4 +1,4 @@
-/* The .npy header code (tools/npy_format.c) on bytes in memory, at the edges
+/* The .npy header code (tools/npy/npy_format.c) on bytes in memory, at the edges
  * the end-to-end tool tests cannot reach cheaply: the dictionary's last
  * byte (each header here is followed by data bytes that a parser reading one
  * byte too far would take in, which the message's "near byte N" shows), the
