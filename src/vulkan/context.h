@@ -27,6 +27,10 @@ struct dmls_vulkan_context {
     uint64_t max_range;
     uint64_t bind_align;
     uint32_t max_groups;
+    uint32_t max_workgroup; /* maxComputeWorkGroupSize[0] within maxComputeWorkGroupInvocations */
+    /* The tuning the pipelines were built with (launch.h): invocations per
+     * workgroup, items per invocation of the walking shaders. */
+    uint32_t workgroup, items;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipelines[DMLS_VK_SHADERS];
@@ -42,6 +46,12 @@ struct dmls_vulkan_context {
  * are set (context.c, pipelines.c). */
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx);
 void dmls_vk_release(dmls_vulkan_context *ctx);
+
+/* Rebuilds the pipelines of ctx with another tuning (workgroup
+ * 1..max_workgroup invocations, items 1..DMLS_VK_MAX_ITEMS): for the
+ * developer probe (bench/probes/vk_probe.c) and the tests, while nothing
+ * records with ctx. On failure ctx has no pipelines left: destroy it. */
+dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t items);
 
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY" or the number, for messages. */
 const char *dmls_vk_result_name(VkResult r);
