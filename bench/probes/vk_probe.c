@@ -256,6 +256,35 @@ typedef struct bufs {
     unsigned char *want;
 } bufs;
 
+/* Every tuning's pipelines, built once (the driver compiles each tuning
+ * once rather than once per case): dmls_vk_tune builds them into the
+ * context, which then lets go of them; use() puts a set back. */
+static VkPipeline sets[TUNINGS][DMLS_VK_SHADERS];
+
+static void build_sets(void) {
+    for (int t = 0; t < TUNINGS; t++) {
+        if (tunings[t].wg > P.ctx->max_workgroup) continue;
+        if (dmls_vk_tune(P.ctx, tunings[t].wg, tunings[t].items) != DMLS_OK) {
+            fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
+            exit(1);
+        }
+        memcpy(sets[t], P.ctx->pipelines, sizeof sets[t]);
+        memset(P.ctx->pipelines, 0, sizeof P.ctx->pipelines);
+    }
+}
+
+static void use(int t) {
+    memcpy(P.ctx->pipelines, sets[t], sizeof sets[t]);
+    P.ctx->workgroup = tunings[t].wg, P.ctx->items = tunings[t].items;
+}
+
+static void drop_sets(void) {
+    memset(P.ctx->pipelines, 0, sizeof P.ctx->pipelines);
+    for (int t = 0; t < TUNINGS; t++)
+        for (int i = 0; i < DMLS_VK_SHADERS; i++)
+            if (sets[t][i] != VK_NULL_HANDLE) vkDestroyPipeline(P.dev, sets[t][i], NULL);
+}
+
 /* The case's output under the current tuning, poisoned first, against the
  * reference's. */
 static bool check(const dmls_operator *op, bufs *b) {
@@ -325,10 +354,7 @@ static void probe_case(const bench_case *c, int reps, double *ratio) {
     const uint32_t groups = P.ctx->max_groups;
     for (int t = 0; t < TUNINGS; t++) {
         if (tunings[t].wg > P.ctx->max_workgroup) continue;
-        if (dmls_vk_tune(P.ctx, tunings[t].wg, tunings[t].items) != DMLS_OK) {
-            fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
-            exit(1);
-        }
+        use(t);
         P.ctx->max_groups = tunings[t].groups ? tunings[t].groups : groups;
         const bool ok = check(op, &b);
         const double ms = timed(&slice, reps), cms = timed(&libcopy, reps);
@@ -358,6 +384,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     static double ratio[64][TUNINGS];
+    build_sets();
     for (int i = 0; i < n && i < 64; i++) probe_case(&cases[i], reps, ratio[i]);
     printf("\nper tuning, over the cases: geometric mean of the ratio to the plain copy, and the worst case\n");
     for (int t = 0; t < TUNINGS; t++) {
@@ -370,6 +397,7 @@ int main(int argc, char **argv) {
                tunings[t].groups, exp(log_sum / n), worst);
     }
     free(cases);
+    drop_sets();
     vkDestroyPipeline(P.dev, P.plain[0], NULL), vkDestroyPipeline(P.dev, P.plain[1], NULL);
     vkDestroyQueryPool(P.dev, P.queries, NULL);
     vkDestroyFence(P.dev, P.fence, NULL);

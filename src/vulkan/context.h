@@ -1,7 +1,8 @@
 /* The Vulkan context (dmlslice_vulkan.h's dmls_vulkan_context): the device,
  * its limits as execute uses them, the pipelines, and the command buffer and
  * fence of the library's own submit path. Internal: tests may lower
- * max_range to exercise the splitting on small tensors. */
+ * max_range, max_groups and max_items to exercise the splitting and the
+ * grid loops on small tensors. */
 #ifndef DMLS_VULKAN_CONTEXT_H
 #define DMLS_VULKAN_CONTEXT_H
 
@@ -27,6 +28,7 @@ struct dmls_vulkan_context {
     uint64_t max_range;
     uint64_t bind_align;
     uint32_t max_groups;
+    uint64_t max_items;     /* items per dispatch: below 2^31, where the walks' multipliers are exact */
     uint32_t max_workgroup; /* maxComputeWorkGroupSize[0] within maxComputeWorkGroupInvocations */
     /* The tuning the pipelines were built with (launch.h): invocations per
      * workgroup, items per invocation of the walking shaders. */

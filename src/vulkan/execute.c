@@ -148,10 +148,10 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
     vkCmdDispatch(r->cmd, (uint32_t)(groups < ctx->max_groups ? groups : ctx->max_groups), 1, 1);
 }
 
-/* Whether both sides of L fit one binding, with fewer than 2^31 items
- * (where the walking shaders' multipliers are exact). */
+/* Whether both sides of L fit one binding, with at most max_items items
+ * (below 2^31, where the walking shaders' multipliers are exact). */
 static bool fits(const dmls_vulkan_context *ctx, const dmls_vk_launch *L, int64_t src, int64_t dst) {
-    if (dmls_vk_items(L) >= ((uint64_t)1 << 31)) return false;
+    if (dmls_vk_items(L) > ctx->max_items) return false;
     int64_t lo, hi;
     uint64_t start, range;
     dmls_vk_span(L, true, dst, &lo, &hi);

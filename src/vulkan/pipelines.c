@@ -43,6 +43,7 @@ static void read_limits(dmls_vulkan_context *ctx) {
     ctx->max_range = p.limits.maxStorageBufferRange;
     ctx->bind_align = p.limits.minStorageBufferOffsetAlignment > 16 ? p.limits.minStorageBufferOffsetAlignment : 16;
     ctx->max_groups = p.limits.maxComputeWorkGroupCount[0];
+    ctx->max_items = ((uint64_t)1 << 31) - 1;
     ctx->max_workgroup = p.limits.maxComputeWorkGroupSize[0] < p.limits.maxComputeWorkGroupInvocations
                              ? p.limits.maxComputeWorkGroupSize[0]
                              : p.limits.maxComputeWorkGroupInvocations;
