@@ -37,7 +37,7 @@ static struct {
     VkFence fence;
     VkQueryPool queries;
     double ns_per_tick;
-    VkPipeline plain[2]; /* workgroups of 256 and 1024 */
+    VkPipeline plain[3]; /* plain_tunings */
 } P;
 
 typedef struct buf {
@@ -112,8 +112,11 @@ static void copy(VkBuffer from, VkBuffer to, uint64_t bytes) {
     finish();
 }
 
-/* What one timed submission records: an operator, or the plain copy of n
- * vectors with pipeline `plain`. */
+/* The plain copy's tunings: workgroup size, vectors per invocation. */
+static const uint32_t plain_tunings[3][2] = {{256, 1}, {1024, 1}, {256, 4}};
+
+/* What one timed submission records: an operator, the plain copy of n
+ * vectors with pipeline `plain`, or (plain < 0) vkCmdCopyBuffer of them. */
 typedef struct job {
     const dmls_operator *op;
     int plain;
@@ -134,9 +137,10 @@ static void record_plain(const job *j) {
     }
     vkCmdBindPipeline(P.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, P.plain[j->plain]);
     P.ctx->push_descriptors(P.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, P.ctx->layout, 0, 2, w);
-    const uint32_t n = (uint32_t)j->n, wg = j->plain ? 1024 : 256;
+    const uint32_t n = (uint32_t)j->n;
+    const uint64_t tile = (uint64_t)plain_tunings[j->plain][0] * plain_tunings[j->plain][1];
     vkCmdPushConstants(P.cmd, P.ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &n);
-    const uint64_t groups = (j->n + wg - 1) / wg;
+    const uint64_t groups = (j->n + tile - 1) / tile;
     if (groups == 0) return;
     const uint32_t x = groups < 65535 ? (uint32_t)groups : 65535;
     vkCmdDispatch(P.cmd, x, (uint32_t)((groups + x - 1) / x), 1);
@@ -148,7 +152,10 @@ static double run(const job *j) {
     barrier();
     vkCmdResetQueryPool(P.cmd, P.queries, 0, 2);
     vkCmdWriteTimestamp(P.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, P.queries, 0);
-    if (j->op == NULL)
+    if (j->op == NULL && j->plain < 0) {
+        VkBufferCopy region = {0, 0, j->n * 16};
+        vkCmdCopyBuffer(P.cmd, j->in, j->out, 1, &region);
+    } else if (j->op == NULL)
         record_plain(j);
     else if (dmls_vulkan_record(j->op, P.ctx, P.cmd, j->in, 0, j->in_bytes, j->out, 0, j->out_bytes) != DMLS_OK) {
         fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
@@ -177,14 +184,14 @@ static double timed(const job *j, int reps) {
     return t[reps / 2];
 }
 
-static VkPipeline plain_pipeline(uint32_t wg) {
+static VkPipeline plain_pipeline(const uint32_t *tuning) {
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                   .codeSize = sizeof dmls_vk_spv_plain_copy,
                                   .pCode = dmls_vk_spv_plain_copy};
     VkShaderModule module;
     VK(vkCreateShaderModule(P.dev, &m, NULL, &module));
-    const VkSpecializationMapEntry e = {0, 0, 4};
-    const VkSpecializationInfo spec = {1, &e, 4, &wg};
+    const VkSpecializationMapEntry e[2] = {{0, 0, 4}, {1, 4, 4}};
+    const VkSpecializationInfo spec = {2, e, 8, tuning};
     VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -227,8 +234,8 @@ static void open_device(void) {
     VkQueryPoolCreateInfo qi = {
         .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
     VK(vkCreateQueryPool(P.dev, &qi, NULL, &P.queries));
-    P.plain[0] = plain_pipeline(256);
-    P.plain[1] = plain_pipeline(P.ctx->max_workgroup >= 1024 ? 1024 : P.ctx->max_workgroup);
+    for (int i = 0; i < 3; i++)
+        if (plain_tunings[i][0] <= P.ctx->max_workgroup) P.plain[i] = plain_pipeline(plain_tunings[i]);
 }
 
 static const char *family(int shader) {
@@ -343,13 +350,20 @@ static void probe_case(const bench_case *c, int reps, double *ratio) {
     lib = copy_op(n);
     const job slice = {op, 0, 0, b.in.b, b.out.b, b.in_bytes, b.out_bytes};
     const job libcopy = {lib, 0, 0, b.in.b, b.out.b, n, n};
-    job plain = {NULL, 0, n / 16, b.in.b, b.out.b, 0, 0};
-    const double p256 = timed(&plain, reps);
-    plain.plain = 1;
-    const double p1024 = timed(&plain, reps), pbest = p256 < p1024 ? p256 : p1024;
-    printf("\n%s: %llu output bytes; plain copy of %llu bytes: wg256 %.4f ms (%.0f GB/s), wg1024 %.4f ms (%.0f GB/s)\n",
-           c->name, (unsigned long long)b.out_bytes, (unsigned long long)n, p256, 2e-6 * (double)n / p256, p1024,
-           2e-6 * (double)n / p1024);
+    job plain = {NULL, -1, n / 16, b.in.b, b.out.b, 0, 0};
+    const double cb = timed(&plain, reps);
+    printf("\n%s: %llu output bytes; copies of %llu bytes: vkCmdCopyBuffer %.4f ms (%.0f GB/s)", c->name,
+           (unsigned long long)b.out_bytes, (unsigned long long)n, cb, 2e-6 * (double)n / cb);
+    double pbest = 1e30;
+    for (int i = 0; i < 3; i++) {
+        if (P.plain[i] == VK_NULL_HANDLE) continue;
+        plain.plain = i;
+        const double ms = timed(&plain, reps);
+        pbest = ms < pbest ? ms : pbest;
+        printf("; plain wg %u x %u: %.4f ms (%.0f GB/s)", plain_tunings[i][0], plain_tunings[i][1], ms,
+               2e-6 * (double)n / ms);
+    }
+    printf("\n");
     const dmls_vk_prepared *v = dmls_operator_prepared(op, DMLS_BACKEND_VULKAN);
     const uint32_t groups = P.ctx->max_groups;
     for (int t = 0; t < TUNINGS; t++) {
@@ -398,7 +412,8 @@ int main(int argc, char **argv) {
     }
     free(cases);
     drop_sets();
-    vkDestroyPipeline(P.dev, P.plain[0], NULL), vkDestroyPipeline(P.dev, P.plain[1], NULL);
+    for (int i = 0; i < 3; i++)
+        if (P.plain[i] != VK_NULL_HANDLE) vkDestroyPipeline(P.dev, P.plain[i], NULL);
     vkDestroyQueryPool(P.dev, P.queries, NULL);
     vkDestroyFence(P.dev, P.fence, NULL);
     vkDestroyCommandPool(P.dev, P.pool, NULL);
