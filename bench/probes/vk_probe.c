@@ -266,7 +266,7 @@ typedef struct bufs {
 /* Every tuning's pipelines, built once (the driver compiles each tuning
  * once rather than once per case): dmls_vk_tune builds them into the
  * context, which then lets go of them; use() puts a set back. */
-static VkPipeline sets[TUNINGS][DMLS_VK_SHADERS];
+static VkPipeline sets[TUNINGS][2][DMLS_VK_SHADERS];
 
 static void build_sets(void) {
     for (int t = 0; t < TUNINGS; t++) {
@@ -275,21 +275,26 @@ static void build_sets(void) {
             fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
             exit(1);
         }
-        memcpy(sets[t], P.ctx->pipelines, sizeof sets[t]);
+        memcpy(sets[t][0], P.ctx->pipelines, sizeof sets[t][0]);
+        memcpy(sets[t][1], P.ctx->narrow, sizeof sets[t][1]);
         memset(P.ctx->pipelines, 0, sizeof P.ctx->pipelines);
+        memset(P.ctx->narrow, 0, sizeof P.ctx->narrow);
     }
 }
 
 static void use(int t) {
-    memcpy(P.ctx->pipelines, sets[t], sizeof sets[t]);
+    memcpy(P.ctx->pipelines, sets[t][0], sizeof sets[t][0]);
+    memcpy(P.ctx->narrow, sets[t][1], sizeof sets[t][1]);
     P.ctx->workgroup = tunings[t].wg, P.ctx->items = tunings[t].items;
 }
 
 static void drop_sets(void) {
     memset(P.ctx->pipelines, 0, sizeof P.ctx->pipelines);
+    memset(P.ctx->narrow, 0, sizeof P.ctx->narrow);
     for (int t = 0; t < TUNINGS; t++)
-        for (int i = 0; i < DMLS_VK_SHADERS; i++)
-            if (sets[t][i] != VK_NULL_HANDLE) vkDestroyPipeline(P.dev, sets[t][i], NULL);
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < DMLS_VK_SHADERS; i++)
+                if (sets[t][k][i] != VK_NULL_HANDLE) vkDestroyPipeline(P.dev, sets[t][k][i], NULL);
 }
 
 /* The case's output under the current tuning, poisoned first, against the

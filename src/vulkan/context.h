@@ -2,7 +2,8 @@
  * its limits as execute uses them, the pipelines, and the command buffer and
  * fence of the library's own submit path. Internal: tests may lower
  * max_range, max_groups and max_items to exercise the splitting and the
- * grid loops on small tensors. */
+ * grid loops on small tensors, and narrow_below to run the tuned pipelines
+ * on them. */
 #ifndef DMLS_VULKAN_CONTEXT_H
 #define DMLS_VULKAN_CONTEXT_H
 
@@ -33,9 +34,11 @@ struct dmls_vulkan_context {
     /* The tuning the pipelines were built with (launch.h): invocations per
      * workgroup, items per invocation of the walking shaders. */
     uint32_t workgroup, items;
+    uint64_t narrow_below; /* dispatches of fewer items run ctx->narrow (DMLS_VK_NARROW_TILES tiles) */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipelines[DMLS_VK_SHADERS];
+    VkPipeline narrow[DMLS_VK_SHADERS]; /* the walking shaders at 1 item per invocation: small dispatches */
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;
     VkCommandPool pool;
     VkCommandBuffer cmd;

@@ -127,7 +127,10 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         w[i].pBufferInfo = &bi[i];
     }
     if (r->dispatches++ > 0) barrier(r);
-    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipelines[L->shader]);
+    const uint64_t items = dmls_vk_items(L), tile = (uint64_t)ctx->workgroup * ctx->items;
+    const bool narrow = L->shader != DMLS_VK_BYTES && items < ctx->narrow_below;
+    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      narrow ? ctx->narrow[L->shader] : ctx->pipelines[L->shader]);
     ctx->push_descriptors(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->layout, 0, 2, w);
     uint64_t groups;
     if (L->shader == DMLS_VK_BYTES) {
@@ -142,8 +145,8 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         walk_params(L, (uint32_t)(((uint64_t)src - s0) / (uint64_t)L->src_unit),
                     (uint32_t)(((uint64_t)dst - d0) / (uint64_t)L->unit), &p);
         vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-        const uint64_t tile = (uint64_t)ctx->workgroup * ctx->items;
-        groups = ((uint64_t)p.count + tile - 1) / tile;
+        const uint64_t per_group = narrow ? ctx->workgroup : tile;
+        groups = (items + per_group - 1) / per_group;
     }
     vkCmdDispatch(r->cmd, (uint32_t)(groups < ctx->max_groups ? groups : ctx->max_groups), 1, 1);
 }

@@ -20,10 +20,15 @@ struct dmls_operator;
  * constants (context.h: dmls_vk_tune): invocations per workgroup, and
  * items per invocation in the walking shaders (all their loads are issued
  * before their stores, so that each invocation keeps that many in flight).
- * The defaults are the H100 measurement's choice (docs/vulkan.md). */
-#define DMLS_VK_DEFAULT_WORKGROUP 256
-#define DMLS_VK_DEFAULT_ITEMS     4
+ * The defaults are the H100 sweep's choice (bench/RESULTS.md, 2026-11-24:
+ * the best geometric mean over the canonical cases of 23 tunings). */
+#define DMLS_VK_DEFAULT_WORKGROUP 64
+#define DMLS_VK_DEFAULT_ITEMS     8
 #define DMLS_VK_MAX_ITEMS         16
+/* A dispatch of fewer items than this many tiles (workgroup x items) runs
+ * the walking shaders at 1 item per invocation instead, so that it still
+ * spreads over the whole device (col_i64: 8,192 items; the H100 sweep). */
+#define DMLS_VK_NARROW_TILES 256
 
 /* The pipelines (pipelines.c builds one per entry). */
 typedef enum dmls_vk_shader {

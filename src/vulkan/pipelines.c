@@ -72,10 +72,10 @@ static dmls_status make_layout(dmls_vulkan_context *ctx) {
     return DMLS_OK;
 }
 
-static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which) {
+static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, uint32_t items, VkPipeline *out) {
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     m.codeSize = pipeline_of[which].code.bytes, m.pCode = pipeline_of[which].code.code;
-    const uint32_t values[3] = {ctx->workgroup, ctx->items, pipeline_of[which].esize};
+    const uint32_t values[3] = {ctx->workgroup, items, pipeline_of[which].esize};
     const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
     const VkSpecializationInfo spec = {3, entries, sizeof values, values};
     VkShaderModule module;
@@ -87,7 +87,7 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which) {
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
     info.layout = ctx->layout;
-    VkResult r = vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, &ctx->pipelines[which]);
+    VkResult r = vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, out);
     vkDestroyShaderModule(ctx->device, module, NULL);
     RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: vkCreateComputePipelines (shader %d) failed: %s",
               which, dmls_vk_result_name(r));
@@ -109,6 +109,17 @@ static dmls_status make_submit(dmls_vulkan_context *ctx) {
     return DMLS_OK;
 }
 
+/* The tuned pipelines, and the walking shaders again at 1 item per
+ * invocation (bytes.comp has no items). */
+static dmls_status make_pipelines(dmls_vulkan_context *ctx) {
+    ctx->narrow_below = (uint64_t)DMLS_VK_NARROW_TILES * ctx->workgroup * ctx->items;
+    for (int i = 0; i < DMLS_VK_SHADERS; i++) {
+        RETURN_IF_ERROR(make_pipeline(ctx, i, ctx->items, &ctx->pipelines[i]));
+        if (i != DMLS_VK_BYTES) RETURN_IF_ERROR(make_pipeline(ctx, i, 1, &ctx->narrow[i]));
+    }
+    return DMLS_OK;
+}
+
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
     read_limits(ctx);
     ctx->push_descriptors =
@@ -118,14 +129,15 @@ dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
     RETURN_IF_ERROR(make_layout(ctx));
     ctx->workgroup = DMLS_VK_DEFAULT_WORKGROUP < ctx->max_workgroup ? DMLS_VK_DEFAULT_WORKGROUP : ctx->max_workgroup;
     ctx->items = DMLS_VK_DEFAULT_ITEMS;
-    for (int i = 0; i < DMLS_VK_SHADERS; i++) RETURN_IF_ERROR(make_pipeline(ctx, i));
+    RETURN_IF_ERROR(make_pipelines(ctx));
     return make_submit(ctx);
 }
 
 static void destroy_pipelines(dmls_vulkan_context *ctx) {
     for (int i = 0; i < DMLS_VK_SHADERS; i++) {
         if (ctx->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->pipelines[i], NULL);
-        ctx->pipelines[i] = VK_NULL_HANDLE;
+        if (ctx->narrow[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->narrow[i], NULL);
+        ctx->pipelines[i] = ctx->narrow[i] = VK_NULL_HANDLE;
     }
 }
 
@@ -136,14 +148,9 @@ dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t 
               ctx->max_workgroup, DMLS_VK_MAX_ITEMS);
     destroy_pipelines(ctx);
     ctx->workgroup = workgroup, ctx->items = items;
-    for (int i = 0; i < DMLS_VK_SHADERS; i++) {
-        dmls_status s = make_pipeline(ctx, i);
-        if (s != DMLS_OK) {
-            destroy_pipelines(ctx);
-            return s;
-        }
-    }
-    return DMLS_OK;
+    dmls_status s = make_pipelines(ctx);
+    if (s != DMLS_OK) destroy_pipelines(ctx);
+    return s;
 }
 
 void dmls_vk_release(dmls_vulkan_context *ctx) {

@@ -15,21 +15,33 @@ layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { OUT_T dst[]
 
 const uint K = WORDS * 4u / ESIZE;
 
+// All K loads are issued before any is used, at positions found without
+// a branch (the pattern's row wrap is a select), so that their latencies
+// overlap rather than add up.
 OUT_T item(uint s) {
-    uint w[WORDS];
-    [[unroll]] for (uint m = 0u; m < WORDS; m++) w[m] = 0u;
+    uint raw[K * ((ESIZE + 3u) / 4u)];
+    uint shift[K];
     uint at = s, col = 0u;
     [[unroll]] for (uint j = 0u; j < K; j++) {
         if (ESIZE >= 4u) {
-            [[unroll]] for (uint h = 0u; h < ESIZE / 4u; h++) w[j * (ESIZE / 4u) + h] = src[(at >> 2) + h];
+            [[unroll]] for (uint h = 0u; h < ESIZE / 4u; h++) raw[j * (ESIZE / 4u) + h] = src[(at >> 2) + h];
         } else {
-            const uint e = (src[at >> 2] >> ((at & 3u) * 8u)) & ((1u << (8u * ESIZE)) - 1u);
-            w[(j * ESIZE) >> 2] |= e << (((j * ESIZE) & 3u) * 8u);
+            raw[j] = src[at >> 2];
+            shift[j] = (at & 3u) * 8u;
         }
-        at += p.step;
-        if (++col == p.run) {
-            col = 0u;
-            at += p.row_step;
+        col++;
+        const bool wrap = col == p.run;
+        at += p.step + (wrap ? p.row_step : 0u);
+        col = wrap ? 0u : col;
+    }
+    uint w[WORDS];
+    [[unroll]] for (uint m = 0u; m < WORDS; m++) w[m] = 0u;
+    [[unroll]] for (uint j = 0u; j < K; j++) {
+        if (ESIZE >= 4u) {
+            [[unroll]] for (uint h = 0u; h < ESIZE / 4u; h++) w[j * (ESIZE / 4u) + h] = raw[j * (ESIZE / 4u) + h];
+        } else {
+            const uint e = (raw[j] >> shift[j]) & ((1u << (8u * ESIZE)) - 1u);
+            w[(j * ESIZE) >> 2] |= e << (((j * ESIZE) & 3u) * 8u);
         }
     }
 #if WORDS == 4
