@@ -7,11 +7,14 @@
  * (vk_plain_copy.comp). One line per case and tuning:
  *   case tuning family ms GB/s ratio-to-library-copy ratio-to-plain-copy ok
  * GB/s counts 2 x output bytes. Run by hand on the GPU machine:
- *   build/bench/probes/vk_probe [reps [cases.json]] > probe.txt */
+ *   build/bench/probes/vk_probe [reps [cases.json]] > probe.txt
+ *   build/bench/probes/vk_probe copies     (1 GiB copies only, see copies()) */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../src/operator.h"
 #include "../../src/vulkan/context.h"
@@ -169,6 +172,9 @@ static double run(const job *j) {
                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
     return (double)(t[1] - t[0]) * P.ns_per_tick / 1e6;
 }
+
+/* The library's copy of n bytes: a 1-D identity slice (16-byte units). */
+static dmls_operator *copy_op(uint64_t n);
 
 static int by_value(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -333,7 +339,6 @@ static bool setup(const dmls_operator *op, bufs *b) {
     return true;
 }
 
-/* The library's copy of n bytes: a 1-D identity slice (16-byte units). */
 static dmls_operator *copy_op(uint64_t n) {
     int64_t shape[1] = {(int64_t)n}, zero[1] = {0}, one[1] = {1};
     dmls_tensor t = {DMLS_UINT8, 1, shape, NULL, 0};
@@ -392,7 +397,69 @@ static void probe_case(const bench_case *c, int reps, double *ratio) {
     dmls_destroy(op), dmls_destroy(lib);
 }
 
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* Host time of 10 runs of j recorded back to back (barriers between) in
+ * one submission, per run: checks the timestamps' scale. */
+static double host_ms(const job *j) {
+    begin();
+    for (int i = 0; i < 10; i++) {
+        barrier();
+        if (j->op != NULL)
+            (void)dmls_vulkan_record(j->op, P.ctx, P.cmd, j->in, 0, j->in_bytes, j->out, 0, j->out_bytes);
+        else if (j->plain < 0) {
+            VkBufferCopy region = {0, 0, j->n * 16};
+            vkCmdCopyBuffer(P.cmd, j->in, j->out, 1, &region);
+        } else
+            record_plain(j);
+    }
+    barrier();
+    const double t0 = now_ms();
+    finish();
+    return (now_ms() - t0) / 10;
+}
+
+/* `vk_probe copies`: the copies of 1 GiB alone, by timestamps and by the
+ * host clock: what the device moves here, apart from any slice. */
+static int copies(int reps) {
+    const uint64_t bytes = (uint64_t)1 << 30;
+    buf in = make(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT), out = make(bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    dmls_operator *lib = copy_op(bytes);
+    for (int i = -2; i < 3; i++) {
+        if (i >= 0 && P.plain[i] == VK_NULL_HANDLE) continue;
+        job j = {i == -2 ? lib : NULL, i, bytes / 16, in.b, out.b, bytes, bytes};
+        const double ms = timed(&j, reps), host = host_ms(&j);
+        char what[64];
+        if (i == -2)
+            snprintf(what, sizeof what, "library copy (wg %u x %u)", P.ctx->workgroup, P.ctx->items);
+        else if (i == -1)
+            snprintf(what, sizeof what, "vkCmdCopyBuffer");
+        else
+            snprintf(what, sizeof what, "plain copy wg %u x %u", plain_tunings[i][0], plain_tunings[i][1]);
+        printf("1 GiB %-28s timestamps %.4f ms (%.0f GB/s); host clock, 10 in one submit: %.4f ms (%.0f GB/s)\n",
+               what, ms, 2e-6 * (double)bytes / ms, host, 2e-6 * (double)bytes / host);
+    }
+    dmls_destroy(lib);
+    drop(&in), drop(&out);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "copies") == 0) {
+        open_device();
+        const int r = copies(15);
+        for (int i = 0; i < 3; i++)
+            if (P.plain[i] != VK_NULL_HANDLE) vkDestroyPipeline(P.dev, P.plain[i], NULL);
+        vkDestroyQueryPool(P.dev, P.queries, NULL);
+        vkDestroyFence(P.dev, P.fence, NULL);
+        vkDestroyCommandPool(P.dev, P.pool, NULL);
+        dmls_vulkan_context_destroy(P.ctx);
+        return r;
+    }
     const int reps = argc > 1 && atoi(argv[1]) > 0 && atoi(argv[1]) <= 256 ? atoi(argv[1]) : 15;
     open_device();
     bench_case *cases = NULL;
