@@ -8,9 +8,9 @@
 #define DMLS_VULKAN_CONTEXT_H
 
 #include <stdatomic.h>
-#include <vulkan/vulkan.h>
 
 #include "../platform/platform.h"
+#include "vk.h" /* before the public header: volk's names, in a build with volk */
 #include "dmlslice/dmlslice_vulkan.h"
 #include "launch.h"
 
@@ -57,6 +57,13 @@ void dmls_vk_release(dmls_vulkan_context *ctx);
  * developer probe (bench/probes/vk_probe.c) and the tests, while nothing
  * records with ctx. On failure ctx has no pipelines left: destroy it. */
 dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t items);
+
+/* The Vulkan API loaded at run time (a build with volk): the loader, once
+ * per process (DMLS_ERROR_NO_DEVICE naming it when there is none), and
+ * the functions of the first instance seen (the loader's entry points,
+ * which serve every instance and device). Without volk: DMLS_OK, nothing. */
+dmls_status dmls_vk_load(void);
+void dmls_vk_load_instance(VkInstance instance);
 
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY" or the number, for messages. */
 const char *dmls_vk_result_name(VkResult r);

@@ -36,8 +36,8 @@
 #include "support/dtype.h"
 #include "support/layout.h"
 #include "test.h"
+#include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
 #include "vk_harness.h"
-#include "vulkan/context.h"
 
 static vk_harness H;
 static dmls_vulkan_context *ctx;
