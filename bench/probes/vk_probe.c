@@ -442,6 +442,7 @@ static int copies(int reps) {
             snprintf(what, sizeof what, "plain copy wg %u x %u", plain_tunings[i][0], plain_tunings[i][1]);
         printf("1 GiB %-28s timestamps %.4f ms (%.0f GB/s); host clock, 10 in one submit: %.4f ms (%.0f GB/s)\n",
                what, ms, 2e-6 * (double)bytes / ms, host, 2e-6 * (double)bytes / host);
+        fflush(stdout);
     }
     dmls_destroy(lib);
     drop(&in), drop(&out);
