@@ -5,7 +5,8 @@
  * reps back to back in one submission after ~100 ms of untimed runs, so
  * the clock is up: see run_burst) in device-local buffers beside the library's 16-byte copy of the same bytes
  * (a 1-D identity slice) and beside a plain copy shader outside the library
- * (vk_plain_copy.comp). One line per case and tuning:
+ * (vk_plain_copy.comp). One line per case and tuning (var: the shader
+ * variants, launch.h DMLS_VK_VARIANT_*):
  *   case tuning family ms GB/s ratio-to-library-copy ratio-to-plain-copy ok
  * GB/s counts 2 x output bytes. Run by hand on the GPU machine:
  *   build/bench/probes/vk_probe [reps [cases.json]] > probe.txt
@@ -269,15 +270,18 @@ static const char *family(int shader) {
     return shader >= 0 && shader < DMLS_VK_SHADERS ? names[shader] : "nothing";
 }
 
-/* The tunings: workgroup x items, then two capped grids (0: uncapped). */
+/* The tunings: workgroup x items, then two capped grids (0: uncapped),
+ * then shader variants (launch.h: DMLS_VK_VARIANT_*) at three tunings. */
 typedef struct tuning {
-    uint32_t wg, items, groups;
+    uint32_t wg, items, groups, variant;
 } tuning;
 static const tuning tunings[] = {
-    {64, 1, 0},  {64, 2, 0},  {64, 4, 0},  {64, 8, 0},  {128, 1, 0},  {128, 2, 0},  {128, 4, 0},
-    {128, 8, 0}, {256, 1, 0}, {256, 2, 0}, {256, 4, 0}, {256, 8, 0},  {512, 1, 0},  {512, 2, 0},
-    {512, 4, 0}, {512, 8, 0}, {1024, 1, 0}, {1024, 2, 0}, {1024, 4, 0}, {1024, 8, 0}, {256, 4, 1056},
-    {256, 4, 4224}, {256, 1, 4224},
+    {64, 1, 0, 0},  {64, 2, 0, 0},  {64, 4, 0, 0},  {64, 8, 0, 0},  {128, 1, 0, 0},  {128, 2, 0, 0},  {128, 4, 0, 0},
+    {128, 8, 0, 0}, {256, 1, 0, 0}, {256, 2, 0, 0}, {256, 4, 0, 0}, {256, 8, 0, 0},  {512, 1, 0, 0},  {512, 2, 0, 0},
+    {512, 4, 0, 0}, {512, 8, 0, 0}, {1024, 1, 0, 0}, {1024, 2, 0, 0}, {1024, 4, 0, 0}, {1024, 8, 0, 0}, {256, 4, 1056, 0},
+    {256, 4, 4224, 0}, {256, 1, 4224, 0},
+    {64, 8, 0, DMLS_VK_VARIANT_GATHER_SHARE}, {128, 4, 0, DMLS_VK_VARIANT_GATHER_SHARE},
+    {256, 2, 0, DMLS_VK_VARIANT_GATHER_SHARE},
 };
 #define TUNINGS (int)(sizeof tunings / sizeof tunings[0])
 
@@ -295,6 +299,7 @@ static VkPipeline sets[TUNINGS][2][DMLS_VK_SHADERS];
 static void build_sets(void) {
     for (int t = 0; t < TUNINGS; t++) {
         if (tunings[t].wg > P.ctx->max_workgroup) continue;
+        P.ctx->variant = tunings[t].variant;
         if (dmls_vk_tune(P.ctx, tunings[t].wg, tunings[t].items) != DMLS_OK) {
             fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
             exit(1);
@@ -304,12 +309,13 @@ static void build_sets(void) {
         memset(P.ctx->pipelines, 0, sizeof P.ctx->pipelines);
         memset(P.ctx->narrow, 0, sizeof P.ctx->narrow);
     }
+    P.ctx->variant = 0;
 }
 
 static void use(int t) {
     memcpy(P.ctx->pipelines, sets[t][0], sizeof sets[t][0]);
     memcpy(P.ctx->narrow, sets[t][1], sizeof sets[t][1]);
-    P.ctx->workgroup = tunings[t].wg, P.ctx->items = tunings[t].items;
+    P.ctx->workgroup = tunings[t].wg, P.ctx->items = tunings[t].items, P.ctx->variant = tunings[t].variant;
 }
 
 static void drop_sets(void) {
@@ -402,9 +408,9 @@ static void probe_case(const bench_case *c, int reps, double *ratio) {
         const double ms = timed(&slice, reps), cms = timed(&libcopy, reps);
         P.ctx->max_groups = groups;
         ratio[t] = ok ? pbest / ms * (double)b.out_bytes / (double)n : 0;
-        printf("%-14s wg %4u items %u groups %5u %-11s %.4f ms %6.0f GB/s  lib-copy %6.0f GB/s  vs lib-copy %.2f  "
+        printf("%-14s wg %4u items %u groups %5u var %u %-11s %.4f ms %6.0f GB/s  lib-copy %6.0f GB/s  vs lib-copy %.2f  "
                "vs plain %.2f  %s\n",
-               c->name, tunings[t].wg, tunings[t].items, tunings[t].groups,
+               c->name, tunings[t].wg, tunings[t].items, tunings[t].groups, tunings[t].variant,
                family(dmls_vk_choose(v->copy, 0, 0, UINT64_MAX)->shader), ms, 2e-6 * (double)b.out_bytes / ms,
                2e-6 * (double)n / cms, cms / ms * (double)b.out_bytes / (double)n, ratio[t],
                ok ? "ok" : "WRONG OUTPUT");
@@ -492,8 +498,8 @@ int main(int argc, char **argv) {
             log_sum += log(ratio[i][t] > 0 ? ratio[i][t] : 1e-9);
             worst = ratio[i][t] < worst ? ratio[i][t] : worst;
         }
-        printf("wg %4u items %u groups %5u: geomean %.3f, worst %.3f\n", tunings[t].wg, tunings[t].items,
-               tunings[t].groups, exp(log_sum / n), worst);
+        printf("wg %4u items %u groups %5u var %u: geomean %.3f, worst %.3f\n", tunings[t].wg, tunings[t].items,
+               tunings[t].groups, tunings[t].variant, exp(log_sum / n), worst);
     }
     free(cases);
     drop_sets();
