@@ -276,12 +276,11 @@ typedef struct tuning {
     uint32_t wg, items, groups, variant;
 } tuning;
 static const tuning tunings[] = {
-    {64, 1, 0, 0},  {64, 2, 0, 0},  {64, 4, 0, 0},  {64, 8, 0, 0},  {128, 1, 0, 0},  {128, 2, 0, 0},  {128, 4, 0, 0},
-    {128, 8, 0, 0}, {256, 1, 0, 0}, {256, 2, 0, 0}, {256, 4, 0, 0}, {256, 8, 0, 0},  {512, 1, 0, 0},  {512, 2, 0, 0},
-    {512, 4, 0, 0}, {512, 8, 0, 0}, {1024, 1, 0, 0}, {1024, 2, 0, 0}, {1024, 4, 0, 0}, {1024, 8, 0, 0}, {256, 4, 1056, 0},
-    {256, 4, 4224, 0}, {256, 1, 4224, 0},
-    {64, 8, 0, DMLS_VK_VARIANT_GATHER_SHARE}, {128, 4, 0, DMLS_VK_VARIANT_GATHER_SHARE},
-    {256, 2, 0, DMLS_VK_VARIANT_GATHER_SHARE},
+    {64, 1, 0, 0}, {64, 2, 0, 0}, {64, 4, 0, 0}, {64, 8, 0, 0}, {128, 1, 0, 0}, {128, 2, 0, 0}, {128, 4, 0, 0},
+    {128, 8, 0, 0}, {256, 1, 0, 0}, {256, 2, 0, 0}, {256, 4, 0, 0}, {256, 8, 0, 0}, {512, 1, 0, 0}, {512, 2, 0, 0},
+    {512, 4, 0, 0}, {512, 8, 0, 0}, {1024, 1, 0, 0}, {1024, 2, 0, 0}, {1024, 4, 0, 0}, {1024, 8, 0, 0},
+    {256, 4, 1056, 0}, {256, 4, 4224, 0}, {256, 1, 4224, 0}, {64, 8, 0, DMLS_VK_VARIANT_GATHER_SHARE},
+    {128, 4, 0, DMLS_VK_VARIANT_GATHER_SHARE}, {256, 2, 0, DMLS_VK_VARIANT_GATHER_SHARE},
 };
 #define TUNINGS (int)(sizeof tunings / sizeof tunings[0])
 
@@ -408,8 +407,8 @@ static void probe_case(const bench_case *c, int reps, double *ratio) {
         const double ms = timed(&slice, reps), cms = timed(&libcopy, reps);
         P.ctx->max_groups = groups;
         ratio[t] = ok ? pbest / ms * (double)b.out_bytes / (double)n : 0;
-        printf("%-14s wg %4u items %u groups %5u var %u %-11s %.4f ms %6.0f GB/s  lib-copy %6.0f GB/s  vs lib-copy %.2f  "
-               "vs plain %.2f  %s\n",
+        printf("%-14s wg %4u items %u groups %5u var %u %-11s %.4f ms %6.0f GB/s  lib-copy %6.0f GB/s  "
+               "vs lib-copy %.2f  vs plain %.2f  %s\n",
                c->name, tunings[t].wg, tunings[t].items, tunings[t].groups, tunings[t].variant,
                family(dmls_vk_choose(v->copy, 0, 0, UINT64_MAX)->shader), ms, 2e-6 * (double)b.out_bytes / ms,
                2e-6 * (double)n / cms, cms / ms * (double)b.out_bytes / (double)n, ratio[t],

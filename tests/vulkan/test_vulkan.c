@@ -498,12 +498,10 @@ static void check_families(void) {
  * tiles' tails and the grid loops move) and shader variants (ctx->variant):
  * random cases against the reference under each, then the default again. */
 static void test_tunings(int iters) {
-    static const uint32_t tunings[][3] = {{32, 3, 0},
-                                          {96, 1, 0},
-                                          {1024, DMLS_VK_MAX_ITEMS, 0},
-                                          {1, 2, 0},
-                                          {DMLS_VK_DEFAULT_WORKGROUP, DMLS_VK_DEFAULT_ITEMS, DMLS_VK_VARIANT_GATHER_SHARE},
-                                          {32, 3, DMLS_VK_VARIANT_GATHER_SHARE}};
+    enum { SHARE = DMLS_VK_VARIANT_GATHER_SHARE };
+    static const uint32_t tunings[][3] = {{32, 3, 0},      {96, 1, 0}, {1024, DMLS_VK_MAX_ITEMS, 0},
+                                          {1, 2, 0},       {32, 3, SHARE},
+                                          {DMLS_VK_DEFAULT_WORKGROUP, DMLS_VK_DEFAULT_ITEMS, SHARE}};
     for (size_t k = 0; k < sizeof tunings / sizeof tunings[0]; k++) {
         const uint32_t wg = tunings[k][0] <= ctx->max_workgroup ? tunings[k][0] : ctx->max_workgroup;
         ctx->variant = tunings[k][2];

@@ -38,7 +38,7 @@ static struct {
 
 /* GPU time of the warm-up burst before the timed runs, and the most runs
  * it may hold (a tiny case is launch-bound: its burst is capped). */
-#define WARM_MS 200.0
+#define WARM_MS  200.0
 #define WARM_MAX 20000
 
 #define VK(call)                                                                                                       \
