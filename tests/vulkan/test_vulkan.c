@@ -413,6 +413,63 @@ static void test_large(void) {
     }
 }
 
+/* The launch each canonical case records at the bench's binding (offsets
+ * 0, one whole buffer a side) under an H100's limits (maxStorageBufferRange
+ * 2^32 - 1, items below 2^31): the family vk_probe reported there and one
+ * dispatch, no split. The H100 run of 2026-11-24 20:50 timed four of these
+ * at ~2x their probe times in the bench; the bench and the probe record
+ * through dmls_vulkan_record with the same arguments, and this pins that
+ * the library's own choice for them stays the fast one. */
+static void test_canonical_plans(void) {
+    static const struct {
+        const char *name;
+        int shader;
+    } want[] = {{"crop4d_f32", DMLS_VK_UNITS16},     {"chan_f16", DMLS_VK_UNITS16},
+                {"stride2_f32", DMLS_VK_GATHER16 + 2}, {"flip_last_f32", DMLS_VK_REVERSE4},
+                {"neg2_f32", DMLS_VK_GATHER16 + 2},    {"rgb_u8", DMLS_VK_GATHER16},
+                {"deep8d_f32", DMLS_VK_UNITS4},        {"stride3_f64", DMLS_VK_UNITS16},
+                {"col_i64", DMLS_VK_GATHER16 + 3}};
+    const uint64_t max_range = 0xffffffffu, max_items = ((uint64_t)1 << 31) - 1, bind_align = 16;
+    bench_case *cases = NULL;
+    int n = 0, pinned = 0;
+    char err[256] = "";
+    CHECK(bench_read_cases(DMLS_CASES_JSON, &cases, &n, err, sizeof err) == 0 && n > 0, "reading %s: %s",
+          DMLS_CASES_JSON, err);
+    for (int i = 0; i < n; i++) {
+        int expect = -2;
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+            if (strcmp(want[k].name, cases[i].name) == 0) expect = want[k].shader;
+        if (expect == -2) continue;
+        dmls_operator *op = NULL;
+        CHECK_STATUS(bench_create(&cases[i], &op), DMLS_OK);
+        if (op == NULL) continue;
+        const dmls_vk_prepared *v = dmls_operator_prepared(op, DMLS_BACKEND_VULKAN);
+        const dmls_vk_launch *L = dmls_vk_choose(v->copy, 0, 0, max_range - bind_align - 4);
+        CHECK(L->shader == expect, "%s: the bench's binding runs shader %d, expected %d", cases[i].name, L->shader,
+              expect);
+        const uint64_t items = dmls_vk_items(L), out_items = (uint64_t)dmls_output_bytes(op) / (uint64_t)L->unit;
+        CHECK(items <= max_items, "%s: %llu items, more than one dispatch holds", cases[i].name,
+              (unsigned long long)items);
+        /* Every output byte written once: items x unit is the output. */
+        CHECK(items == out_items, "%s: %llu items of %d bytes for %llu output bytes", cases[i].name,
+              (unsigned long long)items, L->unit, (unsigned long long)dmls_output_bytes(op));
+        for (int side = 0; side < 2; side++) {
+            int64_t lo, hi;
+            dmls_vk_span(L, side == 1, side ? L->dst_offset : L->src_offset, &lo, &hi);
+            const uint64_t start = (uint64_t)lo / bind_align * bind_align, range = ((uint64_t)hi + 3) / 4 * 4 - start;
+            const uint64_t bound = side ? dmls_output_bytes(op) : dmls_input_bytes(op);
+            CHECK(lo >= 0 && range <= max_range && (uint64_t)hi <= bound,
+                  "%s: %s span [%lld, %lld) does not fit one binding of the %llu-byte buffer", cases[i].name,
+                  side ? "output" : "input", (long long)lo, (long long)hi, (unsigned long long)bound);
+        }
+        pinned++;
+        dmls_destroy(op);
+    }
+    CHECK(pinned == (int)(sizeof want / sizeof want[0]), "%d of %d canonical cases pinned", pinned,
+          (int)(sizeof want / sizeof want[0]));
+    free(cases);
+}
+
 /* The walks' multipliers: exact for every n below 2^31 (checked at the
  * ends of that range and around multiples of d), d from 1 to 2^31. */
 static void test_magic(void) {
@@ -525,6 +582,7 @@ int main(void) {
     test_rng_state = test_seed != 0 ? test_seed : 1;
     printf("seed %" PRIu64 "\n", test_seed);
     test_magic();
+    test_canonical_plans();
     const int device = getenv("DMLS_TEST_VULKAN_DEVICE") ? atoi(getenv("DMLS_TEST_VULKAN_DEVICE")) : 0;
     if (vk_harness_open(&H, device) != 0) {
         printf("no Vulkan device %d: skipped\n", device);
