@@ -165,6 +165,27 @@ def test_plan_batch_cuda_matches_operators_and_threads():
     assert not errors, errors
 
 
+def test_plan_batch_cuda_results_views_of_one_tensor():
+    """64 windows of one image: the fresh results are rows of one new tensor
+    (one allocation, not 64), each its own bytes; out= as before."""
+    torch = torch_cuda()
+    x = torch.randn(3, 64, 64, device="cuda")
+    rng = np.random.default_rng(5)
+    corners = rng.integers(0, 60, (64, 2)).tolist()
+    keys = [np.s_[:, y:y + 4, c:c + 4] for y, c in corners] + [np.s_[1, 2, 3], np.s_[0, :5]]
+    b = ds.plan_batch([(x.shape, torch.float32, k) for k in keys], inputs=[0] * len(keys))
+    got = b(x)
+    wants = [x[k].clone() for k in keys]
+    assert len({g.untyped_storage().data_ptr() for g in got}) == 1
+    for g, w in zip(got, wants):
+        assert g.device == x.device and g.is_contiguous() and torch.equal(g, w)
+    got[3].fill_(-1)
+    assert all(torch.equal(g, w) for i, (g, w) in enumerate(zip(got, wants)) if i != 3)
+    outs = [torch.empty_like(w) for w in wants]
+    assert all(r is o for r, o in zip(b(x, out=outs), outs))
+    assert all(torch.equal(o, w) for o, w in zip(outs, wants))
+
+
 def test_cupy_split_and_crops():
     cupy = pytest.importorskip("cupy")
     x = cupy.arange(4 * 6 * 8, dtype=cupy.float32).reshape(4, 6, 8)[:, ::-1]
