@@ -1041,6 +1041,26 @@ static PyObject *run_part(const BatchObject *b, const brun *r, PyObject *buf) {
     return shaped;
 }
 
+/* Item i = r->first + g: its result's slot in the slot's array. */
+static void bind_row(const brun *r, Py_ssize_t g, char *base, int64_t itemsize, bcall *c) {
+    uint64_t bytes = (uint64_t)(r->per * itemsize);
+    c->out_slots[r->first + g] = (bt_slot){bytes ? base + (r->off + g * r->per) * itemsize : NULL, bytes};
+    c->out_bytes += bytes;
+}
+
+/* A NumPy run's results: views made through NumPy's C API, each with the
+ * slot's array as its base (no indexing, no Python-level call). */
+static int numpy_rows(const BatchObject *b, const brun *r, PyObject *buf, char *base, int64_t itemsize, bcall *c) {
+    const plan *p = &item_plan(b, r->first)->p;
+    for (Py_ssize_t g = 0; g < r->count; g++) {
+        PyObject *row = numpy_view_of(buf, p->final_ndim, p->final_shape, base + (r->off + g * r->per) * itemsize);
+        if (!row) return -1;
+        PyList_SetItem(c->results, r->first + g, row);
+        bind_row(r, g, base, itemsize, c);
+    }
+    return 0;
+}
+
 /* Run r's results: the rows of its part, by one unbind for a tensor (no
  * Python-level call per row), by indexing (row, ...) otherwise (a 0-d
  * array, not a NumPy scalar, for a 0-d result); base: the slot's array's
@@ -1048,8 +1068,10 @@ static PyObject *run_part(const BatchObject *b, const brun *r, PyObject *buf) {
 static int run_rows(const BatchObject *b, const brun *r, PyObject *buf, char *base, int64_t itemsize, bcall *c) {
     static PyObject *s_unbind;
     if (!s_unbind && !(s_unbind = PyUnicode_InternFromString("unbind"))) return -1;
+    int src = c->in[r->slot].source;
+    if (src == SRC_NUMPY && numpy_can_view()) return numpy_rows(b, r, buf, base, itemsize, c);
     PyObject *part = run_part(b, r, buf), *rows = NULL;
-    if (part && c->in[r->slot].source == SRC_TORCH) {
+    if (part && src == SRC_TORCH) {
         PyObject *zero = PyLong_FromLong(0);
         rows = zero ? PyObject_CallMethodObjArgs(part, s_unbind, zero, NULL) : NULL;
         Py_XDECREF(zero);
@@ -1067,11 +1089,8 @@ static int run_rows(const BatchObject *b, const brun *r, PyObject *buf, char *ba
             Py_XDECREF(key);
         }
         if (!row) break;
-        Py_ssize_t i = r->first + g;
-        PyList_SetItem(c->results, i, row);
-        uint64_t bytes = (uint64_t)(r->per * itemsize);
-        c->out_slots[i] = (bt_slot){bytes ? base + (r->off + g * r->per) * itemsize : NULL, bytes};
-        c->out_bytes += bytes;
+        PyList_SetItem(c->results, r->first + g, row);
+        bind_row(r, g, base, itemsize, c);
     }
     Py_XDECREF(rows);
     Py_XDECREF(part);

@@ -196,3 +196,22 @@ def test_cupy_split_and_crops():
     y = ds.crops(x, st, (2, 3, 4))
     assert isinstance(y, cupy.ndarray)
     assert np.array_equal(cupy.asnumpy(y), crops_ref(cupy.asnumpy(x), cupy.asnumpy(st), (2, 3, 4)))
+
+
+def test_cupy_plan_batch_results_views_of_one_array():
+    """CuPy arrays' fresh results: rows (row, ...) of one new array per input,
+    a 0-d result a 0-d CuPy array; each result its own bytes."""
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(6 * 8, dtype=cupy.float32).reshape(6, 8)
+    y = cupy.arange(5 * 4, dtype=cupy.int16).reshape(5, 4)
+    keys = [(x, np.s_[1:3, ::2]), (x, np.s_[0:2, 1::2]), (x, np.s_[4, 2]), (y, np.s_[::-1]), (x, np.s_[5])]
+    reads = [0 if a is x else 1 for a, _ in keys]
+    b = ds.plan_batch([(a.shape, a.dtype, k) for a, k in keys], inputs=reads)
+    got = b([x, y])
+    wants = [a[k].copy() for a, k in keys]
+    for g, w in zip(got, wants):
+        assert isinstance(g, cupy.ndarray) and g.shape == w.shape and g.flags.c_contiguous
+        assert cupy.array_equal(g, w)
+    assert len({got[i].data.mem.ptr for i in (0, 1, 2, 4)}) == 1  # one allocation for input 0
+    got[1][...] = -1
+    assert all(cupy.array_equal(g, w) for i, (g, w) in enumerate(zip(got, wants)) if i != 1)
