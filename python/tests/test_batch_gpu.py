@@ -215,3 +215,25 @@ def test_cupy_plan_batch_results_views_of_one_array():
     assert len({got[i].data.mem.ptr for i in (0, 1, 2, 4)}) == 1  # one allocation for input 0
     got[1][...] = -1
     assert all(cupy.array_equal(g, w) for i, (g, w) in enumerate(zip(got, wants)) if i != 1)
+
+
+def test_crops_host_starts_reusable_at_once_behind_queued_work():
+    """Host starts are copied through pinned memory, queued behind the
+    stream's work: the caller may overwrite its array as soon as crops
+    returns, and the crops still read the starts it passed."""
+    torch = torch_cuda()
+    x = torch.randn(3, 256, 256, device="cuda")
+    busy = torch.randn(2048, 2048, device="cuda")
+    xh = x.cpu().numpy()
+    rng = np.random.default_rng(7)
+    results, wants = [], []
+    for _ in range(8):
+        busy @ busy  # keeps the stream busy while the starts are copied
+        st = np.zeros((64, 3), np.int64)
+        st[:, 1:] = rng.integers(0, 252, (64, 2))
+        wants.append(crops_ref(xh, st, (3, 4, 4)))
+        results.append(ds.crops(x, st, (3, 4, 4)))
+        st[...] = 0
+    torch.cuda.synchronize()
+    for y, w in zip(results, wants):
+        assert np.array_equal(y.cpu().numpy(), w)
