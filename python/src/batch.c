@@ -175,6 +175,19 @@ static int same_device(PyObject *obj, const dev_state *d, const char *name, Py_s
     return -1;
 }
 
+/* A view taken in (name[idx]) on d's device, read from the view (no second
+ * question to its library), or an error naming both devices. */
+static int view_on_device(const array_view *v, const dev_state *d, const char *name, Py_ssize_t idx) {
+    int cuda = v->device_type == DL_CUDA || v->device_type == DL_CUDA_MANAGED;
+    if (cuda == d->w.cuda && (!cuda || v->device_id == d->w.device)) return 0;
+    char what[64];
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+              "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
+              cuda ? "CUDA device" : "the CPU", cuda ? v->device_id : 0, d->w.cuda ? "CUDA device" : "the CPU",
+              d->w.cuda ? d->w.device : 0);
+    return -1;
+}
+
 /* Row-major without gaps (an array without elements places none). */
 static int is_packed(const array_view *v) {
     for (int i = 0; i < v->ndim; i++)
@@ -212,7 +225,14 @@ static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int
 /* An out= array (name[idx]): x's device and dtype, the shape, packed. */
 static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_view *in, int ndim, const int64_t *shape,
                     const char *name, Py_ssize_t idx, array_view *v) {
-    if (same_device(o, d, name, idx) < 0 || view_import(o, 1, d->stream_arg, v) < 0) return -1;
+    /* A known library's array is read once, its device from the view. */
+    int known = view_import_known(o, 1, v);
+    if (known < 0) return -1;
+    if (known == 0 && view_on_device(v, d, name, idx) < 0) {
+        view_release(v);
+        return -1;
+    }
+    if (known == 1 && (same_device(o, d, name, idx) < 0 || view_import(o, 1, d->stream_arg, v) < 0)) return -1;
     int same = v->ndim == ndim;
     for (int i = 0; same && i < ndim; i++) same = v->shape[i] == shape[i];
     int dtype = v->itemsize == in->itemsize && v->dtype_class == in->dtype_class;
@@ -502,17 +522,6 @@ static void starts_release(starts_state *s) {
     Py_CLEAR(s->keep);
 }
 
-/* The starts on d's device, read from their view (no second question to
- * their library), or an error naming both devices. */
-static int starts_device(const array_view *v, const dev_state *d) {
-    int cuda = v->device_type == DL_CUDA || v->device_type == DL_CUDA_MANAGED;
-    if (cuda == d->w.cuda && (!cuda || v->device_id == d->w.device)) return 0;
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-              "starts is on %s %d and the array on %s %d; they must share a device", cuda ? "CUDA device" : "the CPU",
-              cuda ? v->device_id : 0, d->w.cuda ? "CUDA device" : "the CPU", d->w.cuda ? d->w.device : 0);
-    return -1;
-}
-
 /* Starts held by the GPU: used as they are, clamped (R-CROP-BOUNDS). known:
  * the starts already taken in (a known library's array), or NULL. */
 static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_tensor *t, starts_state *s,
@@ -521,7 +530,7 @@ static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_t
         memcpy(&s->v, known, VIEW_HEAD_BYTES + sizeof(int64_t) * (size_t)known->ndim);
         memcpy(s->v.strides, known->strides, sizeof(int64_t) * (size_t)known->ndim);
         s->have = 1;
-        if (starts_device(&s->v, d) < 0) return -1;
+        if (view_on_device(&s->v, d, "starts", -1) < 0) return -1;
     } else if (same_device(starts, d, "starts", -1) < 0) {
         return -1;
     }

@@ -94,8 +94,14 @@ def test_crops_host_starts_on_gpu_checked_and_copied():
 
 def test_crops_devices_must_agree():
     torch = torch_cuda()
-    with pytest.raises(ds.ArgumentError):  # CPU x, starts on the GPU
+    with pytest.raises(ds.ArgumentError, match="starts is on CUDA device 0 and the array on the CPU"):
         ds.crops(np.zeros((4, 4), np.float32), torch.zeros(1, 2, dtype=torch.int64, device="cuda"), (2, 2))
+    x = torch.zeros(4, 4, device="cuda")
+    with pytest.raises(ds.ArgumentError, match="out= is on the CPU 0 and the array on CUDA device 0"):
+        ds.crops(x, [[0, 0]], (2, 2), out=torch.zeros(1, 2, 2))
+    b = ds.plan_batch([((4, 4), torch.float32, "[1:3]")])
+    with pytest.raises(ds.ArgumentError, match=r"out\[0\] is on the CPU 0 and the array on CUDA device 0"):
+        b(x, out=[torch.zeros(2, 4)])
     with pytest.raises(ds.DTypeError):
         ds.crops(torch.zeros(4, 4, device="cuda"), torch.zeros(1, 2, device="cuda"), (2, 2))  # float starts
     with pytest.raises(ds.ArgumentError):
