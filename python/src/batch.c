@@ -681,17 +681,15 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     else if (ns >= 0 && check_size(&in, size) == 0 && bt_describe(&in, "x", &t) == 0) {
         memcpy(sz, size, sizeof(int64_t) * (size_t)ns);
         if (t.k > 1) sz[ns] = t.k; /* the parts' axis, whole */
-        /* A known library's array is read once, its device from the view;
-         * lists and other host objects NumPy reads have no device to ask. */
-        int known = PyList_Check(starts) || PyTuple_Check(starts) ? 1 : view_import_known(starts, 0, &sv);
-        int asked = known == 0 ? (type = sv.device_type, 1)
-                               : known == 1 && !numpy_is_array(starts) && !PyList_Check(starts) &&
-                                     !PyTuple_Check(starts) && view_device(starts, &type, &id) == 0;
-        if (known >= 0) PyErr_Clear();
+        /* Lists and other host objects NumPy reads have no device to ask;
+         * starts on the GPU are read once, their device then from the view. */
+        int asked = !numpy_is_array(starts) && !PyList_Check(starts) && !PyTuple_Check(starts) &&
+                    view_device(starts, &type, &id) == 0;
+        PyErr_Clear();
         int dev = asked && (type == DL_CUDA || type == DL_CUDA_MANAGED);
-        if (known == 0 && !dev) view_release(&sv);
+        int known = dev ? view_import_known(starts, 0, &sv) : 1;
         if (known >= 0 && (dev ? device_starts(starts, &d, in.ndim, &t, &s, known == 0 ? &sv : NULL)
-                 : host_starts(starts, &d, &in, sz, &t, &s)) == 0)
+                               : host_starts(starts, &d, &in, sz, &t, &s)) == 0)
             result = crops_run(&d, &in, &t, sz, &s, out);
     }
     starts_release(&s);
