@@ -1,10 +1,12 @@
 /* The Vulkan shader tuning probe (issue 25): every canonical case under
  * each tuning of the pipelines (dmls_vk_tune: workgroup size x items per
  * invocation, and two capped grids), its output checked against the
- * reference executor under every tuning, timed by timestamp queries in
- * device-local buffers beside the library's 16-byte copy of the same bytes
+ * reference executor under every tuning, timed by timestamp queries (the
+ * reps back to back in one submission after ~100 ms of untimed runs, so
+ * the clock is up: see run_burst) in device-local buffers beside the library's 16-byte copy of the same bytes
  * (a 1-D identity slice) and beside a plain copy shader outside the library
- * (vk_plain_copy.comp). One line per case and tuning:
+ * (vk_plain_copy.comp). One line per case and tuning (var: the shader
+ * variants, launch.h DMLS_VK_VARIANT_*):
  *   case tuning family ms GB/s ratio-to-library-copy ratio-to-plain-copy ok
  * GB/s counts 2 x output bytes. Run by hand on the GPU machine:
  *   build/bench/probes/vk_probe [reps [cases.json]] > probe.txt
@@ -149,12 +151,7 @@ static void record_plain(const job *j) {
     vkCmdDispatch(P.cmd, x, (uint32_t)((groups + x - 1) / x), 1);
 }
 
-/* One run of j; the GPU time between its timestamps in ms. */
-static double run(const job *j) {
-    begin();
-    barrier();
-    vkCmdResetQueryPool(P.cmd, P.queries, 0, 2);
-    vkCmdWriteTimestamp(P.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, P.queries, 0);
+static void record_job(const job *j) {
     if (j->op == NULL && j->plain < 0) {
         VkBufferCopy region = {0, 0, j->n * 16};
         vkCmdCopyBuffer(P.cmd, j->in, j->out, 1, &region);
@@ -164,13 +161,30 @@ static double run(const job *j) {
         fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
         exit(1);
     }
-    vkCmdWriteTimestamp(P.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, P.queries, 1);
+}
+
+/* `warm` untimed runs of j, then `timed` (<= 256) runs back to back in one
+ * submission, each followed by a barrier and a timestamp (one before the
+ * first); t[i] the GPU time of timed run i in ms. Back to back, the GPU
+ * stays busy and its clock up, as in a real workload: one submission per
+ * run, with the host's checks between, let the H100's SM clock fall to
+ * ~345 MHz and halved every figure. */
+static void run_burst(const job *j, int warm, int timed, double *t) {
+    begin();
     barrier();
+    vkCmdResetQueryPool(P.cmd, P.queries, 0, (uint32_t)timed + 1);
+    for (int i = 0; i < warm + timed; i++) {
+        if (i == warm) vkCmdWriteTimestamp(P.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, P.queries, 0);
+        record_job(j);
+        barrier();
+        if (i >= warm)
+            vkCmdWriteTimestamp(P.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, P.queries, (uint32_t)(i - warm) + 1);
+    }
     finish();
-    uint64_t t[2];
-    VK(vkGetQueryPoolResults(P.dev, P.queries, 0, 2, sizeof t, t, sizeof t[0],
-                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    return (double)(t[1] - t[0]) * P.ns_per_tick / 1e6;
+    uint64_t ts[257];
+    VK(vkGetQueryPoolResults(P.dev, P.queries, 0, (uint32_t)timed + 1, sizeof ts[0] * ((size_t)timed + 1), ts,
+                             sizeof ts[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    for (int i = 0; i < timed; i++) t[i] = (double)(ts[i + 1] - ts[i]) * P.ns_per_tick / 1e6;
 }
 
 /* The library's copy of n bytes: a 1-D identity slice (16-byte units). */
@@ -181,11 +195,16 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median ms of reps runs after 3 untimed ones. */
+/* GPU time of the warm-up burst before a job's timed runs (a first run
+ * alone estimates a run's time, at the idle clock: an overestimate). */
+#define WARM_MS 100.0
+
+/* Median ms of reps (<= 256) runs back to back after the warm-up burst. */
 static double timed(const job *j, int reps) {
-    double t[256];
-    for (int i = 0; i < 3; i++) (void)run(j);
-    for (int i = 0; i < reps; i++) t[i] = run(j);
+    double t[256], first;
+    run_burst(j, 0, 1, &first);
+    const double n = first > 0 ? WARM_MS / first : 20000;
+    run_burst(j, n < 3 ? 3 : n > 20000 ? 20000 : (int)n, reps, t);
     qsort(t, (size_t)reps, sizeof t[0], by_value);
     return t[reps / 2];
 }
@@ -238,7 +257,7 @@ static void open_device(void) {
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK(vkCreateFence(P.dev, &fi, NULL, &P.fence));
     VkQueryPoolCreateInfo qi = {
-        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 257};
     VK(vkCreateQueryPool(P.dev, &qi, NULL, &P.queries));
     for (int i = 0; i < 3; i++)
         if (plain_tunings[i][0] <= P.ctx->max_workgroup) P.plain[i] = plain_pipeline(plain_tunings[i]);
@@ -251,15 +270,17 @@ static const char *family(int shader) {
     return shader >= 0 && shader < DMLS_VK_SHADERS ? names[shader] : "nothing";
 }
 
-/* The tunings: workgroup x items, then two capped grids (0: uncapped). */
+/* The tunings: workgroup x items, then two capped grids (0: uncapped),
+ * then shader variants (launch.h: DMLS_VK_VARIANT_*) at three tunings. */
 typedef struct tuning {
-    uint32_t wg, items, groups;
+    uint32_t wg, items, groups, variant;
 } tuning;
 static const tuning tunings[] = {
-    {64, 1, 0},  {64, 2, 0},  {64, 4, 0},  {64, 8, 0},  {128, 1, 0},  {128, 2, 0},  {128, 4, 0},
-    {128, 8, 0}, {256, 1, 0}, {256, 2, 0}, {256, 4, 0}, {256, 8, 0},  {512, 1, 0},  {512, 2, 0},
-    {512, 4, 0}, {512, 8, 0}, {1024, 1, 0}, {1024, 2, 0}, {1024, 4, 0}, {1024, 8, 0}, {256, 4, 1056},
-    {256, 4, 4224}, {256, 1, 4224},
+    {64, 1, 0, 0}, {64, 2, 0, 0}, {64, 4, 0, 0}, {64, 8, 0, 0}, {128, 1, 0, 0}, {128, 2, 0, 0}, {128, 4, 0, 0},
+    {128, 8, 0, 0}, {256, 1, 0, 0}, {256, 2, 0, 0}, {256, 4, 0, 0}, {256, 8, 0, 0}, {512, 1, 0, 0}, {512, 2, 0, 0},
+    {512, 4, 0, 0}, {512, 8, 0, 0}, {1024, 1, 0, 0}, {1024, 2, 0, 0}, {1024, 4, 0, 0}, {1024, 8, 0, 0},
+    {256, 4, 1056, 0}, {256, 4, 4224, 0}, {256, 1, 4224, 0}, {64, 8, 0, DMLS_VK_VARIANT_GATHER_SHARE},
+    {128, 4, 0, DMLS_VK_VARIANT_GATHER_SHARE}, {256, 2, 0, DMLS_VK_VARIANT_GATHER_SHARE},
 };
 #define TUNINGS (int)(sizeof tunings / sizeof tunings[0])
 
@@ -277,6 +298,7 @@ static VkPipeline sets[TUNINGS][2][DMLS_VK_SHADERS];
 static void build_sets(void) {
     for (int t = 0; t < TUNINGS; t++) {
         if (tunings[t].wg > P.ctx->max_workgroup) continue;
+        P.ctx->variant = tunings[t].variant;
         if (dmls_vk_tune(P.ctx, tunings[t].wg, tunings[t].items) != DMLS_OK) {
             fprintf(stderr, "vk_probe: %s\n", dmls_last_error());
             exit(1);
@@ -286,12 +308,13 @@ static void build_sets(void) {
         memset(P.ctx->pipelines, 0, sizeof P.ctx->pipelines);
         memset(P.ctx->narrow, 0, sizeof P.ctx->narrow);
     }
+    P.ctx->variant = 0;
 }
 
 static void use(int t) {
     memcpy(P.ctx->pipelines, sets[t][0], sizeof sets[t][0]);
     memcpy(P.ctx->narrow, sets[t][1], sizeof sets[t][1]);
-    P.ctx->workgroup = tunings[t].wg, P.ctx->items = tunings[t].items;
+    P.ctx->workgroup = tunings[t].wg, P.ctx->items = tunings[t].items, P.ctx->variant = tunings[t].variant;
 }
 
 static void drop_sets(void) {
@@ -384,9 +407,9 @@ static void probe_case(const bench_case *c, int reps, double *ratio) {
         const double ms = timed(&slice, reps), cms = timed(&libcopy, reps);
         P.ctx->max_groups = groups;
         ratio[t] = ok ? pbest / ms * (double)b.out_bytes / (double)n : 0;
-        printf("%-14s wg %4u items %u groups %5u %-11s %.4f ms %6.0f GB/s  lib-copy %6.0f GB/s  vs lib-copy %.2f  "
-               "vs plain %.2f  %s\n",
-               c->name, tunings[t].wg, tunings[t].items, tunings[t].groups,
+        printf("%-14s wg %4u items %u groups %5u var %u %-11s %.4f ms %6.0f GB/s  lib-copy %6.0f GB/s  "
+               "vs lib-copy %.2f  vs plain %.2f  %s\n",
+               c->name, tunings[t].wg, tunings[t].items, tunings[t].groups, tunings[t].variant,
                family(dmls_vk_choose(v->copy, 0, 0, UINT64_MAX)->shader), ms, 2e-6 * (double)b.out_bytes / ms,
                2e-6 * (double)n / cms, cms / ms * (double)b.out_bytes / (double)n, ratio[t],
                ok ? "ok" : "WRONG OUTPUT");
@@ -409,13 +432,7 @@ static double host_ms(const job *j) {
     begin();
     for (int i = 0; i < 10; i++) {
         barrier();
-        if (j->op != NULL)
-            (void)dmls_vulkan_record(j->op, P.ctx, P.cmd, j->in, 0, j->in_bytes, j->out, 0, j->out_bytes);
-        else if (j->plain < 0) {
-            VkBufferCopy region = {0, 0, j->n * 16};
-            vkCmdCopyBuffer(P.cmd, j->in, j->out, 1, &region);
-        } else
-            record_plain(j);
+        record_job(j);
     }
     barrier();
     const double t0 = now_ms();
@@ -480,8 +497,8 @@ int main(int argc, char **argv) {
             log_sum += log(ratio[i][t] > 0 ? ratio[i][t] : 1e-9);
             worst = ratio[i][t] < worst ? ratio[i][t] : worst;
         }
-        printf("wg %4u items %u groups %5u: geomean %.3f, worst %.3f\n", tunings[t].wg, tunings[t].items,
-               tunings[t].groups, exp(log_sum / n), worst);
+        printf("wg %4u items %u groups %5u var %u: geomean %.3f, worst %.3f\n", tunings[t].wg, tunings[t].items,
+               tunings[t].groups, tunings[t].variant, exp(log_sum / n), worst);
     }
     free(cases);
     drop_sets();

@@ -34,6 +34,9 @@ struct dmls_vulkan_context {
     /* The tuning the pipelines were built with (launch.h): invocations per
      * workgroup, items per invocation of the walking shaders. */
     uint32_t workgroup, items;
+    /* Shader variants (specialization constant 3, DMLS_VK_VARIANT_*), 0 by
+     * default: set before dmls_vk_tune so that a probe can compare them. */
+    uint32_t variant;
     uint64_t narrow_below; /* dispatches of fewer items run ctx->narrow (DMLS_VK_NARROW_TILES tiles) */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;

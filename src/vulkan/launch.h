@@ -25,6 +25,10 @@ struct dmls_operator;
 #define DMLS_VK_DEFAULT_WORKGROUP 64
 #define DMLS_VK_DEFAULT_ITEMS     8
 #define DMLS_VK_MAX_ITEMS         16
+/* Shader variants (context.h: variant; gather.comp: VARIANT), a bit each,
+ * none by default until the H100 says otherwise: gathers of 1- and 2-byte
+ * elements sharing a loaded word between neighbouring elements. */
+#define DMLS_VK_VARIANT_GATHER_SHARE 1u
 /* A dispatch of fewer items than this many tiles (workgroup x items) runs
  * the walking shaders at 1 item per invocation instead, so that it still
  * spreads over the whole device (col_i64: 8,192 items; the H100 sweep). */

@@ -75,9 +75,9 @@ static dmls_status make_layout(dmls_vulkan_context *ctx) {
 static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, uint32_t items, VkPipeline *out) {
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     m.codeSize = pipeline_of[which].code.bytes, m.pCode = pipeline_of[which].code.code;
-    const uint32_t values[3] = {ctx->workgroup, items, pipeline_of[which].esize};
-    const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
-    const VkSpecializationInfo spec = {3, entries, sizeof values, values};
+    const uint32_t values[4] = {ctx->workgroup, items, pipeline_of[which].esize, ctx->variant};
+    const VkSpecializationMapEntry entries[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    const VkSpecializationInfo spec = {4, entries, sizeof values, values};
     VkShaderModule module;
     VK_TRY(vkCreateShaderModule(ctx->device, &m, NULL, &module));
     VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};

@@ -495,15 +495,20 @@ static void check_families(void) {
 }
 
 /* Other tunings (dmls_vk_tune: odd workgroup sizes and items, so that the
- * tiles' tails and the grid loops move): random cases against the
- * reference under each, then the default again. */
+ * tiles' tails and the grid loops move) and shader variants (ctx->variant):
+ * random cases against the reference under each, then the default again. */
 static void test_tunings(int iters) {
-    static const uint32_t tunings[][2] = {{32, 3}, {96, 1}, {1024, DMLS_VK_MAX_ITEMS}, {1, 2}};
+    enum { SHARE = DMLS_VK_VARIANT_GATHER_SHARE };
+    static const uint32_t tunings[][3] = {{32, 3, 0},      {96, 1, 0}, {1024, DMLS_VK_MAX_ITEMS, 0},
+                                          {1, 2, 0},       {32, 3, SHARE},
+                                          {DMLS_VK_DEFAULT_WORKGROUP, DMLS_VK_DEFAULT_ITEMS, SHARE}};
     for (size_t k = 0; k < sizeof tunings / sizeof tunings[0]; k++) {
         const uint32_t wg = tunings[k][0] <= ctx->max_workgroup ? tunings[k][0] : ctx->max_workgroup;
+        ctx->variant = tunings[k][2];
         CHECK_STATUS(dmls_vk_tune(ctx, wg, tunings[k][1]), DMLS_OK);
         for (int i = 0; i < iters; i++) random_case(100000 * (int)(k + 1) + i);
     }
+    ctx->variant = 0;
     CHECK_STATUS(dmls_vk_tune(ctx, 0, 4), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(dmls_last_error(), "tuning of 0 invocations x 4 items is outside 1..") != NULL, "message: %s",
           dmls_last_error());

@@ -9,6 +9,11 @@
 #include "walk.glsl"
 
 layout(constant_id = 2) const uint ESIZE = 4u;
+// Variants (src/vulkan/launch.h, DMLS_VK_VARIANT_*; 0 by default, the
+// probe compares them). Bit 0: elements of 1 and 2 bytes load a word only
+// where it differs from the previous element's, which then shares it
+// (3-channel bytes: ~7 loads for 16 elements rather than 16).
+layout(constant_id = 3) const uint VARIANT = 0u;
 
 layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { OUT_T dst[]; };
@@ -21,13 +26,17 @@ const uint K = WORDS * 4u / ESIZE;
 OUT_T item(uint s) {
     uint raw[K * ((ESIZE + 3u) / 4u)];
     uint shift[K];
-    uint at = s, col = 0u;
+    uint at = s, col = 0u, last = 0xffffffffu;
     [[unroll]] for (uint j = 0u; j < K; j++) {
         if (ESIZE >= 4u) {
             [[unroll]] for (uint h = 0u; h < ESIZE / 4u; h++) raw[j * (ESIZE / 4u) + h] = src[(at >> 2) + h];
+        } else if ((VARIANT & 1u) != 0u && j > 0u && (at >> 2) == last) {
+            raw[j] = raw[j > 0u ? j - 1u : 0u];
+            shift[j] = (at & 3u) * 8u;
         } else {
             raw[j] = src[at >> 2];
             shift[j] = (at & 3u) * 8u;
+            last = at >> 2;
         }
         col++;
         const bool wrap = col == p.run;
