@@ -13,17 +13,23 @@
  *        memory) and a split of 1 GiB float32 into 8 along axis 1, each
  *        against a device-to-device copy of the same bytes (CUDA events).
  * Usage: dmlslice_batchbench [--device cpu|cuda] [--threads N] [--reps N]
+ * Developers' sweeps: DMLS_BATCHBENCH_VARIANT=N picks the batch kernel's
+ * compiled form (cuda/batch_launch.h, dmls_cuda_batch_variant);
+ * DMLS_BATCHBENCH_MIN_BYTES=N sets the CPU context's one-thread threshold
+ * (cpu/context.h), from which the batch's shares follow.
  * Times are medians of --reps runs (default 15). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/batch.h"
 #include "platform/platform.h"
 #ifdef DMLS_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "cuda/launch.h" /* dmls_cuda_probe: the empty kernel */
+#include "cuda/batch_launch.h" /* dmls_cuda_batch_variant: the kernel form to sweep */
+#include "cuda/launch.h"       /* dmls_cuda_probe: the empty kernel */
 #include "dmlslice/batch_cuda.h"
 #endif
 
@@ -79,6 +85,8 @@ static void bench_cpu(int threads) {
     crops_make(&c);
     dmls_context *ctx;
     if (dmls_context_create(threads, &ctx) != DMLS_OK) fail("context");
+    const char *min_bytes = getenv("DMLS_BATCHBENCH_MIN_BYTES"); /* a developer's sweep of the shares: context.h */
+    if (min_bytes != NULL) dmls_context_set_parallel_min_bytes(ctx, strtoull(min_bytes, NULL, 10));
     float *a = malloc(N_CROPS * CROP_FLOATS * 4), *b = malloc(N_CROPS * CROP_FLOATS * 4);
     const dmls_batch_input in = {c.img, IMG_FLOATS * 4};
     const dmls_batch_output out = {a, N_CROPS * CROP_FLOATS * 4};
@@ -372,6 +380,8 @@ int main(int argc, char **argv) {
     if (!cuda) return 0;
 #ifdef DMLS_HAVE_CUDA
     if (!dmls_cuda_available()) fail("cuda");
+    const char *variant = getenv("DMLS_BATCHBENCH_VARIANT"); /* batch_launch.h: dmls_cuda_batch_variant */
+    if (variant != NULL) printf("cuda batch kernel form %d\n", dmls_cuda_batch_variant(atoi(variant)));
     bench_cuda_crops();
     bench_cuda_kv();
     bench_cuda_split();
