@@ -27,8 +27,8 @@ struct span {
 };
 
 template <int Threads, int Bytes, typename I, bool Fill>
-__device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                          char *__restrict__ dst, const span &w) {
+__device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                          char *__restrict__ dst, span w) {
     typedef typename unit_type<Bytes>::type T;
     constexpr int Tile = Threads * kIlp;
     const I count = (I)L.count;
@@ -58,8 +58,8 @@ __device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char 
 // GATHER and REVERSE as in kernels.cu: every load of a tile first, then
 // every store, so kIlp loads are in flight per thread.
 template <int Threads, int E, int V>
-__device__ __forceinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                            char *__restrict__ dst, const span &w) {
+__device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                            char *__restrict__ dst, span w) {
     typedef typename unit_type<E>::type T;
     constexpr int K = V / E, Tile = Threads * kIlp;
     const uint32_t count = (uint32_t)L.count;
@@ -85,8 +85,8 @@ __device__ __forceinline__ void gather_body(const dmls_cuda_launch &L, const cha
 }
 
 template <int Threads, int E>
-__device__ __forceinline__ void reverse_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                             char *__restrict__ dst, const span &w) {
+__device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                             char *__restrict__ dst, span w) {
     constexpr int V = 16, K = V / E, Tile = Threads * kIlp;
     const uint32_t count = (uint32_t)L.count;
     for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
@@ -118,7 +118,7 @@ __device__ __forceinline__ void reverse_body(const dmls_cuda_launch &L, const ch
 // single path hands to cudaMemsetAsync): index 0 writes the bytes before
 // the first 16-byte boundary, index j >= 1 the j-th 16 bytes after it.
 template <int Threads>
-__device__ __forceinline__ void memset_body(const dmls_cuda_launch &L, char *dst, const span &w) {
+__device__ __noinline__ void memset_body(const dmls_cuda_launch &L, char *dst, span w) {
     char *p = dst + L.dst_offset;
     const uint64_t bytes = L.count, mis = (16 - (uintptr_t)p % 16) % 16, head = mis < bytes ? mis : bytes;
     const uint64_t count = 1 + (bytes - head + 15) / 16;
@@ -136,40 +136,44 @@ __device__ __forceinline__ void memset_body(const dmls_cuda_launch &L, char *dst
     }
 }
 
-// A streaming launch (batch_launch.h: dmls_cuda_batch_streams): rows of
-// 16-byte vectors, DMLS_CUDA_BATCH_STREAM_ILP loads in flight per thread;
-// each store's address is recomputed rather than held, so the extra loads
-// cost only their data registers.
+// A streaming launch (batch_launch.h: dmls_cuda_batch_streams): rows of n
+// 16-byte vectors (one row when ndim is 1), DMLS_CUDA_BATCH_STREAM_ILP loads
+// in flight per thread. Only the 32 data registers grow with the ILP: each
+// store's address is recomputed from the index (one multiply-high), and the
+// launch's few fields are read once, the offsets folded into the bases.
 template <int Threads>
-__device__ __forceinline__ void stream_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                            char *__restrict__ dst, const span &w) {
+__device__ __noinline__ void stream_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                         char *__restrict__ dst, span w) {
     constexpr int K = DMLS_CUDA_BATCH_STREAM_ILP, Tile = Threads * K;
     const uint32_t count = (uint32_t)L.count;
+    const bool rows = L.ndim == 2;
+    const uint32_t n = (uint32_t)L.shape[0], magic = (uint32_t)L.magic[0], shift = L.shift[0];
+    const int64_t ss = rows ? L.src_stride[1] : 0, ds = rows ? L.dst_stride[1] : 0;
+    src += L.src_offset;
+    dst += L.dst_offset;
     for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
         uint4 v[K];
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            uint32_t i = base + j * Threads + w.lane;
+            const uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
-                int64_t s, d;
-                locate(L, i, s, d);
-                v[j] = __ldg(reinterpret_cast<const uint4 *>(src + s));
+                const uint32_t r = rows ? quotient(i, magic, shift) : 0;
+                v[j] = __ldg(reinterpret_cast<const uint4 *>(src + (int64_t)r * ss + (int64_t)(i - r * n) * 16));
             }
         }
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            uint32_t i = base + j * Threads + w.lane;
+            const uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
-                int64_t s, d;
-                locate(L, i, s, d);
-                *reinterpret_cast<uint4 *>(dst + d) = v[j];
+                const uint32_t r = rows ? quotient(i, magic, shift) : 0;
+                *reinterpret_cast<uint4 *>(dst + (int64_t)r * ds + (int64_t)(i - r * n) * 16) = v[j];
             }
         }
     }
 }
 
 template <int Threads, typename I, bool Fill>
-__device__ __forceinline__ void copy_unit(const dmls_cuda_launch &L, const char *src, char *dst, const span &w) {
+__device__ __forceinline__ void copy_unit(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     switch (L.unit) {
     case 1: copy_body<Threads, 1, I, Fill>(L, src, dst, w); break;
     case 2: copy_body<Threads, 2, I, Fill>(L, src, dst, w); break;
@@ -179,7 +183,7 @@ __device__ __forceinline__ void copy_unit(const dmls_cuda_launch &L, const char 
     }
 }
 
-template <int Threads> __device__ void run_gather(const dmls_cuda_launch &L, const char *src, char *dst, const span &w) {
+template <int Threads> __device__ void run_gather(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     switch (L.unit * 100 + L.vec) {
     case 108: gather_body<Threads, 1, 8>(L, src, dst, w); break;
     case 116: gather_body<Threads, 1, 16>(L, src, dst, w); break;
@@ -192,7 +196,7 @@ template <int Threads> __device__ void run_gather(const dmls_cuda_launch &L, con
 }
 
 template <int Threads>
-__device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, const span &w) {
+__device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     switch (L.kernel) {
     case DMLS_CUDA_COPY:
         if (dmls_cuda_batch_streams(&L))
@@ -222,7 +226,7 @@ __device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst
 }
 
 // Runs entry k of the phase as a unit of Threads threads.
-template <int Threads, typename P> __device__ __forceinline__ void run_entry(const P &p, uint32_t k, const span &w) {
+template <int Threads, typename P> __device__ __forceinline__ void run_entry(const P &p, uint32_t k, span w) {
     const dmls_cuda_batch_entry &e = p.entries[k];
     const int64_t in_offset =
         p.crops.on ? dmls_cuda_batch_crop_offset(&p.crops, p.starts, e.item) : (int64_t)e.in_offset;

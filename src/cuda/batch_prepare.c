@@ -110,8 +110,7 @@ dmls_status dmls_cuda_batch_plan_build(const dmls_batch *b, dmls_cuda_batch_plan
               "batch_prepare_cuda: %llu slots; a CUDA batch binds at most %d (DMLS_BATCH_CUDA_MAX_SLOTS)",
               (unsigned long long)slots, DMLS_BATCH_CUDA_MAX_SLOTS);
     RETURN_IF((uint64_t)b->count >= UINT32_MAX, DMLS_ERROR_UNSUPPORTED, NULL,
-              "batch_prepare_cuda: %llu items; a CUDA batch runs fewer than 2^32 - 1",
-              (unsigned long long)b->count);
+              "batch_prepare_cuda: %llu items; a CUDA batch runs fewer than 2^32 - 1", (unsigned long long)b->count);
     p->n_bases = (int32_t)slots;
     p->n_ops = b->n_ops;
     p->ops = calloc(b->n_ops ? b->n_ops : 1, sizeof *p->ops);
