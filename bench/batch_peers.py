@@ -106,7 +106,10 @@ def gather_graph_us(torch, gather, want):
     return host_us(g.replay, 2000, torch.cuda.synchronize)
 
 
-def events_ms(torch, fn, reps=30):
+def events_ms(torch, fn, reps=30, calls=1):
+    """Median ms per call between CUDA events around `calls` calls back to
+    back (calls > 1: the host's launch hidden behind the running work, as
+    dmlslice_batchbench's back-to-back figures)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -114,10 +117,11 @@ def events_ms(torch, fn, reps=30):
     for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
-        fn()
+        for _ in range(calls):
+            fn()
         b.record()
         b.synchronize()
-        ts.append(a.elapsed_time(b))
+        ts.append(a.elapsed_time(b) / calls)
     return statistics.median(ts)
 
 
@@ -133,12 +137,16 @@ def gpu_kv(torch, res):
     assert torch.equal(out, cache[pages])
     nbytes = out.numel() * 2
     r = {"bytes": nbytes, "index_select_ms": events_ms(torch, lambda: torch.index_select(cache, 0, pages, out=out)),
-         "copy_ms": events_ms(torch, lambda: flat_dst.copy_(flat_src))}
-    for k in ("index_select", "copy"):
+         "copy_ms": events_ms(torch, lambda: flat_dst.copy_(flat_src)),
+         "index_select_b2b_ms": events_ms(torch, lambda: torch.index_select(cache, 0, pages, out=out), 30, 10),
+         "copy_b2b_ms": events_ms(torch, lambda: flat_dst.copy_(flat_src), 30, 10)}
+    for k in ("index_select", "copy", "index_select_b2b", "copy_b2b"):
         r[k + "_GBps"] = 2 * nbytes / r[k + "_ms"] / 1e6
     res["gpu_kv"] = r
-    print("gpu KV gather 512 pages 16x8x128 f16: index_select %.1f us (%.0f GB/s), copy %.1f us (%.0f GB/s)" %
-          (r["index_select_ms"] * 1e3, r["index_select_GBps"], r["copy_ms"] * 1e3, r["copy_GBps"]), flush=True)
+    print("gpu KV gather 512 pages 16x8x128 f16: index_select %.1f us (%.0f GB/s), copy %.1f us (%.0f GB/s);"
+          " 10 back to back: index_select %.1f us, copy %.1f us" %
+          (r["index_select_ms"] * 1e3, r["index_select_GBps"], r["copy_ms"] * 1e3, r["copy_GBps"],
+           r["index_select_b2b_ms"] * 1e3, r["copy_b2b_ms"] * 1e3), flush=True)
     del cache, out, flat_dst
     torch.cuda.empty_cache()
 

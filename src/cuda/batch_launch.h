@@ -52,6 +52,14 @@
  * general ILP, so a 32 KiB page is one block's single trip. */
 #define DMLS_CUDA_BATCH_STREAM_ILP 8
 
+/* Trips per block in a large phase (batch_prepare.c): a phase of more than
+ * DMLS_CUDA_BATCH_TRIPS_WAVES waves of DMLS_CUDA_BATCH_WAVE blocks (about an
+ * H100's resident blocks at 4 per SM) gives each block up to
+ * DMLS_CUDA_BATCH_TRIPS tiles of its item to run. */
+#define DMLS_CUDA_BATCH_WAVE 512
+#define DMLS_CUDA_BATCH_TRIPS_WAVES 4
+#define DMLS_CUDA_BATCH_TRIPS 8
+
 /* Blocks of the batch kernel resident per SM that its register count
  * must allow: 4 blocks of 256 threads (64 registers a thread; left alone
  * the compiler takes 80, 3 blocks) hold 528 blocks at once on an H100, so

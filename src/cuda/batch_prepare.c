@@ -26,10 +26,24 @@ static uint64_t indices_of(const dmls_cuda_launch *choices) {
     return L->kernel == DMLS_CUDA_MEMSET ? L->count / 16 + 2 : L->count;
 }
 
-/* Blocks an item takes in a phase: its best launch's tiles, capped. */
-static uint64_t blocks_of(const dmls_cuda_launch *choices) {
+/* Tiles of an item's best launch: one trip of one block each. */
+static uint64_t tiles_of(const dmls_cuda_launch *choices) {
     const uint64_t tile = dmls_cuda_batch_tile(&choices[0]);
-    const uint64_t blocks = (indices_of(choices) + tile - 1) / tile;
+    return (indices_of(choices) + tile - 1) / tile;
+}
+
+/* Trips each block makes over its item in a phase of this many tiles: 1
+ * while the phase is a few waves; more, up to DMLS_CUDA_BATCH_TRIPS, when it
+ * is many, so that each block's chain of table loads (map, entry, launch)
+ * is paid once for several tiles instead of per tile. */
+static uint64_t trips_for(uint64_t tiles) {
+    const uint64_t t = tiles / (DMLS_CUDA_BATCH_WAVE * DMLS_CUDA_BATCH_TRIPS_WAVES);
+    return t < 1 ? 1 : t > DMLS_CUDA_BATCH_TRIPS ? DMLS_CUDA_BATCH_TRIPS : t;
+}
+
+/* Blocks an item takes in a phase: its tiles over the phase's trips, capped. */
+static uint64_t blocks_of(const dmls_cuda_launch *choices, uint64_t trips) {
+    const uint64_t blocks = (tiles_of(choices) + trips - 1) / trips;
     return blocks > DMLS_CUDA_BATCH_ITEM_BLOCKS ? DMLS_CUDA_BATCH_ITEM_BLOCKS : blocks;
 }
 
@@ -69,6 +83,13 @@ static dmls_status phase_map(dmls_cuda_batch_plan *p, int phase) {
 static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, int phase) {
     dmls_cuda_batch_entry *e = malloc((b->count + 1) * sizeof *e);
     RETURN_IF(e == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "batch_prepare_cuda: out of memory");
+    uint64_t tiles = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        const dmls_cuda_batch_op *op = &p->ops[b->items[i].op];
+        const uint64_t t = tiles_of(phase == 0 ? op->fill : op->copy);
+        tiles = t > UINT64_MAX - tiles ? UINT64_MAX : tiles + t;
+    }
+    const uint64_t trips = trips_for(tiles);
     uint64_t n = 0, block = 0, grouped = 0; /* grouped: tiny entries in the open group, at block - 1 */
     for (size_t i = 0; i < b->count; i++) {
         const dmls_cuda_batch_op *op = &p->ops[b->items[i].op];
@@ -83,7 +104,7 @@ static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, i
         }
         grouped = 0;
         fill_entry(b, i, block, &e[n++]);
-        block += blocks_of(choices); /* fits: at most 2^22 per item, items fit memory */
+        block += blocks_of(choices, trips); /* fits: at most 2^22 per item, items fit memory */
     }
     e[n].first_block = block;
     e[n].item = b->count;

@@ -218,10 +218,10 @@ static void test_emulated_crops_and_split(void) {
         unsigned char *src = malloc(12000 + 16), *a = malloc(12000 + 16), *c = malloc(12000 + 16);
         test_fill_random(src, 12016);
         memset(a, 0, 12016), memset(c, 0, 12016);
-        dmls_batch_input si = {src + 2 * mis, 12000};
+        dmls_batch_input si[2] = {{src + 2 * mis, 12000}, {NULL, 0}}; /* [1]: no starts, as slot arrays go */
         dmls_batch_output ga = {a + 2 * (2 - mis), 12000}, gc = {c + 2 * (2 - mis), 12000};
-        emulate_batch(b, &si, &ga, "emulated split");
-        CHECK_STATUS(dmls_batch_execute(b, NULL, &si, 1, &gc, 1), DMLS_OK);
+        emulate_batch(b, si, &ga, "emulated split");
+        CHECK_STATUS(dmls_batch_execute(b, NULL, si, 1, &gc, 1), DMLS_OK);
         CHECK(memcmp(a, c, 12016) == 0, "R-SPLIT-SUM: emulated split at misalignment %d equals the CPU's", mis);
         free(src), free(a), free(c);
     }
@@ -324,16 +324,31 @@ static void test_streams(bool gpu) {
         free(c);
         dmls_batch_destroy(b);
     }
+    /* A phase of many waves (planned only: 2 GiB): each block runs
+     * DMLS_CUDA_BATCH_TRIPS tiles of its part, a part's 8,192 rows of 32 KiB
+     * taking 1,024 blocks. */
+    const int64_t huge[2] = {8192, 65536}, eighths[8] = {8192, 8192, 8192, 8192, 8192, 8192, 8192, 8192};
+    const dmls_tensor th = {DMLS_FLOAT32, 2, huge, NULL, 0};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(&th, 1, eighths, 8, 0, &b), DMLS_OK);
+    if (b != NULL) {
+        dmls_cuda_batch_plan p;
+        CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+        check_plan(&p, "split of many waves");
+        CHECK(p.blocks[1] == 8 * 8192 / DMLS_CUDA_BATCH_TRIPS, "split of many waves: %llu blocks",
+              (unsigned long long)p.blocks[1]);
+        dmls_cuda_batch_plan_free(&p);
+        dmls_batch_destroy(b);
+    }
     const int64_t shape[2] = {48, 3000}, parts[4] = {1000, 1000, 512, 488};
     const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
-    dmls_batch *b = NULL;
     CHECK_STATUS(dmls_batch_create_split(&t, 1, parts, 4, 1, &b), DMLS_OK);
     if (b == NULL) return;
     unsigned char *x = malloc(48 * 3000 * 4 + 4);
     test_fill_random(x, 48 * 3000 * 4 + 4);
     for (int mis = 0; mis < 2; mis++) {
-        const dmls_batch_input in = {x + 4 * mis, 48 * 3000 * 4};
-        three_ways(b, &in, 1, 48 * 3000 * 4, gpu, mis ? "R-SPLIT-SUM split, misaligned" : "R-SPLIT-SUM split, streaming");
+        const dmls_batch_input in[2] = {{x + 4 * mis, 48 * 3000 * 4}, {NULL, 0}}; /* [1]: no starts, as slot arrays go */
+        three_ways(b, in, 1, 48 * 3000 * 4, gpu, mis ? "R-SPLIT-SUM split, misaligned" : "R-SPLIT-SUM split, streaming");
     }
     free(x);
     dmls_batch_destroy(b);
