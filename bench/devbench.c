@@ -7,14 +7,14 @@
  * DirectML's docs as tiny planned operators, in ns per execute.
  *
  * A host-timed device is one table entry (alloc, fill, execute, copy,
- * timer). CUDA is not one: a host clock around an asynchronous launch times
- * the enqueue, not the kernel, so --device cuda hands each case to
- * bench/cuda_bench.c, which times kernel and copy with CUDA events.
+ * timer). The GPU has one benchmark, the shipped `dmlslice bench --device
+ * cuda` (tools/bench/bench_cuda.c, bench_batch_cuda.c): its cases, the
+ * batch rows and the launch floors (a tiny slice, a 4-byte memset, an empty
+ * kernel).
  *
- * Unlike the shipped `dmlslice bench` (tools/cmd_bench.c, public API only),
- * this program uses the library's internals: the copy baseline runs on a
- * pool of the library's own kind, and on CUDA it reports which launch ran
- * and compares the launch forms. */
+ * Unlike the shipped `dmlslice bench` (tools/commands/cmd_bench.c, public
+ * API only), this program uses the library's internals: the copy baseline
+ * runs on a pool of the library's own kind. */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -27,10 +27,6 @@
 #include "cpu/pool.h" /* internal: the pool, for the copy baseline */
 #include "dmlslice/dmlslice.h"
 #include "platform/platform.h"
-#ifdef DMLS_HAVE_CUDA
-#include "cuda_bench.h"
-#include "dmlslice/dmlslice_cuda.h"
-#endif
 
 /* ------------------------------------------------------------ devices */
 
@@ -145,7 +141,7 @@ static double median(double *v, int n) {
 }
 
 static const char usage[] =
-    "usage: dmlslice_devbench [--device cpu|cuda] [--threads N] [--cases FILE] [--reps N] [--json FILE]\n"
+    "usage: dmlslice_devbench [--device cpu] [--threads N] [--cases FILE] [--reps N] [--json FILE]\n"
     "\n"
     "Times the canonical slice cases on random data beside a plain copy of the\n"
     "same bytes (same run), then tiny operators.\n"
@@ -156,18 +152,13 @@ static const char usage[] =
     "        (batch = calls per batch); a one-thread memcpy is shown for scale\n"
     "        (memcpy1); each output is checked against the reference executor;\n"
     "        tiny: the four examples of DirectML's docs, ns per execute\n"
-    "  cuda  GPU 0; kernel and copy (cudaMemcpyAsync device to device) timed by\n"
-    "        CUDA events; each output is checked against the CPU executor; the\n"
-    "        launch column is kernel/unit/vector bytes; tiny: SLICE1 example 2,\n"
-    "        host us per execute + synchronize beside the floors: a 4-byte memset\n"
-    "        and empty kernels (no / the kernels' parameters), each + synchronize.\n"
-    "        Only in builds with the CUDA backend; exit 1 when there is no GPU\n"
+    "  (the GPU: dmlslice bench --device cuda)\n"
     "\n"
-    "  --device NAME   cpu (default) or cuda\n"
+    "  --device NAME   cpu (the default and only one)\n"
     "  --threads N     cpu: threads, 0 = DMLSLICE_THREADS or all cores (default 0)\n"
     "  --cases FILE    case list (default: bench/cases.json, built in)\n"
     "  --reps N        timed repetitions per case, median reported\n"
-    "                  (default 7 on cpu, 30 on cuda)\n"
+    "                  (default 7)\n"
     "  --json FILE     also write the results as JSON\n";
 
 /* ------------------------------------------------------------ tiny */
@@ -188,92 +179,6 @@ static void tiny_window(const dmls_worked_example *e, int64_t *offsets, int64_t 
         out[i] = e->out_sizes[i];
     }
 }
-
-/* ------------------------------------------------------------ cuda */
-
-#ifdef DMLS_HAVE_CUDA
-static int bench_cuda(const bench_case *cases, int ncases, int reps, const char *json_path) {
-    char name[256], err[512];
-    int major = 0, minor = 0;
-    if (dmls_cuda_device_name(0, name, sizeof name, &major, &minor) != DMLS_OK) {
-        fprintf(stderr, "devbench: --device cuda: %s\n", dmls_last_error());
-        return 1;
-    }
-    printf("device cuda: %s (sm_%d%d), %d reps, median times by CUDA events; GB/s = 2 x output bytes / time\n", name,
-           major, minor, reps);
-    printf("%-14s %10s %10s %9s %10s %9s %7s  %-14s\n", "case", "out MiB", "slice ms", "GB/s", "copy ms", "GB/s",
-           "ratio", "launch");
-    dmls_bench_cuda_result *res = calloc((size_t)ncases, sizeof *res);
-    bool *ok = calloc((size_t)ncases, sizeof *ok);
-    if (!res || !ok) {
-        fprintf(stderr, "devbench: out of memory\n");
-        free(res);
-        free(ok);
-        return 1;
-    }
-    int status = 0;
-    for (int k = 0; k < ncases; k++) {
-        dmls_bench_cuda_result *r = &res[k];
-        if (dmls_bench_cuda_case(&cases[k], reps, r, err, sizeof err)) {
-            fprintf(stderr, "devbench: case %s: %s\n", cases[k].name, err);
-            status = 1;
-            continue;
-        }
-        ok[k] = true;
-        /* A fast wrong answer is no result: say so in the row and fail. */
-        printf("%-14s %10.1f %10.4f %9.1f %10.4f %9.1f %7.2f  %-14s%s\n", cases[k].name,
-               (double)r->out_bytes / 1048576.0, r->slice_ms, r->slice_gbps, r->copy_ms, r->copy_gbps, r->ratio,
-               r->launch, r->correct ? "" : "  WRONG OUTPUT");
-        fflush(stdout);
-        if (!r->correct) status = 1;
-    }
-    dmls_bench_cuda_tiny_result tiny;
-    bool tiny_ok = dmls_bench_cuda_tiny(20000, &tiny, err, sizeof err) == 0;
-    if (tiny_ok) {
-        dmls_bench_cuda_tiny_print(stdout, &tiny);
-    } else {
-        fprintf(stderr, "devbench: tiny: %s\n", err);
-        status = 1;
-    }
-
-    if (json_path) {
-        FILE *f = fopen(json_path, "w");
-        if (!f) {
-            fprintf(stderr, "devbench: %s: %s\n", json_path, strerror(errno));
-            status = 1;
-        } else {
-            fprintf(f,
-                    "{\n \"device\": \"cuda\", \"gpu\": \"%s\", \"sm\": %d, \"reps\": %d, \"version\": \"%s\",\n"
-                    " \"cases\": [\n",
-                    name, major * 10 + minor, reps, dmls_version());
-            bool first = true;
-            for (int k = 0; k < ncases; k++) {
-                const dmls_bench_cuda_result *r = &res[k];
-                if (!ok[k]) continue;
-                fprintf(f,
-                        "%s  {\"case\": \"%s\", \"out_bytes\": %llu, \"ms\": %.6f, \"GBps\": %.3f, \"copy_ms\": %.6f, "
-                        "\"copy_GBps\": %.3f, \"ratio\": %.4f, \"launch\": \"%s\", \"correct\": %s}",
-                        first ? "" : ",\n", cases[k].name, (unsigned long long)r->out_bytes, r->slice_ms,
-                        r->slice_gbps, r->copy_ms, r->copy_gbps, r->ratio, r->launch, r->correct ? "true" : "false");
-                first = false;
-            }
-            fprintf(f, "\n ]");
-            if (tiny_ok) {
-                fprintf(f, ",\n ");
-                dmls_bench_cuda_tiny_json(f, &tiny);
-            }
-            fprintf(f, "\n}\n");
-            if (fclose(f)) {
-                fprintf(stderr, "devbench: %s: write failed\n", json_path);
-                status = 1;
-            }
-        }
-    }
-    free(res);
-    free(ok);
-    return status;
-}
-#endif
 
 /* ------------------------------------------------------------ main */
 
@@ -368,34 +273,15 @@ static int parse_options(int argc, char **argv, options *o) {
     return -1;
 }
 
-/* The device by name; NULL for cuda (timed by bench/cuda_bench.c) or an
- * unknown one (2 after the message). */
-static int find_device(const options *o, const bench_device **dev, bool *cuda) {
+/* The device by name; an unknown one is 2 after the message. */
+static int find_device(const options *o, const bench_device **dev) {
     *dev = NULL;
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++)
         if (strcmp(devices[d].name, o->device_name) == 0) *dev = &devices[d];
-    *cuda = strcmp(o->device_name, "cuda") == 0;
-#ifdef DMLS_HAVE_CUDA
-    if (*cuda) {
-        if (o->threads != 0) {
-            fprintf(stderr, "devbench: --threads applies to --device cpu only\n");
-            return 2;
-        }
-        /* Before reading anything: no GPU is the likeliest failure, and its
-         * reason (no device, no driver, driver too old) is the message. */
-        int count = 0;
-        if (dmls_cuda_device_count(&count) != DMLS_OK) {
-            fprintf(stderr, "devbench: --device cuda: %s\n", dmls_last_error());
-            return 1;
-        }
-        return -1;
-    }
-#else
-    if (*cuda) {
-        fprintf(stderr, "devbench: this build has no CUDA backend (--device cuda)\n");
+    if (strcmp(o->device_name, "cuda") == 0) {
+        fprintf(stderr, "devbench: the GPU's benchmark is dmlslice bench --device cuda\n");
         return 2;
     }
-#endif
     if (*dev == NULL) {
         fprintf(stderr, "devbench: unknown device '%s'\n", o->device_name);
         return 2;
@@ -523,9 +409,8 @@ int main(int argc, char **argv) {
     int rc = parse_options(argc, argv, &o);
     if (rc >= 0) return rc;
     const bench_device *dev;
-    bool cuda;
-    if ((rc = find_device(&o, &dev, &cuda)) >= 0) return rc;
-    const int reps = o.reps ? o.reps : cuda ? 30 : 7;
+    if ((rc = find_device(&o, &dev)) >= 0) return rc;
+    const int reps = o.reps ? o.reps : 7;
     bench_case *cases = NULL;
     int ncases = 0;
     char err[256];
@@ -534,13 +419,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "devbench: %s\n", err);
         return 1;
     }
-#ifdef DMLS_HAVE_CUDA
-    if (cuda) {
-        int status = bench_cuda(cases, ncases, reps, o.json_path);
-        free(cases);
-        return status;
-    }
-#endif
     if (dev->open(o.threads)) {
         free(cases);
         return 1;

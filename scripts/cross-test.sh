@@ -17,7 +17,7 @@
 # multiarch package (libjansson-dev:ARCH). Debian has no MinGW build of it,
 # so for windows its Debian source package (apt-get source, from a deb-src
 # entry this script adds to apt when there is none) is cross-built once into
-# BUILD_DIR/jansson, a static library with its CMake package, and reused by
+# BUILD_DIR/jansson, a static library with its pkg-config file, and reused by
 # every later run on that BUILD_DIR.
 set -eu
 
@@ -94,7 +94,7 @@ fetch_jansson_source() {
 
 # Jansson cross-built for Windows into $build/jansson, once: a static
 # library (the tool then needs no Jansson DLL beside it), with its
-# pkg-config file and CMake package (jansson::jansson). Its tests, examples
+# pkg-config file (the build finds it by that). Its tests, examples
 # and documentation are not built. A stamp marks a complete install.
 jansson_for_windows() {
   prefix=$build/jansson
@@ -125,8 +125,9 @@ set -- -S "$root" -B "$build" --toolchain "$root/cmake/toolchains/$toolchain.cma
 if [ "$target" = windows ]; then
   mkdir -p "$build"
   jansson_for_windows
-  # Jansson's CMake package puts its files in cmake/ on Windows.
-  set -- "$@" -DDMLS_DISPATCH=ON -Djansson_DIR="$build/jansson/cmake"
+  # Found through its pkg-config file (lib/pkgconfig/jansson.pc), as
+  # tools/dispatch/CMakeLists.txt finds Jansson everywhere.
+  set -- "$@" -DDMLS_DISPATCH=ON -DCMAKE_PREFIX_PATH="$build/jansson"
   # Wine: no debug chatter, no Mono or Gecko dialogs; the prefix is made
   # once, up front, so no test pays for it.
   export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="

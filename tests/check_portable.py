@@ -227,7 +227,8 @@ def include_dirs(rel):
     files find the tool's platform layer (tools/platform), the library's
     its own (src/platform)."""
     platform = "tools/platform" if rel.startswith("tools/") else "src/platform"
-    return ["include", platform, "tools", "tools/dispatch"]
+    return ["include", platform, "tools", "tools/dispatch", "tools/npy", "tools/commands", "tools/devices",
+            "tools/bench"]
 
 
 def preprocess(job):
@@ -310,8 +311,9 @@ def strict_windows(root, build, mingw, findings):
     def one(rel):
         extra = ["-DDMLS_BUILDING_DLL"] if rel.startswith("src/") else []
         if rel.startswith("tools/"):  # the tool sees no folder of src/ (tools/CMakeLists.txt)
-            extra += ["-I" + os.path.join(root, "tools/platform"), "-I" + os.path.join(root, "tools"),
-                      "-I" + os.path.join(build, "tools")]
+            extra += ["-I" + os.path.join(root, d) for d in ("tools/platform", "tools", "tools/npy", "tools/commands",
+                                                              "tools/devices", "tools/bench")]
+            extra += ["-I" + os.path.join(build, "tools")]
         else:
             extra += ["-I" + os.path.join(root, "src"), "-I" + os.path.join(root, "src/platform")]
         if rel.endswith("kernels_avx2.c"):

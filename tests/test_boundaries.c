@@ -20,6 +20,7 @@
 #include "dmlslice/frontends.h"
 #include "dml_fixture.h"
 #include "operator.h" /* the normalized plan */
+#include "support/native_op.h"
 #include "test.h"
 
 /* ------------------------------------------------------------------ R-T-TOTAL */
@@ -104,27 +105,21 @@ static void total_size_tests(void) {
 
 static void byte_offset_tests(void) {
     /* byte_offset 2^63 is one past what the planner's signed arithmetic holds. */
-    const int64_t four[1] = {4}, zero[1] = {0}, off[1] = {0}, one[1] = {1};
-    dmls_window w = {off, four, one};
-    dmls_tensor in = {DMLS_FLOAT32, 1, four, NULL, 1ull << 63};
-    dmls_tensor out = {DMLS_FLOAT32, 1, four, NULL, 0};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_OVERFLOW);
+    const int64_t four[1] = {4}, zero[1] = {0};
+    dmls_operator *op;
+    CHECK_STATUS(OP_TRY(&op, .dtype = DMLS_FLOAT32, .ndim = 1, .in_shape = four, .in_offset = 1ull << 63,
+                        .out_shape = four),
+                 DMLS_ERROR_OVERFLOW);
     CHECK_MESSAGE("R-T-TOTAL", "input.byte_offset = 9223372036854775808 exceeds 2^63-1");
     dmls_destroy(op);
     /* Empty views too: the offset is checked before emptiness ends the checks. */
-    const int64_t zsize[1] = {0};
-    dmls_window wz = {off, zsize, one};
-    dmls_tensor ine = {DMLS_FLOAT32, 1, zero, NULL, 1ull << 63};
-    dmls_tensor oute = {DMLS_FLOAT32, 1, zero, NULL, 0};
-    op = NULL;
-    CHECK_STATUS(dmls_create(&ine, &oute, &wz, &op), DMLS_ERROR_OVERFLOW);
+    op_spec empty = {.dtype = DMLS_FLOAT32, .ndim = 1, .in_shape = zero, .in_offset = 1ull << 63, .out_shape = zero};
+    CHECK_STATUS(op_try(&empty, &op), DMLS_ERROR_OVERFLOW);
     CHECK_MESSAGE("R-T-TOTAL", "input.byte_offset = 9223372036854775808 exceeds 2^63-1");
     dmls_destroy(op);
     /* 2^63 - 1 itself is accepted for an empty view. */
-    ine.byte_offset = (1ull << 63) - 1;
-    op = NULL;
-    CHECK_STATUS(dmls_create(&ine, &oute, &wz, &op), DMLS_OK);
+    empty.in_offset = (1ull << 63) - 1;
+    CHECK_STATUS(op_try(&empty, &op), DMLS_OK);
     dmls_destroy(op);
 }
 
@@ -137,12 +132,9 @@ static void empty_window_tests(void) {
     for (int last = 0; last < 2; last++) {
         const int64_t in_shape[2] = {last ? 3 : 2, last ? 2 : 3}, in_strides[2] = {last ? 1 : huge, last ? huge : 1};
         const int64_t out_shape[2] = {last ? 3 : 0, last ? 0 : 3}, off[2] = {last ? 0 : 2, last ? 2 : 0},
-                      size[2] = {last ? 3 : 0, last ? 0 : 3}, one[2] = {1, 1};
-        dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, in_strides, 0};
-        dmls_tensor out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-        dmls_window w = {off, size, one};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+                      size[2] = {last ? 3 : 0, last ? 0 : 3};
+        dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .in_strides = in_strides,
+                                    .out_shape = out_shape, .offsets = off, .sizes = size);
         if (!op) continue;
         CHECK(dmls_output_bytes(op) == 0, "empty output needs %llu bytes", (unsigned long long)dmls_output_bytes(op));
         /* The input view spans about 2^62 bytes; an empty copy reads none of
@@ -156,12 +148,8 @@ static void empty_window_tests(void) {
 /* R-X-OVERLAP from both sides: an output that starts before the input and
  * ends inside it overlaps as much as one that starts inside it. */
 static void overlap_tests(void) {
-    const int64_t shape[1] = {16}, small[1] = {4}, off[1] = {0}, one[1] = {1};
-    dmls_tensor in = {DMLS_FLOAT32, 1, shape, NULL, 0};
-    dmls_tensor out = {DMLS_FLOAT32, 1, small, NULL, 0};
-    dmls_window w = {off, small, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    const int64_t shape[1] = {16}, small[1] = {4};
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 1, .in_shape = shape, .out_shape = small);
     if (!op) return;
     float buf[24];
     for (int i = 0; i < 24; i++) buf[i] = (float)i;
@@ -176,9 +164,7 @@ static void overlap_tests(void) {
 
     /* A 1-byte input and output at one address overlap. */
     const int64_t one_el[1] = {1};
-    dmls_tensor in1 = {DMLS_UINT8, 1, one_el, NULL, 0};
-    dmls_window w1 = {off, one_el, one};
-    CHECK_STATUS(dmls_create(&in1, &in1, &w1, &op), DMLS_OK);
+    op = OP_MAKE(.dtype = DMLS_UINT8, .ndim = 1, .in_shape = one_el, .out_shape = one_el);
     if (op) {
         unsigned char byte = 9, other = 0;
         CHECK_STATUS(dmls_execute(op, &byte, 1, &byte, 1), DMLS_ERROR_OVERLAP);
@@ -193,10 +179,7 @@ static void overlap_tests(void) {
     /* SLICE_GRAD with an empty input gradient reads no byte, so its pointer
      * may lie anywhere, even inside the output gradient it zeroes. */
     const int64_t empty[1] = {0}, four[1] = {4};
-    dmls_tensor ig = {DMLS_FLOAT32, 1, empty, NULL, 0};
-    dmls_tensor og = {DMLS_FLOAT32, 1, four, NULL, 0};
-    dmls_window we = {off, empty, one};
-    CHECK_STATUS(dmls_create_grad(&ig, &og, &we, &op), DMLS_OK);
+    op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 1, .grad = true, .in_shape = empty, .out_shape = four);
     if (op) {
         float g[4] = {1, 2, 3, 4};
         CHECK_STATUS(dmls_execute(op, g + 1, 0, g, sizeof g), DMLS_OK);
@@ -208,8 +191,7 @@ static void overlap_tests(void) {
         dmls_destroy(op);
     }
     /* Likewise an empty output, pointing inside a non-empty input. */
-    dmls_tensor ie = {DMLS_FLOAT32, 1, four, NULL, 0};
-    CHECK_STATUS(dmls_create(&ie, &ig, &we, &op), DMLS_OK);
+    op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 1, .in_shape = four, .out_shape = empty);
     if (op) {
         float g[4] = {1, 2, 3, 4};
         CHECK_STATUS(dmls_execute(op, g, sizeof g, g + 1, 0), DMLS_OK);
@@ -224,11 +206,8 @@ static void overlap_tests(void) {
 /* A normalized plan's unused dims (from ndim to 8) are size 1 with zero
  * strides, so a backend may walk all 8 (operator.h). */
 static void plan_padding_tests(void) {
-    const int64_t shape[3] = {2, 3, 4}, off[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-    dmls_tensor t = {DMLS_FLOAT32, 3, shape, NULL, 0};
-    dmls_window w = {off, shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&t, &t, &w, &op), DMLS_OK);
+    const int64_t shape[3] = {2, 3, 4};
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 3, .in_shape = shape, .out_shape = shape);
     if (!op) return;
     const dmls_copy_plan *c = &op->copy;
     CHECK(c->ndim == 1 && c->shape[0] == 24, "a packed copy merges into one run: ndim %d", (int)c->ndim);
@@ -266,11 +245,8 @@ static void oracle(int esize, int ndim, const int64_t *in_strides, uint64_t in_o
 static void rank8_reordered(void) {
     const int64_t shape[8] = {2, 2, 2, 2, 2, 2, 2, 2}, in_strides[8] = {1, 2, 4, 8, 16, 32, 64, 256};
     const int64_t zero[8] = {0}, one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-    dmls_tensor in = {DMLS_INT16, 8, shape, in_strides, 0};
-    dmls_tensor out = {DMLS_INT16, 8, shape, NULL, 0};
-    dmls_window w = {zero, shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    dmls_operator *op =
+        OP_MAKE(.dtype = DMLS_INT16, .ndim = 8, .in_shape = shape, .in_strides = in_strides, .out_shape = shape);
     if (!op) return;
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
     unsigned char *x = malloc(in_bytes), *y = malloc(out_bytes), *want = malloc(out_bytes);
@@ -516,11 +492,8 @@ static void step_product_tests(void) {
         const int64_t in_shape[2] = {last ? big : 0, last ? 0 : big}, in_strides[2] = {big, big};
         const int64_t out_shape[2] = {last ? 2 : 0, last ? 0 : 2}, off[2] = {0, 0},
                       size[2] = {last ? step + 1 : 0, last ? 0 : step + 1}, steps[2] = {last ? step : 1, last ? 1 : step};
-        dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, in_strides, 0};
-        dmls_tensor out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-        dmls_window w = {off, size, steps};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+        dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .in_strides = in_strides,
+                                    .out_shape = out_shape, .offsets = off, .sizes = size, .steps = steps);
         if (!op) continue;
         CHECK(dmls_input_bytes(op) == 0 && dmls_output_bytes(op) == 0, "empty slice needs %llu and %llu bytes",
               (unsigned long long)dmls_input_bytes(op), (unsigned long long)dmls_output_bytes(op));
@@ -531,11 +504,8 @@ static void step_product_tests(void) {
     }
     const int64_t in_shape[2] = {2, 4}, out_shape[2] = {1, 4}, off[2] = {1, 0}, size[2] = {1, 4},
                   steps[2] = {INT64_MAX, 1};
-    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
-    dmls_tensor out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    dmls_window w = {off, size, steps};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .out_shape = out_shape,
+                                .offsets = off, .sizes = size, .steps = steps);
     if (!op) return;
     const float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     float y[4] = {0};

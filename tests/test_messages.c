@@ -4,6 +4,7 @@
 #include "dmlslice/frontends.h"
 #include "dml_fixture.h"
 #include "error.h" /* dmls_fail, for messages longer than any the library writes */
+#include "support/native_op.h"
 #include "test.h"
 
 /* The message contains `want` verbatim. */
@@ -56,11 +57,10 @@ static void slice_bounds_tests(void) {
  * on the DirectML path, from 0 on the native one (empty windows allowed). */
 static void win_count_tests(void) {
     const int64_t in_shape[1] = {6}, out_shape[1] = {3}, off[1] = {0}, size[1] = {4}, step[1] = {2};
-    dmls_tensor in = {DMLS_FLOAT32, 1, in_shape, NULL, 0};
-    dmls_tensor out = {DMLS_FLOAT32, 1, out_shape, NULL, 0};
-    dmls_window w = {off, size, step};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_SHAPE_MISMATCH);
+    dmls_operator *op;
+    CHECK_STATUS(OP_TRY(&op, .dtype = DMLS_FLOAT32, .ndim = 1, .in_shape = in_shape, .out_shape = out_shape,
+                        .offsets = off, .sizes = size, .steps = step),
+                 DMLS_ERROR_SHAPE_MISMATCH);
     CHECK_MESSAGE("R-WIN-COUNT", "slice: output size 3 in dimension 0 is outside [0, 2], the elements a window of "
                                  "4 with stride 2 holds");
     dmls_destroy(op);
@@ -81,18 +81,16 @@ static void win_count_tests(void) {
 /* R-T-TOTAL: a view with negative strides names how far before its base it
  * reaches, as a positive byte count. */
 static void reach_tests(void) {
-    const int64_t shape[1] = {4}, neg[1] = {-1}, off[1] = {0}, one[1] = {1};
-    dmls_tensor in = {DMLS_FLOAT32, 1, shape, neg, 0};
-    dmls_tensor out = {DMLS_FLOAT32, 1, shape, NULL, 0};
-    dmls_window w = {off, shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_OUT_OF_BOUNDS);
+    const int64_t shape[1] = {4}, neg[1] = {-1};
+    op_spec s = {.dtype = DMLS_FLOAT32, .ndim = 1, .in_shape = shape, .in_strides = neg, .out_shape = shape};
+    dmls_operator *op;
+    CHECK_STATUS(op_try(&s, &op), DMLS_ERROR_OUT_OF_BOUNDS);
     CHECK_MESSAGE("R-T-TOTAL", "slice: input reaches 12 bytes before its base (byte_offset 0 is too small");
-    in.byte_offset = 4;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_OUT_OF_BOUNDS);
+    s.in_offset = 4;
+    CHECK_STATUS(op_try(&s, &op), DMLS_ERROR_OUT_OF_BOUNDS);
     CHECK_MESSAGE("R-T-TOTAL", "slice: input reaches 8 bytes before its base (byte_offset 4 is too small");
-    in.byte_offset = 12; /* exactly enough */
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    s.in_offset = 12; /* exactly enough */
+    CHECK_STATUS(op_try(&s, &op), DMLS_OK);
     dmls_destroy(op);
 }
 

@@ -38,7 +38,10 @@ bool args_int64(const char *opt, const char *text, int64_t *value) {
     return false;
 }
 
-bool args_list(const char *opt, const char *text, int64_t *values, int32_t *count) {
+/* The list parser of args_list and args_values; per_axis: the limit is the
+ * rank's, and the message says so. */
+static bool parse_list(const char *opt, const char *text, int64_t *values, int32_t max, bool per_axis,
+                       int32_t *count) {
     *count = 0;
     const char *p = text;
     while (*p == ' ' || *p == '\t') p++;
@@ -46,9 +49,12 @@ bool args_list(const char *opt, const char *text, int64_t *values, int32_t *coun
     for (int32_t i = 0;; i++) {
         const char *comma = strchr(p, ',');
         const char *end = comma ? comma : p + strlen(p);
-        if (i == ARGS_MAX_LIST) {
-            fprintf(stderr, "%s: %s: more than %d values in '%s' (one per axis, rank at most %d)\n", args_prog, opt,
-                    ARGS_MAX_LIST, text, DMLS_MAX_RANK);
+        if (i == max) {
+            if (per_axis)
+                fprintf(stderr, "%s: %s: more than %d values in '%s' (one per axis, rank at most %d)\n", args_prog,
+                        opt, (int)max, text, DMLS_MAX_RANK);
+            else
+                fprintf(stderr, "%s: %s: more than %d values\n", args_prog, opt, (int)max);
             return false;
         }
         bool overflow;
@@ -61,6 +67,14 @@ bool args_list(const char *opt, const char *text, int64_t *values, int32_t *coun
         if (comma == NULL) return true;
         p = comma + 1;
     }
+}
+
+bool args_list(const char *opt, const char *text, int64_t *values, int32_t *count) {
+    return parse_list(opt, text, values, ARGS_MAX_LIST, true, count);
+}
+
+bool args_values(const char *opt, const char *text, int64_t *values, int32_t max, int32_t *count) {
+    return parse_list(opt, text, values, max, false, count);
 }
 
 /* Exactly "M_m", "M.m" or "0x" and hex digits: nothing before or after. */

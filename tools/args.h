@@ -24,6 +24,10 @@ bool args_int64(const char *opt, const char *text, int64_t *value);
  * Spaces around values are allowed. */
 bool args_list(const char *opt, const char *text, int64_t *values, int32_t *count);
 
+/* The same for a list of at most max values that is not one per axis
+ * (split's --sizes). */
+bool args_values(const char *opt, const char *text, int64_t *values, int32_t max, int32_t *count);
+
 /* "6_4", "6.4" or "0x6400" (the whole text: nothing around it) into a
  * feature level DirectML lists. */
 bool args_feature_level(const char *opt, const char *text, DML_FEATURE_LEVEL *level);

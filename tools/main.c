@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "dmlslice/dml.h"
 #include "files.h"
 
-static const command_def *const commands[] = {&cmd_slice_def, &cmd_check_def,    &cmd_grad_def, &cmd_dispatch_def,
-                                              &cmd_info_def,  &cmd_demo_def, &cmd_bench_def};
+static const command_def *const commands[] = {&cmd_slice_def, &cmd_split_def, &cmd_crops_def,
+                                              &cmd_check_def, &cmd_grad_def,  &cmd_dispatch_def,
+                                              &cmd_info_def,  &cmd_demo_def,  &cmd_bench_def};
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
 static const option_def demo_options[] = {{NULL, NULL, NULL, NULL}};
@@ -18,22 +20,16 @@ static int run_demo(int argc, char **argv);
 
 const command_def cmd_demo_def = {
     "demo", "", "Run the four worked examples of DirectML's SLICE and SLICE1 documentation\nand print them.",
-    {{"options", demo_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice demo", run_demo, NULL,
+    {{"options", demo_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice demo", run_demo, NULL, NULL, false,
 };
 
 /* demo.c holds the examples; the arguments are checked here like every
  * other command's. */
 static int run_demo(int argc, char **argv) {
-    option_parser op;
-    options_start(&op, &cmd_demo_def, argc, argv);
-    const option_def *o;
-    const char *value;
-    for (option_result r; (r = options_next(&op, &o, &value)) != OPTION_DONE;) {
-        if (r == OPTION_HELP) return 0;
-        if (r == OPTION_ARGUMENT) fprintf(stderr, "dmlslice demo: unexpected argument '%s'\n", value);
-        return 2;
-    }
-    return cmd_demo(1, argv);
+    args_prog = "dmlslice demo";
+    common_options c;
+    const int parsed = options_parse(&cmd_demo_def, argc, argv, &c, NULL, NULL);
+    return parsed >= 0 ? parsed : cmd_demo(1, argv);
 }
 
 static void print_overview(FILE *f) {

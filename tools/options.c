@@ -1,9 +1,28 @@
 /* The tool's option parser and help printer; see options.h. */
 #include "options.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "args.h"
+
+typedef enum option_result {
+    OPTION_DONE,     /* no arguments left */
+    OPTION_ARGUMENT, /* a positional argument, in *value */
+    OPTION_MATCHED,  /* *opt matched; *value is its value, NULL for a flag */
+    OPTION_HELP,     /* -h/--help: the command's help was printed to stdout */
+    OPTION_ERROR     /* the message was printed to stderr: a usage error */
+} option_result;
+
+typedef struct option_parser {
+    const command_def *cmd;
+    int argc;
+    char **argv; /* argv[0] is the command's name */
+    int next;
+    bool ended; /* "--" seen */
+    const option_def *given[64]; /* options with values already seen */
+    int ngiven;
+} option_parser;
 
 const option_def options_common[] = {
     {"--help", "-h", NULL, "show this help"},
@@ -27,7 +46,7 @@ static const option_def *find_len(const command_def *cmd, const char *name, size
 
 const option_def *options_find(const command_def *cmd, const char *name) { return find_len(cmd, name, strlen(name)); }
 
-void options_start(option_parser *p, const command_def *cmd, int argc, char **argv) {
+static void options_start(option_parser *p, const command_def *cmd, int argc, char **argv) {
     memset(p, 0, sizeof *p);
     p->cmd = cmd;
     p->argc = argc;
@@ -35,7 +54,7 @@ void options_start(option_parser *p, const command_def *cmd, int argc, char **ar
     p->next = 1;
 }
 
-option_result options_next(option_parser *p, const option_def **opt, const char **value) {
+static option_result options_next(option_parser *p, const option_def **opt, const char **value) {
     *opt = NULL;
     *value = NULL;
     if (p->next >= p->argc) return OPTION_DONE;
@@ -75,13 +94,75 @@ option_result options_next(option_parser *p, const option_def **opt, const char 
         fprintf(stderr, "%s: %s needs a value (%s)\n", args_prog, o->name, o->value);
         return OPTION_ERROR;
     }
-    for (int k = 0; k < p->ngiven; k++)
+    const bool repeats = p->cmd->many_outputs && option_is(o, "--output");
+    for (int k = 0; !repeats && k < p->ngiven; k++)
         if (p->given[k] == o) {
             fprintf(stderr, "%s: %s given twice\n", args_prog, o->name);
             return OPTION_ERROR;
         }
-    if (p->ngiven < (int)(sizeof p->given / sizeof p->given[0])) p->given[p->ngiven++] = o;
+    if (!repeats && p->ngiven < (int)(sizeof p->given / sizeof p->given[0])) p->given[p->ngiven++] = o;
     return OPTION_MATCHED;
+}
+
+bool options_threads(const option_def *o, const char *value, int64_t *threads) {
+    if (!args_int64(o->name, value, threads)) return false;
+    if (*threads < 1 || *threads > 1024) {
+        fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, *threads);
+        return false;
+    }
+    return true;
+}
+
+/* A shared option into c; false after a usage error. */
+static bool common_option(common_options *c, const option_def *o, const char *value) {
+    if (option_is(o, "--force")) {
+        c->force = true;
+    } else if (option_is(o, "--quiet")) {
+        c->quiet = true;
+    } else if (option_is(o, "--device")) {
+        return device_parse(args_prog, value, &c->device);
+    } else if (c->noutputs == OPTIONS_MAX_OUTPUTS) {
+        fprintf(stderr, "%s: more than %d outputs (-o)\n", args_prog, OPTIONS_MAX_OUTPUTS);
+        return false;
+    } else {
+        c->outputs[c->noutputs++] = value;
+    }
+    return true;
+}
+
+static bool is_common(const option_def *o) {
+    return option_is(o, "--force") || option_is(o, "--quiet") || option_is(o, "--device") ||
+           option_is(o, "--output");
+}
+
+int options_parse(const command_def *cmd, int argc, char **argv, common_options *c, option_handler other, void *ctx) {
+    memset(c, 0, sizeof *c);
+    c->device.kind = DEVICE_CPU;
+    option_parser op;
+    options_start(&op, cmd, argc, argv);
+    for (;;) {
+        const option_def *o;
+        const char *value;
+        const option_result r = options_next(&op, &o, &value);
+        if (r == OPTION_DONE) return -1;
+        if (r == OPTION_HELP) return 0;
+        if (r == OPTION_ERROR) return 2;
+        if (r == OPTION_ARGUMENT && cmd->argument == NULL) {
+            fprintf(stderr, "%s: unexpected argument '%s'\n", args_prog, value);
+            return 2;
+        }
+        if (r == OPTION_ARGUMENT && c->input) {
+            fprintf(stderr, "%s: one %s only ('%s' and '%s')\n", args_prog, cmd->argument, c->input, value);
+            return 2;
+        }
+        if (r == OPTION_ARGUMENT) {
+            c->input = value;
+        } else if (is_common(o)) {
+            if (!common_option(c, o, value)) return 2;
+        } else if (other == NULL || !other(ctx, o, value)) {
+            return 2;
+        }
+    }
 }
 
 /* Help lines: "  -q, --quiet      text", continuation lines aligned. */

@@ -5,12 +5,17 @@
  * Rules every command shares: "--opt=value" or "--opt value"; "--" ends the
  * options (what follows is an argument even if it starts with '-'); "-"
  * alone and negative numbers are arguments; an option not in the command's
- * tables is "unknown"; an option that takes a value may be given once. */
+ * tables is "unknown"; an option that takes a value may be given once
+ * (but -o in a command with many outputs). The parser itself is
+ * options_parse: commands see only its result. */
 #ifndef DMLSLICE_TOOLS_OPTIONS_H
 #define DMLSLICE_TOOLS_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "device_opt.h"
 
 typedef struct option_def {
     const char *name;  /* "--threads"; NULL ends a table */
@@ -37,31 +42,12 @@ typedef struct command_def {
     const char *examples; /* one command per line, continued with " \\"; run by the tests */
     int (*run)(int argc, char **argv);
     void (*more_help)(FILE *f); /* help computed at run time, after the details; or NULL */
+    const char *argument; /* what its one positional argument is ("input file", "model"); NULL: none */
+    bool many_outputs;    /* -o may be given more than once (split) */
 } command_def;
 
 /* The options every command takes. */
 extern const option_def options_common[];
-
-typedef enum option_result {
-    OPTION_DONE,     /* no arguments left */
-    OPTION_ARGUMENT, /* a positional argument, in *value */
-    OPTION_MATCHED,  /* *opt matched; *value is its value, NULL for a flag */
-    OPTION_HELP,     /* -h/--help: the command's help was printed to stdout */
-    OPTION_ERROR     /* the message was printed to stderr: a usage error */
-} option_result;
-
-typedef struct option_parser {
-    const command_def *cmd;
-    int argc;
-    char **argv; /* argv[0] is the command's name */
-    int next;
-    bool ended; /* "--" seen */
-    const option_def *given[64]; /* options with values already seen */
-    int ngiven;
-} option_parser;
-
-void options_start(option_parser *p, const command_def *cmd, int argc, char **argv);
-option_result options_next(option_parser *p, const option_def **opt, const char **value);
 
 /* True when opt is the option named name (its long name). */
 bool option_is(const option_def *opt, const char *name);
@@ -72,6 +58,32 @@ const option_def *options_find(const command_def *cmd, const char *name);
 /* True for an argument that looks like an option ("-x", "--x"); "-" alone
  * and negative numbers are not options. */
 bool options_looks_like_option(const char *arg);
+
+/* What the commands share, each recognised when the command's tables have
+ * it: the positional argument (command_def.argument), --output/-o (as
+ * often as the option repeats), --force/-f, --quiet/-q, --device and
+ * --help. The outputs point into argv. */
+#define OPTIONS_MAX_OUTPUTS 1024
+typedef struct common_options {
+    const char *input;
+    const char *outputs[OPTIONS_MAX_OUTPUTS];
+    int noutputs;
+    bool force, quiet;
+    device_choice device; /* cpu unless --device says otherwise */
+} common_options;
+
+/* A command's own options: false after saying what is wrong on stderr. */
+typedef bool (*option_handler)(void *ctx, const option_def *opt, const char *value);
+
+/* The whole option loop of a command: the shared options into *c, every
+ * other option to other(ctx, ...) (NULL: the command has none of its own).
+ * Returns -1 when the command goes on, else its exit status: 0 after
+ * --help, 2 after a usage error (reported on stderr). */
+int options_parse(const command_def *cmd, int argc, char **argv, common_options *c, option_handler other, void *ctx);
+
+/* --threads N of the copying commands: 1 to 1024; false after saying what
+ * is wrong. */
+bool options_threads(const option_def *opt, const char *value, int64_t *threads);
 
 /* `dmlslice CMD --help`. */
 void options_print_help(FILE *f, const command_def *cmd);

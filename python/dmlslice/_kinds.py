@@ -2,7 +2,8 @@
 on its device, the CUDA stream to run on, and the dtype of a plan.
 
 The extension calls these for arrays that are not NumPy arrays (NumPy's own
-path stays in C). Each framework's module is looked up only when an array of
+path stays in C; PyTorch and CuPy arrays are read in C, their streams and
+results asked here or of their own C-level calls). Each framework's module is looked up only when an array of
 it arrives, so none of them is imported by dmlslice itself.
 """
 import sys
@@ -74,11 +75,47 @@ def stream_of(x, device_id):
         s = raw(device_id) if raw else torch.cuda.current_stream(x.device).cuda_stream
         return s, (s if s else 1), False
     if mod == "cupy":
-        import cupy
-        with cupy.cuda.Device(device_id):
-            s = cupy.cuda.get_current_stream().ptr
+        s = cupy_stream(device_id)
         return s, (s if s else 1), False
     return 0, 1, True
+
+
+# CuPy's calls the extension makes per call on a CuPy array, found once: the
+# current stream of a device without entering a Device context (CuPy 10 and
+# later take the device id), and the array constructor (what cupy.empty
+# calls) with a check of the current device in place of a context manager.
+_cupy_calls = None
+
+
+def _cupy():
+    global _cupy_calls
+    if _cupy_calls is None:
+        import cupy
+        get = cupy.cuda.get_current_stream
+        try:
+            get(cupy.cuda.runtime.getDevice())
+            def stream(device_id):
+                return get(device_id).ptr
+        except TypeError:  # an older CuPy: the current device's stream only
+            def stream(device_id):
+                with cupy.cuda.Device(device_id):
+                    return get().ptr
+        _cupy_calls = (stream, cupy.ndarray, cupy.cuda.runtime.getDevice, cupy.cuda.Device)
+    return _cupy_calls
+
+
+def cupy_stream(device_id):
+    """CuPy's current stream of device_id as an int (0: the legacy default)."""
+    return _cupy()[0](device_id)
+
+
+def cupy_empty(x, shape, device_id):
+    """An uninitialized CuPy array of x's dtype on device_id, from CuPy's pool."""
+    _, ndarray, get_device, device = _cupy()
+    if get_device() == device_id:
+        return ndarray(shape, x.dtype)
+    with device(device_id):
+        return ndarray(shape, x.dtype)
 
 
 def _cuda_allocator(shape, dtype, device_id):
@@ -110,9 +147,7 @@ def empty_like(x, shape, dtype_hint):
         import torch
         return torch.empty(shape, dtype=x.dtype, device=x.device)
     if mod == "cupy":
-        import cupy
-        with x.device:
-            return cupy.empty(shape, dtype=x.dtype)
+        return cupy_empty(x, shape, x.device.id)
     dev_type, dev_id = _device(x)
     if mod in ("jax", "jaxlib") and dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
         # JAX arrays are immutable: write into a PyTorch or CuPy buffer and

@@ -1,6 +1,6 @@
 /*
  * dlpack.h: the DLPack exchange structures, declared as the DLPack
- * specification (version 1.0) lays them out.
+ * specification (version 1.0, and 1.3 for the C exchange API) lays them out.
  *
  * Debian's libdlpack-dev ships version 0.6, which lacks the versioned
  * managed tensor that current producers hand out; the layouts below are
@@ -66,5 +66,28 @@ typedef struct DLManagedTensorVersioned {
     uint64_t flags;
     DLTensor dl_tensor;
 } DLManagedTensorVersioned;
+
+/* DLPack's C exchange API (DLPack 1.3): a table of C functions a producer
+ * offers as its type's __dlpack_c_exchange_api__, a capsule named
+ * "dlpack_exchange_api" (older producers: a Python int holding the
+ * address). Each function returns 0, or -1 with a Python exception set. */
+typedef struct DLPackExchangeAPIHeader {
+    DLPackVersion version;
+    struct DLPackExchangeAPIHeader *prev_api; /* an older major version, or NULL */
+} DLPackExchangeAPIHeader;
+
+typedef struct DLPackExchangeAPI {
+    DLPackExchangeAPIHeader header;
+    /* A new tensor like prototype (shape, dtype, device); errors reported
+     * through set_error(error_ctx, kind, message). */
+    int (*managed_tensor_allocator)(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
+                                    void (*set_error)(void *error_ctx, const char *kind, const char *message));
+    int (*managed_tensor_from_py_object_no_sync)(void *py_object, DLManagedTensorVersioned **out);
+    /* Steals tensor; *out_py_object is a new reference. */
+    int (*managed_tensor_to_py_object_no_sync)(DLManagedTensorVersioned *tensor, void **out_py_object);
+    /* A view valid while py_object lives and control stays in C; may be NULL. */
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+} DLPackExchangeAPI;
 
 #endif /* DMLSLICE_PY_DLPACK_H */

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <dmlslice/dmlslice.h>
+
 static PyObject *err_classes[ERR_COUNT];
 
 int ext_set_errors(PyObject *classes) {
@@ -49,6 +51,35 @@ PyObject *ext_raise(int role, const char *status, const char *rule, const char *
         Py_DECREF(exc);
     }
     return NULL;
+}
+
+PyObject *ext_raise_status(int st) {
+    int role = st == DMLS_ERROR_OUT_OF_BOUNDS                                                   ? ERR_OUT_OF_BOUNDS
+               : st == DMLS_ERROR_OUT_OF_MEMORY                                                 ? ERR_MEMORY
+               : (st == DMLS_ERROR_NO_DEVICE || st == DMLS_ERROR_DEVICE || st == DMLS_ERROR_IO) ? ERR_DEVICE
+                                                                                                : ERR_ARGUMENT;
+    return ext_raise(role, dmls_status_name((dmls_status)st), dmls_last_error_rule(), "%s", dmls_last_error());
+}
+
+PyObject *ext_shape_tuple(int n, const int64_t *shape) {
+    PyObject *t = PyTuple_New(n);
+    if (!t) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(shape[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SetItem(t, i, v);
+    }
+    return t;
+}
+
+void ext_shape_text(char *buf, size_t size, int n, const int64_t *s) {
+    size_t len = (size_t)snprintf(buf, size, "(");
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, i ? ", %lld" : "%lld", (long long)s[i]);
+    if (len < size) snprintf(buf + len, size - len, n == 1 ? ",)" : ")");
 }
 
 /* The package's class and status for a foreign exception. */

@@ -1,23 +1,40 @@
 /*
- * ext.h: what the extension's C files share. Each depends only on those
- * above it (and on the library's public headers):
+ * ext.h: what the extension's C files share, file by file. A file calls
+ * only files listed above it (and the library's public headers), so no
+ * two files call each other:
  *
- *   errors.c   the package's exceptions, raised with the library's status
- *   arrays.c   takes arrays in (NumPy's fields, torch's attributes, the
- *              buffer protocol, DLPack) as array_view
- *   library.c  every call into the dmlslice library: lowering, planning,
- *              the copy's byte strides and element splitting, executing
- *              (CPU pool, CUDA), threads
- *   module.c   the Python surface: arguments, keys, one call's straight
- *              path (arrays in, plan, result, run), the Operator type
+ *   errors.c      the package's exceptions, raised with the library's status
+ *   numpy_abi.c   NumPy's array fields and C API table: NumPy arrays read
+ *                 and made without a Python-level call
+ *   frameworks.c  PyTorch and CuPy arrays read through their own
+ *                 attributes; their streams; dtype objects of any library
+ *   exchange.c    DLPack's tensors read; DLPack's C exchange API
+ *                 (__dlpack_c_exchange_api__)
+ *   arrays.c      any array taken in as an array_view: NumPy, PyTorch,
+ *                 CuPy, the exchange API, the buffer protocol, __dlpack__
+ *   lowering.c    the front ends' parameters lowered to a plan
+ *   dml.c         DirectML descriptors validated, feature levels
+ *   keys.c        NumPy index keys (text, tuples, booleans) lowered
+ *   layout.c      byte strides and element splitting: native operators for
+ *                 two array views
+ *   pool.c        the process's CPU thread pool
+ *   run.c         a copy run on the CPU or the GPU
+ *   prepared.c    a plan compiled once and shared (Operators, the key cache)
+ *   key_cache.c   one-shot NumPy keys' prepared plans, by key
+ *   params.c      each vocabulary's Python parameters read and lowered
+ *   results.c     the result array made by the input's library, handed back
+ *   call.c        one call's straight path: array in, plan, result, run
+ *   operator.c    the Operator type
+ *   module.c      the Python surface: argument parsing, the functions
  */
 #ifndef DMLSLICE_PY_EXT_H
 #define DMLSLICE_PY_EXT_H
 
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#define EXT_MAX_RANK 8 /* DMLS_MAX_RANK; library.c asserts they agree */
+#define EXT_MAX_RANK 8 /* DMLS_MAX_RANK; layout.c asserts they agree */
 /* The most axes an array may have (DMLS_NUMPY_MAX_RANK, NumPy's own limit):
  * NumPy keys take them as the command line does, the axes that vanish in
  * the plan not counting against EXT_MAX_RANK. */
@@ -27,11 +44,24 @@
  * descriptor: slicing copies bits, so only DirectML validation cares. */
 enum { CLS_OTHER = 0, CLS_INT = 1, CLS_UINT = 2, CLS_FLOAT = 3 };
 
+/* Where an array_view came from: what releasing it means, and which
+ * library makes a result of its kind. */
+enum {
+    SRC_NUMPY = 1,  /* numpy.ndarray: its fields */
+    SRC_TORCH,      /* torch.Tensor: data_ptr(), shape, stride() */
+    SRC_CUPY,       /* cupy.ndarray: data.ptr, shape, strides */
+    SRC_EXCHANGE,   /* a producer of DLPack's C exchange API */
+    SRC_BUFFER,     /* the buffer protocol */
+    SRC_DLPACK,     /* __dlpack__'s capsule */
+    SRC_FRESH_NUMPY /* a C-contiguous NumPy array the extension just made */
+};
+
 /* An array taken in without copying: element (c_0, ...) lives at
  * data + sum c_i * strides[i] (byte strides, any sign). */
 typedef struct array_view {
     char *data;
     int ndim;
+    int source; /* SRC_* */
     int64_t itemsize;
     int dtype_class;
     int dl_code;     /* DLPack's type code (lanes 1), or -1 */
@@ -46,6 +76,9 @@ typedef struct array_view {
     int64_t shape[EXT_ARRAY_MAX_RANK];
     int64_t strides[EXT_ARRAY_MAX_RANK];
 } array_view;
+
+/* The part of array_view that view_import zeroes before filling it. */
+#define VIEW_HEAD_BYTES offsetof(array_view, shape)
 
 /* Errors: the classes of dmlslice/_errors.py, by role. */
 enum {
@@ -65,49 +98,119 @@ enum {
 
 /* Takes the classes of dmlslice/_errors.py's BY_ROLE. 0, or -1. */
 int ext_set_errors(PyObject *classes);
-
 /* Raise error class `role` with .status and .rule; returns NULL. */
 PyObject *ext_raise(int role, const char *status, const char *rule, const char *fmt, ...);
-
+/* Raise the library's last error for status `st` (a dmls_status) in the
+ * class of its kind; returns NULL. */
+PyObject *ext_raise_status(int st);
 /* Where a call failed with an exception that is not the package's own
  * (Python's TypeError for arguments, NumPy's MemoryError, an exporter's
  * RuntimeError): replaces it with the package's class of the same built-in
  * base, the original as __cause__. Returns NULL. */
 PyObject *ext_own_error(void);
-
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);
+/* A tuple of n integers. */
+PyObject *ext_shape_tuple(int n, const int64_t *shape);
+/* "(2, 3)" into buf. */
+void ext_shape_text(char *buf, size_t size, int n, const int64_t *s);
+
+/* ---- numpy_abi.c */
+
+/* Takes the numpy module: ndarray, bool_, empty, and the C API table. 0 or -1. */
+int numpy_init(PyObject *np);
+int numpy_is_array(PyObject *obj);
+/* Exactly numpy.ndarray (no subclass). */
+int numpy_is_exact(PyObject *obj);
+int numpy_is_bool(PyObject *obj); /* numpy.bool_ */
+/* A NumPy array's dtype (borrowed), without an attribute lookup. */
+PyObject *numpy_descr(PyObject *arr);
+/* What the slice needs of a NumPy dtype; cls -1: it holds Python objects.
+ * Asked once per dtype object. 0, or -1 with an exception. */
+int numpy_dtype(PyObject *descr, int64_t *itemsize, int *cls);
+/* Reads a NumPy array's fields into v (source SRC_NUMPY). 0 or -1. */
+int numpy_view(PyObject *arr, int writable, array_view *v);
+/* A new C-contiguous array of dtype descr and this shape, through NumPy's
+ * C API where it is reachable (numpy.empty otherwise); v describes it
+ * (source SRC_FRESH_NUMPY). A new reference, or NULL. */
+PyObject *numpy_new(PyObject *descr, int ndim, const int64_t *shape, array_view *v);
+/* v's shape, and the strides of a C-contiguous array (NumPy's default
+ * order, every library's fresh array) of v->itemsize elements. */
+void numpy_c_order(array_view *v, int ndim, const int64_t *shape);
+/* numpy.asarray(obj): a NumPy view of a buffer exporter. */
+PyObject *numpy_asarray(PyObject *obj);
+
+/* ---- frameworks.c */
+
+/* Takes dmlslice._kinds (dtype_info, device_of, stream_of, cupy_empty). 0 or -1. */
+int frameworks_init(PyObject *kinds);
+/* (itemsize, class) of a dtype-like object (NumPy's, torch's), through
+ * dmlslice._kinds.dtype_info. 0, or -1 with an exception. */
+int frameworks_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls);
+/* True for a torch.Tensor (or subclass) / cupy.ndarray, once that library
+ * is imported (never imported here). */
+int frameworks_is_torch(PyObject *obj);
+int frameworks_is_cupy(PyObject *obj);
+/* Reads a tensor / CuPy array into v: 0, 1 when it must go through DLPack
+ * instead (another layout or device), or -1 with an exception. */
+int frameworks_torch_view(PyObject *obj, array_view *v);
+int frameworks_cupy_view(PyObject *obj, array_view *v);
+/* (device_type, device_id) of a tensor: 0, 1 when torch cannot say, -1. */
+int frameworks_torch_device(PyObject *obj, int *type, int *id);
+/* The library's current stream of CUDA device `device` as an integer: 0,
+ * or -1 with an exception. */
+int frameworks_torch_stream(int device, uintptr_t *stream);
+int frameworks_cupy_stream(int device, uintptr_t *stream);
+/* An uninitialized array like x of this shape on x's device. */
+PyObject *frameworks_torch_empty(PyObject *x, PyObject *shape);
+PyObject *frameworks_cupy_empty(PyObject *x, PyObject *shape, int device);
+/* The view of such an array, made for input `in` with this shape: the
+ * input's dtype and device, C-contiguous; only its address is asked. 0 or -1. */
+int frameworks_fresh_view(PyObject *made, const array_view *in, int ndim, const int64_t *shape, array_view *v);
+/* _kinds.device_of / stream_of / empty_like / finish, for other producers. */
+int frameworks_device_of(PyObject *obj, int *type, int *id);
+int frameworks_stream_of(PyObject *obj, int device, uintptr_t *stream, PyObject **stream_arg, int *sync);
+PyObject *frameworks_empty_like(PyObject *x, PyObject *shape, const char *dtype_hint);
+PyObject *frameworks_finish(PyObject *x, PyObject *target);
+
+/* ---- exchange.c */
+
+/* A DLTensor (and the flags of a versioned one) read into v: 0, or -1
+ * with an exception (a rank, element size or read-only out= refused). */
+int dlpack_read(const void *dltensor, uint64_t flags, int writable, array_view *v);
+
+/* The producer's DLPack C exchange API table for obj's type, or NULL where
+ * its type offers none (asked once per type). Never raises. */
+const void *exchange_api(PyObject *obj);
+/* Reads obj through the table (to write into it: the writable form, which
+ * asks for the tensor's read-only flag): 0, or -1 with an exception. */
+int exchange_view(const void *api, PyObject *obj, array_view *v);
+int exchange_writable_view(const void *api, PyObject *obj, array_view *v);
+/* The producer's current stream of the device: 0, or -1. */
+int exchange_stream(const void *api, int device_type, int device_id, uintptr_t *stream);
+/* A new array of the producer's kind, like proto (its dtype and device)
+ * with this shape, made by the producer's allocator: a new reference, or
+ * NULL with an exception. */
+PyObject *exchange_empty(const void *api, const array_view *proto, int ndim, const int64_t *shape);
 
 /* ---- arrays.c */
 
-/* Takes numpy.ndarray and dmlslice._kinds (device_of, dtype_info). 0, or -1. */
-int view_set_kinds(PyObject *ndarray_type, PyObject *kinds);
-/* (itemsize, class) of a dtype-like object (NumPy's, torch's), through
- * dmlslice._kinds.dtype_info. 0, or -1 with an exception. */
-int view_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls);
-int view_is_numpy(PyObject *obj);
-/* A NumPy array's dtype (borrowed), without an attribute lookup. */
-PyObject *view_numpy_descr(PyObject *obj);
-/* True for an exporter of the buffer protocol that is not a NumPy array and
- * does not speak DLPack (bytes, memoryview, array.array, ...). */
-int view_is_buffer(PyObject *obj);
 /* Take obj in. stream: the consumer's stream for a CUDA producer, or NULL.
  * Returns 0, or -1 with an exception set. */
 int view_import(PyObject *obj, int writable, PyObject *stream, array_view *v);
 void view_release(array_view *v);
-/* True for a torch.Tensor or a subclass of it, once torch is imported. */
-int view_is_torch(PyObject *obj);
-/* PyTorch's current stream of CUDA device `device` as an integer, without
- * making a Stream object: 0, 1 where this torch cannot say (no CUDA build),
- * or -1 with an exception. Call only after view_is_torch said yes. */
-int view_torch_stream(int device, uintptr_t *stream);
-/* x.new_empty(shape): a tensor of x's dtype and device, from x's library. */
-PyObject *view_torch_empty(PyObject *x, PyObject *shape);
-/* (device_type, device_id) without taking the array in: its __dlpack_device__,
- * or CPU for the buffer protocol. -1 with an exception when neither. */
+/* Take obj in where it is an array of a library read without DLPack's
+ * stream handshake (NumPy, PyTorch, CuPy, a producer of the C exchange
+ * API): 0, 1 where it is none of them (v then holds nothing), or -1. */
+int view_import_known(PyObject *obj, int writable, array_view *v);
+/* True for an exporter of the buffer protocol that is not a NumPy array and
+ * does not speak DLPack (bytes, memoryview, array.array, ...). */
+int view_is_buffer(PyObject *obj);
+/* (device_type, device_id) without taking the array in. -1 with an
+ * exception when obj is no array. */
 int view_device(PyObject *obj, int *type, int *id);
 
-/* ---- library.c */
+/* ---- lowering.c */
 
 /* A slice as every vocabulary ends up: a SLICE1 window over the forward
  * input, the SLICE1 output sizes, and the shape of the result array. */
@@ -118,7 +221,7 @@ typedef struct plan {
     /* A NumPy key over more than EXT_MAX_RANK input axes: its text, for the
      * library's view of each array (which depends on its strides); the
      * window fields are then unused. Borrowed from whoever lowered it until
-     * lib_compile copies it. */
+     * layout_compile copies it. */
     const char *expr;
     int64_t offsets[EXT_MAX_RANK];
     int64_t wsizes[EXT_MAX_RANK];
@@ -128,17 +231,23 @@ typedef struct plan {
     int64_t final_shape[EXT_ARRAY_MAX_RANK];
 } plan;
 
-enum { DML_SLICE = 0, DML_SLICE1 = 1, DML_SLICE_GRAD = 2 };
-
-int lib_lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p);
+int lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p);
 /* Adds an axis of length len (1, or 0: the result is then empty) to the
  * result's shape at pos: NumPy's axis of boolean scalars. */
-int lib_plan_add_axis(plan *p, int pos, int64_t len);
-int lib_lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n,
-                   const int64_t *axes, int n_axes, const int64_t *steps, int n_steps, plan *p);
-int lib_lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
-                          int n_sizes, const uint64_t *strides, int n_strides, plan *p);
-int lib_lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p);
+int lower_add_axis(plan *p, int pos, int64_t len);
+int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n, const int64_t *axes,
+               int n_axes, const int64_t *steps, int n_steps, plan *p);
+int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
+                      int n_sizes, const uint64_t *strides, int n_strides, plan *p);
+int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p);
+/* True where the result has no element. */
+int plan_empty(const plan *p);
+/* The library's message for a NumPy key it refused, as NumPy's class. */
+int lower_numpy_failed(int st);
+
+/* ---- dml.c */
+
+enum { DML_SLICE = 0, DML_SLICE1 = 1, DML_SLICE_GRAD = 2 };
 
 /* DirectML parameters, validated as DirectML does at feature level `level`
  * (a DML_FEATURE_LEVEL value) on packed descriptors of `shape`. For
@@ -155,7 +264,7 @@ typedef struct dml_params {
     int64_t sizes[EXT_MAX_RANK];
     int64_t strides[EXT_MAX_RANK];
 } dml_params;
-int lib_lower_dml(int ndim, const int64_t *shape, const dml_params *d, plan *p);
+int dml_lower(int ndim, const int64_t *shape, const dml_params *d, plan *p);
 
 /* A full DirectML descriptor without data: in/out sizes, optional strides
  * (NULL: packed), total sizes (0: the least), alignment. Writes the output
@@ -168,38 +277,157 @@ typedef struct dml_tensor_args {
     uint64_t total_bytes;
     uint64_t alignment;
 } dml_tensor_args;
-int lib_check_dml(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, int *rank,
-                  int64_t *shape);
+int dml_check(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, int *rank, int64_t *shape);
 
-const char *lib_feature_level_name(int level);
+const char *dml_feature_level_name(int level);
 /* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4"), or -1. */
-int lib_feature_level(const char *name);
-int lib_latest_feature_level(void);
+int dml_feature_level(const char *name);
+int dml_latest_feature_level(void);
 
-/* Plans kept by an Operator: the operator for packed arrays, made once. */
+/* ---- keys.c */
+
+/* A NumPy key (text, an index tuple or one item, boolean scalars included)
+ * for an input of `shape`. Where the plan keeps the key's text (p->expr:
+ * more than EXT_MAX_RANK input axes), the caller frees it with PyMem_Free
+ * once compiled. */
+int keys_lower(int ndim, const int64_t *shape, PyObject *key, plan *p);
+/* A key string's UTF-8, refused where it holds a NUL. */
+const char *keys_string(PyObject *key, Py_ssize_t *n);
+/* The key as the library's text; PyMem_Free it. */
+char *keys_text(PyObject *key);
+#define KEY_BYTES_MAX 512
+/* An index tuple (or one item) in binary, for the key cache: 1 with *len
+ * set, or 0 for a key the text path must take (booleans among them). */
+int keys_binary(PyObject *key, char *buf, size_t *len);
+/* True where every part of the key is an exact int, None, ... or a slice
+ * of those: the key cannot index differently while it lives. */
+int keys_plain(PyObject *key);
+/* True where the key holds a boolean scalar. */
+int keys_have_bool(PyObject *key);
+
+/* ---- layout.c */
+
+/* A plan made ready to run: the native operator for packed arrays of the
+ * plan's shapes, made once, and what a call needs to see that its arrays
+ * are those packed arrays. */
 typedef struct compiled {
     plan p;
     int64_t itemsize;
-    void *packed_op; /* dmls_operator for packed in and out, or NULL */
-    char *expr;      /* the plan's expr, owned */
+    void *packed_op;                  /* dmls_operator for packed in and out, or NULL */
+    char *expr;                       /* the plan's expr, owned */
+    int64_t in_strides[EXT_MAX_RANK]; /* the packed input's byte strides */
+    uint64_t in_bytes, out_bytes;     /* the packed arrays' sizes */
 } compiled;
-int lib_compile(compiled *c, const plan *p, int64_t itemsize);
-void lib_compiled_free(compiled *c);
+int layout_compile(compiled *c, const plan *p, int64_t itemsize);
+void layout_compiled_free(compiled *c);
+/* True where in is the packed input c's operator was made for; where out
+ * (of the plan's result shape) is C-contiguous, as that operator writes. */
+int layout_is_packed_input(const compiled *c, const array_view *in);
+int layout_is_packed_output(const compiled *c, const array_view *out);
 
-/* Copy: in (shape p->in_shape) to out (shape p->final_shape), on the CPU
- * pool or the GPU. stream: cudaStream_t as an integer, for CUDA views.
- * c may be NULL (one-shot call). Returns 0 or -1 with an exception set. */
-int lib_run(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream, int sync);
+/* The native operator for these two arrays (shapes p->in_shape and
+ * p->final_shape), and the byte ranges it reads and writes. */
+typedef struct bound_copy {
+    void *op;  /* dmls_operator: c's packed one, or one made for these arrays */
+    int owned; /* made here: layout_unbind destroys it */
+    char *in_base, *out_base;
+    uint64_t in_bytes, out_bytes; /* 0 out_bytes: nothing to copy */
+} bound_copy;
+/* c (may be NULL): a compiled plan whose packed operator serves packed arrays. */
+int layout_bind(const plan *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b);
+void layout_unbind(bound_copy *b);
 
-int lib_set_threads(int n);
+/* ---- pool.c */
+
+/* The process's CPU pool with one more user, or NULL with an exception;
+ * pool_leave it when done (it may have been replaced meanwhile). */
+typedef struct pool_ref pool_ref;
+pool_ref *pool_enter(void);
+void *pool_context(pool_ref *r); /* its dmls_context */
+void pool_leave(pool_ref *r);
+int pool_set_threads(int n);
+int pool_threads(void);
 /* In a forked child: forget the parent's pool (its workers are not here). */
-void lib_after_fork_child(void);
-int lib_threads(void);
-const char *lib_version(void);
-int lib_cuda_built(void);
-int lib_cuda_available(void);
+void pool_after_fork_child(void);
+
+/* ---- run.c */
+
+/* Copy in (shape p->in_shape) to out (shape p->final_shape), on the CPU or
+ * the GPU. stream: cudaStream_t as an integer, for CUDA views. c may be
+ * NULL (a plan lowered for this call). 0, or -1 with an exception. */
+int run_copy(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream, int sync);
+int run_cuda_built(void);
+int run_cuda_available(void);
 /* 0 when CUDA device `device` can run a slice, else -1 with an exception
  * that says why (no CUDA backend in this build, no GPU, no such device). */
-int lib_cuda_check(int device);
+int run_cuda_check(int device);
+const char *run_library_version(void);
+
+/* ---- prepared.c */
+
+enum { K_INDEX, K_SLICE, K_SLICE1, K_SLICE_GRAD, K_ONNX, K_WEBNN_SLICE, K_WEBNN_REVERSE, K_COUNT };
+extern const char *const kind_names[K_COUNT];
+
+/* A compiled plan with its result shape as a tuple, shared by reference
+ * count (under the GIL) between Operators, the key cache and calls in
+ * flight. */
+typedef struct prepared {
+    Py_ssize_t refs;
+    int kind;
+    compiled c;
+    PyObject *shape; /* the result's shape */
+} prepared;
+/* Compiles p (its expr copied): a prepared with one reference, or NULL. */
+prepared *prepared_new(int kind, const plan *p, int64_t itemsize);
+void prepared_ref(prepared *pr);
+void prepared_unref(prepared *pr);
+
+/* ---- key_cache.c */
+
+/* The prepared plan of NumPy key `key` for arrays like in (a reference the
+ * caller unrefs), or NULL with an exception. */
+prepared *key_cache_get(const array_view *in, PyObject *key);
+
+/* ---- params.c */
+
+/* A sequence of at most `max` integers into out. The count, or -1. */
+int params_int_list(PyObject *seq, const char *what, int64_t *out, int max, int is_unsigned);
+/* feature_level= (None: the latest). 0 or -1. */
+int params_feature_level(PyObject *obj, int *level);
+/* The parameters a[0..na) of vocabulary `kind` lowered for an input of
+ * `shape`; p->expr as keys_lower leaves it. 0 or -1. */
+int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int cls, PyObject *const *a, int na,
+                 PyObject *level, plan *p);
+
+/* ---- results.c */
+
+/* Takes numpy and dmlslice._kinds. 0 or -1. */
+int results_init(PyObject *np, PyObject *kinds);
+/* A new array of in's kind, dtype and device with the plan's result shape
+ * (shape: that shape as a tuple, or NULL), described in out. x is the
+ * array in came from. A new reference, or NULL. */
+PyObject *results_new(PyObject *x, const array_view *in, const plan *p, PyObject *shape, PyObject *stream_arg,
+                      array_view *out);
+/* What the caller gets for input x written into target. */
+PyObject *results_finish(PyObject *x, const array_view *in, PyObject *target);
+
+/* ---- call.c */
+
+/* One call of any entry point. */
+typedef struct call {
+    int kind;
+    PyObject *x, *out, *level; /* out, level: NULL or None where not given */
+    PyObject *const *params;
+    int nparams;
+    prepared *pr; /* an Operator's plan, or NULL */
+} call;
+PyObject *call_run(call *k);
+
+/* ---- operator.c */
+
+/* Makes the Operator type; NULL with an exception. */
+PyObject *operator_type_new(void);
+/* A new Operator for plan p. */
+PyObject *operator_new(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
 
 #endif /* DMLSLICE_PY_EXT_H */

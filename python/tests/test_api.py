@@ -78,6 +78,10 @@ def test_operator_and_plan_keywords():
     lambda: ds.set_num_threads("two"),
     lambda: ds.plan("index", (2,), "f4", "[0]")(),
     lambda: ds.plan("index", (2,), "f4", "[0]")(X, out=None, extra=1),
+    lambda: ds.plan("index", (2,), "f4", "[0]")(X, extra=1),
+    lambda: ds.plan("index", (2,), "f4", "[0]")(X, x=X),
+    lambda: ds.plan("index", (2,), "f4", "[0]")(out=None),
+    lambda: ds.plan("index", (2,), "f4", "[0]")(X, X),
 ])
 def test_argument_mistakes_are_type_errors_of_the_package(call):
     with pytest.raises(ds.Error) as e:

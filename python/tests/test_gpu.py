@@ -85,6 +85,26 @@ def test_cupy():
     assert cupy.array_equal(y3, (x * 3)[0:6:2, 1:6:2, 2:6])
 
 
+def test_cupy_operator_out_and_dtypes():
+    """CuPy arrays are read through their own attributes (data.ptr, shape,
+    strides, dtype), results made by CuPy on the array's device."""
+    cupy = pytest.importorskip("cupy")
+    for dt in (cupy.float16, cupy.int64, cupy.complex128, cupy.bool_, cupy.uint8):
+        x = (cupy.arange(5 * 6) % 3).astype(dt).reshape(5, 6).T  # not contiguous
+        op = ds.plan("index", x.shape, x.dtype, "[::-2, 1:4]")
+        y = op(x)
+        assert isinstance(y, cupy.ndarray) and y.dtype == x.dtype and y.device == x.device
+        assert cupy.array_equal(y, x[::-2, 1:4])
+        out = cupy.zeros_like(y)
+        assert op(x, out=out) is out and cupy.array_equal(out, x[::-2, 1:4])
+        assert cupy.array_equal(ds.index(x, np.s_[1:, ::3]), x[1:, ::3])
+    x = cupy.zeros((4, 4), cupy.float32)
+    with pytest.raises(ds.DTypeError):
+        ds.index(x, "[::2]", out=cupy.zeros((2, 4), cupy.int32))
+    with pytest.raises(ds.ArgumentError):
+        ds.index(x, "[::2]", out=cupy.zeros((3, 4), cupy.float32))
+
+
 def test_jax():
     jax = pytest.importorskip("jax")
     try:

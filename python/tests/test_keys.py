@@ -87,3 +87,44 @@ def test_one_key_object_over_arrays_of_other_shapes_and_items():
         for x in arrays:
             same_bits(ds.index(x, key_s), x[1:, ::-1])
             same_bits(ds.index(x, key_t), x[1:, ::-1])
+
+
+class _Movable:
+    """An index whose value changes: a key holding it may index differently
+    from one call to the next, so no cache may keep it by identity."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+
+def test_a_reused_index_tuple_follows_what_it_holds():
+    x = np.arange(10, dtype=np.int32)
+    mover = _Movable(1)
+    key = (slice(mover, None, 2),)
+    plain = (slice(1, None, 2),)
+    for start in (1, 2, 3, 0):
+        mover.v = start
+        for _ in range(3):  # the same tuple again and again, as a loop would pass it
+            same_bits(ds.index(x, key), x[start::2])
+        for _ in range(3):
+            same_bits(ds.index(x, plain), x[1::2])
+    key2 = (mover, Ellipsis)
+    for v in (4, 6, 5):
+        mover.v = v
+        for _ in range(3):
+            same_bits(ds.index(x, key2), x[v, ...])
+
+
+def test_the_key_table_keeps_many_keys_apart():
+    """More keys than the table has slots, over two shapes, twice: each call
+    gets its own key's plan, whichever entries were replaced meanwhile."""
+    xs = [np.arange(40, dtype=np.int16).reshape(5, 8), np.arange(48, dtype=np.int16).reshape(6, 8)]
+    keys = [f"[{a}:, {b}::{c}]" for a in range(4) for b in range(8) for c in (1, 2, 3, -1, -2)]
+    keys += [np.s_[a:, b::c] for a in range(3) for b in range(8) for c in (1, 2, -3)]
+    for _ in range(2):
+        for k in keys:
+            for x in xs:
+                same_bits(ds.index(x, k), x[eval("np.s_" + k) if isinstance(k, str) else k])

@@ -6,7 +6,10 @@
 # docs/cli.md, the man page names no option the tool lacks, each usage line
 # is in docs/cli.md, the man page's examples are --help's, the one-thread
 # threshold is the same everywhere, and no document carries its own copy
-# of the version.
+# of the version. The commands are the ones `dmlslice --help` lists, so a
+# new command is checked the day it is added: its own --help, its entry in
+# the man page (SYNOPSIS and COMMANDS) and its usage line in docs/cli.md;
+# and neither document describes a command the tool lacks.
 # Usage: check_docs.sh DMLSLICE SOURCE_DIR SCRATCH_DIR
 set -u
 bin=$1 src=$2 dir=$3
@@ -21,8 +24,24 @@ sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$dir/man.txt" >"$dir/synopsis.tx
 all_opts=$dir/all_options.txt
 printf '%s\n' --help --version >"$all_opts"
 
-for cmd in slice check info demo bench dispatch; do
-  "$bin" "$cmd" --help >"$dir/help_$cmd.txt" 2>&1 || fail "$cmd --help: exit $?"
+# The commands: "  dmlslice NAME ..." lines of --help's "commands:" block.
+"$bin" --help >"$dir/help.txt" 2>&1 || fail "--help: exit $?"
+sed -n '/^commands:/,/^$/p' "$dir/help.txt" | sed -n -E 's/^  dmlslice ([a-z][a-z0-9-]*).*/\1/p' >"$dir/commands.txt"
+n=$(wc -l <"$dir/commands.txt")
+[ "$n" -ge 5 ] || fail "--help lists $n commands under 'commands:', fewer than the tool has"
+
+# The man page's COMMANDS entries (".TP" then ".B NAME").
+sed -n '/^\.SH COMMANDS/,/^\.SH /p' "$man" | awk 'prev == ".TP" && $1 == ".B" && NF == 2 {print $2} {prev = $0}' \
+  >"$dir/man_commands.txt"
+while read -r cmd; do
+  grep -q -x -- "$cmd" "$dir/commands.txt" || fail "the man page's COMMANDS describe '$cmd', which --help does not list"
+done <"$dir/man_commands.txt"
+
+while read -r cmd; do
+  "$bin" "$cmd" --help </dev/null >"$dir/help_$cmd.txt" 2>&1 || fail "$cmd --help: exit $?"
+  grep -q "^usage: dmlslice $cmd" "$dir/help_$cmd.txt" || fail "$cmd --help does not start with its usage line"
+  grep -q -x -- "$cmd" "$dir/man_commands.txt" || fail "$cmd: no entry under the man page's COMMANDS"
+  grep -q -x -- ".B dmlslice $cmd" "$dir/synopsis.txt" || fail "$cmd: not in the man page's SYNOPSIS"
   # "--name" or "-x --name" per option line.
   sed -n -E 's/^  (-[a-zA-Z]), (--[a-z][a-z-]*).*/\1 \2/p; s/^  (--[a-z][a-z-]*).*/\1/p' "$dir/help_$cmd.txt" \
     >"$dir/opts_$cmd.txt"
@@ -36,8 +55,8 @@ for cmd in slice check info demo bench dispatch; do
       fail "$cmd $opt: not in the man page's SYNOPSIS"
   done <"$dir/opts_$cmd.txt"
   usage=$(sed -n 's/^usage: //p' "$dir/help_$cmd.txt")
-  grep -q -F -- "$usage" "$md" || fail "docs/cli.md lacks the usage line: $usage"
-done
+  [ -n "$usage" ] && grep -q -x -F -- "$usage" "$md" || fail "docs/cli.md lacks the usage line of $cmd: $usage"
+done <"$dir/commands.txt"
 
 # No option in the man page that the tool does not have.
 # ("--onnx-*" stands for a family, not an option.)
@@ -63,5 +82,5 @@ grep -l '256 KiB' "$dir/help_slice.txt" "$dir/man.txt" "$md" && fail "a document
 version=$("$bin" --version | sed 's/^dmlslice //')
 grep -q -F "$version" "$man" && fail "docs/dmlslice.1 carries the version $version"
 
-[ $bad -eq 0 ] && echo "docs agree with --help"
+[ $bad -eq 0 ] && echo "docs agree with --help on $n commands: $(tr '\n' ' ' <"$dir/commands.txt")"
 exit $bad

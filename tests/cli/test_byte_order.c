@@ -6,14 +6,10 @@
  * fields are read and written the same on every host.
  * Usage: test_byte_order DMLSLICE SCRATCH_PARENT_DIR */
 #define _DEFAULT_SOURCE
-#include <stdarg.h>
 #include <stdbool.h>
 
-#include "support/run.h"
+#include "support/tool.h"
 #include "test.h"
-
-static const char *tool;
-static char dir[4096];
 
 static bool host_big_endian(void) {
     const uint16_t probe = 0x0102;
@@ -22,49 +18,12 @@ static bool host_big_endian(void) {
     return first == 0x01;
 }
 
-/* Runs "TOOL args" (args split as sh would, no shell involved) in the
- * scratch folder, stdout to out.txt and stderr to err.txt; returns the exit
- * status. */
-static int run(const char *fmt, ...) {
-    char args[1024], words[1200];
-    const char *argv[64] = {tool};
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    if (run_split(args, words, sizeof words, argv + 1, 63) < 0) {
-        fprintf(stderr, "cannot split: %s\n", args);
-        return -1;
-    }
-    const run_io io = {.out = "out.txt", .err = "err.txt"};
-    return run_argv(argv, &io);
-}
-
-static void rm(const char *name) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    remove(p);
-}
-
-static unsigned char *slurp(const char *name, size_t *len) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "rb");
-    *len = 0;
-    if (f == NULL) return NULL;
-    unsigned char *b = malloc(1 << 20);
-    *len = fread(b, 1, (1 << 20) - 1, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
-}
-
 /* Writes a .npy file: the preamble for `version` (1, 2 or 3) with its
  * little-endian header length, the dict padded with spaces to `hlen` bytes
  * (a newline last), then the data. */
 static void write_file(const char *name, int version, const char *dict, size_t hlen, const void *data, size_t n) {
     char p[4200];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
+    path_of(p, sizeof p, name);
     FILE *f = fopen(p, "wb");
     CHECK(f != NULL, "cannot write %s", p);
     if (f == NULL) return;
@@ -80,12 +39,10 @@ static void write_file(const char *name, int version, const char *dict, size_t h
     fclose(f);
 }
 
-/* A standard file: version 1.0, the header padded so the data starts on a
- * multiple of 64 bytes. */
-static void write_npy(const char *name, const char *descr, const char *shape, const void *data, size_t n) {
-    char dict[256];
-    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
-    write_file(name, 1, dict, (10 + strlen(dict) + 1 + 63) / 64 * 64 - 10, data, n);
+/* A standard file of that descr: version 1.0, the header padded so the
+ * data starts on a multiple of 64 bytes. */
+static void write_vector(const char *name, const char *descr, int64_t n_items, const void *data, size_t n) {
+    write_npy(name, descr, false, 1, &n_items, data, n);
 }
 
 /* Stores v's low `size` bytes in the given order. */
@@ -111,15 +68,6 @@ static void check_output(const char *what, const char *descr, const unsigned cha
     CHECK(v1 && start + n == len && memcmp(b + start, want, n) == 0, "%s: output bytes differ from the input's",
           what);
     free(b);
-}
-
-static bool out_has(const char *frag) {
-    size_t n;
-    unsigned char *o = slurp("out.txt", &n);
-    bool ok = o && strstr((const char *)o, frag) != NULL;
-    if (!ok) fprintf(stderr, "  stdout was: %s\n", o ? (const char *)o : "(none)");
-    free(o);
-    return ok;
 }
 
 typedef struct order_case {
@@ -168,7 +116,7 @@ static void test_orders(void) {
         char descr[8];
         snprintf(descr, sizeof descr, "%s", c->descr);
         if (o == '=') descr[0] = c->esize == 1 ? '|' : be ? '>' : '<';
-        write_npy("t.npy", c->descr, "(8,)", in, N * c->esize);
+        write_vector("t.npy", c->descr, N, in, N * c->esize);
 
         char what[64];
         snprintf(what, sizeof what, "%s reversed", c->descr);
@@ -220,23 +168,11 @@ static void test_header_numbers(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_byte_order DMLSLICE SCRATCH_PARENT\n");
-        return 2;
-    }
-    /* The tool runs inside the scratch folder: the paths made absolute. */
-    static char tool_path[4096], parent[4096];
-    if (run_abs_path(argv[1], tool_path, sizeof tool_path) != 0 || run_abs_path(argv[2], parent, sizeof parent) != 0)
-        return 2;
-    tool = tool_path;
-    if (run_make_scratch(dir, sizeof dir, parent, "byte_order_scratch") != 0 || chdir(dir) != 0) return 2;
+    const int setup = tool_setup(argc, argv, "byte_order_scratch");
+    if (setup != 0) return setup;
     printf("host byte order: %s\n", host_big_endian() ? "big-endian" : "little-endian");
     test_orders();
     test_header_numbers();
-    if (test_checks_failed == 0) {
-        if (chdir(parent) != 0 || run_clear_folder(dir, true) != 0) printf("scratch folder %s not removed\n", dir);
-    } else {
-        printf("scratch folder kept: %s\n", dir);
-    }
+    tool_finish();
     TEST_MAIN_END();
 }

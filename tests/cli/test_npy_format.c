@@ -1,4 +1,4 @@
-/* The .npy header code (tools/npy_format.c) on bytes in memory, at the edges
+/* The .npy header code (tools/npy/npy_format.c) on bytes in memory, at the edges
  * the end-to-end tool tests cannot reach cheaply: the dictionary's last
  * byte (each header here is followed by data bytes that a parser reading one
  * byte too far would take in, which the message's "near byte N" shows), the
@@ -210,7 +210,11 @@ static void test_item_kinds(void) {
     CHECK(parse_items("[('a', '=i4'), ('=b', '|u1')]"), "record with '=': %s", err);
     const char *want = host_is_big_endian() ? "[('a', '>i4'), ('=b', '|u1')]" : "[('a', '<i4'), ('=b', '|u1')]";
     CHECK(strcmp(h.descr, want) == 0, "record with '=': %s, want %s", h.descr, want);
+}
 
+/* Items the tool cannot copy as bits, or whose descr is no NumPy's, are
+ * refused with the reason; nesting and the descr's length are bounded. */
+static void test_item_refusals(void) {
     static const struct {
         const char *descr, *msg;
     } bad[] = {
@@ -412,6 +416,7 @@ int main(void) {
     test_numbers();
     test_descr();
     test_item_kinds();
+    test_item_refusals();
     test_malformed_shown();
     test_preamble();
     test_format_header();

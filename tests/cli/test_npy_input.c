@@ -1,4 +1,4 @@
-/* The .npy stream reader (tools/npy_input.c) on scripted streams: the
+/* The .npy stream reader (tools/npy/npy_input.c) on scripted streams: the
  * linker's --wrap puts this file's fread, ferror and realloc under the
  * reader, so a stream can fail at any byte, an allocation can fail at any
  * step, and a stream of several GiB costs only the pages it touches.

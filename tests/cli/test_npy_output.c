@@ -1,4 +1,4 @@
-/* npy_output_check (tools/npy_output.c), called directly: the output
+/* npy_output_check (tools/npy/npy_output.c), called directly: the output
  * checks the tool makes before any work, at the edges the end-to-end tests
  * do not reach: an output in the root folder, a one-character name, an
  * input named through a symbolic link to the output, a folder named through

@@ -22,6 +22,7 @@
 #include "cpu/prepare.h"
 #include "cpu/run.h"
 #include "operator.h"
+#include "support/native_op.h"
 #include "test.h"
 
 /* ------------------------------------------------------------ the wrappers */
@@ -74,12 +75,9 @@ void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void
 static void check_shares(const char *what, int64_t rows, int64_t cols, int job, int tasks, const int64_t *want) {
     /* Rows padded by one byte, so that neither plan merges them into one run. */
     const int64_t out_shape[2] = {rows, cols}, out_strides[2] = {cols + 1, 1}, in_shape[2] = {rows - 1, cols},
-                  off[2] = {1, 0}, one[2] = {1, 1};
-    dmls_tensor ti = {DMLS_UINT8, 2, in_shape, NULL, 0};
-    dmls_tensor to = {DMLS_UINT8, 2, out_shape, out_strides, 0};
-    dmls_window w = {off, in_shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create_grad(&ti, &to, &w, &op), DMLS_OK);
+                  off[2] = {1, 0};
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .grad = true, .in_shape = in_shape,
+                                .out_shape = out_shape, .out_strides = out_strides, .offsets = off);
     dmls_context *ctx = NULL;
     CHECK_STATUS(dmls_context_create(3, &ctx), DMLS_OK);
     if (!op || !ctx) goto done;
@@ -135,12 +133,9 @@ static void grain_tests(void) {
     const int64_t lens[3] = {16384, 16385, 1000};
     const uint64_t want[3] = {16384, 1024, 1000};
     for (int k = 0; k < 3; k++) {
-        const int64_t shape[2] = {2, lens[k]}, strides[2] = {lens[k] + 1, 1}, off[2] = {0, 0}, one[2] = {1, 1};
-        dmls_tensor ti = {DMLS_FLOAT32, 2, shape, NULL, 0};
-        dmls_tensor to = {DMLS_FLOAT32, 2, shape, strides, 0};
-        dmls_window w = {off, shape, one};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
+        const int64_t shape[2] = {2, lens[k]}, strides[2] = {lens[k] + 1, 1};
+        dmls_operator *op =
+            OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = shape, .out_shape = shape, .out_strides = strides);
         if (!op) continue;
         CHECK(dmls_cpu_prepared_of(op)->split_grain == want[k], "rows of %lld floats: grain %llu items, want %llu", (long long)lens[k],
               (unsigned long long)dmls_cpu_prepared_of(op)->split_grain, (unsigned long long)want[k]);
@@ -156,17 +151,13 @@ static void grain_tests(void) {
 static void fill_tests(void) {
     /* A {6, 10} float32 output gradient with rows padded to 12 elements
      * (ndim 2 after normalizing); the input gradient is one element. */
-    const int64_t out_shape[2] = {6, 10}, out_strides[2] = {12, 1}, in_shape[2] = {1, 1}, off[2] = {2, 3},
-                  one[2] = {1, 1};
+    const int64_t out_shape[2] = {6, 10}, out_strides[2] = {12, 1}, in_shape[2] = {1, 1}, off[2] = {2, 3};
     for (int strided = 0; strided < 2; strided++) {
         /* strided: every other element, rows of 20: only the fill's element
          * loop may run, and it must skip the gaps. */
         const int64_t sst[2] = {20, 2};
-        dmls_tensor ti = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
-        dmls_tensor to = {DMLS_FLOAT32, 2, out_shape, strided ? sst : out_strides, 0};
-        dmls_window w = {off, in_shape, one};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create_grad(&ti, &to, &w, &op), DMLS_OK);
+        dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .grad = true, .in_shape = in_shape,
+                                    .out_shape = out_shape, .out_strides = strided ? sst : out_strides, .offsets = off);
         if (!op) continue;
         const size_t ob = (size_t)dmls_output_bytes(op);
         float x = 7.0f, *y = malloc(ob);
@@ -201,14 +192,10 @@ static void fill_tests(void) {
 static dmls_operator *packed_1d_pair(int esize, int64_t len, int64_t cols, int64_t step) {
     static const dmls_dtype dt[9] = {0, DMLS_UINT8, DMLS_UINT16, 0, DMLS_FLOAT32, 0, 0, 0, DMLS_FLOAT64};
     const int64_t a = step < 0 ? -step : step;
-    const int64_t in_shape[2] = {2, cols}, out_shape[2] = {2, 1 + (len - 1) / a}, off[2] = {0, 0},
-                  size[2] = {2, len}, steps[2] = {1, step};
-    dmls_tensor ti = {dt[esize], 2, in_shape, NULL, 0};
-    dmls_tensor to = {dt[esize], 2, out_shape, NULL, 0};
-    dmls_window w = {off, size, steps};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
-    return op;
+    const int64_t in_shape[2] = {2, cols}, out_shape[2] = {2, 1 + (len - 1) / a}, size[2] = {2, len},
+                  steps[2] = {1, step};
+    return OP_MAKE(.dtype = dt[esize], .ndim = 2, .in_shape = in_shape, .out_shape = out_shape, .sizes = size,
+                   .steps = steps);
 }
 
 /* Traffic: output bytes plus, per item, |input step| between its width and
@@ -269,13 +256,9 @@ static void shuffle_tests(void) {
      * of 33 and 15 bytes, just outside the 16..32 the two loads cover. */
     const int64_t gaps[2] = {25, 7};
     for (int k = 0; k < 2; k++) {
-        const int64_t shape[3] = {2, 40, 8}, strides[3] = {1000, gaps[k], 1}, off[3] = {0, 0, 0},
-                      one[3] = {1, 1, 1};
-        dmls_tensor ti = {DMLS_UINT8, 3, shape, strides, 0};
-        dmls_tensor to = {DMLS_UINT8, 3, shape, NULL, 0};
-        dmls_window w = {off, shape, one};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
+        const int64_t shape[3] = {2, 40, 8}, strides[3] = {1000, gaps[k], 1};
+        dmls_operator *op =
+            OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = shape, .in_strides = strides, .out_shape = shape);
         if (!op) continue;
         dmls_cpu_prepared cp;
         dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX);
@@ -296,11 +279,8 @@ static void shuffle_tests(void) {
 /* copy_plan.h: when zero_fill is false, the fill plan is all zeros. */
 static void no_fill_tests(void) {
     const int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, st[2] = {2, 2};
-    dmls_tensor ti = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
-    dmls_tensor to = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    dmls_window w = {off, size, st};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .out_shape = out_shape,
+                                .offsets = off, .sizes = size, .steps = st);
     if (!op) return;
     CHECK(!op->zero_fill, "a forward slice runs a zero fill");
     const unsigned char *b = (const unsigned char *)&op->fill;

@@ -1,67 +1,18 @@
 /* `dmlslice grad` and `dmlslice check --output-gradient-sizes` end to end:
  * random input gradients and windows (ranks 1-4, every element size,
  * negative strides), each result compared byte for byte with the library's
- * reference executor running the same SLICE_GRAD. Prints its seed. */
+ * reference executor running the same SLICE_GRAD. Prints its seed
+ * (support/rng.h: the same cases on every run unless DMLS_TEST_SEED asks).
+ * Usage: test_grad DMLSLICE SCRATCH_PARENT_DIR */
 #define _DEFAULT_SOURCE
 #include <inttypes.h>
 #include <stdbool.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "dmlslice/dml.h"
-#include "support/run.h"
+#include "support/tool.h"
+#include "test.h"
 
-static const char *tool;
-static char dir[4096];
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
-
-static uint64_t rng;
-static uint32_t next(void) {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-
-/* Runs a command line (split as sh would, no shell involved) with the
- * given standard streams (NULL: the test's own); its exit status. */
-static int run(const run_io *io, const char *fmt, ...) {
-    char cmd[8192], words[8192];
-    const char *argv[64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    if (run_split(cmd, words, sizeof words, argv, 64) < 1) {
-        fprintf(stderr, "cannot split: %s\n", cmd);
-        return -1;
-    }
-    return run_argv(argv, io);
-}
-
-/* The file holds the text. */
-static bool file_has(const char *path, const char *text) {
-    char b[4096] = "";
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        b[fread(b, 1, sizeof b - 1, f)] = '\0';
-        fclose(f);
-    }
-    const bool ok = strstr(b, text) != NULL;
-    if (!ok) fprintf(stderr, "  %s lacks \"%s\"; it holds: %s\n", path, text, b);
-    return ok;
-}
+static uint32_t next(void) { return (uint32_t)(test_rand() >> 11); }
 
 static const char *descr_of(size_t esize) { return esize == 1 ? "|u1" : esize == 2 ? "<u2" : esize == 4 ? "<f4" : "<i8"; }
 static dmls_dtype dtype_of(size_t esize) {
@@ -74,32 +25,13 @@ static void list(char *buf, size_t cap, int n, const int64_t *v) {
     for (int i = 0; i < n; i++) k += (size_t)snprintf(buf + k, cap - k, "%s%" PRId64, i ? "," : "", v[i]);
 }
 
-static void write_npy(const char *path, size_t esize, int n, const int64_t *shape, const void *data, size_t bytes) {
-    char dict[256], dims[128] = "";
-    size_t k = 0;
-    for (int i = 0; i < n; i++) k += (size_t)snprintf(dims + k, sizeof dims - k, "%" PRId64 ",%s", shape[i], i + 1 < n ? " " : "");
-    int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr_of(esize), dims);
-    const int total = 10 + len + 1, pad = (64 - total % 64) % 64;
-    FILE *f = fopen(path, "wb");
-    const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-    const uint16_t hl = (uint16_t)(len + pad + 1);
-    fwrite(magic, 1, 8, f);
-    fputc(hl & 0xFF, f), fputc(hl >> 8, f);
-    fwrite(dict, 1, (size_t)len, f);
-    for (int i = 0; i < pad; i++) fputc(' ', f);
-    fputc('\n', f);
-    fwrite(data, 1, bytes, f);
-    fclose(f);
-}
-
-/* The data bytes of a .npy file: its last `bytes` bytes. */
-static bool read_tail(const char *path, void *out, size_t bytes) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    fseek(f, 0, SEEK_END);
-    const long size = ftell(f);
-    bool ok = size >= (long)bytes && fseek(f, size - (long)bytes, SEEK_SET) == 0 && fread(out, 1, bytes, f) == bytes;
-    fclose(f);
+/* The data bytes of a .npy file the tool wrote: its last `bytes` bytes. */
+static bool read_tail(const char *name, void *out, size_t bytes) {
+    size_t len;
+    unsigned char *b = slurp(name, &len);
+    const bool ok = b && len >= bytes;
+    if (ok) memcpy(out, b + len - bytes, bytes);
+    free(b);
     return ok;
 }
 
@@ -147,22 +79,20 @@ static void one_case(int iter) {
         free(padded_out);
     }
     dmls_destroy(op);
-    char in_path[4200], out_path[4200], o[64], w[64], st[64], os[64], is[64];
-    snprintf(in_path, sizeof in_path, "%s/grad_in.npy", dir);
-    snprintf(out_path, sizeof out_path, "%s/grad_out.npy", dir);
-    write_npy(in_path, esize, n, in_shape, in, in_count * esize);
+    char o[64], w[64], st[64], os[64], is[64];
+    write_npy("grad_in.npy", descr_of(esize), false, n, in_shape, in, in_count * esize);
     list(o, sizeof o, n, off), list(w, sizeof w, n, win), list(st, sizeof st, n, stride), list(os, sizeof os, n, out_shape);
     list(is, sizeof is, n, in_shape);
-    const int rc = run(NULL, "'%s' grad '%s' -o '%s' -f --window-offsets=%s --window-sizes=%s --window-strides=%s "
+    const int rc = run("grad grad_in.npy -o grad_out.npy -f --window-offsets=%s --window-sizes=%s --window-strides=%s "
                        "--output-gradient-sizes=%s",
-                       tool, in_path, out_path, o, w, st, os);
+                       o, w, st, os);
     CHECK(rc == 0, "case %d: grad exited %d", iter, rc);
-    CHECK(rc != 0 || (read_tail(out_path, got, out_count * esize) && memcmp(got, want, out_count * esize) == 0),
+    CHECK(rc != 0 || (read_tail("grad_out.npy", got, out_count * esize) && memcmp(got, want, out_count * esize) == 0),
           "case %d: grad's output differs from the reference (esize %zu, rank %d)", iter, esize, n);
     /* check validates the same description without data. */
-    const int crc = run(NULL, "'%s' check -q --dtype %s --input-sizes=%s --window-offsets=%s --window-sizes=%s "
+    const int crc = run("check -q --dtype %s --input-sizes=%s --window-offsets=%s --window-sizes=%s "
                         "--window-strides=%s --output-gradient-sizes=%s",
-                        tool, dmls_dtype_name(dtype_of(esize)), is, o, w, st, os);
+                        dmls_dtype_name(dtype_of(esize)), is, o, w, st, os);
     CHECK(crc == 0, "case %d: check exited %d", iter, crc);
     free(in);
     free(want);
@@ -170,66 +100,37 @@ static void one_case(int iter) {
 }
 
 static void test_errors(void) {
-    char in_path[4200], out_path[4200], out_txt[4200], err_txt[4200];
-    snprintf(in_path, sizeof in_path, "%s/err_in.npy", dir);
-    snprintf(out_path, sizeof out_path, "%s/err_out.npy", dir);
-    snprintf(out_txt, sizeof out_txt, "%s/out.txt", dir);
-    snprintf(err_txt, sizeof err_txt, "%s/err.txt", dir);
-    const run_io io = {.out = out_txt, .err = err_txt};
     const float data[2] = {1, 2};
     const int64_t shape[1] = {2};
-    write_npy(in_path, 4, 1, shape, data, sizeof data);
-    remove(out_path);
+    write_npy("err_in.npy", "<f4", false, 1, shape, data, sizeof data);
+    rm("err_out.npy");
     /* The window reaches past the output gradient: R-WIN-BOUNDS, nothing written. */
-    int rc = run(&io, "'%s' grad '%s' -o '%s' --window-offsets 3 --window-sizes 2 --window-strides 1 "
-                 "--output-gradient-sizes 4", tool, in_path, out_path);
+    int rc = run("grad err_in.npy -o err_out.npy --window-offsets 3 --window-sizes 2 --window-strides 1 "
+                 "--output-gradient-sizes 4");
     CHECK(rc == 1, "out-of-bounds window: exit %d", rc);
-    FILE *written = fopen(out_path, "rb");
-    CHECK(written == NULL, "out-of-bounds window: an output was written");
-    if (written) fclose(written);
-    CHECK(file_has(err_txt, "R-WIN-BOUNDS"), "out-of-bounds window: the error does not name R-WIN-BOUNDS");
+    CHECK(!exists("err_out.npy"), "out-of-bounds window: an output was written");
+    CHECK(err_has("R-WIN-BOUNDS"), "out-of-bounds window: the error does not name R-WIN-BOUNDS");
     /* Usage: no output sizes; slice's other parameters. */
-    rc = run(&io, "'%s' grad '%s' -o '%s' --window-offsets 0 --window-sizes 2 --window-strides 1", tool, in_path,
-             out_path);
+    rc = run("grad err_in.npy -o err_out.npy --window-offsets 0 --window-sizes 2 --window-strides 1");
     CHECK(rc == 2, "missing --output-gradient-sizes: exit %d", rc);
-    rc = run(&io, "'%s' grad '%s' -o '%s' --index '[0]' --output-gradient-sizes 4", tool, in_path, out_path);
+    rc = run("grad err_in.npy -o err_out.npy --index '[0]' --output-gradient-sizes 4");
     CHECK(rc == 2, "--index given to grad: exit %d", rc);
     /* SLICE_GRAD at 3_0 takes ranks 1-4 only; at 2_1 rank 1 is refused too. */
-    rc = run(&io, "'%s' check -q --dtype float32 --input-sizes 2 --window-offsets 0 --window-sizes 2 --window-strides 1 "
-             "--output-gradient-sizes 4 --feature-level 2_1", tool);
+    rc = run("check -q --dtype float32 --input-sizes 2 --window-offsets 0 --window-sizes 2 --window-strides 1 "
+             "--output-gradient-sizes 4 --feature-level 2_1");
     CHECK(rc == 1, "SLICE_GRAD at 2_1: exit %d", rc);
-    rc = run(&io, "'%s' check --dtype float32 --input-sizes 2 --window-offsets 1 --window-sizes 2 --window-strides 1 "
-             "--output-gradient-sizes 4", tool);
-    CHECK(rc == 0 && file_has(out_txt, "valid: output gradient shape (4,), DML_OPERATOR_SLICE_GRAD"),
+    rc = run("check --dtype float32 --input-sizes 2 --window-offsets 1 --window-sizes 2 --window-strides 1 "
+             "--output-gradient-sizes 4");
+    CHECK(rc == 0 && out_has("valid: output gradient shape (4,), DML_OPERATOR_SLICE_GRAD"),
           "check's report for SLICE_GRAD (exit %d)", rc);
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_grad DMLSLICE SCRATCH_DIR\n");
-        return 2;
-    }
-    static char tool_path[4096];
-    if (run_abs_path(argv[1], tool_path, sizeof tool_path) != 0) return 2;
-    tool = tool_path;
-    snprintf(dir, sizeof dir, "%s/grad", argv[2]);
-    run_clear_folder(dir, true);
-#ifdef _WIN32
-    const int made = _mkdir(dir);
-#else
-    const int made = mkdir(dir, 0777);
-#endif
-    if (made != 0) {
-        fprintf(stderr, "cannot make %s: %s\n", dir, strerror(errno));
-        return 2;
-    }
-    const char *env = getenv("DMLS_TEST_SEED");
-    rng = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
-    if (rng == 0) rng = 1;
-    printf("test_grad seed %" PRIu64 " (DMLS_TEST_SEED)\n", rng);
+    const int setup = tool_setup(argc, argv, "grad_scratch");
+    if (setup != 0) return setup;
+    test_seed_rng();
     for (int i = 0; i < 40; i++) one_case(i);
     test_errors();
-    if (failures) fprintf(stderr, "test_grad: %d failures\n", failures);
-    else printf("test_grad: 40 random SLICE_GRAD cases equal the reference; errors and check as expected\n");
-    return failures != 0;
+    tool_finish();
+    TEST_MAIN_END();
 }

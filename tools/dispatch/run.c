@@ -13,8 +13,6 @@
 #include "npy_output.h"
 #include "files.h"
 #include "platform.h"
-#include "files.h"
-#include "platform.h"
 #include "values.h"
 
 /* Buffers start on 64 KiB boundaries, as D3D12 places resources, so the
@@ -154,7 +152,7 @@ static bool npy_shape(const model_command *c, const model_resource *r, size_t es
     return true;
 }
 
-/* writeFile follows the rule of `slice -o` (tools/npy_output.h): a FIFO or
+/* writeFile follows the rule of `slice -o` (tools/npy/npy_output.h): a FIFO or
  * character device is written through, a symbolic link keeps its link, an
  * existing file is replaced only with -f, and a file is whole or absent. */
 static bool write_file(const model_command *c, const model_resource *r, const unsigned char *data,

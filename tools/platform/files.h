@@ -138,6 +138,9 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace);
 /* Removes an uncommitted new file; harmless after a commit or a failed
  * create. */
 void dmls_new_file_abort(dmls_new_file *f);
+/* Removes the file named path (a committed output taken back when a later
+ * one of the same command fails); 0 or an errno value. */
+int dmls_path_remove(const char *path);
 
 /* A write to a closed pipe or socket is an error return (EPIPE), not the
  * end of the process, unless the process was set up otherwise. */

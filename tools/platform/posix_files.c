@@ -1,5 +1,6 @@
-/* platform.h's files, standard streams and command line for POSIX systems.
- * Linux-only paths (O_TMPFILE, AT_EMPTY_PATH) each have a POSIX fallback. */
+/* files.h's files, standard streams and command line for POSIX systems;
+ * the signals they need are posix_signals.c's. Linux-only paths
+ * (O_TMPFILE, AT_EMPTY_PATH) each have a POSIX fallback. */
 #define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH, strndup, realpath; MAP_ANONYMOUS under -std=c11 */
 #define _DARWIN_C_SOURCE
 #include <dirent.h>
@@ -20,15 +21,12 @@
 
 #include "files.h"
 #include "platform.h"
+#include "posix_signals.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
 
-/* The signal handling below (mapping guards, temporary-file removal). */
-static int guard_range(void *addr, size_t len, int writable);
-static int guard_faulted(int slot);
-static void unguard_range(int slot);
 
 const char *dmls_error_text(int err) { return strerror(err); }
 
@@ -197,7 +195,7 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m) {
     m->base_len = (size_t)want;
     m->handle = fd; /* kept, to see the file change (dmls_file_map_intact) */
     m->modified = modified_ns(&st);
-    m->guard = guard_range(range, (size_t)want, 0);
+    m->guard = posix_guard_range(range, (size_t)want, 0);
     return 0;
 }
 
@@ -208,173 +206,18 @@ int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now) {
         *size_now = (uint64_t)st.st_size;
         if (*size_now != m->size || modified_ns(&st) != m->modified) return 0;
     }
-    return !guard_faulted(m->guard);
+    return !posix_guard_faulted(m->guard);
 }
 
 void dmls_file_unmap(dmls_mapped_file *m) {
     if (m->base) { /* else nothing is held (a zeroed or failed mapping) */
-        unguard_range(m->guard);
+        posix_unguard_range(m->guard);
         munmap(m->base, m->base_len);
         if (m->handle >= 0) close((int)m->handle);
     }
     memset(m, 0, sizeof *m);
     m->handle = -1;
     m->guard = -1;
-}
-
-/* ------------------------------------------------------------ signals
- *
- * Mapping guards: a mapped input that another process truncates, or a
- * mapped output the file system cannot back, raises SIGBUS when touched.
- * Inside a guarded range the handler maps zero pages over the rest of the
- * range and raises the range's flag, so the copy (on any thread) runs to its
- * end and the caller turns the flag into an error message.
- *
- * A temporary file's name: while one is set, every catchable signal that
- * would end the process removes it first. Signals that were ignored when
- * the process started stay ignored (nohup keeps working).
- *
- * Handlers use only async-signal-safe calls (unlink, mmap, sigaction,
- * raise). */
-
-#define SLOTS 4
-
-static struct {
-    char *volatile base;
-    volatile size_t len;
-    volatile int prot;
-    volatile sig_atomic_t active;
-    atomic_int faulted; /* set by handlers on several threads at once: lock-free, so signal-safe */
-} slots[SLOTS];
-static uintptr_t page_mask;
-static int bus_installed;
-
-static void cleanup_now(void);
-
-static void on_bus(int sig, siginfo_t *si, void *ctx) {
-    (void)ctx;
-    const uintptr_t a = (uintptr_t)si->si_addr;
-    for (int k = 0; k < SLOTS; k++) {
-        const uintptr_t base = (uintptr_t)slots[k].base;
-        if (!slots[k].active || a < base || a - base >= slots[k].len) continue;
-        const uintptr_t page = a & ~page_mask, end = base + slots[k].len;
-        /* Zero pages from the fault to the range's end: later reads (or
-         * writes) there no longer fault, and the flag reports the loss. */
-        if (mmap((void *)page, end - page, slots[k].prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
-            MAP_FAILED) {
-            atomic_store_explicit(&slots[k].faulted, 1, memory_order_relaxed);
-            return;
-        }
-    }
-    /* A fault outside every guard is a bug: clean up, then let it kill us
-     * (the faulting instruction runs again under the default action). */
-    cleanup_now();
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
-}
-
-/* Guards [addr, addr + len); returns a slot, or -1 when every slot is taken
- * (the range is then unguarded). */
-static int guard_range(void *addr, size_t len, int writable) {
-    if (!bus_installed) {
-        page_mask = (uintptr_t)dmls_page_size() - 1;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_bus;
-        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGBUS, &sa, NULL) != 0) return -1;
-        bus_installed = 1;
-    }
-    for (int k = 0; k < SLOTS; k++) {
-        if (slots[k].active) continue;
-        slots[k].base = addr;
-        slots[k].len = len;
-        slots[k].prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
-        atomic_store_explicit(&slots[k].faulted, 0, memory_order_relaxed);
-        slots[k].active = 1;
-        return k;
-    }
-    return -1;
-}
-
-static int guard_faulted(int slot) {
-    return slot >= 0 && slot < SLOTS && atomic_load_explicit(&slots[slot].faulted, memory_order_relaxed);
-}
-
-static void unguard_range(int slot) {
-    if (slot >= 0 && slot < SLOTS) slots[slot].active = 0;
-}
-
-static char pending[4096];
-static volatile sig_atomic_t pending_set;
-static int cleanup_installed;
-
-/* Every signal whose default action ends the process and that a handler
- * can catch, except the synchronous faults (SIGSEGV, SIGILL, SIGFPE) that
- * sanitizers and debuggers own; SIGBUS cleans up in on_bus. */
-static const int terminating[] = {
-    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
-    SIGABRT, SIGSYS, SIGTRAP,
-#ifdef SIGPOLL
-    SIGPOLL,
-#endif
-#ifdef SIGPWR
-    SIGPWR,
-#endif
-#ifdef SIGSTKFLT
-    SIGSTKFLT,
-#endif
-};
-
-static void cleanup_now(void) {
-    if (pending_set) unlink(pending);
-    pending_set = 0;
-}
-
-static void on_terminate(int sig) {
-    cleanup_now();
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
-    raise(sig); /* delivered with the default action once this returns */
-}
-
-/* Arms (path) or disarms (NULL) the removal of a temporary file. */
-static void remove_on_signal(const char *path) {
-    pending_set = 0;
-    if (path == NULL) return;
-    snprintf(pending, sizeof pending, "%s", path);
-    pending_set = 1;
-    if (cleanup_installed) return;
-    cleanup_installed = 1;
-    for (size_t k = 0; k < sizeof terminating / sizeof terminating[0]; k++) {
-        struct sigaction old, sa;
-        if (sigaction(terminating[k], NULL, &old) != 0) continue;
-        /* Only signals at their default action: one ignored at start (nohup)
-         * stays ignored. */
-        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_terminate;
-        sigemptyset(&sa.sa_mask);
-        sigaction(terminating[k], &sa, NULL);
-    }
-}
-
-/* SIGXFSZ, when at its default, is ignored, so going past the file-size
- * limit is the error EFBIG instead of death. */
-static void ignore_file_size_limit(void) {
-    struct sigaction old;
-    if (sigaction(SIGXFSZ, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
-        struct sigaction ign;
-        memset(&ign, 0, sizeof ign);
-        ign.sa_handler = SIG_IGN;
-        sigemptyset(&ign.sa_mask);
-        sigaction(SIGXFSZ, &ign, NULL);
-    }
 }
 
 /* DMLSLICE_IO_FALLBACK (for tests, docs/cli.md "## Files") turns off the
@@ -447,7 +290,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     f->final_path = strdup(path);
     char *dir = folder_of(path);
     int err = f->final_path && dir ? 0 : ENOMEM;
-    ignore_file_size_limit();
+    posix_ignore_file_size_limit();
     if (!err) remove_stale_names(dir);
 #ifdef O_TMPFILE
     /* Unnamed until committed: nothing to clean up, however the process
@@ -467,7 +310,12 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
             sigprocmask(SIG_BLOCK, &all, &old);
             f->handle = mkstemp(f->tmp_path);
             err = f->handle < 0 ? errno : 0;
-            if (!err) remove_on_signal(f->tmp_path);
+            if (!err) err = posix_remove_on_signal(f->tmp_path);
+            if (err && f->handle >= 0) {
+                unlink(f->tmp_path);
+                close((int)f->handle);
+                f->handle = -1;
+            }
             sigprocmask(SIG_SETMASK, &old, NULL);
             if (err) {
                 free(f->tmp_path);
@@ -499,7 +347,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
         return err;
     }
     f->failed = NULL;
-    if (f->data) f->guard = guard_range(f->data, (size_t)bytes, 1);
+    if (f->data) f->guard = posix_guard_range(f->data, (size_t)bytes, 1);
     f->bytes = bytes;
     return 0;
 }
@@ -527,9 +375,9 @@ static int name_file(dmls_new_file *f, int replace) {
         int err = f->tmp_path ? EEXIST : ENOMEM;
         for (unsigned k = 0; err == EEXIST && k < 100; k++) {
             snprintf(f->tmp_path, need, "%s/.dmlslice-%ld-%u", dir, (long)getpid(), k);
-            remove_on_signal(f->tmp_path);
-            err = link_unnamed((int)f->handle, f->tmp_path);
-            if (err) remove_on_signal(NULL);
+            err = posix_remove_on_signal(f->tmp_path);
+            if (!err) err = link_unnamed((int)f->handle, f->tmp_path);
+            if (err) posix_keep_on_signal(f->tmp_path);
         }
         free(dir);
         if (err) {
@@ -551,13 +399,13 @@ static int name_file(dmls_new_file *f, int replace) {
     return rename(f->tmp_path, f->final_path) == 0 ? 0 : errno;
 }
 
-int dmls_new_file_faulted(const dmls_new_file *f) { return guard_faulted(f->guard); }
+int dmls_new_file_faulted(const dmls_new_file *f) { return posix_guard_faulted(f->guard); }
 
 int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
-    int err = guard_faulted(f->guard) ? EIO : 0;
+    int err = posix_guard_faulted(f->guard) ? EIO : 0;
     if (f->data) {
         if (!err && msync(f->data, (size_t)f->bytes, MS_SYNC) != 0) err = errno;
-        unguard_range(f->guard);
+        posix_unguard_range(f->guard);
         f->guard = -1;
         munmap(f->data, (size_t)f->bytes);
         f->data = NULL;
@@ -565,7 +413,7 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
     if (!err && (ftruncate((int)f->handle, (off_t)length) != 0 || fsync((int)f->handle) != 0)) err = errno;
     if (!err) err = name_file(f, replace);
     if (err) return err;
-    remove_on_signal(NULL);
+    posix_keep_on_signal(f->tmp_path);
     free(f->tmp_path);
     f->tmp_path = NULL; /* committed: nothing left to remove */
     /* The new name durable too. */
@@ -581,12 +429,12 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
 }
 
 void dmls_new_file_abort(dmls_new_file *f) {
-    unguard_range(f->guard);
+    posix_unguard_range(f->guard);
     if (f->data) munmap(f->data, (size_t)f->bytes);
     if (f->handle >= 0) close((int)f->handle);
     if (f->tmp_path) {
+        posix_keep_on_signal(f->tmp_path);
         unlink(f->tmp_path);
-        remove_on_signal(NULL);
     }
     free(f->tmp_path);
     free(f->final_path);
@@ -595,11 +443,7 @@ void dmls_new_file_abort(dmls_new_file *f) {
     f->guard = -1;
 }
 
-void dmls_ignore_broken_pipe(void) {
-    struct sigaction old;
-    if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-        signal(SIGPIPE, SIG_IGN);
-}
+int dmls_path_remove(const char *path) { return unlink(path) == 0 ? 0 : errno; }
 
 int dmls_open_regular(const char *path, FILE **f, dmls_file_info *info) {
     *f = NULL;

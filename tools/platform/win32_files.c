@@ -53,6 +53,16 @@ static int errno_of(DWORD e) {
 
 const char *dmls_error_text(int err) { return strerror(err); }
 
+static wchar_t *wide(const char *path);
+
+int dmls_path_remove(const char *path) {
+    wchar_t *w = wide(path);
+    if (w == NULL) return errno;
+    const int err = DeleteFileW(w) ? 0 : errno_of(GetLastError());
+    free(w);
+    return err;
+}
+
 /* path as UTF-16 for the wide-character API, malloc'd; NULL (errno set)
  * when it is not valid UTF-8 or memory is short. */
 static wchar_t *wide(const char *path) {

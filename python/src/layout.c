@@ -1,0 +1,322 @@
+/*
+ * layout.c: byte strides and element splitting, in one place. Two array
+ * views (any byte strides, any sign) and a plan become the library's native
+ * operator: strides in units of the largest of 8, 4, 2, 1 bytes that divides
+ * the item size and every stride, an element wider than that unit copied as
+ * k units along one more axis, axes of size 1 on both sides left out, and
+ * the byte range each tensor spans. An array of more than EXT_MAX_RANK axes
+ * is first folded by the library's view (dmls_lower_numpy_view).
+ */
+#include "ext.h"
+
+#include <string.h>
+
+#include <dmlslice/dmlslice.h>
+#include <dmlslice/frontends.h>
+
+_Static_assert(EXT_MAX_RANK == DMLS_MAX_RANK, "the extension's rank limit is the library's");
+_Static_assert(EXT_ARRAY_MAX_RANK == DMLS_NUMPY_MAX_RANK, "the extension's array rank limit is the library's");
+
+/* One side of a copy as the native API takes it: sizes and element strides
+ * in units of `unit` bytes, the lowest byte the tensor touches (base), the
+ * offset from there to element 0, and the bytes from base to its end. */
+typedef struct side {
+    int ndim;
+    int64_t shape[EXT_MAX_RANK];
+    int64_t strides[EXT_MAX_RANK];
+    char *base;
+    uint64_t offset;
+    uint64_t bytes;
+} side;
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Byte strides -> element strides of `unit`, and the span. Strides of
+ * size-1 axes never move an address and are set to 0. */
+static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bstrides, char *data, int64_t itemsize,
+                      int64_t unit, int empty) {
+    s->ndim = ndim;
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < ndim; i++) {
+        s->shape[i] = shape[i];
+        int64_t st = shape[i] > 1 ? bstrides[i] : 0;
+        s->strides[i] = st / unit;
+        if (!empty) {
+            if (st < 0)
+                lo += (shape[i] - 1) * st;
+            else
+                hi += (shape[i] - 1) * st;
+        }
+    }
+    s->base = empty ? data : data + lo;
+    s->offset = empty ? 0 : (uint64_t)-lo;
+    s->bytes = empty ? 0 : (uint64_t)(hi - lo + itemsize);
+}
+
+/* Packed as layout_compile describes a plan's arrays: element strides in units,
+ * an element being k units. */
+static int is_packed(const side *s, int64_t k) {
+    int64_t want = k;
+    for (int i = s->ndim - 1; i >= 0; i--) {
+        if (s->shape[i] > 1 && s->strides[i] != want) return 0;
+        want *= s->shape[i];
+    }
+    return s->offset == 0;
+}
+
+static dmls_dtype unit_dtype(int64_t unit) {
+    return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
+}
+
+/* The largest of 8, 4, 2, 1 that divides the item size and every stride that
+ * moves an address: the element size the copy runs at. A byte stride that is
+ * no multiple of the item size (a field of a record array, a view through
+ * np.lib.stride_tricks) is read exactly this way. */
+static int64_t copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
+                         const int64_t *shape2, const int64_t *strides2) {
+    int64_t g = itemsize;
+    for (int i = 0; i < n; i++)
+        if (shape[i] > 1) g = gcd64(g, strides[i]);
+    for (int i = 0; i < m; i++)
+        if (shape2[i] > 1) g = gcd64(g, strides2[i]);
+    g &= -g; /* its largest power-of-two factor */
+    return g > 8 ? 8 : g;
+}
+
+/* The output's strides on the plan's SLICE1 axes. Dropped (NumPy integer)
+ * and inserted (None) axes have size 1, so the axes of size other than 1
+ * are the same, in the same order, in both shapes. */
+static void out_strides(const plan *p, const array_view *out, int64_t *bstrides, int64_t *shape) {
+    int ndim = p->ndim;
+    const int64_t *sizes = p->grad ? p->final_shape : p->out_sizes;
+    int j = 0;
+    for (int i = 0; i < ndim; i++) {
+        shape[i] = sizes[i];
+        bstrides[i] = 0;
+        if (sizes[i] == 1) continue;
+        while (j < out->ndim && out->shape[j] == 1) j++;
+        if (j < out->ndim) bstrides[i] = out->strides[j++];
+    }
+}
+
+/* Makes the native operator. Axes of size 1 on both sides (the window
+ * there is offset 0, size 1) move no address and are left out, which makes
+ * room for the element-splitting axis at rank 8. */
+static int create(const plan *p, int64_t unit, int64_t k, const side *in, const side *out, dmls_operator **op) {
+    int64_t off[EXT_MAX_RANK + 1], ws[EXT_MAX_RANK + 1], wst[EXT_MAX_RANK + 1];
+    int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1], ostr[EXT_MAX_RANK + 1];
+    int n = 0;
+    for (int i = 0; i < p->ndim; i++) {
+        if (in->shape[i] == 1 && out->shape[i] == 1) continue;
+        off[n] = p->offsets[i];
+        ws[n] = p->wsizes[i];
+        wst[n] = p->wstrides[i];
+        ishape[n] = in->shape[i];
+        istr[n] = in->strides[i];
+        oshape[n] = out->shape[i];
+        ostr[n] = out->strides[i];
+        n++;
+    }
+    /* An empty result is written nowhere: its elements need no splitting. */
+    if (k > 1 && out->bytes) { /* the bytes of one element, as k units along a last axis */
+        if (n == EXT_MAX_RANK) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "%d axes not of size 1 with elements copied as %lld parts of %lld bytes (the "
+                      "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
+                      "dimension than the %d dmlslice takes",
+                      n, (long long)k, (long long)unit, EXT_MAX_RANK);
+            return -1;
+        }
+        off[n] = 0, ws[n] = k, wst[n] = 1;
+        ishape[n] = oshape[n] = k;
+        istr[n] = ostr[n] = 1;
+        n++;
+    }
+    dmls_tensor ti = {unit_dtype(unit), n, ishape, istr, in->offset};
+    dmls_tensor to = {unit_dtype(unit), n, oshape, ostr, out->offset};
+    dmls_window w = {off, ws, wst};
+    dmls_status st = p->grad ? dmls_create_grad(&ti, &to, &w, op) : dmls_create(&ti, &to, &w, op);
+    if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+/* The library's view of an array of more than EXT_MAX_RANK axes takes
+ * element strides of one sign, in units (copy_unit) here. */
+static int view_strides(const array_view *in, int64_t unit, int64_t *t, uint64_t *bytes) {
+    uint64_t span = (uint64_t)in->itemsize;
+    for (int i = 0; i < in->ndim; i++) {
+        int64_t st = in->shape[i] > 1 ? in->strides[i] : 0;
+        if (st < 0) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "the array has %d axes and a negative stride on axis %d (%lld bytes): arrays of more "
+                      "than %d axes are read through a view whose strides are not negative (as .npy files' "
+                      "are); pass a copy, e.g. np.ascontiguousarray(x)",
+                      in->ndim, i, (long long)st, EXT_MAX_RANK);
+            return -1;
+        }
+        t[i] = st / unit;
+        span += (uint64_t)(in->shape[i] - 1) * (uint64_t)st;
+    }
+    *bytes = span;
+    return 0;
+}
+
+/* The result of a view is its SLICE1 output, packed: out must be packed too. */
+static int packed_result(const array_view *out) {
+    int64_t want = out->itemsize;
+    for (int i = out->ndim - 1; i >= 0; i--) {
+        if (out->shape[i] > 1 && out->strides[i] != want) {
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                      "out= has stride %lld on axis %d: the result of an array of more than %d axes is "
+                      "written C-contiguous; pass a C-contiguous out=",
+                      (long long)out->strides[i], i, EXT_MAX_RANK);
+            return -1;
+        }
+        want *= out->shape[i];
+    }
+    return 0;
+}
+
+/* The packed arrays of a plan's shapes, as layout_bind would describe them. */
+static void packed_sides(const plan *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
+    static char nowhere[8]; /* a base for the description; never read */
+    int64_t ishape[EXT_MAX_RANK] = {0}, istr[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0}, ostr[EXT_MAX_RANK] = {0};
+    const int64_t *osz = p->grad ? p->final_shape : p->out_sizes;
+    int64_t si = itemsize, so = itemsize;
+    int ei = 0, eo = 0;
+    for (int i = p->ndim - 1; i >= 0; i--) {
+        ishape[i] = p->in_shape[i], istr[i] = si, si *= p->in_shape[i];
+        oshape[i] = osz[i], ostr[i] = so, so *= osz[i];
+        ei |= p->in_shape[i] == 0;
+        eo |= osz[i] == 0;
+    }
+    memcpy(in_bstrides, istr, sizeof(int64_t) * (size_t)p->ndim);
+    make_side(in, p->ndim, ishape, istr, nowhere, itemsize, unit, ei);
+    make_side(out, p->ndim, oshape, ostr, nowhere, itemsize, unit, eo);
+}
+
+int layout_compile(compiled *c, const plan *p, int64_t itemsize) {
+    memset(c, 0, sizeof *c);
+    c->p = *p;
+    c->itemsize = itemsize;
+    if (p->expr) { /* each array gets its own view (bind_view) */
+        size_t n = strlen(p->expr) + 1;
+        if (!(c->expr = PyMem_Malloc(n))) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->p.expr = memcpy(c->expr, p->expr, n);
+        return 0;
+    }
+    if (plan_empty(p)) return 0; /* nothing to copy, ever */
+    int64_t unit = itemsize & -itemsize;
+    if (unit > 8) unit = 8;
+    side in, out;
+    packed_sides(p, itemsize, unit, &in, &out, c->in_strides);
+    dmls_operator *op = NULL;
+    if (create(p, unit, itemsize / unit, &in, &out, &op) < 0) return -1;
+    c->packed_op = op;
+    c->in_bytes = in.bytes;
+    c->out_bytes = out.bytes;
+    return 0;
+}
+
+void layout_compiled_free(compiled *c) {
+    dmls_destroy(c->packed_op);
+    c->packed_op = NULL;
+    PyMem_Free(c->expr);
+    c->expr = NULL;
+}
+
+int layout_is_packed_input(const compiled *c, const array_view *in) {
+    return c->packed_op && in->itemsize == c->itemsize &&
+           memcmp(in->strides, c->in_strides, sizeof(int64_t) * (size_t)c->p.ndim) == 0;
+}
+
+int layout_is_packed_output(const compiled *c, const array_view *out) {
+    if (!c->packed_op || out->itemsize != c->itemsize) return 0;
+    int64_t want = out->itemsize;
+    for (int i = out->ndim - 1; i >= 0; i--) {
+        if (out->shape[i] != 1 && out->strides[i] != want) return 0;
+        want *= out->shape[i];
+    }
+    return 1;
+}
+
+/* A NumPy key over more than EXT_MAX_RANK axes: the library's view of this
+ * array (axes of one element folded into its offset, contiguous runs
+ * merged; dmls_lower_numpy_view), a window over that, the result packed. */
+static int bind_view(const plan *p, const array_view *in, const array_view *out, bound_copy *b) {
+    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, 0, NULL, NULL);
+    int64_t k = in->itemsize / unit;
+    int64_t t[EXT_ARRAY_MAX_RANK];
+    uint64_t in_bytes;
+    if (view_strides(in, unit, t, &in_bytes) < 0 || packed_result(out) < 0) return -1;
+    dmls_lowered_view v;
+    dmls_status st = dmls_lower_numpy_view(in->ndim, in->shape, t, p->expr, &v);
+    if (st != DMLS_OK) return lower_numpy_failed(st);
+    const dmls_lowered *w = &v.slice;
+    plan q = {.ndim = w->ndim};
+    side si = {.ndim = w->ndim, .base = in->data, .offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes};
+    side so = {.ndim = w->ndim, .base = out->data, .bytes = (uint64_t)out->itemsize};
+    int64_t packed = k;
+    for (int i = w->ndim - 1; i >= 0; i--) {
+        q.offsets[i] = w->offsets[i], q.wsizes[i] = w->sizes[i], q.wstrides[i] = w->strides[i];
+        si.shape[i] = v.in_shape[i], si.strides[i] = v.in_strides[i];
+        so.shape[i] = w->out_sizes[i], so.strides[i] = packed;
+        packed *= w->out_sizes[i];
+        so.bytes *= (uint64_t)w->out_sizes[i];
+    }
+    dmls_operator *op = NULL;
+    if (create(&q, unit, k, &si, &so, &op) < 0) return -1;
+    *b = (bound_copy){op, 1, si.base, so.base, si.bytes, so.bytes};
+    return 0;
+}
+
+int layout_bind(const plan *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b) {
+    memset(b, 0, sizeof *b);
+    if (plan_empty(p)) return 0;
+    if (p->expr) return bind_view(p, in, out, b);
+    int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
+    out_strides(p, out, ob, oshape);
+    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, p->ndim, oshape, ob);
+    int64_t k = in->itemsize / unit;
+    int ei = 0, eo = 0;
+    for (int i = 0; i < p->ndim; i++) {
+        ei |= in->shape[i] == 0;
+        eo |= oshape[i] == 0;
+    }
+    side si, so;
+    make_side(&si, p->ndim, in->shape, in->strides, in->data, in->itemsize, unit, ei);
+    make_side(&so, p->ndim, oshape, ob, out->data, in->itemsize, unit, eo);
+    if (so.bytes == 0) return 0; /* an empty result: the plan is valid, nothing to copy */
+    int64_t cunit = in->itemsize & -in->itemsize;
+    if (cunit > 8) cunit = 8;
+    dmls_operator *op = NULL;
+    int owned = 0;
+    if (c && c->packed_op && unit == cunit && is_packed(&si, k) && is_packed(&so, k))
+        op = c->packed_op;
+    else if (create(p, unit, k, &si, &so, &op) < 0)
+        return -1;
+    else
+        owned = 1;
+    *b = (bound_copy){op, owned, si.base, so.base, si.bytes, so.bytes};
+    return 0;
+}
+
+void layout_unbind(bound_copy *b) {
+    if (b->owned) dmls_destroy(b->op);
+    b->op = NULL;
+}

@@ -1,0 +1,113 @@
+/*
+ * lowering.c: the front ends' parameters (NumPy keys as text, ONNX, WebNN)
+ * lowered by the library to a plan: a SLICE1 window over the input and the
+ * result's shape. The library holds every front end's rules; this file
+ * turns its answers into plans and its refusals into the package's
+ * exceptions.
+ */
+#include "ext.h"
+
+#include <string.h>
+
+#include <dmlslice/dmlslice.h>
+#include <dmlslice/frontends.h>
+
+static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const int64_t *shape, plan *p) {
+    if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    p->ndim = l->ndim;
+    memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    memcpy(p->offsets, l->offsets, sizeof l->offsets);
+    memcpy(p->wsizes, l->sizes, sizeof l->sizes);
+    memcpy(p->wstrides, l->strides, sizeof l->strides);
+    memcpy(p->out_sizes, l->out_sizes, sizeof l->out_sizes);
+    p->final_ndim = l->final_ndim;
+    memcpy(p->final_shape, l->final_shape, sizeof l->final_shape);
+    return 0;
+}
+
+int lower_numpy_failed(int st) {
+    /* What NumPy refuses with IndexError (two ellipses, too many axes) is an
+     * IndexError here too; out of bounds already is one. */
+    if (st == DMLS_ERROR_INVALID_ARGUMENT || st == DMLS_ERROR_UNSUPPORTED) {
+        ext_raise(ERR_INDEX_KEY, dmls_status_name((dmls_status)st), dmls_last_error_rule(), "%s", dmls_last_error());
+        return -1;
+    }
+    ext_raise_status(st);
+    return -1;
+}
+
+/* More than EXT_MAX_RANK input or result axes: the library's view of a
+ * packed array of that shape checks the key and gives NumPy's shape; each
+ * array's own view is made when it is sliced (run_view). */
+static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, plan *p) {
+    dmls_lowered_view v;
+    dmls_status st = dmls_lower_numpy_view(ndim, shape, NULL, expr, &v);
+    if (st != DMLS_OK) return lower_numpy_failed(st);
+    memset(p, 0, sizeof *p);
+    p->ndim = ndim;
+    memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    p->expr = expr;
+    if (ndim <= EXT_MAX_RANK) { /* the window is over the input itself */
+        memcpy(p->offsets, v.slice.offsets, sizeof p->offsets);
+        memcpy(p->wsizes, v.slice.sizes, sizeof p->wsizes);
+        memcpy(p->wstrides, v.slice.strides, sizeof p->wstrides);
+        memcpy(p->out_sizes, v.slice.out_sizes, sizeof p->out_sizes);
+        p->expr = NULL;
+    }
+    p->final_ndim = v.final_ndim;
+    memcpy(p->final_shape, v.final_shape, sizeof(int64_t) * (size_t)v.final_ndim);
+    return 0;
+}
+
+int lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p) {
+    if (ndim > EXT_MAX_RANK) return lower_numpy_view(ndim, shape, expr, p);
+    dmls_lowered l;
+    dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
+    if (st == DMLS_ERROR_UNSUPPORTED) return lower_numpy_view(ndim, shape, expr, p);
+    if (st != DMLS_OK) return lower_numpy_failed(st);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lower_add_axis(plan *p, int pos, int64_t len) {
+    if (p->final_ndim == EXT_ARRAY_MAX_RANK) {
+        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "", "NumPy index: the result would have more than %d axes",
+                  EXT_ARRAY_MAX_RANK);
+        return -1;
+    }
+    memmove(p->final_shape + pos + 1, p->final_shape + pos, sizeof(int64_t) * (size_t)(p->final_ndim - pos));
+    p->final_shape[pos] = len;
+    p->final_ndim++;
+    return 0;
+}
+
+/* True where the result has no element (a boolean scalar's empty axis may
+ * be the only sign of it: the SLICE1 window is then the whole input). */
+int plan_empty(const plan *p) {
+    for (int i = 0; i < p->final_ndim; i++)
+        if (p->final_shape[i] == 0) return 1;
+    return 0;
+}
+
+int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n, const int64_t *axes,
+               int n_axes, const int64_t *steps, int n_steps, plan *p) {
+    dmls_lowered l;
+    dmls_status st = dmls_lower_onnx(ndim, shape, starts, ends, n, axes, n_axes, steps, n_steps, &l);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
+                      int n_sizes, const uint64_t *strides, int n_strides, plan *p) {
+    dmls_lowered l;
+    dmls_status st = dmls_lower_webnn_slice(ndim, shape, starts, n_starts, sizes, n_sizes, strides, n_strides, &l);
+    return from_lowered(st, &l, ndim, shape, p);
+}
+
+int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p) {
+    dmls_lowered l;
+    dmls_status st = dmls_lower_webnn_reverse(ndim, shape, axes, n_axes, &l);
+    return from_lowered(st, &l, ndim, shape, p);
+}

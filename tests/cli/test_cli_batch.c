@@ -1,0 +1,403 @@
+/* End-to-end tests of `dmlslice split` and `dmlslice crops`: every result
+ * equals `dmlslice slice` run once per output (the oracle: slice is tested
+ * against the reference executor), on random data of several element sizes
+ * and layouts (Fortran order, big-endian, 16-byte items); ONNX Split-18's
+ * num_outputs rule (R-SPLIT-COUNT), the split and crop rules' errors
+ * (R-SPLIT-AXIS, R-SPLIT-SUM, R-CROP-SIZE, R-CROP-BOUNDS), usage errors, and
+ * all-or-nothing outputs: when one output cannot be written, none exists
+ * afterwards and no temporary file is left.
+ * Usage: test_cli_batch PATH/TO/dmlslice SCRATCH_PARENT_DIR */
+#define _DEFAULT_SOURCE
+#ifndef _WIN32
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
+#include "dmlslice/dmlslice.h"
+#include "support/rng.h"
+#include "support/tool.h"
+
+/* A .npy file's data bytes (after its header), or NULL. */
+static unsigned char *npy_data(const char *name, size_t *n) {
+    size_t len;
+    unsigned char *b = slurp(name, &len);
+    if (b == NULL || len < 10) {
+        free(b);
+        return NULL;
+    }
+    const size_t h = 10 + (size_t)(b[8] | b[9] << 8);
+    *n = len - h;
+    memmove(b, b + h, *n);
+    return b;
+}
+
+/* Both files exist and are the same bytes. */
+static bool same_file(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+
+/* ---------------------------------------------------------------- split */
+
+/* The outputs of a split, each against `slice --index` of its part. */
+/* "--device cuda" when the tool sees a CUDA device (the outputs must then
+ * equal the CPU's slice), else "". */
+static const char *device = "";
+
+static void check_split(const char *what, const char *in, int axis, int rank, const int64_t *sizes, int n,
+                        const char *extra) {
+    char outs[2048] = "";
+    for (int k = 0; k < n; k++) {
+        const size_t len = strlen(outs);
+        snprintf(outs + len, sizeof outs - len, " -o part%d.npy", k);
+        char name[32];
+        snprintf(name, sizeof name, "part%d.npy", k);
+        remove(name);
+    }
+    const int rc = run("split %s --axis %d %s %s%s", in, axis, extra, device, outs);
+    CHECK(rc == 0, "%s: split exit %d", what, rc);
+    if (rc != 0) err_has("");
+    const int k_axis = axis < 0 ? axis + rank : axis;
+    int64_t at = 0;
+    for (int k = 0; k < n; k++) {
+        char index[256] = "[", name[32];
+        for (int i = 0; i < k_axis; i++) strcat(index, ":, ");
+        snprintf(index + strlen(index), sizeof index - strlen(index), "%lld:%lld]", (long long)at,
+                 (long long)(at + sizes[k]));
+        at += sizes[k];
+        remove("ref.npy");
+        CHECK(run("slice %s -o ref.npy --index '%s'", in, index) == 0, "%s: slice %s", what, index);
+        snprintf(name, sizeof name, "part%d.npy", k);
+        CHECK(same_file(name, "ref.npy"), "%s: output %d differs from slice --index '%s'", what, k, index);
+    }
+}
+
+/* R-SPLIT-AXIS, R-SPLIT-SUM, R-SPLIT-COUNT through the tool, on random
+ * data of each element size and layout. */
+static void test_split_results(void) {
+    static const struct {
+        const char *descr;
+        size_t esize;
+        bool fortran;
+    } kinds[] = {{"<f4", 4, false}, {"<i2", 2, true}, {">i4", 4, false}, {"|u1", 1, false}, {"<c16", 16, false},
+                 {"<f8", 8, true}};
+    for (size_t t = 0; t < sizeof kinds / sizeof kinds[0]; t++) {
+        const int64_t shape[3] = {9, 4, 5};
+        unsigned char data[9 * 4 * 5 * 16];
+        test_fill_random(data, sizeof data);
+        write_npy("in.npy", kinds[t].descr, kinds[t].fortran, 3, shape, data, 9 * 4 * 5 * kinds[t].esize);
+        char what[64];
+        snprintf(what, sizeof what, "%s%s", kinds[t].descr, kinds[t].fortran ? " fortran" : "");
+        /* ONNX Split-18: 9 into 4 gives 3, 3, 3, 0 (R-SPLIT-COUNT). */
+        const int64_t onnx[4] = {3, 3, 3, 0};
+        check_split(what, "in.npy", 0, 3, onnx, 4, "--num-outputs 4");
+        const int64_t last[3] = {2, 0, 3};
+        check_split(what, "in.npy", -1, 3, last, 3, "--sizes 2,0,3");
+        const int64_t mid[2] = {1, 3};
+        check_split(what, "in.npy", 1, 3, mid, 2, "--sizes 1,3 --threads 3");
+    }
+}
+
+static void test_split_errors(void) {
+    const int64_t shape[2] = {5, 3};
+    float x[15] = {0};
+    write_npy("in.npy", "<f4", false, 2, shape, x, sizeof x);
+    remove("e0.npy"), remove("e1.npy"), remove("e2.npy"), remove("e3.npy");
+    /* 5 into 4: ceil(5/4) = 2 each leaves -1 for the last (R-SPLIT-COUNT). */
+    CHECK(run("split in.npy --num-outputs 4 -o e0.npy -o e1.npy -o e2.npy -o e3.npy") == 1 &&
+              err_has("R-SPLIT-COUNT") && err_has("array_split"),
+          "5 into 4 is an error naming the other conventions (R-SPLIT-COUNT)");
+    CHECK(!exists("e0.npy"), "R-SPLIT-COUNT: an output was written");
+    CHECK(run("split in.npy --num-outputs 0 -o e0.npy") == 2 && err_has("R-SPLIT-COUNT"), "--num-outputs 0");
+    CHECK(run("split in.npy --sizes 2,2 -o e0.npy -o e1.npy") == 1 && err_has("R-SPLIT-SUM"),
+          "sizes summing to 4 of 5 (R-SPLIT-SUM)");
+    CHECK(run("split in.npy --sizes 6,-1 -o e0.npy -o e1.npy") == 1 && err_has("R-SPLIT-SUM"),
+          "a negative size (R-SPLIT-SUM)");
+    CHECK(run("split in.npy --axis 2 --sizes 5 -o e0.npy") == 1 && err_has("R-SPLIT-AXIS") && err_has("--axis 2"),
+          "axis 2 of a rank-2 input (R-SPLIT-AXIS)");
+    CHECK(run("split in.npy --axis -3 --sizes 5 -o e0.npy") == 1 && err_has("R-SPLIT-AXIS"), "axis -3 (R-SPLIT-AXIS)");
+    CHECK(!exists("e0.npy") && !exists("e1.npy"), "a failed split wrote an output");
+    CHECK(run("split in.npy --sizes 2,3 -o e0.npy") == 2 && err_has("gives 2 parts but -o names 1 output"),
+          "two parts, one output");
+    CHECK(run("split in.npy --sizes 5 --num-outputs 1 -o e0.npy") == 2 && err_has("either --sizes or --num-outputs"),
+          "both --sizes and --num-outputs");
+    CHECK(run("split in.npy -o e0.npy") == 2 && err_has("either --sizes or --num-outputs"), "neither");
+    CHECK(run("split in.npy --sizes 2,3") == 2 && err_has("needs an input file"), "no -o");
+    CHECK(run("split in.npy --sizes 2,3 -o e0.npy -o ./e0.npy") == 1 && err_has("are the same file"),
+          "one file named twice");
+    CHECK(run("split in.npy --sizes 2,3 -o e0.npy -o in.npy") == 1 && err_has("the output is the input"),
+          "an output over the input");
+    CHECK(run("split in.npy --sizes 2,3 --device vulkan -o e0.npy -o e1.npy") == 2 &&
+              err_has("batches run on the CPU and CUDA only"),
+          "--device vulkan is refused clearly");
+    CHECK(!exists("e0.npy") && !exists("e1.npy"), "a refused split wrote an output");
+    /* An existing output is kept without -f, replaced with it. */
+    FILE *f = fopen("e1.npy", "wb");
+    fputs("keep", f);
+    fclose(f);
+    CHECK(run("split in.npy --sizes 2,3 -o e0.npy -o e1.npy") == 1 && err_has("already exists"), "no -f");
+    size_t n;
+    unsigned char *kept = slurp("e1.npy", &n);
+    CHECK(kept && n == 4 && memcmp(kept, "keep", 4) == 0 && !exists("e0.npy"), "no -f: e1.npy changed or e0 written");
+    free(kept);
+    CHECK(run("split in.npy --sizes 2,3 -f -o e0.npy -o e1.npy") == 0 && exists("e0.npy"), "-f replaces");
+    /* Many outputs (-o repeats; any other option still once). */
+    const int64_t tall[2] = {70, 2};
+    float y[140] = {0};
+    write_npy("tall.npy", "<f4", false, 2, tall, y, sizeof y);
+    /* More words than run() splits: the argument array by hand. */
+    static char names[70][16];
+    const char *argv[160] = {tool, "split", "tall.npy", "--num-outputs", "70", "-f"};
+    int na = 6;
+    for (int k = 0; k < 70; k++) {
+        snprintf(names[k], sizeof names[k], "m%d.npy", k);
+        argv[na++] = "-o";
+        argv[na++] = names[k];
+    }
+    const run_io io = {.out = "out.txt", .err = "err.txt"};
+    argv[na++] = "--axis";
+    argv[na++] = "0";
+    argv[na++] = "--axis";
+    argv[na++] = "0";
+    CHECK(run_argv(argv, &io) == 2 && err_has("--axis given twice"), "--axis twice among 70 outputs");
+    argv[na - 4] = NULL;
+    CHECK(run_argv(argv, &io) == 0 && exists("m69.npy"), "70 outputs");
+    CHECK(no_temp_files(), "temporary files after the split errors");
+}
+
+/* ---------------------------------------------------------------- atomic */
+
+/* Runs a split whose second output cannot be created; the first must not
+ * exist afterwards and no temporary file may remain. */
+static void split_second_fails(const char *what, const char *second) {
+    remove("first.npy");
+    const int rc = run("split big.npy --sizes 1,63 -o first.npy -o %s", second);
+    CHECK(rc == 1, "%s: exit %d, expected 1", what, rc);
+    CHECK(!exists("first.npy"), "%s: the first output exists although the second failed", what);
+    CHECK(no_temp_files(), "%s: temporary files left", what);
+}
+
+static void test_all_or_nothing(void) {
+    const int64_t shape[2] = {64, 64};
+    static float x[64 * 64];
+    write_npy("big.npy", "<f4", false, 2, shape, x, sizeof x);
+#ifndef _WIN32
+    /* The second output's folder unwritable (not for root, whom no
+     * permission stops). */
+    mkdir("locked", 0700);
+    chmod("locked", 0500);
+    if (geteuid() != 0) split_second_fails("unwritable folder", "locked/second.npy");
+    chmod("locked", 0700);
+    rmdir("locked");
+    /* The file-size limit, which stops root too: the first output (a
+     * 256-byte row) fits, the second (63 rows) does not. Each way of
+     * creating files: unnamed (Linux) and named temporaries. */
+    struct rlimit old;
+    getrlimit(RLIMIT_FSIZE, &old);
+    static const char *const ways[] = {NULL, "named", "named,write"};
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        if (ways[w]) setenv("DMLSLICE_IO_FALLBACK", ways[w], 1);
+        struct rlimit lim = {4096, old.rlim_max};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        char what[64];
+        snprintf(what, sizeof what, "file-size limit (%s)", ways[w] ? ways[w] : "default");
+        split_second_fails(what, "second.npy");
+        setrlimit(RLIMIT_FSIZE, &old);
+        CHECK(err_has("second.npy") && err_has("cannot reserve"), "%s: the message names the output", what);
+        unsetenv("DMLSLICE_IO_FALLBACK");
+    }
+#else
+    split_second_fails("a folder that does not exist", "nowhere\\second.npy");
+#endif
+#ifndef _WIN32
+    /* A signal while the outputs are on their way: every named temporary
+     * file goes with the process (the third output, a FIFO no one reads,
+     * holds the tool after the first two are made). */
+    mkfifo("fifo", 0600);
+    remove("first.npy"), remove("second.npy");
+    setenv("DMLSLICE_IO_FALLBACK", "named", 1);
+    const char *sig_argv[] = {tool, "split", "big.npy", "--sizes", "1,1,62", "-o", "first.npy", "-o", "second.npy",
+                              "-o", "fifo", NULL};
+    const run_io sig_io = {.out = "out.txt", .err = "err.txt"};
+    const run_proc p = run_start(sig_argv, &sig_io);
+    unsetenv("DMLSLICE_IO_FALLBACK");
+    int temps = 0;
+    for (int wait = 0; wait < 500 && temps < 2; wait++) {
+        usleep(10000);
+        temps = 0;
+        DIR *d = opendir(".");
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) temps += strncmp(e->d_name, ".dmlslice-", 10) == 0;
+        if (d) closedir(d);
+    }
+    CHECK(temps == 2, "the two named temporary files did not appear (%d)", temps);
+    kill(p, SIGTERM);
+    run_wait(p);
+    CHECK(no_temp_files() && !exists("first.npy") && !exists("second.npy"),
+          "SIGTERM while two outputs were on their way left files");
+    remove("fifo");
+#endif
+#ifdef __linux__
+    /* Standard output is written last, after the files: when it fails
+     * (a full device), the file already in place is removed again. */
+    remove("first.npy");
+    const char *argv[] = {tool, "split", "big.npy", "--sizes", "1,63", "-o", "first.npy", "-o", "-", NULL};
+    const run_io io = {.out = "/dev/full", .err = "err.txt"};
+    CHECK(run_argv(argv, &io) == 1 && err_has("<stdout>: write error"), "standard output on a full device");
+    CHECK(!exists("first.npy"), "the file output stayed although standard output failed");
+    CHECK(no_temp_files(), "standard output on a full device: temporary files left");
+#endif
+}
+
+/* ---------------------------------------------------------------- crops */
+
+/* The crops output, each crop against `slice --index` of its window. */
+static void check_crops(const char *what, const char *in, int rank, const int64_t *size, const int64_t *starts,
+                        int n) {
+    remove("crops.npy");
+    char sz[128] = "";
+    for (int k = 0; k < rank; k++)
+        snprintf(sz + strlen(sz), sizeof sz - strlen(sz), "%s%lld", k ? "," : "", (long long)size[k]);
+    const int rc = run("crops %s --starts starts.npy --size %s %s -o crops.npy", in, sz, device);
+    CHECK(rc == 0, "%s: crops exit %d", what, rc);
+    if (rc != 0) err_has("");
+    size_t got_n = 0;
+    unsigned char *got = npy_data("crops.npy", &got_n);
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        char index[256] = "[";
+        for (int k = 0; k < rank; k++)
+            snprintf(index + strlen(index), sizeof index - strlen(index), "%s%lld:%lld", k ? ", " : "",
+                     (long long)starts[i * rank + k], (long long)(starts[i * rank + k] + size[k]));
+        strcat(index, "]");
+        remove("ref.npy");
+        CHECK(run("slice %s -o ref.npy --index '%s'", in, index) == 0, "%s: slice %s", what, index);
+        size_t want_n = 0;
+        unsigned char *want = npy_data("ref.npy", &want_n);
+        CHECK(got && want && at + want_n <= got_n && memcmp(got + at, want, want_n) == 0,
+              "%s: crop %d differs from slice --index '%s'", what, i, index);
+        at += want_n;
+        free(want);
+    }
+    CHECK(at == got_n, "%s: crops.npy holds %zu data bytes, the slices %zu", what, got_n, at);
+    free(got);
+}
+
+static void write_starts(const char *descr, bool fortran, const int64_t *starts, int n, int rank) {
+    unsigned char b[64 * 8 * 8];
+    const size_t es = descr[2] == '8' ? 8 : 4;
+    const bool big = descr[0] == '>';
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < rank; k++) {
+            const int64_t v = starts[i * rank + k];
+            const size_t cell = (size_t)(fortran ? k * n + i : i * rank + k) * es;
+            for (size_t j = 0; j < es; j++) b[cell + (big ? es - 1 - j : j)] = (unsigned char)((uint64_t)v >> (8 * j));
+        }
+    const int64_t shape[2] = {n, rank};
+    write_npy("starts.npy", descr, fortran, 2, shape, b, (size_t)(n * rank) * es);
+}
+
+static void test_crops_results(void) {
+    static const struct {
+        const char *descr;
+        size_t esize;
+        bool fortran;
+    } kinds[] = {{"<f4", 4, false}, {"<i2", 2, true}, {">f8", 8, false}, {"<c16", 16, false}};
+    static const char *const starts_types[] = {"<i4", "<i8", ">i8", ">i4"};
+    for (size_t t = 0; t < sizeof kinds / sizeof kinds[0]; t++) {
+        const int64_t shape[3] = {3, 12, 10}, size[3] = {2, 4, 3};
+        unsigned char data[3 * 12 * 10 * 16];
+        test_fill_random(data, sizeof data);
+        write_npy("img.npy", kinds[t].descr, kinds[t].fortran, 3, shape, data, 3 * 12 * 10 * kinds[t].esize);
+        int64_t starts[40 * 3];
+        const int n = (int)test_range(1, 40);
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) starts[i * 3 + k] = test_range(0, shape[k] - size[k]);
+        write_starts(starts_types[t], t % 2 == 1, starts, n, 3);
+        char what[64];
+        snprintf(what, sizeof what, "crops of %s, starts %s", kinds[t].descr, starts_types[t]);
+        check_crops(what, "img.npy", 3, size, starts, n);
+    }
+    /* No crops: an output of shape (0, *size). */
+    write_starts("<i4", false, NULL, 0, 3);
+    const int64_t size[3] = {1, 1, 1};
+    check_crops("no crops", "img.npy", 3, size, NULL, 0);
+}
+
+static void test_crops_errors(void) {
+    const int64_t shape[2] = {6, 5};
+    float x[30] = {0};
+    write_npy("img.npy", "<f4", false, 2, shape, x, sizeof x);
+    const int64_t starts[6] = {0, 0, 4, 1, 1, 3};
+    write_starts("<i8", false, starts, 3, 2);
+    remove("c.npy");
+    /* Crop 1 starts at row 4: rows 4..6 leave the 6 rows (R-CROP-BOUNDS). */
+    CHECK(run("crops img.npy --starts starts.npy --size 3,2 -o c.npy") == 1 && err_has("R-CROP-BOUNDS") &&
+              err_has("crop 1") && err_has("start[0] = 4") && err_has("size 3"),
+          "a crop leaving the input names the crop, axis and values (R-CROP-BOUNDS)");
+    const int64_t negative[2] = {0, -1};
+    write_starts("<i4", false, negative, 1, 2);
+    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("R-CROP-BOUNDS") &&
+              err_has("crop 0") && err_has("start[1] = -1"),
+          "a negative start (R-CROP-BOUNDS)");
+    CHECK(run("crops img.npy --starts starts.npy --size 7,1 -o c.npy") == 1 && err_has("R-CROP-SIZE"),
+          "a size over the axis (R-CROP-SIZE)");
+    CHECK(run("crops img.npy --starts starts.npy --size 1 -o c.npy") == 1 && err_has("R-CROP-SIZE") &&
+              err_has("--size has 1 value but the input img.npy has 2 axes"),
+          "a size per axis (R-CROP-SIZE)");
+    write_starts("<i4", false, starts, 2, 3);
+    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("an (N, 2) array"),
+          "starts of 3 columns for a rank-2 input");
+    write_npy("starts.npy", "<f4", false, 2, shape, x, sizeof x);
+    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("int32 or int64"),
+          "float starts");
+    CHECK(run("crops img.npy --size 1,1 -o c.npy") == 2 && err_has("--starts"), "no --starts");
+    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o starts.npy -f") == 1 && err_has("the input"),
+          "the output over the starts");
+    CHECK(run("crops img.npy --starts missing.npy --size 1,1 -o c.npy") == 1 && err_has("missing.npy"),
+          "a missing starts file");
+    CHECK(run("crops img.npy --starts starts.npy --size 1,1 --device vulkan -o c.npy") == 2 &&
+              err_has("batches run on the CPU and CUDA only"),
+          "--device vulkan");
+    CHECK(!exists("c.npy") && no_temp_files(), "a failed crops wrote something");
+}
+
+int main(int argc, char **argv) {
+    if (tool_setup(argc, argv, "cli_batch_scratch") != 0) return 2;
+    test_seed_rng();
+    test_split_results();
+    test_crops_results();
+    /* The same on the GPU, one launch per command, where there is one;
+     * elsewhere --device cuda runs on the CPU and says so. */
+    /* Only the list matters: under LeakSanitizer a Vulkan driver's own
+     * leaks can make the listing exit non-zero. */
+    run("info --devices");
+    size_t n;
+    unsigned char *devices = slurp("out.txt", &n);
+    const bool gpu = devices && strstr((char *)devices, "cuda:0") != NULL;
+    free(devices);
+    device = "--device cuda";
+    if (gpu) {
+        printf("device: CUDA (split and crops on the GPU)\n");
+        test_split_results();
+        test_crops_results();
+    } else {
+        remove("cpu0.npy"), remove("cpu1.npy");
+        CHECK(run("split in.npy --sizes 4,5 --device cuda -o cpu0.npy -o cpu1.npy") == 0 &&
+                  err_has("--device cuda") && err_has("running on the CPU"),
+              "--device cuda without a GPU runs on the CPU and says so");
+        CHECK(run("slice in.npy -o ref.npy -f --index '[4:]'") == 0 && same_file("cpu1.npy", "ref.npy"),
+              "--device cuda without a GPU: the CPU's result");
+    }
+    device = "";
+    test_split_errors();
+    test_all_or_nothing();
+    test_crops_errors();
+    tool_finish();
+    TEST_MAIN_END();
+}

@@ -1,0 +1,125 @@
+/* dmlslice bench, the shipped benchmark: each canonical case beside a copy
+ * of the same bytes timed in the same run, its output checked against the
+ * reference executor. Public API only; the developer benchmark with the
+ * library's internals (copy baseline on its own pool, CUDA launch choices,
+ * tiny-operator floors) is bench/devbench.c. */
+#ifndef DMLSLICE_TOOLS_BENCH_H
+#define DMLSLICE_TOOLS_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cases.h"
+#include "dmlslice/batch.h"
+#include "dmlslice/dmlslice.h"
+
+/* One case's result. GB/s counts 2 x output bytes (read + written). */
+typedef struct bench_row {
+    const char *name;
+    uint64_t out_bytes;
+    double ms, copy_ms; /* median time of one call */
+    double memcpy1_ms;  /* cpu: one-thread memcpy of the output's bytes, for scale; 0 elsewhere */
+    int batch;          /* cpu: calls per timed batch; 1 on cuda */
+    bool correct;       /* the output equals the reference executor's, byte for byte */
+    bool timed;         /* false: the case failed (its message was printed) */
+} bench_row;
+
+/* A batch row (docs/spec.md section 7; issue 24's cases): one call of a
+ * batch beside its yardsticks, each timed in the same run, in microseconds
+ * per call (medians). */
+#define BENCH_YARDSTICKS 4
+#define BENCH_BATCH_ROWS 5
+typedef struct bench_batch_row {
+    const char *name;    /* "crops_1024_3x4x4_f32" */
+    const char *timing;  /* what one call includes: "launch+sync", "kernel (events)", "call" */
+    uint64_t items;      /* windows (crops, pages, parts) per call */
+    uint64_t out_bytes;  /* for GB/s */
+    double us;
+    int nyard;
+    struct {
+        const char *name; /* "loop", "loop_graph", "empty_launch", "empty_graph", "copy" */
+        double us;
+    } yard[BENCH_YARDSTICKS];
+    bool correct; /* the batch's output equals the items run one by one */
+    bool timed;
+} bench_batch_row;
+
+/* The CPU: a context of `threads` threads (0 = DMLSLICE_THREADS or every
+ * CPU); the copy is the library copying the same bytes whole (a 1-D
+ * identity slice) on the same context, so both sides use the same threads
+ * the same way. */
+typedef struct bench_cpu bench_cpu;
+bench_cpu *bench_cpu_open(int threads);
+int bench_cpu_threads(const bench_cpu *b);
+dmls_context *bench_cpu_context(const bench_cpu *b);
+/* Times case c (reps medians); false with a message on stderr. */
+bool bench_cpu_case(bench_cpu *b, const bench_case *c, int reps, uint64_t seed, bench_row *row);
+void bench_cpu_close(bench_cpu *b);
+/* The CPU's batch rows into rows (BENCH_BATCH_ROWS): 1,024 tiny crops as
+ * one dmls_batch_execute on the context against a loop of dmls_execute_on
+ * and a loop of dmls_execute. Returns how many rows were filled; a failure
+ * is said on stderr and leaves its row untimed. */
+int bench_cpu_batches(bench_cpu *b, int reps, bench_batch_row *rows);
+
+/* CUDA, in builds with the backend: GPU 0, kernel and a device-to-device
+ * cudaMemcpyAsync timed by CUDA events. bench_cuda_open names the GPU or
+ * says why there is none. */
+bool bench_cuda_built(void);
+bool bench_cuda_open(char *gpu, size_t gpu_size, int *sm);
+bool bench_cuda_case(const bench_case *c, int reps, bench_row *row);
+/* The GPU's batch rows into rows (BENCH_BATCH_ROWS), as bench_cpu_batches:
+ * the crops with launch + sync against a loop of dmls_execute_cuda, that
+ * loop as a CUDA graph and an empty kernel's launch + sync; the crops
+ * replayed in a graph against an empty graph's launch; a KV-cache gather
+ * with device-held page numbers and a split into 8, each against a device
+ * copy of the same bytes (CUDA events); a tiny slice's execute + sync
+ * against a 4-byte memset's and an empty kernel's. quick shrinks the
+ * large ones. */
+int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows);
+
+/* Vulkan, in builds with the backend: device N (dmlslice info --devices),
+ * the slice and the library's 16-byte copy shader over the same bytes in
+ * device-local buffers, timed by timestamp queries (bench_vulkan.c).
+ * bench_vulkan_floor prints the host cost of a tiny slice's record + submit
+ * + wait beside an empty submission's. */
+bool bench_vulkan_built(void);
+bool bench_vulkan_open(int device, char *gpu, size_t gpu_size);
+bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row);
+void bench_vulkan_floor(void);
+void bench_vulkan_close(void);
+
+/* The crops case of the batch rows, on the host: 1,024 windows of 3x4x4
+ * float32 at random places of a 3x512x512 image (fixed seed). */
+#define BENCH_CROPS 1024
+#define BENCH_CROP_FLOATS 48
+#define BENCH_IMAGE_FLOATS (3 * 512 * 512)
+typedef struct bench_crops {
+    float *image;
+    int64_t starts[BENCH_CROPS * 3];
+    uint64_t offsets[BENCH_CROPS]; /* bytes from the image to each crop's first element */
+    dmls_batch *batch;             /* the crops, host starts */
+    dmls_operator *one;            /* one crop through the image's strides, based at its offset */
+} bench_crops;
+/* False after saying why on stderr; bench_crops_free releases either way. */
+bool bench_crops_make(bench_crops *c);
+void bench_crops_free(bench_crops *c);
+
+/* Output: the table on stdout, and the JSON file. */
+void bench_print_header(void);
+void bench_print_row(const bench_row *r);
+void bench_print_batch_row(const bench_batch_row *r);
+/* device: "cpu" or "cuda"; gpu: the GPU's name or NULL; threads 0 on cuda.
+ * Non-finite numbers are written as null, strings escaped. */
+bool bench_write_json(const char *path, const char *device, const char *gpu, int threads, int reps, bool quick,
+                      const bench_row *rows, int n, const bench_batch_row *batch_rows, int nbatch);
+
+/* The seconds of a monotonic clock. */
+double bench_now(void);
+/* The median of v[0..n) (sorts v). */
+double bench_median(double *v, int n);
+/* Random bytes, never all zero, from seed. */
+void bench_fill(void *p, uint64_t bytes, uint64_t seed);
+
+#endif

@@ -1,0 +1,142 @@
+/* dmlslice dispatch: run a DxDispatch model (DirectML's JSON format) whose
+ * dispatchables are slice operators. The reader and the runner live in
+ * tools/dispatch/; this file is the command line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "cuda_io.h"
+#include "device.h"
+#include "device_opt.h"
+#include "run.h"
+#include "model.h"
+#include "options.h"
+#include "files.h"
+#include "platform.h"
+#include "reach.h"
+
+/* A model is text: more than this is refused rather than read on
+ * (a device such as /dev/zero never ends). */
+#define MODEL_MAX_TEXT ((size_t)16 << 20)
+
+/* The whole model file (a UTF-8 name; bytes as they are, CRLF line ends
+ * included: JSON takes \r as space), at most MODEL_MAX_TEXT bytes; NULL
+ * with a message on failure. Its type is looked at before it is opened: a
+ * regular file, standard input, a pipe or a FIFO (read until it ends). */
+static char *slurp(const char *path, size_t *len) {
+    const bool from_stdin = strcmp(path, "-") == 0;
+    dmls_file_info info;
+    int e = from_stdin ? 0 : dmls_path_info(path, 1, &info);
+    const char *refused = e != 0                          ? dmls_error_text(e)
+                          : from_stdin                     ? NULL
+                          : info.kind == DMLS_FILE_MISSING ? dmls_error_text(ENOENT)
+                          : info.kind == DMLS_FILE_FOLDER  ? "is a folder, not a model"
+                          : info.kind == DMLS_FILE_OTHER   ? "is a block device or other special file, not a model"
+                                                           : NULL;
+    FILE *f = refused ? NULL : from_stdin ? stdin : dmls_fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, path, refused ? refused : strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf && n <= MODEL_MAX_TEXT) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        char *bigger = realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    const bool bad = ferror(f), big = n > MODEL_MAX_TEXT;
+    if (f != stdin) fclose(f);
+    if (!buf || bad || big) {
+        if (big)
+            fprintf(stderr, "%s: %s: more than %zu MiB; a model is text and may hold at most that\n", args_prog, path,
+                    MODEL_MAX_TEXT >> 20);
+        else fprintf(stderr, "%s: %s: %s\n", args_prog, path, buf ? "read error" : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Reads and runs the model text read from path; the exit status. */
+static int run_model(const char *path, char *text, size_t len, const char *allowed, DML_FEATURE_LEVEL level, bool gpu,
+                     bool force) {
+    /* File initializers are found beside the model first, as in DxDispatch:
+     * its path up to its name (none for standard input). */
+    const bool from_stdin = strcmp(path, "-") == 0;
+    const size_t folder = from_stdin ? 0 : dmls_path_folder_len(path);
+    char *dir = malloc(folder + 1);
+    if (!dir) {
+        fprintf(stderr, "%s: out of memory\n", args_prog);
+        return 1;
+    }
+    memcpy(dir, path, folder);
+    dir[folder] = '\0';
+    const char *name = from_stdin ? "<stdin>" : path;
+    model_reach reach;
+    char err[MODEL_ERR_LEN], why[REACH_WHY_LEN];
+    int status = 1;
+    model m;
+    if (!reach_init(&reach, from_stdin ? NULL : dir, allowed, why)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, allowed ? "--allow-path" : "the current folder", why);
+    } else if (!model_read(text, len, name, dir, &reach, &m, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+    } else {
+        const execute_options o = {level, gpu, stdout, name, path, force, &reach};
+        if (model_execute(&m, &o, err)) status = 0;
+        else fprintf(stderr, "%s: %s\n", args_prog, err);
+        model_free(&m);
+    }
+    reach_free(&reach);
+    free(dir);
+    return status;
+}
+
+typedef struct dispatch_args {
+    DML_FEATURE_LEVEL level;
+    const char *allowed;
+} dispatch_args;
+
+static bool dispatch_option(void *ctx, const option_def *o, const char *value) {
+    dispatch_args *a = ctx;
+    if (option_is(o, "--feature-level")) return args_feature_level(o->name, value, &a->level);
+    a->allowed = value; /* --allow-path */
+    return true;
+}
+
+int cmd_dispatch(int argc, char **argv) {
+    args_prog = "dmlslice dispatch";
+    dispatch_args a = {DML_FEATURE_LEVEL_6_4, NULL};
+    common_options c;
+    const int parsed = options_parse(&cmd_dispatch_def, argc, argv, &c, dispatch_option, &a);
+    if (parsed >= 0) return parsed;
+    const char *path = c.input, *allowed = a.allowed;
+    const DML_FEATURE_LEVEL level = a.level;
+    const device_choice dev = c.device;
+    const bool force = c.force;
+    if (!path) {
+        fprintf(stderr, "%s: needs a model file (MODEL.json, or '-' for stdin)\n", args_prog);
+        return 2;
+    }
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    if (!text) return 1;
+    /* --device cuda without a usable device runs on the CPU, saying so
+     * (cuda_io.h); --device vulkan[:N] without one fails when it is used. */
+    device_select_vulkan(dev.kind == DEVICE_VULKAN ? dev.index : -1);
+    const bool gpu = dev.kind == DEVICE_VULKAN || (dev.kind == DEVICE_CUDA && cuda_io_use(true));
+    const int status = run_model(path, text, len, allowed, level, gpu, force);
+    free(text);
+    return status;
+}

@@ -1,0 +1,210 @@
+/* dmlslice slice: slice a .npy file into a new .npy file. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "npy_input.h"
+#include "npy_output.h"
+#include "options.h"
+#include "cuda_io.h"
+#include "device_opt.h"
+#include "vulkan_io.h"
+#include "params.h"
+#include "platform.h"
+#include "progress.h"
+
+/* Output bytes per piece of a copy run in pieces: large enough that each
+ * piece is a full-speed copy on every thread, small enough that progress
+ * moves. DMLSLICE_PIECE_BYTES sets it, for tests (docs/cli.md). */
+#define PIECE_BYTES (64u << 20)
+
+static uint64_t piece_bytes(void) {
+    const char *v = getenv("DMLSLICE_PIECE_BYTES");
+    const uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+    return n > 0 ? n : PIECE_BYTES;
+}
+
+/* Runs op (or, when the output is more than one piece, the plan in pieces
+ * of its output's outermost rows, reporting each to pr) on a pool of
+ * threads (0 = the DMLSLICE_THREADS variable, else every online CPU); small
+ * copies stay on the calling thread inside dmls_execute_on. */
+static dmls_status run_copy(const param_plan *plan, const void *op_input, int threads, const void *in,
+                            uint64_t in_bytes, unsigned char *out, uint64_t out_bytes, progress *pr) {
+    dmls_context *ctx = NULL;
+    dmls_status s = threads == 1 ? DMLS_OK : dmls_context_create(threads, &ctx);
+    uint64_t row_bytes;
+    const int64_t rows = params_piece_rows(plan, &row_bytes);
+    if (s != DMLS_OK || rows == 0 || dmls_output_bytes(plan->op) <= piece_bytes()) {
+        if (s == DMLS_OK)
+            s = ctx ? dmls_execute_on(plan->op, ctx, op_input, in_bytes, out, out_bytes)
+                    : dmls_execute(plan->op, op_input, in_bytes, out, out_bytes);
+        dmls_context_destroy(ctx);
+        return s;
+    }
+    const uint64_t per = piece_bytes() / row_bytes;
+    const int64_t step = per < 1 ? 1 : per > (uint64_t)rows ? rows : (int64_t)per;
+    for (int64_t first = 0; s == DMLS_OK && first < rows; first += step) {
+        const int64_t count = rows - first < step ? rows - first : step;
+        dmls_operator *piece = NULL;
+        unsigned char *at = out + (uint64_t)first * row_bytes;
+        const uint64_t n = (uint64_t)count * row_bytes;
+        s = params_piece(plan, first, count, &piece);
+        if (s == DMLS_OK)
+            s = ctx ? dmls_execute_on(piece, ctx, in, in_bytes, at, n) : dmls_execute(piece, in, in_bytes, at, n);
+        dmls_destroy(piece);
+        progress_advance(pr, (uint64_t)(first + count) * row_bytes);
+    }
+    dmls_context_destroy(ctx);
+    return s;
+}
+
+/* The copy from in into out, on CUDA, Vulkan or the CPU; err (256 bytes) explains
+ * a failure dmls_last_error() does not. */
+static dmls_status slice_into(const param_plan *plan, const npy_input *in, npy_output *out, device_choice dev,
+                              int threads, progress *pr, char *err) {
+    if (dev.kind != DEVICE_CPU) {
+        /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
+        const uint64_t need = dmls_input_bytes(plan->op), sent = need <= in->readable ? need : in->readable;
+        return dev.kind == DEVICE_CUDA
+                   ? cuda_io_run(plan->op, in->data, sent, out->data, dmls_output_bytes(plan->op), err)
+                   : vulkan_io_run(plan->op, dev.index, in->data, sent, out->data, dmls_output_bytes(plan->op), err);
+    }
+    void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
+    const void *bound = params_bind_input(plan, in->data, in->readable, &copy);
+    if (!bound) {
+        snprintf(err, 256, "no memory for an aligned copy of the input");
+        return DMLS_ERROR_OUT_OF_MEMORY;
+    }
+    const dmls_status s = run_copy(plan, bound, threads, in->data, in->readable, out->data, out->capacity, pr);
+    dmls_aligned_free(copy);
+    return s;
+}
+
+static const option_def slice_options[] = {
+    {"--output", "-o", "OUT", "the output .npy file ('-' for standard output)"},
+    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), slice there, copy back"},
+    {"--threads", NULL, "N",
+     "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU); a copy that moves under 512 KiB "
+     "(output\nbytes plus input cache lines read) runs on one thread"},
+    {"--force", "-f", NULL, "replace an existing output file"},
+    {"--quiet", "-q", NULL, "no progress"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const command_def cmd_slice_def = {
+    "slice",
+    "IN.npy -o OUT.npy PARAMS [--feature-level L] [--device D] [--threads N] [-f] [-q]",
+    "Slice IN into OUT ('-' for standard input or output). OUT is written\n"
+    "atomically, and an existing OUT is kept unless -f is given.",
+    {{"options", slice_options, NULL}, {"", options_common, NULL}, {"PARAMS", params_options, params_note}},
+    NULL,
+    "dmlslice slice x.npy -o y.npy --index '[1:3, ::-2, ..., None, 0]'\n"
+    "dmlslice slice x.npy -o y.npy --onnx-starts 0,-1 --onnx-ends 3,-9223372036854775808 \\\n"
+    "    --onnx-axes 0,2 --onnx-steps 1,-1\n"
+    "dmlslice slice x.npy -o y.npy --webnn-starts 0,1,0 --webnn-sizes 2,3,6 --webnn-strides 1,2,3\n"
+    "dmlslice slice x.npy -o y.npy --webnn-reverse 1\n"
+    "dmlslice slice x.npy -o y.npy --offsets 0,1,2 --sizes 2,2,2 --strides 2,1,2\n"
+    "dmlslice slice x.npy -o - --window-offsets 0,0,1 --window-sizes 4,5,3 \\\n"
+    "    --window-strides -2,1,2 --feature-level 4_1 | dmlslice info -",
+    cmd_slice,
+    NULL,
+    "input file",
+    false,
+};
+
+typedef struct slice_args {
+    params p;
+    int64_t threads;
+} slice_args;
+
+static bool slice_option(void *ctx, const option_def *o, const char *value) {
+    slice_args *a = ctx;
+    if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
+    return params_option(&a->p, o, value) >= 0;
+}
+
+/* The slice of the open input into out_path; the exit status. */
+static int slice_input(const slice_args *a, const common_options *c, npy_input *in) {
+    const char *out_path = c->outputs[0];
+    device_choice dev = c->device;
+    char err[NPY_ERR_LEN];
+    npy_output out;
+    memset(&out, 0, sizeof out);
+    int status = 1;
+    param_plan plan = {0};
+    int64_t strides[NPY_MAX_RANK];
+    npy_strides(&in->h, strides);
+    const param_tensor t = {in->h.dtype, in->h.ndim, in->h.shape, in->h.fortran_order ? strides : NULL, NULL, 0,
+                            in->h.parts};
+    if (!params_plan(&a->p, &t, &plan)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", plan.error);
+        goto done;
+    }
+    if (!npy_create(out_path, c->force, in->h.descr, plan.final_ndim, plan.final_shape, in->h.esize, &out, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        goto done;
+    }
+    if (dmls_output_bytes(plan.op) > out.capacity) {
+        fprintf(stderr, "%s: internal error: the operator writes %" PRIu64 " bytes, the output holds %" PRIu64 "\n",
+                args_prog, dmls_output_bytes(plan.op), out.capacity);
+        goto done;
+    }
+    /* --device cuda without a usable device runs on the CPU, saying so
+     * before the progress line starts (cuda_io.h). */
+    if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU;
+    /* Progress covers the copy and the sync to disk, the two steps whose
+     * time grows with the output. */
+    progress *pr = progress_start(c->quiet, "slicing into", out.data_bytes);
+    char device_err[256] = "";
+    const dmls_status s = slice_into(&plan, in, &out, dev, (int)a->threads, pr, device_err);
+    progress_advance(pr, out.data_bytes); /* what remains is the sync to disk */
+    /* An input truncated meanwhile was read partly as zeros: no output. */
+    const bool committed = s == DMLS_OK && npy_input_intact(in, err) && npy_commit(&out, err);
+    progress_stop(pr);
+    if (s != DMLS_OK) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
+        goto done;
+    }
+    if (!committed) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        goto done;
+    }
+    status = 0;
+done:
+    if (status != 0) npy_abort(&out);
+    dmls_destroy(plan.op);
+    return status;
+}
+
+int cmd_slice(int argc, char **argv) {
+    args_prog = "dmlslice slice";
+    slice_args a;
+    params_init(&a.p);
+    a.threads = 0;
+    common_options c;
+    const int parsed = options_parse(&cmd_slice_def, argc, argv, &c, slice_option, &a);
+    if (parsed >= 0) return parsed;
+    if (c.input == NULL || c.noutputs == 0) {
+        fprintf(stderr, "%s: needs an input file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
+        return 2;
+    }
+    if (!params_complete(&a.p)) return 2;
+    char err[NPY_ERR_LEN];
+    /* Refuse an output that cannot or must not be written before reading a
+     * byte of the input. */
+    if (!npy_output_check(c.outputs[0], c.input, c.force, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    npy_input in;
+    if (!npy_open(c.input, &in, err)) {
+        fprintf(stderr, "%s: %s\n", args_prog, err);
+        return 1;
+    }
+    const int status = slice_input(&a, &c, &in);
+    npy_close(&in);
+    return status;
+}
