@@ -354,6 +354,50 @@ static void test_streams(bool gpu) {
     dmls_batch_destroy(b);
 }
 
+/* Groups: tiny items fill blocks DMLS_CUDA_BATCH_GROUP at a time, a
+ * non-tiny item closes the open group and takes blocks of its own, the next
+ * tiny item opens a new group. 17 tiny, 1 big, 9 tiny: blocks [8][8][1]
+ * [big] [8][1], and the map sends each block to its first entry; run
+ * emulated against the CPU (R-B-ITEM). */
+static void test_groups(bool gpu) {
+    const int64_t tiny_shape[1] = {4}, big_shape[1] = {4096};
+    const dmls_tensor tin = {DMLS_FLOAT32, 1, tiny_shape, NULL, 0}, bin = {DMLS_FLOAT32, 1, big_shape, NULL, 0};
+    const int64_t zero[1] = {0}, one[1] = {1};
+    const dmls_window tw = {zero, tiny_shape, one}, bw = {zero, big_shape, one};
+    dmls_operator *tiny = NULL, *big = NULL;
+    CHECK_STATUS(dmls_create(&tin, &tin, &tw, &tiny), DMLS_OK);
+    CHECK_STATUS(dmls_create(&bin, &bin, &bw, &big), DMLS_OK);
+    enum { N = 27 };
+    dmls_batch_item items[N];
+    uint64_t at = 0;
+    for (int i = 0; i < N; i++) {
+        items[i].op = i == 17 ? big : tiny;
+        items[i].in_slot = items[i].out_slot = 0;
+        items[i].in_offset = items[i].out_offset = at;
+        at += i == 17 ? 4096 * 4 : 16;
+    }
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, N, 1, 1, &b), DMLS_OK);
+    if (b != NULL) {
+        dmls_cuda_batch_plan p;
+        CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+        check_plan(&p, "groups");
+        static const uint32_t want[7] = {0, 8, 16, 17, 18, 26, 27};
+        bool same = p.blocks[1] == 6;
+        for (int k = 0; same && k < 7; k++) same = p.map[1][k] == want[k];
+        CHECK(same, "groups: 6 blocks mapped to entries 0 8 16 17 18 26 (27 in all): %llu blocks",
+              (unsigned long long)p.blocks[1]);
+        dmls_cuda_batch_plan_free(&p);
+        unsigned char *x = malloc(at);
+        test_fill_random(x, at);
+        const dmls_batch_input in[2] = {{x, at}, {NULL, 0}};
+        three_ways(b, in, 1, at, gpu, "R-B-ITEM groups of tiny items around a big one");
+        free(x);
+    }
+    dmls_batch_destroy(b);
+    dmls_destroy(tiny), dmls_destroy(big);
+}
+
 /* The slot limit: more than DMLS_BATCH_CUDA_MAX_SLOTS is refused by name. */
 static void test_slot_limit(void) {
     batch_case c;
@@ -484,6 +528,7 @@ int main(void) {
     test_emulated_reverse();
     test_slot_limit();
     test_streams(false);
+    test_groups(false);
     if (!dmls_cuda_available()) {
         dmls_batch *b = NULL;
         CHECK_STATUS(dmls_batch_create(NULL, 0, 0, 0, &b), DMLS_OK);
@@ -495,5 +540,6 @@ int main(void) {
     test_gpu_batches();
     test_gpu_device_starts();
     test_streams(true);
+    test_groups(true);
     TEST_MAIN_END();
 }
