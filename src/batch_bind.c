@@ -62,7 +62,6 @@ uint64_t dmls_batch_crop_offset(const dmls_batch_bound_crops *c, const void *sta
     return (uint64_t)off;
 }
 
-
 /* A bound slot's span at its address. */
 typedef struct span {
     uint64_t lo, hi; /* absolute addresses */

@@ -27,8 +27,8 @@ struct span {
 };
 
 template <int Threads, int Bytes, typename I, bool Fill>
-__device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                          char *__restrict__ dst, span w) {
+__device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src, char *__restrict__ dst,
+                                       span w) {
     typedef typename unit_type<Bytes>::type T;
     constexpr int Tile = Threads * kIlp;
     const I count = (I)L.count;
@@ -59,7 +59,7 @@ __device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__
 // every store, so kIlp loads are in flight per thread.
 template <int Threads, int E, int V>
 __device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                            char *__restrict__ dst, span w) {
+                                         char *__restrict__ dst, span w) {
     typedef typename unit_type<E>::type T;
     constexpr int K = V / E, Tile = Threads * kIlp;
     const uint32_t count = (uint32_t)L.count;
@@ -86,7 +86,7 @@ __device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *
 
 template <int Threads, int E>
 __device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                             char *__restrict__ dst, span w) {
+                                          char *__restrict__ dst, span w) {
     constexpr int V = 16, K = V / E, Tile = Threads * kIlp;
     const uint32_t count = (uint32_t)L.count;
     for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
@@ -117,8 +117,7 @@ __device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char 
 // A contiguous zero fill of L.count bytes at dst + L.dst_offset (what the
 // single path hands to cudaMemsetAsync): index 0 writes the bytes before
 // the first 16-byte boundary, index j >= 1 the j-th 16 bytes after it.
-template <int Threads>
-__device__ __noinline__ void memset_body(const dmls_cuda_launch &L, char *dst, span w) {
+template <int Threads> __device__ __noinline__ void memset_body(const dmls_cuda_launch &L, char *dst, span w) {
     char *p = dst + L.dst_offset;
     const uint64_t bytes = L.count, mis = (16 - (uintptr_t)p % 16) % 16, head = mis < bytes ? mis : bytes;
     const uint64_t count = 1 + (bytes - head + 15) / 16;
@@ -195,8 +194,7 @@ template <int Threads> __device__ void run_gather(const dmls_cuda_launch &L, con
     }
 }
 
-template <int Threads>
-__device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+template <int Threads> __device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     switch (L.kernel) {
     case DMLS_CUDA_COPY:
         if (dmls_cuda_batch_streams(&L))

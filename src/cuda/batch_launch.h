@@ -44,9 +44,9 @@
 
 /* Tiny items share a block, one warp each: an item is tiny when its best
  * launch has at most DMLS_CUDA_BATCH_TINY indices (one trip of a warp). */
-#define DMLS_CUDA_BATCH_WARP 32
+#define DMLS_CUDA_BATCH_WARP  32
 #define DMLS_CUDA_BATCH_GROUP (DMLS_CUDA_THREADS / DMLS_CUDA_BATCH_WARP)
-#define DMLS_CUDA_BATCH_TINY (DMLS_CUDA_BATCH_WARP * DMLS_CUDA_ILP)
+#define DMLS_CUDA_BATCH_TINY  (DMLS_CUDA_BATCH_WARP * DMLS_CUDA_ILP)
 
 /* Indices per thread per trip of a streaming launch (below): twice the
  * general ILP, so a 32 KiB page is one block's single trip. */
@@ -56,9 +56,9 @@
  * DMLS_CUDA_BATCH_TRIPS_WAVES waves of DMLS_CUDA_BATCH_WAVE blocks (about an
  * H100's resident blocks at 4 per SM) gives each block up to
  * DMLS_CUDA_BATCH_TRIPS tiles of its item to run. */
-#define DMLS_CUDA_BATCH_WAVE 512
+#define DMLS_CUDA_BATCH_WAVE        512
 #define DMLS_CUDA_BATCH_TRIPS_WAVES 4
-#define DMLS_CUDA_BATCH_TRIPS 8
+#define DMLS_CUDA_BATCH_TRIPS       8
 
 /* Blocks of the batch kernel resident per SM that its register count
  * must allow: 4 blocks of 256 threads (64 registers a thread; left alone

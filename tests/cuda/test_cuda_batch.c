@@ -134,8 +134,8 @@ static void check_plan(const dmls_cuda_batch_plan *p, const char *label) {
         const dmls_cuda_batch_entry *e = p->entries[phase];
         const uint32_t *map = p->map[phase];
         const uint64_t n = p->n_entries[phase];
-        bool ok = (n == 0 || e[0].first_block == 0) && e[n].first_block == p->blocks[phase] &&
-                  map[p->blocks[phase]] == n;
+        bool ok =
+            (n == 0 || e[0].first_block == 0) && e[n].first_block == p->blocks[phase] && map[p->blocks[phase]] == n;
         for (uint64_t k = 0; k < n; k++) {
             uint64_t g = k + 1; /* past k's group */
             while (g < n && e[g].first_block == e[k].first_block) g++;
@@ -347,8 +347,10 @@ static void test_streams(bool gpu) {
     unsigned char *x = malloc(48 * 3000 * 4 + 4);
     test_fill_random(x, 48 * 3000 * 4 + 4);
     for (int mis = 0; mis < 2; mis++) {
-        const dmls_batch_input in[2] = {{x + 4 * mis, 48 * 3000 * 4}, {NULL, 0}}; /* [1]: no starts, as slot arrays go */
-        three_ways(b, in, 1, 48 * 3000 * 4, gpu, mis ? "R-SPLIT-SUM split, misaligned" : "R-SPLIT-SUM split, streaming");
+        const dmls_batch_input in[2] = {{x + 4 * mis, 48 * 3000 * 4},
+                                        {NULL, 0}}; /* [1]: no starts, as slot arrays go */
+        three_ways(b, in, 1, 48 * 3000 * 4, gpu,
+                   mis ? "R-SPLIT-SUM split, misaligned" : "R-SPLIT-SUM split, streaming");
     }
     free(x);
     dmls_batch_destroy(b);
@@ -412,7 +414,6 @@ static void test_slot_limit(void) {
 }
 
 /* ------------------------------------------------------------ on the GPU */
-
 
 /* Copies a case's slots to the device, runs the batch there (directly, or
  * captured in a graph and replayed twice), copies the outputs back. */
