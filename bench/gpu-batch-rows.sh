@@ -12,7 +12,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build-gpu-batch}
 out=${OUT:-$build/out}
-mkdir -p "$out"
+mkdir -p "$build" "$out"
 status=0
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; date -u +%Y-%m-%dT%H:%MZ; } \

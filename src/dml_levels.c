@@ -1,28 +1,92 @@
 /* DirectML's feature levels: their names and the table of what each slice
  * operator accepts from which level on (docs/spec.md section 4). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dml_types.h"
+#include "error.h"
+
+/* Every DML_FEATURE_LEVEL, oldest first, as (major, minor): the one list
+ * the library, the tool and the Python package read (dmls_feature_level_at).
+ * The table, the names and the list in parse's message are made from it. */
+#define LEVELS(X) \
+    X(1, 0) X(2, 0) X(2, 1) X(3, 0) X(3, 1) X(4, 0) X(4, 1) X(5, 0) X(5, 1) X(5, 2) X(6, 0) X(6, 1) X(6, 2) X(6, 3) X(6, 4)
+
+#define ROW(major, minor) {DML_FEATURE_LEVEL_##major##_##minor, #major "_" #minor},
+static const struct {
+    DML_FEATURE_LEVEL level;
+    const char *name;
+} known[] = {LEVELS(ROW)};
+#define KNOWN_COUNT (sizeof known / sizeof known[0])
+
+/* ", 1_0, 2_0, ..., 6_4": the message skips the first ", ". */
+#define LISTED(major, minor) ", " #major "_" #minor
+static const char listed[] = LEVELS(LISTED);
 
 const char *dmls_feature_level_name(DML_FEATURE_LEVEL level) {
-    switch (level) {
-    case DML_FEATURE_LEVEL_1_0: return "1_0";
-    case DML_FEATURE_LEVEL_2_0: return "2_0";
-    case DML_FEATURE_LEVEL_2_1: return "2_1";
-    case DML_FEATURE_LEVEL_3_0: return "3_0";
-    case DML_FEATURE_LEVEL_3_1: return "3_1";
-    case DML_FEATURE_LEVEL_4_0: return "4_0";
-    case DML_FEATURE_LEVEL_4_1: return "4_1";
-    case DML_FEATURE_LEVEL_5_0: return "5_0";
-    case DML_FEATURE_LEVEL_5_1: return "5_1";
-    case DML_FEATURE_LEVEL_5_2: return "5_2";
-    case DML_FEATURE_LEVEL_6_0: return "6_0";
-    case DML_FEATURE_LEVEL_6_1: return "6_1";
-    case DML_FEATURE_LEVEL_6_2: return "6_2";
-    case DML_FEATURE_LEVEL_6_3: return "6_3";
-    case DML_FEATURE_LEVEL_6_4: return "6_4";
-    }
+    for (size_t i = 0; i < KNOWN_COUNT; i++)
+        if (known[i].level == level) return known[i].name;
     return NULL;
+}
+
+DML_FEATURE_LEVEL dmls_feature_level_at(size_t index) {
+    return index < KNOWN_COUNT ? known[index].level : (DML_FEATURE_LEVEL)0;
+}
+
+size_t dmls_feature_level_count(void) { return KNOWN_COUNT; }
+
+/* The value of the hex form, "0x" or "0X" and up to 8 hex digits with
+ * nothing else (text is n bytes and a NUL), or 0, which is no level, for
+ * any other text. */
+static unsigned long parse_hex(const char *text, size_t n) {
+    const bool hex_form = n <= 10 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') &&
+                          strspn(text + 2, "0123456789abcdefABCDEF") == n - 2;
+    return hex_form ? strtoul(text + 2, NULL, 16) : 0;
+}
+
+/* "M_m" or "M.m" as listed: the name with its '_' written either way, and
+ * nothing after it. Reads text no further than the name's length + 1. */
+static bool names_level(const char *text, const char *name) {
+    for (;; text++, name++) {
+        if (*text != *name && !(*name == '_' && *text == '.')) return false;
+        if (*name == '\0') return true;
+    }
+}
+
+/* The text for a message: its first 32 bytes, then "..." if there is
+ * more, anything outside printable ASCII as '?', so that a hostile string
+ * cannot garble the message. */
+static void quote(const char *text, size_t n, char buf[36]) {
+    size_t used = 0;
+    for (; used < n && used < 32; used++) buf[used] = text[used] >= 0x20 && text[used] <= 0x7e ? text[used] : '?';
+    buf[used] = '\0';
+    if (n > 32) strcat(buf, "...");
+}
+
+dmls_status dmls_feature_level_parse(const char *text, DML_FEATURE_LEVEL *level) {
+    dmls_clear_error();
+    RETURN_IF(text == NULL || level == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "feature_level_parse: %s is NULL", text == NULL ? "text" : "level");
+    /* No form is longer than 10 bytes: counting stops soon after, so a
+     * long string is neither read to its end nor matched. */
+    size_t n = 0;
+    while (n < 40 && text[n] != '\0') n++;
+    const unsigned long hex = parse_hex(text, n);
+    for (size_t i = 0; i < KNOWN_COUNT; i++) {
+        if (hex != 0 ? hex == (unsigned long)known[i].level : names_level(text, known[i].name)) {
+            *level = known[i].level;
+            return DMLS_OK;
+        }
+    }
+    char shown[36];
+    quote(text, n, shown);
+    const char *last = known[KNOWN_COUNT - 1].name;
+    const int major = (int)strcspn(last, "_");
+    return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL,
+                     "'%s' is not a DirectML feature level (%s; also written %.*s.%s or 0x%X)", shown, listed + 2,
+                     major, last, last + major + 1, (unsigned)known[KNOWN_COUNT - 1].level);
 }
 
 #define TYPES_FL1_0                                                                           \

@@ -2,8 +2,10 @@
  * listed rows and the levels between them), every rank 1-8 and every data
  * type, accepted or rejected as the table says. The expected table is
  * written out here independently of the library's own. Covers R-OP-RANK
- * and R-OP-TYPE at every level. */
+ * and R-OP-TYPE at every level. Then the levels' names, list and parsing
+ * (dmls_feature_level_name, _count, _at, _parse), hostile text included. */
 #include "dml_fixture.h"
+#include "support/guarded.h"
 #include "test.h"
 
 static const DML_FEATURE_LEVEL levels[] = {
@@ -64,6 +66,126 @@ static void build(fixture *f, DML_OPERATOR_TYPE op, unsigned n, int type) {
     fixture_sizes(f);
 }
 
+/* The list and the names, against this file's own list and a name built
+ * from each value's digits. */
+static void check_list_and_names(void) {
+    const size_t n = sizeof levels / sizeof levels[0];
+    CHECK(dmls_feature_level_count() == n, "count %zu, expected %zu", dmls_feature_level_count(), n);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(dmls_feature_level_at(i) == levels[i], "at(%zu) = 0x%x, expected 0x%x", i,
+              (unsigned)dmls_feature_level_at(i), (unsigned)levels[i]);
+        char want[24];
+        snprintf(want, sizeof want, "%u_%u", (unsigned)levels[i] >> 12, ((unsigned)levels[i] >> 8) & 0xf);
+        const char *name = dmls_feature_level_name(levels[i]);
+        CHECK(name != NULL && strcmp(name, want) == 0, "name of 0x%x: %s, expected %s", (unsigned)levels[i],
+              name ? name : "NULL", want);
+    }
+    CHECK(dmls_feature_level_at(n) == 0, "at(count) = 0x%x", (unsigned)dmls_feature_level_at(n));
+    CHECK(dmls_feature_level_at(SIZE_MAX) == 0, "at(SIZE_MAX) = 0x%x", (unsigned)dmls_feature_level_at(SIZE_MAX));
+    /* Every 16-bit value: named exactly when listed, and its hex text
+     * parses exactly then, to itself. */
+    for (unsigned v = 0; v <= 0xffff; v++) {
+        bool listed = false;
+        for (size_t i = 0; i < n; i++) listed |= (unsigned)levels[i] == v;
+        CHECK((dmls_feature_level_name((DML_FEATURE_LEVEL)v) != NULL) == listed, "name of 0x%x", v);
+        char text[16];
+        snprintf(text, sizeof text, v & 1 ? "0x%X" : "0x%x", v);
+        DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
+        const dmls_status s = dmls_feature_level_parse(text, &got);
+        CHECK(listed ? s == DMLS_OK && (unsigned)got == v : s == DMLS_ERROR_INVALID_ARGUMENT && got == 0x7777,
+              "parse(\"%s\"): %s, 0x%x", text, dmls_status_name(s), (unsigned)got);
+    }
+    CHECK(dmls_feature_level_name((DML_FEATURE_LEVEL)-1) == NULL, "name of -1");
+}
+
+/* The accepted forms: each name, the name with a dot, hex with 1 to 8
+ * digits in either case. */
+static void check_parse_accepts(void) {
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        const char *name = dmls_feature_level_name(levels[i]);
+        char dotted[8], upper[16], padded[16];
+        snprintf(dotted, sizeof dotted, "%c.%c", name[0], name[2]);
+        snprintf(upper, sizeof upper, "0X%X", (unsigned)levels[i]);
+        snprintf(padded, sizeof padded, "0x%08x", (unsigned)levels[i]);
+        const char *forms[] = {name, dotted, upper, padded};
+        for (size_t k = 0; k < 4; k++) {
+            DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0;
+            CHECK_STATUS(dmls_feature_level_parse(forms[k], &got), DMLS_OK);
+            CHECK(got == levels[i], "parse(\"%s\") = 0x%x, expected 0x%x", forms[k], (unsigned)got,
+                  (unsigned)levels[i]);
+        }
+    }
+}
+
+/* What is refused, with the level untouched and a message that quotes the
+ * text safely and lists the levels. */
+static void check_parse_refuses(void) {
+    static char long_text[10001];
+    memset(long_text, 'A', sizeof long_text - 1);
+    static const char *const bad[] = {
+        "", "6", "6_", "_4", "6_4 ", " 6_4", "+6_4", "6__4", "6,4", "6-4", "06_4", "6_40", "6_04", "6_5", "7_0",
+        "1_1", "6..4", "6_4\n", "6.4.", "0x", "0X", "x6400", "0x6400z", "0xg", "0x-6400", "-0x6400", "0x+6400",
+        "0x 6400", "0x1100", "0x000006400", "0x0000000000006400", "6400", "25600", "0b110010000000000",
+        "\x01\xff" "6_4", "\xe2\x80\x8b" "6_4", "6\xef\xbc\xbf" "4", "0xg000", "0x6z00",
+        "1x6400", "0y6400", "00x6400", "0x6400\x01", "6_4_", "6.4.0", "0x 1000", "0x1000 ",
+        "0x+1000", "0x-1000", long_text};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
+        CHECK_STATUS(dmls_feature_level_parse(bad[k], &got), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK(got == 0x7777, "case %zu: level written on failure (0x%x)", k, (unsigned)got);
+        const char *msg = dmls_last_error();
+        CHECK(strstr(msg, "is not a DirectML feature level (1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, "
+                          "6_1, 6_2, 6_3, 6_4; also written 6.4 or 0x6400)") != NULL,
+              "case %zu: %s", k, msg);
+        for (const char *c = msg; *c; c++)
+            CHECK(*c >= 0x20 && *c <= 0x7e, "case %zu: byte 0x%02x in the message", k, (unsigned)(unsigned char)*c);
+        CHECK(strlen(msg) < 200, "case %zu: a %zu-byte message", k, strlen(msg));
+    }
+    CHECK(strstr(dmls_last_error(), "'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA...'") != NULL, "long text: %s", dmls_last_error());
+    /* Exactly 32 bytes are shown whole; 33 are cut. */
+    long_text[32] = '\0';
+    dmls_feature_level_parse(long_text, &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'") != NULL, "32 bytes: %s", dmls_last_error());
+    long_text[32] = 'B';
+    long_text[33] = '\0';
+    dmls_feature_level_parse(long_text, &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA...'") != NULL, "33 bytes: %s", dmls_last_error());
+    dmls_feature_level_parse("\x01\xff" "6_4", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'??6_4'") != NULL, "control bytes: %s", dmls_last_error());
+    dmls_feature_level_parse(" 6_4\t", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "' 6_4?'") != NULL, "space and tab: %s", dmls_last_error());
+    dmls_feature_level_parse("\x1f\x20", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'? '") != NULL, "unit separator and space: %s", dmls_last_error());
+    dmls_feature_level_parse("\x7f\x7e", &(DML_FEATURE_LEVEL){0});
+    CHECK(strstr(dmls_last_error(), "'?~'") != NULL, "DEL and tilde: %s", dmls_last_error());
+    dmls_feature_level_parse("7_0", &(DML_FEATURE_LEVEL){0});
+    CHECK(strncmp(dmls_last_error(), "'7_0' is not", 12) == 0, "quoted: %s", dmls_last_error());
+    DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
+    CHECK_STATUS(dmls_feature_level_parse(NULL, &got), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(got == 0x7777 && strstr(dmls_last_error(), "text is NULL") != NULL, "NULL text: %s", dmls_last_error());
+    CHECK_STATUS(dmls_feature_level_parse("6_4", NULL), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "level is NULL") != NULL, "NULL level: %s", dmls_last_error());
+    /* A success clears the message a failure left. */
+    CHECK_STATUS(dmls_feature_level_parse("6.4", &got), DMLS_OK);
+    CHECK(dmls_last_error()[0] == '\0', "stale message: %s", dmls_last_error());
+}
+
+/* An unterminated buffer that ends at an inaccessible page: the parser
+ * reads at most 40 bytes (dml.h), so one of 40 bytes must not fault. */
+static void check_parse_bounded(void) {
+    guarded g;
+    if (guarded_alloc(&g, 40, 1) != 0) {
+        printf("note: no guard pages here; the bounded-read case is not run\n");
+        return;
+    }
+    memcpy(g.data, "6_4", 3);
+    memset(g.data + 3, 'x', 37);
+    DML_FEATURE_LEVEL got = (DML_FEATURE_LEVEL)0x7777;
+    CHECK_STATUS(dmls_feature_level_parse((const char *)g.data, &got), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "'6_4xxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'") != NULL, "%s", dmls_last_error());
+    guarded_free(&g);
+}
+
 int main(void) {
     static const DML_OPERATOR_TYPE ops[] = {DML_OPERATOR_SLICE, DML_OPERATOR_SLICE1, DML_OPERATOR_SLICE_GRAD};
     int cells = 0, accepted = 0;
@@ -114,5 +236,9 @@ int main(void) {
         }
     printf("%d cells, %d accepted\n", cells, accepted);
     CHECK(cells == 3 * 15 * 8 * 13, "cells %d", cells);
+    check_list_and_names();
+    check_parse_accepts();
+    check_parse_refuses();
+    check_parse_bounded();
     TEST_MAIN_END();
 }

@@ -77,34 +77,9 @@ bool args_values(const char *opt, const char *text, int64_t *values, int32_t max
     return parse_list(opt, text, values, max, false, count);
 }
 
-/* Exactly "M_m", "M.m" or "0x" and hex digits: nothing before or after. */
 bool args_feature_level(const char *opt, const char *text, DML_FEATURE_LEVEL *level) {
-    static const DML_FEATURE_LEVEL levels[] = {
-        DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0,
-        DML_FEATURE_LEVEL_3_1, DML_FEATURE_LEVEL_4_0, DML_FEATURE_LEVEL_4_1, DML_FEATURE_LEVEL_5_0,
-        DML_FEATURE_LEVEL_5_1, DML_FEATURE_LEVEL_5_2, DML_FEATURE_LEVEL_6_0, DML_FEATURE_LEVEL_6_1,
-        DML_FEATURE_LEVEL_6_2, DML_FEATURE_LEVEL_6_3, DML_FEATURE_LEVEL_6_4};
-    const size_t n = strlen(text);
-    char norm[8] = "";
-    bool is_hex = n > 2 && n <= 6 && text[0] == '0' && text[1] == 'x';
-    unsigned long hex = 0;
-    for (size_t i = 2; is_hex && i < n; i++) {
-        const char c = text[i];
-        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) is_hex = false;
-        else hex = hex * 16 + (unsigned long)d;
-    }
-    if (!is_hex && n < sizeof norm)
-        for (size_t i = 0; i <= n; i++) norm[i] = text[i] == '.' ? '_' : text[i];
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        if (is_hex ? hex == (unsigned long)levels[i] : strcmp(norm, dmls_feature_level_name(levels[i])) == 0) {
-            *level = levels[i];
-            return true;
-        }
-    }
-    fprintf(stderr, "%s: %s: '%s' is not a DirectML feature level (1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, "
-                    "5_2, 6_0, 6_1, 6_2, 6_3, 6_4; also written 6.4 or 0x6400)\n",
-            args_prog, opt, text);
+    if (dmls_feature_level_parse(text, level) == DMLS_OK) return true;
+    fprintf(stderr, "%s: %s: %s\n", args_prog, opt, dmls_last_error());
     return false;
 }
 

@@ -28,8 +28,8 @@ bool args_list(const char *opt, const char *text, int64_t *values, int32_t *coun
  * (split's --sizes). */
 bool args_values(const char *opt, const char *text, int64_t *values, int32_t max, int32_t *count);
 
-/* "6_4", "6.4" or "0x6400" (the whole text: nothing around it) into a
- * feature level DirectML lists. */
+/* --feature-level's text (dmls_feature_level_parse); on failure prints the
+ * library's message after the option's name. */
 bool args_feature_level(const char *opt, const char *text, DML_FEATURE_LEVEL *level);
 
 /* "float32", "int8", ... (dmls_dtype_name's names) or "bool" (copied as

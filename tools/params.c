@@ -1,4 +1,4 @@
-/* PARAMS parsing and planning; see params.h. */
+/* PARAMS parsing, and the operator set up from them; see params.h. */
 #include "params.h"
 
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 
 void params_init(params *p) {
     memset(p, 0, sizeof *p);
-    p->level = DML_FEATURE_LEVEL_6_4;
+    p->level = dmls_feature_level_at(dmls_feature_level_count() - 1);
 }
 
 const option_def params_options[] = {
@@ -34,9 +34,8 @@ const option_def params_options[] = {
     {"--webnn-strides", NULL, "L", "WebNN slice(): strides, at least 1 (default 1)"},
     {"--webnn-reverse", NULL, "L|all", "WebNN reverse(): the listed axes ('' none, 'all' every axis)"},
     {"--feature-level", NULL, "L",
-     "DirectML feature level: 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2\n6_0 6_1 6_2 6_3 6_4 (also 6.4 or 0x6400; "
-     "default 6_4). The\nDirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass "
-     "DirectML's rules at it too"},
+     "DirectML feature level, as 6_4, 6.4 or 0x6400 (default: the\nlatest; an unknown one is answered with the list). The\n"
+     "DirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass DirectML's rules at it too"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -148,70 +147,16 @@ bool params_complete(const params *p) {
     return false;
 }
 
-static bool plan_fail(param_plan *plan, const char *rule, const char *msg) {
-    snprintf(plan->error, sizeof plan->error, "%s", msg);
-    plan->rule = rule;
+static bool setup_fail(param_setup *setup, const char *rule, const char *msg) {
+    snprintf(setup->error, sizeof setup->error, "%s", msg);
+    setup->rule = rule;
     return false;
 }
 
-static bool lib_fail(param_plan *plan, dmls_status s) {
-    snprintf(plan->error, sizeof plan->error, "%s: %s", dmls_status_name(s), dmls_last_error());
-    plan->rule = dmls_last_error_rule();
+static bool lib_fail(param_setup *setup, dmls_status s) {
+    snprintf(setup->error, sizeof setup->error, "%s: %s", dmls_status_name(s), dmls_last_error());
+    setup->rule = dmls_last_error_rule();
     return false;
-}
-
-/* Copies a list into a DirectML UINT (or INT) array, refusing what the
- * 32-bit field cannot hold instead of truncating it. */
-static bool to_dml(const char *opt, const param_list *l, bool is_signed, UINT *u, INT *s, param_plan *plan) {
-    for (int32_t i = 0; i < l->n; i++) {
-        const int64_t v = l->v[i];
-        const bool fits = is_signed ? v >= INT_MIN && v <= INT_MAX : v >= 0 && v <= (int64_t)UINT_MAX;
-        if (!fits) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "%s[%d] = %" PRId64 " does not fit DirectML's %s field (%s)", opt, (int)i, v,
-                     is_signed ? "32-bit signed INT" : "32-bit unsigned UINT",
-                     is_signed ? "-2147483648 to 2147483647" : "0 to 4294967295");
-            return plan_fail(plan, "", msg);
-        }
-        if (is_signed) s[i] = (INT)v;
-        else u[i] = (UINT)v;
-    }
-    return true;
-}
-
-/* A tensor's sizes and strides as DirectML's 32-bit fields. DirectML has
- * no larger sizes, so a bigger tensor is refused the way it would be. */
-static bool tensor_to_dml(const char *role, int32_t ndim, const int64_t *shape, const int64_t *strides, UINT *sizes,
-                          UINT *ustrides, param_plan *plan) {
-    char msg[300];
-    for (int32_t i = 0; i < ndim; i++) {
-        if (shape[i] < 0) {
-            snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d is negative", role, shape[i], (int)i);
-            return plan_fail(plan, "R-T-SIZES", msg);
-        }
-        if (shape[i] == 0) {
-            snprintf(msg, sizeof msg,
-                     "the %s has an empty axis (dimension %d has size 0) and DirectML tensors cannot be empty; "
-                     "--index (or --onnx-*, --webnn-*) handles empty arrays",
-                     role, (int)i);
-            return plan_fail(plan, "R-T-SIZES", msg);
-        }
-        if (shape[i] > (int64_t)UINT_MAX) {
-            snprintf(msg, sizeof msg, "%s size %" PRId64 " in dimension %d exceeds DirectML's limit of 2^32-1",
-                     role, shape[i], (int)i);
-            return plan_fail(plan, "R-T-ELEMS", msg);
-        }
-        sizes[i] = (UINT)shape[i];
-        if (strides) {
-            if (strides[i] < 0 || strides[i] > (int64_t)UINT_MAX) {
-                snprintf(msg, sizeof msg, "%s stride %" PRId64 " in dimension %d does not fit DirectML's UINT strides",
-                         role, strides[i], (int)i);
-                return plan_fail(plan, "", msg);
-            }
-            ustrides[i] = (UINT)strides[i];
-        }
-    }
-    return true;
 }
 
 /* The SLICE or SLICE1 to hand to dmls_create_dml, in 64 bits; names are the
@@ -223,17 +168,9 @@ typedef struct dml_request {
     const char *names[3];
 } dml_request;
 
-/* A descriptor's TotalTensorSizeInBytes. When the size helper refuses the
- * tensor, 0 goes in and dmls_create_dml's own validation names the rule
- * and the tensor (the helper's message would name the helper). */
-static UINT64 total_bytes(DML_TENSOR_DATA_TYPE type, UINT n, const UINT *sizes, const UINT *strides) {
-    uint64_t bytes;
-    return dmls_calc_buffer_tensor_size(type, n, sizes, strides, &bytes) == DMLS_OK ? bytes : 0;
-}
-
-/* Keeps a SLICE1's arguments in plan->native (see param_native). */
-static void record_native(const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w, param_plan *plan) {
-    param_native *n = &plan->native;
+/* Keeps a SLICE1's arguments in setup->native (see param_native). */
+static void record_native(const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w, param_setup *setup) {
+    param_native *n = &setup->native;
     if (out->strides != NULL || in->ndim != out->ndim) return;
     n->set = true;
     n->dtype = in->dtype;
@@ -254,12 +191,12 @@ static void record_native(const dmls_tensor *in, const dmls_tensor *out, const d
  * parts are one more, innermost axis, taken whole, so the copy moves each
  * element whole whatever its size (complex128, a record, a string). */
 static bool create_native(const param_tensor *t, const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w,
-                          bool grad, param_plan *plan) {
+                          bool grad, param_setup *setup) {
     const int64_t k = t->parts > 1 ? t->parts : 1;
     if (k == 1) {
-        const dmls_status s = grad ? dmls_create_grad(in, out, w, &plan->op) : dmls_create(in, out, w, &plan->op);
-        if (s == DMLS_OK && !grad) record_native(in, out, w, plan);
-        return s == DMLS_OK || lib_fail(plan, s);
+        const dmls_status s = grad ? dmls_create_grad(in, out, w, &setup->op) : dmls_create(in, out, w, &setup->op);
+        if (s == DMLS_OK && !grad) record_native(in, out, w, setup);
+        return s == DMLS_OK || lib_fail(setup, s);
     }
     char msg[300];
     const size_t unit = dmls_dtype_size(in->dtype);
@@ -269,7 +206,7 @@ static bool create_native(const param_tensor *t, const dmls_tensor *in, const dm
                  "this slice's %d axes and that one are more than the %d the library takes",
                  k * (int64_t)unit, k, unit, unit == 1 ? "" : "s", (int)(in->ndim > out->ndim ? in->ndim : out->ndim),
                  DMLS_MAX_RANK);
-        return plan_fail(plan, "R-OP-RANK", msg);
+        return setup_fail(setup, "R-OP-RANK", msg);
     }
     int64_t ishape[DMLS_MAX_RANK], istr[DMLS_MAX_RANK], oshape[DMLS_MAX_RANK];
     int64_t off[DMLS_MAX_RANK], ws[DMLS_MAX_RANK], wst[DMLS_MAX_RANK];
@@ -287,47 +224,47 @@ static bool create_native(const param_tensor *t, const dmls_tensor *in, const dm
     const dmls_tensor pin = {in->dtype, in->ndim + 1, ishape, in->strides ? istr : NULL, in->byte_offset};
     const dmls_tensor pout = {out->dtype, out->ndim + 1, oshape, NULL, out->byte_offset};
     const dmls_window pw = {off, ws, wst};
-    const dmls_status s = grad ? dmls_create_grad(&pin, &pout, &pw, &plan->op) : dmls_create(&pin, &pout, &pw, &plan->op);
-    if (s == DMLS_OK && !grad) record_native(&pin, &pout, &pw, plan);
-    return s == DMLS_OK || lib_fail(plan, s);
+    const dmls_status s = grad ? dmls_create_grad(&pin, &pout, &pw, &setup->op) : dmls_create(&pin, &pout, &pw, &setup->op);
+    if (s == DMLS_OK && !grad) record_native(&pin, &pout, &pw, setup);
+    return s == DMLS_OK || lib_fail(setup, s);
 }
 
-static bool create_dml(const params *p, const param_tensor *t, const dml_request *r, param_plan *plan) {
-    const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
-    UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
-    UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], ustrides[ARGS_MAX_LIST];
-    INT sstrides[ARGS_MAX_LIST];
-    if (!tensor_to_dml("input", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan)) return false;
-    if (!to_dml(r->names[0], &r->offsets, false, offsets, NULL, plan) ||
-        !to_dml(r->names[1], &r->sizes, false, sizes, NULL, plan) ||
-        !to_dml(r->names[2], &r->strides, r->slice1, ustrides, sstrides, plan))
-        return false;
-    const UINT n = (UINT)r->offsets.n;
-    param_list outl = {true, (int32_t)n, {0}};
-    memcpy(outl.v, r->out_sizes, sizeof(int64_t) * n);
-    if (!to_dml("--output-sizes", &outl, false, out_sizes, NULL, plan)) return false;
-    if (t->out_strides && !tensor_to_dml("output", (int32_t)n, r->out_sizes, t->out_strides, out_sizes, out_strides, plan))
-        return false;
-    DML_BUFFER_TENSOR_DESC in_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)t->ndim, in_sizes,
-                                     t->strides ? in_strides : NULL, 0, 0};
-    DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, n, out_sizes, t->out_strides ? out_strides : NULL,
-                                      0, 0};
-    in_buf.TotalTensorSizeInBytes = total_bytes(type, in_buf.DimensionCount, in_sizes, in_buf.Strides);
-    out_buf.TotalTensorSizeInBytes = total_bytes(type, n, out_sizes, out_buf.Strides);
-    DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
-    DML_SLICE_OPERATOR_DESC sd = {&in_desc, &out_desc, n, offsets, sizes, ustrides};
-    DML_SLICE1_OPERATOR_DESC s1 = {&in_desc, &out_desc, n, offsets, sizes, sstrides};
-    DML_OPERATOR_DESC desc = {r->slice1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_SLICE,
-                              r->slice1 ? (const void *)&s1 : (const void *)&sd};
-    const dmls_status s = dmls_create_dml(&desc, p->level, &plan->op);
-    return s == DMLS_OK || lib_fail(plan, s);
+/* A DirectML form refused for an empty tensor (R-T-SIZES) of an input of
+ * t's shape or an output of out_sizes: say what takes one. Returns false. */
+static bool empty_hint(param_setup *setup, const param_tensor *t, int32_t n, const int64_t *out_sizes) {
+    bool empty = false;
+    for (int32_t i = 0; i < t->ndim; i++) empty |= t->shape[i] == 0;
+    for (int32_t i = 0; i < n; i++) empty |= out_sizes[i] == 0;
+    if (empty && strcmp(setup->rule, "R-T-SIZES") == 0) {
+        const size_t used = strlen(setup->error);
+        snprintf(setup->error + used, sizeof setup->error - used,
+                 "; an empty axis: DirectML tensors cannot be empty, --index (or --onnx-*, --webnn-*) handles empty "
+                 "arrays");
+    }
+    return false;
+}
+
+/* The tool's DirectML descriptors are packed or strided as the .npy and
+ * --output-strides say, sized by DirectML's own rule, with no alignment
+ * promised beyond DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT. */
+static bool create_dml(const params *p, const param_tensor *t, const dml_request *r, param_setup *setup) {
+    const dmls_dml_lists l = {r->slice1 ? DML_OPERATOR_SLICE1 : DML_OPERATOR_SLICE,
+                              (DML_TENSOR_DATA_TYPE)t->dtype, /* the values are DirectML's */
+                              {t->ndim, t->shape, t->strides, 0, 0},
+                              {r->offsets.n, r->out_sizes, t->out_strides, 0, 0},
+                              r->offsets.n,
+                              r->offsets.v,
+                              r->sizes.v,
+                              r->strides.v};
+    const dmls_status s = dmls_create_dml_lists(&l, p->level, &setup->op);
+    return s == DMLS_OK || lib_fail(setup, s);
 }
 
 /* The native SLICE1 a DirectML form validated by create_dml stands for
- * (SLICE's window spans (Sizes - 1) * Strides + 1), kept in plan->native.
+ * (SLICE's window spans (Sizes - 1) * Strides + 1), kept in setup->native.
  * Over elements of several parts DirectML's verdict was given for the
  * parts' type, and the copy runs natively over the parts' axis. */
-static bool native_of_dml(const param_tensor *t, const dml_request *r, param_plan *plan) {
+static bool native_of_dml(const param_tensor *t, const dml_request *r, param_setup *setup) {
     int64_t sizes[DMLS_MAX_RANK];
     for (int32_t i = 0; i < r->offsets.n; i++)
         sizes[i] = r->slice1 ? r->sizes.v[i] : (r->sizes.v[i] - 1) * r->strides.v[i] + 1;
@@ -335,35 +272,35 @@ static bool native_of_dml(const param_tensor *t, const dml_request *r, param_pla
     const dmls_tensor out = {t->dtype, r->offsets.n, r->out_sizes, t->out_strides, 0};
     const dmls_window w = {r->offsets.v, sizes, r->strides.v};
     if (t->parts <= 1) {
-        record_native(&in, &out, &w, plan);
+        record_native(&in, &out, &w, setup);
         return true;
     }
-    dmls_destroy(plan->op);
-    plan->op = NULL;
-    plan->dml = false;
-    return create_native(t, &in, &out, &w, false, plan);
+    dmls_destroy(setup->op);
+    setup->op = NULL;
+    setup->dml = false;
+    return create_native(t, &in, &out, &w, false, setup);
 }
 
-static bool out_strides_count(const param_tensor *t, int32_t rank, const char *what, param_plan *plan) {
+static bool out_strides_count(const param_tensor *t, int32_t rank, const char *what, param_setup *setup) {
     if (t->out_strides == NULL || t->n_out_strides == rank) return true;
     char msg[300];
     snprintf(msg, sizeof msg, "--output-strides has %d values but the SLICE1 output has %d axes (%s)",
              (int)t->n_out_strides, (int)rank, what);
-    return plan_fail(plan, "R-OP-RANK", msg);
+    return setup_fail(setup, "R-OP-RANK", msg);
 }
 
 /* DirectML's descriptors hold at most DMLS_MAX_RANK axes; .npy files more. */
-static bool dml_rank(const param_tensor *t, param_plan *plan) {
+static bool dml_rank(const param_tensor *t, param_setup *setup) {
     if (t->ndim <= DMLS_MAX_RANK) return true;
     char msg[200];
     snprintf(msg, sizeof msg, "the input has %d axes; DirectML tensors have at most %d (--index takes any rank)",
              (int)t->ndim, DMLS_MAX_RANK);
-    return plan_fail(plan, "R-OP-RANK", msg);
+    return setup_fail(setup, "R-OP-RANK", msg);
 }
 
-static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
+static bool setup_dml(const params *p, const param_tensor *t, param_setup *setup) {
     const bool slice1 = p->form == FORM_DML_SLICE1;
-    if (!dml_rank(t, plan)) return false;
+    if (!dml_rank(t, setup)) return false;
     dml_request r = {slice1, slice1 ? p->win_offsets : p->offsets, slice1 ? p->win_sizes : p->sizes,
                      slice1 ? p->win_strides : p->strides, NULL,
                      {slice1 ? "--window-offsets" : "--offsets", slice1 ? "--window-sizes" : "--sizes",
@@ -372,15 +309,15 @@ static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
         char msg[200];
         snprintf(msg, sizeof msg, "%s has %d values, %s %d and %s %d; DimensionCount needs one count", r.names[0],
                  (int)r.offsets.n, r.names[1], (int)r.sizes.n, r.names[2], (int)r.strides.n);
-        return plan_fail(plan, "R-OP-RANK", msg);
+        return setup_fail(setup, "R-OP-RANK", msg);
     }
     const int32_t n = r.offsets.n;
     if (slice1 && p->out_sizes.given && p->out_sizes.n != n) {
         char msg[160];
         snprintf(msg, sizeof msg, "--output-sizes has %d values but the window has %d", (int)p->out_sizes.n, (int)n);
-        return plan_fail(plan, "R-OP-RANK", msg);
+        return setup_fail(setup, "R-OP-RANK", msg);
     }
-    if (!out_strides_count(t, n, "one per value of the window lists", plan)) return false;
+    if (!out_strides_count(t, n, "one per value of the window lists", setup)) return false;
     /* The output's sizes: SLICE's Sizes; for SLICE1 --output-sizes, or every
      * element the window holds (R-WIN-COUNT's maximum). A window of no
      * elements or with a zero stride holds no count: 1 stands in, so that
@@ -399,39 +336,39 @@ static bool plan_dml(const params *p, const param_tensor *t, param_plan *plan) {
                      "--output-sizes[%d] = 0: SLICE1's output sizes must be at least 1 (DirectML tensors cannot be "
                      "empty; --index handles empty results)",
                      (int)i);
-            return plan_fail(plan, "R-WIN-COUNT", msg);
+            return setup_fail(setup, "R-WIN-COUNT", msg);
         }
     }
     r.out_sizes = out64;
-    if (!create_dml(p, t, &r, plan)) return false;
-    plan->dml = true;
-    if (!native_of_dml(t, &r, plan)) return false;
-    plan->final_ndim = n;
-    memcpy(plan->final_shape, out64, sizeof(int64_t) * (size_t)n);
+    if (!create_dml(p, t, &r, setup)) return empty_hint(setup, t, n, out64);
+    setup->dml = true;
+    if (!native_of_dml(t, &r, setup)) return false;
+    setup->final_ndim = n;
+    memcpy(setup->final_shape, out64, sizeof(int64_t) * (size_t)n);
     return true;
 }
 
 /* --feature-level with a front end: would DirectML accept the lowered
  * SLICE1? Only the answer is kept; the native operator runs. */
-static bool check_lowered_as_dml(const params *p, const param_tensor *t, const dmls_lowered *lw, param_plan *plan) {
+static bool check_lowered_as_dml(const params *p, const param_tensor *t, const dmls_lowered *lw, param_setup *setup) {
     dml_request r = {true, {true, lw->ndim, {0}}, {true, lw->ndim, {0}}, {true, lw->ndim, {0}}, lw->out_sizes,
                      {"the lowered window offsets", "the lowered window sizes", "the lowered window strides"}};
     memcpy(r.offsets.v, lw->offsets, sizeof(int64_t) * (size_t)lw->ndim);
     memcpy(r.sizes.v, lw->sizes, sizeof(int64_t) * (size_t)lw->ndim);
     memcpy(r.strides.v, lw->strides, sizeof(int64_t) * (size_t)lw->ndim);
-    param_plan dml;
+    param_setup dml;
     memset(&dml, 0, sizeof dml);
     if (!create_dml(p, t, &r, &dml)) {
-        snprintf(plan->error, sizeof plan->error, "DirectML would refuse this slice at feature level %s: %.500s",
+        snprintf(setup->error, sizeof setup->error, "DirectML would refuse this slice at feature level %s: %.500s",
                  dmls_feature_level_name(p->level), dml.error);
-        plan->rule = dml.rule;
+        setup->rule = dml.rule;
         return false;
     }
     dmls_destroy(dml.op);
     return true;
 }
 
-static bool plan_native(const params *p, const param_tensor *t, param_plan *plan) {
+static bool setup_native(const params *p, const param_tensor *t, param_setup *setup) {
     dmls_lowered lw;
     /* NumPy takes inputs of any rank NumPy writes: its SLICE1 runs over a
      * view of at most DMLS_MAX_RANK axes (the input itself up to that). */
@@ -457,7 +394,7 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
                 char msg[160];
                 snprintf(msg, sizeof msg, "%s[%d] = %" PRId64 " is negative; WebNN's values are unsigned",
                          unsigned_names[k], (int)i, unsigned_lists[k]->v[i]);
-                return plan_fail(plan, "", msg);
+                return setup_fail(setup, "", msg);
             }
             dst[k][i] = (uint64_t)unsigned_lists[k]->v[i];
         }
@@ -478,7 +415,7 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
             char msg[160];
             snprintf(msg, sizeof msg, "ONNX Slice: starts has %d values but ends has %d", (int)p->onnx_starts.n,
                      (int)p->onnx_ends.n);
-            return plan_fail(plan, "", msg);
+            return setup_fail(setup, "", msg);
         }
         s = dmls_lower_onnx(t->ndim, t->shape, p->onnx_starts.v, p->onnx_ends.v, p->onnx_starts.n,
                             p->onnx_axes.given ? p->onnx_axes.v : NULL, p->onnx_axes.n,
@@ -491,31 +428,31 @@ static bool plan_native(const params *p, const param_tensor *t, param_plan *plan
     case FORM_WEBNN_REVERSE:
         s = dmls_lower_webnn_reverse(t->ndim, t->shape, p->webnn_reverse_all ? NULL : u1, p->webnn_axes.n, &lw);
         break;
-    default: return plan_fail(plan, "", "no slice parameters");
+    default: return setup_fail(setup, "", "no slice parameters");
     }
-    if (s != DMLS_OK) return lib_fail(plan, s);
+    if (s != DMLS_OK) return lib_fail(setup, s);
     if (!out_strides_count(t, lw.ndim, "the input's rank: the front ends lower onto SLICE1 over the input's axes",
-                           plan))
+                           setup))
         return false;
     /* (A view's offset is where the buffer is bound, not part of DirectML's
      * descriptor.) */
-    if (p->level_given && !check_lowered_as_dml(p, &viewed, &lw, plan)) return false;
+    if (p->level_given && !check_lowered_as_dml(p, &viewed, &lw, setup)) return false;
     const dmls_tensor in = {t->dtype, viewed.ndim, viewed.shape, viewed.strides, byte_offset};
     const dmls_tensor out = {t->dtype, lw.ndim, lw.out_sizes, t->out_strides, 0};
     const dmls_window w = dmls_lowered_window(&lw);
-    if (!create_native(t, &in, &out, &w, false, plan)) return false;
+    if (!create_native(t, &in, &out, &w, false, setup)) return false;
     if (p->form == FORM_NUMPY) {
-        plan->final_ndim = view.final_ndim;
-        memcpy(plan->final_shape, view.final_shape, sizeof(int64_t) * (size_t)view.final_ndim);
+        setup->final_ndim = view.final_ndim;
+        memcpy(setup->final_shape, view.final_shape, sizeof(int64_t) * (size_t)view.final_ndim);
     } else {
-        plan->final_ndim = lw.final_ndim;
-        memcpy(plan->final_shape, lw.final_shape, sizeof(int64_t) * (size_t)lw.final_ndim);
+        setup->final_ndim = lw.final_ndim;
+        memcpy(setup->final_shape, lw.final_shape, sizeof(int64_t) * (size_t)lw.final_ndim);
     }
     return true;
 }
 
-int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes) {
-    const param_native *n = &plan->native;
+int64_t params_piece_rows(const param_setup *setup, uint64_t *row_bytes) {
+    const param_native *n = &setup->native;
     *row_bytes = dmls_dtype_size(n->dtype);
     int32_t a = 0;
     while (n->set && a < n->ndim && n->out_shape[a] == 1) a++;
@@ -524,8 +461,8 @@ int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes) {
     return *row_bytes == 0 ? 0 : n->out_shape[a]; /* an empty output has nothing to cut */
 }
 
-dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, dmls_operator **op) {
-    param_native n = plan->native;
+dmls_status params_piece(const param_setup *setup, int64_t first, int64_t count, dmls_operator **op) {
+    param_native n = setup->native;
     int32_t a = 0;
     while (n.out_shape[a] == 1) a++;
     /* Output row r reads element offset + r * stride, counted from the
@@ -541,10 +478,10 @@ dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, d
     return dmls_create(&in, &out, &w, op);
 }
 
-const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy) {
+const void *params_bind_input(const param_setup *setup, const void *data, uint64_t bytes, void **copy) {
     *copy = NULL;
     const size_t align = DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
-    if (!plan->dml || (uintptr_t)data % align == 0) return data;
+    if (!setup->dml || (uintptr_t)data % align == 0) return data;
     /* The tool's DirectML descriptors promise no GuaranteedBaseOffsetAlignment, so 16 is all they need. */
     if (bytes > SIZE_MAX - align) return NULL;
     *copy = dmls_aligned_alloc(align, (size_t)bytes);
@@ -552,59 +489,50 @@ const void *params_bind_input(const param_plan *plan, const void *data, uint64_t
     return *copy;
 }
 
-bool params_plan(const params *p, const param_tensor *t, param_plan *plan) {
-    memset(plan, 0, sizeof *plan);
-    plan->rule = "";
-    if (p->form == FORM_DML_SLICE || p->form == FORM_DML_SLICE1) return plan_dml(p, t, plan);
-    return plan_native(p, t, plan);
+bool params_setup(const params *p, const param_tensor *t, param_setup *setup) {
+    memset(setup, 0, sizeof *setup);
+    setup->rule = "";
+    if (p->form == FORM_DML_SLICE || p->form == FORM_DML_SLICE1) return setup_dml(p, t, setup);
+    return setup_native(p, t, setup);
 }
 
-bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan) {
-    memset(plan, 0, sizeof *plan);
-    plan->rule = "";
-    const DML_TENSOR_DATA_TYPE type = (DML_TENSOR_DATA_TYPE)t->dtype; /* the values are DirectML's */
-    UINT in_sizes[DMLS_MAX_RANK], in_strides[DMLS_MAX_RANK], out_sizes[DMLS_MAX_RANK], out_strides[DMLS_MAX_RANK];
-    UINT offsets[ARGS_MAX_LIST], sizes[ARGS_MAX_LIST], unused[ARGS_MAX_LIST];
-    INT strides[ARGS_MAX_LIST];
+bool params_setup_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_setup *setup) {
+    memset(setup, 0, sizeof *setup);
+    setup->rule = "";
     const int32_t n = out_grad_sizes->n;
-    if (!dml_rank(t, plan) || !out_strides_count(t, n, "the output gradient's rank", plan)) return false;
-    if (!tensor_to_dml("input gradient", t->ndim, t->shape, t->strides, in_sizes, in_strides, plan) ||
-        !tensor_to_dml("output gradient", n, out_grad_sizes->v, t->out_strides, out_sizes, out_strides, plan) ||
-        !to_dml("--window-offsets", &p->win_offsets, false, offsets, NULL, plan) ||
-        !to_dml("--window-sizes", &p->win_sizes, false, sizes, NULL, plan) ||
-        !to_dml("--window-strides", &p->win_strides, true, unused, strides, plan))
-        return false;
+    if (!dml_rank(t, setup) || !out_strides_count(t, n, "the output gradient's rank", setup)) return false;
     if (p->win_offsets.n != n || p->win_sizes.n != n || p->win_strides.n != n) {
         char msg[240];
         snprintf(msg, sizeof msg,
                  "--window-offsets has %d values, --window-sizes %d, --window-strides %d and "
                  "--output-gradient-sizes %d; DimensionCount needs one count",
                  (int)p->win_offsets.n, (int)p->win_sizes.n, (int)p->win_strides.n, (int)n);
-        return plan_fail(plan, "R-OP-RANK", msg);
+        return setup_fail(setup, "R-OP-RANK", msg);
     }
-    DML_BUFFER_TENSOR_DESC in_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)t->ndim, in_sizes, t->strides ? in_strides : NULL,
-                                     0, 0};
-    DML_BUFFER_TENSOR_DESC out_buf = {type, DML_TENSOR_FLAG_NONE, (UINT)n, out_sizes,
-                                      t->out_strides ? out_strides : NULL, 0, 0};
-    in_buf.TotalTensorSizeInBytes = total_bytes(type, in_buf.DimensionCount, in_sizes, in_buf.Strides);
-    out_buf.TotalTensorSizeInBytes = total_bytes(type, out_buf.DimensionCount, out_sizes, out_buf.Strides);
-    dmls_status s;
-    DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf}, out_desc = {DML_TENSOR_TYPE_BUFFER, &out_buf};
-    DML_SLICE_GRAD_OPERATOR_DESC g = {&in_desc, &out_desc, (UINT)n, offsets, sizes, strides};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_SLICE_GRAD, &g};
-    s = dmls_create_dml(&desc, p->level, &plan->op);
-    if (s != DMLS_OK) return lib_fail(plan, s);
-    plan->dml = true;
-    plan->final_ndim = n;
-    memcpy(plan->final_shape, out_grad_sizes->v, sizeof(int64_t) * (size_t)n);
+    const dmls_dml_lists l = {DML_OPERATOR_SLICE_GRAD,
+                              (DML_TENSOR_DATA_TYPE)t->dtype, /* the values are DirectML's */
+                              {t->ndim, t->shape, t->strides, 0, 0},
+                              {n, out_grad_sizes->v, t->out_strides, 0, 0},
+                              n,
+                              p->win_offsets.v,
+                              p->win_sizes.v,
+                              p->win_strides.v};
+    const dmls_status s = dmls_create_dml_lists(&l, p->level, &setup->op);
+    if (s != DMLS_OK) {
+        lib_fail(setup, s);
+        return empty_hint(setup, t, n, out_grad_sizes->v);
+    }
+    setup->dml = true;
+    setup->final_ndim = n;
+    memcpy(setup->final_shape, out_grad_sizes->v, sizeof(int64_t) * (size_t)n);
     if (t->parts <= 1) return true;
     /* Elements of several parts: validated for the parts' type above, run
      * natively over the parts' axis. */
-    dmls_destroy(plan->op);
-    plan->op = NULL;
-    plan->dml = false;
+    dmls_destroy(setup->op);
+    setup->op = NULL;
+    setup->dml = false;
     const dmls_tensor in = {t->dtype, t->ndim, t->shape, t->strides, 0};
     const dmls_tensor out = {t->dtype, n, out_grad_sizes->v, NULL, 0};
     const dmls_window w = {p->win_offsets.v, p->win_sizes.v, p->win_strides.v};
-    return create_native(t, &in, &out, &w, true, plan);
+    return create_native(t, &in, &out, &w, true, setup);
 }

@@ -1,6 +1,8 @@
 /* The slice parameters every command takes (PARAMS in the help): one of the
  * DirectML forms (SLICE, SLICE1) or one of the front ends (NumPy, ONNX,
- * WebNN), and the planning of an operator from them and a tensor. */
+ * WebNN), and the setup made from them for a tensor: the operator (the
+ * library plans it), the result's shape and what running it in pieces
+ * needs. (A "setup" is the tool's; a "plan" is the library's copy plan.) */
 #ifndef DMLSLICE_TOOLS_PARAMS_H
 #define DMLSLICE_TOOLS_PARAMS_H
 
@@ -45,7 +47,7 @@ typedef struct params {
     bool level_given; /* --feature-level: front ends are then also checked as DirectML's SLICE1 */
 } params;
 
-/* Defaults (feature level 6_4, no form). */
+/* Defaults (the latest feature level, no form). */
 void params_init(params *p);
 
 /* If opt is one of params_options, takes value and returns 1; returns 0
@@ -55,7 +57,7 @@ int params_option(params *p, const option_def *opt, const char *value);
 /* Exactly one form with all its required lists; prints what is missing. */
 bool params_complete(const params *p);
 
-/* The tensor a plan is made for. */
+/* The tensor a setup is made for. */
 typedef struct param_tensor {
     dmls_dtype dtype;
     int32_t ndim;
@@ -68,7 +70,7 @@ typedef struct param_tensor {
                                  * parts > 1, out_strides must be NULL */
 } param_tensor;
 
-/* A plan's operator as dmls_create's arguments, with a packed output, so
+/* A setup's operator as dmls_create's arguments, with a packed output, so
  * that it can also run in pieces (params_piece). One rank: SLICE1's input,
  * output and window have the same. */
 typedef struct param_native {
@@ -81,53 +83,54 @@ typedef struct param_native {
     int64_t offsets[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK], strides[DMLS_MAX_RANK];
 } param_native;
 
-typedef struct param_plan {
+/* What a command runs: made by params_setup or params_setup_grad. */
+typedef struct param_setup {
     dmls_operator *op;
     param_native native;
     int32_t final_ndim;
     int64_t final_shape[DMLS_NUMPY_MAX_RANK]; /* NumPy results may have up to 64 axes */
-    bool dml;                   /* planned through dmls_create_dml */
+    bool dml;                   /* made through dmls_create_dml(_lists) */
     char error[600];            /* on failure: the message */
     const char *rule;           /* on failure: the SPEC rule ID, or "" */
-} param_plan;
+} param_setup;
 
-/* Validates and plans. An element of several parts (t->parts) is planned
+/* Validates and sets up. An element of several parts (t->parts) is set up
  * with the parts' type: the DirectML forms validate as DirectML would for
  * that type, then run natively with the parts' axis. The DirectML forms build real DirectML descriptors
- * (TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size) and go through
- * dmls_create_dml at p->level, so they accept exactly what DirectML would;
+ * (dmls_create_dml_lists: TotalTensorSizeInBytes the least DirectML
+ * accepts) and go through dmls_create_dml at p->level, so they accept exactly what DirectML would;
  * the front ends lower and go through dmls_create (64-bit, no DirectML
  * limits), and with --feature-level their lowered SLICE1 must also pass
  * dmls_create_dml at that level. t->out_strides, when given, holds one
  * value per axis of the SLICE1 output: the window's count for the DirectML
  * forms, the input's rank for the front ends (they lower onto SLICE1 over
- * the input's axes). Returns false with plan->error set. */
-bool params_plan(const params *p, const param_tensor *t, param_plan *plan);
+ * the input's axes). Returns false with setup->error set. */
+bool params_setup(const params *p, const param_tensor *t, param_setup *setup);
 
 /* SLICE_GRAD from the SLICE1 window lists (p->form must be FORM_DML_SLICE1,
  * without --output-sizes): t is the input gradient (t->out_strides the
  * output gradient's, or NULL), out_grad_sizes the output gradient's sizes
- * (the forward input's shape). Planned through dmls_create_dml at p->level;
- * plan->final_shape is the output gradient's. Returns false with
- * plan->error set. */
-bool params_plan_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_plan *plan);
+ * (the forward input's shape). Made through dmls_create_dml_lists at p->level;
+ * setup->final_shape is the output gradient's. Returns false with
+ * setup->error set. */
+bool params_setup_grad(const params *p, const param_tensor *t, const param_list *out_grad_sizes, param_setup *setup);
 
-/* The output's outermost axis of more than one element, for running a plan
- * in pieces of its rows: its length (0 when the plan cannot be split: no
- * such axis, an empty output, or plan->native not set), and the bytes one
+/* The output's outermost axis of more than one element, for running a setup
+ * in pieces of its rows: its length (0 when the setup cannot be split: no
+ * such axis, an empty output, or setup->native not set), and the bytes one
  * row holds. */
-int64_t params_piece_rows(const param_plan *plan, uint64_t *row_bytes);
+int64_t params_piece_rows(const param_setup *setup, uint64_t *row_bytes);
 
 /* Rows [first, first + count) of that axis as an operator of their own
- * (native, on the input as plan->op binds it): *op writes exactly the
+ * (native, on the input as setup->op binds it): *op writes exactly the
  * output's bytes from first * row_bytes on. dmls_create's status. */
-dmls_status params_piece(const param_plan *plan, int64_t first, int64_t count, dmls_operator **op);
+dmls_status params_piece(const param_setup *setup, int64_t first, int64_t count, dmls_operator **op);
 
-/* Where to bind the input of a CPU run: data itself, or, for a DirectML plan
+/* Where to bind the input of a CPU run: data itself, or, for a DirectML setup
  * when data is not at a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
  * (R-X-ALIGN; a .npy writer that pads its header less than NumPy's does), a
  * copy of its first bytes bytes at an aligned address, returned in *copy for
  * the caller to free. NULL when that copy cannot be allocated. */
-const void *params_bind_input(const param_plan *plan, const void *data, uint64_t bytes, void **copy);
+const void *params_bind_input(const param_setup *setup, const void *data, uint64_t bytes, void **copy);
 
 #endif

@@ -9,8 +9,8 @@
  * DirectML.h in one translation unit: both define these names.
  *
  * The functions that take these descriptors live in <dmlslice/dml.h>
- * (dmls_create_dml, dmls_slice_dml, dmls_calc_buffer_tensor_size,
- * dmls_feature_level_name), which includes this header.
+ * (dmls_create_dml, dmls_slice_dml, dmls_calc_buffer_tensor_size, the
+ * feature levels' names and parsing), which includes this header.
  */
 #ifndef DMLSLICE_DIRECTML_H
 #define DMLSLICE_DIRECTML_H

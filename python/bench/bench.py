@@ -18,6 +18,18 @@
      array 16 bytes past a page boundary; the C bench's buffers are 64-byte
      aligned: the "align" field records the offset).
 
+  3. Many slices in one call (issue 24), in microseconds per call: ds.crops
+     of 1,024 boxes of 3 x 4 x 4 float32 from a 3 x 512 x 512 image (starts on
+     the host and, on the GPU, held by the device) against a PyTorch / NumPy
+     loop of slices, a stack of views and the advanced-indexing gather
+     x[:, iy, ix] with its index arrays built beforehand; ds.split of a 64 x
+     3072 QKV into three against torch.split + contiguous (and NumPy's split
+     copies); a planned batch of 64 windows against a loop of Operators; on
+     the GPU the KV-cache gather of issue 24 (512 pages of 16 x 8 x 128
+     float16 of 4,096, page numbers on the device) against index_select. On
+     the GPU each form is also timed with a synchronize after every call
+     ("+ sync": the latency a caller waiting for the result sees).
+
 Timing as `dmlslice bench` times: per rep, one untimed call, then a batch
 of back-to-back calls lasting at least 20 ms; the median of --reps reps
 (part 1: the lowest such median of --rounds rounds, the forms taking turns).
@@ -25,7 +37,7 @@ of back-to-back calls lasting at least 20 ms; the median of --reps reps
 Usage (from the repository root, the package built, e.g. PYTHONPATH=build/python):
   python3 python/bench/bench.py [--cases bench/cases.json] [--reps 7]
       [--device cpu|cuda|all] [--cli build/dmlslice] [--max-mib N] [--json out.json]
-      [--tiny] [--rounds 5]
+      [--tiny] [--rounds 5] [--batch-only]
 --max-mib shrinks cases whose input exceeds N MiB along their first axis
 (for a quick run on a small machine; the table marks them).
 """
@@ -154,6 +166,98 @@ def tiny(reps, device, rounds=1):
         if ref is None or name.startswith("cupy "):
             ref = s
         rows.append({"device": device, "what": name, "us": s * 1e6, "batch": batch, "vs": s / ref})
+    return rows
+
+
+# ------------------------------------------------------------------ part 3: batches
+
+def crop_inputs(n=1024, seed=0):
+    """The image, and n boxes' starts (channel 0, y, x) as an (n, 3) array."""
+    rng = np.random.default_rng(seed)
+    img = rng.standard_normal((3, 512, 512), dtype=np.float32)
+    starts = np.zeros((n, 3), np.int64)
+    starts[:, 1:] = rng.integers(0, 512 - 4 + 1, (n, 2))
+    return img, starts
+
+
+def batch_cands(device):
+    """(name, fn, reference name) of every form part 3 times on device."""
+    img, starts = crop_inputs()
+    ys, xs = starts[:, 1].tolist(), starts[:, 2].tolist()
+    iy = starts[:, 1, None, None] + np.arange(4)[None, :, None]  # (n, 4, 1)
+    ix = starts[:, 2, None, None] + np.arange(4)[None, None, :]  # (n, 1, 4)
+    want = np.stack([img[:, y:y + 4, x:x + 4] for y, x in zip(ys, xs)])
+    qkv = np.random.default_rng(1).standard_normal((64, 3072), dtype=np.float32)
+    wins = [ds.plan("index", img.shape, img.dtype, f"[:, {y}:{y + 4}, {x}:{x + 4}]") for y, x in zip(ys[:64], xs[:64])]
+    b = ds.plan_batch(wins, inputs=[0] * 64)
+    if device == "cpu":
+        assert np.array_equal(ds.crops(img, starts, (3, 4, 4)), want)
+        out = np.empty(want.shape, np.float32)
+        c = [("numpy loop x[:, y:y+4, x:x+4].copy()", lambda: [img[:, y:y + 4, x:x + 4].copy() for y, x in zip(ys, xs)]),
+             ("numpy np.stack of the views", lambda: np.stack([img[:, y:y + 4, x:x + 4] for y, x in zip(ys, xs)])),
+             ("numpy gather x[:, iy, ix]", lambda: img[:, iy, ix]),
+             ("dmlslice.crops(x, host starts)", lambda: ds.crops(img, starts, (3, 4, 4))),
+             ("dmlslice.crops(x, host starts, out=)", lambda: ds.crops(img, starts, (3, 4, 4), out=out)),
+             ("numpy split copies [p.copy() for p in np.split(qkv, 3, 1)]",
+              lambda: [p.copy() for p in np.split(qkv, 3, axis=1)]),
+             ("dmlslice.split(qkv, 3, axis=1)", lambda: ds.split(qkv, 3, axis=1)),
+             ("loop of 64 Operators op(x)", lambda: [op(img) for op in wins]),
+             ("dmlslice plan_batch of 64 windows b(x)", lambda: b(img))]
+        if torch is not None:
+            t = torch.from_numpy(img)
+            c.insert(3, ("torch loop x[:, y:y+4, x:x+4].contiguous()",
+                         lambda: [t[:, y:y + 4, x:x + 4].contiguous() for y, x in zip(ys, xs)]))
+        return [(n, f, None) for n, f in c]
+    t = torch.from_numpy(img).cuda()
+    ds_dev = torch.from_numpy(starts).cuda()
+    tiy, tix = torch.from_numpy(iy).cuda(), torch.from_numpy(ix).cuda()
+    tq = torch.from_numpy(qkv).cuda()
+    out = torch.empty(want.shape, dtype=torch.float32, device="cuda")
+    assert np.array_equal(ds.crops(t, ds_dev, (3, 4, 4)).cpu().numpy(), want)
+    assert np.array_equal(ds.crops(t, starts, (3, 4, 4)).cpu().numpy(), want)
+    c = [("torch loop x[:, y:y+4, x:x+4].contiguous()",
+          lambda: [t[:, y:y + 4, x:x + 4].contiguous() for y, x in zip(ys, xs)]),
+         ("torch.stack of the views", lambda: torch.stack([t[:, y:y + 4, x:x + 4] for y, x in zip(ys, xs)])),
+         ("torch gather x[:, iy, ix]", lambda: t[:, tiy, tix]),
+         ("dmlslice.crops(x, device starts)", lambda: ds.crops(t, ds_dev, (3, 4, 4))),
+         ("dmlslice.crops(x, device starts, out=)", lambda: ds.crops(t, ds_dev, (3, 4, 4), out=out)),
+         ("dmlslice.crops(x, host starts)", lambda: ds.crops(t, starts, (3, 4, 4))),
+         ("torch split copies [p.contiguous() for p in torch.split(qkv, 1024, 1)]",
+          lambda: [p.contiguous() for p in torch.split(tq, 1024, 1)]),
+         ("dmlslice.split(qkv, 3, axis=1)", lambda: ds.split(tq, 3, axis=1)),
+         ("loop of 64 Operators op(x)", lambda: [op(t) for op in wins]),
+         ("dmlslice plan_batch of 64 windows b(x)", lambda: b(t))]
+    # KV-cache gather: 512 pages of 16 x 8 x 128 float16 from a 4,096-page
+    # cache, page numbers held by the device.
+    cache = torch.randn(4096, 16, 8, 128, device="cuda").half()
+    pages = torch.randperm(4096, device="cuda")[:512]
+    pstarts = torch.zeros(512, 4, dtype=torch.int64, device="cuda")
+    pstarts[:, 0] = pages
+    kv_out = torch.empty(512, 1, 16, 8, 128, dtype=torch.float16, device="cuda")
+    kv_src = torch.empty_like(kv_out)
+    assert torch.equal(ds.crops(cache, pstarts, (1, 16, 8, 128))[:, 0], cache.index_select(0, pages))
+    c += [("KV gather torch.index_select(cache, 0, pages)", lambda: cache.index_select(0, pages)),
+          ("KV gather dmlslice.crops(cache, device starts, out=)",
+           lambda: ds.crops(cache, pstarts, (1, 16, 8, 128), out=kv_out)),
+          ("KV gather: a device copy of the same 16 MiB", lambda: kv_out.copy_(kv_src))]
+    if hasattr(torch, "split_with_sizes_copy"):
+        c.insert(7, ("torch.split_with_sizes_copy(qkv, [1024] * 3, 1)",
+                     lambda: torch.split_with_sizes_copy(tq, [1024] * 3, 1)))
+    sync = torch.cuda.synchronize
+
+    def synced(f):
+        return lambda: (f(), sync())
+    lat = [(n + " + sync", synced(f), None) for n, f in c if "loop" not in n and "stack" not in n]
+    return [(n, f, sync) for n, f in c] + lat
+
+
+def batches(reps, device):
+    """Microseconds per call of each of part 3's forms."""
+    rows = []
+    for name, fn, sync in batch_cands(device):
+        s, batch = time_batches(fn, reps, sync)
+        rows.append({"device": device, "what": name, "us": s * 1e6, "batch": batch})
+        print(f"  {name:64s} {s * 1e6:10.2f} us", flush=True)
     return rows
 
 
@@ -300,6 +404,7 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--tiny", action="store_true", help="only part 1, the per-call overhead")
     ap.add_argument("--rounds", type=int, default=5, help="part 1: the lowest of this many medians per form")
+    ap.add_argument("--batch-only", action="store_true", help="only part 3, many slices in one call")
     a = ap.parse_args()
     devices = ["cpu", "cuda"] if a.device == "all" else [a.device]
     if "cuda" in devices and not gpu_ready():
@@ -308,13 +413,16 @@ def main():
     result = {"dmlslice": ds.__version__, "numpy": np.__version__,
               "torch": getattr(torch, "__version__", None), "cupy": getattr(cupy, "__version__", None),
               "jax": getattr(jax, "__version__", None), "threads": ds.get_num_threads(),
-              "python": sys.version.split()[0], "tiny": [], "cases": []}
+              "python": sys.version.split()[0], "tiny": [], "cases": [], "batch": []}
     for dev in devices:
+        print(f"\n== {dev}: many slices in one call (1,024 crops 3x4x4 of 3x512x512 float32; QKV split)")
+        result["batch"] += batches(a.reps, dev)
+    for dev in devices if not a.batch_only else []:
         print(f"\n== {dev}: per-call overhead, tiny slice (8 x 8 float32, [1:3, ::2])")
         for r in tiny(a.reps, dev, a.rounds):
             print(f"  {r['what']:42s} {r['us']:8.3f} us  {r['vs']:5.2f}x")
             result["tiny"].append(r)
-    for dev in devices if not a.tiny else []:
+    for dev in devices if not (a.tiny or a.batch_only) else []:
         print(f"\n== {dev}: canonical cases, GB/s = 2 x output bytes / time (* = scaled by --max-mib)\n"
               f"   dmlslice: op(x, out=y), y reused (as `dmlslice bench`); new: op(x), a new result each call")
         rows = cases(a.cases, a.reps, dev, a.max_mib)

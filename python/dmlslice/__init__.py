@@ -21,6 +21,13 @@ Plan once, run many times (from any number of threads)::
     op = dmlslice.plan("index", (4, 5), "float32", "[1:3, ::-1]")
     y = op(x)
 
+Many slices in one call (one pass of the CPU pool, one launch on the GPU)::
+
+    parts = dmlslice.split(x, 4, axis=1)            # ONNX num_outputs; or sizes [2, 3]
+    boxes = dmlslice.crops(img, starts, (3, 4, 4))  # (N, 3, 4, 4) from an (N, 3) starts
+    b = dmlslice.plan_batch([op1, op2, ((8, 8), "float32", "[::2]")])
+    y1, y2, y3 = b([x1, x2, x3])
+
 Errors are :class:`dmlslice.Error` with ``.status`` and ``.rule``.
 """
 import os as _os
@@ -28,10 +35,10 @@ import os as _os
 import numpy as _np
 
 from . import _errors, _kinds
-from ._dmlslice import (Operator, check_dml, cuda_available, get_num_threads, index,
+from ._dmlslice import (Batch, Operator, check_dml, crops, cuda_available, get_num_threads, index,
                         library_version, onnx_slice, set_num_threads, slice, slice1,
-                        slice_grad, webnn_reverse, webnn_slice)
-from ._dmlslice import _after_fork_child, _init, _plan, cuda_built as _cuda_built
+                        slice_grad, split, webnn_reverse, webnn_slice)
+from ._dmlslice import _after_fork_child, _batch_init, _init, _plan, _plan_batch, cuda_built as _cuda_built
 from ._errors import (ArgumentError, ArrayLibraryError, DeviceError, DTypeError, Error,
                       IndexKeyError, IndexTypeError, OutOfBoundsError, OutOfMemoryError)
 
@@ -39,6 +46,7 @@ __version__ = library_version
 cuda_built: bool = bool(_cuda_built)
 
 _init(_errors.BY_ROLE, _np, _kinds)
+_batch_init(_kinds)
 # A forked child has none of the parent's pool threads: it makes its own.
 _os.register_at_fork(after_in_child=_after_fork_child)
 
@@ -60,8 +68,32 @@ def plan(kind, shape, dtype, *params, feature_level=None):
     return _plan(kind, shape, dtype, params, feature_level)
 
 
-__all__ = ["ArgumentError", "ArrayLibraryError", "DTypeError", "DeviceError", "Error", "IndexKeyError",
+def plan_batch(items, inputs=None):
+    """Plan many slices to run together, in one call: one pass of the CPU pool,
+    or one kernel launch on the arrays' current CUDA stream.
+
+    items is a sequence; each item is an :class:`Operator` (``plan(...)``) or a
+    ``(shape, dtype, key)`` tuple, planned as ``plan("index", shape, dtype, key)``.
+    inputs says which input array each item reads: None (item i reads input
+    i), or one input number per item (items may share an input; each input is
+    read by at least one item). Returns a :class:`Batch`; call it as
+    ``b(inputs, *, out=None)`` with the list of input arrays (C-contiguous, of
+    the shapes planned; one array alone where the batch reads one) and get one
+    result per item, or pass ``out=`` (one C-contiguous array per item). Safe to
+    call from many threads at once. On the GPU a batch serves the device of its
+    first call, with at most 128 input and output arrays in all.
+    """
+    ops = []
+    for i, item in enumerate(items):
+        if isinstance(item, tuple) and len(item) == 3:
+            shape, dtype, key = item
+            item = plan("index", shape, dtype, key)
+        ops.append(item)
+    return _plan_batch(ops, inputs)
+
+
+__all__ = ["ArgumentError", "ArrayLibraryError", "Batch", "DTypeError", "DeviceError", "Error", "IndexKeyError",
            "IndexTypeError", "Operator",
-           "OutOfBoundsError", "OutOfMemoryError", "check_dml", "cuda_available", "cuda_built",
-           "get_num_threads", "index", "library_version", "onnx_slice", "plan", "set_num_threads",
-           "slice", "slice1", "slice_grad", "webnn_reverse", "webnn_slice"]
+           "OutOfBoundsError", "OutOfMemoryError", "check_dml", "crops", "cuda_available", "cuda_built",
+           "get_num_threads", "index", "library_version", "onnx_slice", "plan", "plan_batch",
+           "set_num_threads", "slice", "slice1", "slice_grad", "split", "webnn_reverse", "webnn_slice"]

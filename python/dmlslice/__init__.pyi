@@ -58,6 +58,29 @@ class Operator:
 def plan(kind: Kind, shape: Ints, dtype: Any, *params: Any, feature_level: FeatureLevel = None) -> Operator: ...
 
 
+SplitMode = Literal["onnx", "array_split", "tensor_split", "chunk", "split_size"]
+
+
+def split(x: A, sizes_or_sections: SupportsIndex | Ints, axis: int = 0, *, mode: SplitMode | None = None,
+          out: Sequence[A] | None = None) -> list[A]: ...
+def crops(x: A, starts: Any, size: Ints, *, out: A | None = None) -> A: ...
+
+
+class Batch:
+    """Planned slices run together in one call; thread-safe."""
+    @property
+    def input_shapes(self) -> tuple[tuple[int, ...], ...]: ...
+    @property
+    def output_shapes(self) -> tuple[tuple[int, ...], ...]: ...
+    @property
+    def operators(self) -> tuple[Operator, ...]: ...
+    def __len__(self) -> int: ...
+    def __call__(self, inputs: Sequence[A] | A, *, out: Sequence[A] | None = None) -> list[A]: ...
+
+
+def plan_batch(items: Sequence[Operator | tuple[Ints, Any, Key]], inputs: Ints | None = None) -> Batch: ...
+
+
 def check_dml(operator: Literal["SLICE", "SLICE1", "SLICE_GRAD"], input_sizes: Ints, output_sizes: Ints,
               offsets: Ints, sizes: Ints, strides: Ints, *, dtype: Any = "float32",
               feature_level: FeatureLevel = None, input_strides: Ints | None = None,

@@ -167,3 +167,46 @@ def finish(x, target):
         import jax
         return jax.dlpack.from_dlpack(target)
     return target
+
+
+def host_starts(starts, rank, extra):
+    """The starts of ds.crops given on the host, as a C-contiguous (N, rank +
+    extra) int64 NumPy array (extra: zero columns for an axis the extension
+    adds when it copies elements in parts)."""
+    from ._errors import ArgumentError, DTypeError
+    a = np.asarray(starts)
+    if a.size == 0 and a.dtype.kind == "f":  # np.asarray([[], []]) is float64: no value to read
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise DTypeError(f"crops: starts must hold integers, not {a.dtype}", "DMLS_ERROR_INVALID_ARGUMENT", "")
+    if a.ndim != 2 or a.shape[1] != rank:
+        raise ArgumentError(f"crops: starts has shape {a.shape}; an (N, {rank}) array is needed (row i: the "
+                            f"starts of crop i, one per axis of x)", "DMLS_ERROR_SHAPE_MISMATCH", "R-CROP-BOUNDS")
+    if a.dtype == np.uint64 and a.size:
+        # Values past int64 are out of bounds anyway: kept past every bound, not wrapped negative.
+        a = np.minimum(a, np.uint64(np.iinfo(np.int64).max))
+    if not extra:
+        return np.ascontiguousarray(a, dtype=np.int64)
+    b = np.zeros((a.shape[0], rank + extra), np.int64)
+    b[:, :rank] = a
+    return b
+
+
+def to_device(x, a, device_id):
+    """The host array a copied to CUDA device device_id by x's library
+    (PyTorch or CuPy; for other producers whichever of them is installed),
+    on that library's current stream."""
+    mod = _module_of(x)
+    if mod == "torch":
+        import torch
+        return torch.from_numpy(a).to(x.device)
+    if mod == "cupy":
+        import cupy
+        with cupy.cuda.Device(device_id):
+            return cupy.asarray(a)
+    if "torch" in sys.modules or _importable("torch"):
+        import torch
+        return torch.from_numpy(a).to(f"cuda:{device_id}")
+    import cupy
+    with cupy.cuda.Device(device_id):
+        return cupy.asarray(a)

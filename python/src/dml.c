@@ -44,97 +44,6 @@ static int dml_data_type(const dml_params *d, DML_TENSOR_DATA_TYPE *t) {
     return 0;
 }
 
-/* A value of a DirectML UINT or INT array, range-checked. */
-static int dml_value(const dml_params *d, const char *field, int i, int64_t v, int is_signed, UINT *u) {
-    if (is_signed ? (v < INT32_MIN || v > INT32_MAX) : (v < 0 || v > (int64_t)UINT32_MAX)) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s: %s[%d] = %lld does not fit DirectML's %s",
-                  op_names[d->op], field, i, (long long)v, is_signed ? "INT" : "UINT");
-        return -1;
-    }
-    *u = (UINT)(uint32_t)(int32_t)v;
-    return 0;
-}
-
-typedef struct dml_storage {
-    UINT in_sizes[EXT_MAX_RANK], out_sizes[EXT_MAX_RANK];
-    UINT in_strides[EXT_MAX_RANK], out_strides[EXT_MAX_RANK];
-    UINT offsets[EXT_MAX_RANK], sizes[EXT_MAX_RANK], strides[EXT_MAX_RANK];
-    DML_BUFFER_TENSOR_DESC in_buf, out_buf;
-    DML_TENSOR_DESC in_t, out_t;
-    union {
-        DML_SLICE_OPERATOR_DESC slice;
-        DML_SLICE1_OPERATOR_DESC slice1;
-        DML_SLICE_GRAD_OPERATOR_DESC grad;
-    } u;
-    DML_OPERATOR_DESC desc;
-} dml_storage;
-
-static int dml_tensor(const dml_params *d, const char *which, const dml_tensor_args *a, DML_TENSOR_DATA_TYPE type,
-                      UINT *sizes, UINT *strides, DML_BUFFER_TENSOR_DESC *buf, DML_TENSOR_DESC *t) {
-    for (int i = 0; i < a->ndim; i++) {
-        char field[64];
-        snprintf(field, sizeof field, "%s Sizes", which);
-        if (dml_value(d, field, i, a->sizes[i], 0, &sizes[i]) < 0) return -1;
-        if (a->has_strides) {
-            snprintf(field, sizeof field, "%s Strides", which);
-            if (dml_value(d, field, i, a->strides[i], 0, &strides[i]) < 0) return -1;
-        }
-    }
-    memset(buf, 0, sizeof *buf);
-    buf->DataType = type;
-    buf->DimensionCount = (UINT)a->ndim;
-    buf->Sizes = sizes;
-    buf->Strides = a->has_strides ? strides : NULL;
-    buf->TotalTensorSizeInBytes = a->total_bytes;
-    buf->GuaranteedBaseOffsetAlignment = (UINT)a->alignment;
-    if (a->total_bytes == 0) {
-        uint64_t bytes = 0;
-        /* Where DirectML's own helper cannot size it, leave 0 for the rules
-         * to name (R-T-TOTAL, R-T-SIZES). */
-        if (dmls_calc_buffer_tensor_size(type, (UINT)a->ndim, sizes, buf->Strides, &bytes) == DMLS_OK)
-            buf->TotalTensorSizeInBytes = bytes;
-    }
-    t->Type = DML_TENSOR_TYPE_BUFFER;
-    t->Desc = buf;
-    return 0;
-}
-
-static int dml_build(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, dml_storage *s) {
-    DML_TENSOR_DATA_TYPE type;
-    if (dml_data_type(d, &type) < 0) return -1;
-    int sgn = d->op != DML_SLICE;
-    const char *win = d->op == DML_SLICE ? "" : "InputWindow";
-    char f_off[32], f_size[32], f_str[32];
-    snprintf(f_off, sizeof f_off, "%sOffsets", win);
-    snprintf(f_size, sizeof f_size, "%sSizes", win);
-    snprintf(f_str, sizeof f_str, "%sStrides", win);
-    for (int i = 0; i < d->n; i++) {
-        if (dml_value(d, f_off, i, d->offsets[i], 0, &s->offsets[i]) < 0 ||
-            dml_value(d, f_size, i, d->sizes[i], 0, &s->sizes[i]) < 0 ||
-            dml_value(d, f_str, i, d->strides[i], sgn, &s->strides[i]) < 0)
-            return -1;
-    }
-    const char *in_name = d->op == DML_SLICE_GRAD ? "InputGradientTensor" : "InputTensor";
-    const char *out_name = d->op == DML_SLICE_GRAD ? "OutputGradientTensor" : "OutputTensor";
-    if (dml_tensor(d, in_name, in, type, s->in_sizes, s->in_strides, &s->in_buf, &s->in_t) < 0 ||
-        dml_tensor(d, out_name, out, type, s->out_sizes, s->out_strides, &s->out_buf, &s->out_t) < 0)
-        return -1;
-    UINT n = (UINT)d->n;
-    if (d->op == DML_SLICE) {
-        s->u.slice = (DML_SLICE_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, s->strides};
-        s->desc.Type = DML_OPERATOR_SLICE;
-    } else if (d->op == DML_SLICE1) {
-        s->u.slice1 = (DML_SLICE1_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, (const INT *)s->strides};
-        s->desc.Type = DML_OPERATOR_SLICE1;
-    } else {
-        s->u.grad =
-            (DML_SLICE_GRAD_OPERATOR_DESC){&s->in_t, &s->out_t, n, s->offsets, s->sizes, (const INT *)s->strides};
-        s->desc.Type = DML_OPERATOR_SLICE_GRAD;
-    }
-    s->desc.Desc = &s->u;
-    return 0;
-}
-
 /* The output count of a window axis, or 1 where the window is itself
  * invalid (the rules then name the window, not the output). */
 static int64_t window_count(int64_t size, int64_t stride) {
@@ -143,12 +52,24 @@ static int64_t window_count(int64_t size, int64_t stride) {
     return (int64_t)(1 + (uint64_t)(size - 1) / a);
 }
 
+/* The library checks each value against its 32-bit DirectML field
+ * (dmls_create_dml_lists), then validates as DirectML does. */
 static int dml_validate(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out,
                         dmls_operator **keep) {
-    dml_storage s;
-    if (dml_build(d, in, out, &s) < 0) return -1;
+    static const DML_OPERATOR_TYPE types[] = {DML_OPERATOR_SLICE, DML_OPERATOR_SLICE1, DML_OPERATOR_SLICE_GRAD};
+    DML_TENSOR_DATA_TYPE type;
+    if (dml_data_type(d, &type) < 0) return -1;
+    const dmls_dml_lists lists = {
+        types[d->op],
+        type,
+        {in->ndim, in->sizes, in->has_strides ? in->strides : NULL, in->total_bytes, in->alignment},
+        {out->ndim, out->sizes, out->has_strides ? out->strides : NULL, out->total_bytes, out->alignment},
+        d->n,
+        d->offsets,
+        d->sizes,
+        d->strides};
     dmls_operator *op = NULL;
-    dmls_status st = dmls_create_dml(&s.desc, (DML_FEATURE_LEVEL)d->level, &op);
+    dmls_status st = dmls_create_dml_lists(&lists, (DML_FEATURE_LEVEL)d->level, &op);
     if (st != DMLS_OK) {
         ext_raise_status(st);
         return -1;
@@ -192,26 +113,11 @@ int dml_check(const dml_params *d, const dml_tensor_args *in, const dml_tensor_a
     return 0;
 }
 
-static const int all_levels[] = {0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
-                                 0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400};
-
 const char *dml_feature_level_name(int level) { return dmls_feature_level_name((DML_FEATURE_LEVEL)level); }
 
 int dml_feature_level(const char *name) {
-    char want[16];
-    size_t n = strlen(name);
-    if (n >= sizeof want) return -1;
-    for (size_t i = 0; i <= n; i++) want[i] = name[i] == '.' ? '_' : name[i];
-    for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++) {
-        const char *s = dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i]);
-        if (s && strcmp(s, want) == 0) return all_levels[i];
-    }
-    return -1;
+    DML_FEATURE_LEVEL level;
+    return dmls_feature_level_parse(name, &level) == DMLS_OK ? (int)level : -1;
 }
 
-int dml_latest_feature_level(void) {
-    int best = all_levels[0];
-    for (size_t i = 0; i < sizeof all_levels / sizeof *all_levels; i++)
-        if (dmls_feature_level_name((DML_FEATURE_LEVEL)all_levels[i])) best = all_levels[i];
-    return best;
-}
+int dml_latest_feature_level(void) { return (int)dmls_feature_level_at(dmls_feature_level_count() - 1); }

@@ -25,6 +25,10 @@
  *   results.c     the result array made by the input's library, handed back
  *   call.c        one call's straight path: array in, plan, result, run
  *   operator.c    the Operator type
+ *   batch_run.c   many slices in one call, the library's side: arrays as
+ *                 the batch library takes them, batches made and run
+ *   batch.c       many slices in one call, the Python surface: split,
+ *                 crops, the Batch type (both declared in batch_ext.h)
  *   module.c      the Python surface: argument parsing, the functions
  */
 #ifndef DMLSLICE_PY_EXT_H
@@ -280,7 +284,7 @@ typedef struct dml_tensor_args {
 int dml_check(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, int *rank, int64_t *shape);
 
 const char *dml_feature_level_name(int level);
-/* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4"), or -1. */
+/* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4", "0x6400"), or -1. */
 int dml_feature_level(const char *name);
 int dml_latest_feature_level(void);
 
@@ -429,5 +433,8 @@ PyObject *call_run(call *k);
 PyObject *operator_type_new(void);
 /* A new Operator for plan p. */
 PyObject *operator_new(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
+/* An Operator's prepared plan (borrowed: the Operator holds it), or NULL
+ * where obj is no Operator. */
+prepared *operator_prepared(PyObject *obj);
 
 #endif /* DMLSLICE_PY_EXT_H */

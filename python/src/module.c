@@ -7,6 +7,8 @@
  */
 #include "ext.h"
 
+#include "batch_ext.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -363,7 +365,7 @@ PyMODINIT_FUNC PyInit__dmlslice(void) {
     }
     if (PyModule_AddStringConstant(m, "library_version", run_library_version()) < 0 ||
         PyModule_AddIntConstant(m, "cuda_built", run_cuda_built()) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0)
+        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0)
         goto fail;
     return m;
 fail:

@@ -113,6 +113,10 @@ PyObject *operator_type_new(void) {
     return Py_XNewRef(operator_type);
 }
 
+prepared *operator_prepared(PyObject *obj) {
+    return operator_type && PyObject_TypeCheck(obj, (PyTypeObject *)operator_type) ? ((OperatorObject *)obj)->pr : NULL;
+}
+
 PyObject *operator_new(int kind, const plan *p, int64_t itemsize, PyObject *dtype) {
     prepared *pr = prepared_new(kind, p, itemsize);
     if (!pr) return NULL;

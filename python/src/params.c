@@ -5,6 +5,8 @@
  */
 #include "ext.h"
 
+#include <string.h>
+
 /* A sequence of at most `max` integers. Returns the count, or -1. */
 int params_int_list(PyObject *seq, const char *what, int64_t *out, int max, int is_unsigned) {
     PyObject *fast = PySequence_Fast(seq, "");
@@ -52,9 +54,11 @@ int params_feature_level(PyObject *obj, int *level) {
         return 0;
     }
     if (PyUnicode_Check(obj)) {
-        const char *s = PyUnicode_AsUTF8AndSize(obj, NULL);
+        Py_ssize_t len = 0;
+        const char *s = PyUnicode_AsUTF8AndSize(obj, &len);
         if (!s) return -1;
-        *level = dml_feature_level(s);
+        /* A NUL inside would end the text early: "6_4\0x" is no level. */
+        *level = strlen(s) == (size_t)len ? dml_feature_level(s) : -1;
     } else {
         long v = PyLong_AsLong(obj);
         if (v == -1 && PyErr_Occurred()) PyErr_Clear();

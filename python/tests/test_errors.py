@@ -58,6 +58,12 @@ def test_feature_levels():
     assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level="5_0").shape == (1, 1, 1, 1)
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
            feature_level="9_9")
+    # The library's parser: its three forms, nothing around them.
+    for text in ("5.0", "0x5000", "0X5000"):
+        assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level=text).shape == (1, 1, 1, 1)
+    for text in (" 6_4", "6_4 ", "6_4\x00", "0x", "", "6" * 1000):
+        raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
+               feature_level=text)
 
 
 def test_check_dml_without_data():
@@ -73,6 +79,15 @@ def test_check_dml_without_data():
            [2, 4], [2, 2], [0, 0], [2, 4], [1, -2], alignment=3)
     raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS", ds.check_dml, "SLICE1",
            [2, 4], [2, 2], [0, 1], [2, 4], [1, 2])
+    # Values past their 32-bit DirectML fields are refused by the library, never truncated.
+    e = raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.check_dml, "SLICE1",
+               [2, 4], [2, 2], [0, 0], [2, 4], [1, 2**31])
+    assert "InputWindowStrides[1] = 2147483648 does not fit" in str(e)
+    e = raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.check_dml, "SLICE1",
+               [2, 4], [2, 2], [0, 0], [2, 4], [1, 2], alignment=2**32)
+    assert "GuaranteedBaseOffsetAlignment = 4294967296 does not fit" in str(e)
+    raises(ds.ArgumentError, "DMLS_ERROR_OVERFLOW", "R-T-ELEMS", ds.check_dml, "SLICE1",
+           [2, 2**32], [2, 2], [0, 0], [2, 4], [1, 2])
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-TYPE", ds.check_dml, "CONV",
            [2], [2], [0], [2], [1])
     # Strided descriptors, as DirectML takes them.

@@ -1,5 +1,5 @@
 /* The CUDA backend's entry in the table of backends (backend.h): its data
- * is the launch plan (launch.h), derived once at create (prepare.c) so that
+ * is the launch set (launch.h), derived once at create (prepare.c) so that
  * dmls_execute_cuda (run.c) only checks the binding and launches. Plain C,
  * no CUDA header: preparing needs no device. */
 #include <stdlib.h>

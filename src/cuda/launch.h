@@ -1,4 +1,4 @@
-/* The CUDA launch plan: the launches of the CUDA backend, derived from a
+/* The CUDA launch set: the launches of the CUDA backend, derived from a
  * normalized copy plan once, at create time (prepare.c), so that execute
  * (run.c) only checks the binding and launches. Plain C, without any CUDA
  * header: backend.c and the tests include it in C files. */
@@ -17,7 +17,7 @@
 #define DMLS_CUDA_THREADS 256
 #define DMLS_CUDA_ILP 4
 
-/* Which kernel family runs a plan. */
+/* Which kernel family runs a launch. */
 typedef enum dmls_cuda_kernel {
     DMLS_CUDA_NOTHING = 0, /* count 0: no launch */
     DMLS_CUDA_COPY = 1,    /* one unit of `unit` bytes per index, any strides */
@@ -30,11 +30,11 @@ typedef enum dmls_cuda_kernel {
 /* Most output elements one GATHER index covers (16 bytes of 1-byte elements). */
 #define DMLS_CUDA_MAX_GATHER 16
 
-/* A plan's dims plus one: the byte-wise fallback splits each element into
+/* A copy plan's dims plus one: the byte-wise fallback splits each element into
  * its bytes, which adds an innermost dim. */
 #define DMLS_CUDA_MAX_DIMS (DMLS_MAX_RANK + 1)
 
-/* Launches per plan, best first: vectorized, natural (one element per
+/* Launches per copy plan, best first: vectorized, natural (one element per
  * index), byte-wise (any address). */
 #define DMLS_CUDA_CHOICES 3
 
@@ -82,7 +82,7 @@ typedef struct dmls_cuda_compact {
     int32_t pattern[DMLS_CUDA_MAX_GATHER];       /* GATHER only */
 } dmls_cuda_compact;
 
-/* The launch plan, everything execute needs: for each copy plan, the launches best first; execute
+/* The launch set, everything execute needs: for each copy plan, the launches best first; execute
  * takes the first whose alignment the bound bases meet (the last one needs
  * none). fill is used for SLICE_GRAD only. fill_compact[i] and
  * copy_compact[i] are the compact forms of fill[i] and copy[i], valid where
@@ -99,7 +99,7 @@ static inline const dmls_cuda_state *dmls_cuda_state_of(const dmls_operator *op)
     return (const dmls_cuda_state *)dmls_operator_prepared(op, DMLS_BACKEND_CUDA);
 }
 
-/* Builds the launch plan of a copy, and of its zero fill when fill is not
+/* Builds the launch set of a copy, and of its zero fill when fill is not
  * NULL (SLICE_GRAD; else state->fill is all zeros). */
 void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const dmls_copy_plan *fill);
 

@@ -1,8 +1,8 @@
-/* The CUDA launch plan: turns a normalized copy plan into the launches
+/* The CUDA launch set: turns a normalized copy plan into the launches
  * execute chooses from, once, at create time. Plain C, no CUDA header: it
  * runs inside create.c's dmls_operator_build.
  *
- * Three launches per plan, best first (execute takes the first whose
+ * Three launches per copy plan, best first (execute takes the first whose
  * alignment the bound bases meet):
  *   1. vectorized: 16- or 8-byte accesses. A contiguous inner run becomes a
  *      run of wider units (crop: 768-byte rows as 48 units of 16 bytes); a

@@ -28,7 +28,7 @@ static void test_front_end_errors(void) {
           "DML window past the end");
     CHECK(err_has("R-WIN-BOUNDS"), "rule in message");
     CHECK(run("slice a.npy -o o.npy --offsets 0,-1 --sizes 1,1 --strides 1,1") == 1, "negative UINT");
-    CHECK(err_has("--offsets[1] = -1 does not fit"), "UINT message");
+    CHECK(err_has("SLICE: Offsets[1] = -1 does not fit DirectML's 32-bit UINT field"), "UINT message");
     CHECK(!exists("o.npy") && no_temp_files(), "a failed run left files");
 }
 

@@ -91,26 +91,26 @@ int cmd_check(int argc, char **argv) {
                         "--window-strides) and no other slice parameters\n", args_prog);
         return 2;
     }
-    param_plan plan;
-    const bool ok = a.out_grad.given ? params_plan_grad(&a.p, &t, &a.out_grad, &plan) : params_plan(&a.p, &t, &plan);
+    param_setup setup;
+    const bool ok = a.out_grad.given ? params_setup_grad(&a.p, &t, &a.out_grad, &setup) : params_setup(&a.p, &t, &setup);
     if (!ok) {
         if (!c.quiet) {
-            printf("invalid: %s\n", plan.error);
-            if (plan.rule && plan.rule[0]) printf("rule: %s\n", plan.rule);
+            printf("invalid: %s\n", setup.error);
+            if (setup.rule && setup.rule[0]) printf("rule: %s\n", setup.rule);
         }
         return 1;
     }
     if (!c.quiet) {
         printf("valid: output%s shape (", a.out_grad.given ? " gradient" : "");
-        for (int i = 0; i < plan.final_ndim; i++) printf("%s%" PRId64, i ? ", " : "", plan.final_shape[i]);
-        printf("%s)", plan.final_ndim == 1 ? "," : "");
-        if (plan.dml) printf(", %s at feature level %s", a.out_grad.given ? "DML_OPERATOR_SLICE_GRAD"
+        for (int i = 0; i < setup.final_ndim; i++) printf("%s%" PRId64, i ? ", " : "", setup.final_shape[i]);
+        printf("%s)", setup.final_ndim == 1 ? "," : "");
+        if (setup.dml) printf(", %s at feature level %s", a.out_grad.given ? "DML_OPERATOR_SLICE_GRAD"
                                                          : a.p.form == FORM_DML_SLICE ? "DML_OPERATOR_SLICE" : "DML_OPERATOR_SLICE1",
                              dmls_feature_level_name(a.p.level));
         else if (a.p.level_given)
             printf(", its lowered DML_OPERATOR_SLICE1 valid at feature level %s", dmls_feature_level_name(a.p.level));
         printf("\n");
     }
-    dmls_destroy(plan.op);
+    dmls_destroy(setup.op);
     return 0;
 }

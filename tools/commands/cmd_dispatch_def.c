@@ -4,7 +4,7 @@
 #include "commands.h"
 
 static const option_def dispatch_options[] = {
-    {"--feature-level", NULL, "L", "DirectML feature level the operators are validated at\n(default 6_4)"},
+    {"--feature-level", NULL, "L", "DirectML feature level the operators are validated at\n(default: the latest)"},
     {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]"},
     {"--force", "-f", NULL, "let writeFile replace an existing file"},
     {"--allow-path", NULL, "DIRS",

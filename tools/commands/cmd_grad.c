@@ -73,31 +73,31 @@ static int grad_input(const grad_args *a, const common_options *c, npy_input *in
     npy_output out;
     memset(&out, 0, sizeof out);
     int status = 1;
-    param_plan plan = {0};
+    param_setup setup = {0};
     int64_t strides[NPY_MAX_RANK];
     npy_strides(&in->h, strides);
     const param_tensor t = {in->h.dtype, in->h.ndim, in->h.shape, in->h.fortran_order ? strides : NULL, NULL, 0,
                             in->h.parts};
     char device_err[256] = "";
     dmls_status s;
-    if (!params_plan_grad(&a->p, &t, &a->out_sizes, &plan)) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", plan.error);
+    if (!params_setup_grad(&a->p, &t, &a->out_sizes, &setup)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", setup.error);
         goto done;
     }
-    if (!npy_create(c->outputs[0], c->force, in->h.descr, plan.final_ndim, plan.final_shape, in->h.esize, &out, err)) {
+    if (!npy_create(c->outputs[0], c->force, in->h.descr, setup.final_ndim, setup.final_shape, in->h.esize, &out, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
     if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU; /* the CPU, saying so (cuda_io.h) */
     if (dev.kind != DEVICE_CPU) {
-        const uint64_t need = dmls_input_bytes(plan.op), sent = need <= in->readable ? need : in->readable;
+        const uint64_t need = dmls_input_bytes(setup.op), sent = need <= in->readable ? need : in->readable;
         s = dev.kind == DEVICE_CUDA
-                ? cuda_io_run(plan.op, in->data, sent, out.data, dmls_output_bytes(plan.op), device_err)
-                : vulkan_io_run(plan.op, dev.index, in->data, sent, out.data, dmls_output_bytes(plan.op), device_err);
+                ? cuda_io_run(setup.op, in->data, sent, out.data, dmls_output_bytes(setup.op), device_err)
+                : vulkan_io_run(setup.op, dev.index, in->data, sent, out.data, dmls_output_bytes(setup.op), device_err);
     } else {
         void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
-        const void *bound = params_bind_input(&plan, in->data, in->readable, &copy);
-        s = bound ? dmls_execute(plan.op, bound, in->readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
+        const void *bound = params_bind_input(&setup, in->data, in->readable, &copy);
+        s = bound ? dmls_execute(setup.op, bound, in->readable, out.data, out.capacity) : DMLS_ERROR_OUT_OF_MEMORY;
         if (!bound) snprintf(device_err, sizeof device_err, "no memory for an aligned copy of the input");
         dmls_aligned_free(copy);
     }
@@ -112,7 +112,7 @@ static int grad_input(const grad_args *a, const common_options *c, npy_input *in
     status = 0;
 done:
     if (status != 0) npy_abort(&out);
-    dmls_destroy(plan.op);
+    dmls_destroy(setup.op);
     return status;
 }
 

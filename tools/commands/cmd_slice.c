@@ -27,20 +27,20 @@ static uint64_t piece_bytes(void) {
     return n > 0 ? n : PIECE_BYTES;
 }
 
-/* Runs op (or, when the output is more than one piece, the plan in pieces
+/* Runs op (or, when the output is more than one piece, the setup in pieces
  * of its output's outermost rows, reporting each to pr) on a pool of
  * threads (0 = the DMLSLICE_THREADS variable, else every online CPU); small
  * copies stay on the calling thread inside dmls_execute_on. */
-static dmls_status run_copy(const param_plan *plan, const void *op_input, int threads, const void *in,
+static dmls_status run_copy(const param_setup *setup, const void *op_input, int threads, const void *in,
                             uint64_t in_bytes, unsigned char *out, uint64_t out_bytes, progress *pr) {
     dmls_context *ctx = NULL;
     dmls_status s = threads == 1 ? DMLS_OK : dmls_context_create(threads, &ctx);
     uint64_t row_bytes;
-    const int64_t rows = params_piece_rows(plan, &row_bytes);
-    if (s != DMLS_OK || rows == 0 || dmls_output_bytes(plan->op) <= piece_bytes()) {
+    const int64_t rows = params_piece_rows(setup, &row_bytes);
+    if (s != DMLS_OK || rows == 0 || dmls_output_bytes(setup->op) <= piece_bytes()) {
         if (s == DMLS_OK)
-            s = ctx ? dmls_execute_on(plan->op, ctx, op_input, in_bytes, out, out_bytes)
-                    : dmls_execute(plan->op, op_input, in_bytes, out, out_bytes);
+            s = ctx ? dmls_execute_on(setup->op, ctx, op_input, in_bytes, out, out_bytes)
+                    : dmls_execute(setup->op, op_input, in_bytes, out, out_bytes);
         dmls_context_destroy(ctx);
         return s;
     }
@@ -51,7 +51,7 @@ static dmls_status run_copy(const param_plan *plan, const void *op_input, int th
         dmls_operator *piece = NULL;
         unsigned char *at = out + (uint64_t)first * row_bytes;
         const uint64_t n = (uint64_t)count * row_bytes;
-        s = params_piece(plan, first, count, &piece);
+        s = params_piece(setup, first, count, &piece);
         if (s == DMLS_OK)
             s = ctx ? dmls_execute_on(piece, ctx, in, in_bytes, at, n) : dmls_execute(piece, in, in_bytes, at, n);
         dmls_destroy(piece);
@@ -63,22 +63,22 @@ static dmls_status run_copy(const param_plan *plan, const void *op_input, int th
 
 /* The copy from in into out, on CUDA, Vulkan or the CPU; err (256 bytes) explains
  * a failure dmls_last_error() does not. */
-static dmls_status slice_into(const param_plan *plan, const npy_input *in, npy_output *out, device_choice dev,
+static dmls_status slice_into(const param_setup *setup, const npy_input *in, npy_output *out, device_choice dev,
                               int threads, progress *pr, char *err) {
     if (dev.kind != DEVICE_CPU) {
         /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
-        const uint64_t need = dmls_input_bytes(plan->op), sent = need <= in->readable ? need : in->readable;
+        const uint64_t need = dmls_input_bytes(setup->op), sent = need <= in->readable ? need : in->readable;
         return dev.kind == DEVICE_CUDA
-                   ? cuda_io_run(plan->op, in->data, sent, out->data, dmls_output_bytes(plan->op), err)
-                   : vulkan_io_run(plan->op, dev.index, in->data, sent, out->data, dmls_output_bytes(plan->op), err);
+                   ? cuda_io_run(setup->op, in->data, sent, out->data, dmls_output_bytes(setup->op), err)
+                   : vulkan_io_run(setup->op, dev.index, in->data, sent, out->data, dmls_output_bytes(setup->op), err);
     }
     void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
-    const void *bound = params_bind_input(plan, in->data, in->readable, &copy);
+    const void *bound = params_bind_input(setup, in->data, in->readable, &copy);
     if (!bound) {
         snprintf(err, 256, "no memory for an aligned copy of the input");
         return DMLS_ERROR_OUT_OF_MEMORY;
     }
-    const dmls_status s = run_copy(plan, bound, threads, in->data, in->readable, out->data, out->capacity, pr);
+    const dmls_status s = run_copy(setup, bound, threads, in->data, in->readable, out->data, out->capacity, pr);
     dmls_aligned_free(copy);
     return s;
 }
@@ -134,22 +134,22 @@ static int slice_input(const slice_args *a, const common_options *c, npy_input *
     npy_output out;
     memset(&out, 0, sizeof out);
     int status = 1;
-    param_plan plan = {0};
+    param_setup setup = {0};
     int64_t strides[NPY_MAX_RANK];
     npy_strides(&in->h, strides);
     const param_tensor t = {in->h.dtype, in->h.ndim, in->h.shape, in->h.fortran_order ? strides : NULL, NULL, 0,
                             in->h.parts};
-    if (!params_plan(&a->p, &t, &plan)) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", plan.error);
+    if (!params_setup(&a->p, &t, &setup)) {
+        fprintf(stderr, "%s: %s: %s\n", args_prog, strcmp(c->input, "-") ? c->input : "<stdin>", setup.error);
         goto done;
     }
-    if (!npy_create(out_path, c->force, in->h.descr, plan.final_ndim, plan.final_shape, in->h.esize, &out, err)) {
+    if (!npy_create(out_path, c->force, in->h.descr, setup.final_ndim, setup.final_shape, in->h.esize, &out, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         goto done;
     }
-    if (dmls_output_bytes(plan.op) > out.capacity) {
+    if (dmls_output_bytes(setup.op) > out.capacity) {
         fprintf(stderr, "%s: internal error: the operator writes %" PRIu64 " bytes, the output holds %" PRIu64 "\n",
-                args_prog, dmls_output_bytes(plan.op), out.capacity);
+                args_prog, dmls_output_bytes(setup.op), out.capacity);
         goto done;
     }
     /* --device cuda without a usable device runs on the CPU, saying so
@@ -159,7 +159,7 @@ static int slice_input(const slice_args *a, const common_options *c, npy_input *
      * time grows with the output. */
     progress *pr = progress_start(c->quiet, "slicing into", out.data_bytes);
     char device_err[256] = "";
-    const dmls_status s = slice_into(&plan, in, &out, dev, (int)a->threads, pr, device_err);
+    const dmls_status s = slice_into(&setup, in, &out, dev, (int)a->threads, pr, device_err);
     progress_advance(pr, out.data_bytes); /* what remains is the sync to disk */
     /* An input truncated meanwhile was read partly as zeros: no output. */
     const bool committed = s == DMLS_OK && npy_input_intact(in, err) && npy_commit(&out, err);
@@ -175,7 +175,7 @@ static int slice_input(const slice_args *a, const common_options *c, npy_input *
     status = 0;
 done:
     if (status != 0) npy_abort(&out);
-    dmls_destroy(plan.op);
+    dmls_destroy(setup.op);
     return status;
 }
 

@@ -1,0 +1,212 @@
+/*
+ * batch_run.c: every call the extension makes into the batch library
+ * (<dmlslice/batch.h>): arrays described in copy units, split, crops and
+ * item batches made, and run on the shared CPU pool (one pass) or on a
+ * CUDA stream (one launch). Errors become the package's exceptions.
+ */
+#include "batch_ext.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include <dmlslice/batch.h>
+#ifdef DMLS_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <dmlslice/batch_cuda.h>
+#endif
+
+#include "dlpack.h"
+
+_Static_assert(sizeof(bt_slot) == sizeof(dmls_batch_input) &&
+                   offsetof(bt_slot, bytes) == offsetof(dmls_batch_input, bytes) &&
+                   sizeof(bt_slot) == sizeof(dmls_batch_output) &&
+                   offsetof(bt_slot, bytes) == offsetof(dmls_batch_output, bytes),
+               "bt_slot has the layout of the library's bound slots");
+
+/* Outputs below this many bytes keep the GIL (as library.c's copies). */
+#define GIL_FREE_BYTES 65536
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static dmls_dtype unit_dtype(int64_t unit) {
+    return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
+}
+
+int bt_describe(const array_view *v, const char *what, bt_tensor *t) {
+    int64_t g = v->itemsize;
+    int empty = 0;
+    for (int i = 0; i < v->ndim; i++) {
+        if (v->shape[i] > 1) g = gcd64(g, v->strides[i]);
+        empty |= v->shape[i] == 0;
+    }
+    g &= -g; /* the largest power of two dividing them all */
+    t->unit = g > 8 ? 8 : g;
+    t->k = v->itemsize / t->unit;
+    int rank = v->ndim + (t->k > 1);
+    if (rank > EXT_MAX_RANK) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+                  "%s has %d axes%s; split, crops and batches take at most %d", what, v->ndim,
+                  t->k > 1 ? " and elements copied in parts (one more axis)" : "", EXT_MAX_RANK);
+        return -1;
+    }
+    int64_t lo = 0, hi = 0;
+    t->ndim = rank;
+    for (int i = 0; i < v->ndim; i++) {
+        int64_t st = v->shape[i] > 1 ? v->strides[i] : 0;
+        t->shape[i] = v->shape[i];
+        t->strides[i] = st / t->unit;
+        if (st < 0)
+            lo += (v->shape[i] - 1) * st;
+        else
+            hi += (v->shape[i] - 1) * st;
+    }
+    if (t->k > 1) t->shape[v->ndim] = t->k, t->strides[v->ndim] = 1;
+    t->base = empty ? v->data : v->data + lo;
+    t->offset = empty ? 0 : (uint64_t)-lo;
+    t->bytes = empty ? 0 : (uint64_t)(hi - lo + v->itemsize);
+    return 0;
+}
+
+static dmls_tensor native(const bt_tensor *t) {
+    dmls_tensor n = {unit_dtype(t->unit), t->ndim, t->shape, t->strides, t->offset};
+    return n;
+}
+
+int bt_split_sizes(int64_t d, int64_t n, int rule, int64_t **sizes, size_t *count) {
+    dmls_status st = dmls_split_sizes(d, n, (dmls_split_rule)rule, NULL, 0, count);
+    if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
+    }
+    *sizes = PyMem_Malloc(sizeof(int64_t) * (*count ? *count : 1));
+    if (!*sizes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    st = dmls_split_sizes(d, n, (dmls_split_rule)rule, *sizes, *count, count);
+    if (st != DMLS_OK) {
+        PyMem_Free(*sizes);
+        *sizes = NULL;
+        ext_raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+void *bt_split(const bt_tensor *t, int axis, const int64_t *sizes, size_t n, int one_output) {
+    dmls_tensor in = native(t);
+    dmls_batch *b = NULL;
+    dmls_status st = dmls_batch_create_split(&in, axis, sizes, n, one_output, &b);
+    if (st == DMLS_OK) return b;
+    ext_raise_status(st);
+    return NULL;
+}
+
+void *bt_crops(const bt_tensor *t, const int64_t *size, size_t n, int width) {
+    dmls_tensor in = native(t);
+    dmls_batch *b = NULL;
+    dmls_status st =
+        dmls_batch_create_crops(&in, size, n, NULL, width == 4 ? DMLS_STARTS_INT32 : DMLS_STARTS_INT64, &b);
+    if (st == DMLS_OK) return b;
+    ext_raise_status(st);
+    return NULL;
+}
+
+void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_slot, size_t n, uint32_t n_in,
+               uint32_t n_out) {
+    dmls_batch_item *items = PyMem_Calloc(n ? n : 1, sizeof *items);
+    if (!items) return PyErr_NoMemory();
+    for (size_t i = 0; i < n; i++) {
+        items[i].op = ops[i];
+        items[i].in_slot = in_slot[i];
+        items[i].out_slot = out_slot[i];
+    }
+    dmls_batch *b = NULL;
+    dmls_status st = dmls_batch_create(items, n, n_in, n_out, &b);
+    PyMem_Free(items);
+    if (st == DMLS_OK) return b;
+    ext_raise_status(st);
+    return NULL;
+}
+
+void bt_free(void *batch) { dmls_batch_destroy(batch); }
+
+static int run_cpu(const dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out,
+                   uint64_t out_bytes) {
+    pool_ref *pool = pool_enter();
+    if (!pool) return -1;
+    dmls_context *ctx = pool_context(pool);
+    const dmls_batch_input *bi = (const dmls_batch_input *)(const void *)in;
+    const dmls_batch_output *bo = (const dmls_batch_output *)(const void *)out;
+    dmls_status st;
+    if (out_bytes >= GIL_FREE_BYTES) {
+        Py_BEGIN_ALLOW_THREADS st = dmls_batch_execute(b, ctx, bi, n_in, bo, n_out);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = dmls_batch_execute(b, ctx, bi, n_in, bo, n_out);
+    }
+    pool_leave(pool);
+    if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+#ifdef DMLS_HAVE_CUDA
+static int run_cuda(dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out,
+                    const bt_where *w) {
+    const dmls_batch_input *bi = (const dmls_batch_input *)(const void *)in;
+    const dmls_batch_output *bo = (const dmls_batch_output *)(const void *)out;
+    dmls_status st = DMLS_OK;
+    cudaError_t err = cudaSuccess;
+    const char *what = "selecting the array's device";
+    Py_BEGIN_ALLOW_THREADS int prev = -1;
+    err = cudaGetDevice(&prev);
+    if (err == cudaSuccess && prev != w->device) err = cudaSetDevice(w->device);
+    if (err == cudaSuccess) {
+        /* Once per batch (it is this device's: the caller keeps batches by
+         * device); at once afterwards. */
+        st = dmls_batch_prepare_cuda(b);
+        if (st == DMLS_OK) st = dmls_batch_execute_cuda(b, bi, n_in, bo, n_out, (void *)w->stream);
+        if (st == DMLS_OK && w->sync) {
+            err = cudaStreamSynchronize((cudaStream_t)w->stream);
+            what = "waiting for the copy";
+        }
+        if (prev >= 0 && prev != w->device) cudaSetDevice(prev);
+    }
+    Py_END_ALLOW_THREADS if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
+    }
+    if (err != cudaSuccess) {
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "", "CUDA device %d: %s failed: %s", w->device, what,
+                  cudaGetErrorString(err));
+        return -1;
+    }
+    return 0;
+}
+#endif
+
+int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
+           const bt_where *w) {
+    if (!w->cuda) return run_cpu(batch, in, n_in, out, n_out, out_bytes);
+#ifdef DMLS_HAVE_CUDA
+    return run_cuda(batch, in, n_in, out, n_out, w);
+#else
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+              "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
+              "backend (no nvcc at build time); only CPU arrays can be sliced",
+              w->device);
+    return -1;
+#endif
+}
