@@ -83,7 +83,11 @@ if(DMLS_HAVE_VULKAN)
   # -Wl,-Bstatic ... -Wl,-Bdynamic static link (docs/vulkan.md).
   string(APPEND DMLS_PC_CFLAGS " -DDMLS_HAVE_VULKAN")
   string(APPEND DMLS_PC_CUDA_WORDS " and Vulkan")
-  string(APPEND DMLS_PC_LIBS_PRIVATE " -Wl,-Bdynamic -lvulkan")
+  if(DMLS_HAVE_VOLK)
+    string(APPEND DMLS_PC_LIBS_PRIVATE " -ldl") # volk opens the loader at run time
+  else()
+    string(APPEND DMLS_PC_LIBS_PRIVATE " -Wl,-Bdynamic -lvulkan")
+  endif()
 endif()
 configure_file("${CMAKE_CURRENT_LIST_DIR}/dmlslice.pc.in" "${PROJECT_BINARY_DIR}/dmlslice.pc" @ONLY)
 # dmlslice-static.pc: the static library by its path, so that the linker

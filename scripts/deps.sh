@@ -16,8 +16,9 @@
 # python3-numpy, python3-pytest and python3-hypothesis for its tests;
 # python3-torch for its DLPack round trips (about 300 MB with its dependencies;
 # about a minute to install here).
-# The Vulkan backend (docs/vulkan.md): libvulkan-dev (headers and loader) and
-# glslc (compiles its shaders at build time); its tests run on
+# The Vulkan backend (docs/vulkan.md): libvulkan-dev (headers and loader),
+# glslc (compiles its shaders at build time) and libvulkan-volk-dev (volk:
+# the library loads the API at run time rather than linking the loader); its tests run on
 # mesa-vulkan-drivers (lavapipe, Mesa's CPU driver) with
 # vulkan-validationlayers on.
 # The tests: qemu-user-static, whose x86-64 emulator plays a CPU without AVX2
@@ -28,7 +29,7 @@ pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
 python3-numpy python3-pytest python3-hypothesis python3-torch
 qemu-user-static
-libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers"
+libvulkan-dev glslc libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers"
 
 [ $# -gt 0 ] && pkgs="$*"
 

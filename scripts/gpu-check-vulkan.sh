@@ -11,7 +11,7 @@
 # a display. The recipe (issue 25): Debian's packages, downloaded beforehand
 # on a machine with a network into the git-ignored folder .gl/ of the
 # repository root,
-#   cd .gl && apt-get download libvulkan1 libvulkan-dev glslc libshaderc1
+#   cd .gl && apt-get download libvulkan1 libvulkan-dev glslc libshaderc1 libvulkan-volk-dev
 # are unpacked (dpkg-deb -x) into a temporary root; the loader's folder goes
 # on LD_LIBRARY_PATH; VK_DRIVER_FILES points at a manifest written here that
 # names libEGL_nvidia.so.0 (found under /usr/local/nvidia or by ldconfig).

@@ -17,25 +17,34 @@
                   NULL, "%s: %s failed: %s", who, #call, dmls_vk_result_name(r_));                                     \
     } while (0)
 
-const char *dmls_vk_result_name(VkResult r) {
-    switch (r) {
-    case VK_SUCCESS: return "VK_SUCCESS";
-    case VK_NOT_READY: return "VK_NOT_READY";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    default: break;
-    }
-    static DMLS_THREAD_LOCAL char buf[32];
-    snprintf(buf, sizeof buf, "VkResult %d", (int)r);
-    return buf;
+
+#ifdef DMLS_VULKAN_VOLK
+static dmls_once load_once = DMLS_ONCE_INIT;
+static VkResult loaded = VK_ERROR_INITIALIZATION_FAILED;
+static _Atomic int instance_state; /* 0: none loaded, 1: loading, 2: loaded */
+
+static void load(void) { loaded = volkInitialize(); }
+
+dmls_status dmls_vk_load(void) {
+    dmls_once_run(&load_once, load);
+    RETURN_IF(loaded != VK_SUCCESS, DMLS_ERROR_NO_DEVICE, NULL,
+              "vulkan: no Vulkan loader (libvulkan.so.1, vulkan-1.dll) could be loaded: install one (Debian: "
+              "libvulkan1)");
+    return DMLS_OK;
 }
+
+void dmls_vk_load_instance(VkInstance instance) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&instance_state, &expected, 1)) {
+        volkLoadInstance(instance);
+        atomic_store(&instance_state, 2);
+    }
+    while (atomic_load(&instance_state) != 2) continue; /* another thread is loading them */
+}
+#else
+dmls_status dmls_vk_load(void) { return DMLS_OK; }
+void dmls_vk_load_instance(VkInstance instance) { (void)instance; }
+#endif
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                  VkDebugUtilsMessageTypeFlagsEXT type,
@@ -73,7 +82,9 @@ static dmls_status make_instance(dmls_vulkan_context *ctx, bool validation, VkIn
         info.enabledLayerCount = 1, info.ppEnabledLayerNames = layers;
         info.enabledExtensionCount = 1, info.ppEnabledExtensionNames = exts;
     }
+    RETURN_IF_ERROR(dmls_vk_load());
     VK_TRY(vkCreateInstance(&info, NULL, out), "vulkan");
+    dmls_vk_load_instance(*out);
     if (validation && ctx != NULL) {
         PFN_vkCreateDebugUtilsMessengerEXT create =
             (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(*out, "vkCreateDebugUtilsMessengerEXT");
@@ -201,6 +212,8 @@ dmls_status dmls_vulkan_context_create_from(VkInstance instance, VkPhysicalDevic
     *ctx = NULL;
     RETURN_IF(instance == VK_NULL_HANDLE || physical_device == VK_NULL_HANDLE || device == VK_NULL_HANDLE,
               DMLS_ERROR_INVALID_ARGUMENT, NULL, "vulkan_context_create_from: a handle is VK_NULL_HANDLE");
+    RETURN_IF_ERROR(dmls_vk_load());
+    dmls_vk_load_instance(instance);
     VkQueueFamilyProperties props[32];
     uint32_t n = 32;
     vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &n, props);

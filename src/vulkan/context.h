@@ -1,14 +1,16 @@
 /* The Vulkan context (dmlslice_vulkan.h's dmls_vulkan_context): the device,
  * its limits as execute uses them, the pipelines, and the command buffer and
  * fence of the library's own submit path. Internal: tests may lower
- * max_range to exercise the splitting on small tensors. */
+ * max_range, max_groups and max_items to exercise the splitting and the
+ * grid loops on small tensors, and narrow_below to run the tuned pipelines
+ * on them. */
 #ifndef DMLS_VULKAN_CONTEXT_H
 #define DMLS_VULKAN_CONTEXT_H
 
 #include <stdatomic.h>
-#include <vulkan/vulkan.h>
 
 #include "../platform/platform.h"
+#include "vk.h" /* before the public header: volk's names, in a build with volk */
 #include "dmlslice/dmlslice_vulkan.h"
 #include "launch.h"
 
@@ -27,9 +29,19 @@ struct dmls_vulkan_context {
     uint64_t max_range;
     uint64_t bind_align;
     uint32_t max_groups;
+    uint64_t max_items;     /* items per dispatch: below 2^31, where the walks' multipliers are exact */
+    uint32_t max_workgroup; /* maxComputeWorkGroupSize[0] within maxComputeWorkGroupInvocations */
+    /* The tuning the pipelines were built with (launch.h): invocations per
+     * workgroup, items per invocation of the walking shaders. */
+    uint32_t workgroup, items;
+    /* Shader variants (specialization constant 3, DMLS_VK_VARIANT_*), 0 by
+     * default: set before dmls_vk_tune so that a probe can compare them. */
+    uint32_t variant;
+    uint64_t narrow_below; /* dispatches of fewer items run ctx->narrow (DMLS_VK_NARROW_TILES tiles) */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipelines[DMLS_VK_SHADERS];
+    VkPipeline narrow[DMLS_VK_SHADERS]; /* the walking shaders at 1 item per invocation: small dispatches */
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;
     VkCommandPool pool;
     VkCommandBuffer cmd;
@@ -42,6 +54,19 @@ struct dmls_vulkan_context {
  * are set (context.c, pipelines.c). */
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx);
 void dmls_vk_release(dmls_vulkan_context *ctx);
+
+/* Rebuilds the pipelines of ctx with another tuning (workgroup
+ * 1..max_workgroup invocations, items 1..DMLS_VK_MAX_ITEMS): for the
+ * developer probe (bench/probes/vk_probe.c) and the tests, while nothing
+ * records with ctx. On failure ctx has no pipelines left: destroy it. */
+dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t items);
+
+/* The Vulkan API loaded at run time (a build with volk): the loader, once
+ * per process (DMLS_ERROR_NO_DEVICE naming it when there is none), and
+ * the functions of the first instance seen (the loader's entry points,
+ * which serve every instance and device). Without volk: DMLS_OK, nothing. */
+dmls_status dmls_vk_load(void);
+void dmls_vk_load_instance(VkInstance instance);
 
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY" or the number, for messages. */
 const char *dmls_vk_result_name(VkResult r);

@@ -70,6 +70,42 @@ static void binding_range(const dmls_vulkan_context *ctx, int64_t lo, int64_t hi
     *range = ((uint64_t)hi + 3) / 4 * 4 - *start;
 }
 
+/* bytes.comp's push constants for L at binding-relative byte positions
+ * src and dst; `words` items from dst's word on. */
+static void bytes_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, uint32_t words, dmls_vk_params *p) {
+    memset(p, 0, sizeof *p);
+    p->ndim = (uint32_t)L->ndim, p->flags = L->fill ? DMLS_VK_FILL : 0, p->esize = (uint32_t)L->unit;
+    p->src_base = src, p->dst_base = dst, p->count = words;
+    for (int i = 0; i < L->ndim; i++) {
+        p->shape[i] = (uint32_t)L->shape[i];
+        p->src_stride[i] = (uint32_t)(uint64_t)L->src_stride[i]; /* negative: wraps, as the shader does */
+        p->dst_stride[i] = (uint32_t)L->dst_stride[i];
+    }
+}
+
+/* The walking shaders' push constants for L at binding-relative positions
+ * src and dst (in the shader's units): each level's step folds the inner
+ * coordinate back out (launch.h). */
+static void walk_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, dmls_vk_walk *p) {
+    memset(p, 0, sizeof *p);
+    const int64_t su = L->src_unit, du = L->unit;
+    p->count = (uint32_t)dmls_vk_items(L);
+    p->info = (uint32_t)L->ndim | (L->fill ? DMLS_VK_WALK_FILL : 0);
+    p->src_base = src, p->dst_base = dst;
+    for (int k = 0; k < L->ndim; k++) {
+        uint64_t s = (uint64_t)(L->src_stride[k] / su), d = (uint64_t)(L->dst_stride[k] / du);
+        if (k > 0) {
+            s -= (uint64_t)L->shape[k - 1] * (uint64_t)(L->src_stride[k - 1] / su);
+            d -= (uint64_t)L->shape[k - 1] * (uint64_t)(L->dst_stride[k - 1] / du);
+            p->magic[k - 1] = L->magic[k - 1];
+            p->shifts[(k - 1) / 4] |= L->shift[k - 1] << ((k - 1) % 4 * 8);
+        }
+        p->src_step[k] = (uint32_t)s, p->dst_step[k] = (uint32_t)d;
+    }
+    p->run = (uint32_t)L->run, p->step = (uint32_t)L->step;
+    p->row_step = (uint32_t)(uint64_t)(L->row - L->run * L->step);
+}
+
 /* Records L with its first element at byte positions src and dst, whose
  * spans fit one binding each. */
 static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t dst) {
@@ -90,31 +126,35 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w[i].pBufferInfo = &bi[i];
     }
-    const bool bytes = L->shader == DMLS_VK_BYTES;
-    const uint64_t u = bytes ? 1 : (uint64_t)L->unit; /* positions in units, or in bytes */
-    dmls_vk_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = (uint32_t)L->ndim, p.flags = L->fill ? DMLS_VK_FILL : 0, p.esize = (uint32_t)L->unit;
-    p.src_base = (uint32_t)(((uint64_t)src - s0) / u), p.dst_base = (uint32_t)(((uint64_t)dst - d0) / u);
-    uint64_t count = 1;
-    for (int i = 0; i < L->ndim; i++) {
-        p.shape[i] = (uint32_t)L->shape[i];
-        p.src_stride[i] = (uint32_t)(uint64_t)(L->src_stride[i] / (int64_t)u); /* negative: wraps, as the shader does */
-        p.dst_stride[i] = (uint32_t)(L->dst_stride[i] / (int64_t)u);
-        count *= (uint64_t)L->shape[i];
-    }
-    /* bytes.comp: one item per destination word from the first element's. */
-    p.count = bytes ? (uint32_t)((d0 + dn) / 4 - (uint64_t)dst / 4) : (uint32_t)count;
     if (r->dispatches++ > 0) barrier(r);
-    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->pipelines[L->shader]);
+    const uint64_t items = dmls_vk_items(L), tile = (uint64_t)ctx->workgroup * ctx->items;
+    const bool narrow = L->shader != DMLS_VK_BYTES && items < ctx->narrow_below;
+    vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      narrow ? ctx->narrow[L->shader] : ctx->pipelines[L->shader]);
     ctx->push_descriptors(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->layout, 0, 2, w);
-    vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-    const uint64_t groups = ((uint64_t)p.count + DMLS_VK_WORKGROUP - 1) / DMLS_VK_WORKGROUP;
+    uint64_t groups;
+    if (L->shader == DMLS_VK_BYTES) {
+        /* One item per destination word from the first element's. */
+        const uint32_t words = (uint32_t)((d0 + dn) / 4 - (uint64_t)dst / 4);
+        dmls_vk_params p;
+        bytes_params(L, (uint32_t)((uint64_t)src - s0), (uint32_t)((uint64_t)dst - d0), words, &p);
+        vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
+        groups = ((uint64_t)words + ctx->workgroup - 1) / ctx->workgroup;
+    } else {
+        dmls_vk_walk p;
+        walk_params(L, (uint32_t)(((uint64_t)src - s0) / (uint64_t)L->src_unit),
+                    (uint32_t)(((uint64_t)dst - d0) / (uint64_t)L->unit), &p);
+        vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
+        const uint64_t per_group = narrow ? ctx->workgroup : tile;
+        groups = (items + per_group - 1) / per_group;
+    }
     vkCmdDispatch(r->cmd, (uint32_t)(groups < ctx->max_groups ? groups : ctx->max_groups), 1, 1);
 }
 
-/* Whether both sides of L fit one binding. */
+/* Whether both sides of L fit one binding, with at most max_items items
+ * (below 2^31, where the walking shaders' multipliers are exact). */
 static bool fits(const dmls_vulkan_context *ctx, const dmls_vk_launch *L, int64_t src, int64_t dst) {
+    if (dmls_vk_items(L) > ctx->max_items) return false;
     int64_t lo, hi;
     uint64_t start, range;
     dmls_vk_span(L, true, dst, &lo, &hi);
@@ -128,7 +168,8 @@ static bool fits(const dmls_vulkan_context *ctx, const dmls_vk_launch *L, int64_
 
 /* Records L, halving its outermost dim (or dropping it at size 1) until
  * each piece fits a binding (SPEC.md section 8: limits split work, they
- * never refuse it). Positions inside one binding then fit 32 bits. */
+ * never refuse it). Positions inside one binding then fit 32 bits, and
+ * item indices 31. */
 static void record_split(recorder *r, dmls_vk_launch L, int64_t src, int64_t dst) {
     if (fits(r->ctx, &L, src, dst)) {
         dispatch(r, &L, src, dst);
@@ -159,12 +200,14 @@ dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_contex
     RETURN_IF_ERROR(check_binding(op, in, in_offset, in_bytes, out, out_offset, out_bytes));
     const dmls_vk_prepared *v = prepared(op);
     recorder r = {ctx, cmd, in, out, 0};
+    /* One item's bytes, bound from an aligned start to a whole word. */
+    const uint64_t reach = ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
     if (v->zero_fill) {
-        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset);
+        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, reach);
         if (F->shader != DMLS_VK_NOTHING)
             record_split(&r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
     }
-    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset);
+    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, reach);
     if (L->shader != DMLS_VK_NOTHING)
         record_split(&r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
                      (int64_t)(out_offset + (uint64_t)L->dst_offset));

@@ -5,7 +5,7 @@
 
 #include "../error.h"
 #include "context.h"
-#include "shaders.h" /* generated: dmls_vk_spv_units4, _units8, _units16, _bytes */
+#include "shaders.h" /* generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16, _gather4, _bytes */
 
 #define VK_TRY(call)                                                                                                   \
     do {                                                                                                               \
@@ -13,17 +13,29 @@
         RETURN_IF(r_ != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: %s failed: %s", #call, dmls_vk_result_name(r_)); \
     } while (0)
 
-static const struct {
+typedef struct spirv {
     const uint32_t *code;
     size_t bytes;
-} spirv[DMLS_VK_SHADERS] = {
-    {dmls_vk_spv_units4, sizeof dmls_vk_spv_units4},
-    {dmls_vk_spv_units8, sizeof dmls_vk_spv_units8},
-    {dmls_vk_spv_units16, sizeof dmls_vk_spv_units16},
-    {dmls_vk_spv_bytes, sizeof dmls_vk_spv_bytes},
+} spirv;
+#define SPIRV(name) {dmls_vk_spv_##name, sizeof dmls_vk_spv_##name}
+
+/* Each pipeline's SPIR-V and its element size (specialization constant 2
+ * of reverse.comp and gather.comp). */
+static const struct {
+    spirv code;
+    uint32_t esize;
+} pipeline_of[DMLS_VK_SHADERS] = {
+    [DMLS_VK_UNITS4] = {SPIRV(units4), 4},        [DMLS_VK_UNITS8] = {SPIRV(units8), 8},
+    [DMLS_VK_UNITS16] = {SPIRV(units16), 16},     [DMLS_VK_REVERSE1] = {SPIRV(reverse), 1},
+    [DMLS_VK_REVERSE1 + 1] = {SPIRV(reverse), 2}, [DMLS_VK_REVERSE1 + 2] = {SPIRV(reverse), 4},
+    [DMLS_VK_REVERSE1 + 3] = {SPIRV(reverse), 8}, [DMLS_VK_GATHER16] = {SPIRV(gather16), 1},
+    [DMLS_VK_GATHER16 + 1] = {SPIRV(gather16), 2}, [DMLS_VK_GATHER16 + 2] = {SPIRV(gather16), 4},
+    [DMLS_VK_GATHER16 + 3] = {SPIRV(gather16), 8}, [DMLS_VK_GATHER4] = {SPIRV(gather4), 1},
+    [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), 2},   [DMLS_VK_BYTES] = {SPIRV(bytes), 1},
 };
 
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
+_Static_assert(sizeof(dmls_vk_walk) == 128, "dmls_vk_walk must match shaders/walk.glsl");
 
 static void read_limits(dmls_vulkan_context *ctx) {
     VkPhysicalDeviceProperties p;
@@ -31,6 +43,10 @@ static void read_limits(dmls_vulkan_context *ctx) {
     ctx->max_range = p.limits.maxStorageBufferRange;
     ctx->bind_align = p.limits.minStorageBufferOffsetAlignment > 16 ? p.limits.minStorageBufferOffsetAlignment : 16;
     ctx->max_groups = p.limits.maxComputeWorkGroupCount[0];
+    ctx->max_items = ((uint64_t)1 << 31) - 1;
+    ctx->max_workgroup = p.limits.maxComputeWorkGroupSize[0] < p.limits.maxComputeWorkGroupInvocations
+                             ? p.limits.maxComputeWorkGroupSize[0]
+                             : p.limits.maxComputeWorkGroupInvocations;
 }
 
 /* Two storage buffers (source, destination) pushed per dispatch, and the
@@ -48,7 +64,7 @@ static dmls_status make_layout(dmls_vulkan_context *ctx) {
     set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     set.bindingCount = 2, set.pBindings = b;
     VK_TRY(vkCreateDescriptorSetLayout(ctx->device, &set, NULL, &ctx->set_layout));
-    VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dmls_vk_params)};
+    VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dmls_vk_walk)};
     VkPipelineLayoutCreateInfo info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     info.setLayoutCount = 1, info.pSetLayouts = &ctx->set_layout;
     info.pushConstantRangeCount = 1, info.pPushConstantRanges = &range;
@@ -56,9 +72,12 @@ static dmls_status make_layout(dmls_vulkan_context *ctx) {
     return DMLS_OK;
 }
 
-static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which) {
+static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, uint32_t items, VkPipeline *out) {
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    m.codeSize = spirv[which].bytes, m.pCode = spirv[which].code;
+    m.codeSize = pipeline_of[which].code.bytes, m.pCode = pipeline_of[which].code.code;
+    const uint32_t values[4] = {ctx->workgroup, items, pipeline_of[which].esize, ctx->variant};
+    const VkSpecializationMapEntry entries[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    const VkSpecializationInfo spec = {4, entries, sizeof values, values};
     VkShaderModule module;
     VK_TRY(vkCreateShaderModule(ctx->device, &m, NULL, &module));
     VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -66,8 +85,9 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which) {
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &spec;
     info.layout = ctx->layout;
-    VkResult r = vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, &ctx->pipelines[which]);
+    VkResult r = vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, out);
     vkDestroyShaderModule(ctx->device, module, NULL);
     RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: vkCreateComputePipelines (shader %d) failed: %s",
               which, dmls_vk_result_name(r));
@@ -89,6 +109,17 @@ static dmls_status make_submit(dmls_vulkan_context *ctx) {
     return DMLS_OK;
 }
 
+/* The tuned pipelines, and the walking shaders again at 1 item per
+ * invocation (bytes.comp has no items). */
+static dmls_status make_pipelines(dmls_vulkan_context *ctx) {
+    ctx->narrow_below = (uint64_t)DMLS_VK_NARROW_TILES * ctx->workgroup * ctx->items;
+    for (int i = 0; i < DMLS_VK_SHADERS; i++) {
+        RETURN_IF_ERROR(make_pipeline(ctx, i, ctx->items, &ctx->pipelines[i]));
+        if (i != DMLS_VK_BYTES) RETURN_IF_ERROR(make_pipeline(ctx, i, 1, &ctx->narrow[i]));
+    }
+    return DMLS_OK;
+}
+
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
     read_limits(ctx);
     ctx->push_descriptors =
@@ -96,8 +127,30 @@ dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
     RETURN_IF(ctx->push_descriptors == NULL, DMLS_ERROR_NO_DEVICE, NULL,
               "vulkan: vkCmdPushDescriptorSetKHR is missing (enable VK_KHR_push_descriptor on the device)");
     RETURN_IF_ERROR(make_layout(ctx));
-    for (int i = 0; i < DMLS_VK_SHADERS; i++) RETURN_IF_ERROR(make_pipeline(ctx, i));
+    ctx->workgroup = DMLS_VK_DEFAULT_WORKGROUP < ctx->max_workgroup ? DMLS_VK_DEFAULT_WORKGROUP : ctx->max_workgroup;
+    ctx->items = DMLS_VK_DEFAULT_ITEMS;
+    RETURN_IF_ERROR(make_pipelines(ctx));
     return make_submit(ctx);
+}
+
+static void destroy_pipelines(dmls_vulkan_context *ctx) {
+    for (int i = 0; i < DMLS_VK_SHADERS; i++) {
+        if (ctx->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->pipelines[i], NULL);
+        if (ctx->narrow[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->narrow[i], NULL);
+        ctx->pipelines[i] = ctx->narrow[i] = VK_NULL_HANDLE;
+    }
+}
+
+dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t items) {
+    RETURN_IF(workgroup < 1 || workgroup > ctx->max_workgroup || items < 1 || items > DMLS_VK_MAX_ITEMS,
+              DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "vulkan: tuning of %u invocations x %u items is outside 1..%u x 1..%d", workgroup, items,
+              ctx->max_workgroup, DMLS_VK_MAX_ITEMS);
+    destroy_pipelines(ctx);
+    ctx->workgroup = workgroup, ctx->items = items;
+    dmls_status s = make_pipelines(ctx);
+    if (s != DMLS_OK) destroy_pipelines(ctx);
+    return s;
 }
 
 void dmls_vk_release(dmls_vulkan_context *ctx) {
@@ -105,8 +158,7 @@ void dmls_vk_release(dmls_vulkan_context *ctx) {
     if (ctx->device == VK_NULL_HANDLE) return;
     if (ctx->fence != VK_NULL_HANDLE) vkDestroyFence(ctx->device, ctx->fence, NULL);
     if (ctx->pool != VK_NULL_HANDLE) vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
-    for (int i = 0; i < DMLS_VK_SHADERS; i++)
-        if (ctx->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->pipelines[i], NULL);
+    destroy_pipelines(ctx);
     if (ctx->layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(ctx->device, ctx->layout, NULL);
     if (ctx->set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(ctx->device, ctx->set_layout, NULL);
 }

@@ -1,18 +1,23 @@
 /* The Vulkan backend's launches, prepared once per operator at create
  * (plain C: create.c calls it whether or not a device exists). The plan is
  * the CPU and CUDA backends' (copy_plan.h: dims merged, offsets folded);
- * this turns it into byte strides, innermost first, and picks the widest
- * unit a units shader can move:
- *   - a contiguous inner run on both sides (or a fill) becomes units of 16
- *     or 8 bytes when its length and every outer stride allow it;
- *   - else 4- and 8-byte elements move as themselves;
- *   - 1- and 2-byte elements, and any layout a unit does not divide, go to
- *     bytes.comp, which owns whole output words.
- * Whether a unit also divides the bound offsets is known only at execute
- * (dmls_vk_choose), so bytes.comp is always the second choice.
- * Worked example, crop of a packed 8x768 float row block (plan shape
- * {8, 512}, src strides {768, 1}, dst {512, 1}, elements): units of 16
- * bytes, shape {128, 8}, src strides {16, 3072}, dst {16, 2048}. */
+ * this turns it into byte strides, innermost first, and the shader
+ * families of the CUDA backend (src/cuda/prepare.c), best first:
+ *   - wide units: a contiguous inner run on both sides (or a fill) moves as
+ *     16-, 8- or 4-byte units when its length and every outer stride allow;
+ *   - reversal: a reversed inner run loads 16 bytes and reverses its
+ *     elements in registers;
+ *   - gather: a contiguous output row from a strided input: each item
+ *     builds 16 output bytes (or one word, for 1- and 2-byte elements) from
+ *     element loads at a pattern fixed per launch, so it owns whole words;
+ *   - natural units: 4- and 8-byte elements as themselves, any strides;
+ *   - bytes.comp: any element size at any byte position.
+ * Whether the bound offsets meet a family's alignment is known only at
+ * execute (dmls_vk_choose), so the last two always follow as fallbacks.
+ * Worked example, stride2_f32 (packed 64x64x256x256 float, steps 1,1,2,2):
+ * plan shape {4096, 128, 128}, src strides {65536, 512, 2}, dst {16384,
+ * 128, 1} (elements) -> gather of 4 floats per item: shape {32, 128, 4096},
+ * src bytes {32, 2048, 262144}, dst {16, 512, 65536}, pattern run 4, step 8. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,12 +27,40 @@
 
 static bool divides(int64_t v, int64_t m) { return v % m == 0; }
 
+void dmls_vk_magic(uint64_t d, uint32_t *magic, uint32_t *shift) {
+    uint32_t l = 0;
+    while (((uint64_t)1 << l) < d) l++;
+    *magic = (uint32_t)((((uint64_t)1 << l) - d) * ((uint64_t)1 << 32) / d + 1);
+    *shift = l;
+}
+
+uint64_t dmls_vk_items(const dmls_vk_launch *L) {
+    uint64_t n = 1;
+    for (int i = 0; i < L->ndim; i++) n *= (uint64_t)L->shape[i];
+    return n;
+}
+
+/* The multipliers of every dim; a shape past 2^31 gets none, as it can
+ * only be the outermost dim of a dispatch (execute keeps items below 2^31,
+ * and an inner dim's shape divides the items). */
+static void set_magic(dmls_vk_launch *L) {
+    for (int i = 0; i < L->ndim; i++)
+        if (L->shape[i] <= ((int64_t)1 << 31))
+            dmls_vk_magic((uint64_t)L->shape[i], &L->magic[i], &L->shift[i]);
+        else
+            L->magic[i] = L->shift[i] = 0;
+}
+
+/* bytes.comp's launch of a plan: byte strides, innermost first. */
 static dmls_vk_launch from_plan(const dmls_copy_plan *p, bool fill) {
     dmls_vk_launch L;
     memset(&L, 0, sizeof L);
     L.shader = p->count == 0 ? DMLS_VK_NOTHING : DMLS_VK_BYTES;
-    L.unit = p->esize;
+    L.unit = L.esize = p->esize;
     L.fill = fill;
+    L.src_unit = 1;
+    L.src_align = L.dst_align = 1;
+    L.src_hi = p->esize;
     L.ndim = p->ndim > 0 ? p->ndim : 1;
     /* A single element (ndim 0 in the plan): one dim of 1, with strides of
      * one element so that bytes.comp's divisions stay defined. */
@@ -45,29 +78,120 @@ static dmls_vk_launch from_plan(const dmls_copy_plan *p, bool fill) {
     return L;
 }
 
-/* Every stride of L (inner one included when `inner`) divisible by v. */
-static bool strides_divide(const dmls_vk_launch *L, bool inner, int64_t v) {
-    for (int i = inner ? 0 : 1; i < L->ndim; i++)
-        if (!divides(L->src_stride[i], v) || !divides(L->dst_stride[i], v)) return false;
+/* Every stride of one side of L from dim `from` on divisible by v. */
+static bool side_divides(const dmls_vk_launch *L, const int64_t *stride, int from, int64_t v) {
+    for (int i = from; i < L->ndim; i++)
+        if (!divides(stride[i], v)) return false;
     return true;
 }
 
-/* The widest units launch of B, or false when none fits. */
-static bool units(const dmls_vk_launch *B, dmls_vk_launch *out) {
-    const int64_t es = B->unit;
-    const bool contiguous = B->dst_stride[0] == es && (B->fill || B->src_stride[0] == es);
-    for (int64_t v = 16; v >= 4; v /= 2) {
-        dmls_vk_launch L = *B;
-        if (v > es && contiguous && divides(B->shape[0] * es, v) && strides_divide(B, false, v)) {
-            L.shape[0] = B->shape[0] * es / v;
-            L.src_stride[0] = B->fill ? 0 : v;
-            L.dst_stride[0] = v;
-        } else if (v != es || !strides_divide(B, true, v)) {
+static int units_shader(int64_t v) { return v == 16 ? DMLS_VK_UNITS16 : v == 8 ? DMLS_VK_UNITS8 : DMLS_VK_UNITS4; }
+
+/* L as a units launch of v bytes (its inner dim already in units of v). */
+static void as_units(dmls_vk_launch *L, int64_t v) {
+    L->shader = units_shader(v);
+    L->unit = L->src_unit = (int32_t)v;
+    L->src_align = L->fill ? 1 : (uint32_t)v;
+    L->dst_align = (uint32_t)v;
+    L->src_lo = 0, L->src_hi = v;
+}
+
+/* One element per item: 4- and 8-byte elements, any strides. */
+static bool natural(const dmls_vk_launch *B, dmls_vk_launch *out) {
+    if (B->esize != 4 && B->esize != 8) return false;
+    *out = *B;
+    as_units(out, B->esize);
+    return true;
+}
+
+/* A contiguous inner run on both sides (or a fill) as units wider than an
+ * element. */
+static bool widen(const dmls_vk_launch *B, dmls_vk_launch *out) {
+    const int64_t es = B->esize;
+    if (B->dst_stride[0] != es || (!B->fill && B->src_stride[0] != es)) return false;
+    for (int64_t v = 16; v > es && v >= 4; v /= 2) {
+        if (!divides(B->shape[0] * es, v) || !side_divides(B, B->dst_stride, 1, v) ||
+            !side_divides(B, B->src_stride, 1, v))
             continue;
+        *out = *B;
+        out->shape[0] = B->shape[0] * es / v;
+        out->src_stride[0] = B->fill ? 0 : v;
+        out->dst_stride[0] = v;
+        as_units(out, v);
+        return true;
+    }
+    return false;
+}
+
+/* A reversed inner run (source step -1 element, destination +1): 16 bytes
+ * per item from one 16-byte load whose lowest byte is the item's last
+ * element. */
+static bool reverse(const dmls_vk_launch *B, dmls_vk_launch *out) {
+    const int64_t es = B->esize, k = 16 / es;
+    if (B->fill || es >= 16 || B->dst_stride[0] != es || B->src_stride[0] != -es || !divides(B->shape[0], k) ||
+        !side_divides(B, B->dst_stride, 1, 16) || !side_divides(B, B->src_stride, 1, 16))
+        return false;
+    *out = *B;
+    out->shape[0] = B->shape[0] / k;
+    out->src_stride[0] = -16;
+    out->dst_stride[0] = 16;
+    out->src_offset = B->src_offset - (k - 1) * es;
+    as_units(out, 16);
+    out->shader = DMLS_VK_REVERSE1 + (es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3);
+    return true;
+}
+
+/* B's items grouped k elements at a time into v-byte output units: the k
+ * elements either lie in one inner row (k divides it) or cover k / n whole
+ * rows of n (the output contiguous across them). */
+static bool group(const dmls_vk_launch *B, int64_t v, dmls_vk_launch *out) {
+    const int64_t es = B->esize, k = v / es, n = B->shape[0];
+    *out = *B;
+    if (divides(n, k)) {
+        out->run = k, out->step = B->src_stride[0], out->row = 0;
+        out->shape[0] = n / k;
+        out->src_stride[0] = B->src_stride[0] * k;
+        out->dst_stride[0] = v;
+    } else if (B->ndim >= 2 && divides(k, n) && B->dst_stride[1] == n * es && divides(B->shape[1], k / n)) {
+        const int64_t q = k / n;
+        out->run = n, out->step = B->src_stride[0], out->row = B->src_stride[1];
+        out->ndim = B->ndim - 1;
+        for (int i = 0; i < out->ndim; i++) {
+            out->shape[i] = B->shape[i + 1];
+            out->src_stride[i] = B->src_stride[i + 1];
+            out->dst_stride[i] = B->dst_stride[i + 1];
         }
-        L.shader = v == 16 ? DMLS_VK_UNITS16 : v == 8 ? DMLS_VK_UNITS8 : DMLS_VK_UNITS4;
-        L.unit = (int32_t)v;
-        *out = L;
+        out->shape[0] /= q;
+        out->src_stride[0] *= q;
+        out->dst_stride[0] = v;
+    } else {
+        return false;
+    }
+    return side_divides(out, out->dst_stride, 1, v);
+}
+
+/* A contiguous output row from any input step: v = 16 output bytes per
+ * item (or 4, for 1- and 2-byte elements). */
+static bool gather(const dmls_vk_launch *B, dmls_vk_launch *out) {
+    const int64_t es = B->esize;
+    if (B->fill || B->dst_stride[0] != es || es > 8) return false;
+    for (int64_t v = 16; v >= 4; v -= 12) {
+        if (v / es < 2 || !group(B, v, out)) continue;
+        const int64_t k = v / es;
+        int64_t lo = 0, hi = 0;
+        for (int64_t j = 0; j < k; j++) {
+            const int64_t at = (j / out->run) * out->row + (j % out->run) * out->step;
+            lo = at < lo ? at : lo, hi = at > hi ? at : hi;
+        }
+        /* The shader walks the pattern in 32-bit steps. */
+        if (lo < INT32_MIN || hi > INT32_MAX - es) return false;
+        const int e = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
+        out->shader = v == 16 ? DMLS_VK_GATHER16 + e : DMLS_VK_GATHER4 + e;
+        out->unit = (int32_t)v;
+        out->src_unit = 1;
+        out->src_align = (uint32_t)es;
+        out->dst_align = (uint32_t)v;
+        out->src_lo = lo, out->src_hi = hi + es;
         return true;
     }
     return false;
@@ -75,8 +199,12 @@ static bool units(const dmls_vk_launch *B, dmls_vk_launch *out) {
 
 static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_vk_launch *choices) {
     const dmls_vk_launch bytes = from_plan(p, fill);
-    choices[0] = choices[1] = bytes;
-    if (bytes.shader != DMLS_VK_NOTHING) units(&bytes, &choices[0]);
+    for (int i = 0; i < DMLS_VK_CHOICES; i++) choices[i] = bytes;
+    if (bytes.shader == DMLS_VK_NOTHING) return;
+    dmls_vk_launch *best = &choices[0], *second = &choices[1];
+    if (!natural(&bytes, second)) *second = bytes;
+    if (!widen(&bytes, best) && !reverse(&bytes, best) && !gather(&bytes, best)) *best = *second;
+    for (int i = 0; i < DMLS_VK_CHOICES; i++) set_magic(&choices[i]);
 }
 
 dmls_status dmls_vulkan_prepare(const dmls_operator *op, void **prepared) {
@@ -89,19 +217,21 @@ dmls_status dmls_vulkan_prepare(const dmls_operator *op, void **prepared) {
     if (op->zero_fill)
         prepare_plan(&op->fill, true, v->fill);
     else
-        v->fill[0].shader = v->fill[1].shader = DMLS_VK_NOTHING;
+        for (int i = 0; i < DMLS_VK_CHOICES; i++) v->fill[i].shader = DMLS_VK_NOTHING;
     return DMLS_OK;
 }
 
 void dmls_vulkan_destroy(void *prepared) { free(prepared); }
 
-const dmls_vk_launch *dmls_vk_choose(const dmls_vk_launch *choices, uint64_t src, uint64_t dst) {
-    const dmls_vk_launch *L = &choices[0];
-    const uint64_t u = (uint64_t)L->unit;
-    if (L->shader != DMLS_VK_BYTES && (L->fill || (src + (uint64_t)L->src_offset) % u == 0) &&
-        (dst + (uint64_t)L->dst_offset) % u == 0)
-        return L;
-    return &choices[1];
+const dmls_vk_launch *dmls_vk_choose(const dmls_vk_launch *choices, uint64_t src, uint64_t dst, uint64_t reach) {
+    for (int i = 0; i < DMLS_VK_CHOICES - 1; i++) {
+        const dmls_vk_launch *L = &choices[i];
+        if ((uint64_t)(L->src_hi - L->src_lo) > reach) continue;
+        if ((L->fill || (src + (uint64_t)L->src_offset) % L->src_align == 0) &&
+            (dst + (uint64_t)L->dst_offset) % L->dst_align == 0)
+            return L;
+    }
+    return &choices[DMLS_VK_CHOICES - 1];
 }
 
 void dmls_vk_span(const dmls_vk_launch *L, bool dst_side, int64_t pos, int64_t *lo, int64_t *hi) {
@@ -114,6 +244,6 @@ void dmls_vk_span(const dmls_vk_launch *L, bool dst_side, int64_t pos, int64_t *
         else
             high += reach;
     }
-    *lo = low;
-    *hi = high + L->unit;
+    *lo = low + (dst_side ? 0 : L->src_lo);
+    *hi = high + (dst_side ? L->unit : L->src_hi);
 }

@@ -36,8 +36,8 @@
 #include "support/dtype.h"
 #include "support/layout.h"
 #include "test.h"
+#include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
 #include "vk_harness.h"
-#include "vulkan/context.h"
 
 static vk_harness H;
 static dmls_vulkan_context *ctx;
@@ -45,6 +45,7 @@ static dmls_vulkan_context *ctx;
 #define GUARD 64
 static vk_buf in_arena, out_arena;
 static int splits_run;
+static int family_runs[DMLS_VK_SHADERS]; /* copies run by each shader, limits as they are */
 
 /* Runs op with the test's own command buffer: record, then submit and wait. */
 static dmls_status run_recorded(const dmls_operator *op, VkBuffer in, uint64_t in_off, uint64_t in_bytes, VkBuffer out,
@@ -91,16 +92,23 @@ static void run_one(dmls_operator *op, const char *label, size_t in_shift, size_
     }
     memcpy(in.map + in_shift, h_in, in_alloc);
     memcpy(out.map + out_shift, h_poison, out_alloc);
-    const uint64_t saved_range = ctx->max_range;
+    const uint64_t saved_range = ctx->max_range, saved_items = ctx->max_items, saved_narrow = ctx->narrow_below;
+    if (how & 1) ctx->narrow_below = 0; /* recorded runs: the tuned pipelines even on small cases */
     const uint32_t saved_groups = ctx->max_groups;
     if (how >= 2) { /* small enough that most cases split; an element and its alignment still fit */
         ctx->max_range = 64 << test_range(0, 4);
         ctx->max_groups = (uint32_t)test_range(1, 3);
+        ctx->max_items = (uint64_t)test_range(1, 40);
+    } else {
+        const dmls_vk_prepared *v = dmls_operator_prepared(op, DMLS_BACKEND_VULKAN);
+        const int shader = dmls_vk_choose(v->copy, in_shift, out_shift, UINT64_MAX)->shader;
+        if (shader >= 0) family_runs[shader]++;
     }
     dmls_status s = (how & 1)
                         ? run_recorded(op, in.buffer, in_shift, in_bytes, out.buffer, out_shift, out_bytes)
                         : dmls_vulkan_execute(op, ctx, in.buffer, in_shift, in_bytes, out.buffer, out_shift, out_bytes);
-    ctx->max_range = saved_range, ctx->max_groups = saved_groups;
+    ctx->max_range = saved_range, ctx->max_groups = saved_groups, ctx->max_items = saved_items;
+    ctx->narrow_below = saved_narrow;
     CHECK(s == DMLS_OK, "%s (%s): returned %s: %s", label, names[how], dmls_status_name(s), dmls_last_error());
     compare(out.map + out_shift, h_ref, out_alloc, out_bytes, label, names[how]);
     CHECK(memcmp(in.map + in_shift, h_in, in_alloc) == 0, "%s (%s): the input changed", label, names[how]);
@@ -405,6 +413,110 @@ static void test_large(void) {
     }
 }
 
+/* The walks' multipliers: exact for every n below 2^31 (checked at the
+ * ends of that range and around multiples of d), d from 1 to 2^31. */
+static void test_magic(void) {
+    static const uint64_t ds[] = {1, 2, 3, 5, 6, 7, 48, 96, 224, 255, 641, 6144, 65535, 65537, 1000003,
+                                  (1u << 30) - 1, 1u << 30, (1u << 30) + 1, 0x7fffffffu, 0x80000000u};
+    int wrong = 0;
+    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+        uint32_t m, s;
+        dmls_vk_magic(ds[k], &m, &s);
+        for (int j = 0; j < 4000; j++) {
+            uint64_t n = j < 1000 ? (uint64_t)j : j < 2000 ? 0x7fffffffu - (uint64_t)(j - 1000)
+                                                           : (uint64_t)test_range(0, 0x7fffffff);
+            if (j >= 3000) n = (n / ds[k]) * ds[k] - (uint64_t)(j & 1); /* at a multiple, and just below */
+            if (n > 0x7fffffffu) continue;
+            const uint64_t q = ((((uint64_t)(uint32_t)n * m) >> 32) + n) >> s;
+            wrong += q != n / ds[k];
+        }
+    }
+    CHECK(wrong == 0, "dmls_vk_magic: %d wrong quotients", wrong);
+}
+
+/* Layouts made for each family (random layouts mostly fall back to
+ * bytes.comp, as any byte offset may misalign them): packed tensors of
+ * every element size against the reference. Kinds: 0 crop (wide units),
+ * 1 reversal, 2 steps of 2 or -3 (gather of 16 bytes), 3 the first 2 of 3
+ * channels (a gather across rows), 4 outer steps with a contiguous inner
+ * run, 5 a step of 2 into rows of an odd number of words (a gather of one
+ * word; units for 4- and 8-byte elements). The first 24 cases (each kind
+ * and size once) have whole vectors at 16-byte offsets, so that each
+ * family runs; later ones may not. */
+static void family_case(int kind, int es, int iter) {
+    const bool exact = iter < 24;
+    const dmls_dtype dt = test_dtype_of_size(es);
+    const int64_t v = 16 / es, run = v * test_range(1, 24), odd = 2 * test_range(1, 8) + 1;
+    const int64_t extra = exact ? 0 : test_range(0, v);
+    int64_t big[3] = {test_range(1, 5), test_range(1, 9), run + extra}, offs[3] = {0, 0, 0};
+    int64_t steps[3] = {1, 1, 1}, small[3];
+    if (kind == 0) big[2] += v * test_range(0, 2), offs[2] = big[2] - run - extra, big[1] += test_range(0, 2);
+    if (kind == 1) steps[2] = -1;
+    if (kind == 2) steps[2] = test_range(0, 1) ? 2 : -3, steps[1] = test_range(0, 1) ? 1 : -1;
+    if (kind == 2) big[2] = run * (steps[2] < 0 ? 3 : 2) + extra;
+    if (kind == 3) big[2] = 3, big[1] = 8 * test_range(1, 20);
+    if (kind == 4) steps[0] = test_range(0, 1) ? 2 : -1, steps[1] = test_range(0, 1) ? 3 : 1;
+    /* An input row one element longer than the step covers, so that rows
+     * do not merge into one run whose length is whole vectors again. */
+    if (kind == 5) steps[2] = 2, offs[2] = 1, big[2] = 2 * (es < 4 ? 4 / es : 1) * odd + 1 + extra;
+    int64_t sizes[3] = {big[0], big[1], kind == 3 ? 2 : big[2] - offs[2]};
+    for (int i = 0; i < 3; i++) {
+        const int64_t s = steps[i] < 0 ? -steps[i] : steps[i];
+        small[i] = 1 + (sizes[i] - 1) / s;
+    }
+    dmls_tensor tb = {dt, 3, big, NULL, 0}, ts = {dt, 3, small, NULL, 0};
+    dmls_window w = {offs, sizes, steps};
+    dmls_operator *op = NULL;
+    const bool grad = (kind == 0 || kind == 4) && test_range(0, 2) == 0;
+    CHECK_STATUS(grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op), DMLS_OK);
+    if (op == NULL) return;
+    char label[96];
+    snprintf(label, sizeof label, "family case %d (kind %d, %d-byte%s)", iter, kind, es, grad ? ", grad" : "");
+    const size_t in_shift = 16 * (size_t)test_range(0, 2) + (!exact && test_range(0, 5) == 0 ? (size_t)es : 0);
+    differential(op, label, in_shift, 16 * (size_t)test_range(0, 2));
+    dmls_destroy(op);
+}
+
+static void test_families(int iters) {
+    for (int i = 0; i < iters; i++) family_case(i % 6, 1 << (i / 6 % 4), i);
+    printf("family cases: %d\n", iters);
+}
+
+/* Every family ran in the random and family cases, so that each is
+ * checked against the reference. */
+static void check_families(void) {
+    static const char *names[DMLS_VK_SHADERS] = {"units4",     "units8",     "units16",    "reverse1",  "reverse2",
+                                                 "reverse4",   "reverse8",   "gather16/1", "gather16/2",
+                                                 "gather16/4", "gather16/8", "gather4/1",  "gather4/2", "bytes"};
+    for (int i = 0; i < DMLS_VK_SHADERS; i++) {
+        printf("%s %d%s", names[i], family_runs[i], i + 1 < DMLS_VK_SHADERS ? ", " : " runs\n");
+        CHECK(family_runs[i] > 0, "no random case ran the %s shader", names[i]);
+    }
+}
+
+/* Other tunings (dmls_vk_tune: odd workgroup sizes and items, so that the
+ * tiles' tails and the grid loops move) and shader variants (ctx->variant):
+ * random cases against the reference under each, then the default again. */
+static void test_tunings(int iters) {
+    enum { SHARE = DMLS_VK_VARIANT_GATHER_SHARE };
+    static const uint32_t tunings[][3] = {{32, 3, 0},      {96, 1, 0}, {1024, DMLS_VK_MAX_ITEMS, 0},
+                                          {1, 2, 0},       {32, 3, SHARE},
+                                          {DMLS_VK_DEFAULT_WORKGROUP, DMLS_VK_DEFAULT_ITEMS, SHARE}};
+    for (size_t k = 0; k < sizeof tunings / sizeof tunings[0]; k++) {
+        const uint32_t wg = tunings[k][0] <= ctx->max_workgroup ? tunings[k][0] : ctx->max_workgroup;
+        ctx->variant = tunings[k][2];
+        CHECK_STATUS(dmls_vk_tune(ctx, wg, tunings[k][1]), DMLS_OK);
+        for (int i = 0; i < iters; i++) random_case(100000 * (int)(k + 1) + i);
+    }
+    ctx->variant = 0;
+    CHECK_STATUS(dmls_vk_tune(ctx, 0, 4), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "tuning of 0 invocations x 4 items is outside 1..") != NULL, "message: %s",
+          dmls_last_error());
+    CHECK_STATUS(dmls_vk_tune(ctx, 64, DMLS_VK_MAX_ITEMS + 1), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_vk_tune(ctx, DMLS_VK_DEFAULT_WORKGROUP, DMLS_VK_DEFAULT_ITEMS), DMLS_OK);
+    printf("tunings: %zu, %d random cases each\n", sizeof tunings / sizeof tunings[0], iters);
+}
+
 int main(void) {
     /* A fixed default seed (DMLS_TEST_SEED replays another): CI's runs on
      * lavapipe are then the same run every time. */
@@ -412,6 +524,7 @@ int main(void) {
     test_seed = seed != NULL ? strtoull(seed, NULL, 10) : 20261124;
     test_rng_state = test_seed != 0 ? test_seed : 1;
     printf("seed %" PRIu64 "\n", test_seed);
+    test_magic();
     const int device = getenv("DMLS_TEST_VULKAN_DEVICE") ? atoi(getenv("DMLS_TEST_VULKAN_DEVICE")) : 0;
     if (vk_harness_open(&H, device) != 0) {
         printf("no Vulkan device %d: skipped\n", device);
@@ -431,6 +544,9 @@ int main(void) {
     const int iters = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 300;
     for (int i = 0; i < iters; i++) random_case(i);
     printf("random: %d cases, %d runs with the binding range and workgroup count lowered\n", iters, splits_run);
+    test_families(iters / 2 > 48 ? iters / 2 : 48);
+    check_families();
+    test_tunings(iters / 6);
     if (getenv("DMLS_TEST_CANONICAL")) test_canonical();
     if (getenv("DMLS_TEST_LARGE")) test_large();
     test_own_context();

@@ -3,7 +3,8 @@
  * message, a device with VK_KHR_push_descriptor, and host-visible buffers
  * the tests fill and read through a mapping. The library gets this device
  * through dmls_vulkan_context_create_from, the path of an engine that owns
- * its device. */
+ * its device. Include src/vulkan/context.h first (the API loaded at run time
+ * in a build with volk). */
 #ifndef DMLS_TEST_VK_HARNESS_H
 #define DMLS_TEST_VK_HARNESS_H
 
@@ -89,7 +90,9 @@ static void vk_pin_drivers(void) {
 
 /* 0 on success; non-zero when there is no Vulkan device (the test skips). */
 static int vk_harness_open(vk_harness *h, int device_index) {
+    /* A build with volk loads the API at run time (src/vulkan/context.h). */
     memset(h, 0, sizeof *h);
+    if (dmls_vk_load() != DMLS_OK) return 1;
     static const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     h->validation = vk_has_layer(layer) && getenv("DMLS_TEST_NO_VALIDATION") == NULL;
     VkDebugUtilsMessengerCreateInfoEXT mi = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -105,6 +108,7 @@ static int vk_harness_open(vk_harness *h, int device_index) {
         ii.enabledExtensionCount = 1, ii.ppEnabledExtensionNames = &ext;
     }
     if (vkCreateInstance(&ii, NULL, &h->instance) != VK_SUCCESS) return 1;
+    dmls_vk_load_instance(h->instance);
     vk_pin_drivers();
     if (h->validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create =

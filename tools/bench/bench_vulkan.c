@@ -1,11 +1,17 @@
 /* dmlslice bench --device vulkan; see bench.h. The slice and, beside it,
  * the yardstick (the library's 16-byte-unit copy shader over the same
  * bytes: a 1-D identity slice of them, which runs units.comp with one dim
- * and no division) are timed on the GPU with timestamp queries around the
- * recorded dispatches, in device-local buffers. A host clock would time the
- * submit and the wait as well: that cost is reported once, apart
- * (bench_vulkan_floor). Compiled in every build; without the Vulkan
- * backend it only says so. */
+ * and no division) are timed on the GPU with timestamp queries, in
+ * device-local buffers, in the steady state a real workload sees: one
+ * command buffer holds a warm-up burst (untimed runs, about WARM_MS of GPU
+ * time by a first single run's estimate) and then the reps timed runs back
+ * to back, a barrier and a timestamp after each. Timed one submission at a
+ * time, the GPU idles between runs and the H100 drops its SM clock to
+ * ~345 MHz, halving every figure (copies included), while CUDA's bench on
+ * the same host reads the GPU's steady copy rate. A host clock would time
+ * the submit and the wait as well: that cost is reported once, apart
+ * (bench_vulkan_floor), right after a burst that raises the clock. Compiled
+ * in every build; without the Vulkan backend it only says so. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +32,14 @@ static struct {
     VkCommandBuffer cmd;
     VkFence fence;
     VkQueryPool queries;
+    uint32_t query_count;
     double ns_per_tick;
 } V;
+
+/* GPU time of the warm-up burst before the timed runs, and the most runs
+ * it may hold (a tiny case is launch-bound: its burst is capped). */
+#define WARM_MS  200.0
+#define WARM_MAX 20000
 
 #define VK(call)                                                                                                       \
     do {                                                                                                               \
@@ -62,9 +74,6 @@ bool bench_vulkan_open(int device, char *gpu, size_t gpu_size) {
     VK(vkAllocateCommandBuffers(V.dev, &ai, &V.cmd));
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK(vkCreateFence(V.dev, &fi, NULL, &V.fence));
-    VkQueryPoolCreateInfo qi = {
-        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
-    VK(vkCreateQueryPool(V.dev, &qi, NULL, &V.queries));
     return true;
 fail:
     gpu[0] = '\0';
@@ -130,7 +139,7 @@ typedef struct work {
     const dmls_operator *op;
     VkBuffer src, dst;
     uint64_t src_bytes, dst_bytes; /* op: the bound sizes; a copy: src_bytes */
-    bool copy, timed;
+    bool copy;
 } work;
 
 static void barrier_all(void) {
@@ -141,53 +150,93 @@ static void barrier_all(void) {
                          NULL, 0, NULL);
 }
 
-/* Records w, submits, waits; *ms the GPU time between the timestamps. */
-static bool submit(const work *w, double *ms) {
-    const char *what = "submit";
-    VK(vkResetCommandBuffer(V.cmd, 0));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    VK(vkBeginCommandBuffer(V.cmd, &bi));
-    barrier_all(); /* earlier submissions' writes (the upload) before, outside the timed span */
-    if (w->timed) {
-        vkCmdResetQueryPool(V.cmd, V.queries, 0, 2);
-        vkCmdWriteTimestamp(V.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, V.queries, 0);
-    }
+/* Makes the query pool hold at least n timestamps. */
+static bool queries_for(uint32_t n) {
+    const char *what = "query pool";
+    if (V.query_count >= n) return true;
+    if (V.queries) vkDestroyQueryPool(V.dev, V.queries, NULL);
+    V.queries = VK_NULL_HANDLE, V.query_count = 0;
+    VkQueryPoolCreateInfo qi = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = n};
+    VK(vkCreateQueryPool(V.dev, &qi, NULL, &V.queries));
+    V.query_count = n;
+    return true;
+fail:
+    return false;
+}
+
+static bool record_one(const work *w) {
     if (w->copy) {
         VkBufferCopy region = {0, 0, w->src_bytes};
         vkCmdCopyBuffer(V.cmd, w->src, w->dst, 1, &region);
     } else if (w->op != NULL &&
                dmls_vulkan_record(w->op, V.ctx, V.cmd, w->src, 0, w->src_bytes, w->dst, 0, w->dst_bytes) != DMLS_OK) {
         fprintf(stderr, "dmlslice bench: %s\n", dmls_last_error());
-        vkEndCommandBuffer(V.cmd);
         return false;
     }
-    if (w->timed) vkCmdWriteTimestamp(V.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, V.queries, 1);
-    barrier_all(); /* the results visible to the next submission (the download) */
+    return true;
+}
+
+/* Records `warm` untimed runs of w, then `timed` runs each followed by a
+ * barrier and a timestamp (one before the first), in one command buffer;
+ * submits, waits; ms[i] the GPU time of timed run i. The barrier after each
+ * run keeps the runs apart (the next starts when this one has finished),
+ * and the timestamp at the bottom of the pipe is written when everything
+ * before it has. */
+static bool submit_burst(const work *w, int warm, int timed, double *ms) {
+    const char *what = "submit";
+    uint64_t *t = NULL;
+    if (timed > 0 && (!queries_for((uint32_t)timed + 1) || (t = malloc(sizeof *t * ((size_t)timed + 1))) == NULL))
+        return false;
+    VK(vkResetCommandBuffer(V.cmd, 0));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    VK(vkBeginCommandBuffer(V.cmd, &bi));
+    barrier_all(); /* earlier submissions' writes (the upload) before, outside the timed span */
+    if (timed > 0) vkCmdResetQueryPool(V.cmd, V.queries, 0, (uint32_t)timed + 1);
+    for (int i = 0; i < warm + timed; i++) {
+        if (i == warm) vkCmdWriteTimestamp(V.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, V.queries, 0);
+        if (!record_one(w)) {
+            vkEndCommandBuffer(V.cmd);
+            goto fail;
+        }
+        barrier_all(); /* the results visible to the next run or submission (the download) */
+        if (i >= warm)
+            vkCmdWriteTimestamp(V.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, V.queries, (uint32_t)(i - warm) + 1);
+    }
     VK(vkEndCommandBuffer(V.cmd));
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &V.cmd};
     VK(vkQueueSubmit(V.queue, 1, &si, V.fence));
     VK(vkWaitForFences(V.dev, 1, &V.fence, VK_TRUE, UINT64_MAX));
     VK(vkResetFences(V.dev, 1, &V.fence));
-    if (w->timed) {
-        uint64_t t[2];
-        VK(vkGetQueryPoolResults(V.dev, V.queries, 0, 2, sizeof t, t, sizeof t[0],
-                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-        *ms = (double)(t[1] - t[0]) * V.ns_per_tick / 1e6;
+    if (timed > 0) {
+        VK(vkGetQueryPoolResults(V.dev, V.queries, 0, (uint32_t)timed + 1, sizeof *t * ((size_t)timed + 1), t,
+                                 sizeof t[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        for (int i = 0; i < timed; i++) ms[i] = (double)(t[i + 1] - t[i]) * V.ns_per_tick / 1e6;
     }
+    free(t);
     return true;
 fail:
+    free(t);
     return false;
 }
 
-/* Median ms of reps timed runs of w after 3 untimed ones; < 0 on failure. */
+/* One run of w (a copy, the operator, or nothing), submitted and waited for. */
+static bool submit(const work *w) { return submit_burst(w, w->op != NULL || w->copy ? 1 : 0, 0, NULL); }
+
+/* How many untimed runs of w, each `ms` long, fill about WARM_MS. */
+static int warm_runs(double ms) {
+    const double n = ms > 0 ? WARM_MS / ms : WARM_MAX;
+    return n < 3 ? 3 : n > WARM_MAX ? WARM_MAX : (int)n;
+}
+
+/* Median ms of reps timed runs of w in the steady state: a single run
+ * estimates the time (at whatever clock the idle GPU has, so an
+ * overestimate, which only shortens the burst), then one submission holds
+ * the warm-up burst and the timed runs back to back; < 0 on failure. */
 static double time_work(work w, int reps, double *times) {
-    w.timed = true;
-    for (int i = 0; i < 3 + reps; i++) {
-        double ms = 0;
-        if (!submit(&w, &ms)) return -1;
-        if (i >= 3) times[i - 3] = ms;
-    }
+    double first = 0;
+    if (!submit_burst(&w, 0, 1, &first) || !submit_burst(&w, warm_runs(first), reps, times)) return -1;
     return bench_median(times, reps);
 }
 
@@ -216,25 +265,25 @@ static bool case_setup(const dmls_operator *op, case_buffers *cb) {
         !make_buffer(stage, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &cb->stage))
         return false;
     bench_fill(cb->stage.map, cb->in_bytes, 0x9E3779B97F4A7C15ULL ^ cb->in_bytes);
-    work up = {NULL, cb->stage.buffer, cb->in.buffer, cb->in_bytes, 0, true, false};
-    if (cb->in_bytes && !submit(&up, NULL)) return false;
+    work up = {NULL, cb->stage.buffer, cb->in.buffer, cb->in_bytes, 0, true};
+    if (cb->in_bytes && !submit(&up)) return false;
     memset(cb->stage.map, 0xA5, cb->out_bytes);
-    work fill = {NULL, cb->stage.buffer, cb->out.buffer, cb->out_bytes, 0, true, false};
-    return cb->out_bytes == 0 || submit(&fill, NULL);
+    work fill = {NULL, cb->stage.buffer, cb->out.buffer, cb->out_bytes, 0, true};
+    return cb->out_bytes == 0 || submit(&fill);
 }
 
 /* The slice once, its output against the reference executor's. */
 static bool case_check(const dmls_operator *op, case_buffers *cb, bool *correct) {
     void *h_in = malloc(cb->in_bytes + 1), *h_ref = malloc(cb->out_bytes + 1);
     bool ok = false;
-    work run = {op, cb->in.buffer, cb->out.buffer, cb->in_bytes, cb->out_bytes, false, false};
-    work up = {NULL, cb->in.buffer, cb->stage.buffer, cb->in_bytes, 0, true, false};
-    work down = {NULL, cb->out.buffer, cb->stage.buffer, cb->out_bytes, 0, true, false};
+    work run = {op, cb->in.buffer, cb->out.buffer, cb->in_bytes, cb->out_bytes, false};
+    work up = {NULL, cb->in.buffer, cb->stage.buffer, cb->in_bytes, 0, true};
+    work down = {NULL, cb->out.buffer, cb->stage.buffer, cb->out_bytes, 0, true};
     if (h_in == NULL || h_ref == NULL) goto done;
     bench_fill(h_in, cb->in_bytes, 0x9E3779B97F4A7C15ULL ^ cb->in_bytes);
     memset(h_ref, 0xA5, cb->out_bytes);
     if (dmls_execute_reference(op, h_in, cb->in_bytes, h_ref, cb->out_bytes) != DMLS_OK) goto done;
-    if (!submit(&run, NULL) || (cb->out_bytes && !submit(&down, NULL))) goto done;
+    if (!submit(&run) || (cb->out_bytes && !submit(&down))) goto done;
     *correct = memcmp(cb->stage.map, h_ref, cb->out_bytes) == 0;
     ok = true;
     (void)up;
@@ -260,8 +309,8 @@ bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row) {
     const uint64_t n = cb.out_bytes <= cb.in_bytes ? cb.out_bytes : cb.in_bytes;
     copy = copy_op(n);
     if (copy == NULL) goto fail;
-    work slice = {op, cb.in.buffer, cb.out.buffer, cb.in_bytes, cb.out_bytes, false, false};
-    work yard = {copy, cb.in.buffer, cb.out.buffer, n, n, false, false};
+    work slice = {op, cb.in.buffer, cb.out.buffer, cb.in_bytes, cb.out_bytes, false};
+    work yard = {copy, cb.in.buffer, cb.out.buffer, n, n, false};
     row->ms = time_work(slice, reps, times);
     row->copy_ms = time_work(yard, reps, times);
     if (row->ms < 0 || row->copy_ms < 0) goto fail;
@@ -276,14 +325,17 @@ fail:
     return ok;
 }
 
-/* Host time of n runs of f, median, in microseconds. */
-static double host_us(const work *w, bool through_library, int n) {
+/* Host time of n runs of w, median, in microseconds; before each, `heat`
+ * (a burst of copies, about 1 ms of GPU time) keeps the clock up, as a
+ * real workload's neighbouring work would. */
+static double host_us(const work *w, bool through_library, const work *heat, int heat_runs, int n) {
     double *t = malloc(sizeof *t * (size_t)n), r = -1;
     for (int i = 0; t != NULL && i < n; i++) {
+        if (!submit_burst(heat, heat_runs, 0, NULL)) goto done;
         const double a = bench_now();
         const bool ok = through_library ? dmls_vulkan_execute(w->op, V.ctx, w->src, 0, w->src_bytes, w->dst, 0,
                                                               w->dst_bytes) == DMLS_OK
-                                        : submit(w, NULL);
+                                        : submit(w);
         if (!ok) goto done;
         t[i] = (bench_now() - a) * 1e6;
     }
@@ -293,24 +345,52 @@ done:
     return r;
 }
 
-void bench_vulkan_floor(void) {
-    static const int64_t shape[2] = {4, 4}, out_shape[2] = {2, 2}, offs[2] = {1, 1}, steps[2] = {2, -1};
-    dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    dmls_window w = {offs, out_shape, steps};
-    dmls_operator *op = NULL;
-    buffer a, b;
-    if (dmls_create(&in, &out, &w, &op) != DMLS_OK || !make_buffer(64, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &a) ||
-        !make_buffer(64, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &b)) {
-        dmls_destroy(op);
-        return;
+/* The heat of the floor: the library's copy of 16 MiB (~12 us a run on the
+ * H100), first for about WARM_MS. */
+#define HEAT_BYTES ((uint64_t)16 << 20)
+
+static void floor_measure(const dmls_operator *op, const buffer *a, const buffer *b, dmls_operator *copy) {
+    buffer x, y;
+    memset(&x, 0, sizeof x), memset(&y, 0, sizeof y);
+    if (!make_buffer(HEAT_BYTES, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &x) ||
+        !make_buffer(HEAT_BYTES, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &y)) {
+        printf("floor: not measured: no device memory for the warm-up\n");
+        goto done;
     }
-    work tiny = {op, a.buffer, b.buffer, 64, 16, false, false}, empty = {NULL, a.buffer, b.buffer, 0, 0, false, false};
-    const double t = host_us(&tiny, true, 200), e = host_us(&empty, false, 200);
+    const work tiny = {op, a->buffer, b->buffer, 64, 16, false}, empty = {NULL, a->buffer, b->buffer, 0, 0, false},
+               heat = {copy, x.buffer, y.buffer, HEAT_BYTES, HEAT_BYTES, false};
+    double first = 0;
+    if (!submit_burst(&heat, 0, 1, &first) || !submit_burst(&heat, warm_runs(first), 0, NULL)) goto done;
+    /* ~1 ms of heat by the cold estimate (more at full clock); one run where a run is slower (lavapipe). */
+    const int heat_runs = first > 0 && first < 1.0 / 256 ? 256 : first > 0 && first < 1 ? (int)(1 / first) : 1;
+    const double t = host_us(&tiny, true, &heat, heat_runs, 200), e = host_us(&empty, false, &heat, heat_runs, 200);
     printf("floor: a 2x2 slice through dmls_vulkan_execute (record + submit + wait) %.1f us; an empty command "
-           "buffer's submit + wait %.1f us (host clock, medians of 200)\n",
+           "buffer's submit + wait %.1f us (host clock, medians of 200, each right after ~1 ms of copies: the "
+           "clock up)\n",
            t, e);
+done:
+    free_buffer(&x), free_buffer(&y);
+}
+
+void bench_vulkan_floor(void) {
+    static const int64_t shape[2] = {4, 4}, out_shape[2] = {2, 2}, offs[2] = {1, 1}, sizes[2] = {3, 2},
+                         steps[2] = {2, -1};
+    dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    dmls_window w = {offs, sizes, steps};
+    dmls_operator *op = NULL, *copy = copy_op(HEAT_BYTES);
+    buffer a, b;
+    memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+    if (copy == NULL || dmls_create(&in, &out, &w, &op) != DMLS_OK) {
+        printf("floor: not measured: %s\n", dmls_last_error());
+        goto done;
+    }
+    if (make_buffer(64, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &a) &&
+        make_buffer(64, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &b))
+        floor_measure(op, &a, &b, copy);
+done:
     free_buffer(&a), free_buffer(&b);
     dmls_destroy(op);
+    dmls_destroy(copy);
 }
 
 #else

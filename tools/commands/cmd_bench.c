@@ -204,7 +204,8 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
 static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu,
                       size_t gpu_size) {
     if (!bench_vulkan_open(b->vulkan_device, gpu, gpu_size)) return 1;
-    printf("device vulkan:%d: %s, %d reps%s, median times by timestamp queries; GB/s = 2 x output bytes / time;\n"
+    printf("device vulkan:%d: %s, %d reps%s, median times by timestamp queries, the reps back to back in one "
+           "command buffer after ~200 ms of untimed runs (the clock up); GB/s = 2 x output bytes / time;\n"
            "copy = the library's 16-byte copy shader over the output's bytes\n",
            b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "");
     bench_print_header();

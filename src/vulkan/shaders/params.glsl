@@ -1,5 +1,5 @@
-// The push constants every dmlslice shader reads (src/vulkan/vulkan.h,
-// dmls_vk_params, must match it field for field). Dims are innermost first.
+// The push constants of bytes.comp (src/vulkan/launch.h, dmls_vk_params,
+// must match it field for field). Dims are innermost first.
 // All arithmetic is 32-bit: execute splits work so that every position
 // lies inside one binding, which is at most 4 GiB - 1 bytes
 // (maxStorageBufferRange), so positions, counts and strides fit a uint;
@@ -8,7 +8,7 @@
 #define DMLS_VK_FILL 1u // write zeros; the source binding is not read
 
 layout(push_constant, std430) uniform Params {
-    uint count;    // invocation items: units (units.comp) or output words (bytes.comp)
+    uint count;    // output words
     uint ndim;     // 1..DMLS_VK_MAX_DIMS
     uint flags;    // DMLS_VK_FILL
     uint esize;    // bytes per element (bytes.comp)
@@ -19,4 +19,5 @@ layout(push_constant, std430) uniform Params {
     uint dst_stride[DMLS_VK_MAX_DIMS];
 } p;
 
-layout(local_size_x = 256) in;
+// The workgroup size, chosen at pipeline creation (src/vulkan/pipelines.c).
+layout(local_size_x_id = 0) in;

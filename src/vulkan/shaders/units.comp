@@ -1,28 +1,30 @@
 #version 450
-// One unit (UNIT_T: uint, uvec2 or uvec4, 4/8/16 bytes) per invocation item,
-// any strides that are whole units: 4- and 8-byte elements, and contiguous
-// runs widened to 8 or 16 bytes (src/vulkan/prepare.c). Each item writes one
-// whole unit, so no two invocations write one word.
-#include "params.glsl"
+// One unit (UNIT_T: uint, uvec2 or uvec4, 4/8/16 bytes) per item, any
+// strides that are whole units: 4- and 8-byte elements, and contiguous
+// runs widened to 4, 8 or 16 bytes (src/vulkan/prepare.c). Each item writes
+// one whole unit, so no two invocations write one word.
+#include "walk.glsl"
 
-layout(std430, set = 0, binding = 0) readonly buffer Src { UNIT_T src[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Dst { UNIT_T dst[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer Src { UNIT_T src[]; };
+layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { UNIT_T dst[]; };
 
 void main() {
-    // A grid-stride loop: the dispatch is capped at maxComputeWorkGroupCount.
-    const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    const uint last = p.ndim - 1u;
-    for (uint i = gl_GlobalInvocationID.x; i < p.count; i += step) {
-        uint rest = i, s = p.src_base, d = p.dst_base;
-        for (uint k = 0u; k < last; k++) {
-            const uint q = rest / p.shape[k];
-            const uint c = rest - q * p.shape[k];
-            s += c * p.src_stride[k];
-            d += c * p.dst_stride[k];
-            rest = q;
+    const uint wg = gl_WorkGroupSize.x, tile = wg * ITEMS;
+    const bool fill = (p.info & DMLS_VK_WALK_FILL) != 0u;
+    // A grid-stride loop over tiles: the dispatch is capped at
+    // maxComputeWorkGroupCount.
+    for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) {
+        UNIT_T v[ITEMS];
+        uint at[ITEMS];
+        [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
+            const uint i = base + j * wg + gl_LocalInvocationID.x;
+            uint s = 0u;
+            at[j] = 0u;
+            if (i < p.count) walk(i, s, at[j]);
+            v[j] = UNIT_T(0u);
+            if (i < p.count && !fill) v[j] = src[s];
         }
-        s += rest * p.src_stride[last];
-        d += rest * p.dst_stride[last];
-        dst[d] = (p.flags & DMLS_VK_FILL) != 0u ? UNIT_T(0u) : src[s];
+        [[unroll]] for (uint j = 0u; j < ITEMS; j++)
+            if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = v[j];
     }
 }
