@@ -13,21 +13,6 @@
 #include "checked.h"
 #include "error.h"
 
-void dmls_batch_in_range(const dmls_batch *b, size_t item, uint64_t *offset, uint64_t *bytes) {
-    if (b->crops.on) { /* the start is known only at execute: any crop may read any of the input */
-        *offset = 0;
-        *bytes = b->crops.in_bytes;
-        return;
-    }
-    *offset = b->items[item].in_offset;
-    *bytes = b->ops[b->items[item].op]->needs.in_bytes;
-}
-
-void dmls_batch_out_range(const dmls_batch *b, size_t item, uint64_t *offset, uint64_t *bytes) {
-    *offset = b->items[item].out_offset;
-    *bytes = b->ops[b->items[item].op]->needs.out_bytes;
-}
-
 /* ------------------------------------------------------------ sorting */
 
 /* qsort has no context argument in C11: the comparators read the keys

@@ -83,6 +83,9 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
 dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
                                       uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs);
 
+/* Start `at` of a starts array of type (unaligned reads). */
+int64_t dmls_batch_read_start(const void *starts, dmls_starts_type type, size_t at);
+
 /* The input offset of a bound-starts crop item: its starts row read from
  * starts (n * rank integers of crops->width bytes) and clamped. */
 uint64_t dmls_batch_crop_offset(const dmls_batch_bound_crops *crops, const void *starts, size_t item);

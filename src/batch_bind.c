@@ -12,11 +12,55 @@
  * never has: DMLS_BATCH_CUDA_MAX_SLOTS). */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "batch.h"
 #include "error.h"
 
 #define STACK_SLOTS 128
+
+/* ------------------------------------------------------------ item ranges */
+
+/* Here, beside the checks that read them most, and not in batch.c, which
+ * calls this file: no cycle of calls between the batch files. */
+void dmls_batch_in_range(const dmls_batch *b, size_t item, uint64_t *offset, uint64_t *bytes) {
+    if (b->crops.on) { /* the start is known only at execute: any crop may read any of the input */
+        *offset = 0;
+        *bytes = b->crops.in_bytes;
+        return;
+    }
+    *offset = b->items[item].in_offset;
+    *bytes = b->ops[b->items[item].op]->needs.in_bytes;
+}
+
+void dmls_batch_out_range(const dmls_batch *b, size_t item, uint64_t *offset, uint64_t *bytes) {
+    *offset = b->items[item].out_offset;
+    *bytes = b->ops[b->items[item].op]->needs.out_bytes;
+}
+
+/* ------------------------------------------------------------ bound starts */
+
+int64_t dmls_batch_read_start(const void *starts, dmls_starts_type type, size_t at) {
+    if (type == DMLS_STARTS_INT32) {
+        int32_t v;
+        memcpy(&v, (const unsigned char *)starts + at * 4, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, (const unsigned char *)starts + at * 8, 8);
+    return v;
+}
+
+uint64_t dmls_batch_crop_offset(const dmls_batch_bound_crops *c, const void *starts, size_t item) {
+    int64_t off = c->base_offset;
+    for (int k = 0; k < c->rank; k++) {
+        int64_t v = dmls_batch_read_start(starts, (dmls_starts_type)c->width, item * (size_t)c->rank + (size_t)k);
+        const int64_t hi = c->dim[k] - c->size[k];
+        v = v < 0 ? 0 : v > hi ? hi : v; /* jax.lax.dynamic_slice's clamp (R-CROP-BOUNDS) */
+        off += v * c->stride_bytes[k];   /* fits: an element of the validated input */
+    }
+    return (uint64_t)off;
+}
 
 /* A bound slot's span at its address. */
 typedef struct span {

@@ -211,28 +211,6 @@ dmls_status dmls_batch_create_split(const dmls_tensor *input, int32_t axis, cons
 
 /* ------------------------------------------------------------ crops */
 
-static int64_t read_start(const void *starts, dmls_starts_type type, size_t at) {
-    if (type == DMLS_STARTS_INT32) {
-        int32_t v;
-        memcpy(&v, (const unsigned char *)starts + at * 4, 4);
-        return v;
-    }
-    int64_t v;
-    memcpy(&v, (const unsigned char *)starts + at * 8, 8);
-    return v;
-}
-
-uint64_t dmls_batch_crop_offset(const dmls_batch_bound_crops *c, const void *starts, size_t item) {
-    int64_t off = c->base_offset;
-    for (int k = 0; k < c->rank; k++) {
-        int64_t v = read_start(starts, (dmls_starts_type)c->width, item * (size_t)c->rank + (size_t)k);
-        const int64_t hi = c->dim[k] - c->size[k];
-        v = v < 0 ? 0 : v > hi ? hi : v; /* jax.lax.dynamic_slice's clamp (R-CROP-BOUNDS) */
-        off += v * c->stride_bytes[k];   /* fits: an element of the validated input */
-    }
-    return (uint64_t)off;
-}
-
 /* Checks size (R-CROP-SIZE) and fills the crops' shared geometry. */
 static dmls_status crop_geometry(const source *s, const int64_t *size, dmls_batch_bound_crops *c, bool *empty) {
     const int32_t r = s->view.ndim;
@@ -264,7 +242,7 @@ static dmls_status crop_offsets(const dmls_batch_bound_crops *c, size_t n, const
                                 bool empty, dmls_batch_item *items) {
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < c->rank; k++) {
-            const int64_t v = read_start(starts, type, i * (size_t)c->rank + (size_t)k);
+            const int64_t v = dmls_batch_read_start(starts, type, i * (size_t)c->rank + (size_t)k);
             RETURN_IF(v < 0 || v > c->dim[k] - c->size[k], DMLS_ERROR_OUT_OF_BOUNDS, "R-CROP-BOUNDS",
                       "crops: crop %zu: start[%d] = %" PRId64 " with size %" PRId64 " reaches outside [0, %" PRId64
                       ") (axis %d)",

@@ -21,8 +21,9 @@ extern "C" {
  * calling thread's current CUDA device, once (later calls return at once).
  * Allocates device memory and synchronizes; do it before capturing a
  * dmls_batch_execute_cuda in a CUDA graph. At most DMLS_BATCH_CUDA_MAX_SLOTS
- * slots in all (the bases travel in the kernel's parameters). Returns
- * DMLS_OK, DMLS_ERROR_NO_DEVICE, DMLS_ERROR_UNSUPPORTED (too many slots),
+ * slots in all (the bases travel in the kernel's parameters) and fewer than
+ * 2^32 - 1 items (the block map numbers them in 32 bits). Returns
+ * DMLS_OK, DMLS_ERROR_NO_DEVICE, DMLS_ERROR_UNSUPPORTED (too many slots or items),
  * DMLS_ERROR_OUT_OF_MEMORY or DMLS_ERROR_DEVICE. Thread-safe.
  */
 #define DMLS_BATCH_CUDA_MAX_SLOTS 128

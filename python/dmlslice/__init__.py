@@ -79,7 +79,9 @@ def plan_batch(items, inputs=None):
     read by at least one item). Returns a :class:`Batch`; call it as
     ``b(inputs, *, out=None)`` with the list of input arrays (C-contiguous, of
     the shapes planned; one array alone where the batch reads one) and get one
-    result per item, or pass ``out=`` (one C-contiguous array per item). Safe to
+    result per item (the results of the items reading one input are views of
+    one new array, each its own bytes), or pass ``out=`` (one C-contiguous
+    array per item). Safe to
     call from many threads at once. On the GPU a batch serves the device of its
     first call, with at most 128 input and output arrays in all.
     """

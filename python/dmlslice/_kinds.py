@@ -198,15 +198,29 @@ def to_device(x, a, device_id):
     on that library's current stream."""
     mod = _module_of(x)
     if mod == "torch":
-        import torch
-        return torch.from_numpy(a).to(x.device)
+        return _torch_to_device(a, x.device)
     if mod == "cupy":
         import cupy
         with cupy.cuda.Device(device_id):
             return cupy.asarray(a)
     if "torch" in sys.modules or _importable("torch"):
-        import torch
-        return torch.from_numpy(a).to(f"cuda:{device_id}")
+        return _torch_to_device(a, f"cuda:{device_id}")
     import cupy
     with cupy.cuda.Device(device_id):
         return cupy.asarray(a)
+
+
+def _torch_to_device(a, device):
+    """a on the device, copied through a block of PyTorch's pinned host
+    memory: a copy from pageable memory makes the host wait for every kernel
+    already queued on the stream; from pinned memory it is queued behind
+    them, and PyTorch's pinned-memory cache keeps the block until the copy
+    has run (a is read into it before this returns, so the caller may reuse
+    a at once)."""
+    import torch
+    t = torch.from_numpy(a)
+    try:
+        t = t.pin_memory()
+    except RuntimeError:  # no pinned memory to be had: the plain copy
+        return t.to(device)
+    return t.to(device, non_blocking=True)

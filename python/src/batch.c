@@ -46,10 +46,25 @@ static void key_tensor(key_buf *k, int tag, const bt_where *w, const bt_tensor *
     for (int i = 0; i < t->ndim; i++) key_add(k, t->shape[i]), key_add(k, t->strides[i]);
 }
 
+/* Remembers (key, cap) as the last found, letting the previous pair go. */
+static void keep_last(PyObject **last_key, PyObject **last_cap, PyObject *key, PyObject *cap) {
+    PyObject *k = *last_key, *c = *last_cap;
+    *last_key = Py_NewRef(key), *last_cap = Py_NewRef(cap);
+    Py_XDECREF(k);
+    Py_XDECREF(c);
+}
+
 /* The kept batch for key k + extra[0..n_extra) (a new reference to its
  * capsule), made by make(arg) on a miss; NULL with an exception. */
 static PyObject *kept_batch(const key_buf *k, const int64_t *extra, size_t n_extra, void *(*make)(void *), void *arg) {
+    /* The last key found, with its capsule: a loop calling alike skips
+     * making the key's bytes, hashing them and the dict. */
+    static PyObject *last_key, *last_cap;
     size_t head = k->n * sizeof(int64_t);
+    if (last_key && (size_t)PyBytes_Size(last_key) == head + n_extra * sizeof(int64_t) &&
+        memcmp(PyBytes_AsString(last_key), k->v, head) == 0 &&
+        (!n_extra || memcmp(PyBytes_AsString(last_key) + head, extra, n_extra * sizeof(int64_t)) == 0))
+        return Py_NewRef(last_cap);
     PyObject *key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(head + n_extra * sizeof(int64_t)));
     if (!key) return NULL;
     memcpy(PyBytes_AsString(key), k->v, head);
@@ -59,6 +74,7 @@ static PyObject *kept_batch(const key_buf *k, const int64_t *extra, size_t n_ext
         return NULL;
     }
     PyObject *cap = PyDict_GetItemWithError(batch_cache, key);
+    if (cap) keep_last(&last_key, &last_cap, key, cap);
     if (cap || PyErr_Occurred()) {
         Py_XINCREF(cap);
         Py_DECREF(key);
@@ -69,6 +85,7 @@ static PyObject *kept_batch(const key_buf *k, const int64_t *extra, size_t n_ext
     if (b && !cap) bt_free(b);
     if (cap && PyDict_Size(batch_cache) >= BATCH_CACHE_MAX) PyDict_Clear(batch_cache);
     if (cap && PyDict_SetItem(batch_cache, key, cap) < 0) Py_CLEAR(cap);
+    if (cap) keep_last(&last_key, &last_cap, key, cap);
     Py_DECREF(key);
     return cap;
 }
@@ -158,6 +175,19 @@ static int same_device(PyObject *obj, const dev_state *d, const char *name, Py_s
     return -1;
 }
 
+/* A view taken in (name[idx]) on d's device, read from the view (no second
+ * question to its library), or an error naming both devices. */
+static int view_on_device(const array_view *v, const dev_state *d, const char *name, Py_ssize_t idx) {
+    int cuda = v->device_type == DL_CUDA || v->device_type == DL_CUDA_MANAGED;
+    if (cuda == d->w.cuda && (!cuda || v->device_id == d->w.device)) return 0;
+    char what[64];
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+              "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
+              cuda ? "CUDA device" : "the CPU", cuda ? v->device_id : 0, d->w.cuda ? "CUDA device" : "the CPU",
+              d->w.cuda ? d->w.device : 0);
+    return -1;
+}
+
 /* Row-major without gaps (an array without elements places none). */
 static int is_packed(const array_view *v) {
     for (int i = 0; i < v->ndim; i++)
@@ -195,7 +225,14 @@ static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int
 /* An out= array (name[idx]): x's device and dtype, the shape, packed. */
 static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_view *in, int ndim, const int64_t *shape,
                     const char *name, Py_ssize_t idx, array_view *v) {
-    if (same_device(o, d, name, idx) < 0 || view_import(o, 1, d->stream_arg, v) < 0) return -1;
+    /* A known library's array is read once, its device from the view. */
+    int known = view_import_known(o, 1, v);
+    if (known < 0) return -1;
+    if (known == 0 && view_on_device(v, d, name, idx) < 0) {
+        view_release(v);
+        return -1;
+    }
+    if (known == 1 && (same_device(o, d, name, idx) < 0 || view_import(o, 1, d->stream_arg, v) < 0)) return -1;
     int same = v->ndim == ndim;
     for (int i = 0; same && i < ndim; i++) same = v->shape[i] == shape[i];
     int dtype = v->itemsize == in->itemsize && v->dtype_class == in->dtype_class;
@@ -485,9 +522,18 @@ static void starts_release(starts_state *s) {
     Py_CLEAR(s->keep);
 }
 
-/* Starts held by the GPU: used as they are, clamped (R-CROP-BOUNDS). */
-static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_tensor *t, starts_state *s) {
-    if (same_device(starts, d, "starts", -1) < 0) return -1;
+/* Starts held by the GPU: used as they are, clamped (R-CROP-BOUNDS). known:
+ * the starts already taken in (a known library's array), or NULL. */
+static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_tensor *t, starts_state *s,
+                         const array_view *known) {
+    if (known) {
+        memcpy(&s->v, known, VIEW_HEAD_BYTES + sizeof(int64_t) * (size_t)known->ndim);
+        memcpy(s->v.strides, known->strides, sizeof(int64_t) * (size_t)known->ndim);
+        s->have = 1;
+        if (view_on_device(&s->v, d, "starts", -1) < 0) return -1;
+    } else if (same_device(starts, d, "starts", -1) < 0) {
+        return -1;
+    }
     if (t->k > 1) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
                   "crops: x's elements are copied as %lld parts of %lld bytes (an item size or a byte stride "
@@ -496,7 +542,7 @@ static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_t
                   (long long)t->k, (long long)t->unit);
         return -1;
     }
-    if (view_import(starts, 0, d->stream_arg, &s->v) < 0) return -1;
+    if (!known && view_import(starts, 0, d->stream_arg, &s->v) < 0) return -1;
     s->have = 1;
     const array_view *v = &s->v;
     if (v->ndim != 2 || v->shape[1] != r) {
@@ -627,6 +673,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     Py_ssize_t ns = read_ints(size_obj, "crops: size", &size);
     bt_tensor t;
     starts_state s = {0};
+    array_view sv;
     int type = 0, id;
     if (ns >= 0 && ns != in.ndim)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-CROP-SIZE",
@@ -634,12 +681,15 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     else if (ns >= 0 && check_size(&in, size) == 0 && bt_describe(&in, "x", &t) == 0) {
         memcpy(sz, size, sizeof(int64_t) * (size_t)ns);
         if (t.k > 1) sz[ns] = t.k; /* the parts' axis, whole */
-        /* Lists and other host objects NumPy reads have no device to ask. */
+        /* Lists and other host objects NumPy reads have no device to ask;
+         * starts on the GPU are read once, their device then from the view. */
         int asked = !numpy_is_array(starts) && !PyList_Check(starts) && !PyTuple_Check(starts) &&
                     view_device(starts, &type, &id) == 0;
         PyErr_Clear();
         int dev = asked && (type == DL_CUDA || type == DL_CUDA_MANAGED);
-        if ((dev ? device_starts(starts, &d, in.ndim, &t, &s) : host_starts(starts, &d, &in, sz, &t, &s)) == 0)
+        int known = dev ? view_import_known(starts, 0, &sv) : 1;
+        if (known >= 0 && (dev ? device_starts(starts, &d, in.ndim, &t, &s, known == 0 ? &sv : NULL)
+                               : host_starts(starts, &d, &in, sz, &t, &s)) == 0)
             result = crops_run(&d, &in, &t, sz, &s, out);
     }
     starts_release(&s);
@@ -657,6 +707,16 @@ static PyObject *fn_crops(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* ------------------------------------------------------------ Batch */
 
+/* Consecutive items reading one input slot with results of one shape:
+ * their results are the rows of one (count, *shape) array. */
+typedef struct brun {
+    Py_ssize_t first, count;
+    uint32_t slot;
+    int64_t per;     /* elements of one result */
+    int64_t off;     /* elements before the run in its slot's array */
+    PyObject *shape; /* (count, *shape) */
+} brun;
+
 /* Planned Operators run together: item i reads input in_slot[i] and writes
  * output i. Inputs and outputs are packed arrays of the shapes planned (the
  * operators' packed plans). Immutable but for the device its table was
@@ -669,6 +729,13 @@ typedef struct BatchObject {
     uint32_t *in_slot;   /* per item */
     Py_ssize_t *slot_op; /* per input slot: an item reading it (its shape and dtype) */
     int device;          /* the CUDA device the batch was prepared for, or -1 */
+    /* Fresh results come from one array per input slot, cut into views:
+     * one allocation where a loop of new arrays would make one per item. */
+    brun *runs;
+    Py_ssize_t n_runs;
+    int64_t *slot_total; /* per slot: the elements of its results */
+    Py_ssize_t *slot_runs, *slot_run; /* per slot: its runs, and one of them */
+    int grouped;                      /* 0: a new array per item (ranks or sizes too large) */
 } BatchObject;
 
 static PyObject *batch_type;
@@ -688,6 +755,11 @@ static void batch_dealloc(PyObject *self) {
     Py_XDECREF(b->ops);
     PyMem_Free(b->in_slot);
     PyMem_Free(b->slot_op);
+    for (Py_ssize_t r = 0; b->runs && r < b->n_runs; r++) Py_XDECREF(b->runs[r].shape);
+    PyMem_Free(b->runs);
+    PyMem_Free(b->slot_total);
+    PyMem_Free(b->slot_runs);
+    PyMem_Free(b->slot_run);
     PyTypeObject *tp = Py_TYPE(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
@@ -793,6 +865,53 @@ static int build_batch(BatchObject *b) {
     return rc;
 }
 
+/* Item i's result joins the last run or starts one; 0, or -1 where the
+ * sizes or the rank leave no room for one array per slot (grouped = 0). */
+static int add_to_run(BatchObject *b, Py_ssize_t i) {
+    const plan *p = &item_plan(b, i)->p;
+    uint32_t s = b->in_slot[i];
+    int64_t per = 1;
+    for (int k = 0; k < p->final_ndim; k++)
+        if (__builtin_mul_overflow(per, p->final_shape[k], &per)) return -1;
+    if (p->final_ndim + 1 > EXT_ARRAY_MAX_RANK || per > INT64_MAX - b->slot_total[s]) return -1;
+    brun *r = b->n_runs ? &b->runs[b->n_runs - 1] : NULL;
+    const plan *q = r ? &item_plan(b, r->first)->p : NULL;
+    if (r && r->slot == s && q->final_ndim == p->final_ndim &&
+        memcmp(q->final_shape, p->final_shape, sizeof(int64_t) * (size_t)p->final_ndim) == 0) {
+        r->count++;
+    } else {
+        r = &b->runs[b->n_runs];
+        *r = (brun){i, 1, s, per, b->slot_total[s], NULL};
+        b->slot_runs[s]++;
+        b->slot_run[s] = b->n_runs++;
+    }
+    b->slot_total[s] += per;
+    return 0;
+}
+
+/* The runs of the items, and each run's (count, *shape) tuple. */
+static int make_runs(BatchObject *b) {
+    size_t n = (size_t)(b->n ? b->n : 1), ni = b->n_in ? b->n_in : 1;
+    b->runs = PyMem_Calloc(n, sizeof *b->runs);
+    b->slot_total = PyMem_Calloc(ni, sizeof *b->slot_total);
+    b->slot_runs = PyMem_Calloc(ni, sizeof *b->slot_runs);
+    b->slot_run = PyMem_Calloc(ni, sizeof *b->slot_run);
+    if (!b->runs || !b->slot_total || !b->slot_runs || !b->slot_run) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->grouped = 1;
+    for (Py_ssize_t i = 0; b->grouped && i < b->n; i++) b->grouped = add_to_run(b, i) == 0;
+    for (Py_ssize_t r = 0; b->grouped && r < b->n_runs; r++) {
+        const plan *p = &item_plan(b, b->runs[r].first)->p;
+        int64_t shape[EXT_ARRAY_MAX_RANK];
+        shape[0] = b->runs[r].count;
+        memcpy(shape + 1, p->final_shape, sizeof(int64_t) * (size_t)p->final_ndim);
+        if (!(b->runs[r].shape = ext_shape_tuple(p->final_ndim + 1, shape))) return -1;
+    }
+    return 0;
+}
+
 /* _plan_batch(operators, inputs) */
 static PyObject *plan_batch_impl(PyObject *args) {
     PyObject *items, *inputs;
@@ -815,13 +934,14 @@ static PyObject *plan_batch_impl(PyObject *args) {
         return NULL;
     }
     b->batch = NULL, b->ops = ops, b->n = n, b->n_in = 0, b->device = -1;
+    b->runs = NULL, b->n_runs = 0, b->slot_total = NULL, b->slot_runs = b->slot_run = NULL, b->grouped = 0;
     b->in_slot = PyMem_Calloc((size_t)(n ? n : 1), sizeof *b->in_slot);
     b->slot_op = PyMem_Calloc((size_t)(n ? n : 1), sizeof *b->slot_op);
     if (!b->in_slot || !b->slot_op) {
         Py_DECREF(b);
         return PyErr_NoMemory();
     }
-    if (assign_slots(b, inputs) < 0 || build_batch(b) < 0) {
+    if (assign_slots(b, inputs) < 0 || build_batch(b) < 0 || make_runs(b) < 0) {
         Py_DECREF(b);
         return NULL;
     }
@@ -914,8 +1034,120 @@ static int batch_inputs(const BatchObject *b, PyObject *inputs, bcall *c) {
     return rc;
 }
 
+/* Run r's part of its slot's array (buf: of one run, or flat). */
+static PyObject *run_part(const BatchObject *b, const brun *r, PyObject *buf) {
+    if (b->slot_runs[r->slot] == 1) return Py_NewRef(buf);
+    PyObject *lo = PyLong_FromLongLong(r->off), *hi = PyLong_FromLongLong(r->off + r->count * r->per);
+    PyObject *cut = lo && hi ? PySlice_New(lo, hi, NULL) : NULL;
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    PyObject *part = cut ? PyObject_GetItem(buf, cut) : NULL;
+    Py_XDECREF(cut);
+    PyObject *shaped = part ? PyObject_CallMethod(part, "reshape", "(O)", r->shape) : NULL;
+    Py_XDECREF(part);
+    return shaped;
+}
+
+/* Item i = r->first + g: its result's slot in the slot's array. */
+static void bind_row(const brun *r, Py_ssize_t g, char *base, int64_t itemsize, bcall *c) {
+    uint64_t bytes = (uint64_t)(r->per * itemsize);
+    c->out_slots[r->first + g] = (bt_slot){bytes ? base + (r->off + g * r->per) * itemsize : NULL, bytes};
+    c->out_bytes += bytes;
+}
+
+/* A NumPy run's results: views made through NumPy's C API, each with the
+ * slot's array as its base (no indexing, no Python-level call). */
+static int numpy_rows(const BatchObject *b, const brun *r, PyObject *buf, char *base, int64_t itemsize, bcall *c) {
+    const plan *p = &item_plan(b, r->first)->p;
+    for (Py_ssize_t g = 0; g < r->count; g++) {
+        PyObject *row = numpy_view_of(buf, p->final_ndim, p->final_shape, base + (r->off + g * r->per) * itemsize);
+        if (!row) return -1;
+        PyList_SetItem(c->results, r->first + g, row);
+        bind_row(r, g, base, itemsize, c);
+    }
+    return 0;
+}
+
+/* Run r's results: the rows of its part, by one unbind for a tensor (no
+ * Python-level call per row), by indexing (row, ...) otherwise (a 0-d
+ * array, not a NumPy scalar, for a 0-d result); base: the slot's array's
+ * address. */
+static int run_rows(const BatchObject *b, const brun *r, PyObject *buf, char *base, int64_t itemsize, bcall *c) {
+    static PyObject *s_unbind;
+    if (!s_unbind && !(s_unbind = PyUnicode_InternFromString("unbind"))) return -1;
+    int src = c->in[r->slot].source;
+    if (src == SRC_NUMPY && numpy_can_view()) return numpy_rows(b, r, buf, base, itemsize, c);
+    PyObject *part = run_part(b, r, buf), *rows = NULL;
+    if (part && src == SRC_TORCH) {
+        PyObject *zero = PyLong_FromLong(0);
+        rows = zero ? PyObject_CallMethodObjArgs(part, s_unbind, zero, NULL) : NULL;
+        Py_XDECREF(zero);
+        if (rows && (!PyTuple_Check(rows) || PyTuple_Size(rows) != r->count)) {
+            Py_CLEAR(rows);
+            ext_raise(ERR_FOREIGN, "DMLS_ERROR_INVALID_ARGUMENT", "", "Batch: unbind(0) gave no tuple of %zd",
+                      r->count);
+        }
+    }
+    for (Py_ssize_t g = 0; part && g < r->count; g++) {
+        PyObject *row = rows ? Py_NewRef(PyTuple_GetItem(rows, g)) : NULL;
+        if (!rows && !PyErr_Occurred()) {
+            PyObject *key = Py_BuildValue("(nO)", g, Py_Ellipsis);
+            row = key ? PyObject_GetItem(part, key) : NULL;
+            Py_XDECREF(key);
+        }
+        if (!row) break;
+        PyList_SetItem(c->results, r->first + g, row);
+        bind_row(r, g, base, itemsize, c);
+    }
+    Py_XDECREF(rows);
+    Py_XDECREF(part);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The fresh results of a grouped batch whose inputs are NumPy, PyTorch or
+ * CuPy arrays: one new array per input slot (its runs' results end to end),
+ * cut into one view per item. */
+static int fresh_outputs(const BatchObject *b, bcall *c) {
+    size_t ni = b->n_in ? b->n_in : 1;
+    PyObject **bufs = PyMem_Calloc(ni, sizeof *bufs);
+    char **bases = PyMem_Calloc(ni, sizeof *bases);
+    array_view made;
+    int rc = bufs && bases ? 0 : -1;
+    if (rc < 0) PyErr_NoMemory();
+    for (uint32_t s = 0; rc == 0 && s < b->n_in; s++) {
+        const brun *r = b->slot_runs[s] == 1 ? &b->runs[b->slot_run[s]] : NULL;
+        const plan *p = r ? &item_plan(b, r->first)->p : NULL;
+        int64_t shape[EXT_ARRAY_MAX_RANK];
+        shape[0] = r ? r->count : b->slot_total[s];
+        if (p) memcpy(shape + 1, p->final_shape, sizeof(int64_t) * (size_t)p->final_ndim);
+        bufs[s] = new_like(PyList_GetItem(c->objs, s), &c->in[s], p ? p->final_ndim + 1 : 1, shape,
+                           r ? r->shape : NULL, c->d.stream_arg, &made);
+        if (!bufs[s]) rc = -1;
+        else
+            bases[s] = made.data, view_release(&made);
+    }
+    for (Py_ssize_t r = 0; rc == 0 && r < b->n_runs; r++) {
+        const brun *run = &b->runs[r];
+        rc = run_rows(b, run, bufs[run->slot], bases[run->slot], c->in[run->slot].itemsize, c);
+    }
+    for (uint32_t s = 0; bufs && s < b->n_in; s++) Py_XDECREF(bufs[s]);
+    PyMem_Free(bufs);
+    PyMem_Free(bases);
+    return rc;
+}
+
+/* True where every input is an array whose library makes views cheaply. */
+static int fast_sources(const BatchObject *b, const bcall *c) {
+    for (uint32_t s = 0; s < b->n_in; s++) {
+        int src = c->in[s].source;
+        if (src != SRC_NUMPY && src != SRC_TORCH && src != SRC_CUPY) return 0;
+    }
+    return 1;
+}
+
 /* Output i: out[i], or a new array of its input's kind. */
 static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
+    if (out == Py_None && b->grouped && fast_sources(b, c)) return fresh_outputs(b, c);
     PyObject *fast = NULL;
     if (out != Py_None) {
         if (!(fast = PySequence_Tuple(out))) {

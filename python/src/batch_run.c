@@ -170,7 +170,11 @@ static int run_cuda(dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_sl
     dmls_status st = DMLS_OK;
     cudaError_t err = cudaSuccess;
     const char *what = "selecting the array's device";
-    Py_BEGIN_ALLOW_THREADS int prev = -1;
+    /* The GIL is let go only to wait: an enqueue returns in microseconds,
+     * and handing the GIL over and back costs a call's share of them (the
+     * first call's table upload is the one longer wait it holds). */
+    PyThreadState *ts = w->sync ? PyEval_SaveThread() : NULL;
+    int prev = -1;
     err = cudaGetDevice(&prev);
     if (err == cudaSuccess && prev != w->device) err = cudaSetDevice(w->device);
     if (err == cudaSuccess) {
@@ -184,7 +188,8 @@ static int run_cuda(dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_sl
         }
         if (prev >= 0 && prev != w->device) cudaSetDevice(prev);
     }
-    Py_END_ALLOW_THREADS if (st != DMLS_OK) {
+    if (ts) PyEval_RestoreThread(ts);
+    if (st != DMLS_OK) {
         ext_raise_status(st);
         return -1;
     }

@@ -138,6 +138,12 @@ int numpy_view(PyObject *arr, int writable, array_view *v);
  * C API where it is reachable (numpy.empty otherwise); v describes it
  * (source SRC_FRESH_NUMPY). A new reference, or NULL. */
 PyObject *numpy_new(PyObject *descr, int ndim, const int64_t *shape, array_view *v);
+/* A writable C-contiguous view of this shape at data, inside base (a
+ * C-contiguous NumPy array of the same dtype, kept alive by the view),
+ * made through the C API where numpy_can_view() says it is reachable. A new
+ * reference, or NULL. */
+int numpy_can_view(void);
+PyObject *numpy_view_of(PyObject *base, int ndim, const int64_t *shape, char *data);
 /* v's shape, and the strides of a C-contiguous array (NumPy's default
  * order, every library's fresh array) of v->itemsize elements. */
 void numpy_c_order(array_view *v, int ndim, const int64_t *shape);

@@ -33,6 +33,8 @@ typedef struct {
 #define API_ABI_VERSION    0  /* unsigned PyArray_GetNDArrayCVersion(void) */
 #define API_ARRAY_TYPE     2  /* PyArray_Type */
 #define API_NEW_FROM_DESCR 94 /* PyArray_NewFromDescr */
+#define API_SET_BASE       282 /* PyArray_SetBaseObject */
+#define NUMPY_ARRAY_WRITEABLE 0x0400
 typedef unsigned (*abi_version_fn)(void);
 typedef PyObject *(*new_from_descr_fn)(PyTypeObject *type, PyObject *descr, int nd, const Py_ssize_t *dims,
                                        const Py_ssize_t *strides, void *data, int flags, PyObject *obj);
@@ -40,7 +42,9 @@ typedef PyObject *(*new_from_descr_fn)(PyTypeObject *type, PyObject *descr, int 
 static PyTypeObject *ndarray_type;
 static PyObject *bool_type;              /* numpy.bool_ */
 static PyObject *np_empty, *np_asarray;  /* numpy.empty, numpy.asarray */
+typedef int (*set_base_fn)(PyObject *arr, PyObject *base);
 static new_from_descr_fn new_from_descr; /* NULL: numpy.empty makes results */
+static set_base_fn set_base;             /* NULL: views are made by indexing */
 
 /* What the slice needs of a NumPy dtype, asked once per dtype object. */
 typedef struct {
@@ -84,6 +88,7 @@ int numpy_init(PyObject *np) {
     ndarray_type = (PyTypeObject *)nd, bool_type = b, np_empty = e, np_asarray = a;
     void **api = find_api();
     new_from_descr = api ? (new_from_descr_fn)api[API_NEW_FROM_DESCR] : NULL;
+    set_base = api ? (set_base_fn)api[API_SET_BASE] : NULL;
     return 0;
 }
 
@@ -196,6 +201,30 @@ PyObject *numpy_new(PyObject *descr, int ndim, const int64_t *shape, array_view 
     v->dl_code = -1;
     v->device_type = DL_CPU;
     numpy_c_order(v, ndim, shape);
+    return arr;
+}
+
+int numpy_can_view(void) { return new_from_descr && set_base; }
+
+PyObject *numpy_view_of(PyObject *base, int ndim, const int64_t *shape, char *data) {
+    const numpy_fields *b = (const numpy_fields *)base;
+    const dtype_entry *d = dtype_lookup(b->descr);
+    if (!d) return NULL;
+    Py_ssize_t dims[EXT_ARRAY_MAX_RANK], strides[EXT_ARRAY_MAX_RANK], packed = (Py_ssize_t)d->itemsize;
+    for (int i = ndim - 1; i >= 0; i--) {
+        dims[i] = (Py_ssize_t)shape[i];
+        strides[i] = packed;
+        packed *= dims[i];
+    }
+    Py_INCREF(b->descr); /* the slot steals it */
+    /* Strides given: NumPy works out the contiguity and alignment flags. */
+    PyObject *arr = new_from_descr(ndarray_type, b->descr, ndim, dims, strides, data, NUMPY_ARRAY_WRITEABLE, NULL);
+    if (!arr) return NULL;
+    Py_INCREF(base); /* the slot steals it, failing or not */
+    if (set_base(arr, base) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
     return arr;
 }
 

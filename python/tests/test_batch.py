@@ -267,6 +267,13 @@ def test_crops_keep_nothing_of_an_earlier_array():
     same_bits(ds.crops(b, st_, (2, 3)), stacked(b, st_, (2, 3)))
     same_bits(ds.crops(a.T, st_, (2, 3)), stacked(a.T, st_, (2, 3)))
     same_bits(ds.crops(a[::-1], st_, (2, 3)), stacked(a[::-1], st_, (2, 3)))
+    for _ in range(2):  # back to back, each call's batch is its own key's (the last one found is kept aside)
+        same_bits(ds.crops(a, st_, (2, 3)), stacked(a, st_, (2, 3)))
+        same_bits(ds.crops(a, st_[:1], (2, 3)), stacked(a, st_[:1], (2, 3)))
+        same_bits(ds.crops(a, st_, (3, 2)), stacked(a, st_, (3, 2)))
+        for sizes in ([2, 6], [6, 2], [2, 6, 0]):
+            for p, w in zip(ds.split(a, sizes, axis=1), numpy_parts(a, sizes, 1)):
+                same_bits(p, w)
 
 
 # ------------------------------------------------------------------ plan_batch
@@ -324,6 +331,47 @@ def test_plan_batch_of_every_kind_and_one_input():
     same_bits(ds.plan_batch([grad])([g])[0], grad(g))
     assert ds.plan_batch([])([]) == []
     assert b.operators == tuple(ops) and b.output_shapes[4] == (0, 7) and "5 items" in repr(b)
+
+
+def root(a):
+    """The array whose memory a NumPy view lies in."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def test_plan_batch_fresh_results_are_views_of_one_array_per_input():
+    """A batch's fresh results are made as one array per input, cut into
+    views (runs of one shape as its rows): each result still owns its bytes
+    alone (a write to one leaves the others), is C-contiguous, writable, and
+    a 0-d result is a 0-d array, not a NumPy scalar."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 7)).astype(np.float32)
+    y = rng.integers(0, 100, (5, 4)).astype(np.int16)
+    s_ = np.s_
+    keys = [(x, s_[1:3, ::2]), (x, s_[1:3, 1::2]), (x, s_[4, 2]), (y, s_[::-1]), (x, s_[2:4, ::2]),
+            (x, s_[:0]), (x, s_[None, 5]), (y, s_[1:3, 2]), (x, s_[0:2, :4:2])]
+    reads = [0 if a is x else 1 for a, _ in keys]
+    b = ds.plan_batch([(a.shape, a.dtype, k) for a, k in keys], inputs=reads)
+    got = b([x, y])
+    wants = [a[k].copy() for a, k in keys]
+    for g, w in zip(got, wants):
+        same_bits(g, np.asarray(w))
+        assert isinstance(g, np.ndarray) and g.flags.c_contiguous and g.flags.writeable
+    for j in (0, 1):
+        roots = {id(root(g)) for g, r in zip(got, reads) if r == j}
+        assert len(roots) == 1, f"input {j}: results from {len(roots)} arrays"
+    assert root(got[0]) is not root(got[3])
+    for i, g in enumerate(got):
+        g[...] = 99  # every other result keeps its values
+        for k, (h, w) in enumerate(zip(got, wants)):
+            if k != i:
+                same_bits(h, np.asarray(w))
+        g[...] = wants[i]
+    outs = [np.empty_like(g) for g in got]  # out= as before: written in place, handed back
+    assert all(r is o for r, o in zip(b([x, y], out=outs), outs))
+    for o, w in zip(outs, wants):
+        same_bits(o, np.asarray(w))
 
 
 def test_plan_batch_errors():
@@ -446,6 +494,22 @@ def test_torch_cpu_tensors():
     assert isinstance(r[0], torch.Tensor) and torch.equal(r[0], t[1, ::2])
     bt = torch.tensor([[True, False], [False, True]])
     assert torch.equal(ds.split(bt, 2, axis=1)[1], bt[:, 1:])
+
+
+@needs_torch
+def test_torch_batch_results_share_one_storage():
+    x = torch.arange(48, dtype=torch.float32).reshape(6, 8)
+    keys = [np.s_[1:3, ::2], np.s_[0:2, 1::2], np.s_[5], np.s_[2:4, :4], np.s_[3, 1]]
+    b = ds.plan_batch([(x.shape, torch.float32, k) for k in keys], inputs=[0] * 5)
+    got = b(x)
+    wants = [x[k].clone() for k in keys]
+    storage = {g.storage().data_ptr() for g in got}
+    assert len(storage) == 1
+    for i, g in enumerate(got):
+        assert g.is_contiguous() and g.shape == wants[i].shape
+        g.fill_(-1)
+        assert all(torch.equal(h, w) for k, (h, w) in enumerate(zip(got, wants)) if k != i)
+        g.copy_(wants[i])
 
 
 def test_buffer_exporters_give_numpy():

@@ -94,8 +94,14 @@ def test_crops_host_starts_on_gpu_checked_and_copied():
 
 def test_crops_devices_must_agree():
     torch = torch_cuda()
-    with pytest.raises(ds.ArgumentError):  # CPU x, starts on the GPU
+    with pytest.raises(ds.ArgumentError, match="starts is on CUDA device 0 and the array on the CPU"):
         ds.crops(np.zeros((4, 4), np.float32), torch.zeros(1, 2, dtype=torch.int64, device="cuda"), (2, 2))
+    x = torch.zeros(4, 4, device="cuda")
+    with pytest.raises(ds.ArgumentError, match="out= is on the CPU 0 and the array on CUDA device 0"):
+        ds.crops(x, [[0, 0]], (2, 2), out=torch.zeros(1, 2, 2))
+    b = ds.plan_batch([((4, 4), torch.float32, "[1:3]")])
+    with pytest.raises(ds.ArgumentError, match=r"out\[0\] is on the CPU 0 and the array on CUDA device 0"):
+        b(x, out=[torch.zeros(2, 4)])
     with pytest.raises(ds.DTypeError):
         ds.crops(torch.zeros(4, 4, device="cuda"), torch.zeros(1, 2, device="cuda"), (2, 2))  # float starts
     with pytest.raises(ds.ArgumentError):
@@ -165,6 +171,27 @@ def test_plan_batch_cuda_matches_operators_and_threads():
     assert not errors, errors
 
 
+def test_plan_batch_cuda_results_views_of_one_tensor():
+    """64 windows of one image: the fresh results are rows of one new tensor
+    (one allocation, not 64), each its own bytes; out= as before."""
+    torch = torch_cuda()
+    x = torch.randn(3, 64, 64, device="cuda")
+    rng = np.random.default_rng(5)
+    corners = rng.integers(0, 60, (64, 2)).tolist()
+    keys = [np.s_[:, y:y + 4, c:c + 4] for y, c in corners] + [np.s_[1, 2, 3], np.s_[0, :5]]
+    b = ds.plan_batch([(x.shape, torch.float32, k) for k in keys], inputs=[0] * len(keys))
+    got = b(x)
+    wants = [x[k].clone() for k in keys]
+    assert len({g.untyped_storage().data_ptr() for g in got}) == 1
+    for g, w in zip(got, wants):
+        assert g.device == x.device and g.is_contiguous() and torch.equal(g, w)
+    got[3].fill_(-1)
+    assert all(torch.equal(g, w) for i, (g, w) in enumerate(zip(got, wants)) if i != 3)
+    outs = [torch.empty_like(w) for w in wants]
+    assert all(r is o for r, o in zip(b(x, out=outs), outs))
+    assert all(torch.equal(o, w) for o, w in zip(outs, wants))
+
+
 def test_cupy_split_and_crops():
     cupy = pytest.importorskip("cupy")
     x = cupy.arange(4 * 6 * 8, dtype=cupy.float32).reshape(4, 6, 8)[:, ::-1]
@@ -175,3 +202,44 @@ def test_cupy_split_and_crops():
     y = ds.crops(x, st, (2, 3, 4))
     assert isinstance(y, cupy.ndarray)
     assert np.array_equal(cupy.asnumpy(y), crops_ref(cupy.asnumpy(x), cupy.asnumpy(st), (2, 3, 4)))
+
+
+def test_cupy_plan_batch_results_views_of_one_array():
+    """CuPy arrays' fresh results: rows (row, ...) of one new array per input,
+    a 0-d result a 0-d CuPy array; each result its own bytes."""
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(6 * 8, dtype=cupy.float32).reshape(6, 8)
+    y = cupy.arange(5 * 4, dtype=cupy.int16).reshape(5, 4)
+    keys = [(x, np.s_[1:3, ::2]), (x, np.s_[0:2, 1::2]), (x, np.s_[4, 2]), (y, np.s_[::-1]), (x, np.s_[5])]
+    reads = [0 if a is x else 1 for a, _ in keys]
+    b = ds.plan_batch([(a.shape, a.dtype, k) for a, k in keys], inputs=reads)
+    got = b([x, y])
+    wants = [a[k].copy() for a, k in keys]
+    for g, w in zip(got, wants):
+        assert isinstance(g, cupy.ndarray) and g.shape == w.shape and g.flags.c_contiguous
+        assert cupy.array_equal(g, w)
+    assert len({got[i].data.mem.ptr for i in (0, 1, 2, 4)}) == 1  # one allocation for input 0
+    got[1][...] = -1
+    assert all(cupy.array_equal(g, w) for i, (g, w) in enumerate(zip(got, wants)) if i != 1)
+
+
+def test_crops_host_starts_reusable_at_once_behind_queued_work():
+    """Host starts are copied through pinned memory, queued behind the
+    stream's work: the caller may overwrite its array as soon as crops
+    returns, and the crops still read the starts it passed."""
+    torch = torch_cuda()
+    x = torch.randn(3, 256, 256, device="cuda")
+    busy = torch.randn(2048, 2048, device="cuda")
+    xh = x.cpu().numpy()
+    rng = np.random.default_rng(7)
+    results, wants = [], []
+    for _ in range(8):
+        busy @ busy  # keeps the stream busy while the starts are copied
+        st = np.zeros((64, 3), np.int64)
+        st[:, 1:] = rng.integers(0, 252, (64, 2))
+        wants.append(crops_ref(xh, st, (3, 4, 4)))
+        results.append(ds.crops(x, st, (3, 4, 4)))
+        st[...] = 0
+    torch.cuda.synchronize()
+    for y, w in zip(results, wants):
+        assert np.array_equal(y.cpu().numpy(), w)

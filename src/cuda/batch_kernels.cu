@@ -1,10 +1,12 @@
 // The batch kernel: one launch runs every item of a phase (batch_launch.h).
-// A block finds its item by binary search over the phase's entries, picks
-// the item's launch for the bound addresses (dmls_cuda_choose's rule), then
-// runs the same loop bodies as kernels.cu over that launch, read from the
-// device tables instead of parameter space, striding by the item's own block
-// count instead of the grid. Every thread of a block takes the same
-// branches, so the per-item switch costs no divergence.
+// A block reads its work from the block map (one entry striding with that
+// item's other blocks, or a group of tiny entries one warp each), picks each
+// item's launch for the bound addresses (dmls_cuda_choose's rule), then runs
+// the same loop bodies as kernels.cu over that launch, read from the device
+// tables instead of parameter space. The bodies are written for a unit of
+// Threads threads (the block, or one warp) with lane = the thread's place
+// in it. All threads of a unit take the same branches, so the per-item
+// switch costs no divergence.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,17 +19,25 @@ namespace {
 
 #include "device_common.cuh"
 
-template <int Bytes, typename I, bool Fill>
-__device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                          char *__restrict__ dst, uint64_t local, uint64_t blocks) {
+// Where a unit of Threads threads runs a launch from: its loop's first
+// index and the step between trips.
+struct span {
+    uint32_t lane;
+    uint64_t local, blocks; // this block's place among the item's blocks (a warp: 0 of 1)
+};
+
+template <int Threads, int Bytes, typename I, bool Fill>
+__device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src, char *__restrict__ dst,
+                                       span w) {
     typedef typename unit_type<Bytes>::type T;
+    constexpr int Tile = Threads * kIlp;
     const I count = (I)L.count;
-    for (I base = (I)local * kTile; base < count; base += (I)blocks * kTile) {
+    for (I base = (I)w.local * Tile; base < count; base += (I)w.blocks * Tile) {
         T v[kIlp];
         int64_t at[kIlp];
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
-            I i = base + (I)(j * kThreads) + threadIdx.x;
+            I i = base + (I)(j * Threads) + w.lane;
             if (i < count) {
                 int64_t s;
                 locate(L, i, s, at[j]);
@@ -39,7 +49,7 @@ __device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char 
         }
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
-            I i = base + (I)(j * kThreads) + threadIdx.x;
+            I i = base + (I)(j * Threads) + w.lane;
             if (i < count) *reinterpret_cast<T *>(dst + at[j]) = v[j];
         }
     }
@@ -47,18 +57,18 @@ __device__ __forceinline__ void copy_body(const dmls_cuda_launch &L, const char 
 
 // GATHER and REVERSE as in kernels.cu: every load of a tile first, then
 // every store, so kIlp loads are in flight per thread.
-template <int E, int V>
-__device__ __forceinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                            char *__restrict__ dst, uint64_t local, uint64_t blocks) {
+template <int Threads, int E, int V>
+__device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                         char *__restrict__ dst, span w) {
     typedef typename unit_type<E>::type T;
-    constexpr int K = V / E;
+    constexpr int K = V / E, Tile = Threads * kIlp;
     const uint32_t count = (uint32_t)L.count;
-    for (uint32_t base = (uint32_t)local * kTile; base < count; base += (uint32_t)blocks * kTile) {
+    for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
         pack<E, V> p[kIlp];
         int64_t at[kIlp];
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
+            uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
                 int64_t s;
                 locate(L, i, s, at[j]);
@@ -68,23 +78,23 @@ __device__ __forceinline__ void gather_body(const dmls_cuda_launch &L, const cha
         }
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
+            uint32_t i = base + j * Threads + w.lane;
             if (i < count) *reinterpret_cast<typename unit_type<V>::type *>(dst + at[j]) = p[j].v;
         }
     }
 }
 
-template <int E>
-__device__ __forceinline__ void reverse_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                             char *__restrict__ dst, uint64_t local, uint64_t blocks) {
-    constexpr int V = 16, K = V / E;
+template <int Threads, int E>
+__device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                          char *__restrict__ dst, span w) {
+    constexpr int V = 16, K = V / E, Tile = Threads * kIlp;
     const uint32_t count = (uint32_t)L.count;
-    for (uint32_t base = (uint32_t)local * kTile; base < count; base += (uint32_t)blocks * kTile) {
+    for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
         pack<E, V> in[kIlp];
         int64_t at[kIlp];
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
+            uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
                 int64_t s;
                 locate(L, i, s, at[j]);
@@ -93,7 +103,7 @@ __device__ __forceinline__ void reverse_body(const dmls_cuda_launch &L, const ch
         }
 #pragma unroll
         for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
+            uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
                 pack<E, V> out;
 #pragma unroll
@@ -107,11 +117,11 @@ __device__ __forceinline__ void reverse_body(const dmls_cuda_launch &L, const ch
 // A contiguous zero fill of L.count bytes at dst + L.dst_offset (what the
 // single path hands to cudaMemsetAsync): index 0 writes the bytes before
 // the first 16-byte boundary, index j >= 1 the j-th 16 bytes after it.
-__device__ __forceinline__ void memset_body(const dmls_cuda_launch &L, char *dst, uint64_t local, uint64_t blocks) {
+template <int Threads> __device__ __noinline__ void memset_body(const dmls_cuda_launch &L, char *dst, span w) {
     char *p = dst + L.dst_offset;
     const uint64_t bytes = L.count, mis = (16 - (uintptr_t)p % 16) % 16, head = mis < bytes ? mis : bytes;
     const uint64_t count = 1 + (bytes - head + 15) / 16;
-    for (uint64_t i = local * kThreads + threadIdx.x; i < count; i += blocks * kThreads) {
+    for (uint64_t i = w.local * Threads + w.lane; i < count; i += w.blocks * Threads) {
         if (i == 0) {
             for (uint64_t k = 0; k < head; k++) p[k] = 0;
             continue;
@@ -125,68 +135,141 @@ __device__ __forceinline__ void memset_body(const dmls_cuda_launch &L, char *dst
     }
 }
 
-template <typename I, bool Fill>
-__device__ __forceinline__ void copy_unit(const dmls_cuda_launch &L, const char *src, char *dst, uint64_t local,
-                                          uint64_t blocks) {
-    switch (L.unit) {
-    case 1: copy_body<1, I, Fill>(L, src, dst, local, blocks); break;
-    case 2: copy_body<2, I, Fill>(L, src, dst, local, blocks); break;
-    case 4: copy_body<4, I, Fill>(L, src, dst, local, blocks); break;
-    case 8: copy_body<8, I, Fill>(L, src, dst, local, blocks); break;
-    case 16: copy_body<16, I, Fill>(L, src, dst, local, blocks); break;
+// A streaming launch (batch_launch.h: dmls_cuda_batch_streams): rows of n
+// 16-byte vectors (one row when ndim is 1), DMLS_CUDA_BATCH_STREAM_ILP loads
+// in flight per thread. Only the 32 data registers grow with the ILP: each
+// store's address is recomputed from the index (one multiply-high), and the
+// launch's few fields are read once, the offsets folded into the bases.
+template <int Threads>
+__device__ __noinline__ void stream_body(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                         char *__restrict__ dst, span w) {
+    constexpr int K = DMLS_CUDA_BATCH_STREAM_ILP, Tile = Threads * K;
+    const uint32_t count = (uint32_t)L.count;
+    const bool rows = L.ndim == 2;
+    const uint32_t n = (uint32_t)L.shape[0], magic = (uint32_t)L.magic[0], shift = L.shift[0];
+    const int64_t ss = rows ? L.src_stride[1] : 0, ds = rows ? L.dst_stride[1] : 0;
+    src += L.src_offset;
+    dst += L.dst_offset;
+    for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
+        uint4 v[K];
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const uint32_t i = base + j * Threads + w.lane;
+            if (i < count) {
+                const uint32_t r = rows ? quotient(i, magic, shift) : 0;
+                v[j] = __ldg(reinterpret_cast<const uint4 *>(src + (int64_t)r * ss + (int64_t)(i - r * n) * 16));
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const uint32_t i = base + j * Threads + w.lane;
+            if (i < count) {
+                const uint32_t r = rows ? quotient(i, magic, shift) : 0;
+                *reinterpret_cast<uint4 *>(dst + (int64_t)r * ds + (int64_t)(i - r * n) * 16) = v[j];
+            }
+        }
     }
 }
 
-__device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, uint64_t local, uint64_t blocks) {
+template <int Threads, typename I, bool Fill>
+__device__ __forceinline__ void copy_unit(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    switch (L.unit) {
+    case 1: copy_body<Threads, 1, I, Fill>(L, src, dst, w); break;
+    case 2: copy_body<Threads, 2, I, Fill>(L, src, dst, w); break;
+    case 4: copy_body<Threads, 4, I, Fill>(L, src, dst, w); break;
+    case 8: copy_body<Threads, 8, I, Fill>(L, src, dst, w); break;
+    case 16: copy_body<Threads, 16, I, Fill>(L, src, dst, w); break;
+    }
+}
+
+template <int Threads> __device__ void run_gather(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    switch (L.unit * 100 + L.vec) {
+    case 108: gather_body<Threads, 1, 8>(L, src, dst, w); break;
+    case 116: gather_body<Threads, 1, 16>(L, src, dst, w); break;
+    case 208: gather_body<Threads, 2, 8>(L, src, dst, w); break;
+    case 216: gather_body<Threads, 2, 16>(L, src, dst, w); break;
+    case 408: gather_body<Threads, 4, 8>(L, src, dst, w); break;
+    case 416: gather_body<Threads, 4, 16>(L, src, dst, w); break;
+    case 816: gather_body<Threads, 8, 16>(L, src, dst, w); break;
+    }
+}
+
+template <int Threads> __device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     switch (L.kernel) {
     case DMLS_CUDA_COPY:
-        if (L.wide)
-            copy_unit<uint64_t, false>(L, src, dst, local, blocks);
+        if (dmls_cuda_batch_streams(&L))
+            stream_body<Threads>(L, src, dst, w);
+        else if (L.wide)
+            copy_unit<Threads, uint64_t, false>(L, src, dst, w);
         else
-            copy_unit<uint32_t, false>(L, src, dst, local, blocks);
+            copy_unit<Threads, uint32_t, false>(L, src, dst, w);
         break;
     case DMLS_CUDA_FILL:
         if (L.wide)
-            copy_unit<uint64_t, true>(L, src, dst, local, blocks);
+            copy_unit<Threads, uint64_t, true>(L, src, dst, w);
         else
-            copy_unit<uint32_t, true>(L, src, dst, local, blocks);
+            copy_unit<Threads, uint32_t, true>(L, src, dst, w);
         break;
-    case DMLS_CUDA_GATHER:
-        switch (L.unit * 100 + L.vec) {
-        case 108: gather_body<1, 8>(L, src, dst, local, blocks); break;
-        case 116: gather_body<1, 16>(L, src, dst, local, blocks); break;
-        case 208: gather_body<2, 8>(L, src, dst, local, blocks); break;
-        case 216: gather_body<2, 16>(L, src, dst, local, blocks); break;
-        case 408: gather_body<4, 8>(L, src, dst, local, blocks); break;
-        case 416: gather_body<4, 16>(L, src, dst, local, blocks); break;
-        case 816: gather_body<8, 16>(L, src, dst, local, blocks); break;
-        }
-        break;
+    case DMLS_CUDA_GATHER: run_gather<Threads>(L, src, dst, w); break;
     case DMLS_CUDA_REVERSE:
         switch (L.unit) {
-        case 1: reverse_body<1>(L, src, dst, local, blocks); break;
-        case 2: reverse_body<2>(L, src, dst, local, blocks); break;
-        case 4: reverse_body<4>(L, src, dst, local, blocks); break;
-        case 8: reverse_body<8>(L, src, dst, local, blocks); break;
+        case 1: reverse_body<Threads, 1>(L, src, dst, w); break;
+        case 2: reverse_body<Threads, 2>(L, src, dst, w); break;
+        case 4: reverse_body<Threads, 4>(L, src, dst, w); break;
+        case 8: reverse_body<Threads, 8>(L, src, dst, w); break;
         }
         break;
-    case DMLS_CUDA_MEMSET: memset_body(L, dst, local, blocks); break;
+    case DMLS_CUDA_MEMSET: memset_body<Threads>(L, dst, w); break;
     }
 }
 
-template <typename P> __global__ void __launch_bounds__(kThreads) batch_kernel(const __grid_constant__ P p) {
-    const uint64_t b = blockIdx.x;
-    const uint64_t k = dmls_cuda_batch_find(p.entries, p.n_entries, b);
-    const dmls_cuda_batch_entry e = p.entries[k];
-    const uint64_t blocks = p.entries[k + 1].first_block - e.first_block;
-    const dmls_cuda_batch_item it = p.items[e.item];
+// The launch an item runs is nearly always its first (aligned bases). Its
+// fields past the cache line the choice reads (shapes, strides, divisors)
+// are fetched into L1 now, beside the choice's own loads, rather than one
+// dependent round trip later, when the loop body first reads them. A hint:
+// nothing depends on it.
+__device__ __forceinline__ void prefetch_launch(const dmls_cuda_launch *L) {
+    const char *p = reinterpret_cast<const char *>(L);
+#pragma unroll
+    for (int off = 128; off < (int)sizeof(dmls_cuda_launch); off += 128)
+        asm volatile("prefetch.global.L1 [%0];" ::"l"(p + off));
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p + sizeof(dmls_cuda_launch) - 1));
+}
+
+// Runs entry k of the phase as a unit of Threads threads.
+template <int Threads, typename P> __device__ __forceinline__ void run_entry(const P &p, uint32_t k, span w) {
+    const dmls_cuda_batch_entry &e = p.entries[k];
+    const dmls_cuda_launch *choices = p.phase == 0 ? p.ops[e.op].fill : p.ops[e.op].copy;
+    prefetch_launch(choices); // beside the starts' loads below
     const int64_t in_offset =
-        p.crops.on ? dmls_cuda_batch_crop_offset(&p.crops, p.starts, e.item) : (int64_t)it.in_offset;
-    const char *src = p.base[it.in_base] + in_offset;
-    char *dst = p.base[it.out_base] + it.out_offset;
-    const dmls_cuda_launch *choices = p.phase == 0 ? p.ops[it.op].fill : p.ops[it.op].copy;
+        p.crops.on ? dmls_cuda_batch_crop_offset(&p.crops, p.starts, e.item) : (int64_t)e.in_offset;
+    const char *src = p.base[e.in_base] + in_offset;
+    char *dst = p.base[e.out_base] + e.out_offset;
     const int c = dmls_cuda_batch_choose(choices, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst);
-    run_launch(choices[c], src, dst, b - e.first_block, blocks);
+    run_launch<Threads>(choices[c], src, dst, w);
+}
+
+// MinBlocks: blocks the compiler must fit per SM (0: its own choice).
+template <typename P, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks) batch_kernel(const __grid_constant__ P p) {
+    const uint64_t b = blockIdx.x;
+    uint32_t k, n;
+    dmls_cuda_batch_block(p.map, b, &k, &n);
+    if (n >= 2) { // a group: one warp per tiny entry
+        const uint32_t warp = threadIdx.x / DMLS_CUDA_BATCH_WARP;
+        if (warp < n) run_entry<DMLS_CUDA_BATCH_WARP>(p, k + warp, span{threadIdx.x % DMLS_CUDA_BATCH_WARP, 0, 1});
+        return;
+    }
+    const uint64_t first = p.entries[k].first_block;
+    run_entry<kThreads>(p, k, span{threadIdx.x, b - first, p.entries[k + 1].first_block - first});
+}
+
+// The form of the kernel launches use (dmls_cuda_batch_variant).
+int variant = 0;
+
+template <typename P> const void *kernel_of(int v) {
+    if (v == 1) return reinterpret_cast<const void *>(batch_kernel<P, 0>);
+    return reinterpret_cast<const void *>(batch_kernel<P, DMLS_CUDA_BATCH_MIN_BLOCKS>);
 }
 
 template <typename P>
@@ -195,22 +278,27 @@ cudaError_t launch_phase(const dmls_cuda_batch_plan *host, const dmls_cuda_batch
     P p;
     memset(&p, 0, sizeof p);
     p.ops = dev->ops;
-    p.items = dev->items;
     p.entries = dev->entries[phase];
-    p.n_entries = host->n_entries[phase];
+    p.map = dev->map[phase];
     p.phase = phase;
     p.n_bases = host->n_bases;
     p.starts = starts;
     p.crops = host->crops;
     for (int i = 0; i < host->n_bases; i++) p.base[i] = bases[i];
     void *args[1] = {&p};
-    const void *fn = reinterpret_cast<const void *>(batch_kernel<P>);
-    cudaError_t e = cudaLaunchKernel(fn, dim3((unsigned)host->blocks[phase]), dim3(kThreads), args, 0, s);
+    cudaError_t e =
+        cudaLaunchKernel(kernel_of<P>(variant), dim3((unsigned)host->blocks[phase]), dim3(kThreads), args, 0, s);
     if (e != cudaSuccess) (void)cudaGetLastError(); // leave no error behind for the caller's next check
     return e;
 }
 
 } // namespace
+
+// See batch_launch.h.
+extern "C" int dmls_cuda_batch_variant(int v) {
+    if (v == 0 || v == 1) variant = v;
+    return variant;
+}
 
 // See batch_launch.h.
 extern "C" int dmls_cuda_batch_enqueue(const dmls_cuda_batch_plan *host, const dmls_cuda_batch_plan *dev, int phase,

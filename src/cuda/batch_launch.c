@@ -19,9 +19,7 @@ typedef struct cuda_batch {
 
 static void free_device(dmls_cuda_batch_plan *dev) {
     cudaFree(dev->ops);
-    cudaFree(dev->items);
-    cudaFree(dev->entries[0]);
-    cudaFree(dev->entries[1]);
+    for (int p = 0; p < 2; p++) cudaFree(dev->entries[p]), cudaFree(dev->map[p]);
 }
 
 /* Allocates and fills one device table; false on failure. */
@@ -34,11 +32,11 @@ static dmls_status upload_plan(cuda_batch *cb) {
     const dmls_cuda_batch_plan *h = &cb->host;
     dmls_cuda_batch_plan *d = &cb->dev;
     *d = *h;
-    d->ops = NULL, d->items = NULL, d->entries[0] = d->entries[1] = NULL;
-    bool ok = upload((void **)&d->ops, h->ops, h->n_ops * sizeof *h->ops) &&
-              upload((void **)&d->items, h->items, h->n_items * sizeof *h->items);
+    d->ops = NULL, d->entries[0] = d->entries[1] = NULL, d->map[0] = d->map[1] = NULL;
+    bool ok = upload((void **)&d->ops, h->ops, h->n_ops * sizeof *h->ops);
     for (int p = 0; p < 2 && ok; p++)
-        ok = upload((void **)&d->entries[p], h->entries[p], (h->n_entries[p] + 1) * sizeof *h->entries[p]);
+        ok = upload((void **)&d->entries[p], h->entries[p], (h->n_entries[p] + 1) * sizeof *h->entries[p]) &&
+             upload((void **)&d->map[p], h->map[p], (h->blocks[p] + 1) * sizeof *h->map[p]);
     if (ok) return DMLS_OK;
     cudaError_t e = cudaGetLastError();
     free_device(d);

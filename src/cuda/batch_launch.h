@@ -1,18 +1,25 @@
 /* A batch on CUDA: the tables one launch runs from (built by
  * batch_prepare.c, plain C, so the tests' emulator runs the same planning
- * without a GPU), the kernel's parameter block, and the two small pieces of
- * logic the host, the emulator and the device share (which entry a block
- * belongs to; a clamped crop start), written once here for all three.
+ * without a GPU), the kernel's parameter block, and the small pieces of
+ * logic the host, the emulator and the device share (a block's work, a
+ * launch's tile, a clamped crop start, the launch choice), written once here
+ * for all three.
  *
  * A launch is a phase: phase 0 zero-fills the SLICE_GRAD items' outputs,
- * phase 1 runs every item's copy. Each phase has a list of entries (an item
- * and its first block, by increasing block); a block binary-searches the
- * list for its entry, then runs blocks_of_entry tiles-strided over that
- * item's launch (launch.h), chosen per item on the device from the bound
- * addresses exactly as dmls_cuda_choose does on the host. Blocks per item
- * come from its best launch's index count (a fallback with more indices
- * loops), so blocks follow bytes: one huge item and a thousand tiny ones
- * share the launch in proportion. */
+ * phase 1 runs every item's copy. Each phase has a list of entries (an
+ * item, where its tensors lie and its first block, by increasing block) and
+ * a block map (block b starts at entry map[b]): one load finds a block's
+ * work, where a binary search over the entries cost a chain of dependent
+ * loads per block (about ten for 1,024 items). A block either runs one
+ * entry, as one of that item's blocks_of blocks striding over its launch
+ * (launch.h), or, when map[b + 1] - map[b] >= 2, a group of up to
+ * DMLS_CUDA_BATCH_GROUP tiny items, one warp each: a thousand tiny windows
+ * take a hundred-odd blocks whose warps all start at once instead of a
+ * thousand blocks of mostly idle threads. The launch is chosen per item on
+ * the device from the bound addresses exactly as dmls_cuda_choose does on
+ * the host. Blocks per item come from its best launch's index count (a
+ * fallback with more indices loops), so blocks follow bytes: one huge item
+ * and a thousand tiny ones share the launch in proportion. */
 #ifndef DMLS_CUDA_BATCH_LAUNCH_H
 #define DMLS_CUDA_BATCH_LAUNCH_H
 
@@ -35,24 +42,44 @@
  * batches (split into a few, crops), a large one up to the limit. */
 #define DMLS_CUDA_BATCH_FEW_SLOTS 8
 
+/* Tiny items share a block, one warp each: an item is tiny when its best
+ * launch has at most DMLS_CUDA_BATCH_TINY indices (one trip of a warp). */
+#define DMLS_CUDA_BATCH_WARP  32
+#define DMLS_CUDA_BATCH_GROUP (DMLS_CUDA_THREADS / DMLS_CUDA_BATCH_WARP)
+#define DMLS_CUDA_BATCH_TINY  (DMLS_CUDA_BATCH_WARP * DMLS_CUDA_ILP)
+
+/* Indices per thread per trip of a streaming launch (below): twice the
+ * general ILP, so a 32 KiB page is one block's single trip. */
+#define DMLS_CUDA_BATCH_STREAM_ILP 8
+
+/* Trips per block in a large phase (batch_prepare.c): a phase of more than
+ * DMLS_CUDA_BATCH_TRIPS_WAVES waves of DMLS_CUDA_BATCH_WAVE blocks (about an
+ * H100's resident blocks at 4 per SM) gives each block up to
+ * DMLS_CUDA_BATCH_TRIPS tiles of its item to run. */
+#define DMLS_CUDA_BATCH_WAVE        512
+#define DMLS_CUDA_BATCH_TRIPS_WAVES 4
+#define DMLS_CUDA_BATCH_TRIPS       8
+
+/* Blocks of the batch kernel resident per SM that its register count
+ * must allow: 4 blocks of 256 threads (64 registers a thread; left alone
+ * the compiler takes 80, 3 blocks) hold 528 blocks at once on an H100, so
+ * 512 KV-cache pages of one streaming tile each run in one wave. */
+#define DMLS_CUDA_BATCH_MIN_BLOCKS 4
+
 /* Per distinct operator: its launches (fill used by SLICE_GRAD only). */
 typedef struct dmls_cuda_batch_op {
     dmls_cuda_launch copy[DMLS_CUDA_CHOICES];
     dmls_cuda_launch fill[DMLS_CUDA_CHOICES];
 } dmls_cuda_batch_op;
 
-/* Per item. Slots index the parameter block's bases: inputs, then outputs. */
-typedef struct dmls_cuda_batch_item {
-    uint32_t op;
-    uint32_t in_base, out_base;
-    uint32_t pad_;
-    uint64_t in_offset, out_offset;
-} dmls_cuda_batch_item;
-
-/* One entry of a phase: an item and the first block it owns. */
+/* One entry of a phase: an item with work in it, where its tensors lie
+ * (bases index the parameter block's: inputs, then outputs) and the first
+ * block it owns (a group's items share their block). */
 typedef struct dmls_cuda_batch_entry {
     uint64_t first_block;
-    uint64_t item;
+    uint64_t item; /* the batch's item number: its row of bound crop starts */
+    uint64_t in_offset, out_offset;
+    uint32_t op, in_base, out_base, pad_;
 } dmls_cuda_batch_entry;
 
 /* Crops whose starts are bound at execute (batch.h: dmls_batch_bound_crops),
@@ -67,9 +94,8 @@ typedef struct dmls_cuda_batch_crops {
 #define DMLS_CUDA_BATCH_PARAMS(SLOTS)                                                                                  \
     struct {                                                                                                           \
         const dmls_cuda_batch_op *ops;                                                                                 \
-        const dmls_cuda_batch_item *items;                                                                             \
         const dmls_cuda_batch_entry *entries; /* n_entries + 1, a sentinel last */                                     \
-        uint64_t n_entries;                                                                                            \
+        const uint32_t *map;                  /* blocks + 1 */                                                         \
         int32_t phase;                                                                                                 \
         int32_t n_bases;                                                                                               \
         const void *starts;                                                                                            \
@@ -81,27 +107,37 @@ typedef DMLS_CUDA_BATCH_PARAMS(DMLS_BATCH_CUDA_MAX_SLOTS) dmls_cuda_batch_params
 
 /* The host's tables of a batch (batch_prepare.c). */
 typedef struct dmls_cuda_batch_plan {
-    size_t n_ops, n_items;
+    size_t n_ops;
     dmls_cuda_batch_op *ops;
-    dmls_cuda_batch_item *items;
     dmls_cuda_batch_entry *entries[2]; /* per phase, n_entries[p] + 1 each */
+    uint32_t *map[2];                  /* per phase, blocks[p] + 1 each: map[b] is block b's first entry */
     uint64_t n_entries[2];
     uint64_t blocks[2]; /* grid size per phase (the sentinel's first_block) */
     dmls_cuda_batch_crops crops;
     int32_t n_bases;
 } dmls_cuda_batch_plan;
 
-/* The entry that owns block b: the last whose first_block <= b. */
-DMLS_HD uint64_t dmls_cuda_batch_find(const dmls_cuda_batch_entry *e, uint64_t n, uint64_t b) {
-    uint64_t lo = 0, hi = n; /* the first entry with first_block > b, in [1, n] */
-    while (lo < hi) {
-        uint64_t m = lo + (hi - lo) / 2;
-        if (e[m].first_block <= b)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo - 1;
+/* A streaming launch: a 16-byte copy whose innermost dim is contiguous on
+ * both sides, at most 2 dims: rows of whole vectors, as a split's or a
+ * page's. It runs with DMLS_CUDA_BATCH_STREAM_ILP loads in flight per
+ * thread and recomputes each store's address instead of holding it, so the
+ * extra loads cost no registers for addresses. */
+DMLS_HD int dmls_cuda_batch_streams(const dmls_cuda_launch *L) {
+    return L->kernel == DMLS_CUDA_COPY && L->unit == 16 && !L->wide && L->ndim <= 2 && L->src_stride[0] == 16 &&
+           L->dst_stride[0] == 16;
+}
+
+/* Indices a block covers per trip of its loop over launch L. */
+DMLS_HD uint64_t dmls_cuda_batch_tile(const dmls_cuda_launch *L) {
+    return (uint64_t)DMLS_CUDA_THREADS * (dmls_cuda_batch_streams(L) ? DMLS_CUDA_BATCH_STREAM_ILP : DMLS_CUDA_ILP);
+}
+
+/* A block's work: entries [*first, *first + *n); n == 1 (one entry,
+ * possibly one of many blocks of it) or a group of n >= 2 tiny entries. */
+DMLS_HD void dmls_cuda_batch_block(const uint32_t *map, uint64_t b, uint32_t *first, uint32_t *n) {
+    const uint32_t k = map[b], next = map[b + 1];
+    *first = k;
+    *n = next - k >= 2 ? next - k : 1;
 }
 
 /* The input offset of crop `item` from its starts row, clamped to
@@ -128,7 +164,8 @@ DMLS_HD int dmls_cuda_batch_choose(const dmls_cuda_launch *choices, uint64_t src
 struct dmls_batch;
 
 /* Builds the host tables of a batch; DMLS_ERROR_OUT_OF_MEMORY or
- * DMLS_ERROR_UNSUPPORTED (more than DMLS_BATCH_CUDA_MAX_SLOTS slots). */
+ * DMLS_ERROR_UNSUPPORTED (more than DMLS_BATCH_CUDA_MAX_SLOTS slots, or
+ * 2^32 - 1 items or more: the block map numbers entries in 32 bits). */
 dmls_status dmls_cuda_batch_plan_build(const struct dmls_batch *b, dmls_cuda_batch_plan *plan);
 void dmls_cuda_batch_plan_free(dmls_cuda_batch_plan *plan);
 
@@ -137,5 +174,12 @@ void dmls_cuda_batch_plan_free(dmls_cuda_batch_plan *plan);
  * runtime's error code. */
 int dmls_cuda_batch_enqueue(const dmls_cuda_batch_plan *host, const dmls_cuda_batch_plan *dev, int phase,
                             char *const *bases, const void *starts, void *stream);
+
+/* kernels, for dmlslice_batchbench's sweeps only: which compiled form of
+ * the batch kernel later launches use (0, the default: at least
+ * DMLS_CUDA_BATCH_MIN_BLOCKS blocks resident per SM; 1: the compiler's own
+ * register count). Returns the form now in use; an unknown one is ignored.
+ * Not for concurrent use with launches. */
+int dmls_cuda_batch_variant(int variant);
 
 #endif

@@ -22,7 +22,14 @@
 #include "cuda/batch_launch.h"
 #include "emulator.h"
 
-enum { TILE = DMLS_CUDA_THREADS * DMLS_CUDA_ILP };
+#define CU(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                     \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
 
 /* One index of launch L from item bases src/dst (emulator.h's checks). */
 static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst, uint64_t db,
@@ -58,14 +65,14 @@ static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint6
     return false;
 }
 
-/* batch_kernels.cu's memset_body for one block. */
+/* batch_kernels.cu's memset_body for one unit of `threads` threads. */
 static void emu_memset(const dmls_cuda_launch *L, unsigned char *dst, uint64_t db, uint64_t local, uint64_t blocks,
-                       const char *label) {
+                       uint64_t threads, const char *label) {
     unsigned char *p = dst + L->dst_offset;
     const uint64_t bytes = L->count, mis = (16 - (uintptr_t)p % 16) % 16, head = mis < bytes ? mis : bytes;
     const uint64_t count = 1 + (bytes - head + 15) / 16;
-    for (uint64_t t = 0; t < DMLS_CUDA_THREADS; t++)
-        for (uint64_t i = local * DMLS_CUDA_THREADS + t; i < count; i += blocks * DMLS_CUDA_THREADS) {
+    for (uint64_t t = 0; t < threads; t++)
+        for (uint64_t i = local * threads + t; i < count; i += blocks * threads) {
             const uint64_t at = i == 0 ? 0 : head + (i - 1) * 16;
             const uint64_t n = i == 0 ? head : (bytes - at < 16 ? bytes - at : 16);
             if (n == 0) continue;
@@ -77,41 +84,68 @@ static void emu_memset(const dmls_cuda_launch *L, unsigned char *dst, uint64_t d
         }
 }
 
-/* One block of the batch kernel (batch_kernel in batch_kernels.cu). */
-static void emu_block(const dmls_cuda_batch_plan *p, int phase, uint64_t b, unsigned char *const *bases,
-                      const uint64_t *bytes, const void *starts, const char *label) {
-    const dmls_cuda_batch_entry *en = p->entries[phase];
-    const uint64_t k = dmls_cuda_batch_find(en, p->n_entries[phase], b);
-    const uint64_t blocks = en[k + 1].first_block - en[k].first_block, local = b - en[k].first_block;
-    const dmls_cuda_batch_item *it = &p->items[en[k].item];
+/* One unit of Threads threads (a block, or a group's warp) running entry k
+ * (run_entry in batch_kernels.cu): the loop's trips as the kernel takes
+ * them, from the launch's own tile. */
+static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint64_t threads, uint64_t local,
+                      uint64_t blocks, unsigned char *const *bases, const uint64_t *bytes, const void *starts,
+                      const char *label) {
+    const dmls_cuda_batch_entry *en = &p->entries[phase][k];
     const int64_t in_off =
-        p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, en[k].item) : (int64_t)it->in_offset;
-    const unsigned char *src = bases[it->in_base] + in_off;
-    unsigned char *dst = bases[it->out_base] + it->out_offset;
-    const uint64_t sb = bytes[it->in_base] - (uint64_t)in_off, db = bytes[it->out_base] - it->out_offset;
-    const dmls_cuda_launch *choices = phase == 0 ? p->ops[it->op].fill : p->ops[it->op].copy;
+        p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, en->item) : (int64_t)en->in_offset;
+    const unsigned char *src = bases[en->in_base] + in_off;
+    unsigned char *dst = bases[en->out_base] + en->out_offset;
+    const uint64_t sb = bytes[en->in_base] - (uint64_t)in_off, db = bytes[en->out_base] - en->out_offset;
+    const dmls_cuda_batch_op *op = &p->ops[en->op];
+    const dmls_cuda_launch *choices = phase == 0 ? op->fill : op->copy;
     const dmls_cuda_launch *L = &choices[dmls_cuda_batch_choose(choices, (uintptr_t)src, (uintptr_t)dst)];
     if (L->kernel == DMLS_CUDA_MEMSET) {
-        emu_memset(L, dst, db, local, blocks, label);
+        emu_memset(L, dst, db, local, blocks, threads, label);
         return;
     }
-    for (uint64_t base = local * TILE; base < L->count; base += blocks * TILE)
-        for (uint64_t i = base; i < base + TILE && i < L->count; i++)
+    const uint64_t tile = dmls_cuda_batch_tile(L) / DMLS_CUDA_THREADS * threads;
+    for (uint64_t base = local * tile; base < L->count; base += blocks * tile)
+        for (uint64_t i = base; i < base + tile && i < L->count; i++)
             if (!emu_index(L, src, sb, dst, db, i, label)) return;
 }
 
-/* The planning's invariants: entries by increasing block, every item with
- * work owns at least one block, at most DMLS_CUDA_BATCH_ITEM_BLOCKS. */
+/* One block of the batch kernel (batch_kernel in batch_kernels.cu). */
+static void emu_block(const dmls_cuda_batch_plan *p, int phase, uint64_t b, unsigned char *const *bases,
+                      const uint64_t *bytes, const void *starts, const char *label) {
+    uint32_t k, n;
+    dmls_cuda_batch_block(p->map[phase], b, &k, &n);
+    if (n >= 2) {
+        CHECK(n <= DMLS_CUDA_BATCH_GROUP, "%s: block %llu groups %u entries", label, (unsigned long long)b, n);
+        for (uint32_t w = 0; w < n && w < DMLS_CUDA_BATCH_GROUP; w++)
+            emu_entry(p, phase, k + w, DMLS_CUDA_BATCH_WARP, 0, 1, bases, bytes, starts, label);
+        return;
+    }
+    const dmls_cuda_batch_entry *en = p->entries[phase];
+    emu_entry(p, phase, k, DMLS_CUDA_THREADS, b - en[k].first_block, en[k + 1].first_block - en[k].first_block, bases,
+              bytes, starts, label);
+}
+
+/* The planning's invariants: entries by increasing block; an entry alone in
+ * its blocks owns 1 to DMLS_CUDA_BATCH_ITEM_BLOCKS of them, a group of 2 to
+ * DMLS_CUDA_BATCH_GROUP tiny entries shares one; the map sends every block
+ * to the first entry that owns it. */
 static void check_plan(const dmls_cuda_batch_plan *p, const char *label) {
     for (int phase = 0; phase < 2; phase++) {
         const dmls_cuda_batch_entry *e = p->entries[phase];
-        bool ok = e[0].first_block == 0 || p->n_entries[phase] == 0;
-        for (uint64_t k = 0; k < p->n_entries[phase]; k++) {
-            const uint64_t blocks = e[k + 1].first_block - e[k].first_block;
+        const uint32_t *map = p->map[phase];
+        const uint64_t n = p->n_entries[phase];
+        bool ok =
+            (n == 0 || e[0].first_block == 0) && e[n].first_block == p->blocks[phase] && map[p->blocks[phase]] == n;
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t g = k + 1; /* past k's group */
+            while (g < n && e[g].first_block == e[k].first_block) g++;
+            const uint64_t blocks = e[g].first_block - e[k].first_block;
             ok &= blocks >= 1 && blocks <= DMLS_CUDA_BATCH_ITEM_BLOCKS && (k == 0 || e[k].item > e[k - 1].item);
+            ok &= g - k <= DMLS_CUDA_BATCH_GROUP && (g - k == 1 || blocks == 1);
+            for (uint64_t blk = e[k].first_block; blk < e[g].first_block; blk++) ok &= map[blk] == k;
+            k = g - 1;
         }
-        ok &= e[p->n_entries[phase]].first_block == p->blocks[phase];
-        CHECK(ok, "%s: phase %d entries out of order", label, phase);
+        CHECK(ok, "%s: phase %d entries or block map out of order", label, phase);
     }
 }
 
@@ -184,10 +218,10 @@ static void test_emulated_crops_and_split(void) {
         unsigned char *src = malloc(12000 + 16), *a = malloc(12000 + 16), *c = malloc(12000 + 16);
         test_fill_random(src, 12016);
         memset(a, 0, 12016), memset(c, 0, 12016);
-        dmls_batch_input si = {src + 2 * mis, 12000};
+        dmls_batch_input si[2] = {{src + 2 * mis, 12000}, {NULL, 0}}; /* [1]: no starts, as slot arrays go */
         dmls_batch_output ga = {a + 2 * (2 - mis), 12000}, gc = {c + 2 * (2 - mis), 12000};
-        emulate_batch(b, &si, &ga, "emulated split");
-        CHECK_STATUS(dmls_batch_execute(b, NULL, &si, 1, &gc, 1), DMLS_OK);
+        emulate_batch(b, si, &ga, "emulated split");
+        CHECK_STATUS(dmls_batch_execute(b, NULL, si, 1, &gc, 1), DMLS_OK);
         CHECK(memcmp(a, c, 12016) == 0, "R-SPLIT-SUM: emulated split at misalignment %d equals the CPU's", mis);
         free(src), free(a), free(c);
     }
@@ -228,6 +262,144 @@ static void test_emulated_reverse(void) {
     for (int k = 0; k < 8; k++) dmls_destroy(ops[k]);
 }
 
+/* Runs batch b (one output slot of out_bytes) from host inputs on the CPU,
+ * through the emulated kernel and, when gpu, on the device (the inputs
+ * copied there); every result must equal the CPU's byte for byte. */
+static void three_ways(dmls_batch *b, const dmls_batch_input *in, uint32_t n_in, uint64_t out_bytes, bool gpu,
+                       const char *label) {
+    unsigned char *cpu = malloc(out_bytes), *emu = malloc(out_bytes), *dev = malloc(out_bytes);
+    memset(cpu, 0x11, out_bytes), memset(emu, 0x22, out_bytes), memset(dev, 0x33, out_bytes);
+    const dmls_batch_output oc = {cpu, out_bytes}, oe = {emu, out_bytes};
+    CHECK_STATUS(dmls_batch_execute(b, NULL, in, n_in, &oc, 1), DMLS_OK);
+    emulate_batch(b, in, &oe, label);
+    CHECK(memcmp(cpu, emu, out_bytes) == 0, "%s: emulated equals the CPU's", label);
+    if (gpu) {
+        dmls_batch_input din[2];
+        for (uint32_t s = 0; s < n_in; s++) {
+            void *d;
+            CU(cudaMalloc(&d, in[s].bytes));
+            CU(cudaMemcpy(d, in[s].data, in[s].bytes, cudaMemcpyHostToDevice));
+            din[s].data = d, din[s].bytes = in[s].bytes;
+        }
+        void *d_out;
+        CU(cudaMalloc(&d_out, out_bytes));
+        CU(cudaMemset(d_out, 0x33, out_bytes));
+        const dmls_batch_output od = {d_out, out_bytes};
+        CHECK_STATUS(dmls_batch_prepare_cuda(b), DMLS_OK);
+        CHECK_STATUS(dmls_batch_execute_cuda(b, din, n_in, &od, 1, NULL), DMLS_OK);
+        CU(cudaMemcpy(dev, d_out, out_bytes, cudaMemcpyDeviceToHost));
+        CHECK(memcmp(cpu, dev, out_bytes) == 0, "%s: the GPU's equals the CPU's", label);
+        for (uint32_t s = 0; s < n_in; s++) CU(cudaFree((void *)(uintptr_t)din[s].data));
+        CU(cudaFree(d_out));
+    }
+    free(cpu), free(emu), free(dev);
+}
+
+/* Streaming launches (rows of 16-byte vectors, batch_launch.h): KV-cache
+ * pages picked by bound starts (some out of range: clamped, R-CROP-BOUNDS),
+ * pages of one tile and of more than one block, and a split into uneven
+ * parts whose rows stream (R-SPLIT-SUM); then the same split at a base
+ * misaligned for 16-byte vectors, which falls back to 4-byte units. */
+static void test_streams(bool gpu) {
+    const int64_t pages[2][4] = {{12, 16, 8, 128}, {12, 20, 8, 128}}; /* 32 KiB: one tile; 40 KiB: two blocks */
+    for (int k = 0; k < 2; k++) {
+        const int64_t size[4] = {1, pages[k][1], 8, 128};
+        const uint64_t page = (uint64_t)pages[k][1] * 8 * 128 * 2, cache = 12 * page;
+        const dmls_tensor t = {DMLS_FLOAT16, 4, pages[k], NULL, 0};
+        enum { N = 20 };
+        int32_t starts[N * 4] = {0};
+        for (int i = 0; i < N; i++) starts[4 * i] = (int32_t)test_range(-3, 15);
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create_crops(&t, size, N, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+        if (b == NULL) continue;
+        dmls_cuda_batch_plan p;
+        CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+        CHECK(dmls_cuda_batch_streams(&p.ops[0].copy[0]), "KV page %d: the best launch streams", k);
+        CHECK(p.blocks[1] == (uint64_t)N * (k + 1), "KV page %d: %llu blocks", k, (unsigned long long)p.blocks[1]);
+        dmls_cuda_batch_plan_free(&p);
+        unsigned char *c = malloc(cache);
+        test_fill_random(c, cache);
+        const dmls_batch_input in[2] = {{c, cache}, {starts, sizeof starts}};
+        three_ways(b, in, 2, N * page, gpu, k ? "R-CROP-BOUNDS KV pages of two blocks" : "R-CROP-BOUNDS KV pages");
+        free(c);
+        dmls_batch_destroy(b);
+    }
+    /* A phase of many waves (planned only: 2 GiB): each block runs
+     * DMLS_CUDA_BATCH_TRIPS tiles of its part, a part's 8,192 rows of 32 KiB
+     * taking 1,024 blocks. */
+    const int64_t huge[2] = {8192, 65536}, eighths[8] = {8192, 8192, 8192, 8192, 8192, 8192, 8192, 8192};
+    const dmls_tensor th = {DMLS_FLOAT32, 2, huge, NULL, 0};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(&th, 1, eighths, 8, 0, &b), DMLS_OK);
+    if (b != NULL) {
+        dmls_cuda_batch_plan p;
+        CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+        check_plan(&p, "split of many waves");
+        CHECK(p.blocks[1] == 8 * 8192 / DMLS_CUDA_BATCH_TRIPS, "split of many waves: %llu blocks",
+              (unsigned long long)p.blocks[1]);
+        dmls_cuda_batch_plan_free(&p);
+        dmls_batch_destroy(b);
+    }
+    const int64_t shape[2] = {48, 3000}, parts[4] = {1000, 1000, 512, 488};
+    const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
+    CHECK_STATUS(dmls_batch_create_split(&t, 1, parts, 4, 1, &b), DMLS_OK);
+    if (b == NULL) return;
+    unsigned char *x = malloc(48 * 3000 * 4 + 4);
+    test_fill_random(x, 48 * 3000 * 4 + 4);
+    for (int mis = 0; mis < 2; mis++) {
+        const dmls_batch_input in[2] = {{x + 4 * mis, 48 * 3000 * 4},
+                                        {NULL, 0}}; /* [1]: no starts, as slot arrays go */
+        three_ways(b, in, 1, 48 * 3000 * 4, gpu,
+                   mis ? "R-SPLIT-SUM split, misaligned" : "R-SPLIT-SUM split, streaming");
+    }
+    free(x);
+    dmls_batch_destroy(b);
+}
+
+/* Groups: tiny items fill blocks DMLS_CUDA_BATCH_GROUP at a time, a
+ * non-tiny item closes the open group and takes blocks of its own, the next
+ * tiny item opens a new group. 17 tiny, 1 big, 9 tiny: blocks [8][8][1]
+ * [big] [8][1], and the map sends each block to its first entry; run
+ * emulated against the CPU (R-B-ITEM). */
+static void test_groups(bool gpu) {
+    const int64_t tiny_shape[1] = {4}, big_shape[1] = {4096};
+    const dmls_tensor tin = {DMLS_FLOAT32, 1, tiny_shape, NULL, 0}, bin = {DMLS_FLOAT32, 1, big_shape, NULL, 0};
+    const int64_t zero[1] = {0}, one[1] = {1};
+    const dmls_window tw = {zero, tiny_shape, one}, bw = {zero, big_shape, one};
+    dmls_operator *tiny = NULL, *big = NULL;
+    CHECK_STATUS(dmls_create(&tin, &tin, &tw, &tiny), DMLS_OK);
+    CHECK_STATUS(dmls_create(&bin, &bin, &bw, &big), DMLS_OK);
+    enum { N = 27 };
+    dmls_batch_item items[N];
+    uint64_t at = 0;
+    for (int i = 0; i < N; i++) {
+        items[i].op = i == 17 ? big : tiny;
+        items[i].in_slot = items[i].out_slot = 0;
+        items[i].in_offset = items[i].out_offset = at;
+        at += i == 17 ? 4096 * 4 : 16;
+    }
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, N, 1, 1, &b), DMLS_OK);
+    if (b != NULL) {
+        dmls_cuda_batch_plan p;
+        CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+        check_plan(&p, "groups");
+        static const uint32_t want[7] = {0, 8, 16, 17, 18, 26, 27};
+        bool same = p.blocks[1] == 6;
+        for (int k = 0; same && k < 7; k++) same = p.map[1][k] == want[k];
+        CHECK(same, "groups: 6 blocks mapped to entries 0 8 16 17 18 26 (27 in all): %llu blocks",
+              (unsigned long long)p.blocks[1]);
+        dmls_cuda_batch_plan_free(&p);
+        unsigned char *x = malloc(at);
+        test_fill_random(x, at);
+        const dmls_batch_input in[2] = {{x, at}, {NULL, 0}};
+        three_ways(b, in, 1, at, gpu, "R-B-ITEM groups of tiny items around a big one");
+        free(x);
+    }
+    dmls_batch_destroy(b);
+    dmls_destroy(tiny), dmls_destroy(big);
+}
+
 /* The slot limit: more than DMLS_BATCH_CUDA_MAX_SLOTS is refused by name. */
 static void test_slot_limit(void) {
     batch_case c;
@@ -242,15 +414,6 @@ static void test_slot_limit(void) {
 }
 
 /* ------------------------------------------------------------ on the GPU */
-
-#define CU(call)                                                                                                       \
-    do {                                                                                                               \
-        cudaError_t e_ = (call);                                                                                       \
-        if (e_ != cudaSuccess) {                                                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                     \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* Copies a case's slots to the device, runs the batch there (directly, or
  * captured in a graph and replayed twice), copies the outputs back. */
@@ -365,6 +528,8 @@ int main(void) {
     test_emulated_crops_and_split();
     test_emulated_reverse();
     test_slot_limit();
+    test_streams(false);
+    test_groups(false);
     if (!dmls_cuda_available()) {
         dmls_batch *b = NULL;
         CHECK_STATUS(dmls_batch_create(NULL, 0, 0, 0, &b), DMLS_OK);
@@ -375,5 +540,7 @@ int main(void) {
     }
     test_gpu_batches();
     test_gpu_device_starts();
+    test_streams(true);
+    test_groups(true);
     TEST_MAIN_END();
 }
