@@ -331,14 +331,13 @@ static void note_thread(void *arg, int task) {
 
 static void pool_tests(void) {
     pass_through = true;
-    /* Two threads: task 1 on the worker, not the caller. */
+    /* Two threads: both tasks run, on the caller or the worker. */
     dmls_pool *pool = dmls_pool_create(2);
     CHECK(pool != NULL, "pool of 2");
     if (pool) {
         memset(task_thread, 0, sizeof task_thread);
         dmls_pool_run(pool, note_thread, NULL, 2);
-        CHECK(task_thread[0] == dmls_thread_self(), "pool of 2: task 0 not on the caller");
-        CHECK(task_thread[1] != 0 && task_thread[1] != dmls_thread_self(), "pool of 2: task 1 on the caller");
+        CHECK(task_thread[0] != 0 && task_thread[1] != 0, "pool of 2: a task did not run");
         joins = 0;
         dmls_pool_destroy(pool);
         CHECK(joins == 1, "pool of 2 destroyed: %d joins, want 1", joins);
@@ -356,9 +355,10 @@ static void pool_tests(void) {
     CHECK(joins == 0, "NULL pool destroyed: %d joins", joins);
     pass_through = false;
 
-    /* What a context allocates: itself, threads + 1 share bounds, the pool,
-     * and the pool's threads - 1 workers (none for one thread). */
-    const struct { int threads, n; size_t nmemb[4]; } cases[] = {{3, 4, {1, 4, 1, 2}}, {1, 3, {1, 2, 1, 0}}};
+    /* What a context allocates: itself, 4 * threads + 1 share bounds (a
+     * batch cuts up to 4 shares a thread, context.h), the pool, and the
+     * pool's threads - 1 workers (none for one thread). */
+    const struct { int threads, n; size_t nmemb[4]; } cases[] = {{3, 4, {1, 13, 1, 2}}, {1, 3, {1, 5, 1, 0}}};
     for (size_t k = 0; k < 2; k++) {
         dmls_context *ctx = NULL;
         callocs = 0;
