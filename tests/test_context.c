@@ -2,10 +2,11 @@
  *   - DMLSLICE_THREADS, read when a context is created with 0 threads:
  *     accepted counts, and malformed values rejected with a message that
  *     quotes them;
- *   - the pool's contract (cpu.h): task 0 on the caller, task i on worker i,
- *     every task exactly once, fewer tasks than threads, a one-thread pool,
- *     and dmls_pool_run returning only when every task is done, whether the
- *     workers were spinning or asleep;
+ *   - the pool's contract (pool.h): every task exactly once, fewer tasks
+ *     than threads, a one-thread pool, slow tasks shared with workers, a
+ *     job limited to no wake-up running on the caller while the workers
+ *     sleep, and dmls_pool_run returning only when every task is done,
+ *     whether the workers were spinning or asleep;
  *   - dmls_execute_on's own checks: a NULL operator, the binding rules
  *     before anything is written (R-X-BOUNDS), and a NULL context, which
  *     must equal dmls_execute; and shares that begin and end inside a row. */
@@ -89,9 +90,9 @@ static void note(void *arg, int task) {
     atomic_store(&r->done[task], 1);
 }
 
-/* Runs tasks on pool and checks every task ran once, task 0 on the caller
- * and the others each on a thread of its own. */
-static void run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char *what) {
+/* Runs tasks on pool and checks every task ran once and was done on
+ * return; returns how many threads ran them. */
+static int run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char *what) {
     record r;
     memset(&r, 0, sizeof r);
     r.delay_ms = delay_ms;
@@ -101,10 +102,14 @@ static void run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char 
         CHECK(atomic_load(&r.runs[i]) == want && atomic_load(&r.done[i]) == want,
               "%s: task %d ran %d times (want %d) or was not done on return", what, i, atomic_load(&r.runs[i]), want);
     }
-    if (tasks >= 1) CHECK(r.thread[0] == dmls_thread_self(), "%s: task 0 not on the caller", what);
-    for (int i = 1; i < tasks; i++)
-        for (int j = 0; j < i; j++)
-            CHECK(r.thread[i] != r.thread[j], "%s: tasks %d and %d on one thread", what, j, i);
+    int distinct = 0;
+    for (int i = 0; i < tasks; i++) {
+        bool seen = false;
+        for (int j = 0; j < i; j++) seen |= r.thread[j] == r.thread[i];
+        distinct += !seen;
+    }
+    if (tasks == 1) CHECK(r.thread[0] == dmls_thread_self(), "%s: a lone task not on the caller", what);
+    return distinct;
 }
 
 static void test_pool(void) {
@@ -132,7 +137,28 @@ static void test_pool(void) {
         run_and_check(pool, 4, 0, "after an idle pause");
     }
     /* Slow tasks: the caller finishes first and must wait for the workers. */
-    run_and_check(pool, 4, 30, "slow tasks");
+    if (dmls_pool_cpus(pool) >= 2) {
+        int threads = run_and_check(pool, 4, 30, "slow tasks");
+        CHECK(threads >= 2, "slow tasks: all 4 on %d thread, none on a woken worker", threads);
+    }
+    /* Asleep and allowed no wake-up: the caller runs the job alone rather
+     * than wait for a worker (a tiny batch, batch_run.c). */
+    dmls_sleep_ms(50);
+    dmls_pool_limit_wakes(pool, 0);
+    record r;
+    memset(&r, 0, sizeof r);
+    r.delay_ms = 20; /* slow enough that a woken worker would take a task */
+    dmls_pool_run(pool, note, &r, 4);
+    for (int i = 0; i < 4; i++)
+        CHECK(r.thread[i] == dmls_thread_self() && atomic_load(&r.runs[i]) == 1,
+              "no wake-up allowed: task %d ran %d times, on a worker %d", i, atomic_load(&r.runs[i]),
+              r.thread[i] != dmls_thread_self());
+    /* The limit holds for one job: the next wakes workers again. */
+    dmls_sleep_ms(50);
+    if (dmls_pool_cpus(pool) >= 2) {
+        int threads = run_and_check(pool, 4, 30, "slow tasks after a limited job");
+        CHECK(threads >= 2, "after a limited job: all 4 tasks on %d thread", threads);
+    }
     dmls_pool_destroy(pool);
     dmls_pool_destroy(NULL);
 }

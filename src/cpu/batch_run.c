@@ -115,13 +115,30 @@ dmls_status dmls_batch_execute(const dmls_batch *b, dmls_context *ctx, const dml
         return DMLS_OK;
     }
     dmls_mutex_lock(&ctx->turn);
-    const int started = dmls_pool_start(ctx->pool);
+    /* Threads beyond the CPUs would only be descheduled holding a share
+     * the caller must then wait for. */
+    const int cpus = dmls_pool_cpus(ctx->pool), started = dmls_pool_start(ctx->pool);
+    const int useful = cpus >= 2 && cpus < started ? cpus : started;
     const uint64_t most = total / min_share(ctx);
-    const int tasks = most < (uint64_t)started ? (int)most : started;
+    const int shares = DMLS_SHARES_PER_THREAD * useful;
+    const int tasks = most < (uint64_t)shares ? (int)most : shares;
     for (int t = 0; t < tasks; t++) /* total * t / tasks without overflowing 64 bits */
         ctx->splits[t] =
             total / (uint64_t)tasks * (uint64_t)t + total % (uint64_t)tasks * (uint64_t)t / (uint64_t)tasks;
     ctx->splits[tasks] = total;
+    /* With more threads than CPUs, waking a sleeping worker costs about
+     * what copying the one-thread threshold does (split.h) and the woken
+     * worker takes a CPU from the caller, so a sleeper is woken per such
+     * amount of work beyond the caller's first: a tiny batch runs on the
+     * caller, as a tiny single copy does. Otherwise the caller sends one
+     * wake-up at most (workers pass it on, pool.c) and never waits for a
+     * worker that has not arrived, so waking them all costs the caller
+     * little and keeps them polling for the next call. */
+    if (started > cpus) {
+        const uint64_t per_wake = ctx->parallel_min_bytes;
+        const uint64_t wakes = per_wake == 0 ? (uint64_t)tasks : total / per_wake - 1;
+        dmls_pool_limit_wakes(ctx->pool, wakes < (uint64_t)tasks ? (int)wakes : tasks);
+    }
     batch_job job = {b, inputs, outputs, ctx->splits};
     dmls_pool_run(ctx->pool, run_share, &job, tasks);
     dmls_mutex_unlock(&ctx->turn);

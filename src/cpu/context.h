@@ -9,10 +9,15 @@
 #include "dmlslice/dmlslice.h"
 #include "pool.h"
 
+/* A batch is cut into up to this many shares per thread, claimed as
+ * threads arrive (pool.c): a thread descheduled while holding a share then
+ * delays the call by a quarter of its part at most. */
+#define DMLS_SHARES_PER_THREAD 4
+
 struct dmls_context {
     dmls_pool *pool;
     dmls_mutex turn;       /* one job on the pool at a time */
-    uint64_t *splits;     /* threads + 1 item indices, under turn */
+    uint64_t *splits;     /* DMLS_SHARES_PER_THREAD * threads + 1 work positions, under turn */
     uint64_t parallel_min_bytes;
 };
 

@@ -14,15 +14,25 @@ void dmls_pool_destroy(dmls_pool *pool);
  * worker fails to start, then the caller plus the workers that did. */
 int dmls_pool_threads(const dmls_pool *pool);
 
+/* The CPUs the process could use when the pool was created: more tasks
+ * than this in one job only take turns on them. */
+int dmls_pool_cpus(const dmls_pool *pool);
+
+/* The next dmls_pool_run wakes at most `wakes` sleeping workers (never more
+ * than one per CPU beside the caller's); workers still polling join it
+ * whatever the limit, as they cost no wake-up. One caller at a time. */
+void dmls_pool_limit_wakes(dmls_pool *pool, int wakes);
+
 /* Starts the workers not started yet. A worker that cannot be started (the
  * process is out of threads or memory) is not retried: the pool goes on with
  * the workers it has. Returns dmls_pool_threads afterwards. One caller at a
  * time, never while a job runs. */
 int dmls_pool_start(dmls_pool *pool);
 
-/* Runs fn(arg, i) for i in [0, tasks), tasks <= dmls_pool_start(pool), task
- * 0 on the caller and task i on worker i; returns when all are done. One
- * caller at a time. */
+/* Runs fn(arg, i) for i in [0, tasks), tasks < 65,536, each once, on the
+ * caller or on whichever worker claims it first; returns when all are done.
+ * The caller runs tasks from the start and waits only for the tasks a
+ * worker has claimed. One caller at a time. */
 void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
 
 #endif

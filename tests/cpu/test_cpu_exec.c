@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "cpu/context.h"
+#include "dmlslice/batch.h"
 #include "cpu/run.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
@@ -48,6 +49,19 @@ void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void
     jobs++;
     for (int t = 0; t < tasks; t++) fn(arg, t);
 }
+
+/* dmls_pool_limit_wakes: the last limit asked for (-1: none since reset);
+ * dmls_pool_cpus: a fixed count when fake_cpus > 0. */
+static int last_wakes = -1, fake_cpus;
+void __real_dmls_pool_limit_wakes(dmls_pool *pool, int wakes);
+void __wrap_dmls_pool_limit_wakes(dmls_pool *pool, int wakes);
+void __wrap_dmls_pool_limit_wakes(dmls_pool *pool, int wakes) {
+    last_wakes = wakes;
+    __real_dmls_pool_limit_wakes(pool, wakes);
+}
+int __real_dmls_pool_cpus(const dmls_pool *pool);
+int __wrap_dmls_pool_cpus(const dmls_pool *pool);
+int __wrap_dmls_pool_cpus(const dmls_pool *pool) { return fake_cpus > 0 ? fake_cpus : __real_dmls_pool_cpus(pool); }
 
 #if defined(__x86_64__) || defined(__i386__)
 static int fences;
@@ -329,16 +343,48 @@ static void note_thread(void *arg, int task) {
     task_thread[task] = dmls_thread_self();
 }
 
+/* A batch's wake-ups (batch_run.c): with more threads than CPUs, one per
+ * 512 KiB of traffic beyond the first, and shares for as many threads as
+ * CPUs (two at least); with no more threads than CPUs, no limit. A split of a 1 MiB
+ * contiguous tensor into 8 moves 2 MiB: 3 wake-ups. */
+static void batch_wake_tests(void) {
+    int64_t shape[1] = {1 << 18}, sizes[8];
+    for (int i = 0; i < 8; i++) sizes[i] = 1 << 15;
+    dmls_tensor t = {DMLS_FLOAT32, 1, shape, NULL, 0};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(&t, 0, sizes, 8, 1, &b), DMLS_OK);
+    float *in = calloc(1u << 18, sizeof *in), *out = calloc(1u << 18, sizeof *out);
+    const struct { int threads, cpus, wakes, tasks; } cases[] = {{6, 2, 3, 8}, {6, 8, -1, 24}, {4, 4, -1, 16}, {2, 1, 3, 8}};
+    for (size_t k = 0; b && in && out && k < 4; k++) {
+        dmls_context *ctx = NULL;
+        fake_cpus = cases[k].cpus;
+        CHECK_STATUS(dmls_context_create(cases[k].threads, &ctx), DMLS_OK);
+        if (!ctx) continue;
+        dmls_batch_input bi = {in, (uint64_t)sizeof *in << 18};
+        dmls_batch_output bo = {out, (uint64_t)sizeof *out << 18};
+        last_wakes = -1;
+        jobs = 0;
+        CHECK_STATUS(dmls_batch_execute(b, ctx, &bi, 1, &bo, 1), DMLS_OK);
+        CHECK(last_wakes == cases[k].wakes && jobs == 1 && job_tasks[0] == cases[k].tasks,
+              "batch of 2 MiB on %d threads, %d CPUs: wake limit %d, %d jobs of %d tasks; want %d, 1 of %d",
+              cases[k].threads, cases[k].cpus, last_wakes, jobs, job_tasks[0], cases[k].wakes, cases[k].tasks);
+        dmls_context_destroy(ctx);
+    }
+    fake_cpus = 0;
+    free(in);
+    free(out);
+    dmls_batch_destroy(b);
+}
+
 static void pool_tests(void) {
     pass_through = true;
-    /* Two threads: task 1 on the worker, not the caller. */
+    /* Two threads: both tasks run, on the caller or the worker. */
     dmls_pool *pool = dmls_pool_create(2);
     CHECK(pool != NULL, "pool of 2");
     if (pool) {
         memset(task_thread, 0, sizeof task_thread);
         dmls_pool_run(pool, note_thread, NULL, 2);
-        CHECK(task_thread[0] == dmls_thread_self(), "pool of 2: task 0 not on the caller");
-        CHECK(task_thread[1] != 0 && task_thread[1] != dmls_thread_self(), "pool of 2: task 1 on the caller");
+        CHECK(task_thread[0] != 0 && task_thread[1] != 0, "pool of 2: a task did not run");
         joins = 0;
         dmls_pool_destroy(pool);
         CHECK(joins == 1, "pool of 2 destroyed: %d joins, want 1", joins);
@@ -356,9 +402,10 @@ static void pool_tests(void) {
     CHECK(joins == 0, "NULL pool destroyed: %d joins", joins);
     pass_through = false;
 
-    /* What a context allocates: itself, threads + 1 share bounds, the pool,
-     * and the pool's threads - 1 workers (none for one thread). */
-    const struct { int threads, n; size_t nmemb[4]; } cases[] = {{3, 4, {1, 4, 1, 2}}, {1, 3, {1, 2, 1, 0}}};
+    /* What a context allocates: itself, 4 * threads + 1 share bounds (a
+     * batch cuts up to 4 shares a thread, context.h), the pool, and the
+     * pool's threads - 1 workers (none for one thread). */
+    const struct { int threads, n; size_t nmemb[4]; } cases[] = {{3, 4, {1, 13, 1, 2}}, {1, 3, {1, 5, 1, 0}}};
     for (size_t k = 0; k < 2; k++) {
         dmls_context *ctx = NULL;
         callocs = 0;
@@ -421,5 +468,6 @@ int main(int argc, char **argv) {
     fence_tests();
     fill_range_tests();
     pool_tests();
+    batch_wake_tests();
     TEST_MAIN_END();
 }
