@@ -216,7 +216,7 @@ static bt_slot packed_slot(const array_view *v) {
  * in v; shape_obj: the shape as a tuple where one is at hand, else NULL. */
 static PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int64_t *shape, PyObject *shape_obj,
                           PyObject *stream_arg, array_view *v) {
-    plan p; /* results_new reads the result's shape alone */
+    lowered p; /* results_new reads the result's shape alone */
     p.final_ndim = ndim;
     memcpy(p.final_shape, shape, sizeof(int64_t) * (size_t)ndim);
     return results_new(x, in, &p, shape_obj, stream_arg, v);
@@ -733,7 +733,7 @@ typedef struct BatchObject {
      * one allocation where a loop of new arrays would make one per item. */
     brun *runs;
     Py_ssize_t n_runs;
-    int64_t *slot_total; /* per slot: the elements of its results */
+    int64_t *slot_total;              /* per slot: the elements of its results */
     Py_ssize_t *slot_runs, *slot_run; /* per slot: its runs, and one of them */
     int grouped;                      /* 0: a new array per item (ranks or sizes too large) */
 } BatchObject;
@@ -744,7 +744,7 @@ static const compiled *item_plan(const BatchObject *b, Py_ssize_t i) {
     return &operator_prepared(PyTuple_GetItem(b->ops, i))->c;
 }
 
-/* Item i's result shape as a tuple, made once with its plan. */
+/* Item i's result shape as a tuple, made once with its lowered slice. */
 static PyObject *item_shape(const BatchObject *b, Py_ssize_t i) {
     return operator_prepared(PyTuple_GetItem(b->ops, i))->shape;
 }
@@ -766,7 +766,7 @@ static void batch_dealloc(PyObject *self) {
     Py_DECREF(tp);
 }
 
-/* Item i's operator: an Operator of a plan the batch can hold. */
+/* Item i's operator: an Operator of a lowered slice the batch can hold. */
 static int check_item(PyObject *op, Py_ssize_t i) {
     const prepared *pr = operator_prepared(op);
     if (!pr) {
@@ -779,7 +779,7 @@ static int check_item(PyObject *op, Py_ssize_t i) {
     if (pr->c.expr) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-B-ITEM",
                   "plan_batch: item %zd: an index over more than %d axes is planned for each array's own "
-                  "layout; a batch item needs a plan of at most %d axes",
+                  "layout; a batch item needs a lowered slice of at most %d axes",
                   i, EXT_MAX_RANK, EXT_MAX_RANK);
         return -1;
     }
@@ -787,7 +787,7 @@ static int check_item(PyObject *op, Py_ssize_t i) {
 }
 
 /* Which input each item reads (inputs: None, one each, or a sequence of
- * slot numbers), and one item per slot whose plan gives the slot's shape;
+ * slot numbers), and one item per slot whose lowered slice gives the slot's shape;
  * items sharing a slot must agree on it. */
 static int assign_slots(BatchObject *b, PyObject *inputs) {
     int64_t *given = NULL;
@@ -868,14 +868,14 @@ static int build_batch(BatchObject *b) {
 /* Item i's result joins the last run or starts one; 0, or -1 where the
  * sizes or the rank leave no room for one array per slot (grouped = 0). */
 static int add_to_run(BatchObject *b, Py_ssize_t i) {
-    const plan *p = &item_plan(b, i)->p;
+    const lowered *p = &item_plan(b, i)->p;
     uint32_t s = b->in_slot[i];
     int64_t per = 1;
     for (int k = 0; k < p->final_ndim; k++)
         if (__builtin_mul_overflow(per, p->final_shape[k], &per)) return -1;
     if (p->final_ndim + 1 > EXT_ARRAY_MAX_RANK || per > INT64_MAX - b->slot_total[s]) return -1;
     brun *r = b->n_runs ? &b->runs[b->n_runs - 1] : NULL;
-    const plan *q = r ? &item_plan(b, r->first)->p : NULL;
+    const lowered *q = r ? &item_plan(b, r->first)->p : NULL;
     if (r && r->slot == s && q->final_ndim == p->final_ndim &&
         memcmp(q->final_shape, p->final_shape, sizeof(int64_t) * (size_t)p->final_ndim) == 0) {
         r->count++;
@@ -903,7 +903,7 @@ static int make_runs(BatchObject *b) {
     b->grouped = 1;
     for (Py_ssize_t i = 0; b->grouped && i < b->n; i++) b->grouped = add_to_run(b, i) == 0;
     for (Py_ssize_t r = 0; b->grouped && r < b->n_runs; r++) {
-        const plan *p = &item_plan(b, b->runs[r].first)->p;
+        const lowered *p = &item_plan(b, b->runs[r].first)->p;
         int64_t shape[EXT_ARRAY_MAX_RANK];
         shape[0] = b->runs[r].count;
         memcpy(shape + 1, p->final_shape, sizeof(int64_t) * (size_t)p->final_ndim);
@@ -1058,7 +1058,7 @@ static void bind_row(const brun *r, Py_ssize_t g, char *base, int64_t itemsize, 
 /* A NumPy run's results: views made through NumPy's C API, each with the
  * slot's array as its base (no indexing, no Python-level call). */
 static int numpy_rows(const BatchObject *b, const brun *r, PyObject *buf, char *base, int64_t itemsize, bcall *c) {
-    const plan *p = &item_plan(b, r->first)->p;
+    const lowered *p = &item_plan(b, r->first)->p;
     for (Py_ssize_t g = 0; g < r->count; g++) {
         PyObject *row = numpy_view_of(buf, p->final_ndim, p->final_shape, base + (r->off + g * r->per) * itemsize);
         if (!row) return -1;
@@ -1116,13 +1116,14 @@ static int fresh_outputs(const BatchObject *b, bcall *c) {
     if (rc < 0) PyErr_NoMemory();
     for (uint32_t s = 0; rc == 0 && s < b->n_in; s++) {
         const brun *r = b->slot_runs[s] == 1 ? &b->runs[b->slot_run[s]] : NULL;
-        const plan *p = r ? &item_plan(b, r->first)->p : NULL;
+        const lowered *p = r ? &item_plan(b, r->first)->p : NULL;
         int64_t shape[EXT_ARRAY_MAX_RANK];
         shape[0] = r ? r->count : b->slot_total[s];
         if (p) memcpy(shape + 1, p->final_shape, sizeof(int64_t) * (size_t)p->final_ndim);
-        bufs[s] = new_like(PyList_GetItem(c->objs, s), &c->in[s], p ? p->final_ndim + 1 : 1, shape,
-                           r ? r->shape : NULL, c->d.stream_arg, &made);
-        if (!bufs[s]) rc = -1;
+        bufs[s] = new_like(PyList_GetItem(c->objs, s), &c->in[s], p ? p->final_ndim + 1 : 1, shape, r ? r->shape : NULL,
+                           c->d.stream_arg, &made);
+        if (!bufs[s])
+            rc = -1;
         else
             bases[s] = made.data, view_release(&made);
     }
@@ -1165,7 +1166,7 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
     }
     int rc = 0;
     for (Py_ssize_t i = 0; rc == 0 && i < b->n; i++) {
-        const plan *p = &item_plan(b, i)->p;
+        const lowered *p = &item_plan(b, i)->p;
         uint32_t s = b->in_slot[i];
         PyObject *x = PyList_GetItem(c->objs, s), *target = NULL;
         if (!fast) {
@@ -1246,7 +1247,7 @@ static PyObject *batch_get(PyObject *self, void *which) {
     Py_ssize_t n = inputs ? (Py_ssize_t)b->n_in : b->n;
     PyObject *t = PyTuple_New(n);
     for (Py_ssize_t i = 0; t && i < n; i++) {
-        const plan *p = &item_plan(b, inputs ? b->slot_op[i] : i)->p;
+        const lowered *p = &item_plan(b, inputs ? b->slot_op[i] : i)->p;
         PyObject *s = inputs ? ext_shape_tuple(p->ndim, p->in_shape) : ext_shape_tuple(p->final_ndim, p->final_shape);
         if (!s)
             Py_CLEAR(t);

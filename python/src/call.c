@@ -1,7 +1,7 @@
 /*
  * call.c: one call of any entry point, straight through:
  *   1. call_input   the array in, its device and (on a GPU) its stream
- *   2. call_plan    an Operator's plan, a NumPy key's cached one, or the
+ *   2. call_plan    an Operator's slice, a NumPy key's cached one, or the
  *                   parameters lowered now
  *   3. call_target  out= checked, or a new array of the input's kind
  *   4. run_copy     the copy, on the CPU or the GPU
@@ -19,12 +19,12 @@ typedef struct call_state {
     PyObject *owned_x;    /* that view, when made */
     PyObject *stream_arg; /* the stream= for __dlpack__, or NULL */
     PyObject *target;     /* the array written: out= or a new one */
-    prepared *pr;         /* the plan's prepared form (a reference), or NULL */
+    prepared *pr;         /* the lowered slice's prepared form (a reference), or NULL */
     int cuda, sync, have_in, have_out;
     uintptr_t stream;
-    const plan *p;
+    const lowered *p;
     array_view in, out; /* valid where have_in, have_out say so */
-    plan local;
+    lowered local;
 } call_state;
 
 static int is_cuda(int type) { return type == DL_CUDA || type == DL_CUDA_MANAGED; }
@@ -113,7 +113,7 @@ static int call_lower(call *k, call_state *s) {
                           s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape);
 }
 
-/* Step 2: the plan. */
+/* Step 2: the lowered slice. */
 static int call_plan(call *k, call_state *s) {
     if (k->pr) {
         prepared_ref(s->pr = k->pr);
@@ -162,7 +162,7 @@ static int import_out(PyObject *out, call_state *s) {
  * input's dtype. */
 static int call_out(PyObject *out, call_state *s) {
     if (import_out(out, s) < 0) return -1;
-    const plan *p = s->p;
+    const lowered *p = s->p;
     if (!same_shape(s->out.ndim, s->out.shape, p->final_ndim, p->final_shape))
         return shape_mismatch("out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape, p->final_ndim,
                               p->final_shape);
@@ -198,7 +198,7 @@ static void call_release(call_state *s) {
 
 PyObject *call_run(call *k) {
     call_state s;
-    memset(&s, 0, offsetof(call_state, in)); /* the views and the plan are set as they are made */
+    memset(&s, 0, offsetof(call_state, in)); /* the views and the lowered slice are set as they are made */
     s.x = k->x;
     PyObject *result = NULL;
     if (call_input(&s) == 0 && call_plan(k, &s) == 0 && call_target(k, &s) == 0 &&

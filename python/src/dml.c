@@ -2,7 +2,7 @@
  * dml.c: DirectML's slice operators from their descriptors. The
  * parameters are built into DML_*_OPERATOR_DESC structures and validated by
  * the library as DirectML validates them at the asked feature level; a
- * valid descriptor lowers to a plan. Also DirectML's feature levels by name.
+ * valid descriptor lowers to a lowered slice. Also DirectML's feature levels by name.
  */
 #include "ext.h"
 
@@ -81,7 +81,7 @@ static int dml_validate(const dml_params *d, const dml_tensor_args *in, const dm
     return 0;
 }
 
-int dml_lower(int ndim, const int64_t *shape, const dml_params *d, plan *p) {
+int dml_lower(int ndim, const int64_t *shape, const dml_params *d, lowered *p) {
     dml_tensor_args fwd = {.ndim = ndim}, other = {.ndim = d->n};
     memcpy(fwd.sizes, shape, sizeof(int64_t) * (size_t)ndim);
     for (int i = 0; i < d->n; i++)

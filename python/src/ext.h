@@ -12,18 +12,18 @@
  *                 (__dlpack_c_exchange_api__)
  *   arrays.c      any array taken in as an array_view: NumPy, PyTorch,
  *                 CuPy, the exchange API, the buffer protocol, __dlpack__
- *   lowering.c    the front ends' parameters lowered to a plan
+ *   lowering.c    the front ends' parameters lowered to a lowered slice
  *   dml.c         DirectML descriptors validated, feature levels
  *   keys.c        NumPy index keys (text, tuples, booleans) lowered
  *   layout.c      byte strides and element splitting: native operators for
  *                 two array views
  *   pool.c        the process's CPU thread pool
  *   run.c         a copy run on the CPU or the GPU
- *   prepared.c    a plan compiled once and shared (Operators, the key cache)
+ *   prepared.c    a lowered slice compiled once and shared (Operators, the key cache)
  *   key_cache.c   one-shot NumPy keys' prepared plans, by key
  *   params.c      each vocabulary's Python parameters read and lowered
  *   results.c     the result array made by the input's library, handed back
- *   call.c        one call's straight path: array in, plan, result, run
+ *   call.c        one call's straight path: array in, lowering, result, run
  *   operator.c    the Operator type
  *   batch_run.c   many slices in one call, the library's side: arrays as
  *                 the batch library takes them, batches made and run
@@ -41,7 +41,7 @@
 #define EXT_MAX_RANK 8 /* DMLS_MAX_RANK; layout.c asserts they agree */
 /* The most axes an array may have (DMLS_NUMPY_MAX_RANK, NumPy's own limit):
  * NumPy keys take them as the command line does, the axes that vanish in
- * the plan not counting against EXT_MAX_RANK. */
+ * the lowered slice not counting against EXT_MAX_RANK. */
 #define EXT_ARRAY_MAX_RANK 64
 
 /* How an element's bits are read, for the DirectML data type of a
@@ -224,7 +224,7 @@ int view_device(PyObject *obj, int *type, int *id);
 
 /* A slice as every vocabulary ends up: a SLICE1 window over the forward
  * input, the SLICE1 output sizes, and the shape of the result array. */
-typedef struct plan {
+typedef struct lowered {
     int grad;                             /* SLICE_GRAD: scatter into zeros */
     int ndim;                             /* rank of the input, and (up to EXT_MAX_RANK) of the window */
     int64_t in_shape[EXT_ARRAY_MAX_RANK]; /* the shape the input array must have */
@@ -239,19 +239,19 @@ typedef struct plan {
     int64_t out_sizes[EXT_MAX_RANK]; /* the SLICE1 output (grad: the input gradient) */
     int final_ndim;                  /* rank and shape of the result */
     int64_t final_shape[EXT_ARRAY_MAX_RANK];
-} plan;
+} lowered;
 
-int lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p);
+int lower_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p);
 /* Adds an axis of length len (1, or 0: the result is then empty) to the
  * result's shape at pos: NumPy's axis of boolean scalars. */
-int lower_add_axis(plan *p, int pos, int64_t len);
+int lower_add_axis(lowered *p, int pos, int64_t len);
 int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n, const int64_t *axes,
-               int n_axes, const int64_t *steps, int n_steps, plan *p);
+               int n_axes, const int64_t *steps, int n_steps, lowered *p);
 int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
-                      int n_sizes, const uint64_t *strides, int n_strides, plan *p);
-int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p);
+                      int n_sizes, const uint64_t *strides, int n_strides, lowered *p);
+int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p);
 /* True where the result has no element. */
-int plan_empty(const plan *p);
+int lowered_empty(const lowered *p);
 /* The library's message for a NumPy key it refused, as NumPy's class. */
 int lower_numpy_failed(int st);
 
@@ -274,7 +274,7 @@ typedef struct dml_params {
     int64_t sizes[EXT_MAX_RANK];
     int64_t strides[EXT_MAX_RANK];
 } dml_params;
-int dml_lower(int ndim, const int64_t *shape, const dml_params *d, plan *p);
+int dml_lower(int ndim, const int64_t *shape, const dml_params *d, lowered *p);
 
 /* A full DirectML descriptor without data: in/out sizes, optional strides
  * (NULL: packed), total sizes (0: the least), alignment. Writes the output
@@ -297,10 +297,10 @@ int dml_latest_feature_level(void);
 /* ---- keys.c */
 
 /* A NumPy key (text, an index tuple or one item, boolean scalars included)
- * for an input of `shape`. Where the plan keeps the key's text (p->expr:
+ * for an input of `shape`. Where the lowered slice keeps the key's text (p->expr:
  * more than EXT_MAX_RANK input axes), the caller frees it with PyMem_Free
  * once compiled. */
-int keys_lower(int ndim, const int64_t *shape, PyObject *key, plan *p);
+int keys_lower(int ndim, const int64_t *shape, PyObject *key, lowered *p);
 /* A key string's UTF-8, refused where it holds a NUL. */
 const char *keys_string(PyObject *key, Py_ssize_t *n);
 /* The key as the library's text; PyMem_Free it. */
@@ -317,21 +317,21 @@ int keys_have_bool(PyObject *key);
 
 /* ---- layout.c */
 
-/* A plan made ready to run: the native operator for packed arrays of the
- * plan's shapes, made once, and what a call needs to see that its arrays
+/* A lowered slice made ready to run: the native operator for packed arrays of the
+ * lowered slice's shapes, made once, and what a call needs to see that its arrays
  * are those packed arrays. */
 typedef struct compiled {
-    plan p;
+    lowered p;
     int64_t itemsize;
     void *packed_op;                  /* dmls_operator for packed in and out, or NULL */
-    char *expr;                       /* the plan's expr, owned */
+    char *expr;                       /* the lowered slice's expr, owned */
     int64_t in_strides[EXT_MAX_RANK]; /* the packed input's byte strides */
     uint64_t in_bytes, out_bytes;     /* the packed arrays' sizes */
 } compiled;
-int layout_compile(compiled *c, const plan *p, int64_t itemsize);
+int layout_compile(compiled *c, const lowered *p, int64_t itemsize);
 void layout_compiled_free(compiled *c);
 /* True where in is the packed input c's operator was made for; where out
- * (of the plan's result shape) is C-contiguous, as that operator writes. */
+ * (of the lowered slice's result shape) is C-contiguous, as that operator writes. */
 int layout_is_packed_input(const compiled *c, const array_view *in);
 int layout_is_packed_output(const compiled *c, const array_view *out);
 
@@ -343,8 +343,8 @@ typedef struct bound_copy {
     char *in_base, *out_base;
     uint64_t in_bytes, out_bytes; /* 0 out_bytes: nothing to copy */
 } bound_copy;
-/* c (may be NULL): a compiled plan whose packed operator serves packed arrays. */
-int layout_bind(const plan *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b);
+/* c (may be NULL): a compiled slice whose packed operator serves packed arrays. */
+int layout_bind(const lowered *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b);
 void layout_unbind(bound_copy *b);
 
 /* ---- pool.c */
@@ -364,8 +364,9 @@ void pool_after_fork_child(void);
 
 /* Copy in (shape p->in_shape) to out (shape p->final_shape), on the CPU or
  * the GPU. stream: cudaStream_t as an integer, for CUDA views. c may be
- * NULL (a plan lowered for this call). 0, or -1 with an exception. */
-int run_copy(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream, int sync);
+ * NULL (a lowered slice lowered for this call). 0, or -1 with an exception. */
+int run_copy(const lowered *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream,
+             int sync);
 int run_cuda_built(void);
 int run_cuda_available(void);
 /* 0 when CUDA device `device` can run a slice, else -1 with an exception
@@ -378,7 +379,7 @@ const char *run_library_version(void);
 enum { K_INDEX, K_SLICE, K_SLICE1, K_SLICE_GRAD, K_ONNX, K_WEBNN_SLICE, K_WEBNN_REVERSE, K_COUNT };
 extern const char *const kind_names[K_COUNT];
 
-/* A compiled plan with its result shape as a tuple, shared by reference
+/* A compiled slice with its result shape as a tuple, shared by reference
  * count (under the GIL) between Operators, the key cache and calls in
  * flight. */
 typedef struct prepared {
@@ -388,13 +389,13 @@ typedef struct prepared {
     PyObject *shape; /* the result's shape */
 } prepared;
 /* Compiles p (its expr copied): a prepared with one reference, or NULL. */
-prepared *prepared_new(int kind, const plan *p, int64_t itemsize);
+prepared *prepared_new(int kind, const lowered *p, int64_t itemsize);
 void prepared_ref(prepared *pr);
 void prepared_unref(prepared *pr);
 
 /* ---- key_cache.c */
 
-/* The prepared plan of NumPy key `key` for arrays like in (a reference the
+/* The prepared slice of NumPy key `key` for arrays like in (a reference the
  * caller unrefs), or NULL with an exception. */
 prepared *key_cache_get(const array_view *in, PyObject *key);
 
@@ -407,16 +408,16 @@ int params_feature_level(PyObject *obj, int *level);
 /* The parameters a[0..na) of vocabulary `kind` lowered for an input of
  * `shape`; p->expr as keys_lower leaves it. 0 or -1. */
 int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int cls, PyObject *const *a, int na,
-                 PyObject *level, plan *p);
+                 PyObject *level, lowered *p);
 
 /* ---- results.c */
 
 /* Takes numpy and dmlslice._kinds. 0 or -1. */
 int results_init(PyObject *np, PyObject *kinds);
-/* A new array of in's kind, dtype and device with the plan's result shape
+/* A new array of in's kind, dtype and device with the lowered slice's result shape
  * (shape: that shape as a tuple, or NULL), described in out. x is the
  * array in came from. A new reference, or NULL. */
-PyObject *results_new(PyObject *x, const array_view *in, const plan *p, PyObject *shape, PyObject *stream_arg,
+PyObject *results_new(PyObject *x, const array_view *in, const lowered *p, PyObject *shape, PyObject *stream_arg,
                       array_view *out);
 /* What the caller gets for input x written into target. */
 PyObject *results_finish(PyObject *x, const array_view *in, PyObject *target);
@@ -429,7 +430,7 @@ typedef struct call {
     PyObject *x, *out, *level; /* out, level: NULL or None where not given */
     PyObject *const *params;
     int nparams;
-    prepared *pr; /* an Operator's plan, or NULL */
+    prepared *pr; /* an Operator's slice, or NULL */
 } call;
 PyObject *call_run(call *k);
 
@@ -437,9 +438,9 @@ PyObject *call_run(call *k);
 
 /* Makes the Operator type; NULL with an exception. */
 PyObject *operator_type_new(void);
-/* A new Operator for plan p. */
-PyObject *operator_new(int kind, const plan *p, int64_t itemsize, PyObject *dtype);
-/* An Operator's prepared plan (borrowed: the Operator holds it), or NULL
+/* A new Operator for lowered slice p. */
+PyObject *operator_new(int kind, const lowered *p, int64_t itemsize, PyObject *dtype);
+/* An Operator's prepared slice (borrowed: the Operator holds it), or NULL
  * where obj is no Operator. */
 prepared *operator_prepared(PyObject *obj);
 

@@ -1,6 +1,6 @@
 /*
  * key_cache.c: one-shot NumPy keys' prepared plans. A repeated
- * ds.index(x, key) skips the parse and the plan and runs the operator made
+ * ds.index(x, key) skips the parse and the lowered slice and runs the operator made
  * the first time, as an Operator would.
  *
  * Two levels, both bounded and changed only under the GIL:
@@ -10,7 +10,7 @@
  *    the array's shape and item size;
  *  - a table of 256 slots, by a hash of (rank, class, item size, shape, the
  *    key's text or binary form), a newcomer replacing its slot's entry.
- * Entries hold references: a plan evicted while a call runs it stays alive
+ * Entries hold references: a lowered slice evicted while a call runs it stays alive
  * until that call lets go.
  */
 #include "ext.h"
@@ -38,7 +38,7 @@ typedef struct table_slot {
 static table_slot table[TABLE_SIZE];
 
 static int fits(const prepared *pr, const array_view *in) {
-    const plan *p = &pr->c.p;
+    const lowered *p = &pr->c.p;
     if (pr->c.itemsize != in->itemsize || p->ndim != in->ndim) return 0;
     return memcmp(p->in_shape, in->shape, sizeof(int64_t) * (size_t)in->ndim) == 0;
 }
@@ -91,14 +91,14 @@ static uint64_t hash_bytes(const char *s, size_t n) {
     return h;
 }
 
-/* The plan for text `expr`, lowered and compiled now. */
+/* The compiled slice for text `expr`, lowered and compiled now. */
 static prepared *plan_text(const array_view *in, const char *expr) {
-    plan p;
+    lowered p;
     if (lower_numpy(in->ndim, in->shape, expr, &p) < 0) return NULL;
     return prepared_new(K_INDEX, &p, in->itemsize); /* p.expr (expr) copied */
 }
 
-/* The table's plan for this key, made (and kept) on a miss. text: the
+/* The table's compiled slice for this key, made (and kept) on a miss. text: the
  * key's text where the caller has it, else NULL (made from key_obj). */
 static prepared *table_get(const array_view *in, PyObject *key_obj, char form, const char *index, size_t n,
                            const char *text) {
@@ -152,7 +152,7 @@ prepared *key_cache_get(const array_view *in, PyObject *key) {
     size_t n = 0;
     if (keys_binary(key, bin, &n)) return binary_get(in, key, bin, n);
     if (keys_have_bool(key)) { /* rare: planned each time */
-        plan p;
+        lowered p;
         if (keys_lower(in->ndim, in->shape, key, &p) < 0) return NULL;
         pr = prepared_new(K_INDEX, &p, in->itemsize);
         PyMem_Free((void *)p.expr);

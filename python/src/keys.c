@@ -3,7 +3,7 @@
  * integer, a slice, ..., None, a boolean scalar, or a tuple of them) becomes
  * the library's index text, which the library parses and lowers; boolean
  * scalars, which NumPy reads as advanced indices adding an axis, are taken
- * out first and their axis added to the plan. keys_binary gives an index
+ * out first and their axis added to the lowered slice. keys_binary gives an index
  * tuple a binary form for the key cache, without formatting text.
  */
 #include "ext.h"
@@ -182,9 +182,9 @@ static PyObject *split_bools(PyObject *key, int ndim, int *pos, int64_t *len) {
 }
 
 /* A NumPy key (text, an index tuple or one item) for an input of `shape`.
- * Where the plan keeps the key's text (p->expr: more than EXT_MAX_RANK
+ * Where the lowered slice keeps the key's text (p->expr: more than EXT_MAX_RANK
  * input axes), the caller frees it with PyMem_Free once compiled. */
-int keys_lower(int ndim, const int64_t *shape, PyObject *key, plan *p) {
+int keys_lower(int ndim, const int64_t *shape, PyObject *key, lowered *p) {
     PyObject *rest = NULL;
     int pos = 0;
     int64_t len = 1;

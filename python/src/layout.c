@@ -1,6 +1,6 @@
 /*
  * layout.c: byte strides and element splitting, in one place. Two array
- * views (any byte strides, any sign) and a plan become the library's native
+ * views (any byte strides, any sign) and a lowered slice become the library's native
  * operator: strides in units of the largest of 8, 4, 2, 1 bytes that divides
  * the item size and every stride, an element wider than that unit copied as
  * k units along one more axis, axes of size 1 on both sides left out, and
@@ -62,7 +62,7 @@ static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bs
     s->bytes = empty ? 0 : (uint64_t)(hi - lo + itemsize);
 }
 
-/* Packed as layout_compile describes a plan's arrays: element strides in units,
+/* Packed as layout_compile describes a lowered slice's arrays: element strides in units,
  * an element being k units. */
 static int is_packed(const side *s, int64_t k) {
     int64_t want = k;
@@ -92,10 +92,10 @@ static int64_t copy_unit(int64_t itemsize, int n, const int64_t *shape, const in
     return g > 8 ? 8 : g;
 }
 
-/* The output's strides on the plan's SLICE1 axes. Dropped (NumPy integer)
+/* The output's strides on the lowered slice's SLICE1 axes. Dropped (NumPy integer)
  * and inserted (None) axes have size 1, so the axes of size other than 1
  * are the same, in the same order, in both shapes. */
-static void out_strides(const plan *p, const array_view *out, int64_t *bstrides, int64_t *shape) {
+static void out_strides(const lowered *p, const array_view *out, int64_t *bstrides, int64_t *shape) {
     int ndim = p->ndim;
     const int64_t *sizes = p->grad ? p->final_shape : p->out_sizes;
     int j = 0;
@@ -111,7 +111,7 @@ static void out_strides(const plan *p, const array_view *out, int64_t *bstrides,
 /* Makes the native operator. Axes of size 1 on both sides (the window
  * there is offset 0, size 1) move no address and are left out, which makes
  * room for the element-splitting axis at rank 8. */
-static int create(const plan *p, int64_t unit, int64_t k, const side *in, const side *out, dmls_operator **op) {
+static int create(const lowered *p, int64_t unit, int64_t k, const side *in, const side *out, dmls_operator **op) {
     int64_t off[EXT_MAX_RANK + 1], ws[EXT_MAX_RANK + 1], wst[EXT_MAX_RANK + 1];
     int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1], ostr[EXT_MAX_RANK + 1];
     int n = 0;
@@ -189,8 +189,8 @@ static int packed_result(const array_view *out) {
     return 0;
 }
 
-/* The packed arrays of a plan's shapes, as layout_bind would describe them. */
-static void packed_sides(const plan *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
+/* The packed arrays of a lowered slice's shapes, as layout_bind would describe them. */
+static void packed_sides(const lowered *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
     static char nowhere[8]; /* a base for the description; never read */
     int64_t ishape[EXT_MAX_RANK] = {0}, istr[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0}, ostr[EXT_MAX_RANK] = {0};
     const int64_t *osz = p->grad ? p->final_shape : p->out_sizes;
@@ -207,7 +207,7 @@ static void packed_sides(const plan *p, int64_t itemsize, int64_t unit, side *in
     make_side(out, p->ndim, oshape, ostr, nowhere, itemsize, unit, eo);
 }
 
-int layout_compile(compiled *c, const plan *p, int64_t itemsize) {
+int layout_compile(compiled *c, const lowered *p, int64_t itemsize) {
     memset(c, 0, sizeof *c);
     c->p = *p;
     c->itemsize = itemsize;
@@ -220,7 +220,7 @@ int layout_compile(compiled *c, const plan *p, int64_t itemsize) {
         c->p.expr = memcpy(c->expr, p->expr, n);
         return 0;
     }
-    if (plan_empty(p)) return 0; /* nothing to copy, ever */
+    if (lowered_empty(p)) return 0; /* nothing to copy, ever */
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
     side in, out;
@@ -258,7 +258,7 @@ int layout_is_packed_output(const compiled *c, const array_view *out) {
 /* A NumPy key over more than EXT_MAX_RANK axes: the library's view of this
  * array (axes of one element folded into its offset, contiguous runs
  * merged; dmls_lower_numpy_view), a window over that, the result packed. */
-static int bind_view(const plan *p, const array_view *in, const array_view *out, bound_copy *b) {
+static int bind_view(const lowered *p, const array_view *in, const array_view *out, bound_copy *b) {
     int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, 0, NULL, NULL);
     int64_t k = in->itemsize / unit;
     int64_t t[EXT_ARRAY_MAX_RANK];
@@ -268,7 +268,7 @@ static int bind_view(const plan *p, const array_view *in, const array_view *out,
     dmls_status st = dmls_lower_numpy_view(in->ndim, in->shape, t, p->expr, &v);
     if (st != DMLS_OK) return lower_numpy_failed(st);
     const dmls_lowered *w = &v.slice;
-    plan q = {.ndim = w->ndim};
+    lowered q = {.ndim = w->ndim};
     side si = {.ndim = w->ndim, .base = in->data, .offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes};
     side so = {.ndim = w->ndim, .base = out->data, .bytes = (uint64_t)out->itemsize};
     int64_t packed = k;
@@ -285,9 +285,9 @@ static int bind_view(const plan *p, const array_view *in, const array_view *out,
     return 0;
 }
 
-int layout_bind(const plan *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b) {
+int layout_bind(const lowered *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b) {
     memset(b, 0, sizeof *b);
-    if (plan_empty(p)) return 0;
+    if (lowered_empty(p)) return 0;
     if (p->expr) return bind_view(p, in, out, b);
     int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
     out_strides(p, out, ob, oshape);
@@ -301,7 +301,7 @@ int layout_bind(const plan *p, const compiled *c, const array_view *in, const ar
     side si, so;
     make_side(&si, p->ndim, in->shape, in->strides, in->data, in->itemsize, unit, ei);
     make_side(&so, p->ndim, oshape, ob, out->data, in->itemsize, unit, eo);
-    if (so.bytes == 0) return 0; /* an empty result: the plan is valid, nothing to copy */
+    if (so.bytes == 0) return 0; /* an empty result: the lowered slice is valid, nothing to copy */
     int64_t cunit = in->itemsize & -in->itemsize;
     if (cunit > 8) cunit = 8;
     dmls_operator *op = NULL;

@@ -1,6 +1,6 @@
 /*
  * lowering.c: the front ends' parameters (NumPy keys as text, ONNX, WebNN)
- * lowered by the library to a plan: a SLICE1 window over the input and the
+ * lowered by the library to a lowered slice: a SLICE1 window over the input and the
  * result's shape. The library holds every front end's rules; this file
  * turns its answers into plans and its refusals into the package's
  * exceptions.
@@ -12,7 +12,7 @@
 #include <dmlslice/dmlslice.h>
 #include <dmlslice/frontends.h>
 
-static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const int64_t *shape, plan *p) {
+static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const int64_t *shape, lowered *p) {
     if (st != DMLS_OK) {
         ext_raise_status(st);
         return -1;
@@ -43,7 +43,7 @@ int lower_numpy_failed(int st) {
 /* More than EXT_MAX_RANK input or result axes: the library's view of a
  * packed array of that shape checks the key and gives NumPy's shape; each
  * array's own view is made when it is sliced (run_view). */
-static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, plan *p) {
+static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, lowered *p) {
     dmls_lowered_view v;
     dmls_status st = dmls_lower_numpy_view(ndim, shape, NULL, expr, &v);
     if (st != DMLS_OK) return lower_numpy_failed(st);
@@ -63,7 +63,7 @@ static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, pl
     return 0;
 }
 
-int lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p) {
+int lower_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p) {
     if (ndim > EXT_MAX_RANK) return lower_numpy_view(ndim, shape, expr, p);
     dmls_lowered l;
     dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
@@ -72,7 +72,7 @@ int lower_numpy(int ndim, const int64_t *shape, const char *expr, plan *p) {
     return from_lowered(st, &l, ndim, shape, p);
 }
 
-int lower_add_axis(plan *p, int pos, int64_t len) {
+int lower_add_axis(lowered *p, int pos, int64_t len) {
     if (p->final_ndim == EXT_ARRAY_MAX_RANK) {
         ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "", "NumPy index: the result would have more than %d axes",
                   EXT_ARRAY_MAX_RANK);
@@ -86,27 +86,27 @@ int lower_add_axis(plan *p, int pos, int64_t len) {
 
 /* True where the result has no element (a boolean scalar's empty axis may
  * be the only sign of it: the SLICE1 window is then the whole input). */
-int plan_empty(const plan *p) {
+int lowered_empty(const lowered *p) {
     for (int i = 0; i < p->final_ndim; i++)
         if (p->final_shape[i] == 0) return 1;
     return 0;
 }
 
 int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n, const int64_t *axes,
-               int n_axes, const int64_t *steps, int n_steps, plan *p) {
+               int n_axes, const int64_t *steps, int n_steps, lowered *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_onnx(ndim, shape, starts, ends, n, axes, n_axes, steps, n_steps, &l);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
 int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
-                      int n_sizes, const uint64_t *strides, int n_strides, plan *p) {
+                      int n_sizes, const uint64_t *strides, int n_strides, lowered *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_webnn_slice(ndim, shape, starts, n_starts, sizes, n_sizes, strides, n_strides, &l);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
-int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, plan *p) {
+int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_webnn_reverse(ndim, shape, axes, n_axes, &l);
     return from_lowered(st, &l, ndim, shape, p);

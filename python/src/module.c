@@ -108,7 +108,7 @@ static PyObject *plan_impl(PyObject *self, PyObject *args) {
     Py_ssize_t n = PyTuple_Size(params);
     PyObject *a[4];
     for (Py_ssize_t i = 0; i < n && i < 4; i++) a[i] = PyTuple_GetItem(params, i);
-    plan p;
+    lowered p;
     if (params_lower(kind, ndim, shape, itemsize, cls, a, (int)(n > 4 ? 5 : n), level, &p) < 0) return NULL;
     PyObject *op = operator_new(kind, &p, itemsize, dtype);
     PyMem_Free((void *)p.expr);

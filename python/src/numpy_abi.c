@@ -30,18 +30,18 @@ typedef struct {
 
 /* Slots of NumPy's C API table, numbered as NumPy numbers them (the same in
  * NumPy 1.x and 2.x). */
-#define API_ABI_VERSION    0  /* unsigned PyArray_GetNDArrayCVersion(void) */
-#define API_ARRAY_TYPE     2  /* PyArray_Type */
-#define API_NEW_FROM_DESCR 94 /* PyArray_NewFromDescr */
-#define API_SET_BASE       282 /* PyArray_SetBaseObject */
+#define API_ABI_VERSION       0   /* unsigned PyArray_GetNDArrayCVersion(void) */
+#define API_ARRAY_TYPE        2   /* PyArray_Type */
+#define API_NEW_FROM_DESCR    94  /* PyArray_NewFromDescr */
+#define API_SET_BASE          282 /* PyArray_SetBaseObject */
 #define NUMPY_ARRAY_WRITEABLE 0x0400
 typedef unsigned (*abi_version_fn)(void);
 typedef PyObject *(*new_from_descr_fn)(PyTypeObject *type, PyObject *descr, int nd, const Py_ssize_t *dims,
                                        const Py_ssize_t *strides, void *data, int flags, PyObject *obj);
 
 static PyTypeObject *ndarray_type;
-static PyObject *bool_type;              /* numpy.bool_ */
-static PyObject *np_empty, *np_asarray;  /* numpy.empty, numpy.asarray */
+static PyObject *bool_type;             /* numpy.bool_ */
+static PyObject *np_empty, *np_asarray; /* numpy.empty, numpy.asarray */
 typedef int (*set_base_fn)(PyObject *arr, PyObject *base);
 static new_from_descr_fn new_from_descr; /* NULL: numpy.empty makes results */
 static set_base_fn set_base;             /* NULL: views are made by indexing */

@@ -1,13 +1,13 @@
 /*
- * operator.c: the Operator type: a plan made once for one input shape and
- * element size (a prepared plan), called on arrays as op(x, out=None).
+ * operator.c: the Operator type: a lowered slice made once for one input shape and
+ * element size (a prepared slice), called on arrays as op(x, out=None).
  * Immutable, so any number of threads may call one at once.
  */
 #include "ext.h"
 
 typedef struct OperatorObject {
     PyObject_HEAD prepared *pr;
-    PyObject *dtype; /* as the plan was asked for, for repr and .dtype */
+    PyObject *dtype; /* as the lowered slice was asked for, for repr and .dtype */
 } OperatorObject;
 
 static PyObject *operator_type;
@@ -66,7 +66,7 @@ static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw) {
 
 static PyObject *op_get(PyObject *self, void *which) {
     OperatorObject *o = (OperatorObject *)self;
-    const plan *p = &o->pr->c.p;
+    const lowered *p = &o->pr->c.p;
     switch ((intptr_t)which) {
     case 0: return ext_shape_tuple(p->ndim, p->in_shape);
     case 1: return ext_shape_tuple(p->final_ndim, p->final_shape);
@@ -78,7 +78,7 @@ static PyObject *op_get(PyObject *self, void *which) {
 
 static PyObject *op_repr(PyObject *self) {
     OperatorObject *o = (OperatorObject *)self;
-    const plan *p = &o->pr->c.p;
+    const lowered *p = &o->pr->c.p;
     char a[256], b[256];
     ext_shape_text(a, sizeof a, p->ndim, p->in_shape);
     ext_shape_text(b, sizeof b, p->final_ndim, p->final_shape);
@@ -117,7 +117,7 @@ prepared *operator_prepared(PyObject *obj) {
     return operator_type && PyObject_TypeCheck(obj, (PyTypeObject *)operator_type) ? ((OperatorObject *)obj)->pr : NULL;
 }
 
-PyObject *operator_new(int kind, const plan *p, int64_t itemsize, PyObject *dtype) {
+PyObject *operator_new(int kind, const lowered *p, int64_t itemsize, PyObject *dtype) {
     prepared *pr = prepared_new(kind, p, itemsize);
     if (!pr) return NULL;
     OperatorObject *o = PyObject_New(OperatorObject, (PyTypeObject *)operator_type);

@@ -1,6 +1,6 @@
 /*
  * params.c: each vocabulary's Python parameters read (integer lists,
- * feature levels) and lowered to a plan: NumPy keys by keys.c, DirectML
+ * feature levels) and lowered to a lowered slice: NumPy keys by keys.c, DirectML
  * descriptors by dml.c, ONNX and WebNN by lowering.c.
  */
 #include "ext.h"
@@ -81,7 +81,7 @@ static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1};
 #define LIST_MAX 64 /* ONNX and WebNN lists longer than any rank: the front end names the excess */
 
 int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int cls, PyObject *const *a, int na,
-                 PyObject *level_obj, plan *p) {
+                 PyObject *level_obj, lowered *p) {
     if (na < kind_min[kind] || na > kind_max[kind]) {
         PyErr_Format(PyExc_TypeError, "%s takes %d to %d parameters after the array, got %d", kind_names[kind],
                      kind_min[kind], kind_max[kind], na);

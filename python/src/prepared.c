@@ -1,5 +1,5 @@
 /*
- * prepared.c: a plan compiled once and shared. An Operator holds one, the
+ * prepared.c: a lowered slice compiled once and shared. An Operator holds one, the
  * key cache holds one per key, and a call in flight holds one while it
  * runs; the last to let go frees it. The counts change only under the GIL.
  */
@@ -8,7 +8,7 @@
 const char *const kind_names[K_COUNT] = {"index",      "slice",       "slice1",       "slice_grad",
                                          "onnx_slice", "webnn_slice", "webnn_reverse"};
 
-prepared *prepared_new(int kind, const plan *p, int64_t itemsize) {
+prepared *prepared_new(int kind, const lowered *p, int64_t itemsize) {
     prepared *pr = PyMem_Calloc(1, sizeof *pr);
     if (!pr) {
         PyErr_NoMemory();

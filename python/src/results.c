@@ -25,7 +25,7 @@ static void dtype_hint(const array_view *in, char *hint, size_t size) {
 }
 
 /* A new array from the input's library (not NumPy's). */
-static PyObject *library_new(PyObject *x, const array_view *in, const plan *p, PyObject *shape) {
+static PyObject *library_new(PyObject *x, const array_view *in, const lowered *p, PyObject *shape) {
     if (in->source == SRC_TORCH) return frameworks_torch_empty(x, shape);
     if (in->source == SRC_CUPY) return frameworks_cupy_empty(x, shape, in->device_id);
     const void *api = in->source == SRC_EXCHANGE ? exchange_api(x) : NULL;
@@ -35,7 +35,7 @@ static PyObject *library_new(PyObject *x, const array_view *in, const plan *p, P
     return frameworks_empty_like(x, shape, hint);
 }
 
-PyObject *results_new(PyObject *x, const array_view *in, const plan *p, PyObject *shape, PyObject *stream_arg,
+PyObject *results_new(PyObject *x, const array_view *in, const lowered *p, PyObject *shape, PyObject *stream_arg,
                       array_view *out) {
     if (in->source == SRC_NUMPY) return numpy_new(numpy_descr(x), p->final_ndim, p->final_shape, out);
     PyObject *made = shape ? NULL : ext_shape_tuple(p->final_ndim, p->final_shape);

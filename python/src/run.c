@@ -1,6 +1,6 @@
 /*
  * run.c: a copy run where its arrays live: on the calling thread or the
- * shared CPU pool, or on the array's GPU on the given stream. A plan
+ * shared CPU pool, or on the array's GPU on the given stream. A lowered slice
  * compiled for packed arrays runs its operator straight away when the
  * arrays are those packed arrays (an input with the packed strides, a
  * C-contiguous result: one this call made, or out=); any other pair is
@@ -125,7 +125,7 @@ static int run_cuda(const bound_copy *b, int device, uintptr_t stream, int sync)
 #endif
 }
 
-int run_copy(const plan *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream,
+int run_copy(const lowered *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream,
              int sync) {
     bound_copy b;
     if (c && layout_is_packed_input(c, in) && (out->source == SRC_FRESH_NUMPY || layout_is_packed_output(c, out)))
