@@ -53,9 +53,10 @@ static void draw_case(lists_case *c) {
         c->offsets[i] = draw(0, 2);
         c->sizes[i] = draw(1, 3);
         c->strides[i] = c->type == DML_OPERATOR_SLICE ? draw(1, 2) : draw(-2, 2);
-        const int64_t a = c->strides[i] < 0 ? -c->strides[i] : c->strides[i];
+        /* Unsigned: a hostile draw may be INT64_MIN, whose negation overflows. */
+        const uint64_t a = c->strides[i] < 0 ? 0 - (uint64_t)c->strides[i] : (uint64_t)c->strides[i];
         counts[i] = c->type == DML_OPERATOR_SLICE ? c->sizes[i]
-                    : c->sizes[i] > 0 && a > 0 && a < 8 ? 1 + (c->sizes[i] - 1) / a
+                    : c->sizes[i] > 0 && a > 0 && a < 8 ? 1 + (c->sizes[i] - 1) / (int64_t)a
                                                         : 1;
     }
     const bool grad = c->type == DML_OPERATOR_SLICE_GRAD;
