@@ -213,7 +213,7 @@ static void test_all_or_nothing(void) {
         unsetenv("DMLSLICE_IO_FALLBACK");
     }
 #else
-    split_second_fails("a folder that does not exist", "nowhere\\second.npy");
+    split_second_fails("a folder that does not exist", "nowhere/second.npy");
 #endif
 #ifndef _WIN32
     /* A signal while the outputs are on their way: every named temporary
