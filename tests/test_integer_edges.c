@@ -162,11 +162,37 @@ static void far_window_on_zero_stride(void) {
     CHECK(y[0] == 2.5 && y[1] == 2.5, "far window: one-shot gave %g %g", y[0], y[1]);
 }
 
+/* Two elements 2^62 bytes apart (a view, never executed): the GPU backends
+ * plan their launches at create, and grouping the two elements into one
+ * 16-byte item must not scale the stride of the axis it leaves with one
+ * index (2^62 * 2 overflows). Both grouping forms: k elements of one
+ * inner row, and k / n whole rows of n. */
+static void grouped_far_elements(void) {
+    int64_t shape1[1] = {2}, stride1[1] = {(int64_t)1 << 59};
+    dmls_tensor in = {DMLS_FLOAT64, 1, shape1, stride1, 0}, out = {DMLS_FLOAT64, 1, shape1, NULL, 0};
+    int64_t off[2] = {0, 0}, one[2] = {1, 1};
+    dmls_window w = {off, shape1, one};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    CHECK(op == NULL || dmls_input_bytes(op) == ((uint64_t)1 << 62) + 8, "one row: input bytes %llu",
+          op ? (unsigned long long)dmls_input_bytes(op) : 0ULL);
+    dmls_destroy(op);
+    int64_t shape2[2] = {2, 2}, stride2[2] = {(int64_t)1 << 60, 2}, size2[2] = {2, 2};
+    dmls_tensor in2 = {DMLS_FLOAT32, 2, shape2, stride2, 0}, out2 = {DMLS_FLOAT32, 2, shape2, NULL, 0};
+    dmls_window w2 = {off, size2, one};
+    op = NULL;
+    CHECK_STATUS(dmls_create(&in2, &out2, &w2, &op), DMLS_OK);
+    CHECK(op == NULL || dmls_input_bytes(op) == ((uint64_t)1 << 62) + 12, "whole rows: input bytes %llu",
+          op ? (unsigned long long)dmls_input_bytes(op) : 0ULL);
+    dmls_destroy(op);
+}
+
 int main(void) {
     test_seed_rng();
     dml_edges();
     native_edges();
     named_edges();
     far_window_on_zero_stride();
+    grouped_far_elements();
     TEST_MAIN_END();
 }

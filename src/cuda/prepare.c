@@ -57,6 +57,11 @@ static dims from_plan(const dmls_copy_plan *p) {
 
 static bool multiple(int64_t v, int64_t m) { return v % m == 0; }
 
+/* The stride of a dim whose k indices became one: stride * k lies inside
+ * the tensor when the dim keeps several indices, but may overflow when it
+ * keeps one, where no stride is ever taken. */
+static int64_t grouped_stride(int64_t stride, int64_t k, int64_t shape) { return shape > 1 ? stride * k : 0; }
+
 /* Granlund-Montgomery: for d <= 2^(bits-1) and l = ceil(log2 d),
  * m = floor(2^bits * (2^l - d) / d) + 1 gives n / d = (mulhi(n, m) + n) >> l
  * for every n below 2^(bits-1), where the sum cannot wrap. */
@@ -189,7 +194,7 @@ static bool try_gather(const dims *d0, int32_t esize, dmls_cuda_launch *out) {
         if (multiple(d0->shape[in], k)) {
             for (int64_t j = 0; j < k; j++) pattern[j] = j * d0->src[in];
             d.shape[in] = d0->shape[in] / k;
-            d.src[in] = d0->src[in] * k;
+            d.src[in] = grouped_stride(d0->src[in], k, d.shape[in]);
             d.dst[in] = v;
         } else if (in >= 1 && multiple(k, d0->shape[in]) && d0->dst[in - 1] == d0->shape[in] * esize &&
                    multiple(d0->shape[in - 1], k / d0->shape[in])) {
@@ -197,7 +202,7 @@ static bool try_gather(const dims *d0, int32_t esize, dmls_cuda_launch *out) {
             for (int64_t j = 0; j < k; j++) pattern[j] = (j / n) * d0->src[in - 1] + (j % n) * d0->src[in];
             d.n = d0->n - 1;
             d.shape[in - 1] = d0->shape[in - 1] / q;
-            d.src[in - 1] = d0->src[in - 1] * q;
+            d.src[in - 1] = grouped_stride(d0->src[in - 1], q, d.shape[in - 1]);
             d.dst[in - 1] = v;
         } else {
             continue;

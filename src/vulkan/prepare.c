@@ -27,6 +27,11 @@
 
 static bool divides(int64_t v, int64_t m) { return v % m == 0; }
 
+/* The stride of a dim whose k indices became one: stride * k lies inside
+ * the tensor when the dim keeps several indices, but may overflow when it
+ * keeps one, where no stride is ever taken. */
+static int64_t grouped_stride(int64_t stride, int64_t k, int64_t shape) { return shape > 1 ? stride * k : 0; }
+
 void dmls_vk_magic(uint64_t d, uint32_t *magic, uint32_t *shift) {
     uint32_t l = 0;
     while (((uint64_t)1 << l) < d) l++;
@@ -150,7 +155,7 @@ static bool group(const dmls_vk_launch *B, int64_t v, dmls_vk_launch *out) {
     if (divides(n, k)) {
         out->run = k, out->step = B->src_stride[0], out->row = 0;
         out->shape[0] = n / k;
-        out->src_stride[0] = B->src_stride[0] * k;
+        out->src_stride[0] = grouped_stride(B->src_stride[0], k, out->shape[0]);
         out->dst_stride[0] = v;
     } else if (B->ndim >= 2 && divides(k, n) && B->dst_stride[1] == n * es && divides(B->shape[1], k / n)) {
         const int64_t q = k / n;
@@ -162,7 +167,7 @@ static bool group(const dmls_vk_launch *B, int64_t v, dmls_vk_launch *out) {
             out->dst_stride[i] = B->dst_stride[i + 1];
         }
         out->shape[0] /= q;
-        out->src_stride[0] *= q;
+        out->src_stride[0] = grouped_stride(out->src_stride[0], q, out->shape[0]);
         out->dst_stride[0] = v;
     } else {
         return false;
