@@ -83,6 +83,27 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
 dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
                                       uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs);
 
+/* A slot's binding as the checks see it, for executors whose bindings are
+ * not addresses of one space: the memory it lies in (space: a handle; two
+ * bindings can share a byte only in one space), its start there, its
+ * usable bytes, and whether it is bound at all (not NULL). */
+typedef struct dmls_batch_place {
+    uint64_t space, at, bytes;
+    bool bound;
+} dmls_batch_place;
+
+/* How the checks' messages name a place: starts as offsets (else as
+ * addresses), an unbound one by null_word ("NULL"). */
+typedef struct dmls_batch_places {
+    const dmls_batch_place *slot; /* in_slots inputs, then out_slots outputs */
+    bool offsets;
+    const char *null_word;
+} dmls_batch_places;
+
+/* dmls_batch_check_bindings on places (the slot counts checked by the
+ * caller, who knows its binding arrays). */
+dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *places);
+
 /* Start `at` of a starts array of type (unaligned reads). */
 int64_t dmls_batch_read_start(const void *starts, dmls_starts_type type, size_t at);
 

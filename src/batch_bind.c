@@ -62,19 +62,16 @@ uint64_t dmls_batch_crop_offset(const dmls_batch_bound_crops *c, const void *sta
     return (uint64_t)off;
 }
 
-/* A bound slot's span at its address. */
+/* A bound slot's span in its space. */
 typedef struct span {
-    uint64_t lo, hi; /* absolute addresses */
+    uint64_t space;
+    uint64_t lo, hi; /* absolute starts in the space */
     uint32_t slot;   /* index into b->slots */
 } span;
 
 static int by_lo(const void *a, const void *b) {
     const span *x = a, *y = b;
     return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static uint64_t base_of(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out, uint32_t s) {
-    return s < b->in_slots ? (uint64_t)(uintptr_t)in[s].data : (uint64_t)(uintptr_t)out[s - b->in_slots].data;
 }
 
 static void range_of(const dmls_batch *b, uint32_t s, size_t item, uint64_t *off, uint64_t *bytes) {
@@ -84,9 +81,13 @@ static void range_of(const dmls_batch *b, uint32_t s, size_t item, uint64_t *off
         dmls_batch_out_range(b, item, off, bytes);
 }
 
+/* "0x1000" for an address, "offset 0x1000" for a start inside a buffer. */
+static const char *start_word(const dmls_batch_places *pl) { return pl->offsets ? "offset " : ""; }
+
 /* Items of output slot o against those of slot x (another slot), at bases
  * ob and xb: the first shared byte is an error naming both items. */
-static dmls_status items_apart(const dmls_batch *b, uint32_t o, uint64_t ob, uint32_t x, uint64_t xb) {
+static dmls_status items_apart(const dmls_batch *b, const dmls_batch_places *pl, uint32_t o, uint64_t ob, uint32_t x,
+                               uint64_t xb) {
     const dmls_batch_slot *so = &b->slots[o], *sx = &b->slots[x];
     for (size_t k = 0; k < sx->n; k++) {
         const size_t j = b->order[sx->first + k];
@@ -110,19 +111,19 @@ static dmls_status items_apart(const dmls_batch *b, uint32_t o, uint64_t ob, uin
         dmls_batch_out_range(b, i, &io, &ib);
         const bool is_in = x < b->in_slots;
         RETURN_IF(ob + io < hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
-                  "batch item %zu: output bytes [%#" PRIx64 ", +%" PRIu64 ") (output slot %" PRIu32
-                  ") overlap item %zu's %s bytes [%#" PRIx64 ", +%" PRIu64 ") (%s slot %" PRIu32 ")",
-                  i, ob + io, ib, o - b->in_slots, j, is_in ? "input" : "output", lo, bytes, is_in ? "input" : "output",
-                  is_in ? x : x - b->in_slots);
+                  "batch item %zu: output bytes [%s%#" PRIx64 ", +%" PRIu64 ") (output slot %" PRIu32
+                  ") overlap item %zu's %s bytes [%s%#" PRIx64 ", +%" PRIu64 ") (%s slot %" PRIu32 ")",
+                  i, start_word(pl), ob + io, ib, o - b->in_slots, j, is_in ? "input" : "output", start_word(pl), lo,
+                  bytes, is_in ? "input" : "output", is_in ? x : x - b->in_slots);
     }
     return DMLS_OK;
 }
 
-/* Every output span against the spans before it in address order that
- * reach into it (outputs sorted by lo; all sorted by lo with prefix maxima of
- * hi in pm): only those pairs are checked item by item. */
-static dmls_status sweep(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out,
-                         const span *outs, size_t n_out, const span *all, const uint64_t *pm, size_t n_all) {
+/* Every output span against the spans before it in order of start that
+ * reach into it (outputs sorted by lo; all sorted by lo with prefix maxima
+ * of hi in pm): only pairs in one space are checked item by item. */
+static dmls_status sweep(const dmls_batch *b, const dmls_batch_places *pl, const span *outs, size_t n_out,
+                         const span *all, const uint64_t *pm, size_t n_all) {
     for (size_t k = 0; k < n_out; k++) {
         const span *o = &outs[k];
         /* Spans that start below o's end: all[0 .. z). */
@@ -135,87 +136,75 @@ static dmls_status sweep(const dmls_batch *b, const dmls_batch_input *in, const 
                 z = m;
         }
         for (size_t j = a; j-- > 0 && pm[j] > o->lo;) {
-            if (all[j].hi <= o->lo || all[j].slot == o->slot) continue;
-            RETURN_IF_ERROR(
-                items_apart(b, o->slot, o->lo - b->slots[o->slot].lo, all[j].slot, base_of(b, in, out, all[j].slot)));
+            if (all[j].hi <= o->lo || all[j].slot == o->slot || all[j].space != o->space) continue;
+            RETURN_IF_ERROR(items_apart(b, pl, o->slot, o->lo - b->slots[o->slot].lo, all[j].slot,
+                                        pl->slot[all[j].slot].at));
         }
     }
     return DMLS_OK;
 }
 
 /* R-B-OVERLAP across slots. spans has room for 2 * slots entries, pm for slots. */
-static dmls_status slots_apart(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out,
-                               span *spans, uint64_t *pm) {
+static dmls_status slots_apart(const dmls_batch *b, const dmls_batch_places *pl, span *spans, uint64_t *pm) {
     const uint32_t slots = b->in_slots + b->out_slots;
     size_t n_all = 0, n_out = 0;
     span *all = spans, *outs = spans + slots;
     for (uint32_t s = 0; s < slots; s++) {
         const dmls_batch_slot *sl = &b->slots[s];
         if (sl->n == 0) continue;
-        const uint64_t base = base_of(b, in, out, s);
-        span sp = {base + sl->lo, base + sl->hi, s};
+        const uint64_t base = pl->slot[s].at;
+        span sp = {pl->slot[s].space, base + sl->lo, base + sl->hi, s};
         all[n_all++] = sp;
         if (s >= b->in_slots) outs[n_out++] = sp;
     }
     if (n_out == 0) return DMLS_OK;
     qsort(all, n_all, sizeof *all, by_lo);
     for (size_t j = 0; j < n_all; j++) pm[j] = j == 0 || all[j].hi > pm[j - 1] ? all[j].hi : pm[j - 1];
-    return sweep(b, in, out, outs, n_out, all, pm, n_all);
+    return sweep(b, pl, outs, n_out, all, pm, n_all);
 }
 
-/* One slot's binding: non-NULL where it holds bytes, big enough, aligned,
- * and its end inside the address space. */
-static dmls_status check_slot(const char *who, const dmls_batch *b, uint32_t s, const void *data, uint64_t bytes) {
+/* One slot's binding: bound where it holds bytes, big enough, aligned,
+ * and its end inside its space. */
+static dmls_status check_slot(const char *who, const dmls_batch *b, const dmls_batch_places *pl, uint32_t s) {
     const dmls_batch_slot *sl = &b->slots[s];
+    const dmls_batch_place *p = &pl->slot[s];
     const bool is_in = s < b->in_slots;
     const char *kind = is_in ? "input" : "output";
     const uint32_t k = is_in ? s : s - b->in_slots;
-    const uintptr_t at = (uintptr_t)data;
-    RETURN_IF(data == NULL && sl->need_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
-              "%s: item %zu: %s slot %" PRIu32 " is NULL but the item needs %" PRIu64 " bytes of it", who,
-              sl->need_item, kind, k, sl->need_bytes);
-    RETURN_IF(bytes < sl->need_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
+    RETURN_IF(!p->bound && sl->need_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
+              "%s: item %zu: %s slot %" PRIu32 " is %s but the item needs %" PRIu64 " bytes of it", who,
+              sl->need_item, kind, k, pl->null_word, sl->need_bytes);
+    RETURN_IF(p->bytes < sl->need_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
               "%s: item %zu: %s slot %" PRIu32 " holds %" PRIu64 " bytes but the item needs %" PRIu64, who,
-              sl->need_item, kind, k, bytes, sl->need_bytes);
-    RETURN_IF(sl->align > 1 && at % sl->align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: item %zu: %s slot %" PRIu32 " address %p is not a multiple of %" PRIu64, who, sl->align_item, kind,
-              k, data, sl->align);
-    RETURN_IF((uint64_t)at > UINT64_MAX - sl->need_bytes, DMLS_ERROR_OUT_OF_BOUNDS, "R-X-BOUNDS",
-              "%s: item %zu: %s slot %" PRIu32 " at %p runs past the end of the address space", who, sl->need_item,
-              kind, k, data);
+              sl->need_item, kind, k, p->bytes, sl->need_bytes);
+    RETURN_IF(sl->align > 1 && p->at % sl->align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
+              "%s: item %zu: %s slot %" PRIu32 " %s %#" PRIx64 " is not a multiple of %" PRIu64, who, sl->align_item,
+              kind, k, pl->offsets ? "offset" : "address", p->at, sl->align);
+    RETURN_IF(p->at > UINT64_MAX - sl->need_bytes, DMLS_ERROR_OUT_OF_BOUNDS, "R-X-BOUNDS",
+              "%s: item %zu: %s slot %" PRIu32 " at %s%#" PRIx64 " runs past the end of the %s", who, sl->need_item,
+              kind, k, start_word(pl), p->at, pl->offsets ? "64-bit offsets" : "address space");
     return DMLS_OK;
 }
 
 /* Bound crop starts (input slot 1) are read while the outputs are written:
  * they must not share a byte with output slot 0's crops, which tile its
  * span. */
-static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls_batch_input *in,
-                                const dmls_batch_output *out) {
+static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
     const dmls_batch_slot *o = &b->slots[b->in_slots], *st = &b->slots[1];
-    if (o->n == 0 || st->need_bytes == 0) return DMLS_OK;
-    const uint64_t s_lo = (uint64_t)(uintptr_t)in[1].data, s_hi = s_lo + st->need_bytes;
-    const uint64_t o_lo = (uint64_t)(uintptr_t)out[0].data + o->lo, o_hi = o_lo + (o->hi - o->lo);
+    const dmls_batch_place *sp = &pl->slot[1], *op = &pl->slot[b->in_slots];
+    if (o->n == 0 || st->need_bytes == 0 || sp->space != op->space) return DMLS_OK;
+    const uint64_t s_lo = sp->at, s_hi = s_lo + st->need_bytes;
+    const uint64_t o_lo = op->at + o->lo, o_hi = o_lo + (o->hi - o->lo);
     RETURN_IF(s_lo < o_hi && o_lo < s_hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
-              "%s: the crops' output bytes [%#" PRIx64 ", +%" PRIu64 ") overlap their starts [%#" PRIx64 ", +%" PRIu64
-              ") (input slot 1)",
-              who, o_lo, o_hi - o_lo, s_lo, st->need_bytes);
+              "%s: the crops' output bytes [%s%#" PRIx64 ", +%" PRIu64 ") overlap their starts [%s%#" PRIx64
+              ", +%" PRIu64 ") (input slot 1)",
+              who, start_word(pl), o_lo, o_hi - o_lo, start_word(pl), s_lo, st->need_bytes);
     return DMLS_OK;
 }
 
-dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
-                                      uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
-    dmls_clear_error();
-    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
-    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
-              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
-              " input slots and %" PRIu32 " output slots",
-              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
-    RETURN_IF((inputs == NULL && n_inputs > 0) || (outputs == NULL && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
-              "R-OP-NULL", "%s: the %s array is NULL", who, inputs == NULL && n_inputs > 0 ? "inputs" : "outputs");
-    for (uint32_t s = 0; s < b->in_slots; s++) RETURN_IF_ERROR(check_slot(who, b, s, inputs[s].data, inputs[s].bytes));
-    for (uint32_t s = 0; s < b->out_slots; s++)
-        RETURN_IF_ERROR(check_slot(who, b, b->in_slots + s, outputs[s].data, outputs[s].bytes));
+dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
     const size_t slots = (size_t)b->in_slots + b->out_slots;
+    for (uint32_t s = 0; s < slots; s++) RETURN_IF_ERROR(check_slot(who, b, pl, s));
     span stack_spans[2 * STACK_SLOTS];
     uint64_t stack_pm[STACK_SLOTS];
     span *spans = stack_spans;
@@ -229,8 +218,34 @@ dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, cons
             return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
         }
     }
-    dmls_status s = slots_apart(b, inputs, outputs, spans, pm);
+    dmls_status s = slots_apart(b, pl, spans, pm);
     if (spans != stack_spans) free(spans), free(pm);
-    if (s == DMLS_OK && b->crops.on) s = starts_apart(who, b, inputs, outputs);
+    if (s == DMLS_OK && b->crops.on) s = starts_apart(who, b, pl);
+    return s;
+}
+
+dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
+                                      uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
+    dmls_clear_error();
+    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
+    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
+              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
+              " input slots and %" PRIu32 " output slots",
+              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
+    RETURN_IF((inputs == NULL && n_inputs > 0) || (outputs == NULL && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
+              "R-OP-NULL", "%s: the %s array is NULL", who, inputs == NULL && n_inputs > 0 ? "inputs" : "outputs");
+    const size_t slots = (size_t)b->in_slots + b->out_slots;
+    dmls_batch_place stack_places[STACK_SLOTS];
+    dmls_batch_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
+    RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
+    /* One address space: every binding is comparable with every other. */
+    for (uint32_t s = 0; s < slots; s++) {
+        const void *data = s < b->in_slots ? inputs[s].data : outputs[s - b->in_slots].data;
+        const uint64_t bytes = s < b->in_slots ? inputs[s].bytes : outputs[s - b->in_slots].bytes;
+        places[s] = (dmls_batch_place){0, (uint64_t)(uintptr_t)data, bytes, data != NULL};
+    }
+    const dmls_batch_places pl = {places, false, "NULL"};
+    dmls_status s = dmls_batch_check_places(who, b, &pl);
+    if (places != stack_places) free(places);
     return s;
 }

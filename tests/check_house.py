@@ -31,7 +31,7 @@ import sys
 BACKENDS = ("src/cpu", "src/cuda", "src/vulkan")
 NOT_CORE = BACKENDS + ("src/platform", "src/frontends")
 BACKEND_PUBLIC = ("include/dmlslice/dmlslice_cuda.h", "include/dmlslice/batch_cuda.h",
-                  "include/dmlslice/dmlslice_vulkan.h")
+                  "include/dmlslice/dmlslice_vulkan.h", "include/dmlslice/batch_vulkan.h")
 DEVICE_API_TYPES = re.compile(
     r"\b(cuda[A-Z]\w*|CU[a-z]\w*|Vk[A-Z]\w*|__m(?:64|128|256|512)\w*|"
     r"(?:u?int|float|poly)(?:8|16|32|64)x\d+(?:x\d+)?_t)\b")

@@ -3,7 +3,8 @@
 # visibility for everything outside include/), and the shared library
 # exports exactly the public API: the functions that INCLUDE_DIR's headers
 # declare with DMLS_API (dmlslice_cuda.h's and batch_cuda.h's only when
-# HAVE_CUDA is ON, dmlslice_vulkan.h's only when HAVE_VULKAN is ON), no
+# HAVE_CUDA is ON, dmlslice_vulkan.h's and batch_vulkan.h's only when
+# HAVE_VULKAN is ON), no
 # internal function with the prefix, none of the API missing.
 #   check_symbols.sh NM SHARED_LIB STATIC_LIB [OBJDUMP INCLUDE_DIR HAVE_CUDA [HAVE_VULKAN]]
 # A Windows DLL (SHARED_LIB ending in .dll) is read with OBJDUMP instead of
@@ -18,7 +19,7 @@ same_as_api() {
   [ -n "$include" ] || return 0
   headers=$(ls "$include"/dmlslice/*.h)
   [ "$have_cuda" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v -E '/(dmlslice|batch)_cuda\.h$')
-  [ "$have_vulkan" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v '/dmlslice_vulkan\.h$')
+  [ "$have_vulkan" = ON ] || headers=$(printf '%s\n' "$headers" | grep -v -E '/(dmlslice|batch)_vulkan\.h$')
   # shellcheck disable=SC2086 # one word per header
   declared=$(grep -ho 'DMLS_API[^(]*(' $headers | grep -o 'dmls_[a-z0-9_]*($' | tr -d '(' | sort -u)
   if [ "$declared" != "$1" ]; then

@@ -68,6 +68,24 @@ dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t 
 dmls_status dmls_vk_load(void);
 void dmls_vk_load_instance(VkInstance instance);
 
+/* Records phase `phase` of op (0: SLICE_GRAD's zero fill, nothing for
+ * other operators; 1: the copy) with its tensors at the given buffers and
+ * offsets, bindings already checked, with barriers between its own
+ * dispatches only (execute.c). Returns the dispatches recorded. */
+int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, const dmls_operator *op, int phase,
+                         VkBuffer in, uint64_t in_offset, VkBuffer out, uint64_t out_offset);
+
+/* A compute-to-compute barrier: shader writes before, reads and writes after. */
+void dmls_vk_barrier(VkCommandBuffer cmd);
+
+/* Records into the context's own command buffer (execute.c's submit). */
+typedef dmls_status (*dmls_vk_recording)(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd);
+
+/* Under ctx->lock: resets ctx's command buffer, records with record(arg),
+ * submits to ctx's queue and waits on ctx's fence; the output visible to
+ * the host after. name prefixes messages. */
+dmls_status dmls_vk_submit(dmls_vulkan_context *ctx, const char *name, dmls_vk_recording record, const void *arg);
+
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY" or the number, for messages. */
 const char *dmls_vk_result_name(VkResult r);
 

@@ -189,6 +189,34 @@ static void record_split(recorder *r, dmls_vk_launch L, int64_t src, int64_t dst
     record_split(r, rest, src + half * rest.src_stride[o], dst + half * rest.dst_stride[o]);
 }
 
+/* One item's bytes, bound from an aligned start to a whole word. */
+static uint64_t reach_of(const dmls_vulkan_context *ctx) {
+    return ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
+}
+
+int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, const dmls_operator *op, int phase,
+                         VkBuffer in, uint64_t in_offset, VkBuffer out, uint64_t out_offset) {
+    const dmls_vk_prepared *v = prepared(op);
+    recorder r = {ctx, cmd, in, out, 0};
+    if (phase == 0) {
+        if (!v->zero_fill) return 0;
+        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, reach_of(ctx));
+        if (F->shader != DMLS_VK_NOTHING)
+            record_split(&r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
+        return r.dispatches;
+    }
+    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, reach_of(ctx));
+    if (L->shader != DMLS_VK_NOTHING)
+        record_split(&r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
+                     (int64_t)(out_offset + (uint64_t)L->dst_offset));
+    return r.dispatches;
+}
+
+void dmls_vk_barrier(VkCommandBuffer cmd) {
+    recorder r = {NULL, cmd, VK_NULL_HANDLE, VK_NULL_HANDLE, 0};
+    barrier(&r);
+}
+
 dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
                                VkBuffer in, uint64_t in_offset, uint64_t in_bytes, VkBuffer out, uint64_t out_offset,
                                uint64_t out_bytes) {
@@ -198,33 +226,21 @@ dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_contex
     RETURN_IF(cmd == VK_NULL_HANDLE, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: command buffer is VK_NULL_HANDLE",
               op->problem.name);
     RETURN_IF_ERROR(check_binding(op, in, in_offset, in_bytes, out, out_offset, out_bytes));
-    const dmls_vk_prepared *v = prepared(op);
-    recorder r = {ctx, cmd, in, out, 0};
-    /* One item's bytes, bound from an aligned start to a whole word. */
-    const uint64_t reach = ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
-    if (v->zero_fill) {
-        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, reach);
-        if (F->shader != DMLS_VK_NOTHING)
-            record_split(&r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
-    }
-    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, reach);
-    if (L->shader != DMLS_VK_NOTHING)
-        record_split(&r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
-                     (int64_t)(out_offset + (uint64_t)L->dst_offset));
+    /* SLICE_GRAD's fill completes before its scatter writes the same words. */
+    if (dmls_vk_record_phase(ctx, cmd, op, 0, in, in_offset, out, out_offset) > 0) dmls_vk_barrier(cmd);
+    dmls_vk_record_phase(ctx, cmd, op, 1, in, in_offset, out, out_offset);
     return DMLS_OK;
 }
 
 /* Record, submit, wait; ctx->lock held. */
-static dmls_status submit(const dmls_operator *op, dmls_vulkan_context *ctx, VkBuffer in, uint64_t in_offset,
-                          uint64_t in_bytes, VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {
-    const char *name = op->problem.name;
+static dmls_status submit_locked(dmls_vulkan_context *ctx, const char *name, dmls_vk_recording record, const void *arg) {
     VkResult e = vkResetCommandBuffer(ctx->cmd, 0);
     RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkResetCommandBuffer: %s", name, dmls_vk_result_name(e));
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     e = vkBeginCommandBuffer(ctx->cmd, &begin);
     RETURN_IF(e != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkBeginCommandBuffer: %s", name, dmls_vk_result_name(e));
-    dmls_status s = dmls_vulkan_record(op, ctx, ctx->cmd, in, in_offset, in_bytes, out, out_offset, out_bytes);
+    dmls_status s = record(arg, ctx, ctx->cmd);
     /* The output made available to the host too, so a mapped output reads
      * right once the fence has signalled. */
     VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -246,6 +262,25 @@ static dmls_status submit(const dmls_operator *op, dmls_vulkan_context *ctx, VkB
     return DMLS_OK;
 }
 
+dmls_status dmls_vk_submit(dmls_vulkan_context *ctx, const char *name, dmls_vk_recording record, const void *arg) {
+    dmls_mutex_lock(&ctx->lock);
+    dmls_status s = submit_locked(ctx, name, record, arg);
+    dmls_mutex_unlock(&ctx->lock);
+    return s;
+}
+
+/* dmls_vulkan_execute's bindings, for its recording. */
+typedef struct one_op {
+    const dmls_operator *op;
+    VkBuffer in, out;
+    uint64_t in_offset, in_bytes, out_offset, out_bytes;
+} one_op;
+
+static dmls_status record_one(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
+    const one_op *o = arg;
+    return dmls_vulkan_record(o->op, ctx, cmd, o->in, o->in_offset, o->in_bytes, o->out, o->out_offset, o->out_bytes);
+}
+
 dmls_status dmls_vulkan_execute(const dmls_operator *op, dmls_vulkan_context *ctx, VkBuffer in, uint64_t in_offset,
                                 uint64_t in_bytes, VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {
     dmls_clear_error();
@@ -253,8 +288,6 @@ dmls_status dmls_vulkan_execute(const dmls_operator *op, dmls_vulkan_context *ct
     RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", op->problem.name);
     /* Checked before the lock and the submit: a binding error submits nothing. */
     RETURN_IF_ERROR(check_binding(op, in, in_offset, in_bytes, out, out_offset, out_bytes));
-    dmls_mutex_lock(&ctx->lock);
-    dmls_status s = submit(op, ctx, in, in_offset, in_bytes, out, out_offset, out_bytes);
-    dmls_mutex_unlock(&ctx->lock);
-    return s;
+    const one_op o = {op, in, out, in_offset, in_bytes, out_offset, out_bytes};
+    return dmls_vk_submit(ctx, op->problem.name, record_one, &o);
 }

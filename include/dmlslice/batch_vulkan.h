@@ -1,0 +1,69 @@
+/*
+ * batch_vulkan.h: run a planned batch (<dmlslice/batch.h>) on a Vulkan
+ * device, with the caller's VkBuffers.
+ *
+ * These functions exist only in builds with the Vulkan backend
+ * (DMLS_HAVE_VULKAN is defined for users of the CMake target then). As
+ * DirectML records many dispatches into one command list, a batch is
+ * recorded into one command buffer: every item's dispatches, with barriers
+ * only where two items' outputs share a 32-bit word (an output that starts
+ * or ends inside a word) and, for SLICE_GRAD items, between all the zero
+ * fills and all the scatters.
+ */
+#ifndef DMLSLICE_BATCH_VULKAN_H
+#define DMLSLICE_BATCH_VULKAN_H
+
+#include "batch.h"
+#include "dmlslice_vulkan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One slot's binding: a buffer of the context's device, the slot's first
+ * byte in it, and the bytes usable from there. Several slots may share a
+ * buffer at different offsets. */
+typedef struct dmls_vulkan_binding {
+    VkBuffer buffer;
+    uint64_t offset;
+    uint64_t bytes;
+} dmls_vulkan_binding;
+
+/*
+ * dmls_batch_record_vulkan: record every item of batch into the caller's
+ * command buffer (as dmls_vulkan_record does one operator).
+ *   inputs, n_inputs    one binding per input slot, in slot order.
+ *   outputs, n_outputs  one binding per output slot.
+ * Checks before recording anything, as dmls_batch_execute does, on the
+ * offsets and byte counts: slot counts, VK_NULL_HANDLE where a slot holds
+ * bytes, sizes (R-X-BOUNDS), DirectML's binding alignment on the offsets
+ * (R-X-ALIGN), and no output byte shared with an input or another output of
+ * the same VkBuffer (R-B-OVERLAP; an error names the items). Crops whose
+ * starts are bound at execute (dmls_batch_create_crops with starts NULL)
+ * are not run here: DMLS_ERROR_UNSUPPORTED; make them with host starts.
+ * Synchronisation with the caller's other work, and the command buffer's
+ * state, are as for dmls_vulkan_record. Nothing is allocated but a table of
+ * the slots' bindings for the checks, past 128 slots. Returns DMLS_OK or an
+ * error with nothing recorded.
+ */
+DMLS_API dmls_status dmls_batch_record_vulkan(const dmls_batch *batch, const dmls_vulkan_context *ctx,
+                                              VkCommandBuffer cmd, const dmls_vulkan_binding *inputs,
+                                              uint32_t n_inputs, const dmls_vulkan_binding *outputs,
+                                              uint32_t n_outputs);
+
+/*
+ * dmls_batch_execute_vulkan: record the batch into the context's own
+ * command buffer, submit it and wait on a fence: every output is complete
+ * on return. Checks, return values and thread safety as
+ * dmls_batch_record_vulkan and dmls_vulkan_execute (DMLS_ERROR_DEVICE when
+ * a Vulkan call fails).
+ */
+DMLS_API dmls_status dmls_batch_execute_vulkan(const dmls_batch *batch, dmls_vulkan_context *ctx,
+                                               const dmls_vulkan_binding *inputs, uint32_t n_inputs,
+                                               const dmls_vulkan_binding *outputs, uint32_t n_outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMLSLICE_BATCH_VULKAN_H */

@@ -1,0 +1,123 @@
+/* A batch on Vulkan (batch_vulkan.h): the binding checks of every batch
+ * executor on VkBuffer offsets (batch_bind.c's, each buffer a space of its
+ * own), then every item's dispatches in one command buffer.
+ *
+ * Barriers: items' outputs never share a byte (R-B-OVERLAP), but the
+ * shaders of 1- and 2-byte elements write whole 32-bit words, so two items
+ * whose outputs meet inside one word must not run at once. An output whose
+ * first and last bytes bound whole words (its offset and end multiples of
+ * 4 in its buffer) writes only words of its own; those items are recorded
+ * first, with no barrier between them, and each other item after a
+ * barrier. SLICE_GRAD items' zero fills all come first, then one barrier,
+ * then every item's copy. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../batch.h"
+#include "../error.h"
+#include "context.h"
+#include "dmlslice/batch_vulkan.h"
+
+/* Slots whose places fit on the stack: more are allocated. */
+#define STACK_SLOTS 128
+
+/* A buffer handle as a number: the space its bytes lie in. */
+static uint64_t space_of(VkBuffer b) {
+    uint64_t h = 0;
+    memcpy(&h, &b, sizeof b < sizeof h ? sizeof b : sizeof h);
+    return h;
+}
+
+typedef struct vk_batch_call {
+    const dmls_batch *b;
+    const dmls_vulkan_binding *in, *out;
+} vk_batch_call;
+
+static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_binding *inputs, uint32_t n_inputs,
+                         const dmls_vulkan_binding *outputs, uint32_t n_outputs) {
+    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
+    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
+              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
+              " input slots and %" PRIu32 " output slots",
+              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
+    RETURN_IF((inputs == NULL && n_inputs > 0) || (outputs == NULL && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
+              "R-OP-NULL", "%s: the %s array is NULL", who, inputs == NULL && n_inputs > 0 ? "inputs" : "outputs");
+    RETURN_IF(b->crops.on, DMLS_ERROR_UNSUPPORTED, NULL,
+              "%s: these crops read their starts from input slot 1 at execute, which the Vulkan backend does not "
+              "do; make the crops with host starts (dmls_batch_create_crops with a starts array)",
+              who);
+    const size_t slots = (size_t)b->in_slots + b->out_slots;
+    dmls_batch_place stack_places[STACK_SLOTS];
+    dmls_batch_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
+    RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
+    for (size_t s = 0; s < slots; s++) {
+        const dmls_vulkan_binding *v = s < b->in_slots ? &inputs[s] : &outputs[s - b->in_slots];
+        places[s] = (dmls_batch_place){space_of(v->buffer), v->offset, v->bytes, v->buffer != VK_NULL_HANDLE};
+    }
+    const dmls_batch_places pl = {places, true, "VK_NULL_HANDLE"};
+    dmls_status st = dmls_batch_check_places(who, b, &pl);
+    if (places != stack_places) free(places);
+    return st;
+}
+
+/* Whether item i's output lies in whole words of its buffer. */
+static bool owns_its_words(const vk_batch_call *c, size_t i) {
+    uint64_t off, bytes;
+    dmls_batch_out_range(c->b, i, &off, &bytes);
+    const uint64_t lo = c->out[c->b->items[i].out_slot].offset + off;
+    return bytes == 0 || (lo % 4 == 0 && (lo + bytes) % 4 == 0);
+}
+
+/* Records phase `phase` of item i; returns its dispatches. */
+static int record_item(const vk_batch_call *c, const dmls_vulkan_context *ctx, VkCommandBuffer cmd, size_t i,
+                       int phase) {
+    const dmls_batch_entry *e = &c->b->items[i];
+    const dmls_vulkan_binding *in = &c->in[e->in_slot], *out = &c->out[e->out_slot];
+    return dmls_vk_record_phase(ctx, cmd, c->b->ops[e->op], phase, in->buffer, in->offset + e->in_offset, out->buffer,
+                                out->offset + e->out_offset);
+}
+
+/* One phase: the items owning their words, then each other one after a
+ * barrier. Returns the dispatches recorded. */
+static int record_phase(const vk_batch_call *c, const dmls_vulkan_context *ctx, VkCommandBuffer cmd, int phase) {
+    int n = 0;
+    for (size_t i = 0; i < c->b->count; i++)
+        if (owns_its_words(c, i)) n += record_item(c, ctx, cmd, i, phase);
+    for (size_t i = 0; i < c->b->count; i++) {
+        if (owns_its_words(c, i)) continue;
+        if (n > 0) dmls_vk_barrier(cmd);
+        n += record_item(c, ctx, cmd, i, phase);
+    }
+    return n;
+}
+
+static dmls_status record_checked(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
+    const vk_batch_call *c = arg;
+    if (c->b->has_grad && record_phase(c, ctx, cmd, 0) > 0) dmls_vk_barrier(cmd);
+    record_phase(c, ctx, cmd, 1);
+    return DMLS_OK;
+}
+
+dmls_status dmls_batch_record_vulkan(const dmls_batch *b, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
+                                     const dmls_vulkan_binding *inputs, uint32_t n_inputs,
+                                     const dmls_vulkan_binding *outputs, uint32_t n_outputs) {
+    const char *who = "batch_record_vulkan";
+    dmls_clear_error();
+    RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
+    RETURN_IF(cmd == VK_NULL_HANDLE, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: command buffer is VK_NULL_HANDLE", who);
+    RETURN_IF_ERROR(check(who, b, inputs, n_inputs, outputs, n_outputs));
+    const vk_batch_call c = {b, inputs, outputs};
+    return record_checked(&c, ctx, cmd);
+}
+
+dmls_status dmls_batch_execute_vulkan(const dmls_batch *b, dmls_vulkan_context *ctx, const dmls_vulkan_binding *inputs,
+                                      uint32_t n_inputs, const dmls_vulkan_binding *outputs, uint32_t n_outputs) {
+    const char *who = "batch_execute_vulkan";
+    dmls_clear_error();
+    RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
+    /* Checked before the lock and the submit: a binding error submits nothing. */
+    RETURN_IF_ERROR(check(who, b, inputs, n_inputs, outputs, n_outputs));
+    const vk_batch_call c = {b, inputs, outputs};
+    return dmls_vk_submit(ctx, who, record_checked, &c);
+}

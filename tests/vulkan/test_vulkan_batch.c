@@ -1,0 +1,284 @@
+/* Batches on the Vulkan backend (dmlslice/batch_vulkan.h) against the items
+ * run one by one with the reference executor, byte for byte, on the first
+ * Vulkan device (DMLS_TEST_VULKAN_DEVICE picks another), with the Khronos
+ * validation layer on when installed: any validation message fails.
+ *   - R-B-ITEM: random batches (tests/batch_case.h: mixed ranks, element
+ *     sizes, directions, SLICE_GRAD, empty items; shared slots or one per
+ *     item), the slots placed at random offsets in a few buffers, inputs
+ *     and outputs sometimes in one buffer; run through
+ *     dmls_batch_execute_vulkan and through dmls_batch_record_vulkan into
+ *     the test's own command buffer, every byte of the output buffers
+ *     compared (the poison around the outputs included);
+ *   - outputs that meet inside a 32-bit word: a split of 1-byte elements
+ *     into odd sizes, packed into one slot and bound as adjacent slots of
+ *     one buffer, and crops of 3-byte windows stacked. lavapipe runs one
+ *     dispatch at a time, so a missing barrier between two items that
+ *     share a word cannot show in their bytes there: in a build with volk
+ *     the test counts the barriers the library records (through volk's
+ *     function pointer) and checks them against the rule, one between
+ *     each two such items and none between items owning whole words;
+ *   - R-B-OVERLAP, R-OP-NULL, R-X-BOUNDS and the slot counts on VkBuffer
+ *     bindings, nothing written on an error; the same offsets in two
+ *     buffers are no overlap; crops with starts bound at execute are
+ *     refused (DMLS_ERROR_UNSUPPORTED).
+ * Without a Vulkan device the program exits 77 (CTest: skipped). */
+#if defined(__linux__)
+#define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE: vk_harness.h */
+#endif
+#include "batch_case.h"
+#include "dmlslice/batch_vulkan.h"
+#include "test.h"
+#include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
+#include "vk_harness.h"
+
+static vk_harness H;
+static dmls_vulkan_context *ctx;
+#define ARENA (16u << 20)
+static vk_buf arena[3];
+
+/* The barriers the library recorded in the last run_recorded (-1: not
+ * counted, in a build that links the loader). */
+static int last_barriers = -1;
+#ifdef DMLS_VULKAN_VOLK
+static PFN_vkCmdPipelineBarrier real_barrier;
+static int barriers;
+static void VKAPI_CALL counting_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkPipelineStageFlags dst,
+                                        VkDependencyFlags flags, uint32_t nm, const VkMemoryBarrier *m, uint32_t nb,
+                                        const VkBufferMemoryBarrier *b, uint32_t ni, const VkImageMemoryBarrier *i) {
+    barriers++;
+    real_barrier(cmd, src, dst, flags, nm, m, nb, b, ni, i);
+}
+#endif
+
+/* Records the batch into the test's command buffer, submits and waits. */
+static dmls_status run_recorded(const dmls_batch *b, const dmls_vulkan_binding *in, uint32_t n_in,
+                                const dmls_vulkan_binding *out, uint32_t n_out) {
+    VKT(vkResetCommandBuffer(H.cmd, 0));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT(vkBeginCommandBuffer(H.cmd, &bi));
+#ifdef DMLS_VULKAN_VOLK
+    real_barrier = vkCmdPipelineBarrier, barriers = 0;
+    vkCmdPipelineBarrier = counting_barrier;
+#endif
+    dmls_status s = dmls_batch_record_vulkan(b, ctx, H.cmd, in, n_in, out, n_out);
+#ifdef DMLS_VULKAN_VOLK
+    vkCmdPipelineBarrier = real_barrier;
+    last_barriers = barriers;
+#endif
+    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(H.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
+                         0, NULL);
+    VKT(vkEndCommandBuffer(H.cmd));
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &H.cmd};
+    VKT(vkQueueSubmit(H.queue, 1, &si, H.fence));
+    VKT(vkWaitForFences(H.device, 1, &H.fence, VK_TRUE, UINT64_MAX));
+    VKT(vkResetFences(H.device, 1, &H.fence));
+    return s;
+}
+
+static dmls_status run(const dmls_batch *b, const dmls_vulkan_binding *in, uint32_t n_in,
+                       const dmls_vulkan_binding *out, uint32_t n_out, bool recorded) {
+    return recorded ? run_recorded(b, in, n_in, out, n_out) : dmls_batch_execute_vulkan(b, ctx, in, n_in, out, n_out);
+}
+
+/* Places n regions of the given sizes (each + 16 bytes of poison) one
+ * after another from a random 4-byte-aligned start in buffer a, at offsets
+ * that are multiples of `align`; returns false when they do not fit. */
+static bool place(int a, const uint64_t *bytes, uint32_t n, uint64_t from, uint64_t align, dmls_vulkan_binding *out) {
+    uint64_t at = from;
+    for (uint32_t s = 0; s < n; s++) {
+        at = (at + align - 1) / align * align;
+        if (at + bytes[s] + 16 > ARENA) return false;
+        out[s] = (dmls_vulkan_binding){arena[a].buffer, at, bytes[s]};
+        at += bytes[s] + 16;
+    }
+    return true;
+}
+
+/* R-B-ITEM: one random batch on the device against the oracle. */
+static void random_batch(int round) {
+    batch_case c;
+    const size_t n = round == 0 ? 3000 : (size_t)test_range(0, 200);
+    batch_case_make(&c, n, (size_t)test_range(1, 10), round % 7 == 3 && n <= 40);
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
+    if (b == NULL) {
+        batch_case_free(&c);
+        return;
+    }
+    batch_buffers bb;
+    batch_buffers_make(&bb, &c);
+    unsigned char **ref = batch_case_oracle(&c, &bb);
+    /* Inputs in arena 0; outputs in arena 1, or after the inputs in arena 0. */
+    const bool shared = round % 3 == 1;
+    const uint64_t align = round % 2 ? 4 : 16;
+    dmls_vulkan_binding *in = calloc(c.in_slots + 1, sizeof *in), *out = calloc(c.out_slots + 1, sizeof *out);
+    bool fits = place(0, c.in_bytes, c.in_slots, 4 * (uint64_t)test_range(0, 64), align, in);
+    const uint64_t after = c.in_slots ? in[c.in_slots - 1].offset + in[c.in_slots - 1].bytes + 16 : 0;
+    fits = fits && place(shared ? 0 : 1, c.out_bytes, c.out_slots, shared ? after : 4 * (uint64_t)test_range(0, 64),
+                         align, out);
+    if (fits) {
+        for (uint32_t s = 0; s < c.in_slots; s++) memcpy(arena[0].map + in[s].offset, bb.in[s], c.in_bytes[s] + 16);
+        for (uint32_t s = 0; s < c.out_slots; s++)
+            memset(arena[shared ? 0 : 1].map + out[s].offset, 0xA5, c.out_bytes[s] + 16);
+        const bool recorded = round % 2 == 1;
+        CHECK_STATUS(run(b, in, c.in_slots, out, c.out_slots, recorded), DMLS_OK);
+        for (uint32_t s = 0; s < c.out_slots; s++)
+            memcpy(bb.out[s], arena[shared ? 0 : 1].map + out[s].offset, c.out_bytes[s] + 16);
+        batch_case_same(&c, bb.out, ref, recorded ? "R-B-ITEM Vulkan batch, recorded" : "R-B-ITEM Vulkan batch");
+    }
+    free(in), free(out);
+    batch_oracle_free(&c, ref);
+    batch_buffers_free(&bb);
+    dmls_batch_destroy(b);
+    batch_case_free(&c);
+}
+
+/* Runs b on the device with the input at offset 0 of arena 0 and the
+ * outputs where `out` says (in arena 1), against dmls_batch_execute on the
+ * host with the same layout of the output buffer. */
+static void against_cpu(const char *label, const dmls_batch *b, const unsigned char *input, uint64_t in_bytes,
+                        const dmls_vulkan_binding *out, uint32_t n_out, uint64_t span, bool recorded) {
+    memcpy(arena[0].map, input, in_bytes);
+    memset(arena[1].map, 0x5A, span + 16);
+    unsigned char *want = malloc(span + 16);
+    memset(want, 0x5A, span + 16);
+    const dmls_batch_input hin = {input, in_bytes};
+    dmls_batch_output *hout = calloc(n_out, sizeof *hout);
+    for (uint32_t s = 0; s < n_out; s++) hout[s] = (dmls_batch_output){want + out[s].offset, out[s].bytes};
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &hin, 1, hout, n_out), DMLS_OK);
+    const dmls_vulkan_binding vin = {arena[0].buffer, 0, in_bytes};
+    CHECK_STATUS(run(b, &vin, 1, out, n_out, recorded), DMLS_OK);
+    CHECK(memcmp(arena[1].map, want, span + 16) == 0, "%s: the device's bytes differ from the CPU's", label);
+    free(want), free(hout);
+}
+
+/* Outputs that start and end inside 32-bit words, next to each other. */
+static void shared_words(void) {
+    enum { ROWS = 5, COLS = 37 };
+    unsigned char x[ROWS * COLS];
+    test_fill_random(x, sizeof x);
+    int64_t shape[2] = {ROWS, COLS};
+    const dmls_tensor t = {DMLS_UINT8, 2, shape, NULL, 0};
+    const int64_t sizes[7] = {3, 5, 1, 7, 2, 9, 10};
+    for (int one = 0; one < 2; one++) {
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create_split(&t, 1, sizes, 7, one, &b), DMLS_OK);
+        if (b == NULL) continue;
+        dmls_vulkan_binding out[7];
+        uint64_t at = 1; /* an odd start: no output begins on a word */
+        const uint32_t n_out = dmls_batch_output_slots(b);
+        for (uint32_t s = 0; s < n_out; s++) {
+            const uint64_t bytes = dmls_batch_output_bytes(b, s);
+            out[s] = (dmls_vulkan_binding){arena[1].buffer, at, bytes};
+            at += bytes;
+        }
+        for (int recorded = 0; recorded < 2; recorded++)
+            against_cpu(one ? "split of u8 into odd sizes, one slot" : "split of u8 into odd sizes, adjacent slots", b,
+                        x, sizeof x, out, n_out, at, recorded);
+        /* Outputs [1,16) [16,41) [41,46) [46,81) [81,91) [91,136) [136,186): none owns its words. */
+        CHECK(last_barriers < 0 || last_barriers == 6, "split of u8: %d barriers, want 6", last_barriers);
+        dmls_batch_destroy(b);
+    }
+    /* 200 crops of 1x3 bytes stacked: 600 bytes, most crops across a word boundary. */
+    int64_t starts[400];
+    for (int i = 0; i < 200; i++) starts[2 * i] = test_range(0, ROWS - 1), starts[2 * i + 1] = test_range(0, COLS - 3);
+    const int64_t size[2] = {1, 3};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, 200, starts, DMLS_STARTS_INT64, &b), DMLS_OK);
+    if (b != NULL) {
+        const dmls_vulkan_binding out = {arena[1].buffer, 2, dmls_batch_output_bytes(b, 0)};
+        against_cpu("crops of 1x3 u8, stacked", b, x, sizeof x, &out, 1, 2 + out.bytes, false);
+        against_cpu("crops of 1x3 u8, stacked, recorded", b, x, sizeof x, &out, 1, 2 + out.bytes, true);
+        CHECK(last_barriers < 0 || last_barriers == 199, "crops of u8: %d barriers, want 199", last_barriers);
+    }
+    dmls_batch_destroy(b);
+    /* Four float32 outputs at word-aligned offsets and ends: no barrier. */
+    const int64_t quarters[4] = {9, 9, 9, 10};
+    float f[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++) f[i] = (float)i;
+    const dmls_tensor t32 = {DMLS_FLOAT32, 2, shape, NULL, 0};
+    CHECK_STATUS(dmls_batch_create_split(&t32, 1, quarters, 4, 1, &b), DMLS_OK);
+    if (b != NULL) {
+        const dmls_vulkan_binding out = {arena[1].buffer, 4, dmls_batch_output_bytes(b, 0)};
+        against_cpu("split of f32, one slot, recorded", b, (const unsigned char *)f, sizeof f, &out, 1,
+                    4 + out.bytes, true);
+        CHECK(last_barriers < 0 || last_barriers == 0, "split of f32: %d barriers, want 0", last_barriers);
+        if (last_barriers < 0) printf("barriers not counted: a build that links the Vulkan loader\n");
+    }
+    dmls_batch_destroy(b);
+}
+
+/* Binding errors: each names its rule and writes nothing. */
+static void binding_errors(void) {
+    int64_t shape[1] = {64};
+    const dmls_tensor t = {DMLS_FLOAT32, 1, shape, NULL, 0};
+    const int64_t sizes[2] = {32, 32};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(&t, 0, sizes, 2, 0, &b), DMLS_OK);
+    if (b == NULL) return;
+    memset(arena[1].map, 0x77, 1024);
+    const dmls_vulkan_binding in = {arena[0].buffer, 0, 256};
+    dmls_vulkan_binding out[2] = {{arena[1].buffer, 0, 128}, {arena[1].buffer, 128, 128}};
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, &in, 1, out, 1), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-B-ITEM", "1 outputs bound", "2 output slots");
+    out[1].offset = 64; /* the second output over the first one's last 64 bytes */
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, &in, 1, out, 2), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-B-OVERLAP", "offset 0x40", "item 0", "item 1");
+    out[1].buffer = arena[2].buffer; /* the same offsets in another buffer share nothing */
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, &in, 1, out, 2), DMLS_OK);
+    memset(arena[1].map, 0x77, 1024);
+    const dmls_vulkan_binding in_over = {arena[1].buffer, 100, 256}; /* the input over output 0 */
+    out[1] = (dmls_vulkan_binding){arena[1].buffer, 512, 128};
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, &in_over, 1, out, 2), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-B-OVERLAP", "input slot 0");
+    out[0].buffer = VK_NULL_HANDLE;
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, &in, 1, out, 2), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-OP-NULL", "VK_NULL_HANDLE", "output slot 0");
+    out[0] = (dmls_vulkan_binding){arena[1].buffer, 0, 127};
+    CHECK_STATUS(run_recorded(b, &in, 1, out, 2), DMLS_ERROR_BUFFER_TOO_SMALL);
+    CHECK_MESSAGE("R-X-BOUNDS", "127 bytes", "needs 128");
+    out[0].bytes = 128, out[0].offset = UINT64_MAX - 64;
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, &in, 1, out, 2), DMLS_ERROR_OUT_OF_BOUNDS);
+    CHECK_MESSAGE("R-X-BOUNDS", "64-bit offsets");
+    bool untouched = true;
+    for (int i = 0; i < 1024; i++) untouched &= arena[1].map[i] == 0x77;
+    CHECK(untouched, "a refused batch wrote into its outputs");
+    CHECK_STATUS(dmls_batch_execute_vulkan(NULL, ctx, &in, 1, out, 2), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, NULL, &in, 1, out, 2), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_batch_record_vulkan(b, ctx, VK_NULL_HANDLE, &in, 1, out, 2), DMLS_ERROR_INVALID_ARGUMENT);
+    dmls_batch_destroy(b);
+    /* Crops with starts bound at execute: refused, saying what to do instead. */
+    const int64_t size[1] = {4};
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, 3, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+    if (b == NULL) return;
+    const dmls_vulkan_binding cin[2] = {{arena[0].buffer, 0, 256}, {arena[0].buffer, 256, 12}};
+    const dmls_vulkan_binding cout = {arena[1].buffer, 0, 48};
+    CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, cin, 2, &cout, 1), DMLS_ERROR_UNSUPPORTED);
+    CHECK(strstr(dmls_last_error(), "host starts") != NULL, "bound starts: %s", dmls_last_error());
+    dmls_batch_destroy(b);
+}
+
+int main(void) {
+    batch_seed(20261125);
+    const int device = getenv("DMLS_TEST_VULKAN_DEVICE") ? atoi(getenv("DMLS_TEST_VULKAN_DEVICE")) : 0;
+    if (vk_harness_open(&H, device) != 0) {
+        printf("no Vulkan device %d: skipped\n", device);
+        TEST_MAIN_END_SKIP();
+    }
+    printf("device: %s; validation layer %s\n", H.name, H.validation ? "on" : "not installed");
+    CHECK_STATUS(dmls_vulkan_context_create_from(H.instance, H.physical, H.device, H.family, 0, &ctx), DMLS_OK);
+    if (ctx == NULL) TEST_MAIN_END();
+    for (int a = 0; a < 3; a++) arena[a] = vk_buf_make(H.physical, H.device, ARENA);
+    binding_errors();
+    shared_words();
+    const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
+    for (int r = 0; r < rounds; r++) random_batch(r);
+    for (int a = 0; a < 3; a++) vk_buf_free(H.device, &arena[a]);
+    dmls_vulkan_context_destroy(ctx);
+    vk_harness_close(&H);
+    CHECK(vk_messages == 0, "%lu validation messages", vk_messages);
+    TEST_MAIN_END();
+}
