@@ -14,7 +14,9 @@
  * Every batch output is checked against the CPU executor first (a wrong
  * one fails the run). Build: a CUDA-enabled CMake build makes it (target
  * batch_probe, bench/probes/CMakeLists.txt).
- * Run: build/bench/probes/batch_probe [--reps N] [--forms 0,1] */
+ * Run: build/bench/probes/batch_probe [--reps N] [--forms 0,1] [--cases crops,kv,split]
+ * (--cases: the rows to run, all by default; one row alone under a
+ * profiler keeps its launches few). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,14 +304,16 @@ static void bench_cuda_split(void) {
 }
 
 int main(int argc, char **argv) {
-    const char *forms = "0,1";
+    const char *forms = "0,1", *cases = "crops,kv,split";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--forms") && i + 1 < argc)
             forms = argv[++i];
+        else if (!strcmp(argv[i], "--cases") && i + 1 < argc)
+            cases = argv[++i];
         else {
-            fprintf(stderr, "usage: batch_probe [--reps N] [--forms 0,1]\n");
+            fprintf(stderr, "usage: batch_probe [--reps N] [--forms 0,1] [--cases crops,kv,split]\n");
             return 2;
         }
     }
@@ -318,9 +322,9 @@ int main(int argc, char **argv) {
     for (const char *f = forms; *f; f++) {
         if (*f < '0' || *f > '9') continue;
         printf("batch kernel form %d\n", dmls_cuda_batch_variant(*f - '0'));
-        bench_cuda_crops();
-        bench_cuda_kv();
-        bench_cuda_split();
+        if (strstr(cases, "crops")) bench_cuda_crops();
+        if (strstr(cases, "kv")) bench_cuda_kv();
+        if (strstr(cases, "split")) bench_cuda_split();
     }
     return 0;
 }
