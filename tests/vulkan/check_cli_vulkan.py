@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """dmlslice slice and grad with --device vulkan give the CPU's bytes, for
-element sizes 1, 2, 4 and 8, reversed, strided and empty windows; info
+element sizes 1, 2, 4 and 8, reversed, strided and empty windows; so do
+split and crops (one batch on the device); info
 --devices lists the Vulkan device; a device that does not exist is a clean
 DMLS_ERROR_NO_DEVICE with no output file left; a malformed vulkan:N is a
 usage error; with EXAMPLES_DIR (builds with `dmlslice dispatch`), DirectML's
@@ -64,6 +65,25 @@ with tempfile.TemporaryDirectory() as d:
             outs[dev] = open(out, "rb").read()
         if len(set(outs.values())) != 1:
             failures.append("grad %s: the devices' outputs differ" % descr)
+    # split and crops: one batch on the device, the CPU's bytes; 1-byte
+    # parts of odd lengths meet inside words of the device's buffer.
+    for descr, size in (("|u1", 1), ("<f2", 2), ("<f8", 8)):
+        x = os.path.join(d, "x%d.npy" % size)
+        starts = os.path.join(d, "starts.npy")
+        npy(starts, "<i4", (4, 3), struct.pack("<12i", 0, 0, 0, 2, 4, 4, 1, 1, 3, 2, 0, 1))
+        jobs = (("split", ["--axis", "2", "--sizes", "3,1,3"], 3), ("split", ["--axis", "0", "--num-outputs", "2"], 2),
+                ("crops", ["--starts", starts, "--size", "1,1,3"], 1))
+        for command, args, parts in jobs:
+            outs = {}
+            for dev in ("cpu", "vulkan"):
+                files = [os.path.join(d, "%s_%s_%d.npy" % (command, dev, k)) for k in range(parts)]
+                r = run(command, x, *args, *sum((["-o", f] for f in files), []), "-f", "--device", dev)
+                if r.returncode != 0:
+                    failures.append("%s %s %s --device %s: %s" % (command, descr, args, dev, r.stderr.strip()))
+                    continue
+                outs[dev] = b"".join(open(f, "rb").read() for f in files)
+            if len(set(outs.values())) != 1:
+                failures.append("%s %s %s: the devices' outputs differ" % (command, descr, args))
     x = os.path.join(d, "x1.npy")
     out = os.path.join(d, "none.npy")
     r = run("slice", x, "-o", out, "--index", "[1:]", "--device", "vulkan:99")

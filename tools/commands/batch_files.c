@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "cuda_io.h"
+#include "vulkan_io.h"
 #include "files.h"
 #include "platform.h"
 
@@ -76,13 +77,6 @@ bool batch_outputs_check(const common_options *c, const char *other) {
     return ok;
 }
 
-bool batch_device_usable(const common_options *c) {
-    if (c->device.kind != DEVICE_VULKAN) return true;
-    fprintf(stderr, "%s: --device vulkan: batches run on the CPU and CUDA only (the library has no Vulkan batch)\n",
-            args_prog);
-    return false;
-}
-
 /* The batch on the CPU: one pass of a pool of threads (threads == 1: the
  * calling thread alone). The input is bound as it is: R-X-ALIGN binds the
  * DirectML path only, and split's and crops' operators are native. */
@@ -110,10 +104,11 @@ int batch_files_run(dmls_batch *batch, const common_options *c, int64_t threads,
     }
     /* --device cuda without a usable device runs on the CPU, saying so (cuda_io.h). */
     const bool cuda = c->device.kind == DEVICE_CUDA && cuda_io_use(true);
+    const uint64_t need = dmls_batch_input_bytes(batch, 0), sent = need <= in->readable ? need : in->readable;
     if (s == DMLS_OK && cuda) {
-        const uint64_t need = dmls_batch_input_bytes(batch, 0);
-        s = cuda_io_run_batch(batch, in->data, need <= in->readable ? need : in->readable, hosts, bytes,
-                              (uint32_t)n, device_err);
+        s = cuda_io_run_batch(batch, in->data, sent, hosts, bytes, (uint32_t)n, device_err);
+    } else if (s == DMLS_OK && c->device.kind == DEVICE_VULKAN) {
+        s = vulkan_io_run_batch(batch, c->device.index, in->data, sent, hosts, bytes, (uint32_t)n, device_err);
     } else if (s == DMLS_OK) {
         s = run_cpu(batch, (int)threads, in, slots, (uint32_t)n);
     }

@@ -26,9 +26,6 @@ void batch_input_tensor(const npy_input *in, int64_t *shape, int64_t *strides, d
  * stderr. */
 bool batch_outputs_check(const common_options *c, const char *other);
 
-/* False, after saying why on stderr, for a device batches do not run on
- * (Vulkan: the library's batch API has no Vulkan path). */
-bool batch_device_usable(const common_options *c);
 
 /* Runs batch (1 input slot, n output slots, slot k written into outs[k],
  * which are created) on the device c names, threads threads on the CPU (0:

@@ -18,7 +18,7 @@ static const option_def crops_options[] = {
     {"--output", "-o", "OUT", "the output .npy file, shape (N, *size) ('-' for standard\noutput)"},
     {"--starts", NULL, "STARTS", "an (N, rank) int32 or int64 .npy file: row i holds crop i's\nfirst index on each axis"},
     {"--size", NULL, "L", "the window's size on each axis of the input"},
-    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, crop there in one\nlaunch, copy back"},
+    {"--device", NULL, "D", "cpu (default), cuda, vulkan or vulkan:N: copy to the device,\ncrop there in one launch (one command buffer), copy back"},
     {"--threads", NULL, "N", "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU)"},
     {"--force", "-f", NULL, "replace an existing output file"},
     {"--quiet", "-q", NULL, "accepted like slice's; nothing is reported on success"},
@@ -162,7 +162,6 @@ static int crops_usage(const crops_args *a, const common_options *c) {
         fprintf(stderr, "%s: the input and the starts cannot both be standard input\n", args_prog);
         return 2;
     }
-    if (!batch_device_usable(c)) return 2;
     return batch_outputs_check(c, a->starts_path) ? -1 : 1;
 }
 

@@ -19,7 +19,7 @@ static const option_def split_options[] = {
     {"--sizes", NULL, "L", "the parts' lengths along the axis, each >= 0, summing to\nits length"},
     {"--num-outputs", NULL, "N",
      "N parts by ONNX Split-18's rule: ceil(d/N) each, the last\nwhat remains (9 into 4: 3,3,3,0; 5 into 4 is an error)"},
-    {"--device", NULL, "D", "cpu (default) or cuda: copy to GPU 0, split there in one\nlaunch, copy back"},
+    {"--device", NULL, "D", "cpu (default), cuda, vulkan or vulkan:N: copy to the device,\nsplit there in one launch (one command buffer), copy back"},
     {"--threads", NULL, "N", "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU)"},
     {"--force", "-f", NULL, "replace existing output files"},
     {"--quiet", "-q", NULL, "accepted like slice's; nothing is reported on success"},
@@ -136,7 +136,6 @@ int cmd_split(int argc, char **argv) {
         fprintf(stderr, "%s: takes either --sizes or --num-outputs\n", args_prog);
         status = 2;
     }
-    if (status < 0 && !batch_device_usable(c)) status = 2;
     /* Refuse outputs that cannot or must not be written before reading a byte of the input. */
     if (status < 0 && !batch_outputs_check(c, NULL)) status = 1;
     npy_input in;

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #ifdef DMLS_HAVE_VULKAN
+#include <stdlib.h>
+
+#include "dmlslice/batch_vulkan.h"
 #include "dmlslice/dmlslice_vulkan.h"
 
 bool vulkan_io_built(void) { return true; }
@@ -50,31 +53,82 @@ static void free_buffer(VkDevice dev, host_buffer *b) {
     if (b->memory != VK_NULL_HANDLE) vkFreeMemory(dev, b->memory, NULL);
 }
 
+/* A context on device and host-visible buffers of in_bytes and out_bytes,
+ * the input copied in and the output buffer filled from out (its padding
+ * keeps out's bytes). DMLS_OK, or the status with a message. */
+typedef struct vk_run {
+    dmls_vulkan_context *ctx;
+    VkDevice dev;
+    host_buffer in, out;
+} vk_run;
+
+static dmls_status run_open(vk_run *r, int device, const void *in, uint64_t in_bytes, uint64_t out_bytes, char *err) {
+    memset(r, 0, sizeof *r);
+    dmls_status s = dmls_vulkan_context_create(device, 0, &r->ctx);
+    if (s != DMLS_OK) return s;
+    VkPhysicalDevice phys;
+    dmls_vulkan_context_handles(r->ctx, NULL, &phys, &r->dev, NULL, NULL);
+    VkResult e = make_buffer(phys, r->dev, in_bytes, &r->in);
+    if (e == VK_SUCCESS) e = make_buffer(phys, r->dev, out_bytes, &r->out);
+    if (e != VK_SUCCESS) {
+        snprintf(err, 256, "Vulkan: no host-visible buffer of %llu bytes (VkResult %d)",
+                 (unsigned long long)(in_bytes > out_bytes ? in_bytes : out_bytes), (int)e);
+        return DMLS_ERROR_DEVICE;
+    }
+    if (in_bytes) memcpy(r->in.map, in, (size_t)in_bytes);
+    return DMLS_OK;
+}
+
+static void run_close(vk_run *r) {
+    if (r->ctx == NULL) return;
+    free_buffer(r->dev, &r->in);
+    free_buffer(r->dev, &r->out);
+    dmls_vulkan_context_destroy(r->ctx);
+}
+
 dmls_status vulkan_io_run(const dmls_operator *op, int device, const void *in, uint64_t in_bytes, void *out,
                           uint64_t out_bytes, char *err) {
     err[0] = '\0';
-    dmls_vulkan_context *ctx = NULL;
-    dmls_status s = dmls_vulkan_context_create(device, 0, &ctx);
-    if (s != DMLS_OK) return s;
-    VkPhysicalDevice phys;
-    VkDevice dev;
-    dmls_vulkan_context_handles(ctx, NULL, &phys, &dev, NULL, NULL);
-    host_buffer bin = {0}, bout = {0};
-    VkResult r = make_buffer(phys, dev, in_bytes, &bin);
-    if (r == VK_SUCCESS) r = make_buffer(phys, dev, out_bytes, &bout);
-    if (r != VK_SUCCESS) {
-        snprintf(err, 256, "Vulkan: no host-visible buffer of %llu bytes (VkResult %d)",
-                 (unsigned long long)(in_bytes > out_bytes ? in_bytes : out_bytes), (int)r);
-        s = DMLS_ERROR_DEVICE;
-    } else {
-        if (in_bytes) memcpy(bin.map, in, (size_t)in_bytes);
-        if (out_bytes) memcpy(bout.map, out, (size_t)out_bytes); /* padding keeps the file's bytes */
-        s = dmls_vulkan_execute(op, ctx, bin.buffer, 0, in_bytes, bout.buffer, 0, out_bytes);
-        if (s == DMLS_OK && out_bytes) memcpy(out, bout.map, (size_t)out_bytes);
+    vk_run r;
+    dmls_status s = run_open(&r, device, in, in_bytes, out_bytes, err);
+    if (s == DMLS_OK) {
+        if (out_bytes) memcpy(r.out.map, out, (size_t)out_bytes); /* padding keeps the file's bytes */
+        s = dmls_vulkan_execute(op, r.ctx, r.in.buffer, 0, in_bytes, r.out.buffer, 0, out_bytes);
+        if (s == DMLS_OK && out_bytes) memcpy(out, r.out.map, (size_t)out_bytes);
     }
-    free_buffer(dev, &bin);
-    free_buffer(dev, &bout);
-    dmls_vulkan_context_destroy(ctx);
+    run_close(&r);
+    return s;
+}
+
+dmls_status vulkan_io_run_batch(const dmls_batch *batch, int device, const void *in, uint64_t in_bytes,
+                                void *const *outs, const uint64_t *out_bytes, uint32_t n, char *err) {
+    err[0] = '\0';
+    /* Every output in one buffer, each at a multiple of 16 bytes: whole
+     * words apart, so the items run with no barrier between them. */
+    dmls_vulkan_binding *slots = calloc(n ? n : 1, sizeof *slots);
+    if (slots == NULL) {
+        snprintf(err, 256, "no memory for %u output slots", n);
+        return DMLS_ERROR_OUT_OF_MEMORY;
+    }
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        slots[k].offset = total, slots[k].bytes = out_bytes[k];
+        total += (out_bytes[k] + 15) / 16 * 16;
+    }
+    vk_run r;
+    dmls_status s = run_open(&r, device, in, in_bytes, total, err);
+    if (s == DMLS_OK) {
+        for (uint32_t k = 0; k < n; k++) {
+            slots[k].buffer = r.out.buffer;
+            if (out_bytes[k]) memcpy((unsigned char *)r.out.map + slots[k].offset, outs[k], (size_t)out_bytes[k]);
+        }
+        const dmls_vulkan_binding input = {r.in.buffer, 0, in_bytes};
+        s = dmls_batch_execute_vulkan(batch, r.ctx, &input, 1, slots, n);
+        for (uint32_t k = 0; s == DMLS_OK && k < n; k++)
+            if (out_bytes[k]) memcpy(outs[k], (unsigned char *)r.out.map + slots[k].offset, (size_t)out_bytes[k]);
+    }
+    run_close(&r);
+    free(slots);
     return s;
 }
 
@@ -103,6 +157,13 @@ bool vulkan_io_built(void) { return false; }
 dmls_status vulkan_io_run(const dmls_operator *op, int device, const void *in, uint64_t in_bytes, void *out,
                           uint64_t out_bytes, char *err) {
     (void)op, (void)device, (void)in, (void)in_bytes, (void)out, (void)out_bytes;
+    snprintf(err, 256, "this build has no Vulkan backend (rebuild where libvulkan-dev and glslc are found)");
+    return DMLS_ERROR_NO_DEVICE;
+}
+
+dmls_status vulkan_io_run_batch(const dmls_batch *batch, int device, const void *in, uint64_t in_bytes,
+                                void *const *outs, const uint64_t *out_bytes, uint32_t n, char *err) {
+    (void)batch, (void)device, (void)in, (void)in_bytes, (void)outs, (void)out_bytes, (void)n;
     snprintf(err, 256, "this build has no Vulkan backend (rebuild where libvulkan-dev and glslc are found)");
     return DMLS_ERROR_NO_DEVICE;
 }
