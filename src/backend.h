@@ -19,6 +19,8 @@
 
 #include "dmlslice/dmlslice.h"
 
+struct dmls_batch;
+
 typedef enum dmls_backend_id { DMLS_BACKEND_CPU, DMLS_BACKEND_CUDA, DMLS_BACKEND_VULKAN, DMLS_BACKEND_COUNT } dmls_backend_id;
 
 typedef struct dmls_backend {
@@ -30,6 +32,12 @@ typedef struct dmls_backend {
     dmls_status (*prepare)(const dmls_operator *op, void **prepared);
     /* Frees what prepare made; never given NULL. */
     void (*destroy)(void *prepared);
+    /* At batch create, once the core has packed the batch (batch.h):
+     * derives the backend's fields of it (the CPU: its work prefix), or
+     * NULL where a backend derives nothing then (CUDA uploads its tables at
+     * dmls_batch_prepare_cuda, which needs a device). Returns DMLS_OK or an
+     * error with its message set. */
+    dmls_status (*prepare_batch)(struct dmls_batch *batch);
 } dmls_backend;
 
 /* Every backend, indexed by dmls_backend_id; NULL where one is not built

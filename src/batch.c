@@ -3,12 +3,13 @@
  * is valid when each item is); here the items are packed into one table,
  * the distinct operators listed once, each slot's needs gathered, the
  * output ranges inside each slot checked for overlap (R-B-OVERLAP, the part
- * that does not depend on the bound addresses) and the CPU's work prefix
- * summed. */
+ * that does not depend on the bound addresses), and each backend's batch
+ * data derived (backend.h's prepare_batch: the CPU's work prefix). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "batch.h"
 #include "checked.h"
 #include "error.h"
@@ -140,7 +141,9 @@ static dmls_status fill_batch(dmls_batch *b, const dmls_batch_item *items) {
     }
     if (s == DMLS_OK) s = order_slots(b, keys);
     free(keys);
-    if (s == DMLS_OK) s = dmls_cpu_batch_work(b);
+    for (size_t i = 0; s == DMLS_OK && i < b->n_ops; i++) b->has_grad |= b->ops[i]->zero_fill;
+    for (int k = 0; s == DMLS_OK && k < DMLS_BACKEND_COUNT; k++)
+        if (dmls_backends[k] != NULL && dmls_backends[k]->prepare_batch != NULL) s = dmls_backends[k]->prepare_batch(b);
     return s;
 }
 

@@ -61,7 +61,7 @@ struct dmls_batch {
      * work[i + 1] - work[i] = cost_unit[i] * its elements); work[count] is the total. */
     uint64_t *work;
     dmls_batch_bound_crops crops;
-    bool has_grad;
+    bool has_grad; /* some item is a SLICE_GRAD: zero fills run first */
     dmls_mutex cuda_lock;
     void *cuda; /* cuda/batch_launch.c's device copy, NULL until prepared */
 };
@@ -111,9 +111,9 @@ int64_t dmls_batch_read_start(const void *starts, dmls_starts_type type, size_t 
  * starts (n * rank integers of crops->width bytes) and clamped. */
 uint64_t dmls_batch_crop_offset(const dmls_batch_bound_crops *crops, const void *starts, size_t item);
 
-/* Fills b->work (the CPU's work prefix, by each item's memory traffic) and
- * b->has_grad; defined by the CPU backend (cpu/batch_run.c), which owns
- * the traffic figures. */
+/* Fills b->work (the CPU's work prefix, by each item's memory traffic):
+ * the CPU backend's prepare_batch (backend.h; cpu/batch_run.c, which owns
+ * the traffic figures). */
 dmls_status dmls_cpu_batch_work(dmls_batch *b);
 
 #endif

@@ -1,8 +1,10 @@
 /* The CPU backend's entry in the table of backends (backend.h): its data is
  * the copy plan recast for the CPU kernels, with the kernel chosen once
- * (prepare.c); its execute is dmls_execute_on (run.c). */
+ * (prepare.c); its execute is dmls_execute_on (run.c); a batch's data is
+ * its work prefix (batch_run.c). */
 #include <stdlib.h>
 
+#include "../batch.h" /* dmls_cpu_batch_work */
 #include "../error.h"
 #include "../operator.h"
 #include "features.h"
@@ -17,4 +19,4 @@ static dmls_status cpu_prepare(const dmls_operator *op, void **prepared) {
     return DMLS_OK;
 }
 
-const dmls_backend dmls_cpu_backend = {"cpu", cpu_prepare, free};
+const dmls_backend dmls_cpu_backend = {"cpu", cpu_prepare, free, dmls_cpu_batch_work};

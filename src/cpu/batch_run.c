@@ -30,7 +30,6 @@ dmls_status dmls_cpu_batch_work(dmls_batch *b) {
         over = over || dmls_add_u64(cost, fill, &cost) || dmls_add_u64(b->work[i], cost, &b->work[i + 1]);
         /* Only operators no buffer could hold get here: execute could never bind them. */
         RETURN_IF(over, DMLS_ERROR_OVERFLOW, "R-B-ITEM", "batch item %zu: the batch's bytes overflow 64 bits", i);
-        b->has_grad |= op->zero_fill;
     }
     return DMLS_OK;
 }

@@ -16,4 +16,4 @@ static dmls_status cuda_prepare(const dmls_operator *op, void **prepared) {
     return DMLS_OK;
 }
 
-const dmls_backend dmls_cuda_backend = {"cuda", cuda_prepare, free};
+const dmls_backend dmls_cuda_backend = {"cuda", cuda_prepare, free, NULL};

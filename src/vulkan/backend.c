@@ -5,4 +5,4 @@
 #include "../backend.h"
 #include "launch.h"
 
-const dmls_backend dmls_vulkan_backend = {"vulkan", dmls_vulkan_prepare, dmls_vulkan_destroy};
+const dmls_backend dmls_vulkan_backend = {"vulkan", dmls_vulkan_prepare, dmls_vulkan_destroy, NULL};
