@@ -100,8 +100,13 @@ typedef struct dmls_batch_places {
     const char *null_word;
 } dmls_batch_places;
 
-/* dmls_batch_check_bindings on places (the slot counts checked by the
- * caller, who knows its binding arrays). */
+/* The binding arrays' counts and presence: b not NULL, n_inputs and
+ * n_outputs its slot counts (R-B-ITEM), neither array NULL while it has
+ * slots (R-OP-NULL; has_* say whether each is). */
+dmls_status dmls_batch_check_counts(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
+                                    bool has_outputs, uint32_t n_outputs);
+
+/* dmls_batch_check_bindings on places (after dmls_batch_check_counts). */
 dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *places);
 
 /* Start `at` of a starts array of type (unaligned reads). */

@@ -202,6 +202,18 @@ static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls
     return DMLS_OK;
 }
 
+dmls_status dmls_batch_check_counts(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
+                                    bool has_outputs, uint32_t n_outputs) {
+    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
+    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
+              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
+              " input slots and %" PRIu32 " output slots",
+              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
+    RETURN_IF((!has_inputs && n_inputs > 0) || (!has_outputs && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
+              "R-OP-NULL", "%s: the %s array is NULL", who, !has_inputs && n_inputs > 0 ? "inputs" : "outputs");
+    return DMLS_OK;
+}
+
 dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
     const size_t slots = (size_t)b->in_slots + b->out_slots;
     for (uint32_t s = 0; s < slots; s++) RETURN_IF_ERROR(check_slot(who, b, pl, s));
@@ -227,13 +239,7 @@ dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const 
 dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
                                       uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
     dmls_clear_error();
-    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
-    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
-              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
-              " input slots and %" PRIu32 " output slots",
-              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
-    RETURN_IF((inputs == NULL && n_inputs > 0) || (outputs == NULL && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
-              "R-OP-NULL", "%s: the %s array is NULL", who, inputs == NULL && n_inputs > 0 ? "inputs" : "outputs");
+    RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
     const size_t slots = (size_t)b->in_slots + b->out_slots;
     dmls_batch_place stack_places[STACK_SLOTS];
     dmls_batch_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;

@@ -174,4 +174,28 @@ static inline void batch_oracle_free(const batch_case *c, unsigned char **ref) {
     free(ref);
 }
 
+/* A random case (batch_case_make's arguments), its batch, host buffers and
+ * the oracle's outputs; false, with the case freed, when the batch could
+ * not be made (a failed check). Free with batch_case_teardown. */
+static inline bool batch_case_setup(batch_case *c, size_t n, size_t n_ops, bool per_item, dmls_batch **b,
+                                    batch_buffers *bb, unsigned char ***ref) {
+    batch_case_make(c, n, n_ops, per_item);
+    *b = NULL;
+    CHECK_STATUS(dmls_batch_create(c->items, c->n, c->in_slots, c->out_slots, b), DMLS_OK);
+    if (*b == NULL) {
+        batch_case_free(c);
+        return false;
+    }
+    batch_buffers_make(bb, c);
+    *ref = batch_case_oracle(c, bb);
+    return true;
+}
+
+static inline void batch_case_teardown(batch_case *c, dmls_batch *b, batch_buffers *bb, unsigned char **ref) {
+    batch_oracle_free(c, ref);
+    batch_buffers_free(bb);
+    dmls_batch_destroy(b);
+    batch_case_free(c);
+}
+
 #endif

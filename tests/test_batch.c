@@ -13,16 +13,10 @@ static dmls_context *ctx4; /* 4 threads, every batch cut (threshold 0) */
 /* One random batch through both executors against the oracle. */
 static void differential(size_t n, size_t n_ops, bool per_item, const char *what) {
     batch_case c;
-    batch_case_make(&c, n, n_ops, per_item);
-    dmls_batch *b = NULL;
-    CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
-    if (b == NULL) {
-        batch_case_free(&c);
-        return;
-    }
+    dmls_batch *b;
     batch_buffers bb;
-    batch_buffers_make(&bb, &c);
-    unsigned char **ref = batch_case_oracle(&c, &bb);
+    unsigned char **ref;
+    if (!batch_case_setup(&c, n, n_ops, per_item, &b, &bb, &ref)) return;
     char label[96];
     for (int run = 0; run < 2; run++) {
         batch_buffers_poison(&bb, &c);
@@ -30,10 +24,7 @@ static void differential(size_t n, size_t n_ops, bool per_item, const char *what
         snprintf(label, sizeof label, "R-B-ITEM %s, %zu items, %s", what, n, run ? "4 threads" : "1 thread");
         batch_case_same(&c, bb.out, ref, label);
     }
-    batch_oracle_free(&c, ref);
-    batch_buffers_free(&bb);
-    dmls_batch_destroy(b);
-    batch_case_free(&c);
+    batch_case_teardown(&c, b, &bb, ref);
 }
 
 /* R-B-ITEM: random batches, one by one is the answer. */

@@ -10,7 +10,6 @@
  * first, with no barrier between them, and each other item after a
  * barrier. SLICE_GRAD items' zero fills all come first, then one barrier,
  * then every item's copy. */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,13 +35,7 @@ typedef struct vk_batch_call {
 
 static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_binding *inputs, uint32_t n_inputs,
                          const dmls_vulkan_binding *outputs, uint32_t n_outputs) {
-    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
-    RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
-              "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
-              " input slots and %" PRIu32 " output slots",
-              who, n_inputs, n_outputs, b->in_slots, b->out_slots);
-    RETURN_IF((inputs == NULL && n_inputs > 0) || (outputs == NULL && n_outputs > 0), DMLS_ERROR_INVALID_ARGUMENT,
-              "R-OP-NULL", "%s: the %s array is NULL", who, inputs == NULL && n_inputs > 0 ? "inputs" : "outputs");
+    RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
     RETURN_IF(b->crops.on, DMLS_ERROR_UNSUPPORTED, NULL,
               "%s: these crops read their starts from input slot 1 at execute, which the Vulkan backend does not "
               "do; make the crops with host starts (dmls_batch_create_crops with a starts array)",

@@ -50,20 +50,9 @@ static int family_runs[DMLS_VK_SHADERS]; /* copies run by each shader, limits as
 /* Runs op with the test's own command buffer: record, then submit and wait. */
 static dmls_status run_recorded(const dmls_operator *op, VkBuffer in, uint64_t in_off, uint64_t in_bytes, VkBuffer out,
                                 uint64_t out_off, uint64_t out_bytes) {
-    VKT(vkResetCommandBuffer(H.cmd, 0));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VKT(vkBeginCommandBuffer(H.cmd, &bi));
+    vk_harness_begin(&H);
     dmls_status s = dmls_vulkan_record(op, ctx, H.cmd, in, in_off, in_bytes, out, out_off, out_bytes);
-    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(H.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
-                         0, NULL);
-    VKT(vkEndCommandBuffer(H.cmd));
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &H.cmd};
-    VKT(vkQueueSubmit(H.queue, 1, &si, H.fence));
-    VKT(vkWaitForFences(H.device, 1, &H.fence, VK_TRUE, UINT64_MAX));
-    VKT(vkResetFences(H.device, 1, &H.fence));
+    vk_harness_submit(&H);
     return s;
 }
 

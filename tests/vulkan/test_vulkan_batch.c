@@ -53,9 +53,7 @@ static void VKAPI_CALL counting_barrier(VkCommandBuffer cmd, VkPipelineStageFlag
 /* Records the batch into the test's command buffer, submits and waits. */
 static dmls_status run_recorded(const dmls_batch *b, const dmls_vulkan_binding *in, uint32_t n_in,
                                 const dmls_vulkan_binding *out, uint32_t n_out) {
-    VKT(vkResetCommandBuffer(H.cmd, 0));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VKT(vkBeginCommandBuffer(H.cmd, &bi));
+    vk_harness_begin(&H);
 #ifdef DMLS_VULKAN_VOLK
     real_barrier = vkCmdPipelineBarrier, barriers = 0;
     vkCmdPipelineBarrier = counting_barrier;
@@ -65,16 +63,7 @@ static dmls_status run_recorded(const dmls_batch *b, const dmls_vulkan_binding *
     vkCmdPipelineBarrier = real_barrier;
     last_barriers = barriers;
 #endif
-    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(H.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
-                         0, NULL);
-    VKT(vkEndCommandBuffer(H.cmd));
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &H.cmd};
-    VKT(vkQueueSubmit(H.queue, 1, &si, H.fence));
-    VKT(vkWaitForFences(H.device, 1, &H.fence, VK_TRUE, UINT64_MAX));
-    VKT(vkResetFences(H.device, 1, &H.fence));
+    vk_harness_submit(&H);
     return s;
 }
 
@@ -101,16 +90,10 @@ static bool place(int a, const uint64_t *bytes, uint32_t n, uint64_t from, uint6
 static void random_batch(int round) {
     batch_case c;
     const size_t n = round == 0 ? 3000 : (size_t)test_range(0, 200);
-    batch_case_make(&c, n, (size_t)test_range(1, 10), round % 7 == 3 && n <= 40);
-    dmls_batch *b = NULL;
-    CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
-    if (b == NULL) {
-        batch_case_free(&c);
-        return;
-    }
+    dmls_batch *b;
     batch_buffers bb;
-    batch_buffers_make(&bb, &c);
-    unsigned char **ref = batch_case_oracle(&c, &bb);
+    unsigned char **ref;
+    if (!batch_case_setup(&c, n, (size_t)test_range(1, 10), round % 7 == 3 && n <= 40, &b, &bb, &ref)) return;
     /* Inputs in arena 0; outputs in arena 1, or after the inputs in arena 0. */
     const bool shared = round % 3 == 1;
     const uint64_t align = round % 2 ? 4 : 16;
@@ -130,10 +113,7 @@ static void random_batch(int round) {
         batch_case_same(&c, bb.out, ref, recorded ? "R-B-ITEM Vulkan batch, recorded" : "R-B-ITEM Vulkan batch");
     }
     free(in), free(out);
-    batch_oracle_free(&c, ref);
-    batch_buffers_free(&bb);
-    dmls_batch_destroy(b);
-    batch_case_free(&c);
+    batch_case_teardown(&c, b, &bb, ref);
 }
 
 /* Runs b on the device with the input at offset 0 of arena 0 and the

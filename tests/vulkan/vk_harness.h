@@ -154,6 +154,28 @@ static int vk_harness_open(vk_harness *h, int device_index) {
     return 0;
 }
 
+/* Begins recording into h's command buffer (reset first). */
+static void vk_harness_begin(vk_harness *h) {
+    VKT(vkResetCommandBuffer(h->cmd, 0));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT(vkBeginCommandBuffer(h->cmd, &bi));
+}
+
+/* Ends h's command buffer after a barrier that makes shader writes visible
+ * to the host, submits it and waits: mapped outputs read right after. */
+static void vk_harness_submit(vk_harness *h) {
+    VkMemoryBarrier host = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(h->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL,
+                         0, NULL);
+    VKT(vkEndCommandBuffer(h->cmd));
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &h->cmd};
+    VKT(vkQueueSubmit(h->queue, 1, &si, h->fence));
+    VKT(vkWaitForFences(h->device, 1, &h->fence, VK_TRUE, UINT64_MAX));
+    VKT(vkResetFences(h->device, 1, &h->fence));
+}
+
 static void vk_harness_close(vk_harness *h) {
     vkDestroyFence(h->device, h->fence, NULL);
     vkDestroyCommandPool(h->device, h->pool, NULL);
