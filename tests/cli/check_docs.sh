@@ -5,8 +5,8 @@
 # of every command's --help is in the man page (its SYNOPSIS too) and in
 # docs/cli.md, the man page names no option the tool lacks, each usage line
 # is in docs/cli.md, the man page's examples are --help's, the one-thread
-# threshold is the same everywhere, and no document carries its own copy
-# of the version. The commands are the ones `dmlslice --help` lists, so a
+# threshold is the same everywhere, the feature levels named are the
+# library's, and no document carries its own copy of the version. The commands are the ones `dmlslice --help` lists, so a
 # new command is checked the day it is added: its own --help, its entry in
 # the man page (SYNOPSIS and COMMANDS) and its usage line in docs/cli.md;
 # and neither document describes a command the tool lacks.
@@ -77,6 +77,17 @@ grep -q '512 KiB' "$dir/help_slice.txt" || fail "slice --help does not state the
 grep -q '512 KiB' "$dir/man.txt" || fail "the man page does not state the 512 KiB threshold"
 grep -q '512 KiB' "$md" || fail "docs/cli.md does not state the 512 KiB threshold"
 grep -l '256 KiB' "$dir/help_slice.txt" "$dir/man.txt" "$md" && fail "a document still says 256 KiB"
+
+# The feature levels the man page and docs/cli.md name are the library's
+# (dmls_feature_level_count/_at), as the tool lists them for an unknown one.
+levels=$("$bin" check --dtype float32 --input-sizes 4 --index '[1:]' --feature-level 9_9 2>&1 |
+  sed -n 's/.*is not a DirectML feature level (\([^;]*\);.*/\1/p')
+[ -n "$levels" ] || fail "an unknown --feature-level is not answered with the list of levels"
+first=${levels%%,*} last=${levels##*, }
+man_levels=$(tr '\n' ' ' <"$dir/man.txt" | grep -o -E '1_0, [0-9_, ]+ or [0-9]_[0-9]' | sed 's/ or /, /')
+[ "$man_levels" = "$levels" ] || fail "the man page lists the feature levels '$man_levels', the library '$levels'"
+grep -q -F -- "\`$first\` … \`$last\`" "$md" || fail "docs/cli.md does not give the levels as \`$first\` … \`$last\`"
+grep -q -F -- "the latest, \`$last\`" "$md" || fail "docs/cli.md does not name $last as the default level"
 
 # The version is the tool's (dmls_version()), never a second copy.
 version=$("$bin" --version | sed 's/^dmlslice //')
