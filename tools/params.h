@@ -2,7 +2,8 @@
  * DirectML forms (SLICE, SLICE1) or one of the front ends (NumPy, ONNX,
  * WebNN), and the setup made from them for a tensor: the operator (the
  * library plans it), the result's shape and what running it in pieces
- * needs. (A "setup" is the tool's; a "plan" is the library's copy plan.) */
+ * needs (parsed in params.c, set up in params_setup.c). (A "setup" is the
+ * tool's; a "plan" is the library's copy plan.) */
 #ifndef DMLSLICE_TOOLS_PARAMS_H
 #define DMLSLICE_TOOLS_PARAMS_H
 
