@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dmlslice/batch.h"
+#include "bindings.h"
 #include "operator.h"
 #include "platform/platform.h"
 
@@ -83,21 +84,12 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
 dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
                                       uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs);
 
-/* A slot's binding as the checks see it, for executors whose bindings are
- * not addresses of one space: the memory it lies in (space: a handle; two
- * bindings can share a byte only in one space), its start there, its
- * usable bytes, and whether it is bound at all (not NULL). */
-typedef struct dmls_batch_place {
-    uint64_t space, at, bytes;
-    bool bound;
-} dmls_batch_place;
-
-/* How the checks' messages name a place: starts as offsets (else as
- * addresses), an unbound one by null_word ("NULL"). */
+/* The slots' bindings as the checks see them (bindings.h's places: for
+ * executors whose bindings are not addresses of one space), in_slots
+ * inputs then out_slots outputs, and how the messages name them. */
 typedef struct dmls_batch_places {
-    const dmls_batch_place *slot; /* in_slots inputs, then out_slots outputs */
-    bool offsets;
-    const char *null_word;
+    const dmls_place *slot;
+    const dmls_place_words *words;
 } dmls_batch_places;
 
 /* The binding arrays' counts and presence: b not NULL, n_inputs and

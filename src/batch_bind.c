@@ -82,7 +82,7 @@ static void range_of(const dmls_batch *b, uint32_t s, size_t item, uint64_t *off
 }
 
 /* "0x1000" for an address, "offset 0x1000" for a start inside a buffer. */
-static const char *start_word(const dmls_batch_places *pl) { return pl->offsets ? "offset " : ""; }
+static const char *start_word(const dmls_batch_places *pl) { return pl->words->offsets ? "offset " : ""; }
 
 /* Items of output slot o against those of slot x (another slot), at bases
  * ob and xb: the first shared byte is an error naming both items. */
@@ -167,22 +167,22 @@ static dmls_status slots_apart(const dmls_batch *b, const dmls_batch_places *pl,
  * and its end inside its space. */
 static dmls_status check_slot(const char *who, const dmls_batch *b, const dmls_batch_places *pl, uint32_t s) {
     const dmls_batch_slot *sl = &b->slots[s];
-    const dmls_batch_place *p = &pl->slot[s];
+    const dmls_place *p = &pl->slot[s];
     const bool is_in = s < b->in_slots;
     const char *kind = is_in ? "input" : "output";
     const uint32_t k = is_in ? s : s - b->in_slots;
     RETURN_IF(!p->bound && sl->need_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
               "%s: item %zu: %s slot %" PRIu32 " is %s but the item needs %" PRIu64 " bytes of it", who,
-              sl->need_item, kind, k, pl->null_word, sl->need_bytes);
+              sl->need_item, kind, k, pl->words->null_word, sl->need_bytes);
     RETURN_IF(p->bytes < sl->need_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
               "%s: item %zu: %s slot %" PRIu32 " holds %" PRIu64 " bytes but the item needs %" PRIu64, who,
               sl->need_item, kind, k, p->bytes, sl->need_bytes);
     RETURN_IF(sl->align > 1 && p->at % sl->align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
               "%s: item %zu: %s slot %" PRIu32 " %s %#" PRIx64 " is not a multiple of %" PRIu64, who, sl->align_item,
-              kind, k, pl->offsets ? "offset" : "address", p->at, sl->align);
+              kind, k, pl->words->offsets ? "offset" : "address", p->at, sl->align);
     RETURN_IF(p->at > UINT64_MAX - sl->need_bytes, DMLS_ERROR_OUT_OF_BOUNDS, "R-X-BOUNDS",
               "%s: item %zu: %s slot %" PRIu32 " at %s%#" PRIx64 " runs past the end of the %s", who, sl->need_item,
-              kind, k, start_word(pl), p->at, pl->offsets ? "64-bit offsets" : "address space");
+              kind, k, start_word(pl), p->at, pl->words->offsets ? "64-bit offsets" : "address space");
     return DMLS_OK;
 }
 
@@ -191,7 +191,7 @@ static dmls_status check_slot(const char *who, const dmls_batch *b, const dmls_b
  * span. */
 static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
     const dmls_batch_slot *o = &b->slots[b->in_slots], *st = &b->slots[1];
-    const dmls_batch_place *sp = &pl->slot[1], *op = &pl->slot[b->in_slots];
+    const dmls_place *sp = &pl->slot[1], *op = &pl->slot[b->in_slots];
     if (o->n == 0 || st->need_bytes == 0 || sp->space != op->space) return DMLS_OK;
     const uint64_t s_lo = sp->at, s_hi = s_lo + st->need_bytes;
     const uint64_t o_lo = op->at + o->lo, o_hi = o_lo + (o->hi - o->lo);
@@ -241,16 +241,16 @@ dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, cons
     dmls_clear_error();
     RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
     const size_t slots = (size_t)b->in_slots + b->out_slots;
-    dmls_batch_place stack_places[STACK_SLOTS];
-    dmls_batch_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
+    dmls_place stack_places[STACK_SLOTS];
+    dmls_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
     RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
     /* One address space: every binding is comparable with every other. */
     for (uint32_t s = 0; s < slots; s++) {
         const void *data = s < b->in_slots ? inputs[s].data : outputs[s - b->in_slots].data;
         const uint64_t bytes = s < b->in_slots ? inputs[s].bytes : outputs[s - b->in_slots].bytes;
-        places[s] = (dmls_batch_place){0, (uint64_t)(uintptr_t)data, bytes, data != NULL};
+        places[s] = (dmls_place){0, (uint64_t)(uintptr_t)data, bytes, data != NULL};
     }
-    const dmls_batch_places pl = {places, false, "NULL"};
+    const dmls_batch_places pl = {places, &dmls_pointer_words};
     dmls_status s = dmls_batch_check_places(who, b, &pl);
     if (places != stack_places) free(places);
     return s;

@@ -21,12 +21,6 @@
 /* Slots whose places fit on the stack: more are allocated. */
 #define STACK_SLOTS 128
 
-/* A buffer handle as a number: the space its bytes lie in. */
-static uint64_t space_of(VkBuffer b) {
-    uint64_t h = 0;
-    memcpy(&h, &b, sizeof b < sizeof h ? sizeof b : sizeof h);
-    return h;
-}
 
 typedef struct vk_batch_call {
     const dmls_batch *b;
@@ -41,14 +35,14 @@ static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan
               "do; make the crops with host starts (dmls_batch_create_crops with a starts array)",
               who);
     const size_t slots = (size_t)b->in_slots + b->out_slots;
-    dmls_batch_place stack_places[STACK_SLOTS];
-    dmls_batch_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
+    dmls_place stack_places[STACK_SLOTS];
+    dmls_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
     RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
     for (size_t s = 0; s < slots; s++) {
         const dmls_vulkan_binding *v = s < b->in_slots ? &inputs[s] : &outputs[s - b->in_slots];
-        places[s] = (dmls_batch_place){space_of(v->buffer), v->offset, v->bytes, v->buffer != VK_NULL_HANDLE};
+        places[s] = (dmls_place){dmls_vk_space_of(v->buffer), v->offset, v->bytes, v->buffer != VK_NULL_HANDLE};
     }
-    const dmls_batch_places pl = {places, true, "VK_NULL_HANDLE"};
+    const dmls_batch_places pl = {places, &dmls_vk_words};
     dmls_status st = dmls_batch_check_places(who, b, &pl);
     if (places != stack_places) free(places);
     return st;

@@ -86,6 +86,11 @@ typedef dmls_status (*dmls_vk_recording)(const void *arg, const dmls_vulkan_cont
  * the host after. name prefixes messages. */
 dmls_status dmls_vk_submit(dmls_vulkan_context *ctx, const char *name, dmls_vk_recording record, const void *arg);
 
+/* A VkBuffer as the binding checks' space (bindings.h), and how their
+ * messages name its places: offsets into a "VkBuffer" (execute.c). */
+uint64_t dmls_vk_space_of(VkBuffer b);
+extern const struct dmls_place_words dmls_vk_words;
+
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY" or the number, for messages. */
 const char *dmls_vk_result_name(VkResult r);
 

@@ -3,6 +3,7 @@
  * work that exceeds one binding, and the dispatches. */
 #include <string.h>
 
+#include "../bindings.h"
 #include "../error.h"
 #include "../operator.h"
 #include "context.h"
@@ -12,38 +13,22 @@ static const dmls_vk_prepared *prepared(const dmls_operator *op) {
     return dmls_operator_prepared(op, DMLS_BACKEND_VULKAN);
 }
 
-/* R-OP-NULL, R-X-BOUNDS, R-X-ALIGN and R-X-OVERLAP on a VkBuffer binding:
- * the checks of dmls_check_bindings (bindings.c) with offsets for addresses, and overlap
- * only within one VkBuffer. */
+/* A VkBuffer handle as a number: the space its bytes lie in. */
+uint64_t dmls_vk_space_of(VkBuffer b) {
+    uint64_t h = 0;
+    memcpy(&h, &b, sizeof b < sizeof h ? sizeof b : sizeof h);
+    return h;
+}
+
+const dmls_place_words dmls_vk_words = {true, "VkBuffer", "VK_NULL_HANDLE"};
+
+/* R-OP-NULL, R-X-BOUNDS, R-X-ALIGN and R-X-OVERLAP on a VkBuffer binding
+ * (bindings.c's checks, on offsets; overlap only within one VkBuffer). */
 static dmls_status check_binding(const dmls_operator *op, VkBuffer in, uint64_t in_offset, uint64_t in_bytes,
                                  VkBuffer out, uint64_t out_offset, uint64_t out_bytes) {
-    const char *name = op->problem.name;
-    const dmls_buffer_needs *n = &op->needs;
-    RETURN_IF(in == VK_NULL_HANDLE && n->in_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
-              "%s: input VkBuffer is VK_NULL_HANDLE but the input tensor needs %llu bytes", name,
-              (unsigned long long)n->in_bytes);
-    RETURN_IF(out == VK_NULL_HANDLE && n->out_bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL",
-              "%s: output VkBuffer is VK_NULL_HANDLE but the output tensor needs %llu bytes", name,
-              (unsigned long long)n->out_bytes);
-    RETURN_IF(in_bytes < n->in_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
-              "%s: input buffer holds %llu bytes but the input tensor needs %llu", name, (unsigned long long)in_bytes,
-              (unsigned long long)n->in_bytes);
-    RETURN_IF(out_bytes < n->out_bytes, DMLS_ERROR_BUFFER_TOO_SMALL, "R-X-BOUNDS",
-              "%s: output buffer holds %llu bytes but the output tensor needs %llu", name,
-              (unsigned long long)out_bytes, (unsigned long long)n->out_bytes);
-    RETURN_IF(n->in_align > 1 && in_offset % n->in_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: input offset %llu is not a multiple of %llu (%s)", name, (unsigned long long)in_offset,
-              (unsigned long long)n->in_align, n->in_align_why);
-    RETURN_IF(n->out_align > 1 && out_offset % n->out_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: output offset %llu is not a multiple of %llu (%s)", name, (unsigned long long)out_offset,
-              (unsigned long long)n->out_align, n->out_align_why);
-    const bool overlap = in == out && n->in_bytes > 0 && n->out_bytes > 0 && in_offset < out_offset + n->out_bytes &&
-                         out_offset < in_offset + n->in_bytes;
-    RETURN_IF(overlap, DMLS_ERROR_OVERLAP, "R-X-OVERLAP",
-              "%s: output bytes [%llu, +%llu) overlap input bytes [%llu, +%llu) of the same VkBuffer", name,
-              (unsigned long long)out_offset, (unsigned long long)n->out_bytes, (unsigned long long)in_offset,
-              (unsigned long long)n->in_bytes);
-    return DMLS_OK;
+    const dmls_place i = {dmls_vk_space_of(in), in_offset, in_bytes, in != VK_NULL_HANDLE};
+    const dmls_place o = {dmls_vk_space_of(out), out_offset, out_bytes, out != VK_NULL_HANDLE};
+    return dmls_check_places(op, &i, &o, &dmls_vk_words);
 }
 
 /* One launch's recording: its buffers, the dispatches it has made (a
