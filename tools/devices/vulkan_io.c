@@ -11,47 +11,9 @@
 
 #include "dmlslice/batch_vulkan.h"
 #include "dmlslice/dmlslice_vulkan.h"
+#include "vulkan_buffer.h"
 
 bool vulkan_io_built(void) { return true; }
-
-typedef struct host_buffer {
-    VkBuffer buffer;
-    VkDeviceMemory memory;
-    void *map;
-} host_buffer;
-
-/* A host-visible, coherent storage buffer of at least bytes (rounded up to
- * a whole word, as dmlslice_vulkan.h asks). */
-static VkResult make_buffer(VkPhysicalDevice phys, VkDevice dev, uint64_t bytes, host_buffer *b) {
-    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                             .size = (bytes + 3) / 4 * 4 + 4,
-                             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    VkResult r = vkCreateBuffer(dev, &bi, NULL, &b->buffer);
-    if (r != VK_SUCCESS) return r;
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(dev, b->buffer, &req);
-    VkPhysicalDeviceMemoryProperties mp;
-    vkGetPhysicalDeviceMemoryProperties(phys, &mp);
-    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    uint32_t type = 0;
-    while (type < mp.memoryTypeCount &&
-           (!(req.memoryTypeBits & (1u << type)) || (mp.memoryTypes[type].propertyFlags & want) != want))
-        type++;
-    if (type == mp.memoryTypeCount) return VK_ERROR_FEATURE_NOT_PRESENT;
-    VkMemoryAllocateInfo ai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = type};
-    r = vkAllocateMemory(dev, &ai, NULL, &b->memory);
-    if (r == VK_SUCCESS) r = vkBindBufferMemory(dev, b->buffer, b->memory, 0);
-    if (r == VK_SUCCESS) r = vkMapMemory(dev, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map);
-    return r;
-}
-
-static void free_buffer(VkDevice dev, host_buffer *b) {
-    if (b->map != NULL) vkUnmapMemory(dev, b->memory);
-    if (b->buffer != VK_NULL_HANDLE) vkDestroyBuffer(dev, b->buffer, NULL);
-    if (b->memory != VK_NULL_HANDLE) vkFreeMemory(dev, b->memory, NULL);
-}
 
 /* A context on device and host-visible buffers of in_bytes and out_bytes,
  * the input copied in and the output buffer filled from out (its padding
@@ -59,7 +21,7 @@ static void free_buffer(VkDevice dev, host_buffer *b) {
 typedef struct vk_run {
     dmls_vulkan_context *ctx;
     VkDevice dev;
-    host_buffer in, out;
+    vk_host_buffer in, out;
 } vk_run;
 
 static dmls_status run_open(vk_run *r, int device, const void *in, uint64_t in_bytes, uint64_t out_bytes, char *err) {
@@ -68,8 +30,8 @@ static dmls_status run_open(vk_run *r, int device, const void *in, uint64_t in_b
     if (s != DMLS_OK) return s;
     VkPhysicalDevice phys;
     dmls_vulkan_context_handles(r->ctx, NULL, &phys, &r->dev, NULL, NULL);
-    VkResult e = make_buffer(phys, r->dev, in_bytes, &r->in);
-    if (e == VK_SUCCESS) e = make_buffer(phys, r->dev, out_bytes, &r->out);
+    VkResult e = vk_host_buffer_make(phys, r->dev, in_bytes, &r->in);
+    if (e == VK_SUCCESS) e = vk_host_buffer_make(phys, r->dev, out_bytes, &r->out);
     if (e != VK_SUCCESS) {
         snprintf(err, 256, "Vulkan: no host-visible buffer of %llu bytes (VkResult %d)",
                  (unsigned long long)(in_bytes > out_bytes ? in_bytes : out_bytes), (int)e);
@@ -81,8 +43,8 @@ static dmls_status run_open(vk_run *r, int device, const void *in, uint64_t in_b
 
 static void run_close(vk_run *r) {
     if (r->ctx == NULL) return;
-    free_buffer(r->dev, &r->in);
-    free_buffer(r->dev, &r->out);
+    vk_host_buffer_free(r->dev, &r->in);
+    vk_host_buffer_free(r->dev, &r->out);
     dmls_vulkan_context_destroy(r->ctx);
 }
 
