@@ -26,30 +26,10 @@ _Static_assert(sizeof(bt_slot) == sizeof(dmls_batch_input) &&
 /* Outputs below this many bytes keep the GIL (as library.c's copies). */
 #define GIL_FREE_BYTES 65536
 
-static int64_t gcd64(int64_t a, int64_t b) {
-    if (a < 0) a = -a;
-    if (b < 0) b = -b;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-static dmls_dtype unit_dtype(int64_t unit) {
-    return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
-}
-
 int bt_describe(const array_view *v, const char *what, bt_tensor *t) {
-    int64_t g = v->itemsize;
     int empty = 0;
-    for (int i = 0; i < v->ndim; i++) {
-        if (v->shape[i] > 1) g = gcd64(g, v->strides[i]);
-        empty |= v->shape[i] == 0;
-    }
-    g &= -g; /* the largest power of two dividing them all */
-    t->unit = g > 8 ? 8 : g;
+    for (int i = 0; i < v->ndim; i++) empty |= v->shape[i] == 0;
+    t->unit = layout_copy_unit(v->itemsize, v->ndim, v->shape, v->strides, 0, NULL, NULL);
     t->k = v->itemsize / t->unit;
     int rank = v->ndim + (t->k > 1);
     if (rank > EXT_MAX_RANK) {
@@ -77,7 +57,7 @@ int bt_describe(const array_view *v, const char *what, bt_tensor *t) {
 }
 
 static dmls_tensor native(const bt_tensor *t) {
-    dmls_tensor n = {unit_dtype(t->unit), t->ndim, t->shape, t->strides, t->offset};
+    dmls_tensor n = {(dmls_dtype)layout_unit_dtype(t->unit), t->ndim, t->shape, t->strides, t->offset};
     return n;
 }
 

@@ -329,6 +329,13 @@ typedef struct compiled {
     uint64_t in_bytes, out_bytes;     /* the packed arrays' sizes */
 } compiled;
 int layout_compile(compiled *c, const lowered *p, int64_t itemsize);
+/* The largest of 8, 4, 2, 1 that divides the item size and every stride of
+ * either array (n axes, then m) that moves an address: the element size the
+ * copy runs at. */
+int64_t layout_copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
+                         const int64_t *shape2, const int64_t *strides2);
+/* The unsigned dmls_dtype of a copy unit of 1, 2, 4 or 8 bytes. */
+int layout_unit_dtype(int64_t unit);
 void layout_compiled_free(compiled *c);
 /* True where in is the packed input c's operator was made for; where out
  * (of the lowered slice's result shape) is C-contiguous, as that operator writes. */

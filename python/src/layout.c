@@ -73,15 +73,14 @@ static int is_packed(const side *s, int64_t k) {
     return s->offset == 0;
 }
 
-static dmls_dtype unit_dtype(int64_t unit) {
+int layout_unit_dtype(int64_t unit) {
     return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
 }
 
-/* The largest of 8, 4, 2, 1 that divides the item size and every stride that
- * moves an address: the element size the copy runs at. A byte stride that is
- * no multiple of the item size (a field of a record array, a view through
- * np.lib.stride_tricks) is read exactly this way. */
-static int64_t copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
+/* See ext.h. A byte stride that is no multiple of the item size (a field of
+ * a record array, a view through np.lib.stride_tricks) is read exactly this
+ * way. */
+int64_t layout_copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
                          const int64_t *shape2, const int64_t *strides2) {
     int64_t g = itemsize;
     for (int i = 0; i < n; i++)
@@ -141,8 +140,8 @@ static int create(const lowered *p, int64_t unit, int64_t k, const side *in, con
         istr[n] = ostr[n] = 1;
         n++;
     }
-    dmls_tensor ti = {unit_dtype(unit), n, ishape, istr, in->offset};
-    dmls_tensor to = {unit_dtype(unit), n, oshape, ostr, out->offset};
+    dmls_tensor ti = {(dmls_dtype)layout_unit_dtype(unit), n, ishape, istr, in->offset};
+    dmls_tensor to = {(dmls_dtype)layout_unit_dtype(unit), n, oshape, ostr, out->offset};
     dmls_window w = {off, ws, wst};
     dmls_status st = p->grad ? dmls_create_grad(&ti, &to, &w, op) : dmls_create(&ti, &to, &w, op);
     if (st != DMLS_OK) {
@@ -259,7 +258,7 @@ int layout_is_packed_output(const compiled *c, const array_view *out) {
  * array (axes of one element folded into its offset, contiguous runs
  * merged; dmls_lower_numpy_view), a window over that, the result packed. */
 static int bind_view(const lowered *p, const array_view *in, const array_view *out, bound_copy *b) {
-    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, 0, NULL, NULL);
+    int64_t unit = layout_copy_unit(in->itemsize, in->ndim, in->shape, in->strides, 0, NULL, NULL);
     int64_t k = in->itemsize / unit;
     int64_t t[EXT_ARRAY_MAX_RANK];
     uint64_t in_bytes;
@@ -291,7 +290,7 @@ int layout_bind(const lowered *p, const compiled *c, const array_view *in, const
     if (p->expr) return bind_view(p, in, out, b);
     int64_t ob[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0};
     out_strides(p, out, ob, oshape);
-    int64_t unit = copy_unit(in->itemsize, in->ndim, in->shape, in->strides, p->ndim, oshape, ob);
+    int64_t unit = layout_copy_unit(in->itemsize, in->ndim, in->shape, in->strides, p->ndim, oshape, ob);
     int64_t k = in->itemsize / unit;
     int ei = 0, eo = 0;
     for (int i = 0; i < p->ndim; i++) {
