@@ -34,16 +34,8 @@
 #include "support/dtype.h"
 #include "support/layout.h"
 #include "test.h"
+#include "cuda_check.h"
 #include "emulator.h"
-
-#define CU(call)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
 
 static bool have_gpu;
 

@@ -20,16 +20,8 @@
 #include "batch.h"
 #include "batch_case.h"
 #include "cuda/batch_launch.h"
+#include "cuda_check.h"
 #include "emulator.h"
-
-#define CU(call)                                                                                                       \
-    do {                                                                                                               \
-        cudaError_t e_ = (call);                                                                                       \
-        if (e_ != cudaSuccess) {                                                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                     \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* One index of launch L from item bases src/dst (emulator.h's checks). */
 static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst, uint64_t db,
