@@ -8,7 +8,9 @@
  *     and outputs sometimes in one buffer; run through
  *     dmls_batch_execute_vulkan and through dmls_batch_record_vulkan into
  *     the test's own command buffer, every byte of the output buffers
- *     compared (the poison around the outputs included);
+ *     compared (the poison around the outputs included); every fourth
+ *     with the context's limits lowered, so that items split into several
+ *     dispatches inside the batch;
  *   - outputs that meet inside a 32-bit word: a split of 1-byte elements
  *     into odd sizes, packed into one slot and bound as adjacent slots of
  *     one buffer, and crops of 3-byte windows stacked. lavapipe runs one
@@ -107,7 +109,18 @@ static void random_batch(int round) {
         for (uint32_t s = 0; s < c.out_slots; s++)
             memset(arena[shared ? 0 : 1].map + out[s].offset, 0xA5, c.out_bytes[s] + 16);
         const bool recorded = round % 2 == 1;
+        /* Every fourth batch with the binding range, workgroup count and
+         * items per dispatch lowered: items split into several dispatches
+         * (with barriers between their own pieces) inside the batch. */
+        const uint64_t saved_range = ctx->max_range, saved_items = ctx->max_items;
+        const uint32_t saved_groups = ctx->max_groups;
+        if (round % 4 == 2) {
+            ctx->max_range = 64 << test_range(0, 3);
+            ctx->max_groups = (uint32_t)test_range(1, 3);
+            ctx->max_items = (uint64_t)test_range(1, 40);
+        }
         CHECK_STATUS(run(b, in, c.in_slots, out, c.out_slots, recorded), DMLS_OK);
+        ctx->max_range = saved_range, ctx->max_groups = saved_groups, ctx->max_items = saved_items;
         for (uint32_t s = 0; s < c.out_slots; s++)
             memcpy(bb.out[s], arena[shared ? 0 : 1].map + out[s].offset, c.out_bytes[s] + 16);
         batch_case_same(&c, bb.out, ref, recorded ? "R-B-ITEM Vulkan batch, recorded" : "R-B-ITEM Vulkan batch");
