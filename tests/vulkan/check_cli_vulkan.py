@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """dmlslice slice and grad with --device vulkan give the CPU's bytes, for
 element sizes 1, 2, 4 and 8, reversed, strided and empty windows; so do
-split and crops (one batch on the device); info
+split and crops (one batch on the device); bench --device vulkan runs a
+case and its batch rows with right outputs; info
 --devices lists the Vulkan device; a device that does not exist is a clean
 DMLS_ERROR_NO_DEVICE with no output file left; a malformed vulkan:N is a
 usage error; with EXAMPLES_DIR (builds with `dmlslice dispatch`), DirectML's
@@ -9,6 +10,7 @@ DxDispatch examples print their documented outputs with --device vulkan and
 vulkan:0 (tests/dispatch/check_examples.sh). Usage: check_cli_vulkan.py
 DMLSLICE [EXAMPLES_DIR]. Exit 77 (skipped) when the tool sees no Vulkan
 device."""
+import json
 import os
 import struct
 import subprocess
@@ -84,6 +86,21 @@ with tempfile.TemporaryDirectory() as d:
                 outs[dev] = b"".join(open(f, "rb").read() for f in files)
             if len(set(outs.values())) != 1:
                 failures.append("%s %s %s: the devices' outputs differ" % (command, descr, args))
+    # bench --device vulkan: one small case and the batch rows, every
+    # output right (a wrong one fails the run), the rows in the JSON.
+    cases = os.path.join(d, "cases.json")
+    with open(cases, "w") as f:
+        json.dump([{"name": "small_rev", "dtype": "float32", "input_shape": [8, 64], "window_offsets": [0, 0],
+                    "window_sizes": [8, 64], "window_strides": [1, -2], "output_sizes": [8, 32]}], f)
+    report = os.path.join(d, "bench.json")
+    r = run("bench", "--device", "vulkan", "--cases", cases, "--reps", "1", "--json", report)
+    if r.returncode != 0:
+        failures.append("bench --device vulkan: exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-600:]))
+    else:
+        got = json.load(open(report))
+        batches = [b["timing"] for b in got["batches"] if b["correct"] and b["us"] > 0]
+        if got["device"] != "vulkan" or len(got["cases"]) != 1 or len(batches) != 2:
+            failures.append("bench --device vulkan: unexpected report %s" % json.dumps(got)[:600])
     x = os.path.join(d, "x1.npy")
     out = os.path.join(d, "none.npy")
     r = run("slice", x, "-o", out, "--index", "[1:]", "--device", "vulkan:99")

@@ -87,6 +87,12 @@ int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows);
 bool bench_vulkan_built(void);
 bool bench_vulkan_open(int device, char *gpu, size_t gpu_size);
 bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row);
+/* The Vulkan batch rows into rows (two): the 1,024 crops as one recorded
+ * batch by timestamps, against the crops recorded one by one in the same
+ * command buffer and the copy shader over the same bytes; and by the host
+ * clock, dmls_batch_execute_vulkan (record + submit + wait) against a loop
+ * of dmls_vulkan_execute and an empty submit + wait. Returns the rows filled. */
+int bench_vulkan_batches(int reps, bench_batch_row *rows);
 void bench_vulkan_floor(void);
 void bench_vulkan_close(void);
 

@@ -19,6 +19,7 @@
 #include "bench.h"
 
 #ifdef DMLS_HAVE_VULKAN
+#include "dmlslice/batch_vulkan.h"
 #include "dmlslice/dmlslice_vulkan.h"
 
 bool bench_vulkan_built(void) { return true; }
@@ -136,13 +137,16 @@ static void free_buffer(buffer *b) {
     if (b->memory) vkFreeMemory(V.dev, b->memory, NULL);
 }
 
-/* What one submission records: a buffer copy, or an operator between
- * timestamps (op NULL: nothing, the floor). */
+/* What one submission records: a buffer copy, an operator, or a batch of
+ * crops (or those crops as single operators) between timestamps (op and
+ * crops NULL: nothing, the floor). */
 typedef struct work {
     const dmls_operator *op;
     VkBuffer src, dst;
     uint64_t src_bytes, dst_bytes; /* op: the bound sizes; a copy: src_bytes */
     bool copy;
+    const bench_crops *crops; /* the crops from src into dst: the batch, or with `loop` one by one */
+    bool loop;
 } work;
 
 static void barrier_all(void) {
@@ -168,7 +172,26 @@ fail:
     return false;
 }
 
+/* The crops of w: one dmls_batch_record_vulkan, or each crop's operator
+ * recorded by itself at its offsets. */
+static bool record_crops(const work *w) {
+    const uint64_t crop_bytes = BENCH_CROP_FLOATS * sizeof(float), one_in = dmls_input_bytes(w->crops->one);
+    if (!w->loop) {
+        const dmls_vulkan_binding in = {w->src, 0, w->src_bytes}, out = {w->dst, 0, w->dst_bytes};
+        return dmls_batch_record_vulkan(w->crops->batch, V.ctx, V.cmd, &in, 1, &out, 1) == DMLS_OK;
+    }
+    for (int i = 0; i < BENCH_CROPS; i++)
+        if (dmls_vulkan_record(w->crops->one, V.ctx, V.cmd, w->src, w->crops->offsets[i], one_in, w->dst,
+                               (uint64_t)i * crop_bytes, crop_bytes) != DMLS_OK)
+            return false;
+    return true;
+}
+
 static bool record_one(const work *w) {
+    if (w->crops != NULL && !record_crops(w)) {
+        fprintf(stderr, "dmlslice bench: %s\n", dmls_last_error());
+        return false;
+    }
     if (w->copy) {
         VkBufferCopy region = {0, 0, w->src_bytes};
         vkCmdCopyBuffer(V.cmd, w->src, w->dst, 1, &region);
@@ -225,7 +248,9 @@ fail:
 }
 
 /* One run of w (a copy, the operator, or nothing), submitted and waited for. */
-static bool submit(const work *w) { return submit_burst(w, w->op != NULL || w->copy ? 1 : 0, 0, NULL); }
+static bool submit(const work *w) {
+    return submit_burst(w, w->op != NULL || w->copy || w->crops != NULL ? 1 : 0, 0, NULL);
+}
 
 /* How many untimed runs of w, each `ms` long, fill about WARM_MS. */
 static int warm_runs(double ms) {
@@ -282,10 +307,10 @@ static bool case_setup(const dmls_operator *op, case_buffers *cb) {
         !make_buffer(stage, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &cb->stage))
         return false;
     bench_fill(cb->stage.map, cb->in_bytes, 0x9E3779B97F4A7C15ULL ^ cb->in_bytes);
-    work up = {NULL, cb->stage.buffer, cb->in.buffer, cb->in_bytes, 0, true};
+    work up = {NULL, cb->stage.buffer, cb->in.buffer, cb->in_bytes, 0, true, NULL, false};
     if (cb->in_bytes && !submit(&up)) return false;
     memset(cb->stage.map, 0xA5, cb->out_bytes);
-    work fill = {NULL, cb->stage.buffer, cb->out.buffer, cb->out_bytes, 0, true};
+    work fill = {NULL, cb->stage.buffer, cb->out.buffer, cb->out_bytes, 0, true, NULL, false};
     return cb->out_bytes == 0 || submit(&fill);
 }
 
@@ -293,9 +318,9 @@ static bool case_setup(const dmls_operator *op, case_buffers *cb) {
 static bool case_check(const dmls_operator *op, case_buffers *cb, bool *correct) {
     void *h_in = malloc(cb->in_bytes + 1), *h_ref = malloc(cb->out_bytes + 1);
     bool ok = false;
-    work run = {op, cb->in.buffer, cb->out.buffer, cb->in_bytes, cb->out_bytes, false};
-    work up = {NULL, cb->in.buffer, cb->stage.buffer, cb->in_bytes, 0, true};
-    work down = {NULL, cb->out.buffer, cb->stage.buffer, cb->out_bytes, 0, true};
+    work run = {op, cb->in.buffer, cb->out.buffer, cb->in_bytes, cb->out_bytes, false, NULL, false};
+    work up = {NULL, cb->in.buffer, cb->stage.buffer, cb->in_bytes, 0, true, NULL, false};
+    work down = {NULL, cb->out.buffer, cb->stage.buffer, cb->out_bytes, 0, true, NULL, false};
     if (h_in == NULL || h_ref == NULL) goto done;
     bench_fill(h_in, cb->in_bytes, 0x9E3779B97F4A7C15ULL ^ cb->in_bytes);
     memset(h_ref, 0xA5, cb->out_bytes);
@@ -326,8 +351,8 @@ bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row) {
     const uint64_t n = cb.out_bytes <= cb.in_bytes ? cb.out_bytes : cb.in_bytes;
     copy = copy_op(n);
     if (copy == NULL) goto fail;
-    work slice = {op, cb.in.buffer, cb.out.buffer, cb.in_bytes, cb.out_bytes, false};
-    work yard = {copy, cb.in.buffer, cb.out.buffer, n, n, false};
+    work slice = {op, cb.in.buffer, cb.out.buffer, cb.in_bytes, cb.out_bytes, false, NULL, false};
+    work yard = {copy, cb.in.buffer, cb.out.buffer, n, n, false, NULL, false};
     row->ms = time_work(slice, reps, times);
     row->copy_ms = time_work(yard, reps, times);
     if (row->ms < 0 || row->copy_ms < 0) goto fail;
@@ -374,8 +399,9 @@ static void floor_measure(const dmls_operator *op, const buffer *a, const buffer
         printf("floor: not measured: no device memory for the warm-up\n");
         goto done;
     }
-    const work tiny = {op, a->buffer, b->buffer, 64, 16, false}, empty = {NULL, a->buffer, b->buffer, 0, 0, false},
-               heat = {copy, x.buffer, y.buffer, HEAT_BYTES, HEAT_BYTES, false};
+    const work tiny = {op, a->buffer, b->buffer, 64, 16, false, NULL, false},
+               empty = {NULL, a->buffer, b->buffer, 0, 0, false, NULL, false},
+               heat = {copy, x.buffer, y.buffer, HEAT_BYTES, HEAT_BYTES, false, NULL, false};
     double first = 0;
     if (!submit_burst(&heat, 0, 1, &first) || !submit_burst(&heat, warm_runs(first), 0, NULL)) goto done;
     /* ~1 ms of heat by the cold estimate (more at full clock); one run where a run is slower (lavapipe). */
@@ -387,6 +413,102 @@ static void floor_measure(const dmls_operator *op, const buffer *a, const buffer
            t, e);
 done:
     free_buffer(&x), free_buffer(&y);
+}
+
+/* The crops' rows: the image uploaded to a device-local buffer, the
+ * output device-local; the batch's output checked against the CPU's. */
+typedef struct crops_buffers {
+    buffer image, out, stage;
+} crops_buffers;
+
+static bool crops_setup(const bench_crops *c, crops_buffers *cb, uint64_t out_bytes, bool *correct) {
+    const uint64_t image_bytes = BENCH_IMAGE_FLOATS * sizeof(float);
+    float *want = malloc(out_bytes);
+    bool ok = want != NULL && make_buffer(image_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &cb->image) &&
+              make_buffer(out_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &cb->out) &&
+              make_buffer(image_bytes, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                          &cb->stage);
+    if (ok) {
+        memcpy(cb->stage.map, c->image, image_bytes);
+        const work up = {NULL, cb->stage.buffer, cb->image.buffer, image_bytes, 0, true, NULL, false};
+        const work run = {NULL, cb->image.buffer, cb->out.buffer, image_bytes, out_bytes, false, c, false};
+        const work down = {NULL, cb->out.buffer, cb->stage.buffer, out_bytes, 0, true, NULL, false};
+        const dmls_batch_input hin = {c->image, image_bytes};
+        const dmls_batch_output hout = {want, out_bytes};
+        ok = submit(&up) && submit(&run) && submit(&down) &&
+             dmls_batch_execute(c->batch, NULL, &hin, 1, &hout, 1) == DMLS_OK;
+        *correct = ok && memcmp(cb->stage.map, want, out_bytes) == 0;
+    }
+    free(want);
+    return ok;
+}
+
+/* Host time of one call of the crops, median of reps, in microseconds:
+ * the batch through dmls_batch_execute_vulkan, the crops one by one through
+ * dmls_vulkan_execute (a submit and a wait each), or an empty submit. */
+enum { HOST_BATCH, HOST_LOOP, HOST_EMPTY, HOST_MEASURES };
+static double crops_host_us(int m, const bench_crops *c, const crops_buffers *cb, uint64_t out_bytes, int reps) {
+    const uint64_t image_bytes = BENCH_IMAGE_FLOATS * sizeof(float), crop_bytes = BENCH_CROP_FLOATS * sizeof(float);
+    const dmls_vulkan_binding in = {cb->image.buffer, 0, image_bytes}, out = {cb->out.buffer, 0, out_bytes};
+    const work empty = {NULL, cb->image.buffer, cb->out.buffer, 0, 0, false, NULL, false};
+    double *t = malloc(sizeof *t * (size_t)reps), r = -1;
+    for (int k = 0; t != NULL && k <= reps; k++) { /* the first call untimed */
+        const double a = bench_now();
+        bool ok = true;
+        if (m == HOST_BATCH) ok = dmls_batch_execute_vulkan(c->batch, V.ctx, &in, 1, &out, 1) == DMLS_OK;
+        if (m == HOST_EMPTY) ok = submit(&empty);
+        for (int i = 0; m == HOST_LOOP && ok && i < BENCH_CROPS; i++)
+            ok = dmls_vulkan_execute(c->one, V.ctx, cb->image.buffer, c->offsets[i], dmls_input_bytes(c->one),
+                                     cb->out.buffer, (uint64_t)i * crop_bytes, crop_bytes) == DMLS_OK;
+        if (!ok) goto done;
+        if (k > 0) t[k - 1] = (bench_now() - a) * 1e6;
+    }
+    if (t != NULL) r = bench_median(t, reps);
+done:
+    free(t);
+    return r;
+}
+
+int bench_vulkan_batches(int reps, bench_batch_row *rows) {
+    bench_batch_row *gpu = &rows[0], *host = &rows[1];
+    memset(rows, 0, 2 * sizeof *rows);
+    const uint64_t out_bytes = BENCH_CROPS * BENCH_CROP_FLOATS * sizeof(float);
+    gpu->name = host->name = "crops_1024_3x4x4_f32";
+    gpu->timing = "gpu (timestamps)", host->timing = "record+submit+wait";
+    gpu->items = host->items = BENCH_CROPS;
+    gpu->out_bytes = host->out_bytes = out_bytes;
+    bench_crops c;
+    crops_buffers cb;
+    memset(&cb, 0, sizeof cb);
+    dmls_operator *copy = copy_op(out_bytes);
+    double *times = malloc(sizeof *times * (size_t)reps);
+    bool correct = false;
+    if (!bench_crops_make(&c) || times == NULL || copy == NULL || !crops_setup(&c, &cb, out_bytes, &correct)) {
+        fprintf(stderr, "dmlslice bench: the Vulkan crops rows: %s\n", times ? dmls_last_error() : "out of memory");
+        goto done;
+    }
+    const work batch = {NULL, cb.image.buffer, cb.out.buffer, BENCH_IMAGE_FLOATS * sizeof(float), out_bytes, false, &c,
+                        false};
+    work loop = batch;
+    loop.loop = true;
+    const work yard = {copy, cb.image.buffer, cb.out.buffer, out_bytes, out_bytes, false, NULL, false};
+    gpu->us = time_work(batch, reps, times) * 1e3;
+    gpu->yard[0].name = "loop_recorded", gpu->yard[0].us = time_work(loop, reps, times) * 1e3;
+    gpu->yard[1].name = "copy", gpu->yard[1].us = time_work(yard, reps, times) * 1e3;
+    gpu->nyard = 2;
+    gpu->correct = host->correct = correct;
+    gpu->timed = gpu->us >= 0 && gpu->yard[0].us >= 0 && gpu->yard[1].us >= 0;
+    host->us = crops_host_us(HOST_BATCH, &c, &cb, out_bytes, reps);
+    host->yard[0].name = "loop_execute", host->yard[0].us = crops_host_us(HOST_LOOP, &c, &cb, out_bytes, reps);
+    host->yard[1].name = "empty_submit", host->yard[1].us = crops_host_us(HOST_EMPTY, &c, &cb, out_bytes, reps);
+    host->nyard = 2;
+    host->timed = host->us >= 0 && host->yard[0].us >= 0 && host->yard[1].us >= 0;
+done:
+    free_buffer(&cb.image), free_buffer(&cb.out), free_buffer(&cb.stage);
+    bench_crops_free(&c);
+    dmls_destroy(copy);
+    free(times);
+    return 2;
 }
 
 void bench_vulkan_floor(void) {
@@ -424,6 +546,11 @@ bool bench_vulkan_open(int device, char *gpu, size_t gpu_size) {
 bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row) {
     (void)c, (void)reps, (void)row;
     return false;
+}
+
+int bench_vulkan_batches(int reps, bench_batch_row *rows) {
+    (void)reps, (void)rows;
+    return 0;
 }
 
 void bench_vulkan_floor(void) {}

@@ -54,6 +54,10 @@ const command_def cmd_bench_def = {
     "        and a split of 1 GiB float32 into 8 along axis 1 against a device copy\n"
     "        of the same bytes; a tiny slice's execute + sync against a 4-byte\n"
     "        memset's and an empty kernel's\n"
+    "  vulkan those crops as one recorded batch (timestamps) against the crops\n"
+    "        recorded one by one and the copy shader over the same bytes; and\n"
+    "        dmls_batch_execute_vulkan (record + submit + wait, host clock) against\n"
+    "        a loop of dmls_vulkan_execute and an empty submit + wait\n"
     "  The developer benchmark (bench/devbench.c, not installed) adds the\n"
     "  library-internal CPU baselines.",
     "dmlslice bench --quick",
@@ -202,7 +206,7 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
 }
 
 static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu,
-                      size_t gpu_size) {
+                      size_t gpu_size, bench_batch_row *batch_rows, int *nbatch) {
     if (!bench_vulkan_open(b->vulkan_device, gpu, gpu_size)) return 1;
     printf("device vulkan:%d: %s, %d reps%s, median times by timestamp queries, the reps back to back in one "
            "command buffer after ~200 ms of untimed runs (the clock up); GB/s = 2 x output bytes / time;\n"
@@ -218,8 +222,9 @@ static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench
         if (rows[k].timed && !rows[k].correct) status = 1;
     }
     bench_vulkan_floor();
+    *nbatch = bench_vulkan_batches(b->reps, batch_rows);
     bench_vulkan_close();
-    return status;
+    return print_batches(batch_rows, *nbatch) ? status : 1;
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -240,7 +245,7 @@ int cmd_bench(int argc, char **argv) {
     int threads = 0, nbatch = 0;
     bench_batch_row batch_rows[BENCH_BATCH_ROWS];
     int status = b.cuda     ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu, batch_rows, &nbatch)
-                 : b.vulkan ? run_vulkan(&b, cases, n, rows, gpu, sizeof gpu)
+                 : b.vulkan ? run_vulkan(&b, cases, n, rows, gpu, sizeof gpu, batch_rows, &nbatch)
                             : run_cpu(&b, cases, n, rows, &threads, batch_rows, &nbatch);
     /* No device, no results: no file either. */
     const bool gpu_side = b.cuda || b.vulkan;
