@@ -11,7 +11,6 @@
  * barrier. SLICE_GRAD items' zero fills all come first, then one barrier,
  * then every item's copy. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../batch.h"
 #include "../error.h"
@@ -20,7 +19,6 @@
 
 /* Slots whose places fit on the stack: more are allocated. */
 #define STACK_SLOTS 128
-
 
 typedef struct vk_batch_call {
     const dmls_batch *b;
