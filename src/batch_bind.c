@@ -1,7 +1,7 @@
 /* The binding checks of a batch execute (every backend runs them first):
  * what a single execute checks, per slot instead of per item, since create
- * gathered each slot's needs (batch.c), and R-B-OVERLAP across slots at the
- * bound addresses.
+ * gathered each slot's needs (batch.c), and R-B-OVERLAP across slots where
+ * they are bound.
  *
  * A slot's binding is a place (bindings.h): an address, or an offset into
  * a buffer that is a space of its own (Vulkan); bytes are shared only
@@ -9,10 +9,9 @@
  * their items' ranges) are disjoint cannot share a byte, so the slots'
  * spans are sorted and swept first; only a pair of slots of one space whose
  * spans meet is checked item by item, each range of one slot binary-searched
- * among the other's (an output
- * slot's items are sorted by offset and disjoint, from create). Nothing is
- * allocated unless a batch has more than STACK_SLOTS slots (the CUDA path
- * never has: DMLS_BATCH_CUDA_MAX_SLOTS). */
+ * among the other's (an output slot's items are sorted by offset and
+ * disjoint, from create). Nothing is allocated unless a batch has more than
+ * STACK_SLOTS slots (the CUDA path never has: DMLS_BATCH_CUDA_MAX_SLOTS). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
