@@ -88,11 +88,20 @@ typedef struct worker_start {
     uint32_t seen; /* the job number when the worker was started: jobs up to it are not its own */
 } worker_start;
 
+/* Each side of a handshake (the caller's "waiting" and a worker's "done";
+ * the job word and "sleepers") writes, then loads what the other side
+ * writes: either side must see the other's write. seq_cst accesses alone
+ * promise that in C11, but each write here is a read-modify-write, which
+ * an emulator also keeps ordered before the next load: qemu-user running
+ * ARM64 code on x86 (CI's ARM64 suite) let a plain seq_cst store be passed
+ * by the next load, and the caller then slept for good on done_cv while
+ * the worker that finished the last task read "waiting" as 0. */
+
 /* Wakes a sleeping worker, unless the job has woken a worker per CPU
  * already: more would only take turns holding claimed tasks. */
 static void wake_one(dmls_pool *pool) {
-    /* seq_cst with the job word's store and the sleeper's count and check:
-     * either this sees the sleeper or the sleeper sees the job. */
+    /* After the job word's exchange (or a claim): either this sees the
+     * sleeper or the sleeper sees the job. */
     if (atomic_load_explicit(&pool->sleepers, memory_order_seq_cst) == 0) return;
     if (atomic_fetch_add_explicit(&pool->woken, 1, memory_order_relaxed) >= pool->wakes) return;
     dmls_mutex_lock(&pool->mu);
@@ -234,7 +243,7 @@ static void wait_done(dmls_pool *pool, int claimed) {
         CPU_RELAX();
     }
     dmls_mutex_lock(&pool->mu);
-    atomic_store_explicit(&pool->waiting, 1, memory_order_seq_cst);
+    atomic_exchange_explicit(&pool->waiting, 1, memory_order_seq_cst); /* a read-modify-write: see above */
     while (atomic_load_explicit(&pool->done, memory_order_seq_cst) != claimed)
         dmls_cond_wait(&pool->done_cv, &pool->mu);
     atomic_store_explicit(&pool->waiting, 0, memory_order_relaxed);
@@ -254,7 +263,7 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
     pool->wakes = pool->next_wakes < pool->cpus - 1 ? pool->next_wakes : pool->cpus - 1;
     pool->next_wakes = INT_MAX;
     const uint32_t seq = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
-    atomic_store_explicit(&pool->job, (uint64_t)seq << 32 | (uint64_t)tasks << 16, memory_order_seq_cst);
+    atomic_exchange_explicit(&pool->job, (uint64_t)seq << 32 | (uint64_t)tasks << 16, memory_order_seq_cst);
     wake_one(pool);
     const int mine = claim_and_run(pool, seq, false);
     wait_done(pool, tasks - mine);
