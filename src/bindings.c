@@ -9,18 +9,13 @@
 
 const dmls_place_words dmls_pointer_words = {false, "buffer", "NULL"};
 
-const char *dmls_place_name(const dmls_place_words *w, uint64_t at, char *buf, size_t size) {
-    if (w->offsets)
-        snprintf(buf, size, "offset %llu", (unsigned long long)at);
-    else
-        snprintf(buf, size, "address %p", (void *)(uintptr_t)at);
-    return buf;
-}
-
-/* A place's start alone: "0x1000" (%p) or "4096". */
+/* A place's start as the words say: "0x1000" (an address, %p) or "4096". */
 static const char *start_of(const dmls_place_words *w, uint64_t at, char *buf, size_t size) {
-    const char *name = dmls_place_name(w, at, buf, size);
-    return name + (w->offsets ? 7 : 8); /* past "offset " or "address " */
+    if (w->offsets)
+        snprintf(buf, size, "%llu", (unsigned long long)at);
+    else
+        snprintf(buf, size, "%p", (void *)(uintptr_t)at);
+    return buf;
 }
 
 dmls_status dmls_check_places(const dmls_operator *op, const dmls_place *in, const dmls_place *out,
@@ -41,10 +36,12 @@ dmls_status dmls_check_places(const dmls_operator *op, const dmls_place *in, con
               (unsigned long long)out->bytes, (unsigned long long)n->out_bytes);
     char a[48], b[48];
     RETURN_IF(n->in_align > 1 && in->at % n->in_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: input %s is not a multiple of %llu (%s)", name, dmls_place_name(w, in->at, a, sizeof a),
+              "%s: input %s %s is not a multiple of %llu (%s)", name, w->offsets ? "offset" : "address",
+              start_of(w, in->at, a, sizeof a),
               (unsigned long long)n->in_align, n->in_align_why);
     RETURN_IF(n->out_align > 1 && out->at % n->out_align != 0, DMLS_ERROR_MISALIGNED, "R-X-ALIGN",
-              "%s: output %s is not a multiple of %llu (%s)", name, dmls_place_name(w, out->at, a, sizeof a),
+              "%s: output %s %s is not a multiple of %llu (%s)", name, w->offsets ? "offset" : "address",
+              start_of(w, out->at, a, sizeof a),
               (unsigned long long)n->out_align, n->out_align_why);
     /* The tensors' byte ranges, [start, start + needed): distinct buffers, or
      * disjoint parts of one, are fine; any shared byte is not. */

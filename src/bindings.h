@@ -4,7 +4,6 @@
 #define DMLS_BINDINGS_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "dmlslice/dmlslice.h"
@@ -28,9 +27,6 @@ typedef struct dmls_place_words {
 
 /* Pointers: addresses in one space, "buffer", "NULL". */
 extern const dmls_place_words dmls_pointer_words;
-
-/* "address 0x1000" (printed as %p) or "offset 4096" into buf, for messages. */
-const char *dmls_place_name(const dmls_place_words *w, uint64_t at, char *buf, size_t size);
 
 /* R-OP-NULL, R-X-BOUNDS, R-X-ALIGN, R-X-OVERLAP of op's two tensors at
  * their places (op not NULL; the error not cleared). */

@@ -41,10 +41,10 @@ typedef struct recorder {
     int dispatches;
 } recorder;
 
-static void barrier(recorder *r) {
+static void barrier(VkCommandBuffer cmd) {
     VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    vkCmdPipelineBarrier(r->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b,
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b,
                          0, NULL, 0, NULL);
 }
 
@@ -111,7 +111,7 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w[i].pBufferInfo = &bi[i];
     }
-    if (r->dispatches++ > 0) barrier(r);
+    if (r->dispatches++ > 0) barrier(r->cmd);
     const uint64_t items = dmls_vk_items(L), tile = (uint64_t)ctx->workgroup * ctx->items;
     const bool narrow = L->shader != DMLS_VK_BYTES && items < ctx->narrow_below;
     vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
@@ -197,10 +197,7 @@ int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, co
     return r.dispatches;
 }
 
-void dmls_vk_barrier(VkCommandBuffer cmd) {
-    recorder r = {NULL, cmd, VK_NULL_HANDLE, VK_NULL_HANDLE, 0};
-    barrier(&r);
-}
+void dmls_vk_barrier(VkCommandBuffer cmd) { barrier(cmd); }
 
 dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
                                VkBuffer in, uint64_t in_offset, uint64_t in_bytes, VkBuffer out, uint64_t out_offset,
