@@ -1,9 +1,10 @@
 // The batch kernel: one launch runs every item of a phase (batch_launch.h).
-// A block reads its work from the block map (one entry striding with that
-// item's other blocks, or a group of tiny entries one warp each), picks each
-// item's launch for the bound addresses (dmls_cuda_choose's rule), then runs
-// the same loop bodies as kernels.cu over that launch, read from the device
-// tables instead of parameter space. The bodies are written for a unit of
+// A block finds its work by the phase's regular layout or its block map
+// (one entry striding with that item's other blocks, or a group of tiny
+// entries one warp each), picks each item's launch for the bound addresses
+// (dmls_cuda_choose's rule), then runs the same loop bodies as kernels.cu
+// over that launch, read from the device tables (staged in shared memory
+// when the phase has one operator) instead of parameter space. The bodies are written for a unit of
 // Threads threads (the block, or one warp) with lane = the thread's place
 // in it. All threads of a unit take the same branches, so the per-item
 // switch costs no divergence.
@@ -26,9 +27,16 @@ struct span {
     uint64_t local, blocks; // this block's place among the item's blocks (a warp: 0 of 1)
 };
 
+// The loops are written once, inline (the _loop functions), and called
+// out of line (the _body functions) by run_launch, where the many bodies
+// of the switch, each inlined, would spill at 64 registers. run_entry
+// inlines the two that the common batches run (rows of 16-byte vectors:
+// pages, split parts, crop rows), so a block's path from its entry to its
+// first data load is one short run of code: each out-of-line call there
+// cost instruction fetches from far in a kernel of over 2 MiB of code.
 template <int Threads, int Bytes, typename I, bool Fill>
-__device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__restrict__ src, char *__restrict__ dst,
-                                       span w) {
+__device__ __forceinline__ void copy_loop(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                          char *__restrict__ dst, span w) {
     typedef typename unit_type<Bytes>::type T;
     constexpr int Tile = Threads * kIlp;
     const I count = (I)L.count;
@@ -53,6 +61,11 @@ __device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *__
             if (i < count) *reinterpret_cast<T *>(dst + at[j]) = v[j];
         }
     }
+}
+
+template <int Threads, int Bytes, typename I, bool Fill>
+__device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    copy_loop<Threads, Bytes, I, Fill>(L, src, dst, w);
 }
 
 // GATHER and REVERSE as in kernels.cu: every load of a tile first, then
@@ -141,8 +154,8 @@ template <int Threads> __device__ __noinline__ void memset_body(const dmls_cuda_
 // store's address is recomputed from the index (one multiply-high), and the
 // launch's few fields are read once, the offsets folded into the bases.
 template <int Threads>
-__device__ __noinline__ void stream_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                         char *__restrict__ dst, span w) {
+__device__ __forceinline__ void stream_loop(const dmls_cuda_launch &L, const char *__restrict__ src,
+                                            char *__restrict__ dst, span w) {
     constexpr int K = DMLS_CUDA_BATCH_STREAM_ILP, Tile = Threads * K;
     const uint32_t count = (uint32_t)L.count;
     const bool rows = L.ndim == 2;
@@ -169,6 +182,11 @@ __device__ __noinline__ void stream_body(const dmls_cuda_launch &L, const char *
             }
         }
     }
+}
+
+template <int Threads>
+__device__ __noinline__ void stream_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    stream_loop<Threads>(L, src, dst, w);
 }
 
 template <int Threads, typename I, bool Fill>
@@ -223,45 +241,83 @@ template <int Threads> __device__ void run_launch(const dmls_cuda_launch &L, con
     }
 }
 
-// The launch an item runs is nearly always its first (aligned bases). Its
-// fields past the cache line the choice reads (shapes, strides, divisors)
-// are fetched into L1 now, beside the choice's own loads, rather than one
-// dependent round trip later, when the loop body first reads them. A hint:
-// nothing depends on it.
-__device__ __forceinline__ void prefetch_launch(const dmls_cuda_launch *L) {
-    const char *p = reinterpret_cast<const char *>(L);
-#pragma unroll
-    for (int off = 128; off < (int)sizeof(dmls_cuda_launch); off += 128)
-        asm volatile("prefetch.global.L1 [%0];" ::"l"(p + off));
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(p + sizeof(dmls_cuda_launch) - 1));
-}
+// Words of an operator's launches (fill or copy: DMLS_CUDA_CHOICES each)
+// a lane of a warp copies to shared memory, 8 bytes at a time.
+constexpr int kLaunchWords = (int)(sizeof(dmls_cuda_launch) * DMLS_CUDA_CHOICES / 8);
+constexpr int kStageTrips = (kLaunchWords + DMLS_CUDA_BATCH_WARP - 1) / DMLS_CUDA_BATCH_WARP;
+static_assert(sizeof(dmls_cuda_launch) * DMLS_CUDA_CHOICES % 8 == 0 && sizeof(dmls_cuda_batch_op) % 8 == 0,
+              "launch staging copies 8-byte words");
 
 // Runs entry k of the phase as a unit of Threads threads.
-template <int Threads, typename P> __device__ __forceinline__ void run_entry(const P &p, uint32_t k, span w) {
+//
+// A block's first data load waits for its entry, its crop starts and its
+// launch's fields (count, shape, strides, divisors): read from global
+// memory where they are used, these loads went out one after another, each
+// a round trip to L2 that the batch's own streaming traffic makes long
+// (ncu on the KV gather: 60% of the warps' time waited on them, none on
+// the pages). So every table load is issued first, in one round trip:
+// the entry's fields, the starts row, and, when the phase has one
+// operator, its launches, which each warp copies to its own slot of
+// shared memory (`staged`, 3 launches of 472 bytes) for the loop bodies to
+// read at shared-memory latency. A phase of mixed operators reads its
+// launches from global memory, as before.
+template <int Threads, typename P>
+__device__ __forceinline__ void run_entry(const P &p, uint32_t k, span w, dmls_cuda_launch *staged) {
+    const uint32_t lane = threadIdx.x % DMLS_CUDA_BATCH_WARP;
+    const bool one_op = p.layout.op >= 0;
+    uint2 words[kStageTrips];
+    if (one_op) {
+        const dmls_cuda_batch_op &o = p.ops[p.layout.op];
+        const uint2 *from = reinterpret_cast<const uint2 *>(p.phase == 0 ? o.fill : o.copy);
+#pragma unroll
+        for (int t = 0; t < kStageTrips; t++)
+            if (lane + t * DMLS_CUDA_BATCH_WARP < (uint32_t)kLaunchWords)
+                words[t] = __ldg(from + lane + t * DMLS_CUDA_BATCH_WARP);
+    }
     const dmls_cuda_batch_entry &e = p.entries[k];
-    const dmls_cuda_launch *choices = p.phase == 0 ? p.ops[e.op].fill : p.ops[e.op].copy;
-    prefetch_launch(choices); // beside the starts' loads below
-    const int64_t in_offset =
-        p.crops.on ? dmls_cuda_batch_crop_offset(&p.crops, p.starts, e.item) : (int64_t)e.in_offset;
-    const char *src = p.base[e.in_base] + in_offset;
-    char *dst = p.base[e.out_base] + e.out_offset;
-    const int c = dmls_cuda_batch_choose(choices, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst);
-    run_launch<Threads>(choices[c], src, dst, w);
+    const uint32_t in_base = e.in_base, out_base = e.out_base;
+    const uint64_t out_offset = e.out_offset;
+    const int64_t in_offset = p.crops.on ? dmls_cuda_batch_crop_offset(&p.crops, p.starts, p.layout.dense ? k : e.item)
+                                         : (int64_t)e.in_offset;
+    const dmls_cuda_launch *choices;
+    if (one_op) {
+        uint2 *to = reinterpret_cast<uint2 *>(staged);
+#pragma unroll
+        for (int t = 0; t < kStageTrips; t++)
+            if (lane + t * DMLS_CUDA_BATCH_WARP < (uint32_t)kLaunchWords)
+                to[lane + t * DMLS_CUDA_BATCH_WARP] = words[t];
+        __syncwarp();
+        choices = staged;
+    } else {
+        const dmls_cuda_batch_op &o = p.ops[e.op];
+        choices = p.phase == 0 ? o.fill : o.copy;
+    }
+    const char *src = p.base[in_base] + in_offset;
+    char *dst = p.base[out_base] + out_offset;
+    const dmls_cuda_launch &L =
+        choices[dmls_cuda_batch_choose(choices, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst)];
+    if (dmls_cuda_batch_streams(&L))
+        stream_loop<Threads>(L, src, dst, w);
+    else if (L.kernel == DMLS_CUDA_COPY && L.unit == 16 && !L.wide)
+        copy_loop<Threads, 16, uint32_t, false>(L, src, dst, w);
+    else
+        run_launch<Threads>(L, src, dst, w);
 }
 
 // MinBlocks: blocks the compiler must fit per SM (0: its own choice).
 template <typename P, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks) batch_kernel(const __grid_constant__ P p) {
-    const uint64_t b = blockIdx.x;
+    __shared__ dmls_cuda_launch staged[DMLS_CUDA_BATCH_GROUP][DMLS_CUDA_CHOICES]; // a warp's own slot
+    const uint32_t warp = threadIdx.x / DMLS_CUDA_BATCH_WARP;
     uint32_t k, n;
-    dmls_cuda_batch_block(p.map, b, &k, &n);
+    uint64_t local, blocks;
+    dmls_cuda_batch_work(&p.layout, p.map, p.entries, blockIdx.x, &k, &n, &local, &blocks);
     if (n >= 2) { // a group: one warp per tiny entry
-        const uint32_t warp = threadIdx.x / DMLS_CUDA_BATCH_WARP;
-        if (warp < n) run_entry<DMLS_CUDA_BATCH_WARP>(p, k + warp, span{threadIdx.x % DMLS_CUDA_BATCH_WARP, 0, 1});
+        if (warp < n)
+            run_entry<DMLS_CUDA_BATCH_WARP>(p, k + warp, span{threadIdx.x % DMLS_CUDA_BATCH_WARP, 0, 1}, staged[warp]);
         return;
     }
-    const uint64_t first = p.entries[k].first_block;
-    run_entry<kThreads>(p, k, span{threadIdx.x, b - first, p.entries[k + 1].first_block - first});
+    run_entry<kThreads>(p, k, span{threadIdx.x, local, blocks}, staged[warp]);
 }
 
 // The form of the kernel launches use (dmls_cuda_batch_variant).
@@ -280,6 +336,7 @@ cudaError_t launch_phase(const dmls_cuda_batch_plan *host, const dmls_cuda_batch
     p.ops = dev->ops;
     p.entries = dev->entries[phase];
     p.map = dev->map[phase];
+    p.layout = host->layout[phase];
     p.phase = phase;
     p.n_bases = host->n_bases;
     p.starts = starts;

@@ -82,6 +82,25 @@ typedef struct dmls_cuda_batch_entry {
     uint32_t op, in_base, out_base, pad_;
 } dmls_cuda_batch_entry;
 
+/* What a block can know of its work without reading the block map or the
+ * entries (batch_prepare.c: phase_layout). Each table load a block waits
+ * for before its first data load costs a memory round trip (about a
+ * microsecond on an H100 under load), and in a batch of one wave these add
+ * up: the KV gather spent more time in its chain map -> entry -> starts ->
+ * launch than in moving its pages (bench/RESULTS.md, ncu). When the
+ * entries are regular, block b's entry is arithmetic, and with one
+ * operator or entry k being item k, the launch and the crop starts are
+ * loaded beside the entry instead of after it. */
+typedef struct dmls_cuda_batch_layout {
+    uint32_t group;     /* 0: read the map; 1: entry k owns blocks [k * per_entry, (k + 1) * per_entry);
+                           >= 2: block b runs entries [b * group, b * group + group), one warp each */
+    uint32_t per_entry; /* group 1: blocks per entry */
+    uint32_t n_entries;
+    int32_t op;    /* the one operator of every entry, or -1 */
+    int32_t dense; /* 1: entry k is item k */
+    int32_t pad_;
+} dmls_cuda_batch_layout;
+
 /* Crops whose starts are bound at execute (batch.h: dmls_batch_bound_crops),
  * as the kernel reads them. */
 typedef struct dmls_cuda_batch_crops {
@@ -96,6 +115,7 @@ typedef struct dmls_cuda_batch_crops {
         const dmls_cuda_batch_op *ops;                                                                                 \
         const dmls_cuda_batch_entry *entries; /* n_entries + 1, a sentinel last */                                     \
         const uint32_t *map;                  /* blocks + 1 */                                                         \
+        dmls_cuda_batch_layout layout;                                                                                 \
         int32_t phase;                                                                                                 \
         int32_t n_bases;                                                                                               \
         const void *starts;                                                                                            \
@@ -111,6 +131,7 @@ typedef struct dmls_cuda_batch_plan {
     dmls_cuda_batch_op *ops;
     dmls_cuda_batch_entry *entries[2]; /* per phase, n_entries[p] + 1 each */
     uint32_t *map[2];                  /* per phase, blocks[p] + 1 each: map[b] is block b's first entry */
+    dmls_cuda_batch_layout layout[2];  /* per phase */
     uint64_t n_entries[2];
     uint64_t blocks[2]; /* grid size per phase (the sentinel's first_block) */
     dmls_cuda_batch_crops crops;
@@ -132,32 +153,68 @@ DMLS_HD uint64_t dmls_cuda_batch_tile(const dmls_cuda_launch *L) {
     return (uint64_t)DMLS_CUDA_THREADS * (dmls_cuda_batch_streams(L) ? DMLS_CUDA_BATCH_STREAM_ILP : DMLS_CUDA_ILP);
 }
 
-/* A block's work: entries [*first, *first + *n); n == 1 (one entry,
- * possibly one of many blocks of it) or a group of n >= 2 tiny entries. */
-DMLS_HD void dmls_cuda_batch_block(const uint32_t *map, uint64_t b, uint32_t *first, uint32_t *n) {
+/* A block's work: entries [*first, *first + *n); n == 1 (one entry, as
+ * block *local of its *blocks) or a group of n >= 2 tiny entries. A
+ * regular layout finds it by arithmetic, any other by the map (and the
+ * entries' first blocks); both give the same answer for every block
+ * (test_cuda_batch checks). */
+DMLS_HD void dmls_cuda_batch_work(const dmls_cuda_batch_layout *l, const uint32_t *map,
+                                  const dmls_cuda_batch_entry *entries, uint32_t b, uint32_t *first, uint32_t *n,
+                                  uint64_t *local, uint64_t *blocks) {
+    *local = 0;
+    *blocks = 1;
+    if (l->group >= 2) {
+        const uint32_t k = b * l->group, left = l->n_entries - k;
+        *first = k;
+        *n = left < l->group ? left : l->group;
+        return;
+    }
+    if (l->group == 1) {
+        *first = b / l->per_entry;
+        *n = 1;
+        *local = b - *first * l->per_entry;
+        *blocks = l->per_entry;
+        return;
+    }
     const uint32_t k = map[b], next = map[b + 1];
     *first = k;
     *n = next - k >= 2 ? next - k : 1;
+    if (*n == 1) {
+        const uint64_t start = entries[k].first_block;
+        *local = b - start;
+        *blocks = entries[k + 1].first_block - start;
+    }
 }
 
 /* The input offset of crop `item` from its starts row, clamped to
- * [0, dim - size] as jax.lax.dynamic_slice does (R-CROP-BOUNDS). */
+ * [0, dim - size] as jax.lax.dynamic_slice does (R-CROP-BOUNDS). Every
+ * start is loaded before any is used: on the device the row's loads then
+ * wait out one memory round trip together instead of one per dim. */
 DMLS_HD int64_t dmls_cuda_batch_crop_offset(const dmls_cuda_batch_crops *c, const void *starts, uint64_t item) {
+    const uint64_t row = item * (uint64_t)c->rank;
+    const bool narrow = c->width == 4;
+    int64_t v[DMLS_MAX_RANK];
+    for (int k = 0; k < DMLS_MAX_RANK; k++)
+        if (k < c->rank)
+            v[k] = narrow ? (int64_t)((const int32_t *)starts)[row + k] : ((const int64_t *)starts)[row + k];
     int64_t off = c->base_offset;
-    for (int k = 0; k < c->rank; k++) {
-        const uint64_t at = item * (uint64_t)c->rank + (uint64_t)k;
-        int64_t v = c->width == 4 ? (int64_t)((const int32_t *)starts)[at] : ((const int64_t *)starts)[at];
-        const int64_t hi = c->dim[k] - c->size[k];
-        v = v < 0 ? 0 : v > hi ? hi : v;
-        off += v * c->stride_bytes[k];
-    }
+    for (int k = 0; k < DMLS_MAX_RANK; k++)
+        if (k < c->rank) {
+            const int64_t hi = c->dim[k] - c->size[k];
+            off += (v[k] < 0 ? 0 : v[k] > hi ? hi : v[k]) * c->stride_bytes[k];
+        }
     return off;
 }
 
-/* Which of an item's launches runs for bases src and dst: dmls_cuda_choose's rule. */
+/* Which of an item's launches runs for bases src and dst: dmls_cuda_choose's
+ * rule. Alignments are element sizes or vector widths, powers of two, so a
+ * mask tests them (a 64-bit remainder is a long out-of-line routine on the
+ * device, taken up to six times per item). */
 DMLS_HD int dmls_cuda_batch_choose(const dmls_cuda_launch *choices, uint64_t src, uint64_t dst) {
     for (int i = 0; i < DMLS_CUDA_CHOICES - 1; i++)
-        if (choices[i].src_align != 0 && src % choices[i].src_align == 0 && dst % choices[i].dst_align == 0) return i;
+        if (choices[i].src_align != 0 && (src & (choices[i].src_align - 1)) == 0 &&
+            (dst & (choices[i].dst_align - 1)) == 0)
+            return i;
     return DMLS_CUDA_CHOICES - 1;
 }
 

@@ -78,6 +78,29 @@ static dmls_status phase_map(dmls_cuda_batch_plan *p, int phase) {
     return DMLS_OK;
 }
 
+/* The regular layout of a phase when its entries allow one
+ * (batch_launch.h): every entry alone in the same number of blocks, or
+ * every block a full group of tiny entries but the last; the operator
+ * when all entries share one; dense when entry k is item k. */
+static dmls_cuda_batch_layout phase_layout(const dmls_cuda_batch_plan *p, int phase) {
+    const dmls_cuda_batch_entry *e = p->entries[phase];
+    const uint64_t n = p->n_entries[phase], blocks = p->blocks[phase];
+    dmls_cuda_batch_layout l = {0, 0, (uint32_t)n, n > 0 ? (int32_t)e[0].op : -1, 1, 0};
+    bool alone = n > 0, grouped = n > 0;
+    const uint64_t per = n > 0 ? e[1].first_block - e[0].first_block : 0;
+    for (uint64_t k = 0; k < n; k++) {
+        if (e[k].op != e[0].op) l.op = -1;
+        if (e[k].item != k) l.dense = 0;
+        alone &= e[k].first_block == k * per;
+        grouped &= e[k].first_block == k / DMLS_CUDA_BATCH_GROUP;
+    }
+    if (grouped && blocks == (n + DMLS_CUDA_BATCH_GROUP - 1) / DMLS_CUDA_BATCH_GROUP)
+        l.group = DMLS_CUDA_BATCH_GROUP;
+    else if (alone && per >= 1 && blocks == n * per)
+        l.group = 1, l.per_entry = (uint32_t)per;
+    return l;
+}
+
 /* The entries of one phase: items with work in it, by increasing block;
  * runs of tiny items grouped, up to DMLS_CUDA_BATCH_GROUP to a block. */
 static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, int phase) {
@@ -111,6 +134,7 @@ static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, i
     p->entries[phase] = e;
     p->n_entries[phase] = n;
     p->blocks[phase] = block;
+    p->layout[phase] = phase_layout(p, phase);
     return phase_map(p, phase);
 }
 

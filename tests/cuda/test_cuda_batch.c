@@ -1,7 +1,7 @@
 /* Batches on CUDA (docs/spec.md sections 7 and 8):
  *   - without a GPU: the batch's launch planning (cuda/batch_prepare.c) run
  *     by an emulation of the batch kernel on the CPU: every block finds its
- *     item with the kernel's own search, picks the item's launch for the
+ *     item with the kernel's own arithmetic or block map, picks the item's launch for the
  *     bound addresses with the kernel's own rule, clamps bound crop starts
  *     with the kernel's own code (cuda/batch_launch.h), then runs its tiles
  *     index by index (emulator.h: bounds and alignment of every access);
@@ -83,12 +83,13 @@ static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint
                       uint64_t blocks, unsigned char *const *bases, const uint64_t *bytes, const void *starts,
                       const char *label) {
     const dmls_cuda_batch_entry *en = &p->entries[phase][k];
+    const dmls_cuda_batch_layout *l = &p->layout[phase];
     const int64_t in_off =
-        p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, en->item) : (int64_t)en->in_offset;
+        p->crops.on ? dmls_cuda_batch_crop_offset(&p->crops, starts, l->dense ? k : en->item) : (int64_t)en->in_offset;
     const unsigned char *src = bases[en->in_base] + in_off;
     unsigned char *dst = bases[en->out_base] + en->out_offset;
     const uint64_t sb = bytes[en->in_base] - (uint64_t)in_off, db = bytes[en->out_base] - en->out_offset;
-    const dmls_cuda_batch_op *op = &p->ops[en->op];
+    const dmls_cuda_batch_op *op = &p->ops[l->op >= 0 ? (uint32_t)l->op : en->op];
     const dmls_cuda_launch *choices = phase == 0 ? op->fill : op->copy;
     const dmls_cuda_launch *L = &choices[dmls_cuda_batch_choose(choices, (uintptr_t)src, (uintptr_t)dst)];
     if (L->kernel == DMLS_CUDA_MEMSET) {
@@ -105,16 +106,15 @@ static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint
 static void emu_block(const dmls_cuda_batch_plan *p, int phase, uint64_t b, unsigned char *const *bases,
                       const uint64_t *bytes, const void *starts, const char *label) {
     uint32_t k, n;
-    dmls_cuda_batch_block(p->map[phase], b, &k, &n);
+    uint64_t local, blocks;
+    dmls_cuda_batch_work(&p->layout[phase], p->map[phase], p->entries[phase], (uint32_t)b, &k, &n, &local, &blocks);
     if (n >= 2) {
         CHECK(n <= DMLS_CUDA_BATCH_GROUP, "%s: block %llu groups %u entries", label, (unsigned long long)b, n);
         for (uint32_t w = 0; w < n && w < DMLS_CUDA_BATCH_GROUP; w++)
             emu_entry(p, phase, k + w, DMLS_CUDA_BATCH_WARP, 0, 1, bases, bytes, starts, label);
         return;
     }
-    const dmls_cuda_batch_entry *en = p->entries[phase];
-    emu_entry(p, phase, k, DMLS_CUDA_THREADS, b - en[k].first_block, en[k + 1].first_block - en[k].first_block, bases,
-              bytes, starts, label);
+    emu_entry(p, phase, k, DMLS_CUDA_THREADS, local, blocks, bases, bytes, starts, label);
 }
 
 /* The planning's invariants: entries by increasing block; an entry alone in
@@ -138,6 +138,27 @@ static void check_plan(const dmls_cuda_batch_plan *p, const char *label) {
             k = g - 1;
         }
         CHECK(ok, "%s: phase %d entries or block map out of order", label, phase);
+        /* The layout's claims hold, and its arithmetic gives every block
+         * the work the map gives it. */
+        const dmls_cuda_batch_layout *l = &p->layout[phase], by_map = {0, 0, (uint32_t)n, -1, 0, 0};
+        for (size_t o = 0; o < p->n_ops; o++) /* dmls_cuda_batch_choose tests alignments by mask */
+            for (int c = 0; c < DMLS_CUDA_CHOICES; c++) {
+                const dmls_cuda_launch *L = phase == 0 ? &p->ops[o].fill[c] : &p->ops[o].copy[c];
+                ok &= (L->src_align & (L->src_align - 1)) == 0 && (L->dst_align & (L->dst_align - 1)) == 0;
+            }
+        CHECK(ok, "%s: phase %d: an alignment is not a power of two", label, phase);
+        ok = l->n_entries == n && l->group <= DMLS_CUDA_BATCH_GROUP;
+        for (uint64_t k = 0; k < n; k++)
+            ok &= (l->op < 0 || e[k].op == (uint32_t)l->op) && (!l->dense || e[k].item == k);
+        for (uint64_t blk = 0; blk < p->blocks[phase]; blk++) {
+            uint32_t k1, n1, k2, n2;
+            uint64_t local1, blocks1, local2, blocks2;
+            dmls_cuda_batch_work(l, map, e, (uint32_t)blk, &k1, &n1, &local1, &blocks1);
+            dmls_cuda_batch_work(&by_map, map, e, (uint32_t)blk, &k2, &n2, &local2, &blocks2);
+            ok &= k1 == k2 && n1 == n2 && local1 == local2 && blocks1 == blocks2;
+        }
+        CHECK(ok, "%s: phase %d layout (group %u, op %d, dense %d) disagrees with the entries", label, phase, l->group,
+              l->op, l->dense);
     }
 }
 
@@ -193,6 +214,12 @@ static void test_emulated_crops_and_split(void) {
     for (int i = 0; i < N * 3; i++) starts[i] = (int32_t)test_range(-10, 50);
     dmls_batch *b = NULL;
     CHECK_STATUS(dmls_batch_create_crops(&t, size, N, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+    dmls_cuda_batch_plan p;
+    CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
+    CHECK(p.layout[1].group == DMLS_CUDA_BATCH_GROUP && p.layout[1].op == 0 && p.layout[1].dense == 1,
+          "tiny crops: groups found by arithmetic (group %u, op %d, dense %d)", p.layout[1].group, p.layout[1].op,
+          p.layout[1].dense);
+    dmls_cuda_batch_plan_free(&p);
     float *gpu = malloc(N * 48 * 4), *cpu = malloc(N * 48 * 4);
     memset(gpu, 0, N * 48 * 4), memset(cpu, 1, N * 48 * 4);
     dmls_batch_input in[2] = {{img, 3 * 40 * 36 * 4}, {starts, sizeof starts}};
@@ -308,6 +335,11 @@ static void test_streams(bool gpu) {
         CHECK_STATUS(dmls_cuda_batch_plan_build(b, &p), DMLS_OK);
         CHECK(dmls_cuda_batch_streams(&p.ops[0].copy[0]), "KV page %d: the best launch streams", k);
         CHECK(p.blocks[1] == (uint64_t)N * (k + 1), "KV page %d: %llu blocks", k, (unsigned long long)p.blocks[1]);
+        check_plan(&p, "KV pages");
+        CHECK(p.layout[1].group == 1 && p.layout[1].per_entry == (uint32_t)k + 1 && p.layout[1].op == 0 &&
+                  p.layout[1].dense == 1,
+              "KV page %d: regular layout (group %u, per entry %u, op %d, dense %d)", k, p.layout[1].group,
+              p.layout[1].per_entry, p.layout[1].op, p.layout[1].dense);
         dmls_cuda_batch_plan_free(&p);
         unsigned char *c = malloc(cache);
         test_fill_random(c, cache);
@@ -381,6 +413,8 @@ static void test_groups(bool gpu) {
         for (int k = 0; same && k < 7; k++) same = p.map[1][k] == want[k];
         CHECK(same, "groups: 6 blocks mapped to entries 0 8 16 17 18 26 (27 in all): %llu blocks",
               (unsigned long long)p.blocks[1]);
+        CHECK(p.layout[1].group == 0 && p.layout[1].op == -1 && p.layout[1].dense == 1,
+              "groups: a big item among tiny ones reads the map (group %u, op %d)", p.layout[1].group, p.layout[1].op);
         dmls_cuda_batch_plan_free(&p);
         unsigned char *x = malloc(at);
         test_fill_random(x, at);
