@@ -149,18 +149,19 @@ template <int Threads> __device__ __noinline__ void memset_body(const dmls_cuda_
 }
 
 // A streaming launch (batch_launch.h: dmls_cuda_batch_streams): rows of n
-// 16-byte vectors (one row when ndim is 1), DMLS_CUDA_BATCH_STREAM_ILP loads
-// in flight per thread. Only the 32 data registers grow with the ILP: each
-// store's address is recomputed from the index (one multiply-high), and the
-// launch's few fields are read once, the offsets folded into the bases.
-template <int Threads>
+// 16-byte vectors (Rows; else one row: a page, a contiguous part),
+// DMLS_CUDA_BATCH_STREAM_ILP loads in flight per thread. Only the 32 data
+// registers grow with the ILP: each store's address is recomputed from the
+// index (one multiply-high for rows), and the launch's few fields are read
+// once, the offsets folded into the bases.
+template <int Threads, bool Rows>
 __device__ __forceinline__ void stream_loop(const dmls_cuda_launch &L, const char *__restrict__ src,
                                             char *__restrict__ dst, span w) {
     constexpr int K = DMLS_CUDA_BATCH_STREAM_ILP, Tile = Threads * K;
     const uint32_t count = (uint32_t)L.count;
-    const bool rows = L.ndim == 2;
-    const uint32_t n = (uint32_t)L.shape[0], magic = (uint32_t)L.magic[0], shift = L.shift[0];
-    const int64_t ss = rows ? L.src_stride[1] : 0, ds = rows ? L.dst_stride[1] : 0;
+    const uint32_t n = Rows ? (uint32_t)L.shape[0] : 0, magic = Rows ? (uint32_t)L.magic[0] : 0;
+    const uint32_t shift = Rows ? L.shift[0] : 0;
+    const int64_t ss = Rows ? L.src_stride[1] : 0, ds = Rows ? L.dst_stride[1] : 0;
     src += L.src_offset;
     dst += L.dst_offset;
     for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
@@ -169,7 +170,7 @@ __device__ __forceinline__ void stream_loop(const dmls_cuda_launch &L, const cha
         for (int j = 0; j < K; j++) {
             const uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
-                const uint32_t r = rows ? quotient(i, magic, shift) : 0;
+                const uint32_t r = Rows ? quotient(i, magic, shift) : 0;
                 v[j] = __ldg(reinterpret_cast<const uint4 *>(src + (int64_t)r * ss + (int64_t)(i - r * n) * 16));
             }
         }
@@ -177,7 +178,7 @@ __device__ __forceinline__ void stream_loop(const dmls_cuda_launch &L, const cha
         for (int j = 0; j < K; j++) {
             const uint32_t i = base + j * Threads + w.lane;
             if (i < count) {
-                const uint32_t r = rows ? quotient(i, magic, shift) : 0;
+                const uint32_t r = Rows ? quotient(i, magic, shift) : 0;
                 *reinterpret_cast<uint4 *>(dst + (int64_t)r * ds + (int64_t)(i - r * n) * 16) = v[j];
             }
         }
@@ -185,8 +186,16 @@ __device__ __forceinline__ void stream_loop(const dmls_cuda_launch &L, const cha
 }
 
 template <int Threads>
+__device__ __forceinline__ void stream_run(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    if (L.ndim == 2)
+        stream_loop<Threads, true>(L, src, dst, w);
+    else
+        stream_loop<Threads, false>(L, src, dst, w);
+}
+
+template <int Threads>
 __device__ __noinline__ void stream_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
-    stream_loop<Threads>(L, src, dst, w);
+    stream_run<Threads>(L, src, dst, w);
 }
 
 template <int Threads, typename I, bool Fill>
@@ -297,7 +306,7 @@ __device__ __forceinline__ void run_entry(const P &p, uint32_t k, span w, dmls_c
     const dmls_cuda_launch &L =
         choices[dmls_cuda_batch_choose(choices, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst)];
     if (dmls_cuda_batch_streams(&L))
-        stream_loop<Threads>(L, src, dst, w);
+        stream_run<Threads>(L, src, dst, w);
     else if (L.kernel == DMLS_CUDA_COPY && L.unit == 16 && !L.wide)
         copy_loop<Threads, 16, uint32_t, false>(L, src, dst, w);
     else
