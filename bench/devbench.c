@@ -72,7 +72,7 @@ static int cpu_open(int threads) {
         return -1;
     }
     cpu_nthreads = dmls_context_threads(cpu_ctx);
-    copy_pool = dmls_pool_create(cpu_nthreads);
+    copy_pool = dmls_pool_create(cpu_nthreads, cpu_nthreads);
     if (!copy_pool) {
         fprintf(stderr, "devbench: cannot start %d copy threads\n", cpu_nthreads);
         dmls_context_destroy(cpu_ctx);

@@ -113,9 +113,10 @@ static int run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char *
 }
 
 static void test_pool(void) {
-    CHECK(dmls_pool_create(0) == NULL && dmls_pool_create(-1) == NULL, "a pool of fewer than 1 thread was made");
+    CHECK(dmls_pool_create(0, 8) == NULL && dmls_pool_create(-1, 8) == NULL, "a pool of fewer than 1 thread was made");
+    CHECK(dmls_pool_create(2, 0) == NULL && dmls_pool_create(2, 65536) == NULL, "a pool for 0 or 65,536 tasks");
 
-    dmls_pool *one = dmls_pool_create(1);
+    dmls_pool *one = dmls_pool_create(1, 8);
     CHECK(one != NULL && dmls_pool_threads(one) == 1, "one-thread pool");
     if (one) {
         run_and_check(one, 1, 0, "one thread, one task");
@@ -123,10 +124,14 @@ static void test_pool(void) {
         dmls_pool_destroy(one);
     }
 
-    dmls_pool *pool = dmls_pool_create(4);
+    dmls_pool *pool = dmls_pool_create(4, 8);
     CHECK(pool != NULL && dmls_pool_threads(pool) == 4, "four-thread pool");
     if (!pool) return;
     for (int round = 0; round < 50; round++) run_and_check(pool, 4, 0, "back to back, 4 tasks");
+    /* Jobs of changing sizes back to back: each task's claim word must be
+     * open for its own job only (a word left open by a smaller job, or
+     * claimed for an earlier one, would run a task twice or never). */
+    for (int round = 0; round < 200; round++) run_and_check(pool, (round * 5) % 9, 0, "back to back, 0 to 8 tasks");
     run_and_check(pool, 3, 0, "3 tasks on 4 threads");
     run_and_check(pool, 2, 0, "2 tasks on 4 threads");
     run_and_check(pool, 1, 0, "1 task on 4 threads: the caller alone");
@@ -161,6 +166,18 @@ static void test_pool(void) {
     }
     dmls_pool_destroy(pool);
     dmls_pool_destroy(NULL);
+
+    /* More tasks than the pool was made for: all run, on the caller. */
+    dmls_pool *small = dmls_pool_create(4, 2);
+    if (small) {
+        record big;
+        memset(&big, 0, sizeof big);
+        dmls_pool_run(small, note, &big, 6);
+        for (int i = 0; i < 6; i++)
+            CHECK(atomic_load(&big.runs[i]) == 1 && big.thread[i] == dmls_thread_self(),
+                  "6 tasks on a pool made for 2: task %d ran %d times", i, atomic_load(&big.runs[i]));
+        dmls_pool_destroy(small);
+    }
 }
 
 static void test_execute_on(void) {

@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     op = o;
-    pool = dmls_pool_create(nthreads);
+    pool = dmls_pool_create(nthreads, nthreads);
     const char *names[] = {"copy_l2", "copy_l3", "lines", "slice"};
     enum { REPS = 9, BATCH = 200 };
     double t[4][REPS];

@@ -44,7 +44,7 @@ dmls_status dmls_context_create(int num_threads, dmls_context **ctx) {
         free(c);
         return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "context: out of memory");
     }
-    c->pool = dmls_pool_create(threads);
+    c->pool = dmls_pool_create(threads, DMLS_SHARES_PER_THREAD * threads);
     if (c->pool == NULL) {
         dmls_mutex_destroy(&c->turn);
         free(c->splits);

@@ -1,7 +1,7 @@
 /* A persistent thread pool whose tasks are claimed, not assigned: a job is
- * one word (its number, its task count and the next task unclaimed), and
- * the caller and any worker that is awake claim tasks from it until none is
- * left. The caller works as soon as it has posted and waits only for tasks
+ * one word (its number and its task count) and a claim word per task, and
+ * the caller and any worker that is awake claim tasks until none is left,
+ * each starting with its own run of them (claim_and_run). The caller works as soon as it has posted and waits only for tasks
  * a worker has claimed, never for a worker that has not arrived yet: on a
  * busy machine or with more threads than CPUs a job then costs at most
  * about what the caller alone would take, instead of a descheduled worker's
@@ -23,9 +23,9 @@
  * RLIMIT_NPROC, a container's pids limit) then runs with the workers it
  * could start instead of failing. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../compiler.h"
@@ -52,31 +52,32 @@
  * idle pool soon stops burning a core. */
 #define SPIN_ROUNDS 4000
 
-/* The job word: the job's number in the high 32 bits, its task count in
- * bits 16 to 31 and the next unclaimed task in bits 0 to 15 (a context has
- * at most 1,024 threads, context.c). */
-#define JOB_SEQ(w) ((uint32_t)((w) >> 32))
+/* The job word: the job's number in the high 32 bits and its task count
+ * in bits 16 to 31 (bits 0 to 15 are zero); each task's claim has a word
+ * of its own (claim_and_run). */
+#define JOB_SEQ(w)   ((uint32_t)((w) >> 32))
 #define JOB_TASKS(w) ((int)(((w) >> 16) & 0xFFFF))
-#define JOB_NEXT(w) ((int)((w) & 0xFFFF))
 
 struct dmls_pool {
-    int wanted;          /* threads asked for at create, caller included */
-    atomic_int threads;  /* wanted until a start fails, then 1 + started */
-    bool tried;          /* dmls_pool_start has run (only the job's caller touches it) */
-    bool spin;           /* no more threads than CPUs: waiting may poll */
-    int cpus;            /* CPUs the process may use, at create */
+    int wanted;           /* threads asked for at create, caller included */
+    atomic_int threads;   /* wanted until a start fails, then 1 + started */
+    bool tried;           /* dmls_pool_start has run (only the job's caller touches it) */
+    bool spin;            /* no more threads than CPUs: waiting may poll */
+    int cpus;             /* CPUs the process may use, at create */
     dmls_thread *workers; /* wanted - 1 */
     dmls_mutex mu;
     dmls_cond wake, done_cv;
-    atomic_uint_fast64_t job;  /* the job word, above */
-    atomic_int done;           /* tasks finished by workers in the current job */
-    atomic_int sleepers;       /* workers waiting on wake (changed under mu) */
-    atomic_int waiting;        /* the caller sleeps on done_cv */
-    atomic_int woken;          /* wake-ups sent for the current job */
-    int wakes;                 /* the most the current job may send */
-    int next_wakes;            /* dmls_pool_limit_wakes for the next job (caller only) */
-    bool stop;                 /* under mu */
-    int started;               /* workers actually created */
+    atomic_uint_fast64_t job;    /* the job word, above */
+    atomic_uint_fast64_t *claim; /* max_tasks task words: job number << 1, | 1 once claimed */
+    int max_tasks;
+    atomic_int done;     /* tasks finished by workers in the current job */
+    atomic_int sleepers; /* workers waiting on wake (changed under mu) */
+    atomic_int waiting;  /* the caller sleeps on done_cv */
+    atomic_int woken;    /* wake-ups sent for the current job */
+    int wakes;           /* the most the current job may send */
+    int next_wakes;      /* dmls_pool_limit_wakes for the next job (caller only) */
+    bool stop;           /* under mu */
+    int started;         /* workers actually created */
     /* The current job; written by the caller while no task is claimable
      * and none claimed is running, read only by a thread that claimed one. */
     void (*fn)(void *arg, int task);
@@ -86,6 +87,7 @@ struct dmls_pool {
 typedef struct worker_start {
     dmls_pool *pool;
     uint32_t seen; /* the job number when the worker was started: jobs up to it are not its own */
+    int index;     /* 1 to started: which tasks of a job it takes first (the caller is 0) */
 } worker_start;
 
 /* Each side of a handshake (the caller's "waiting" and a worker's "done";
@@ -109,29 +111,46 @@ static void wake_one(dmls_pool *pool) {
     dmls_mutex_unlock(&pool->mu);
 }
 
-/* Claims and runs tasks of job number seq until none is left; returns how
- * many it ran. A worker (not the caller) reports each to the caller and
- * passes the wake-up on while tasks remain. */
-static int claim_and_run(dmls_pool *pool, uint32_t seq, bool worker) {
+/* Claims and runs tasks of the current job until none is left; returns
+ * how many it ran, and *seq the job it looked at. A task is claimed by a
+ * compare-and-swap of its own word, from "open for job s" (s << 1, set by
+ * the caller before it posted job s) to claimed (| 1): a thread slow to
+ * look finds its job's words claimed or reopened for a later job, and
+ * claims nothing of either. Thread `self` of `threads` tries its own run
+ * of tasks first (tasks * self / threads onwards), then the others':
+ * back-to-back jobs of the same shape (a model's layers, a batch run
+ * again) give each thread the same share each time, which its own caches
+ * still hold; with one shared counter the shares fell to whoever came
+ * first, and every thread's data moved between cores on every call
+ * (1,024 tiny crops on a 16-core host: the batch took no less than a
+ * third of a one-thread loop). A worker passes the wake-up on after its
+ * first claim and reports what it ran once, when it stops: every report
+ * is a read-modify-write of a line all the threads share. */
+static int claim_and_run(dmls_pool *pool, int self, bool worker, uint32_t *seq) {
+    const uint64_t w = atomic_load_explicit(&pool->job, memory_order_acquire);
+    const uint32_t s = JOB_SEQ(w);
+    const int tasks = JOB_TASKS(w), threads = atomic_load_explicit(&pool->threads, memory_order_relaxed);
+    const uint64_t open = (uint64_t)s << 1;
+    *seq = s;
     int ran = 0;
-    uint64_t w = atomic_load_explicit(&pool->job, memory_order_acquire);
-    while (JOB_SEQ(w) == seq && JOB_NEXT(w) < JOB_TASKS(w)) {
-        if (!atomic_compare_exchange_weak_explicit(&pool->job, &w, w + 1, memory_order_acq_rel,
-                                                   memory_order_acquire))
+    const int first = self < threads ? (int)((int64_t)tasks * self / threads) : 0;
+    for (int j = 0; j < tasks; j++) {
+        const int task = first + j < tasks ? first + j : first + j - tasks;
+        uint64_t v = atomic_load_explicit(&pool->claim[task], memory_order_relaxed);
+        if (v != open || !atomic_compare_exchange_strong_explicit(&pool->claim[task], &v, open | 1,
+                                                                  memory_order_acq_rel, memory_order_relaxed))
             continue;
-        const int task = JOB_NEXT(w);
-        if (worker && JOB_TASKS(w) - task > 1) wake_one(pool);
-        pool->fn(pool->arg, task);
+        if (worker && ran == 0 && tasks > 1) wake_one(pool);
+        pool->fn(pool->arg, task); /* the job cannot end, nor fn change, while this task is unfinished */
         ran++;
-        if (worker) {
-            atomic_fetch_add_explicit(&pool->done, 1, memory_order_seq_cst);
-            if (atomic_load_explicit(&pool->waiting, memory_order_seq_cst)) {
-                dmls_mutex_lock(&pool->mu);
-                dmls_cond_signal(&pool->done_cv);
-                dmls_mutex_unlock(&pool->mu);
-            }
+    }
+    if (worker && ran > 0) {
+        atomic_fetch_add_explicit(&pool->done, ran, memory_order_seq_cst);
+        if (atomic_load_explicit(&pool->waiting, memory_order_seq_cst)) {
+            dmls_mutex_lock(&pool->mu);
+            dmls_cond_signal(&pool->done_cv);
+            dmls_mutex_unlock(&pool->mu);
         }
-        w = atomic_load_explicit(&pool->job, memory_order_acquire);
     }
     return ran;
 }
@@ -139,6 +158,7 @@ static int claim_and_run(dmls_pool *pool, uint32_t seq, bool worker) {
 static DMLS_THREAD_MAIN(worker_main, p) {
     dmls_pool *pool = ((worker_start *)p)->pool;
     uint32_t seen = ((worker_start *)p)->seen;
+    const int self = ((worker_start *)p)->index;
     free(p);
     for (;;) {
         uint64_t w = atomic_load_explicit(&pool->job, memory_order_acquire);
@@ -156,15 +176,21 @@ static DMLS_THREAD_MAIN(worker_main, p) {
             dmls_mutex_unlock(&pool->mu);
             if (stop) DMLS_THREAD_RETURN;
         }
-        seen = JOB_SEQ(w);
-        claim_and_run(pool, seen, true);
+        claim_and_run(pool, self, true, &seen);
     }
 }
 
-dmls_pool *dmls_pool_create(int threads) {
-    if (threads < 1 || threads > 0xFFFF) return NULL;
+dmls_pool *dmls_pool_create(int threads, int max_tasks) {
+    if (threads < 1 || threads > 0xFFFF || max_tasks < 1 || max_tasks > 0xFFFF) return NULL;
     dmls_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
+    pool->claim = calloc((size_t)max_tasks, sizeof *pool->claim);
+    if (!pool->claim) {
+        free(pool);
+        return NULL;
+    }
+    pool->max_tasks = max_tasks;
+    for (int t = 0; t < max_tasks; t++) atomic_init(&pool->claim[t], 1); /* claimed by job 0: open for none */
     pool->wanted = threads;
     pool->cpus = dmls_cpu_count();
     pool->next_wakes = INT_MAX;
@@ -191,6 +217,7 @@ fail_done:
 fail_wake:
     dmls_mutex_destroy(&pool->mu);
 fail_mu:
+    free(pool->claim);
     free(pool);
     return NULL;
 }
@@ -206,6 +233,7 @@ int dmls_pool_start(dmls_pool *pool) {
         if (!ws) break;
         ws->pool = pool;
         ws->seen = seen;
+        ws->index = i;
         if (dmls_thread_start(&pool->workers[i - 1], worker_main, ws)) {
             free(ws);
             break;
@@ -227,6 +255,7 @@ void dmls_pool_destroy(dmls_pool *pool) {
     dmls_cond_destroy(&pool->done_cv);
     dmls_cond_destroy(&pool->wake);
     dmls_mutex_destroy(&pool->mu);
+    free(pool->claim);
     free(pool);
 }
 
@@ -252,7 +281,7 @@ static void wait_done(dmls_pool *pool, int claimed) {
 
 void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks) {
     const int workers = dmls_pool_start(pool) - 1;
-    if (workers == 0 || tasks <= 1) {
+    if (workers == 0 || tasks <= 1 || tasks > pool->max_tasks) { /* the last: a caller past pool.h's bound */
         for (int i = 0; i < tasks; i++) fn(arg, i);
         return;
     }
@@ -263,8 +292,11 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
     pool->wakes = pool->next_wakes < pool->cpus - 1 ? pool->next_wakes : pool->cpus - 1;
     pool->next_wakes = INT_MAX;
     const uint32_t seq = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
+    for (int t = 0; t < tasks; t++) /* every earlier job's words are claimed: no thread writes these now */
+        atomic_store_explicit(&pool->claim[t], (uint64_t)seq << 1, memory_order_relaxed);
     atomic_exchange_explicit(&pool->job, (uint64_t)seq << 32 | (uint64_t)tasks << 16, memory_order_seq_cst);
     wake_one(pool);
-    const int mine = claim_and_run(pool, seq, false);
+    uint32_t last;
+    const int mine = claim_and_run(pool, 0, false, &last);
     wait_done(pool, tasks - mine);
 }

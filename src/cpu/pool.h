@@ -6,8 +6,9 @@
 typedef struct dmls_pool dmls_pool;
 
 /* A pool of `threads` threads in all (caller included), no worker started
- * yet. NULL on failure (threads < 1, or out of memory). */
-dmls_pool *dmls_pool_create(int threads);
+ * yet, for jobs of up to max_tasks tasks (1 to 65,535). NULL on failure
+ * (an argument out of range, or out of memory). */
+dmls_pool *dmls_pool_create(int threads, int max_tasks);
 void dmls_pool_destroy(dmls_pool *pool);
 
 /* The pool's thread count, caller included: the count asked for until a
@@ -29,7 +30,7 @@ void dmls_pool_limit_wakes(dmls_pool *pool, int wakes);
  * time, never while a job runs. */
 int dmls_pool_start(dmls_pool *pool);
 
-/* Runs fn(arg, i) for i in [0, tasks), tasks < 65,536, each once, on the
+/* Runs fn(arg, i) for i in [0, tasks), tasks <= max_tasks, each once, on the
  * caller or on whichever worker claims it first; returns when all are done.
  * The caller runs tasks from the start and waits only for the tasks a
  * worker has claimed. One caller at a time. */

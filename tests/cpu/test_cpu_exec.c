@@ -379,7 +379,7 @@ static void batch_wake_tests(void) {
 static void pool_tests(void) {
     pass_through = true;
     /* Two threads: both tasks run, on the caller or the worker. */
-    dmls_pool *pool = dmls_pool_create(2);
+    dmls_pool *pool = dmls_pool_create(2, 8);
     CHECK(pool != NULL, "pool of 2");
     if (pool) {
         memset(task_thread, 0, sizeof task_thread);
@@ -390,7 +390,7 @@ static void pool_tests(void) {
         CHECK(joins == 1, "pool of 2 destroyed: %d joins, want 1", joins);
     }
     /* Every started worker is joined. */
-    pool = dmls_pool_create(4);
+    pool = dmls_pool_create(4, 16);
     if (pool) {
         CHECK(dmls_pool_start(pool) == 4, "pool of 4 started with %d threads", dmls_pool_threads(pool));
         joins = 0;
@@ -403,9 +403,10 @@ static void pool_tests(void) {
     pass_through = false;
 
     /* What a context allocates: itself, 4 * threads + 1 share bounds (a
-     * batch cuts up to 4 shares a thread, context.h), the pool, and the
-     * pool's threads - 1 workers (none for one thread). */
-    const struct { int threads, n; size_t nmemb[4]; } cases[] = {{3, 4, {1, 13, 1, 2}}, {1, 3, {1, 5, 1, 0}}};
+     * batch cuts up to 4 shares a thread, context.h), the pool, a claim
+     * word per share, and the pool's threads - 1 workers (none for one
+     * thread). */
+    const struct { int threads, n; size_t nmemb[5]; } cases[] = {{3, 5, {1, 13, 1, 12, 2}}, {1, 4, {1, 5, 1, 4, 0}}};
     for (size_t k = 0; k < 2; k++) {
         dmls_context *ctx = NULL;
         callocs = 0;
