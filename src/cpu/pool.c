@@ -52,11 +52,12 @@
  * idle pool soon stops burning a core. */
 #define SPIN_ROUNDS 4000
 
-/* The job word: the job's number in the high 32 bits and its task count
- * in bits 16 to 31 (bits 0 to 15 are zero); each task's claim has a word
- * of its own (claim_and_run). */
-#define JOB_SEQ(w)   ((uint32_t)((w) >> 32))
-#define JOB_TASKS(w) ((int)(((w) >> 16) & 0xFFFF))
+/* The job word: the job's number in the high 48 bits (numbers start at 1
+ * and never wrap: 2^48 jobs are years of back-to-back calls) and its task
+ * count in the low 16; each task's claim has a word of its own
+ * (claim_and_run). */
+#define JOB_SEQ(w)   ((w) >> 16)
+#define JOB_TASKS(w) ((int)((w)&0xFFFF))
 
 struct dmls_pool {
     int wanted;           /* threads asked for at create, caller included */
@@ -68,7 +69,7 @@ struct dmls_pool {
     dmls_mutex mu;
     dmls_cond wake, done_cv;
     atomic_uint_fast64_t job;    /* the job word, above */
-    atomic_uint_fast64_t *claim; /* max_tasks task words: job number << 1, | 1 once claimed */
+    atomic_uint_fast64_t *claim; /* max_tasks task words: the number of the last job that claimed each */
     int max_tasks;
     atomic_int done;     /* tasks finished by workers in the current job */
     atomic_int sleepers; /* workers waiting on wake (changed under mu) */
@@ -86,7 +87,7 @@ struct dmls_pool {
 
 typedef struct worker_start {
     dmls_pool *pool;
-    uint32_t seen; /* the job number when the worker was started: jobs up to it are not its own */
+    uint64_t seen; /* the job number when the worker was started: jobs up to it are not its own */
     int index;     /* 1 to started: which tasks of a job it takes first (the caller is 0) */
 } worker_start;
 
@@ -112,33 +113,34 @@ static void wake_one(dmls_pool *pool) {
 }
 
 /* Claims and runs tasks of the current job until none is left; returns
- * how many it ran, and *seq the job it looked at. A task is claimed by a
- * compare-and-swap of its own word, from "open for job s" (s << 1, set by
- * the caller before it posted job s) to claimed (| 1): a thread slow to
- * look finds its job's words claimed or reopened for a later job, and
- * claims nothing of either. Thread `self` of `threads` tries its own run
- * of tasks first (tasks * self / threads onwards), then the others':
- * back-to-back jobs of the same shape (a model's layers, a batch run
- * again) give each thread the same share each time, which its own caches
- * still hold; with one shared counter the shares fell to whoever came
- * first, and every thread's data moved between cores on every call
- * (1,024 tiny crops on a 16-core host: the batch took no less than a
- * third of a one-thread loop). A worker passes the wake-up on after its
- * first claim and reports what it ran once, when it stops: every report
- * is a read-modify-write of a line all the threads share. */
-static int claim_and_run(dmls_pool *pool, int self, bool worker, uint32_t *seq) {
+ * how many it ran, and *seq the job it looked at. A task's word holds the
+ * number of the last job that claimed it; job s claims it by a
+ * compare-and-swap from any smaller number to s. Job numbers only grow, so
+ * a thread slow to look, still holding an older job's number, finds every
+ * task of its job claimed (a job ends only when all are) and claims
+ * nothing, and no word needs resetting between jobs (a reset cost the
+ * caller a transfer of every line of words that the workers wrote). Thread
+ * `self` of `threads` tries its own run of tasks first (tasks * self /
+ * threads onwards), then the others': back-to-back jobs of the same shape
+ * (a model's layers, a batch run again) give each thread the same share
+ * each time, which its own caches still hold; with one shared counter the
+ * shares fell to whoever came first, and every thread's data moved between
+ * cores on every call (1,024 tiny crops on a 16-core host: the batch took
+ * no less than a third of a one-thread loop). A worker passes the wake-up
+ * on after its first claim and reports what it ran once, when it stops:
+ * every report is a read-modify-write of a line all the threads share. */
+static int claim_and_run(dmls_pool *pool, int self, bool worker, uint64_t *seq) {
     const uint64_t w = atomic_load_explicit(&pool->job, memory_order_acquire);
-    const uint32_t s = JOB_SEQ(w);
+    const uint64_t s = JOB_SEQ(w);
     const int tasks = JOB_TASKS(w), threads = atomic_load_explicit(&pool->threads, memory_order_relaxed);
-    const uint64_t open = (uint64_t)s << 1;
     *seq = s;
     int ran = 0;
     const int first = self < threads ? (int)((int64_t)tasks * self / threads) : 0;
     for (int j = 0; j < tasks; j++) {
         const int task = first + j < tasks ? first + j : first + j - tasks;
         uint64_t v = atomic_load_explicit(&pool->claim[task], memory_order_relaxed);
-        if (v != open || !atomic_compare_exchange_strong_explicit(&pool->claim[task], &v, open | 1,
-                                                                  memory_order_acq_rel, memory_order_relaxed))
+        if (v >= s || !atomic_compare_exchange_strong_explicit(&pool->claim[task], &v, s, memory_order_acq_rel,
+                                                               memory_order_relaxed))
             continue;
         if (worker && ran == 0 && tasks > 1) wake_one(pool);
         pool->fn(pool->arg, task); /* the job cannot end, nor fn change, while this task is unfinished */
@@ -157,7 +159,7 @@ static int claim_and_run(dmls_pool *pool, int self, bool worker, uint32_t *seq) 
 
 static DMLS_THREAD_MAIN(worker_main, p) {
     dmls_pool *pool = ((worker_start *)p)->pool;
-    uint32_t seen = ((worker_start *)p)->seen;
+    uint64_t seen = ((worker_start *)p)->seen;
     const int self = ((worker_start *)p)->index;
     free(p);
     for (;;) {
@@ -190,7 +192,7 @@ dmls_pool *dmls_pool_create(int threads, int max_tasks) {
         return NULL;
     }
     pool->max_tasks = max_tasks;
-    for (int t = 0; t < max_tasks; t++) atomic_init(&pool->claim[t], 1); /* claimed by job 0: open for none */
+    for (int t = 0; t < max_tasks; t++) atomic_init(&pool->claim[t], 0); /* jobs are numbered from 1 */
     pool->wanted = threads;
     pool->cpus = dmls_cpu_count();
     pool->next_wakes = INT_MAX;
@@ -227,7 +229,7 @@ int dmls_pool_start(dmls_pool *pool) {
     pool->tried = true;
     /* No job runs now (one caller at a time), so every new worker starts
      * with the current job number as already seen. */
-    const uint32_t seen = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed));
+    const uint64_t seen = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed));
     for (int i = 1; i < pool->wanted; i++) {
         worker_start *ws = malloc(sizeof *ws);
         if (!ws) break;
@@ -291,12 +293,10 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
     atomic_store_explicit(&pool->woken, 0, memory_order_relaxed);
     pool->wakes = pool->next_wakes < pool->cpus - 1 ? pool->next_wakes : pool->cpus - 1;
     pool->next_wakes = INT_MAX;
-    const uint32_t seq = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
-    for (int t = 0; t < tasks; t++) /* every earlier job's words are claimed: no thread writes these now */
-        atomic_store_explicit(&pool->claim[t], (uint64_t)seq << 1, memory_order_relaxed);
-    atomic_exchange_explicit(&pool->job, (uint64_t)seq << 32 | (uint64_t)tasks << 16, memory_order_seq_cst);
+    const uint64_t seq = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
+    atomic_exchange_explicit(&pool->job, seq << 16 | (uint64_t)tasks, memory_order_seq_cst);
     wake_one(pool);
-    uint32_t last;
+    uint64_t last;
     const int mine = claim_and_run(pool, 0, false, &last);
     wait_done(pool, tasks - mine);
 }
