@@ -115,6 +115,14 @@ static int run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char *
 static void test_pool(void) {
     CHECK(dmls_pool_create(0, 8) == NULL && dmls_pool_create(-1, 8) == NULL, "a pool of fewer than 1 thread was made");
     CHECK(dmls_pool_create(2, 0) == NULL && dmls_pool_create(2, 65536) == NULL, "a pool for 0 or 65,536 tasks");
+    CHECK(dmls_pool_create(65536, 8) == NULL, "a pool of 65,536 threads was made");
+    /* The bounds themselves are accepted (no worker starts before a job). */
+    const int edges[3][2] = {{65535, 8}, {2, 1}, {2, 65535}};
+    for (int k = 0; k < 3; k++) {
+        dmls_pool *edge = dmls_pool_create(edges[k][0], edges[k][1]);
+        CHECK(edge != NULL, "a pool of %d threads for %d tasks was refused", edges[k][0], edges[k][1]);
+        dmls_pool_destroy(edge);
+    }
 
     dmls_pool *one = dmls_pool_create(1, 8);
     CHECK(one != NULL && dmls_pool_threads(one) == 1, "one-thread pool");
@@ -166,6 +174,15 @@ static void test_pool(void) {
     }
     dmls_pool_destroy(pool);
     dmls_pool_destroy(NULL);
+
+    /* Exactly as many tasks as the pool was made for: shared by the
+     * workers, as any job is. */
+    dmls_pool *exact = dmls_pool_create(4, 4);
+    if (exact && dmls_pool_cpus(exact) >= 2) {
+        int threads = run_and_check(exact, 4, 30, "4 slow tasks on a pool made for 4");
+        CHECK(threads >= 2, "4 slow tasks on a pool made for 4: all on %d thread", threads);
+    }
+    dmls_pool_destroy(exact);
 
     /* More tasks than the pool was made for: all run, on the caller. */
     dmls_pool *small = dmls_pool_create(4, 2);
