@@ -1,8 +1,9 @@
 /* A persistent thread pool whose tasks are claimed, not assigned: a job is
  * one word (its number and its task count) and a claim word per task, and
  * the caller and any worker that is awake claim tasks until none is left,
- * each starting with its own run of them (claim_and_run). The caller works as soon as it has posted and waits only for tasks
- * a worker has claimed, never for a worker that has not arrived yet: on a
+ * each starting with its own run of them (claim_and_run). The caller works
+ * as soon as it has posted and waits only for tasks a worker has claimed,
+ * never for a worker that has not arrived yet: on a
  * busy machine or with more threads than CPUs a job then costs at most
  * about what the caller alone would take, instead of a descheduled worker's
  * time slice (issue 24: a batch of 1,024 tiny crops was 7 to 50 times
@@ -118,17 +119,17 @@ static void wake_one(dmls_pool *pool) {
  * compare-and-swap from any smaller number to s. Job numbers only grow, so
  * a thread slow to look, still holding an older job's number, finds every
  * task of its job claimed (a job ends only when all are) and claims
- * nothing, and no word needs resetting between jobs (a reset cost the
- * caller a transfer of every line of words that the workers wrote). Thread
+ * nothing, and no word needs resetting between jobs. Thread
  * `self` of `threads` tries its own run of tasks first (tasks * self /
  * threads onwards), then the others': back-to-back jobs of the same shape
  * (a model's layers, a batch run again) give each thread the same share
  * each time, which its own caches still hold; with one shared counter the
  * shares fell to whoever came first, and every thread's data moved between
- * cores on every call (1,024 tiny crops on a 16-core host: the batch took
- * no less than a third of a one-thread loop). A worker passes the wake-up
- * on after its first claim and reports what it ran once, when it stops:
- * every report is a read-modify-write of a line all the threads share. */
+ * cores on every call (1,024 tiny crops on a 16-core host: 9-12 us on 16
+ * threads, 6-7 us with each thread's own run first; bench/RESULTS.md). A
+ * worker passes the wake-up on after its first claim and reports what it
+ * ran once, when it stops: every report is a read-modify-write of a line
+ * all the threads share. */
 static int claim_and_run(dmls_pool *pool, int self, bool worker, uint64_t *seq) {
     const uint64_t w = atomic_load_explicit(&pool->job, memory_order_acquire);
     const uint64_t s = JOB_SEQ(w);

@@ -4,9 +4,9 @@
 // entries one warp each), picks each item's launch for the bound addresses
 // (dmls_cuda_choose's rule), then runs the same loop bodies as kernels.cu
 // over that launch, read from the device tables (staged in shared memory
-// when the phase has one operator) instead of parameter space. The bodies are written for a unit of
-// Threads threads (the block, or one warp) with lane = the thread's place
-// in it. All threads of a unit take the same branches, so the per-item
+// when the phase has one operator) instead of parameter space. The bodies
+// are written for a unit of Threads threads (the block, or one warp) with
+// lane = the thread's place in it. All threads of a unit take the same branches, so the per-item
 // switch costs no divergence.
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -31,9 +31,10 @@ struct span {
 // out of line (the _body functions) by run_launch, where the many bodies
 // of the switch, each inlined, would spill at 64 registers. run_entry
 // inlines the two that the common batches run (rows of 16-byte vectors:
-// pages, split parts, crop rows), so a block's path from its entry to its
-// first data load is one short run of code: each out-of-line call there
-// cost instruction fetches from far in a kernel of over 2 MiB of code.
+// pages, split parts, crop rows), so their path from the entry to the
+// first data load makes no call. Measured alone this moved nothing (the
+// table loads were the cost: bench/RESULTS.md, 2026-11-25); the figures
+// since were all taken with it.
 template <int Threads, int Bytes, typename I, bool Fill>
 __device__ __forceinline__ void copy_loop(const dmls_cuda_launch &L, const char *__restrict__ src,
                                           char *__restrict__ dst, span w) {
