@@ -15,7 +15,10 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include <stdatomic.h>
+
 #include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
+#include "cpu/pool.h"
 #include "dmlslice/dml.h"
 #include "test.h"
 
@@ -218,17 +221,49 @@ static void test_many_threads_unshared(void) {
     dmls_destroy(op);
 }
 
+/* A pool that started fewer workers than it was made for still runs jobs of
+ * up to its max_tasks, each task once: its runs of claim words are laid out
+ * for the threads it has (pool.c; the sanitizer builds check the words'
+ * bounds). */
+static atomic_int pool_runs[64];
+static void count_task(void *arg, int task) {
+    (void)arg;
+    atomic_fetch_add(&pool_runs[task], 1);
+}
+
+static void test_pool_short_of_workers(void) {
+    for (int k = 1; k <= 7; k++) { /* acquisition 2i-1 is worker i's start record, 2i its thread */
+        dmls_pool *p = dmls_pool_create(4, 64);
+        CHECK(p != NULL, "pool of 4 threads for 64 tasks");
+        if (p == NULL) return;
+        countdown = k, taken = 0, fired = false, armed = true;
+        const int threads = dmls_pool_start(p);
+        armed = false;
+        CHECK(threads == (fired ? 1 + (k - 1) / 2 : 4), "start failure %d: %d threads", k, threads);
+        for (int round = 0; round < 40; round++) {
+            const int tasks = round % 2 ? 64 : 1 + round * 3 % 64;
+            for (int t = 0; t < 64; t++) atomic_store(&pool_runs[t], 0);
+            dmls_pool_run(p, count_task, NULL, tasks);
+            for (int t = 0; t < 64; t++)
+                CHECK(atomic_load(&pool_runs[t]) == (t < tasks), "%d threads, %d tasks: task %d ran %d times", threads,
+                      tasks, t, atomic_load(&pool_runs[t]));
+        }
+        dmls_pool_destroy(p);
+    }
+}
+
 int main(void) {
     int counts[1] = {0};
     static const char *const ctx_msgs[] = {"context: out of memory"};
     int n = sweep("dmls_context_create(4)", context_attempt, ctx_msgs, 1, counts);
-    /* The context, its splits and its lock; the pool, its claim words, its
-     * lock, its two conditions and its worker array. No thread: they start
-     * when needed. */
-    CHECK(n == 9, "dmls_context_create(4) acquired %d resources, expected 9", n);
+    /* The context, its splits and its lock; the pool (one block with its
+     * claim words and reports), its lock, its two conditions and its
+     * worker array. No thread: they start when needed. */
+    CHECK(n == 8, "dmls_context_create(4) acquired %d resources, expected 8", n);
     CHECK(counts[0] > 0, "no failure reported");
     test_worker_start_failures();
     test_many_threads_unshared();
+    test_pool_short_of_workers();
     if (ctx) {
         /* The context that finally came up works. */
         dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
