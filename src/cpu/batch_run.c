@@ -66,7 +66,9 @@ static void run_item(const dmls_batch *b, const dmls_batch_input *in, const dmls
     if (op->zero_fill && op->fill.count > 0) dmls_cpu_fill_zero(&op->fill, dst + e->out_offset);
     if (cp->items == 0 || first >= last) return;
     const uint64_t in_off = b->crops.on ? dmls_batch_crop_offset(&b->crops, in[1].data, i) : e->in_offset;
-    dmls_cpu_run_range(cp, (const unsigned char *)in[e->in_slot].data + in_off, dst + e->out_offset, first, last);
+    const unsigned char *src = (const unsigned char *)in[e->in_slot].data + in_off;
+    if (first == 0 && last == cp->items) dmls_cpu_run_whole(cp, src, dst + e->out_offset);
+    else dmls_cpu_run_range(cp, src, dst + e->out_offset, first, last);
 }
 
 /* Runs the work between positions lo and hi. */

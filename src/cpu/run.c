@@ -91,6 +91,24 @@ done:; /* a statement for the label where the fence below is compiled out (C11) 
 #endif
 }
 
+void dmls_cpu_run_whole(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base) {
+    if (cp->items == 0) return;
+    const int inner = cp->ndim - 1;
+    if (inner > 2) {
+        dmls_cpu_run_range(cp, src_base, dst_base, 0, cp->items);
+        return;
+    }
+    const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
+    unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
+    const int64_t n = cp->shape[inner], rows = inner > 0 ? cp->shape[inner - 1] : 1;
+    const int64_t planes = inner == 2 ? cp->shape[0] : 1;
+    const int64_t ss = inner == 2 ? cp->src_step[0] : 0, ds = inner == 2 ? cp->dst_step[0] : 0;
+    for (int64_t p = 0; p < planes; p++, src += ss, dst += ds) cp->rows(dst, src, n, rows, cp);
+#if defined(__x86_64__) || defined(__i386__)
+    if (cp->nontemporal) dmls_cpu_store_fence(); /* as in dmls_cpu_run_range */
+#endif
+}
+
 /* One job on the pool: a copy (cp) or SLICE_GRAD's zero fill (fill), cut at
  * splits[task]..splits[task + 1] (items of cp, or elements of fill). */
 typedef struct share_job {
@@ -141,7 +159,7 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
     const dmls_cpu_prepared *cp = dmls_cpu_prepared_of(op);
     if (cp->items == 0) return DMLS_OK;
     if (threads == 1 || cp->traffic_bytes < min_bytes) {
-        dmls_cpu_run_range(cp, input, output, 0, cp->items);
+        dmls_cpu_run_whole(cp, input, output);
         return DMLS_OK;
     }
     /* Shares start on a multiple of the plan's grain, so short rows are

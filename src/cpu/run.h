@@ -16,6 +16,11 @@ static inline const dmls_cpu_prepared *dmls_cpu_prepared_of(const dmls_operator 
 void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base, uint64_t first,
                         uint64_t last);
 
+/* Copies all the items: dmls_cpu_run_range(cp, src_base, dst_base, 0,
+ * cp->items), without its placing of a share's ends, for the many tiny items
+ * of a batch (up to 3 dims it is one row call per plane). */
+void dmls_cpu_run_whole(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base);
+
 /* The zero fill: all of it, or elements [first, last) in row-major order
  * over plan->shape. */
 void dmls_cpu_fill_zero(const dmls_copy_plan *plan, void *dst_base);
