@@ -330,6 +330,27 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) batch_kernel(const __grid
     run_entry<kThreads>(p, k, span{threadIdx.x, local, blocks}, staged[warp]);
 }
 
+// A phase whose entries all run one streaming launch (dmls_cuda_batch_uniform:
+// one operator, one entry per per_entry blocks, addresses aligned for the
+// operator's first launch): a KV gather's pages, a split's parts. The
+// launch comes in the parameters, so a block's only table loads before its
+// data are its entry and its starts row, both issued at once; no choice, no
+// staging, and a register count low enough for 8 blocks per SM. (The
+// general kernel held the KV gather at 0.91-0.93 of a device copy where a
+// plain kernel of this shape reaches 1.08-1.10: bench/RESULTS.md.)
+template <typename P, bool Rows>
+__global__ void __launch_bounds__(kThreads) stream_kernel(const __grid_constant__ P p,
+                                                          const __grid_constant__ dmls_cuda_launch L) {
+    const uint32_t per = p.layout.per_entry, k = blockIdx.x / per;
+    const dmls_cuda_batch_entry &e = p.entries[k];
+    const uint32_t in_base = e.in_base, out_base = e.out_base;
+    const uint64_t out_offset = e.out_offset;
+    const int64_t in_offset = p.crops.on ? dmls_cuda_batch_crop_offset(&p.crops, p.starts, p.layout.dense ? k : e.item)
+                                         : (int64_t)e.in_offset;
+    stream_loop<kThreads, Rows>(L, p.base[in_base] + in_offset, p.base[out_base] + out_offset,
+                                span{threadIdx.x, blockIdx.x - (uint64_t)k * per, per});
+}
+
 // The form of the kernel launches use (dmls_cuda_batch_variant).
 int variant = 0;
 
@@ -351,10 +372,21 @@ cudaError_t launch_phase(const dmls_cuda_batch_plan *host, const dmls_cuda_batch
     p.n_bases = host->n_bases;
     p.starts = starts;
     p.crops = host->crops;
-    for (int i = 0; i < host->n_bases; i++) p.base[i] = bases[i];
-    void *args[1] = {&p};
-    cudaError_t e =
-        cudaLaunchKernel(kernel_of<P>(variant), dim3((unsigned)host->blocks[phase]), dim3(kThreads), args, 0, s);
+    uint64_t at[DMLS_BATCH_CUDA_MAX_SLOTS];
+    for (int i = 0; i < host->n_bases; i++) p.base[i] = bases[i], at[i] = (uint64_t)(uintptr_t)bases[i];
+    const dmls_cuda_batch_layout &l = host->layout[phase];
+    const dmls_cuda_launch *first = l.op >= 0 ? (phase == 0 ? host->ops[l.op].fill : host->ops[l.op].copy) : nullptr;
+    const dim3 grid((unsigned)host->blocks[phase]);
+    cudaError_t e;
+    if (dmls_cuda_batch_uniform(host, phase, at)) {
+        void *args[2] = {&p, const_cast<dmls_cuda_launch *>(first)};
+        const void *k = first->ndim == 2 ? reinterpret_cast<const void *>(stream_kernel<P, true>)
+                                         : reinterpret_cast<const void *>(stream_kernel<P, false>);
+        e = cudaLaunchKernel(k, grid, dim3(kThreads), args, 0, s);
+    } else {
+        void *args[1] = {&p};
+        e = cudaLaunchKernel(kernel_of<P>(variant), grid, dim3(kThreads), args, 0, s);
+    }
     if (e != cudaSuccess) (void)cudaGetLastError(); // leave no error behind for the caller's next check
     return e;
 }

@@ -98,8 +98,16 @@ typedef struct dmls_cuda_batch_layout {
     uint32_t n_entries;
     int32_t op;    /* the one operator of every entry, or -1 */
     int32_t dense; /* 1: entry k is item k */
+    /* Powers of two (at most DMLS_CUDA_BATCH_ALIGN_CAP) that divide every
+     * entry's input offset (a crop's, whatever its starts) and output
+     * offset: with the bound bases, the alignment every entry's addresses
+     * share (dmls_cuda_batch_uniform). */
+    uint32_t in_align, out_align;
     int32_t pad_;
 } dmls_cuda_batch_layout;
+
+/* The largest alignment a layout records: more than any launch asks. */
+#define DMLS_CUDA_BATCH_ALIGN_CAP 256
 
 /* Crops whose starts are bound at execute (batch.h: dmls_batch_bound_crops),
  * as the kernel reads them. */
@@ -136,6 +144,8 @@ typedef struct dmls_cuda_batch_plan {
     uint64_t blocks[2]; /* grid size per phase (the sentinel's first_block) */
     dmls_cuda_batch_crops crops;
     int32_t n_bases;
+    /* Per phase, bit i set when some entry reads (in) or writes (out) base i. */
+    uint64_t used_in[2][(DMLS_BATCH_CUDA_MAX_SLOTS + 63) / 64], used_out[2][(DMLS_BATCH_CUDA_MAX_SLOTS + 63) / 64];
 } dmls_cuda_batch_plan;
 
 /* A streaming launch: a 16-byte copy whose innermost dim is contiguous on
@@ -217,6 +227,15 @@ DMLS_HD int dmls_cuda_batch_choose(const dmls_cuda_launch *choices, uint64_t src
             return i;
     return DMLS_CUDA_CHOICES - 1;
 }
+
+/* Whether every entry of a phase runs its operator's first launch, and
+ * that launch streams, with these bound bases: the phase has one operator
+ * and one entry per per_entry blocks, and the alignment all entries'
+ * addresses share (the used bases' and the layout's) chooses the first launch,
+ * which every entry, aligned at least as well, then chooses too. Such a
+ * phase runs the streaming kernel, which reads that launch from its
+ * parameters instead of choosing per entry (batch_kernels.cu). */
+int dmls_cuda_batch_uniform(const dmls_cuda_batch_plan *p, int phase, const uint64_t *bases);
 
 struct dmls_batch;
 

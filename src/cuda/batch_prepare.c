@@ -78,6 +78,13 @@ static dmls_status phase_map(dmls_cuda_batch_plan *p, int phase) {
     return DMLS_OK;
 }
 
+/* The largest power of two dividing both a (a power of two) and v (0:
+ * any power divides it). */
+static uint64_t align_with(uint64_t a, uint64_t v) {
+    const uint64_t low = v & (~v + 1);
+    return low != 0 && low < a ? low : a;
+}
+
 /* The regular layout of a phase when its entries allow one
  * (batch_launch.h): every entry alone in the same number of blocks, or
  * every block a full group of tiny entries but the last; the operator
@@ -85,15 +92,23 @@ static dmls_status phase_map(dmls_cuda_batch_plan *p, int phase) {
 static dmls_cuda_batch_layout phase_layout(const dmls_cuda_batch_plan *p, int phase) {
     const dmls_cuda_batch_entry *e = p->entries[phase];
     const uint64_t n = p->n_entries[phase], blocks = p->blocks[phase];
-    dmls_cuda_batch_layout l = {0, 0, (uint32_t)n, n > 0 ? (int32_t)e[0].op : -1, 1, 0};
+    dmls_cuda_batch_layout l = {0, 0, (uint32_t)n, n > 0 ? (int32_t)e[0].op : -1, 1, 0, 0, 0};
+    uint64_t in_align = DMLS_CUDA_BATCH_ALIGN_CAP, out_align = DMLS_CUDA_BATCH_ALIGN_CAP;
+    if (p->crops.on) { /* a crop's offset: base_offset plus multiples of each stride */
+        in_align = align_with(in_align, (uint64_t)p->crops.base_offset);
+        for (int k = 0; k < p->crops.rank; k++) in_align = align_with(in_align, (uint64_t)p->crops.stride_bytes[k]);
+    }
     bool alone = n > 0, grouped = n > 0;
     const uint64_t per = n > 0 ? e[1].first_block - e[0].first_block : 0;
     for (uint64_t k = 0; k < n; k++) {
         if (e[k].op != e[0].op) l.op = -1;
         if (e[k].item != k) l.dense = 0;
+        if (!p->crops.on) in_align = align_with(in_align, e[k].in_offset);
+        out_align = align_with(out_align, e[k].out_offset);
         alone &= e[k].first_block == k * per;
         grouped &= e[k].first_block == k / DMLS_CUDA_BATCH_GROUP;
     }
+    l.in_align = (uint32_t)in_align, l.out_align = (uint32_t)out_align;
     if (grouped && blocks == (n + DMLS_CUDA_BATCH_GROUP - 1) / DMLS_CUDA_BATCH_GROUP)
         l.group = DMLS_CUDA_BATCH_GROUP;
     else if (alone && per >= 1 && blocks == n * per)
@@ -129,6 +144,10 @@ static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, i
         fill_entry(b, i, block, &e[n++]);
         block += blocks_of(choices, trips); /* fits: at most 2^22 per item, items fit memory */
     }
+    for (uint64_t k = 0; k < n; k++) {
+        p->used_in[phase][e[k].in_base / 64] |= (uint64_t)1 << (e[k].in_base % 64);
+        p->used_out[phase][e[k].out_base / 64] |= (uint64_t)1 << (e[k].out_base % 64);
+    }
     e[n].first_block = block;
     e[n].item = b->count;
     p->entries[phase] = e;
@@ -136,6 +155,21 @@ static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, i
     p->blocks[phase] = block;
     p->layout[phase] = phase_layout(p, phase);
     return phase_map(p, phase);
+}
+
+int dmls_cuda_batch_uniform(const dmls_cuda_batch_plan *p, int phase, const uint64_t *bases) {
+    const dmls_cuda_batch_layout *l = &p->layout[phase];
+    if (l->op < 0 || l->group != 1) return 0;
+    const dmls_cuda_launch *choices = phase == 0 ? p->ops[l->op].fill : p->ops[l->op].copy;
+    if (!dmls_cuda_batch_streams(&choices[0])) return 0;
+    uint64_t src = l->in_align, dst = l->out_align;
+    for (int i = 0; i < p->n_bases; i++) {
+        if (p->used_in[phase][i / 64] >> (i % 64) & 1) src = align_with(src, bases[i]);
+        if (p->used_out[phase][i / 64] >> (i % 64) & 1) dst = align_with(dst, bases[i]);
+    }
+    /* An address that is exactly that alignment chooses as the least
+     * aligned entry does. */
+    return dmls_cuda_batch_choose(choices, src, dst) == 0;
 }
 
 static void copy_crops(const dmls_batch_bound_crops *c, dmls_cuda_batch_crops *d) {

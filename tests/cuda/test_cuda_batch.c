@@ -81,7 +81,7 @@ static void emu_memset(const dmls_cuda_launch *L, unsigned char *dst, uint64_t d
  * them, from the launch's own tile. */
 static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint64_t threads, uint64_t local,
                       uint64_t blocks, unsigned char *const *bases, const uint64_t *bytes, const void *starts,
-                      const char *label) {
+                      bool uniform, const char *label) {
     const dmls_cuda_batch_entry *en = &p->entries[phase][k];
     const dmls_cuda_batch_layout *l = &p->layout[phase];
     const int64_t in_off =
@@ -91,7 +91,12 @@ static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint
     const uint64_t sb = bytes[en->in_base] - (uint64_t)in_off, db = bytes[en->out_base] - en->out_offset;
     const dmls_cuda_batch_op *op = &p->ops[l->op >= 0 ? (uint32_t)l->op : en->op];
     const dmls_cuda_launch *choices = phase == 0 ? op->fill : op->copy;
-    const dmls_cuda_launch *L = &choices[dmls_cuda_batch_choose(choices, (uintptr_t)src, (uintptr_t)dst)];
+    const int choice = dmls_cuda_batch_choose(choices, (uintptr_t)src, (uintptr_t)dst);
+    /* The streaming kernel runs the first launch without choosing: every
+     * entry's own choice must be that one. */
+    CHECK(!uniform || choice == 0, "%s: phase %d entry %llu chooses launch %d in a uniform phase", label, phase,
+          (unsigned long long)k, choice);
+    const dmls_cuda_launch *L = &choices[choice];
     if (L->kernel == DMLS_CUDA_MEMSET) {
         emu_memset(L, dst, db, local, blocks, threads, label);
         return;
@@ -104,17 +109,17 @@ static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint
 
 /* One block of the batch kernel (batch_kernel in batch_kernels.cu). */
 static void emu_block(const dmls_cuda_batch_plan *p, int phase, uint64_t b, unsigned char *const *bases,
-                      const uint64_t *bytes, const void *starts, const char *label) {
+                      const uint64_t *bytes, const void *starts, bool uniform, const char *label) {
     uint32_t k, n;
     uint64_t local, blocks;
     dmls_cuda_batch_work(&p->layout[phase], p->map[phase], p->entries[phase], (uint32_t)b, &k, &n, &local, &blocks);
     if (n >= 2) {
         CHECK(n <= DMLS_CUDA_BATCH_GROUP, "%s: block %llu groups %u entries", label, (unsigned long long)b, n);
         for (uint32_t w = 0; w < n && w < DMLS_CUDA_BATCH_GROUP; w++)
-            emu_entry(p, phase, k + w, DMLS_CUDA_BATCH_WARP, 0, 1, bases, bytes, starts, label);
+            emu_entry(p, phase, k + w, DMLS_CUDA_BATCH_WARP, 0, 1, bases, bytes, starts, uniform, label);
         return;
     }
-    emu_entry(p, phase, k, DMLS_CUDA_THREADS, local, blocks, bases, bytes, starts, label);
+    emu_entry(p, phase, k, DMLS_CUDA_THREADS, local, blocks, bases, bytes, starts, uniform, label);
 }
 
 /* The planning's invariants: entries by increasing block; an entry alone in
@@ -140,7 +145,7 @@ static void check_plan(const dmls_cuda_batch_plan *p, const char *label) {
         CHECK(ok, "%s: phase %d entries or block map out of order", label, phase);
         /* The layout's claims hold, and its arithmetic gives every block
          * the work the map gives it. */
-        const dmls_cuda_batch_layout *l = &p->layout[phase], by_map = {0, 0, (uint32_t)n, -1, 0, 0};
+        const dmls_cuda_batch_layout *l = &p->layout[phase], by_map = {0, 0, (uint32_t)n, -1, 0, 0, 0, 0};
         for (size_t o = 0; o < p->n_ops; o++) /* dmls_cuda_batch_choose tests alignments by mask */
             for (int c = 0; c < DMLS_CUDA_CHOICES; c++) {
                 const dmls_cuda_launch *L = phase == 0 ? &p->ops[o].fill[c] : &p->ops[o].copy[c];
@@ -162,6 +167,10 @@ static void check_plan(const dmls_cuda_batch_plan *p, const char *label) {
     }
 }
 
+/* Phases emulated as uniform (the streaming kernel's), so the tests can
+ * tell that random batches reach it. */
+static int emulated_uniform;
+
 /* Runs a batch through the emulated kernel on host buffers. */
 static void emulate_batch(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out,
                           const char *label) {
@@ -174,9 +183,14 @@ static void emulate_batch(const dmls_batch *b, const dmls_batch_input *in, const
         bases[s] = (unsigned char *)(uintptr_t)in[s].data, bytes[s] = in[s].bytes;
     for (uint32_t s = 0; s < b->out_slots; s++)
         bases[b->in_slots + s] = out[s].data, bytes[b->in_slots + s] = out[s].bytes;
-    for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++)
+    uint64_t at[DMLS_BATCH_CUDA_MAX_SLOTS];
+    for (uint32_t s = 0; s < b->in_slots + b->out_slots; s++) at[s] = (uint64_t)(uintptr_t)bases[s];
+    for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++) {
+        const bool uniform = dmls_cuda_batch_uniform(&p, phase, at);
+        emulated_uniform += uniform;
         for (uint64_t blk = 0; blk < p.blocks[phase]; blk++)
-            emu_block(&p, phase, blk, bases, bytes, b->crops.on ? in[1].data : NULL, label);
+            emu_block(&p, phase, blk, bases, bytes, b->crops.on ? in[1].data : NULL, uniform, label);
+    }
     dmls_cuda_batch_plan_free(&p);
 }
 
@@ -340,6 +354,14 @@ static void test_streams(bool gpu) {
                   p.layout[1].dense == 1,
               "KV page %d: regular layout (group %u, per entry %u, op %d, dense %d)", k, p.layout[1].group,
               p.layout[1].per_entry, p.layout[1].op, p.layout[1].dense);
+        /* The streaming kernel runs it at aligned bases (the starts' slot,
+         * read by no entry, may lie anywhere); a base misaligned for
+         * 16-byte vectors sends it to the general kernel. */
+        const uint64_t aligned[3] = {0x10000, 0x20004, 0x30000}, odd_in[3] = {0x10008, 0x20000, 0x30000},
+                       odd_out[3] = {0x10000, 0x20000, 0x30004};
+        CHECK(dmls_cuda_batch_uniform(&p, 1, aligned) && !dmls_cuda_batch_uniform(&p, 1, odd_in) &&
+                  !dmls_cuda_batch_uniform(&p, 1, odd_out) && !dmls_cuda_batch_uniform(&p, 0, aligned),
+              "KV page %d: the streaming kernel at aligned bases only", k);
         dmls_cuda_batch_plan_free(&p);
         unsigned char *c = malloc(cache);
         test_fill_random(c, cache);
@@ -556,6 +578,7 @@ int main(void) {
     test_slot_limit();
     test_streams(false);
     test_groups(false);
+    CHECK(emulated_uniform > 0, "no emulated phase ran as the streaming kernel's");
     if (!dmls_cuda_available()) {
         dmls_batch *b = NULL;
         CHECK_STATUS(dmls_batch_create(NULL, 0, 0, 0, &b), DMLS_OK);
