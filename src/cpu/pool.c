@@ -362,9 +362,13 @@ void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, 
     }
     pool->fn = fn;
     pool->arg = arg;
-    atomic_store_explicit(&pool->woken, 0, memory_order_relaxed);
-    atomic_store_explicit(&pool->wakes, pool->next_wakes < pool->cpus - 1 ? pool->next_wakes : pool->cpus - 1,
-                          memory_order_relaxed);
+    /* Written only when they change: a worker that reports reads `waiting`
+     * on the same line, which then stays in every cache from job to job. */
+    const int wakes = pool->next_wakes < pool->cpus - 1 ? pool->next_wakes : pool->cpus - 1;
+    if (atomic_load_explicit(&pool->woken, memory_order_relaxed) != 0)
+        atomic_store_explicit(&pool->woken, 0, memory_order_relaxed);
+    if (atomic_load_explicit(&pool->wakes, memory_order_relaxed) != wakes)
+        atomic_store_explicit(&pool->wakes, wakes, memory_order_relaxed);
     pool->next_wakes = INT_MAX;
     const uint64_t seq = JOB_SEQ(atomic_load_explicit(&pool->job, memory_order_relaxed)) + 1;
     atomic_exchange_explicit(&pool->job, seq << 16 | (uint64_t)tasks, memory_order_seq_cst);
