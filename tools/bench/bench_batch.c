@@ -80,14 +80,18 @@ int bench_cpu_batches(bench_cpu *b, int reps, bench_batch_row *rows) {
     for (int m = 0; ok && m < CPU_MEASURES; m++) ok = (out[m] = malloc(r->out_bytes)) != NULL;
     dmls_context *ctx = bench_cpu_context(b);
     /* Rounds of 50 calls of each measure in turn, the order rotating, so
-     * no measure always follows the same one; each round after one untimed
-     * call, as peers.py times the peers: the pool's workers fall asleep
-     * while the loops run, and the first call's wake-ups are a cost of
-     * the pause, not of the batch. */
+     * no measure always follows the same one; each round after a warm-up
+     * of untimed calls (at least one, for at least a millisecond), the
+     * steady state a library serves: the pool's workers fall asleep while
+     * the other measures run, and waking them all is a tree of futex
+     * wake-ups over several calls (src/cpu/pool.c), a cost of the pause,
+     * not of the batch. */
     for (int rep = 0; ok && rep < reps; rep++)
         for (int k = 0; ok && k < CPU_MEASURES; k++) {
             const int m = (rep + k) % CPU_MEASURES;
-            ok = cpu_issue(m, &c, ctx, out[m]);
+            const double w0 = bench_now();
+            do ok = cpu_issue(m, &c, ctx, out[m]);
+            while (ok && bench_now() - w0 < 1e-3);
             const double t0 = bench_now();
             for (int i = 0; ok && i < 50; i++) ok = cpu_issue(m, &c, ctx, out[m]);
             times[m * reps + rep] = (bench_now() - t0) / 50 * 1e6;
