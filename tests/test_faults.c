@@ -225,10 +225,14 @@ static void test_many_threads_unshared(void) {
  * up to its max_tasks, each task once: its runs of claim words are laid out
  * for the threads it has (pool.c; the sanitizer builds check the words'
  * bounds). */
-static atomic_int pool_runs[64];
+static atomic_int pool_runs[64], pool_strays;
+static int pool_tasks; /* the current job's */
 static void count_task(void *arg, int task) {
     (void)arg;
-    atomic_fetch_add(&pool_runs[task], 1);
+    if (task < 0 || task >= pool_tasks)
+        atomic_fetch_add(&pool_strays, 1); /* a task the job does not have */
+    else
+        atomic_fetch_add(&pool_runs[task], 1);
 }
 
 static void test_pool_short_of_workers(void) {
@@ -243,7 +247,11 @@ static void test_pool_short_of_workers(void) {
         for (int round = 0; round < 40; round++) {
             const int tasks = round % 2 ? 64 : 1 + round * 3 % 64;
             for (int t = 0; t < 64; t++) atomic_store(&pool_runs[t], 0);
+            atomic_store(&pool_strays, 0);
+            pool_tasks = tasks;
             dmls_pool_run(p, count_task, NULL, tasks);
+            CHECK(atomic_load(&pool_strays) == 0, "%d threads, %d tasks: %d tasks out of range ran", threads, tasks,
+                  atomic_load(&pool_strays));
             for (int t = 0; t < 64; t++)
                 CHECK(atomic_load(&pool_runs[t]) == (t < tasks), "%d threads, %d tasks: task %d ran %d times", threads,
                       tasks, t, atomic_load(&pool_runs[t]));
