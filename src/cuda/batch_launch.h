@@ -216,10 +216,12 @@ DMLS_HD int64_t dmls_cuda_batch_crop_offset(const dmls_cuda_batch_crops *c, cons
     return off;
 }
 
-/* Which of an item's launches runs for bases src and dst: dmls_cuda_choose's
- * rule. Alignments are element sizes or vector widths, powers of two, so a
- * mask tests them (a 64-bit remainder is a long out-of-line routine on the
- * device, taken up to six times per item). */
+/* Which of an item's launches runs for bases src and dst: the first whose
+ * alignment needs they meet (the last needs none). The one home of this
+ * rule: dmls_cuda_choose (run.c) runs single executes by it. Alignments are
+ * element sizes or vector widths, powers of two, so a mask tests them (a
+ * 64-bit remainder is a long out-of-line routine on the device, taken up to
+ * six times per item). */
 DMLS_HD int dmls_cuda_batch_choose(const dmls_cuda_launch *choices, uint64_t src, uint64_t dst) {
     for (int i = 0; i < DMLS_CUDA_CHOICES - 1; i++)
         if (choices[i].src_align != 0 && (src & (choices[i].src_align - 1)) == 0 &&

@@ -104,8 +104,8 @@ static inline const dmls_cuda_state *dmls_cuda_state_of(const dmls_operator *op)
 void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const dmls_copy_plan *fill);
 
 /* The index of the launch execute runs for bound bases src and dst: the
- * first whose alignment needs they meet (run.c; tests and the bench
- * ask it which launch ran). */
+ * first whose alignment needs they meet (dmls_cuda_batch_choose in
+ * batch_launch.h; tests and the bench ask it which launch ran). */
 int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const void *dst);
 
 /* Entry points of kernels.cu (C linkage, internal). */

@@ -9,6 +9,7 @@
 #include "../bindings.h"
 #include "../error.h"
 #include "dmlslice/dmlslice_cuda.h"
+#include "batch_launch.h" /* dmls_cuda_batch_choose */
 #include "launch.h"
 
 /* Device presence is asked once: cudaGetDeviceCount costs microseconds and
@@ -74,13 +75,10 @@ dmls_status dmls_cuda_device_name(int device, char *name, size_t name_size, int 
 
 /* The first launch whose alignment needs the bound bases meet; the last
  * choice (byte-wise) needs none, so there is always one. */
+/* The rule has one home, batch_launch.h, where the batch kernel's device
+ * code uses it too. */
 int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const void *dst) {
-    const uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
-    for (int i = 0; i < DMLS_CUDA_CHOICES - 1; i++) {
-        const dmls_cuda_launch *L = &choices[i];
-        if (L->src_align != 0 && s % L->src_align == 0 && d % L->dst_align == 0) return i;
-    }
-    return DMLS_CUDA_CHOICES - 1;
+    return dmls_cuda_batch_choose(choices, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst);
 }
 
 static dmls_status enqueue(const dmls_operator *op, const dmls_cuda_launch *choices, const dmls_cuda_compact *compact,

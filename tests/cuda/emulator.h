@@ -121,6 +121,16 @@ static void emulate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const
 /* An execute, emulated: the launches dmls_execute_cuda would choose for
  * these bases, in its order. */
 static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
+    /* dmls_cuda_choose tests alignments by mask (batch_launch.h): each must
+     * be a power of two, and a usable launch's output alignment non-zero. */
+    for (int c = 0; c < DMLS_CUDA_CHOICES; c++)
+        for (int f = 0; f < 2; f++) {
+            const dmls_cuda_launch *L = f ? &dmls_cuda_state_of(op)->fill[c] : &dmls_cuda_state_of(op)->copy[c];
+            CHECK((L->src_align & (L->src_align - 1)) == 0 && (L->dst_align & (L->dst_align - 1)) == 0 &&
+                      (L->src_align == 0 || L->dst_align != 0),
+                  "%s: launch %d aligns %lld/%lld: not powers of two", label, c, (long long)L->src_align,
+                  (long long)L->dst_align);
+        }
     if (op->zero_fill) {
         const int i = dmls_cuda_choose(dmls_cuda_state_of(op)->fill, out, out);
         emulate(&dmls_cuda_state_of(op)->fill[i], dmls_cuda_state_of(op)->fill[i].compact ? &dmls_cuda_state_of(op)->fill_compact[i] : NULL, out, op->needs.out_bytes, out,
