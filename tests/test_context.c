@@ -175,6 +175,18 @@ static void test_pool(void) {
     dmls_pool_destroy(pool);
     dmls_pool_destroy(NULL);
 
+    /* A pool no larger than the CPUs: its caller waits by polling the
+     * workers' reports before it sleeps, and must not return while a
+     * worker still runs a task (the job before wakes the worker, so it
+     * claims its share of the slow one at once). */
+    dmls_pool *two = dmls_pool_create(2, 8);
+    if (two && dmls_pool_cpus(two) >= 2)
+        for (int round = 0; round < 3; round++) {
+            run_and_check(two, 2, 0, "a job that wakes the worker");
+            run_and_check(two, 4, 20, "slow tasks, the caller polling");
+        }
+    dmls_pool_destroy(two);
+
     /* Exactly as many tasks as the pool was made for: shared by the
      * workers, as any job is. */
     dmls_pool *exact = dmls_pool_create(4, 4);
