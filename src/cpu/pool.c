@@ -102,7 +102,6 @@ struct dmls_pool {
     /* The caller's own. */
     int wanted;     /* threads asked for at create, caller included */
     int max_tasks;  /* the most tasks a job may have */
-    int words;      /* claim words allocated */
     int cpus;       /* CPUs the process may use, at create */
     int next_wakes; /* dmls_pool_limit_wakes for the next job */
     bool tried;     /* dmls_pool_start has run */
@@ -246,7 +245,6 @@ dmls_pool *dmls_pool_create(int threads, int max_tasks) {
     pool->block = block;
     pool->claim = (atomic_uint_fast64_t *)(at + head);
     pool->reports = (report *)(at + head + claims);
-    pool->words = words;
     for (int t = 0; t < words; t++) atomic_init(&pool->claim[t], 0); /* jobs are numbered from 1 */
     for (int t = 0; t < threads; t++) atomic_init(&pool->reports[t].word, 0);
     pool->max_tasks = max_tasks;

@@ -6,8 +6,9 @@
 // over that launch, read from the device tables (staged in shared memory
 // when the phase has one operator) instead of parameter space. The bodies
 // are written for a unit of Threads threads (the block, or one warp) with
-// lane = the thread's place in it. All threads of a unit take the same branches, so the per-item
-// switch costs no divergence.
+// lane = the thread's place in it. All threads of a unit take the same
+// branches, so the per-item switch costs no divergence. A phase whose
+// entries all run one streaming launch runs stream_kernel instead (below).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <string.h>
@@ -334,10 +335,10 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) batch_kernel(const __grid
 // one operator, one entry per per_entry blocks, addresses aligned for the
 // operator's first launch): a KV gather's pages, a split's parts. The
 // launch comes in the parameters, so a block's only table loads before its
-// data are its entry and its starts row, both issued at once; no choice, no
-// staging, and a register count low enough for 8 blocks per SM. (The
-// general kernel held the KV gather at 0.91-0.93 of a device copy where a
-// plain kernel of this shape reaches 1.08-1.10: bench/RESULTS.md.)
+// data are its entry and its starts row, both issued at once; no choice and
+// no staging (it still takes 64 registers, 4 blocks per SM). The general
+// kernel held the KV gather at 0.91-0.93 of a device copy, this one 0.96;
+// a plain kernel of this shape reaches 1.08-1.10 (bench/RESULTS.md).
 template <typename P, bool Rows>
 __global__ void __launch_bounds__(kThreads) stream_kernel(const __grid_constant__ P p,
                                                           const __grid_constant__ dmls_cuda_launch L) {
