@@ -58,8 +58,8 @@ typedef struct copy_job {
     uint64_t bytes;
 } copy_job;
 
-static void copy_share(void *arg, int i) {
-    const copy_job *job = arg;
+static void copy_share(const void *args, int i) {
+    const copy_job *job = args;
     uint64_t per = job->bytes / (uint64_t)cpu_nthreads / 64 * 64;
     uint64_t from = per * (uint64_t)i, len = i == cpu_nthreads - 1 ? job->bytes - from : per;
     memcpy(job->dst + from, job->src + from, len);
@@ -106,8 +106,8 @@ static dmls_status cpu_execute(const dmls_operator *op, const void *in, uint64_t
 }
 
 static void cpu_copy(void *dst, const void *src, uint64_t bytes) {
-    copy_job job = {dst, src, bytes};
-    dmls_pool_run(copy_pool, copy_share, &job, cpu_nthreads);
+    const copy_job job = {dst, src, bytes};
+    dmls_pool_run(copy_pool, copy_share, &job, sizeof job, cpu_nthreads);
 }
 
 static double cpu_now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }

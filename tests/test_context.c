@@ -5,8 +5,9 @@
  *   - the pool's contract (pool.h): every task exactly once, fewer tasks
  *     than threads, a one-thread pool, slow tasks shared with workers, a
  *     job limited to no wake-up running on the caller while the workers
- *     sleep, and dmls_pool_run returning only when every task is done,
- *     whether the workers were spinning or asleep;
+ *     sleep, dmls_pool_run returning only when every task is done,
+ *     whether the workers were spinning or asleep, and a job's arguments
+ *     reaching every task whole;
  *   - dmls_execute_on's own checks: a NULL operator, the binding rules
  *     before anything is written (R-X-BOUNDS), and a NULL context, which
  *     must equal dmls_execute; and shares that begin and end inside a row. */
@@ -82,8 +83,9 @@ typedef struct record {
     long delay_ms;
 } record;
 
-static void note(void *arg, int task) {
-    record *r = arg;
+/* The job's arguments: a pointer to the record (the pool copies them). */
+static void note(const void *args, int task) {
+    record *r = *(record *const *)args;
     r->thread[task] = dmls_thread_self();
     if (r->delay_ms) dmls_sleep_ms(r->delay_ms);
     atomic_fetch_add(&r->runs[task], 1);
@@ -96,7 +98,8 @@ static int run_and_check(dmls_pool *pool, int tasks, long delay_ms, const char *
     record r;
     memset(&r, 0, sizeof r);
     r.delay_ms = delay_ms;
-    dmls_pool_run(pool, note, &r, tasks);
+    record *rp = &r;
+    dmls_pool_run(pool, note, &rp, sizeof rp, tasks);
     for (int i = 0; i < 8; i++) {
         int want = i < tasks ? 1 : 0;
         CHECK(atomic_load(&r.runs[i]) == want && atomic_load(&r.done[i]) == want,
@@ -161,7 +164,8 @@ static void test_pool(void) {
     record r;
     memset(&r, 0, sizeof r);
     r.delay_ms = 20; /* slow enough that a woken worker would take a task */
-    dmls_pool_run(pool, note, &r, 4);
+    record *rp = &r;
+    dmls_pool_run(pool, note, &rp, sizeof rp, 4);
     for (int i = 0; i < 4; i++)
         CHECK(r.thread[i] == dmls_thread_self() && atomic_load(&r.runs[i]) == 1,
               "no wake-up allowed: task %d ran %d times, on a worker %d", i, atomic_load(&r.runs[i]),
@@ -201,12 +205,70 @@ static void test_pool(void) {
     if (small) {
         record big;
         memset(&big, 0, sizeof big);
-        dmls_pool_run(small, note, &big, 6);
+        record *bp = &big;
+        dmls_pool_run(small, note, &bp, sizeof bp, 6);
         for (int i = 0; i < 6; i++)
             CHECK(atomic_load(&big.runs[i]) == 1 && big.thread[i] == dmls_thread_self(),
                   "6 tasks on a pool made for 2: task %d ran %d times", i, atomic_load(&big.runs[i]));
         dmls_pool_destroy(small);
     }
+}
+
+/* A job's arguments as fn sees them: a pointer to these counts first, then
+ * bytes i = 7i + 1 up to the job's size. */
+typedef struct args_seen {
+    size_t size;
+    long delay_ms;
+    atomic_int tasks, wrong_bytes, on_worker;
+    uintptr_t caller;
+} args_seen;
+
+static void check_args(const void *args, int task) {
+    (void)task;
+    const unsigned char *a = args;
+    args_seen *seen;
+    memcpy(&seen, a, sizeof seen);
+    for (size_t i = sizeof seen; i < seen->size; i++)
+        if (a[i] != (unsigned char)(7 * i + 1)) atomic_fetch_add(&seen->wrong_bytes, 1);
+    if (dmls_thread_self() != seen->caller) atomic_fetch_add(&seen->on_worker, 1);
+    if (seen->delay_ms) dmls_sleep_ms(seen->delay_ms);
+    atomic_fetch_add(&seen->tasks, 1);
+}
+
+/* Runs 20 jobs of 8 tasks (each delay_ms long) with `size` bytes of
+ * arguments; returns how many tasks ran on a worker, after checking each
+ * task saw every byte. */
+static int run_with_args(dmls_pool *pool, size_t size, long delay_ms) {
+    unsigned char blob[DMLS_POOL_ARGS + 8];
+    args_seen seen;
+    memset(&seen, 0, sizeof seen);
+    seen.size = size;
+    seen.delay_ms = delay_ms;
+    seen.caller = dmls_thread_self();
+    args_seen *sp = &seen;
+    memcpy(blob, &sp, sizeof sp);
+    for (size_t i = sizeof sp; i < sizeof blob; i++) blob[i] = (unsigned char)(7 * i + 1);
+    for (int round = 0; round < 20; round++) dmls_pool_run(pool, check_args, blob, size, 8);
+    CHECK(atomic_load(&seen.tasks) == 160 && atomic_load(&seen.wrong_bytes) == 0,
+          "%zu bytes of arguments: %d of 160 tasks ran, %d bytes seen wrong", size, atomic_load(&seen.tasks),
+          atomic_load(&seen.wrong_bytes));
+    return atomic_load(&seen.on_worker);
+}
+
+/* The pool copies a job's arguments next to its job word (pool.h): every
+ * byte up to DMLS_POOL_ARGS reaches every task, on any thread; a larger
+ * set (a caller past pool.h's bound) is never copied, and the job runs on
+ * the caller with the caller's bytes. */
+static void test_pool_args(void) {
+    dmls_pool *pool = dmls_pool_create(4, 8);
+    CHECK(pool != NULL, "pool of 4 for 8 tasks");
+    if (pool == NULL) return;
+    /* Slow tasks, so that workers run some (where there is a CPU for them). */
+    const int on_workers = run_with_args(pool, DMLS_POOL_ARGS, 1);
+    CHECK(on_workers > 0 || dmls_pool_cpus(pool) < 2, "%d bytes of arguments: no task ran on a worker", DMLS_POOL_ARGS);
+    run_with_args(pool, sizeof(args_seen *) + 1, 0);
+    CHECK(run_with_args(pool, DMLS_POOL_ARGS + 8, 0) == 0, "arguments past DMLS_POOL_ARGS: tasks ran on a worker");
+    dmls_pool_destroy(pool);
 }
 
 static void test_execute_on(void) {
@@ -282,6 +344,7 @@ int main(void) {
     test_seed_rng();
     test_threads_env();
     test_pool();
+    test_pool_args();
     test_execute_on();
     TEST_MAIN_END();
 }

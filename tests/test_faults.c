@@ -227,8 +227,8 @@ static void test_many_threads_unshared(void) {
  * bounds). */
 static atomic_int pool_runs[64], pool_strays;
 static int pool_tasks; /* the current job's */
-static void count_task(void *arg, int task) {
-    (void)arg;
+static void count_task(const void *args, int task) {
+    (void)args;
     if (task < 0 || task >= pool_tasks)
         atomic_fetch_add(&pool_strays, 1); /* a task the job does not have */
     else
@@ -249,7 +249,7 @@ static void test_pool_short_of_workers(void) {
             for (int t = 0; t < 64; t++) atomic_store(&pool_runs[t], 0);
             atomic_store(&pool_strays, 0);
             pool_tasks = tasks;
-            dmls_pool_run(p, count_task, NULL, tasks);
+            dmls_pool_run(p, count_task, NULL, 0, tasks);
             CHECK(atomic_load(&pool_strays) == 0, "%d threads, %d tasks: %d tasks out of range ran", threads, tasks,
                   atomic_load(&pool_strays));
             for (int t = 0; t < 64; t++)

@@ -38,23 +38,23 @@ static void share(int i, uint64_t n, uint64_t *a, uint64_t *b) {
     *b = n * (uint64_t)(i + 1) / (uint64_t)nthreads;
 }
 
-static void t_copy_l2(void *arg, int i) {
-    (void)arg;
+static void t_copy_l2(const void *args, int i) {
+    (void)args;
     uint64_t a, b;
     share(i, OUT_ELEMS, &a, &b);
     memcpy(out + a, csrc + a, (b - a) * 4);
 }
 
-static void t_copy_l3(void *arg, int i) {
-    (void)arg;
+static void t_copy_l3(const void *args, int i) {
+    (void)args;
     uint64_t a, b;
     share(i, OUT_ELEMS, &a, &b);
     const float *s = in + (uint64_t)(rot % 9) * OUT_ELEMS;
     memcpy(out + a, s + a, (b - a) * 4);
 }
 
-static void t_lines(void *arg, int i) {
-    (void)arg;
+static void t_lines(const void *args, int i) {
+    (void)args;
     uint64_t a, b;
     share(i, BLOCKS, &a, &b);
     /* Block k of the 6^6 touched blocks: axes 0..5 at 1 + digit k (base 6),
@@ -79,9 +79,12 @@ static dmls_pool *pool;
 static double now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
 
 static void run(int v) {
-    if (v == 0) dmls_pool_run(pool, t_copy_l2, NULL, nthreads);
-    else if (v == 1) dmls_pool_run(pool, t_copy_l3, NULL, nthreads), rot++;
-    else if (v == 2) dmls_pool_run(pool, t_lines, NULL, nthreads);
+    if (v == 0)
+        dmls_pool_run(pool, t_copy_l2, NULL, 0, nthreads);
+    else if (v == 1)
+        dmls_pool_run(pool, t_copy_l3, NULL, 0, nthreads), rot++;
+    else if (v == 2)
+        dmls_pool_run(pool, t_lines, NULL, 0, nthreads);
     else dmls_execute_on(op, ctx, in, (uint64_t)N8 * 4, out, (uint64_t)OUT_ELEMS * 4);
 }
 

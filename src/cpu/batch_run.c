@@ -1,11 +1,11 @@
 /* A batch on the CPU: one pass of the pool over all the items' work.
  *
  * create summed each item's memory traffic into a prefix (batch.c: work);
- * the total is cut into one contiguous share per thread, and a share's ends
- * are mapped back to (item, element) places, so a share may start inside
- * one item, run many tiny ones whole and stop inside another: tiny items
- * are grouped, no worker is woken per item, and a huge item is cut as
- * dmls_execute_on cuts one operator (at its grain, split.h). Both ends of a
+ * the total is cut into contiguous shares, as many for every thread, and
+ * a share's ends are mapped back to (item, element) places, so a share may
+ * start inside one item, run many tiny ones whole and stop inside another:
+ * tiny items are grouped, no worker is woken per item, and a huge item is
+ * cut as dmls_execute_on cuts one operator (at its grain, split.h). Both ends of a
  * share are computed by the same function of the same work position, so
  * the shares tile the batch exactly. A SLICE_GRAD item's place is always
  * its start: its zero fill must precede its scatter, so one thread does it
@@ -71,6 +71,34 @@ static void run_item(const dmls_batch *b, const dmls_batch_input *in, const dmls
     else dmls_cpu_run_range(cp, src, dst + e->out_offset, first, last);
 }
 
+/* Items [a, z), each whole and none a SLICE_GRAD: the body of most
+ * batches (crops, a split, many windows of one operator), looked up once
+ * per run of items of one operator, so a tiny item costs little more than
+ * its row calls (1,024 crops of 3x4x4 on one thread: 20.8 us through
+ * run_item, 18.1 us here; bench/RESULTS.md). */
+static void run_whole_items(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out, size_t a,
+                            size_t z) {
+    /* The bound addresses are read once per slot, not per item: the
+     * caller's arrays may share a line with what the caller writes while
+     * workers run. */
+    uint32_t in_slot = UINT32_MAX, out_slot = UINT32_MAX;
+    const unsigned char *src = NULL;
+    unsigned char *dst = NULL;
+    const bool bound = b->crops.on; /* the starts come at execute, in input slot 1 */
+    const void *starts = a < z && bound ? in[1].data : NULL;
+    while (a < z) {
+        const uint32_t id = b->items[a].op;
+        const dmls_cpu_prepared *cp = dmls_cpu_prepared_of(b->ops[id]);
+        for (; a < z && b->items[a].op == id; a++) {
+            const dmls_batch_entry *e = &b->items[a];
+            if (e->in_slot != in_slot) src = (const unsigned char *)in[in_slot = e->in_slot].data;
+            if (e->out_slot != out_slot) dst = (unsigned char *)out[out_slot = e->out_slot].data;
+            const uint64_t in_off = bound ? dmls_batch_crop_offset(&b->crops, starts, a) : e->in_offset;
+            dmls_cpu_run_whole(cp, src + in_off, dst + e->out_offset);
+        }
+    }
+}
+
 /* Runs the work between positions lo and hi. */
 static void run_between(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out, uint64_t lo,
                         uint64_t hi) {
@@ -78,25 +106,49 @@ static void run_between(const dmls_batch *b, const dmls_batch_input *in, const d
     uint64_t e0, e1;
     place(b, lo, &a0, &e0);
     place(b, hi, &a1, &e1);
-    for (size_t a = a0; a < b->count && a <= a1; a++) {
-        const dmls_operator *op = b->ops[b->items[a].op];
-        if (op->zero_fill && a == a1) break; /* its place is its start: the next share's */
-        const uint64_t items = dmls_cpu_prepared_of(op)->items;
-        const uint64_t first = a == a0 ? e0 : 0, last = a == a1 ? e1 : items;
-        if (first < last || (op->zero_fill && a < a1)) run_item(b, in, out, a, first, last);
+    if (b->has_grad) {
+        for (size_t a = a0; a < b->count && a <= a1; a++) {
+            const dmls_operator *op = b->ops[b->items[a].op];
+            if (op->zero_fill && a == a1) break; /* its place is its start: the next share's */
+            const uint64_t items = dmls_cpu_prepared_of(op)->items;
+            const uint64_t first = a == a0 ? e0 : 0, last = a == a1 ? e1 : items;
+            if (first < last || (op->zero_fill && a < a1)) run_item(b, in, out, a, first, last);
+        }
+        return;
     }
+    /* No zero fills: only the two ends' items may be cut. */
+    size_t a = a0;
+    if (a < b->count && (e0 > 0 || a == a1)) {
+        const uint64_t last = a == a1 ? e1 : dmls_cpu_prepared_of(b->ops[b->items[a].op])->items;
+        if (e0 < last) run_item(b, in, out, a, e0, last);
+        if (a == a1) return;
+        a++;
+    }
+    run_whole_items(b, in, out, a, a1 < b->count ? a1 : b->count);
+    if (a1 < b->count && e1 > 0) run_item(b, in, out, a1, 0, e1);
+}
+
+/* Where share t of `tasks` starts: total * t / tasks, without overflowing
+ * 64 bits (t == tasks gives total). Each thread finds its share's ends from
+ * the job's arguments alone, with no table to read from the caller's
+ * memory. */
+static uint64_t share_start(uint64_t total, int tasks, int t) {
+    return total / (uint64_t)tasks * (uint64_t)t + total % (uint64_t)tasks * (uint64_t)t / (uint64_t)tasks;
 }
 
 typedef struct batch_job {
     const dmls_batch *b;
     const dmls_batch_input *in;
     const dmls_batch_output *out;
-    const uint64_t *splits; /* work positions, tasks + 1 */
+    uint64_t total;
+    int tasks;
 } batch_job;
+_Static_assert(sizeof(batch_job) <= DMLS_POOL_ARGS, "a batch job is the pool's arguments");
 
-static void run_share(void *arg, int task) {
-    const batch_job *job = arg;
-    run_between(job->b, job->in, job->out, job->splits[task], job->splits[task + 1]);
+static void run_share(const void *args, int task) {
+    const batch_job *job = args;
+    run_between(job->b, job->in, job->out, share_start(job->total, job->tasks, task),
+                share_start(job->total, job->tasks, task + 1));
 }
 
 /* No share smaller than an eighth of the one-thread threshold (64 KiB by
@@ -120,13 +172,13 @@ dmls_status dmls_batch_execute(const dmls_batch *b, dmls_context *ctx, const dml
      * the caller must then wait for. */
     const int cpus = dmls_pool_cpus(ctx->pool), started = dmls_pool_start(ctx->pool);
     const int useful = cpus >= 2 && cpus < started ? cpus : started;
-    const uint64_t most = total / min_share(ctx);
-    const int shares = DMLS_SHARES_PER_THREAD * useful;
-    const int tasks = most < (uint64_t)shares ? (int)most : shares;
-    for (int t = 0; t < tasks; t++) /* total * t / tasks without overflowing 64 bits */
-        ctx->splits[t] =
-            total / (uint64_t)tasks * (uint64_t)t + total % (uint64_t)tasks * (uint64_t)t / (uint64_t)tasks;
-    ctx->splits[tasks] = total;
+    /* The same number of shares for every thread, so that each thread's
+     * run of the pool's tasks is as long as any other's (15 shares on 16
+     * threads left the caller none of its own), as many as the shares'
+     * floor allows up to DMLS_SHARES_PER_THREAD, at least one. */
+    uint64_t per = total / min_share(ctx) / (uint64_t)useful;
+    per = per < 1 ? 1 : per > DMLS_SHARES_PER_THREAD ? DMLS_SHARES_PER_THREAD : per;
+    const int tasks = (int)per * useful;
     /* With more threads than CPUs, waking a sleeping worker costs about
      * what copying the one-thread threshold does (split.h) and the woken
      * worker takes a CPU from the caller, so a sleeper is woken per such
@@ -140,8 +192,8 @@ dmls_status dmls_batch_execute(const dmls_batch *b, dmls_context *ctx, const dml
         const uint64_t wakes = per_wake == 0 ? (uint64_t)tasks : total / per_wake - 1;
         dmls_pool_limit_wakes(ctx->pool, wakes < (uint64_t)tasks ? (int)wakes : tasks);
     }
-    batch_job job = {b, inputs, outputs, ctx->splits};
-    dmls_pool_run(ctx->pool, run_share, &job, tasks);
+    const batch_job job = {b, inputs, outputs, total, tasks};
+    dmls_pool_run(ctx->pool, run_share, &job, sizeof job, tasks);
     dmls_mutex_unlock(&ctx->turn);
     return DMLS_OK;
 }

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../compiler.h"
 #include "../platform/platform.h"
@@ -80,11 +81,14 @@ typedef struct report {
 } report;
 
 struct dmls_pool {
-    /* Written by the caller once per job (fn, arg, then the job word),
-     * read by every thread that claims: a line no one else writes. */
+    /* Written by the caller once per job (fn, args, then the job word),
+     * read by every thread that claims: a line no one else writes. The
+     * arguments are a copy in the job word's 64 bytes: with a pointer to the
+     * caller's, a worker's first task would start with one more cache miss,
+     * to a line the caller has just written. */
     _Alignas(LINE) atomic_uint_fast64_t job; /* the job word, above */
-    void (*fn)(void *arg, int task);
-    void *arg;
+    void (*fn)(const void *args, int task);
+    _Alignas(16) unsigned char args[DMLS_POOL_ARGS];
     atomic_uint_fast64_t *claim; /* threads runs of `stride` task words: the number of the last job that claimed each */
     atomic_int threads;          /* wanted until a start fails, then 1 + started */
     int stride;                  /* claim words per thread's run: a whole number of lines */
@@ -186,7 +190,7 @@ static int claim_and_run(dmls_pool *pool, int self, bool worker, uint64_t *seq) 
             if (v >= s ||
                 !atomic_compare_exchange_strong_explicit(word, &v, s, memory_order_acq_rel, memory_order_relaxed))
                 continue;
-            pool->fn(pool->arg, task); /* the job cannot end, nor fn change, while this task is unfinished */
+            pool->fn(pool->args, task); /* the job cannot end, nor fn or args change, while this task is unfinished */
             ran++;
         }
         /* A worker reports its own run before it looks at the others',
@@ -352,14 +356,15 @@ static void wait_done(dmls_pool *pool, uint64_t s, int claimed) {
     dmls_mutex_unlock(&pool->mu);
 }
 
-void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks) {
+void dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size, int tasks) {
     const int workers = dmls_pool_start(pool) - 1;
-    if (workers == 0 || tasks <= 1 || tasks > pool->max_tasks) { /* the last: a caller past pool.h's bound */
-        for (int i = 0; i < tasks; i++) fn(arg, i);
+    /* The last two: a caller past pool.h's bounds. */
+    if (workers == 0 || tasks <= 1 || tasks > pool->max_tasks || size > DMLS_POOL_ARGS) {
+        for (int i = 0; i < tasks; i++) fn(args, i);
         return;
     }
     pool->fn = fn;
-    pool->arg = arg;
+    if (size > 0) memcpy(pool->args, args, size); /* args may be NULL when size is 0 */
     /* Written only when they change: a worker that reports reads `waiting`
      * on the same line, which then stays in every cache from job to job. */
     const int wakes = pool->next_wakes < pool->cpus - 1 ? pool->next_wakes : pool->cpus - 1;

@@ -3,6 +3,8 @@
 #ifndef DMLS_CPU_POOL_H
 #define DMLS_CPU_POOL_H
 
+#include <stddef.h>
+
 typedef struct dmls_pool dmls_pool;
 
 /* A pool of `threads` threads in all (caller included), no worker started
@@ -30,10 +32,16 @@ void dmls_pool_limit_wakes(dmls_pool *pool, int wakes);
  * time, never while a job runs. */
 int dmls_pool_start(dmls_pool *pool);
 
-/* Runs fn(arg, i) for i in [0, tasks), tasks <= max_tasks, each once, on the
- * caller or on whichever worker claims it first; returns when all are done.
- * The caller runs tasks from the start and waits only for the tasks a
- * worker has claimed. One caller at a time. */
-void dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
+/* The most bytes of arguments a job carries. */
+#define DMLS_POOL_ARGS 48
+
+/* Runs fn(args, i) for i in [0, tasks), tasks <= max_tasks, each once, on
+ * the caller or on whichever worker claims it first; returns when all are
+ * done. The `size` bytes at args (at most DMLS_POOL_ARGS) are copied next to
+ * the job word, so a worker's first look at the job brings its arguments
+ * too: fn may read them, and reaches anything it writes through pointers
+ * among them. The caller runs tasks from the start and waits only for the
+ * tasks a worker has claimed. One caller at a time. */
+void dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size, int tasks);
 
 #endif

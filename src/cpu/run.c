@@ -91,24 +91,6 @@ done:; /* a statement for the label where the fence below is compiled out (C11) 
 #endif
 }
 
-void dmls_cpu_run_whole(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base) {
-    if (cp->items == 0) return;
-    const int inner = cp->ndim - 1;
-    if (inner > 2) {
-        dmls_cpu_run_range(cp, src_base, dst_base, 0, cp->items);
-        return;
-    }
-    const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
-    unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
-    const int64_t n = cp->shape[inner], rows = inner > 0 ? cp->shape[inner - 1] : 1;
-    const int64_t planes = inner == 2 ? cp->shape[0] : 1;
-    const int64_t ss = inner == 2 ? cp->src_step[0] : 0, ds = inner == 2 ? cp->dst_step[0] : 0;
-    for (int64_t p = 0; p < planes; p++, src += ss, dst += ds) cp->rows(dst, src, n, rows, cp);
-#if defined(__x86_64__) || defined(__i386__)
-    if (cp->nontemporal) dmls_cpu_store_fence(); /* as in dmls_cpu_run_range */
-#endif
-}
-
 /* One job on the pool: a copy (cp) or SLICE_GRAD's zero fill (fill), cut at
  * splits[task]..splits[task + 1] (items of cp, or elements of fill). */
 typedef struct share_job {
@@ -119,8 +101,10 @@ typedef struct share_job {
     const uint64_t *splits;
 } share_job;
 
-static void run_share(void *arg, int task) {
-    const share_job *job = arg;
+_Static_assert(sizeof(share_job) <= DMLS_POOL_ARGS, "a share job is the pool's arguments");
+
+static void run_share(const void *args, int task) {
+    const share_job *job = args;
     if (job->fill) dmls_cpu_fill_zero_range(job->fill, job->dst, job->splits[task], job->splits[task + 1]);
     else dmls_cpu_run_range(job->cp, job->src, job->dst, job->splits[task], job->splits[task + 1]);
 }
@@ -151,8 +135,8 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
         } else {
             dmls_mutex_lock(&ctx->turn);
             int tasks = cut(ctx->splits, f->count, dmls_cpu_fill_grain(f), dmls_pool_start(ctx->pool));
-            share_job job = {NULL, f, NULL, output, ctx->splits};
-            dmls_pool_run(ctx->pool, run_share, &job, tasks);
+            const share_job job = {NULL, f, NULL, output, ctx->splits};
+            dmls_pool_run(ctx->pool, run_share, &job, sizeof job, tasks);
             dmls_mutex_unlock(&ctx->turn);
         }
     }
@@ -166,8 +150,8 @@ dmls_status dmls_execute_on(const dmls_operator *op, dmls_context *ctx, const vo
      * never cut between threads. */
     dmls_mutex_lock(&ctx->turn);
     int tasks = cut(ctx->splits, cp->items, cp->split_grain, dmls_pool_start(ctx->pool));
-    share_job job = {cp, NULL, input, output, ctx->splits};
-    dmls_pool_run(ctx->pool, run_share, &job, tasks);
+    const share_job job = {cp, NULL, input, output, ctx->splits};
+    dmls_pool_run(ctx->pool, run_share, &job, sizeof job, tasks);
     dmls_mutex_unlock(&ctx->turn);
     return DMLS_OK;
 }

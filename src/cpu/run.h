@@ -5,6 +5,7 @@
 #define DMLS_CPU_RUN_H
 
 #include "../operator.h"
+#include "kernels.h"
 #include "prepare.h"
 
 /* The CPU backend's data in op (backend.c made it at create). */
@@ -18,8 +19,24 @@ void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void 
 
 /* Copies all the items: dmls_cpu_run_range(cp, src_base, dst_base, 0,
  * cp->items), without its placing of a share's ends, for the many tiny items
- * of a batch (up to 3 dims it is one row call per plane). */
-void dmls_cpu_run_whole(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base);
+ * of a batch (up to 3 dims it is one row call per plane). Inline, as a
+ * batch runs it once per item. */
+static inline void dmls_cpu_run_whole(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base) {
+    const int inner = cp->ndim - 1;
+    if (cp->items == 0 || inner > 2) {
+        dmls_cpu_run_range(cp, src_base, dst_base, 0, cp->items);
+        return;
+    }
+    const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
+    unsigned char *dst = (unsigned char *)dst_base + cp->dst_offset;
+    const int64_t n = cp->shape[inner], rows = inner > 0 ? cp->shape[inner - 1] : 1;
+    const int64_t planes = inner == 2 ? cp->shape[0] : 1;
+    const int64_t ss = inner == 2 ? cp->src_step[0] : 0, ds = inner == 2 ? cp->dst_step[0] : 0;
+    for (int64_t p = 0; p < planes; p++, src += ss, dst += ds) cp->rows(dst, src, n, rows, cp);
+#if defined(__x86_64__) || defined(__i386__)
+    if (cp->nontemporal) dmls_cpu_store_fence(); /* as in dmls_cpu_run_range */
+#endif
+}
 
 /* The zero fill: all of it, or elements [first, last) in row-major order
  * over plan->shape. */

@@ -38,16 +38,19 @@
  * order) unless passing through to the real pool. */
 static bool pass_through;
 static int jobs, job_tasks[8];
-void __real_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
-void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
-void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks) {
+void __real_dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size,
+                          int tasks);
+void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size,
+                          int tasks);
+void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size,
+                          int tasks) {
     if (pass_through) {
-        __real_dmls_pool_run(pool, fn, arg, tasks);
+        __real_dmls_pool_run(pool, fn, args, size, tasks);
         return;
     }
     if (jobs < 8) job_tasks[jobs] = tasks;
     jobs++;
-    for (int t = 0; t < tasks; t++) fn(arg, t);
+    for (int t = 0; t < tasks; t++) fn(args, t);
 }
 
 /* dmls_pool_limit_wakes: the last limit asked for (-1: none since reset);
@@ -338,15 +341,18 @@ static void fill_range_tests(void) {
 /* --------------------------------------------------------------- the pool */
 
 static uintptr_t task_thread[4];
-static void note_thread(void *arg, int task) {
-    (void)arg;
+static void note_thread(const void *args, int task) {
+    (void)args;
     task_thread[task] = dmls_thread_self();
 }
 
-/* A batch's wake-ups (batch_run.c): with more threads than CPUs, one per
- * 512 KiB of traffic beyond the first, and shares for as many threads as
- * CPUs (two at least); with no more threads than CPUs, no limit. A split of a 1 MiB
- * contiguous tensor into 8 moves 2 MiB: 3 wake-ups. */
+/* A batch's wake-ups and shares (batch_run.c): with more threads than
+ * CPUs, one wake-up per 512 KiB of traffic beyond the first, and shares for
+ * as many threads as CPUs (two at least); with no more threads than CPUs,
+ * no limit. A split of a 1 MiB contiguous tensor into 8 moves 2 MiB: 3
+ * wake-ups, and 32 shares of 64 KiB at most, cut as the same number per
+ * thread (1 to 4): 20 for 20 threads, 40 for 40 (never 32, which would
+ * leave runs of one and two shares, or threads with none). */
 static void batch_wake_tests(void) {
     int64_t shape[1] = {1 << 18}, sizes[8];
     for (int i = 0; i < 8; i++) sizes[i] = 1 << 15;
@@ -354,8 +360,10 @@ static void batch_wake_tests(void) {
     dmls_batch *b = NULL;
     CHECK_STATUS(dmls_batch_create_split(&t, 0, sizes, 8, 1, &b), DMLS_OK);
     float *in = calloc(1u << 18, sizeof *in), *out = calloc(1u << 18, sizeof *out);
-    const struct { int threads, cpus, wakes, tasks; } cases[] = {{6, 2, 3, 8}, {6, 8, -1, 24}, {4, 4, -1, 16}, {2, 1, 3, 8}};
-    for (size_t k = 0; b && in && out && k < 4; k++) {
+    const struct {
+        int threads, cpus, wakes, tasks;
+    } cases[] = {{6, 2, 3, 8}, {6, 8, -1, 24}, {4, 4, -1, 16}, {2, 1, 3, 8}, {20, 20, -1, 20}, {40, 40, -1, 40}};
+    for (size_t k = 0; b && in && out && k < sizeof cases / sizeof cases[0]; k++) {
         dmls_context *ctx = NULL;
         fake_cpus = cases[k].cpus;
         CHECK_STATUS(dmls_context_create(cases[k].threads, &ctx), DMLS_OK);
@@ -383,7 +391,7 @@ static void pool_tests(void) {
     CHECK(pool != NULL, "pool of 2");
     if (pool) {
         memset(task_thread, 0, sizeof task_thread);
-        dmls_pool_run(pool, note_thread, NULL, 2);
+        dmls_pool_run(pool, note_thread, NULL, 0, 2);
         CHECK(task_thread[0] != 0 && task_thread[1] != 0, "pool of 2: a task did not run");
         joins = 0;
         dmls_pool_destroy(pool);

@@ -21,6 +21,7 @@
 #include "cpu/pool.h"
 #include "cpu/prepare.h"
 #include "cpu/run.h"
+#include "dmlslice/batch.h"
 #include "operator.h"
 #include "support/native_op.h"
 #include "test.h"
@@ -48,14 +49,37 @@ static struct {
 static unsigned char *watched, *shadow;
 static size_t watched_bytes;
 
-void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks);
-void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(void *arg, int task), void *arg, int tasks) {
-    (void)pool;
+void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size,
+                          int tasks);
+/* In isolation (batch_share_tests), each task runs alone on an output
+ * filled with FILL, and owner[b] records the task that wrote byte b
+ * (NO_OWNER: none; a byte two tasks write counts a conflict). */
+#define FILL     0xee
+#define NO_OWNER 0xff
+static bool isolate;
+static unsigned char *owner;
+static int owner_conflicts;
+
+void __wrap_dmls_pool_run(dmls_pool *pool, void (*fn)(const void *args, int task), const void *args, size_t size,
+                          int tasks) {
+    (void)pool, (void)size;
     const int j = seen.jobs < MAX_JOBS ? seen.jobs++ : MAX_JOBS - 1;
     seen.tasks[j] = tasks;
+    if (isolate) {
+        for (int t = 0; t < tasks; t++) {
+            memset(watched, FILL, watched_bytes);
+            fn(args, t);
+            for (size_t b = 0; b < watched_bytes; b++)
+                if (watched[b] != FILL) {
+                    if (owner[b] != NO_OWNER) owner_conflicts++;
+                    owner[b] = (unsigned char)t;
+                }
+        }
+        return;
+    }
     for (int t = 0; t < tasks; t++) {
         memcpy(shadow, watched, watched_bytes);
-        fn(arg, t);
+        fn(args, t);
         int64_t first = -1, last = -1;
         for (size_t b = 0; b < watched_bytes; b++)
             if (watched[b] != shadow[b]) {
@@ -275,6 +299,62 @@ static void shuffle_tests(void) {
 #endif
 }
 
+/* A batch's shares (batch_run.c): each pool task, run alone, writes bytes
+ * no other task writes, and together they write every output byte. Its
+ * items are rows of strided bytes (nothing folds them into one row), each
+ * several rows long, so shares begin and end inside items: a share that ran
+ * whole an item it owns only part of would also write its neighbour's bytes
+ * (with the same values, which the output alone never shows). */
+static void batch_share_tests(void) {
+    /* Input rows one byte longer than the window reads, so that no dims
+     * merge: 6 rows of 5 and 8 rows of 3 after the plan's merging. */
+    const int64_t a_in[2] = {6, 11}, a_size[2] = {6, 10}, a_out[2] = {6, 5}, a_step[2] = {1, 2};
+    const int64_t b_in[3] = {2, 4, 10}, b_size[3] = {2, 4, 9}, b_out[3] = {2, 4, 3}, b_step[3] = {1, 1, 3};
+    dmls_operator *ops[2] = {
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = a_in, .out_shape = a_out, .sizes = a_size, .steps = a_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = b_in, .out_shape = b_out, .sizes = b_size,
+                .steps = b_step)};
+    dmls_context *ctx = NULL;
+    CHECK_STATUS(dmls_context_create(3, &ctx), DMLS_OK);
+    if (!ops[0] || !ops[1] || !ctx) goto done;
+    dmls_context_set_parallel_min_bytes(ctx, 0); /* every batch cut */
+    enum { N = 30 };
+    dmls_batch_item items[N];
+    uint64_t in_bytes = 0, out_bytes = 0;
+    for (int k = 0; k < N; k++) {
+        const dmls_operator *op = ops[k % 2];
+        items[k] = (dmls_batch_item){op, 0, 0, in_bytes, out_bytes};
+        in_bytes += dmls_input_bytes(op), out_bytes += dmls_output_bytes(op);
+    }
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, N, 1, 1, &b), DMLS_OK);
+    if (!b) goto done;
+    unsigned char *x = malloc(in_bytes);
+    for (uint64_t i = 0; i < in_bytes; i++) x[i] = (unsigned char)(i % 200 + 1); /* never FILL */
+    watched = malloc(out_bytes), shadow = malloc(out_bytes), owner = malloc(out_bytes), watched_bytes = out_bytes;
+    memset(owner, NO_OWNER, out_bytes);
+    memset(&seen, 0, sizeof seen);
+    owner_conflicts = 0;
+    isolate = true;
+    const dmls_batch_input bi = {x, in_bytes};
+    const dmls_batch_output bo = {watched, out_bytes};
+    CHECK_STATUS(dmls_batch_execute(b, ctx, &bi, 1, &bo, 1), DMLS_OK);
+    isolate = false;
+    size_t unowned = 0;
+    for (uint64_t i = 0; i < out_bytes; i++) unowned += owner[i] == NO_OWNER;
+    CHECK(seen.jobs == 1 && seen.tasks[0] >= 2, "batch of %d items: %d pool jobs of %d tasks, want 1 of 2 or more", N,
+          seen.jobs, seen.tasks[0]);
+    CHECK(owner_conflicts == 0 && unowned == 0,
+          "batch of %d items in %d shares: %d bytes written by two shares, %zu of %llu by none", N, seen.tasks[0],
+          owner_conflicts, unowned, (unsigned long long)out_bytes);
+    free(x), free(watched), free(shadow), free(owner);
+    dmls_batch_destroy(b);
+done:
+    dmls_context_destroy(ctx);
+    dmls_destroy(ops[0]);
+    dmls_destroy(ops[1]);
+}
+
 /* ---- surv-core: a forward slice has no fill plan (issue 16) ---- */
 /* copy_plan.h: when zero_fill is false, the fill plan is all zeros. */
 static void no_fill_tests(void) {
@@ -295,6 +375,7 @@ static void no_fill_tests(void) {
 int main(void) {
     no_fill_tests(); /* surv-core */
     share_tests();
+    batch_share_tests();
     grain_tests();
     fill_tests();
     traffic_tests();
