@@ -300,35 +300,26 @@ static void shuffle_tests(void) {
 }
 
 /* A batch's shares (batch_run.c): each pool task, run alone, writes bytes
- * no other task writes, and together they write every output byte. Its
- * items are rows of strided bytes (nothing folds them into one row), each
- * several rows long, so shares begin and end inside items: a share that ran
- * whole an item it owns only part of would also write its neighbour's bytes
- * (with the same values, which the output alone never shows). */
-static void batch_share_tests(void) {
-    /* Input rows one byte longer than the window reads, so that no dims
-     * merge: 6 rows of 5 and 8 rows of 3 after the plan's merging. */
-    const int64_t a_in[2] = {6, 11}, a_size[2] = {6, 10}, a_out[2] = {6, 5}, a_step[2] = {1, 2};
-    const int64_t b_in[3] = {2, 4, 10}, b_size[3] = {2, 4, 9}, b_out[3] = {2, 4, 3}, b_step[3] = {1, 1, 3};
-    dmls_operator *ops[2] = {
-        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = a_in, .out_shape = a_out, .sizes = a_size, .steps = a_step),
-        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = b_in, .out_shape = b_out, .sizes = b_size,
-                .steps = b_step)};
+ * no other task writes, and together they write every output byte. Items
+ * are rows of strided bytes (nothing folds them into one row), several rows
+ * each, so shares begin and end inside items: a share that ran whole an item
+ * it owns only part of would also write its neighbour's bytes (with the same
+ * values, which the output alone never shows). n items cycle through ops,
+ * packed into one output slot, each reading its own input. */
+static void check_batch_shares(const char *what, dmls_operator *const *ops, int n_ops, int n) {
     dmls_context *ctx = NULL;
     CHECK_STATUS(dmls_context_create(3, &ctx), DMLS_OK);
-    if (!ops[0] || !ops[1] || !ctx) goto done;
-    dmls_context_set_parallel_min_bytes(ctx, 0); /* every batch cut */
-    enum { N = 30 };
-    dmls_batch_item items[N];
+    dmls_batch_item *items = calloc((size_t)n, sizeof *items);
     uint64_t in_bytes = 0, out_bytes = 0;
-    for (int k = 0; k < N; k++) {
-        const dmls_operator *op = ops[k % 2];
+    for (int k = 0; k < n; k++) {
+        const dmls_operator *op = ops[k % n_ops];
         items[k] = (dmls_batch_item){op, 0, 0, in_bytes, out_bytes};
         in_bytes += dmls_input_bytes(op), out_bytes += dmls_output_bytes(op);
     }
     dmls_batch *b = NULL;
-    CHECK_STATUS(dmls_batch_create(items, N, 1, 1, &b), DMLS_OK);
+    if (ctx) CHECK_STATUS(dmls_batch_create(items, (size_t)n, 1, 1, &b), DMLS_OK);
     if (!b) goto done;
+    dmls_context_set_parallel_min_bytes(ctx, 0); /* every batch cut */
     unsigned char *x = malloc(in_bytes);
     for (uint64_t i = 0; i < in_bytes; i++) x[i] = (unsigned char)(i % 200 + 1); /* never FILL */
     watched = malloc(out_bytes), shadow = malloc(out_bytes), owner = malloc(out_bytes), watched_bytes = out_bytes;
@@ -342,17 +333,43 @@ static void batch_share_tests(void) {
     isolate = false;
     size_t unowned = 0;
     for (uint64_t i = 0; i < out_bytes; i++) unowned += owner[i] == NO_OWNER;
-    CHECK(seen.jobs == 1 && seen.tasks[0] >= 2, "batch of %d items: %d pool jobs of %d tasks, want 1 of 2 or more", N,
-          seen.jobs, seen.tasks[0]);
-    CHECK(owner_conflicts == 0 && unowned == 0,
-          "batch of %d items in %d shares: %d bytes written by two shares, %zu of %llu by none", N, seen.tasks[0],
-          owner_conflicts, unowned, (unsigned long long)out_bytes);
+    CHECK(seen.jobs == 1 && seen.tasks[0] >= 2, "%s: %d pool jobs of %d tasks, want 1 of 2 or more", what, seen.jobs,
+          seen.tasks[0]);
+    CHECK(owner_conflicts == 0 && unowned == 0, "%s, %d shares: %d bytes written by two shares, %zu of %llu by none",
+          what, seen.tasks[0], owner_conflicts, unowned, (unsigned long long)out_bytes);
     free(x), free(watched), free(shadow), free(owner);
     dmls_batch_destroy(b);
 done:
+    free(items);
     dmls_context_destroy(ctx);
-    dmls_destroy(ops[0]);
-    dmls_destroy(ops[1]);
+}
+
+static void batch_share_tests(void) {
+    /* Input rows one byte longer than the window reads, so that no dims
+     * merge: 6 rows of 5, 8 rows of 3 and 64 rows of 5 after the plan's
+     * merging. */
+    const int64_t a_in[2] = {6, 11}, a_size[2] = {6, 10}, a_out[2] = {6, 5}, a_step[2] = {1, 2};
+    const int64_t b_in[3] = {2, 4, 10}, b_size[3] = {2, 4, 9}, b_out[3] = {2, 4, 3}, b_step[3] = {1, 1, 3};
+    const int64_t c_in[2] = {64, 11}, c_size[2] = {64, 10}, c_out[2] = {64, 5};
+    /* SLICE_GRAD of 5 rows of 7 into 6: its zero fill and its scatter must
+     * stay with one share. */
+    const int64_t g_in[2] = {5, 7}, g_out[2] = {6, 7}, g_off[2] = {1, 0};
+    dmls_operator *ops[4] = {
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = a_in, .out_shape = a_out, .sizes = a_size,
+                .steps = a_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = b_in, .out_shape = b_out, .sizes = b_size,
+                .steps = b_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = c_in, .out_shape = c_out, .sizes = c_size,
+                .steps = a_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .grad = true, .in_shape = g_in, .out_shape = g_out,
+                .offsets = g_off)};
+    if (ops[0] && ops[1] && ops[2] && ops[3]) {
+        check_batch_shares("batch of 30 items of two operators", ops, 2, 30);
+        check_batch_shares("batch of one item of 64 rows", ops + 2, 1, 1);
+        dmls_operator *mixed[3] = {ops[0], ops[3], ops[1]};
+        check_batch_shares("batch of 30 items, a third SLICE_GRAD", mixed, 3, 30);
+    }
+    for (int k = 0; k < 4; k++) dmls_destroy(ops[k]);
 }
 
 /* ---- surv-core: a forward slice has no fill plan (issue 16) ---- */
