@@ -355,14 +355,10 @@ static void batch_share_tests(void) {
      * stay with one share. */
     const int64_t g_in[2] = {5, 7}, g_out[2] = {6, 7}, g_off[2] = {1, 0};
     dmls_operator *ops[4] = {
-        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = a_in, .out_shape = a_out, .sizes = a_size,
-                .steps = a_step),
-        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = b_in, .out_shape = b_out, .sizes = b_size,
-                .steps = b_step),
-        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = c_in, .out_shape = c_out, .sizes = c_size,
-                .steps = a_step),
-        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .grad = true, .in_shape = g_in, .out_shape = g_out,
-                .offsets = g_off)};
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = a_in, .out_shape = a_out, .sizes = a_size, .steps = a_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = b_in, .out_shape = b_out, .sizes = b_size, .steps = b_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .in_shape = c_in, .out_shape = c_out, .sizes = c_size, .steps = a_step),
+        OP_MAKE(.dtype = DMLS_UINT8, .ndim = 2, .grad = true, .in_shape = g_in, .out_shape = g_out, .offsets = g_off)};
     if (ops[0] && ops[1] && ops[2] && ops[3]) {
         check_batch_shares("batch of 30 items of two operators", ops, 2, 30);
         check_batch_shares("batch of one item of 64 rows", ops + 2, 1, 1);
