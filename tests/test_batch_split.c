@@ -3,11 +3,13 @@
  * reference tests: equal and variable parts in 1-D and 2-D, the default
  * axis, zero-size splits, opset 18's uneven num_outputs), the PyTorch and
  * NumPy conventions by name, random splits and crops of random layouts
- * against the reference executor, crops with host starts (checked) and
+ * against the reference executor (on one thread, and cut between threads
+ * inside the pieces), crops with host starts (checked) and
  * bound starts (clamped), and every rule's error. Seeded (DMLS_TEST_SEED;
  * fixed default). */
 #include "batch.h" /* the batch's own item table, for the one-by-one oracle */
 #include "batch_case.h"
+#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes: the tests' threshold */
 
 /* ------------------------------------------------------------ split sizes */
 
@@ -149,34 +151,40 @@ static void test_split_errors(void) {
     CHECK_STATUS(dmls_batch_create_split(&t, 1, (const int64_t[]){6}, 1, 0, NULL), DMLS_ERROR_INVALID_ARGUMENT);
 }
 
-/* Runs a batch of one input slot and compares every output byte with the
- * piece operators run one by one through the reference. */
+static dmls_context *ctx4; /* 4 threads, every batch cut (threshold 0): shares begin inside pieces */
+
+/* Runs a batch (one input slot, two with bound starts) on one thread and on
+ * ctx4, and compares every output byte with the pieces run one by one
+ * through the reference. */
 static void pieces_against_reference(const dmls_batch *b, const unsigned char *in, uint64_t in_bytes,
                                      const void *starts, uint64_t starts_bytes, const char *label) {
-    const uint32_t n_out = dmls_batch_output_slots(b);
-    dmls_batch_input bi[2] = {{in, in_bytes}, {starts, starts_bytes}};
-    dmls_batch_output *bo = calloc(n_out + 1, sizeof *bo);
-    unsigned char **got = calloc(n_out + 1, sizeof *got), **want = calloc(n_out + 1, sizeof *want);
-    for (uint32_t s = 0; s < n_out; s++) {
-        const uint64_t bytes = dmls_batch_output_bytes(b, s);
-        got[s] = malloc(bytes + 8), want[s] = malloc(bytes + 8);
-        memset(got[s], 0xC3, bytes + 8), memset(want[s], 0xC3, bytes + 8);
-        bo[s].data = got[s], bo[s].bytes = bytes;
+    for (int run = 0; run < 2; run++) {
+        const uint32_t n_out = dmls_batch_output_slots(b);
+        dmls_batch_input bi[2] = {{in, in_bytes}, {starts, starts_bytes}};
+        dmls_batch_output *bo = calloc(n_out + 1, sizeof *bo);
+        unsigned char **got = calloc(n_out + 1, sizeof *got), **want = calloc(n_out + 1, sizeof *want);
+        for (uint32_t s = 0; s < n_out; s++) {
+            const uint64_t bytes = dmls_batch_output_bytes(b, s);
+            got[s] = malloc(bytes + 8), want[s] = malloc(bytes + 8);
+            memset(got[s], 0xC3, bytes + 8), memset(want[s], 0xC3, bytes + 8);
+            bo[s].data = got[s], bo[s].bytes = bytes;
+        }
+        CHECK_STATUS(dmls_batch_execute(b, run ? ctx4 : NULL, bi, starts ? 2 : 1, bo, n_out), DMLS_OK);
+        /* One by one: the batch's own items (batch.h: its table) through the reference. */
+        const dmls_batch_entry *items = b->items;
+        for (size_t i = 0; i < b->count; i++) {
+            const dmls_operator *op = b->ops[items[i].op];
+            const uint64_t off = b->crops.on ? dmls_batch_crop_offset(&b->crops, starts, i) : items[i].in_offset;
+            CHECK_STATUS(dmls_execute_reference(op, in + off, dmls_input_bytes(op),
+                                                want[items[i].out_slot] + items[i].out_offset, dmls_output_bytes(op)),
+                         DMLS_OK);
+        }
+        for (uint32_t s = 0; s < n_out; s++)
+            CHECK(memcmp(got[s], want[s], dmls_batch_output_bytes(b, s) + 8) == 0, "%s (%s): output slot %u differs",
+                  label, run ? "4 threads" : "1 thread", s);
+        for (uint32_t s = 0; s < n_out; s++) free(got[s]), free(want[s]);
+        free(got), free(want), free(bo);
     }
-    CHECK_STATUS(dmls_batch_execute(b, NULL, bi, starts ? 2 : 1, bo, n_out), DMLS_OK);
-    /* One by one: the batch's own items (batch.h: its table) through the reference. */
-    const dmls_batch_entry *items = b->items;
-    for (size_t i = 0; i < b->count; i++) {
-        const dmls_operator *op = b->ops[items[i].op];
-        const uint64_t off = b->crops.on ? dmls_batch_crop_offset(&b->crops, starts, i) : items[i].in_offset;
-        CHECK_STATUS(dmls_execute_reference(op, in + off, dmls_input_bytes(op),
-                                            want[items[i].out_slot] + items[i].out_offset, dmls_output_bytes(op)),
-                     DMLS_OK);
-    }
-    for (uint32_t s = 0; s < n_out; s++)
-        CHECK(memcmp(got[s], want[s], dmls_batch_output_bytes(b, s) + 8) == 0, "%s: output slot %u differs", label, s);
-    for (uint32_t s = 0; s < n_out; s++) free(got[s]), free(want[s]);
-    free(got), free(want), free(bo);
 }
 
 /* A random input view (any layout) and a buffer of random bytes for it. */
@@ -320,11 +328,14 @@ static void test_crop_errors(void) {
 
 int main(void) {
     batch_seed(18);
+    CHECK_STATUS(dmls_context_create(4, &ctx4), DMLS_OK);
+    dmls_context_set_parallel_min_bytes(ctx4, 0);
     test_split_count();
     test_onnx_split();
     test_split_errors();
     test_random_splits();
     test_random_crops();
     test_crop_errors();
+    dmls_context_destroy(ctx4);
     TEST_MAIN_END();
 }
