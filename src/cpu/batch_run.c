@@ -74,13 +74,13 @@ static void run_item(const dmls_batch *b, const dmls_batch_input *in, const dmls
 /* Items [a, z), each whole and none a SLICE_GRAD: the body of most
  * batches (crops, a split, many windows of one operator), looked up once
  * per run of items of one operator, so a tiny item costs little more than
- * its row calls (1,024 crops of 3x4x4 on one thread: 20.8 us through
- * run_item, 18.1 us here; bench/RESULTS.md). */
+ * its row calls (1,024 crops of 3x4x4 on one thread: 20.6-21.8 us
+ * through run_item, 17.7-18.1 us here; bench/RESULTS.md). */
 static void run_whole_items(const dmls_batch *b, const dmls_batch_input *in, const dmls_batch_output *out, size_t a,
                             size_t z) {
-    /* The bound addresses are read once per slot, not per item: the
-     * caller's arrays may share a line with what the caller writes while
-     * workers run. */
+    /* A slot's bound address is read again only when an item's slot
+     * differs from the one before, not per item: the caller's arrays may
+     * share a line with what the caller writes while workers run. */
     uint32_t in_slot = UINT32_MAX, out_slot = UINT32_MAX;
     const unsigned char *src = NULL;
     unsigned char *dst = NULL;
