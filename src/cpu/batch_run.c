@@ -5,9 +5,9 @@
  * a share's ends are mapped back to (item, element) places, so a share may
  * start inside one item, run many tiny ones whole and stop inside another:
  * tiny items are grouped, no worker is woken per item, and a huge item is
- * cut as dmls_execute_on cuts one operator (at its grain, split.h). Both ends of a
- * share are computed by the same function of the same work position, so
- * the shares tile the batch exactly. A SLICE_GRAD item's place is always
+ * cut as dmls_execute_on cuts one operator (at its grain, split.h). Both
+ * ends of a share are computed by the same function of the same work
+ * position, so the shares tile the batch exactly. A SLICE_GRAD item's place is always
  * its start: its zero fill must precede its scatter, so one thread does it
  * whole. */
 #include "../batch.h"

@@ -38,7 +38,7 @@ dmls_status dmls_context_create(int num_threads, dmls_context **ctx) {
 
     dmls_context *c = calloc(1, sizeof *c);
     RETURN_IF(c == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "context: out of memory");
-    c->splits = calloc(DMLS_SHARES_PER_THREAD * (size_t)threads + 1, sizeof *c->splits);
+    c->splits = calloc((size_t)threads + 1, sizeof *c->splits);
     if (c->splits == NULL || dmls_mutex_init(&c->turn) != 0) {
         free(c->splits);
         free(c);

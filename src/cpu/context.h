@@ -17,7 +17,7 @@
 struct dmls_context {
     dmls_pool *pool;
     dmls_mutex turn;       /* one job on the pool at a time */
-    uint64_t *splits;     /* DMLS_SHARES_PER_THREAD * threads + 1 work positions, under turn */
+    uint64_t *splits;      /* threads + 1 share bounds of dmls_execute_on's cut (run.c), under turn */
     uint64_t parallel_min_bytes;
 };
 
