@@ -6,8 +6,10 @@
  *     than threads, a one-thread pool, slow tasks shared with workers, a
  *     job limited to no wake-up running on the caller while the workers
  *     sleep, dmls_pool_run returning only when every task is done,
- *     whether the workers were spinning or asleep, and a job's arguments
- *     reaching every task whole;
+ *     whether the workers were spinning or asleep, a job's arguments
+ *     reaching every task whole, tasks that run only when every thread
+ *     of the pool runs one at once (after the workers fell asleep too),
+ *     and pools whose claim words fill their block;
  *   - dmls_execute_on's own checks: a NULL operator, the binding rules
  *     before anything is written (R-X-BOUNDS), and a NULL context, which
  *     must equal dmls_execute; and shares that begin and end inside a row. */
@@ -158,18 +160,22 @@ static void test_pool(void) {
         CHECK(threads >= 2, "slow tasks: all 4 on %d thread, none on a woken worker", threads);
     }
     /* Asleep and allowed no wake-up: the caller runs the job alone rather
-     * than wait for a worker (a tiny batch, batch_run.c). */
-    dmls_sleep_ms(50);
-    dmls_pool_limit_wakes(pool, 0);
-    record r;
-    memset(&r, 0, sizeof r);
-    r.delay_ms = 20; /* slow enough that a woken worker would take a task */
-    record *rp = &r;
-    dmls_pool_run(pool, note, &rp, sizeof rp, 4);
-    for (int i = 0; i < 4; i++)
-        CHECK(r.thread[i] == dmls_thread_self() && atomic_load(&r.runs[i]) == 1,
-              "no wake-up allowed: task %d ran %d times, on a worker %d", i, atomic_load(&r.runs[i]),
-              r.thread[i] != dmls_thread_self());
+     * than wait for a worker (a tiny batch, batch_run.c). A negative limit
+     * is none too. */
+    const int no_wakes[2] = {0, -3};
+    for (int k = 0; k < 2; k++) {
+        dmls_sleep_ms(50);
+        dmls_pool_limit_wakes(pool, no_wakes[k]);
+        record r;
+        memset(&r, 0, sizeof r);
+        r.delay_ms = 20; /* slow enough that a woken worker would take a task */
+        record *rp = &r;
+        dmls_pool_run(pool, note, &rp, sizeof rp, 4);
+        for (int i = 0; i < 4; i++)
+            CHECK(r.thread[i] == dmls_thread_self() && atomic_load(&r.runs[i]) == 1,
+                  "wake-ups limited to %d: task %d ran %d times, on a worker %d", no_wakes[k], i,
+                  atomic_load(&r.runs[i]), r.thread[i] != dmls_thread_self());
+    }
     /* The limit holds for one job: the next wakes workers again. */
     dmls_sleep_ms(50);
     if (dmls_pool_cpus(pool) >= 2) {
@@ -255,6 +261,14 @@ static int run_with_args(dmls_pool *pool, size_t size, long delay_ms) {
     return atomic_load(&seen.on_worker);
 }
 
+/* A job whose arguments are the one byte one_byte_want holds. */
+static atomic_int one_byte_want, one_byte_wrong;
+
+static void check_one_byte(const void *args, int task) {
+    (void)task;
+    if (*(const unsigned char *)args != atomic_load(&one_byte_want)) atomic_fetch_add(&one_byte_wrong, 1);
+}
+
 /* The pool copies a job's arguments next to its job word (pool.h): every
  * byte up to DMLS_POOL_ARGS reaches every task, on any thread; a larger
  * set (a caller past pool.h's bound) is never copied, and the job runs on
@@ -267,8 +281,116 @@ static void test_pool_args(void) {
     const int on_workers = run_with_args(pool, DMLS_POOL_ARGS, 1);
     CHECK(on_workers > 0 || dmls_pool_cpus(pool) < 2, "%d bytes of arguments: no task ran on a worker", DMLS_POOL_ARGS);
     run_with_args(pool, sizeof(args_seen *) + 1, 0);
+    /* One byte, a new value each job: every task sees this job's. */
+    for (int job = 0; job < 20; job++) {
+        const unsigned char byte = (unsigned char)(37 * job + 1);
+        atomic_store(&one_byte_want, byte);
+        dmls_pool_run(pool, check_one_byte, &byte, 1, 8);
+    }
+    CHECK(atomic_load(&one_byte_wrong) == 0, "1 byte of arguments: %d tasks saw another", atomic_load(&one_byte_wrong));
     CHECK(run_with_args(pool, DMLS_POOL_ARGS + 8, 0) == 0, "arguments past DMLS_POOL_ARGS: tasks ran on a worker");
     dmls_pool_destroy(pool);
+}
+
+/* Tasks that wait for each other: each returns once all `want` of them
+ * have started, or after 10 s (counted as missed). Only a job whose tasks
+ * run on `want` threads at once finishes without a miss, so a pool that
+ * left a task to the caller, or a worker asleep, shows up as a miss. */
+typedef struct meeting {
+    int want;
+    atomic_int started, missed;
+} meeting;
+
+static void meet(const void *args, int task) {
+    (void)task;
+    meeting *m = *(meeting *const *)args;
+    atomic_fetch_add(&m->started, 1);
+    for (int ms = 0; atomic_load(&m->started) < m->want; ms++) {
+        if (ms == 10000) {
+            atomic_fetch_add(&m->missed, 1);
+            return;
+        }
+        dmls_sleep_ms(1);
+    }
+}
+
+/* Runs `tasks` meeting tasks on pool, at most `wakes` wake-ups allowed
+ * (< 0: no limit); returns how many missed. */
+static int run_meeting(dmls_pool *pool, int tasks, int wakes) {
+    meeting m;
+    m.want = tasks;
+    atomic_init(&m.started, 0);
+    atomic_init(&m.missed, 0);
+    meeting *mp = &m;
+    if (wakes >= 0) dmls_pool_limit_wakes(pool, wakes);
+    dmls_pool_run(pool, meet, &mp, sizeof mp, tasks);
+    return atomic_load(&m.missed);
+}
+
+/* Workers run tasks, whether polling or asleep: two threads' tasks that
+ * meet, on a two-thread pool whose one wake-up a job allows must be spent
+ * again on every job; then a thread per CPU, which only the tree of
+ * wake-ups (the caller wakes one worker, each woken one two more) gets all
+ * awake. */
+static void test_pool_meetings(void) {
+    dmls_pool *two = dmls_pool_create(2, 8);
+    CHECK(two != NULL, "pool of 2 for 8 tasks");
+    if (two && dmls_pool_cpus(two) >= 2)
+        for (int round = 0; round < 4; round++) {
+            if (round > 0) dmls_sleep_ms(50); /* the worker falls asleep */
+            const int missed = run_meeting(two, 2, 1);
+            CHECK(missed == 0, "2 threads' tasks on a 2-thread pool, one wake-up allowed (round %d): %d missed", round,
+                  missed);
+        }
+    dmls_pool_destroy(two);
+
+    /* As many threads as CPUs (up to 64), all asleep: the caller's one
+     * wake-up and the tree must reach every worker, within the limit of
+     * one wake-up per CPU beside the caller's. */
+    const int cpus = dmls_cpu_count(), n = cpus < 64 ? cpus : 64;
+    dmls_pool *all = n >= 2 ? dmls_pool_create(n, n) : NULL;
+    if (all)
+        for (int round = 0; round < 3; round++) {
+            dmls_sleep_ms(50);
+            const int missed = run_meeting(all, n, -1);
+            CHECK(missed == 0, "%d threads' tasks on %d sleeping threads (round %d): %d missed", n, n, round, missed);
+        }
+    dmls_pool_destroy(all);
+}
+
+/* Every task of a job runs once, on pools whose claim words fill their
+ * block to its last lines: 65 threads and jobs of 977 to 992 tasks give
+ * the last thread a run that ends in the block's last line, and a run laid
+ * out one line too far would claim from worker 1's report line after it.
+ * That breaks a job only after worker 1 has reported, which needs it awake
+ * (a machine with CPUs for several workers): ten jobs a pool. */
+typedef struct tally {
+    atomic_int runs[1024];
+} tally;
+
+static void count_task(const void *args, int task) {
+    tally *t = *(tally *const *)args;
+    atomic_fetch_add(&t->runs[task], 1);
+}
+
+static void test_pool_wide(void) {
+    static tally t;
+    for (int tasks = 977; tasks <= 992; tasks += 5) {
+        dmls_pool *pool = dmls_pool_create(65, tasks);
+        CHECK(pool != NULL, "pool of 65 for %d tasks", tasks);
+        if (pool == NULL) continue;
+        for (int job = 1; job <= 10; job++) {
+            for (int i = 0; i < tasks; i++) atomic_store(&t.runs[i], 0);
+            tally *tp = &t;
+            dmls_pool_run(pool, count_task, &tp, sizeof tp, tasks);
+            int wrong = 0, first = -1;
+            for (int i = 0; i < tasks; i++)
+                if (atomic_load(&t.runs[i]) != 1 && wrong++ == 0) first = i;
+            CHECK(wrong == 0, "65 threads, job %d of %d tasks: %d tasks not run once (first: task %d, %d times)", job,
+                  tasks, wrong, first, first >= 0 ? atomic_load(&t.runs[first]) : 0);
+        }
+        dmls_pool_destroy(pool);
+    }
 }
 
 static void test_execute_on(void) {
@@ -345,6 +467,8 @@ int main(void) {
     test_threads_env();
     test_pool();
     test_pool_args();
+    test_pool_meetings();
+    test_pool_wide();
     test_execute_on();
     TEST_MAIN_END();
 }
