@@ -224,11 +224,11 @@ def path_rel(path, root, stub_dir):
 
 def include_dirs(rel):
     """The folders a file's build searches, as CMake gives them: the tool's
-    files find the tool's platform layer (tools/platform), the library's
-    its own (src/platform)."""
-    platform = "tools/platform" if rel.startswith("tools/") else "src/platform"
-    return ["include", platform, "tools", "tools/dispatch", "tools/npy", "tools/commands", "tools/devices",
-            "tools/bench"]
+    files find its own platform layer (tools/platform) and the library's
+    (src/platform), the library's files the latter."""
+    platform = ["tools/platform", "src/platform"] if rel.startswith("tools/") else ["src/platform"]
+    return ["include"] + platform + ["tools", "tools/dispatch", "tools/npy", "tools/commands", "tools/devices",
+                                     "tools/bench"]
 
 
 def preprocess(job):
@@ -310,9 +310,9 @@ def strict_windows(root, build, mingw, findings):
 
     def one(rel):
         extra = ["-DDMLS_BUILDING_DLL"] if rel.startswith("src/") else []
-        if rel.startswith("tools/"):  # the tool sees no folder of src/ (tools/CMakeLists.txt)
-            extra += ["-I" + os.path.join(root, d) for d in ("tools/platform", "tools", "tools/npy", "tools/commands",
-                                                              "tools/devices", "tools/bench")]
+        if rel.startswith("tools/"):  # of src/, the tool sees the platform layer alone (tools/CMakeLists.txt)
+            extra += ["-I" + os.path.join(root, d) for d in ("tools/platform", "src/platform", "tools", "tools/npy",
+                                                              "tools/commands", "tools/devices", "tools/bench")]
             extra += ["-I" + os.path.join(build, "tools")]
         else:
             extra += ["-I" + os.path.join(root, "src"), "-I" + os.path.join(root, "src/platform")]

@@ -2,7 +2,8 @@
  * facts, memory, clocks and environment (posix.c for Linux, macOS and other
  * POSIX systems, win32.c for Windows). The pool, contexts, CPU detection and
  * error messages use it; the kernels, the planner and the validation never
- * see a system call. The tool's files, standard streams, command line and
+ * see a system call. The tool compiles it in as well (its own copy: the
+ * library's is hidden); its files, standard streams, command line and
  * signals are the tool's own (tools/platform/files.h). Every function here
  * returns 0 on success and non-zero on failure unless its comment says
  * otherwise; none of them sets a dmlslice error message. */

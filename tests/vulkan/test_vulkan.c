@@ -32,7 +32,7 @@
 #include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_vulkan.h"
 #include "operator.h"
-#include "../../src/platform/platform.h" /* the library's threads (not tools/platform's) */
+#include "../../src/platform/platform.h" /* the library's threads */
 #include "support/dtype.h"
 #include "support/layout.h"
 #include "test.h"
