@@ -16,25 +16,13 @@
 #include "dmlslice/batch_cuda.h"
 #include "dmlslice/dmlslice_cuda.h"
 
+#include "cuda_check.h"
+
 /* empty_kernel.cu: an empty kernel's launch on stream; a cudaError_t. */
 int bench_empty_launch(void *stream);
 
-#define CU(call)                                                                                          \
-    do {                                                                                                  \
-        const cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                          \
-            fprintf(stderr, "dmlslice bench: %s: %s: %s\n", r->name, #call, cudaGetErrorString(e_));      \
-            goto fail;                                                                                    \
-        }                                                                                                 \
-    } while (0)
-
-#define DM(call)                                                                                          \
-    do {                                                                                                  \
-        if ((call) != DMLS_OK) {                                                                          \
-            fprintf(stderr, "dmlslice bench: %s: %s\n", r->name, dmls_last_error());                      \
-            goto fail;                                                                                    \
-        }                                                                                                 \
-    } while (0)
+#define CU(call) BENCH_CU("", r->name, call)
+#define DM(call) BENCH_DM("", r->name, call)
 
 static void row_start(bench_batch_row *r, const char *name, const char *timing, uint64_t items, uint64_t bytes) {
     memset(r, 0, sizeof *r);

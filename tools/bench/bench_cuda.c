@@ -12,6 +12,8 @@
 
 #include "dmlslice/dmlslice_cuda.h"
 
+#include "cuda_check.h"
+
 bool bench_cuda_built(void) { return true; }
 
 bool bench_cuda_open(char *gpu, size_t gpu_size, int *sm) {
@@ -24,22 +26,8 @@ bool bench_cuda_open(char *gpu, size_t gpu_size, int *sm) {
     return true;
 }
 
-#define CU(call)                                                                                       \
-    do {                                                                                               \
-        const cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, "dmlslice bench: case %s: %s: %s\n", c->name, #call, cudaGetErrorString(e_)); \
-            goto fail;                                                                                 \
-        }                                                                                              \
-    } while (0)
-
-#define DM(call)                                                                                       \
-    do {                                                                                               \
-        if ((call) != DMLS_OK) {                                                                       \
-            fprintf(stderr, "dmlslice bench: case %s: %s\n", c->name, dmls_last_error());              \
-            goto fail;                                                                                 \
-        }                                                                                              \
-    } while (0)
+#define CU(call) BENCH_CU("case ", c->name, call)
+#define DM(call) BENCH_DM("case ", c->name, call)
 
 typedef struct gpu_case {
     const dmls_operator *op;
