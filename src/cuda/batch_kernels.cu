@@ -20,113 +20,29 @@ extern "C" {
 namespace {
 
 #include "device_common.cuh"
+#include "loops.cuh"
 
-// Where a unit of Threads threads runs a launch from: its loop's first
-// index and the step between trips.
-struct span {
-    uint32_t lane;
-    uint64_t local, blocks; // this block's place among the item's blocks (a warp: 0 of 1)
-};
-
-// The loops are written once, inline (the _loop functions), and called
-// out of line (the _body functions) by run_launch, where the many bodies
-// of the switch, each inlined, would spill at 64 registers. run_entry
-// inlines the two that the common batches run (rows of 16-byte vectors:
-// pages, split parts, crop rows), so their path from the entry to the
-// first data load makes no call. Measured alone this moved nothing (the
+// The loops (loops.cuh, and stream_loop below) are inline; run_launch
+// calls them out of line (the _body functions), where the many bodies of
+// the switch, each inlined, would spill at 64 registers. run_entry inlines
+// the two that the common batches run (rows of 16-byte vectors: pages,
+// split parts, crop rows), so their path from the entry to the first data
+// load makes no call. Measured alone this moved nothing (the
 // table loads were the cost: bench/RESULTS.md, 2026-11-25); the figures
 // since were all taken with it.
-template <int Threads, int Bytes, typename I, bool Fill>
-__device__ __forceinline__ void copy_loop(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                          char *__restrict__ dst, span w) {
-    typedef typename unit_type<Bytes>::type T;
-    constexpr int Tile = Threads * kIlp;
-    const I count = (I)L.count;
-    for (I base = (I)w.local * Tile; base < count; base += (I)w.blocks * Tile) {
-        T v[kIlp];
-        int64_t at[kIlp];
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            I i = base + (I)(j * Threads) + w.lane;
-            if (i < count) {
-                int64_t s;
-                locate(L, i, s, at[j]);
-                if (Fill)
-                    v[j] = T();
-                else
-                    v[j] = __ldg(reinterpret_cast<const T *>(src + s));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            I i = base + (I)(j * Threads) + w.lane;
-            if (i < count) *reinterpret_cast<T *>(dst + at[j]) = v[j];
-        }
-    }
-}
-
 template <int Threads, int Bytes, typename I, bool Fill>
 __device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     copy_loop<Threads, Bytes, I, Fill>(L, src, dst, w);
 }
 
-// GATHER and REVERSE as in kernels.cu: every load of a tile first, then
-// every store, so kIlp loads are in flight per thread.
 template <int Threads, int E, int V>
-__device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                         char *__restrict__ dst, span w) {
-    typedef typename unit_type<E>::type T;
-    constexpr int K = V / E, Tile = Threads * kIlp;
-    const uint32_t count = (uint32_t)L.count;
-    for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
-        pack<E, V> p[kIlp];
-        int64_t at[kIlp];
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * Threads + w.lane;
-            if (i < count) {
-                int64_t s;
-                locate(L, i, s, at[j]);
-#pragma unroll
-                for (int k = 0; k < K; k++) p[j].e[k] = __ldg(reinterpret_cast<const T *>(src + s + L.pattern[k]));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * Threads + w.lane;
-            if (i < count) *reinterpret_cast<typename unit_type<V>::type *>(dst + at[j]) = p[j].v;
-        }
-    }
+__device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    gather_loop<Threads, E, V>(L, src, dst, w);
 }
 
 template <int Threads, int E>
-__device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char *__restrict__ src,
-                                          char *__restrict__ dst, span w) {
-    constexpr int V = 16, K = V / E, Tile = Threads * kIlp;
-    const uint32_t count = (uint32_t)L.count;
-    for (uint32_t base = (uint32_t)w.local * Tile; base < count; base += (uint32_t)w.blocks * Tile) {
-        pack<E, V> in[kIlp];
-        int64_t at[kIlp];
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * Threads + w.lane;
-            if (i < count) {
-                int64_t s;
-                locate(L, i, s, at[j]);
-                in[j].v = __ldg(reinterpret_cast<const uint4 *>(src + s));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * Threads + w.lane;
-            if (i < count) {
-                pack<E, V> out;
-#pragma unroll
-                for (int k = 0; k < K; k++) out.e[k] = in[j].e[K - 1 - k];
-                *reinterpret_cast<uint4 *>(dst + at[j]) = out.v;
-            }
-        }
-    }
+__device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    reverse_loop<Threads, E, 16>(L, src, dst, w);
 }
 
 // A contiguous zero fill of L.count bytes at dst + L.dst_offset (what the

@@ -19,92 +19,25 @@ extern "C" {
 namespace {
 
 #include "device_common.cuh"
+#include "loops.cuh"
 
-// COPY and FILL: one Bytes-wide unit per index, any strides.
+// The kernels: one loop of loops.cuh each, a block its unit.
 template <int Bytes, typename I, bool Fill, typename P>
 __global__ void __launch_bounds__(kThreads)
 copy_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    typedef typename unit_type<Bytes>::type T;
-    const I count = (I)L.count;
-    for (I base = (I)blockIdx.x * kTile; base < count; base += (I)gridDim.x * kTile) {
-        T v[kIlp];
-        int64_t at[kIlp];
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            I i = base + (I)(j * kThreads) + threadIdx.x;
-            if (i < count) {
-                int64_t s;
-                locate(L, i, s, at[j]);
-                if (Fill) v[j] = T();
-                else v[j] = __ldg(reinterpret_cast<const T *>(src + s));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            I i = base + (I)(j * kThreads) + threadIdx.x;
-            if (i < count) *reinterpret_cast<T *>(dst + at[j]) = v[j];
-        }
-    }
+    copy_loop<kThreads, Bytes, I, Fill>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x});
 }
 
-// GATHER: V contiguous output bytes per index from V/E loads of E bytes at
-// the launch's fixed pattern; one wide store keeps the writes full-width.
 template <int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
 gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    typedef typename unit_type<E>::type T;
-    constexpr int K = V / E;
-    const uint32_t count = (uint32_t)L.count;
-    for (uint32_t base = blockIdx.x * kTile; base < count; base += gridDim.x * kTile) {
-        pack<E, V> p[kIlp];
-        int64_t at[kIlp];
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
-            if (i < count) {
-                int64_t s;
-                locate(L, i, s, at[j]);
-#pragma unroll
-                for (int k = 0; k < K; k++) p[j].e[k] = __ldg(reinterpret_cast<const T *>(src + s + L.pattern[k]));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
-            if (i < count) *reinterpret_cast<typename unit_type<V>::type *>(dst + at[j]) = p[j].v;
-        }
-    }
+    gather_loop<kThreads, E, V>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x});
 }
 
-// REVERSE: one V-byte load of a reversed run, elements swapped in registers.
 template <int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
 reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    constexpr int K = V / E;
-    const uint32_t count = (uint32_t)L.count;
-    for (uint32_t base = blockIdx.x * kTile; base < count; base += gridDim.x * kTile) {
-        pack<E, V> in[kIlp];
-        int64_t at[kIlp];
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
-            if (i < count) {
-                int64_t s;
-                locate(L, i, s, at[j]);
-                in[j].v = __ldg(reinterpret_cast<const typename unit_type<V>::type *>(src + s));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < kIlp; j++) {
-            uint32_t i = base + j * kThreads + threadIdx.x;
-            if (i < count) {
-                pack<E, V> out;
-#pragma unroll
-                for (int k = 0; k < K; k++) out.e[k] = in[j].e[K - 1 - k];
-                *reinterpret_cast<typename unit_type<V>::type *>(dst + at[j]) = out.v;
-            }
-        }
-    }
+    reverse_loop<kThreads, E, V>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x});
 }
 
 // The kernel for a launch, as the host address cudaLaunchKernel takes;
