@@ -7,8 +7,13 @@
 #include "dmlslice/dmlslice.h"
 
 /* Where the compiler can, a message whose arguments disagree with its
- * format is a compile-time warning rather than a garbled error later. */
-#if DMLS_GNU_C
+ * format is a compile-time warning rather than a garbled error later.
+ * MinGW's GCC (not clang) reads "printf" as msvcrt's formats (no %zu, %llu as
+ * I64u); the build uses MinGW's own C99 stdio (__USE_MINGW_ANSI_STDIO,
+ * CMakeLists.txt), whose formats are GNU's. */
+#if DMLS_GNU_C && defined(__MINGW32__) && !defined(__clang__)
+#define DMLS_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif DMLS_GNU_C
 #define DMLS_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define DMLS_PRINTF(a, b)
