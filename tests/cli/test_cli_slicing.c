@@ -319,6 +319,47 @@ static void test_pieces(void) {
     rm("p.npy");
 }
 
+/* grad on a pool of threads: an output gradient over the one-thread
+ * threshold (512 KiB) has its zero fill and its scatter cut between the
+ * threads, and writes what one thread writes. */
+static void test_grad_threads(void) {
+    enum { R = 400, C = 400, OR = 810, OC = 420 };
+    int32_t *in = malloc(sizeof *in * R * C), *want = calloc((size_t)OR * OC, sizeof *want);
+    CHECK(in && want, "out of memory");
+    if (!in || !want) goto done;
+    for (int i = 0; i < R * C; i++) in[i] = i + 1;
+    /* SLICE1 reads rows 3, 5, ..., 801 and columns 5..404: the gradient goes there */
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) want[(3 + 2 * i) * OC + 5 + j] = in[i * C + j];
+    const int64_t shape[2] = {R, C}, out_shape[2] = {OR, OC};
+    write_npy("g.npy", "<i4", false, 2, shape, in, sizeof *in * R * C);
+    for (int threads = 1; threads <= 3; threads++) {
+        const int rc = run("grad g.npy -o o.npy -f -q --threads %d --window-offsets 3,5 --window-sizes 799,400 "
+                           "--window-strides 2,1 --output-gradient-sizes %d,%d",
+                           threads, OR, OC);
+        char what[64];
+        snprintf(what, sizeof what, "grad on %d threads (exit %d)", threads, rc);
+        CHECK(rc == 0, "%s", what);
+        check_npy(what, "o.npy", "<i4", 2, out_shape, want, sizeof *want * OR * OC);
+    }
+    /* Reversed columns: the pool writes what one thread does. */
+    const char *rev =
+        "--window-offsets 3,5 --window-sizes 799,400 --window-strides 2,-1 --output-gradient-sizes 810,420";
+    CHECK(run("grad g.npy -o one.npy --threads 1 %s", rev) == 0 &&
+              run("grad g.npy -o four.npy --threads 4 %s", rev) == 0 && same_file("one.npy", "four.npy"),
+          "reversed grad: 4 threads differ from 1");
+    CHECK(run("grad g.npy -o bad.npy --threads 0 %s", rev) == 2 && err_has("--threads 0 is outside 1 to 1024") &&
+              !exists("bad.npy"),
+          "grad --threads 0 accepted");
+    rm("one.npy");
+    rm("four.npy");
+    rm("o.npy");
+    rm("g.npy");
+done:
+    free(in);
+    free(want);
+}
+
 /* A Fortran-order file is read through strides and written in C order. */
 static void test_fortran(void) {
     const int64_t shape[3] = {2, 3, 4};
@@ -523,6 +564,7 @@ int main(int argc, char **argv) {
     test_dtypes();
     test_item_sizes();
     test_pieces();
+    test_grad_threads();
     test_fortran();
     test_versions_and_pipes();
     test_unaligned_data();
