@@ -32,17 +32,17 @@ namespace {
 // since were all taken with it.
 template <int Threads, int Bytes, typename I, bool Fill>
 __device__ __noinline__ void copy_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
-    copy_loop<Threads, Bytes, I, Fill>(L, src, dst, w);
+    tile_loop<Threads, I>(L, src, dst, w, copy_op<Bytes, Fill>());
 }
 
 template <int Threads, int E, int V>
 __device__ __noinline__ void gather_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
-    gather_loop<Threads, E, V>(L, src, dst, w);
+    tile_loop<Threads, uint32_t>(L, src, dst, w, gather_op<E, V>());
 }
 
 template <int Threads, int E>
 __device__ __noinline__ void reverse_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
-    reverse_loop<Threads, E, 16>(L, src, dst, w);
+    tile_loop<Threads, uint32_t>(L, src, dst, w, reverse_op<E, 16>());
 }
 
 // A contiguous zero fill of L.count bytes at dst + L.dst_offset (what the
@@ -226,7 +226,7 @@ __device__ __forceinline__ void run_entry(const P &p, uint32_t k, span w, dmls_c
     if (dmls_cuda_batch_streams(&L))
         stream_run<Threads>(L, src, dst, w);
     else if (L.kernel == DMLS_CUDA_COPY && L.unit == 16 && !L.wide)
-        copy_loop<Threads, 16, uint32_t, false>(L, src, dst, w);
+        tile_loop<Threads, uint32_t>(L, src, dst, w, copy_op<16, false>());
     else
         run_launch<Threads>(L, src, dst, w);
 }

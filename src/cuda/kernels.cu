@@ -25,19 +25,19 @@ namespace {
 template <int Bytes, typename I, bool Fill, typename P>
 __global__ void __launch_bounds__(kThreads)
 copy_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    copy_loop<kThreads, Bytes, I, Fill>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x});
+    tile_loop<kThreads, I>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, copy_op<Bytes, Fill>());
 }
 
 template <int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
 gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    gather_loop<kThreads, E, V>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x});
+    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, gather_op<E, V>());
 }
 
 template <int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
 reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    reverse_loop<kThreads, E, V>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x});
+    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, reverse_op<E, V>());
 }
 
 // The kernel for a launch, as the host address cudaLaunchKernel takes;
