@@ -38,6 +38,11 @@ typedef struct dmls_backend {
      * dmls_batch_prepare_cuda, which needs a device). Returns DMLS_OK or an
      * error with its message set. */
     dmls_status (*prepare_batch)(struct dmls_batch *batch);
+    /* At batch destroy: frees what the backend's own batch prepare call
+     * (dmls_batch_prepare_cuda, dmls_batch_prepare_vulkan) kept in
+     * batch->device[its id], or NULL where a backend keeps nothing there.
+     * Called whether or not the batch was prepared. */
+    void (*release_batch)(struct dmls_batch *batch);
 } dmls_backend;
 
 /* Every backend, indexed by dmls_backend_id; NULL where one is not built

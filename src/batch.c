@@ -189,7 +189,7 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
         b->order = calloc(2 * count + 1, sizeof *b->order);
         b->work = calloc(count + 1, sizeof *b->work);
     }
-    if (!fits || !b->items || !b->ops || !b->slots || !b->order || !b->work || dmls_mutex_init(&b->cuda_lock) != 0) {
+    if (!fits || !b->items || !b->ops || !b->slots || !b->order || !b->work || dmls_mutex_init(&b->device_lock) != 0) {
         free_batch(b);
         return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "batch: out of memory for %zu items", count);
     }
@@ -200,7 +200,7 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
         starts->align = (uint64_t)b->crops.width;
     }
     if (s != DMLS_OK) {
-        dmls_mutex_destroy(&b->cuda_lock);
+        dmls_mutex_destroy(&b->device_lock);
         free_batch(b);
         return s;
     }
@@ -219,16 +219,11 @@ dmls_status dmls_batch_create(const dmls_batch_item *items, size_t count, uint32
     return dmls_batch_build(items, count, in_slots, out_slots, NULL, 0, NULL, batch);
 }
 
-#ifdef DMLS_HAVE_CUDA
-void dmls_batch_cuda_release(dmls_batch *b); /* cuda/batch_launch.c */
-#endif
-
 void dmls_batch_destroy(dmls_batch *b) {
     if (b == NULL) return;
-#ifdef DMLS_HAVE_CUDA
-    dmls_batch_cuda_release(b);
-#endif
-    dmls_mutex_destroy(&b->cuda_lock);
+    for (int id = 0; id < DMLS_BACKEND_COUNT; id++)
+        if (dmls_backends[id] != NULL && dmls_backends[id]->release_batch != NULL) dmls_backends[id]->release_batch(b);
+    dmls_mutex_destroy(&b->device_lock);
     free_batch(b);
 }
 

@@ -1,17 +1,21 @@
 /* The inside of a dmls_batch (include/dmlslice/batch.h): the per-item table
  * packed at create (batch.c), the per-slot needs the binding checks read
- * (batch_bind.c), the CPU's work prefix (cpu/batch_run.c) and the CUDA
- * copy (cuda/batch_launch.c). Immutable after create, except the CUDA copy,
- * added once under cuda_lock. */
+ * (batch_bind.c), the CPU's work prefix (cpu/batch_run.c) and the GPU
+ * backends' device copies (cuda/batch_launch.c, vulkan/batch_table.c).
+ * Immutable after create, except those copies, each added under
+ * device_lock by its backend's prepare call and freed by its
+ * release_batch (backend.h). */
 #ifndef DMLS_BATCH_H
 #define DMLS_BATCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dmlslice/batch.h"
+#include "backend.h"
 #include "bindings.h"
+#include "dmlslice/batch.h"
 #include "operator.h"
 #include "platform/platform.h"
 
@@ -63,8 +67,8 @@ struct dmls_batch {
     uint64_t *work;
     dmls_batch_bound_crops crops;
     bool has_grad; /* some item is a SLICE_GRAD: zero fills run first */
-    dmls_mutex cuda_lock;
-    void *cuda; /* cuda/batch_launch.c's device copy, NULL until prepared */
+    dmls_mutex device_lock;
+    _Atomic(void *) device[DMLS_BACKEND_COUNT]; /* a backend's device copy, NULL until prepared */
 };
 
 /* An item's input and output byte ranges within their slots. */

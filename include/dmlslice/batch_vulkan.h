@@ -5,10 +5,12 @@
  * These functions exist only in builds with the Vulkan backend
  * (DMLS_HAVE_VULKAN is defined for users of the CMake target then). As
  * DirectML records many dispatches into one command list, a batch is
- * recorded into one command buffer: every item's dispatches, with barriers
- * only where two items' outputs share a 32-bit word (an output that starts
- * or ends inside a word) and, for SLICE_GRAD items, between all the zero
- * fills and all the scatters.
+ * recorded into one command buffer, with barriers only where two items'
+ * outputs share a 32-bit word (an output that starts or ends inside a word)
+ * and, for SLICE_GRAD items, between all the zero fills and all the
+ * scatters. A batch prepared for the context (dmls_batch_prepare_vulkan)
+ * runs its items in a few dispatches, each over a table of items in device
+ * memory; otherwise every item is a dispatch of its own.
  */
 #ifndef DMLSLICE_BATCH_VULKAN_H
 #define DMLSLICE_BATCH_VULKAN_H
@@ -28,6 +30,25 @@ typedef struct dmls_vulkan_binding {
     uint64_t offset;
     uint64_t bytes;
 } dmls_vulkan_binding;
+
+/*
+ * dmls_batch_prepare_vulkan: group the batch's items into a few dispatches
+ * for ctx, once (later calls with the same context return at once): at most
+ * one per shader, phase and pair of slots, whatever the number of items.
+ * Allocates the table in ctx's device memory, freed by dmls_batch_destroy
+ * or by dmls_vulkan_context_destroy, whichever comes first (the batch then
+ * runs unprepared; either order is safe, not both at once), makes the
+ * shaders' batch pipelines, and submits the table's upload on ctx's queue
+ * and waits for it. A prepared batch records its groups when every slot is
+ * bound at an offset that is a multiple of 16; items whose output starts or
+ * ends inside a 32-bit word, items of the byte shader (bytes.comp) and
+ * items beyond one binding are recorded one by one, as unprepared ones.
+ * Returns DMLS_OK; DMLS_ERROR_INVALID_ARGUMENT (NULL, or a batch prepared
+ * for another context), DMLS_ERROR_UNSUPPORTED (crops whose starts are
+ * bound at execute), DMLS_ERROR_OUT_OF_MEMORY or DMLS_ERROR_DEVICE.
+ * Thread-safe; not to be called while another thread destroys the batch.
+ */
+DMLS_API dmls_status dmls_batch_prepare_vulkan(dmls_batch *batch, dmls_vulkan_context *ctx);
 
 /*
  * dmls_batch_record_vulkan: record every item of batch into the caller's

@@ -19,4 +19,4 @@ static dmls_status cpu_prepare(const dmls_operator *op, void **prepared) {
     return DMLS_OK;
 }
 
-const dmls_backend dmls_cpu_backend = {"cpu", cpu_prepare, free, dmls_cpu_batch_work};
+const dmls_backend dmls_cpu_backend = {"cpu", cpu_prepare, free, dmls_cpu_batch_work, NULL};

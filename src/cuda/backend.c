@@ -16,4 +16,6 @@ static dmls_status cuda_prepare(const dmls_operator *op, void **prepared) {
     return DMLS_OK;
 }
 
-const dmls_backend dmls_cuda_backend = {"cuda", cuda_prepare, free, NULL};
+void dmls_batch_cuda_release(struct dmls_batch *b); /* batch_launch.c */
+
+const dmls_backend dmls_cuda_backend = {"cuda", cuda_prepare, free, NULL, dmls_batch_cuda_release};

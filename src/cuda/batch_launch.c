@@ -49,9 +49,9 @@ dmls_status dmls_batch_prepare_cuda(dmls_batch *b) {
     RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "batch_prepare_cuda: batch is NULL");
     int n;
     RETURN_IF_ERROR(dmls_cuda_device_count(&n));
-    dmls_mutex_lock(&b->cuda_lock);
+    dmls_mutex_lock(&b->device_lock);
     dmls_status s = DMLS_OK;
-    if (b->cuda == NULL) {
+    if (atomic_load_explicit(&b->device[DMLS_BACKEND_CUDA], memory_order_relaxed) == NULL) {
         cuda_batch *cb = calloc(1, sizeof *cb);
         s = cb ? dmls_cuda_batch_plan_build(b, &cb->host)
                : dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "batch_prepare_cuda: out of memory");
@@ -60,27 +60,27 @@ dmls_status dmls_batch_prepare_cuda(dmls_batch *b) {
             if (s != DMLS_OK) dmls_cuda_batch_plan_free(&cb->host);
         }
         if (s == DMLS_OK)
-            __atomic_store_n(&b->cuda, cb, __ATOMIC_RELEASE);
+            atomic_store_explicit(&b->device[DMLS_BACKEND_CUDA], cb, memory_order_release);
         else
             free(cb);
     }
-    dmls_mutex_unlock(&b->cuda_lock);
+    dmls_mutex_unlock(&b->device_lock);
     return s;
 }
 
+/* The backend table's release_batch (backend.c). */
 void dmls_batch_cuda_release(dmls_batch *b) {
-    cuda_batch *cb = b->cuda;
+    cuda_batch *cb = atomic_exchange_explicit(&b->device[DMLS_BACKEND_CUDA], NULL, memory_order_acquire);
     if (cb == NULL) return;
     free_device(&cb->dev);
     dmls_cuda_batch_plan_free(&cb->host);
     free(cb);
-    b->cuda = NULL;
 }
 
 dmls_status dmls_batch_execute_cuda(const dmls_batch *b, const dmls_batch_input *inputs, uint32_t n_inputs,
                                     const dmls_batch_output *outputs, uint32_t n_outputs, void *stream) {
     RETURN_IF_ERROR(dmls_batch_check_bindings("batch_execute_cuda", b, inputs, n_inputs, outputs, n_outputs));
-    const cuda_batch *cb = __atomic_load_n(&b->cuda, __ATOMIC_ACQUIRE);
+    const cuda_batch *cb = atomic_load_explicit(&b->device[DMLS_BACKEND_CUDA], memory_order_acquire);
     RETURN_IF(cb == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
               "batch_execute_cuda: the batch is not prepared for CUDA (dmls_batch_prepare_cuda)");
     char *bases[DMLS_BATCH_CUDA_MAX_SLOTS];

@@ -1,6 +1,8 @@
 /* A batch on Vulkan (batch_vulkan.h): the binding checks of every batch
  * executor on VkBuffer offsets (batch_bind.c's, each buffer a space of its
- * own), then every item's dispatches in one command buffer.
+ * own), then every item's dispatches in one command buffer: a prepared
+ * batch's groups (batch_table.c) as one dispatch each, the other items one
+ * by one.
  *
  * Barriers: items' outputs never share a byte (R-B-OVERLAP), but the
  * shaders of 1- and 2-byte elements write whole 32-bit words, so two items
@@ -14,6 +16,7 @@
 
 #include "../batch.h"
 #include "../error.h"
+#include "batch_table.h"
 #include "context.h"
 #include "dmlslice/batch_vulkan.h"
 
@@ -23,6 +26,7 @@
 typedef struct vk_batch_call {
     const dmls_batch *b;
     const dmls_vulkan_binding *in, *out;
+    const dmls_vk_batch *table; /* the prepared groups these bindings can run, or NULL */
 } vk_batch_call;
 
 static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_binding *inputs, uint32_t n_inputs,
@@ -63,12 +67,13 @@ static int record_item(const vk_batch_call *c, const dmls_vulkan_context *ctx, V
                                 out->offset + e->out_offset);
 }
 
-/* One phase: the items owning their words, then each other one after a
- * barrier. Returns the dispatches recorded. */
+/* One phase: the prepared groups and the other items owning their words,
+ * then each other one after a barrier. Returns the dispatches recorded. */
 static int record_phase(const vk_batch_call *c, const dmls_vulkan_context *ctx, VkCommandBuffer cmd, int phase) {
-    int n = 0;
+    int n = c->table ? dmls_vk_batch_record_groups(c->table, ctx, cmd, c->in, c->out, phase) : 0;
     for (size_t i = 0; i < c->b->count; i++)
-        if (owns_its_words(c, i)) n += record_item(c, ctx, cmd, i, phase);
+        if (owns_its_words(c, i) && !(c->table && dmls_vk_batch_grouped(c->table, i, phase)))
+            n += record_item(c, ctx, cmd, i, phase);
     for (size_t i = 0; i < c->b->count; i++) {
         if (owns_its_words(c, i)) continue;
         if (n > 0) dmls_vk_barrier(cmd);
@@ -92,7 +97,7 @@ dmls_status dmls_batch_record_vulkan(const dmls_batch *b, const dmls_vulkan_cont
     RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
     RETURN_IF(cmd == VK_NULL_HANDLE, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: command buffer is VK_NULL_HANDLE", who);
     RETURN_IF_ERROR(check(who, b, inputs, n_inputs, outputs, n_outputs));
-    const vk_batch_call c = {b, inputs, outputs};
+    const vk_batch_call c = {b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
     return record_checked(&c, ctx, cmd);
 }
 
@@ -103,6 +108,6 @@ dmls_status dmls_batch_execute_vulkan(const dmls_batch *b, dmls_vulkan_context *
     RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
     /* Checked before the lock and the submit: a binding error submits nothing. */
     RETURN_IF_ERROR(check(who, b, inputs, n_inputs, outputs, n_outputs));
-    const vk_batch_call c = {b, inputs, outputs};
+    const vk_batch_call c = {b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
     return dmls_vk_submit(ctx, who, record_checked, &c);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "batch_table.h"
 #include "context.h"
 
 #define VK_TRY(call, who)                                                                                              \
@@ -239,6 +240,7 @@ dmls_status dmls_vulkan_context_create_from(VkInstance instance, VkPhysicalDevic
 
 void dmls_vulkan_context_destroy(dmls_vulkan_context *ctx) {
     if (ctx == NULL) return;
+    dmls_vk_batches_release(ctx);
     dmls_vk_release(ctx);
     if (ctx->owns_device) {
         if (ctx->device != VK_NULL_HANDLE) vkDestroyDevice(ctx->device, NULL);

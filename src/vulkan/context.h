@@ -42,11 +42,18 @@ struct dmls_vulkan_context {
     VkPipelineLayout layout;
     VkPipeline pipelines[DMLS_VK_SHADERS];
     VkPipeline narrow[DMLS_VK_SHADERS]; /* the walking shaders at 1 item per invocation: small dispatches */
+    /* The batch shaders (walk.glsl's BATCH form), made when a batch is
+     * first prepared (dmls_vk_batch_pipeline, under lock): [0] tuned, [1]
+     * at 1 item per invocation; their layout adds the table (binding 2). */
+    VkDescriptorSetLayout batch_set_layout;
+    VkPipelineLayout batch_layout;
+    VkPipeline batch_pipelines[2][DMLS_VK_SHADERS];
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
-    dmls_mutex lock; /* dmls_vulkan_execute: one submit at a time on cmd and fence */
+    dmls_mutex lock;               /* dmls_vulkan_execute: one submit at a time on cmd and fence; batches below */
+    struct dmls_vk_batch *batches; /* the tables of batches prepared with ctx (batch_table.c), under lock */
     int has_lock;    /* lock was initialised */
 };
 
@@ -54,6 +61,11 @@ struct dmls_vulkan_context {
  * are set (context.c, pipelines.c). */
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx);
 void dmls_vk_release(dmls_vulkan_context *ctx);
+
+/* Makes ctx's batch pipeline for a walking shader (narrow: 1 item per
+ * invocation), and the batch layout, where they are not made yet; the
+ * caller holds ctx->lock. */
+dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow);
 
 /* Rebuilds the pipelines of ctx with another tuning (workgroup
  * 1..max_workgroup invocations, items 1..DMLS_VK_MAX_ITEMS): for the
@@ -74,6 +86,24 @@ void dmls_vk_load_instance(VkInstance instance);
  * dispatches only (execute.c). Returns the dispatches recorded. */
 int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, const dmls_operator *op, int phase,
                          VkBuffer in, uint64_t in_offset, VkBuffer out, uint64_t out_offset);
+
+/* Pushes n (at most 3) storage buffers as bindings 0.. of set 0 of layout
+ * (execute.c). */
+void dmls_vk_push_buffers(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, VkPipelineLayout layout,
+                          const VkDescriptorBufferInfo *buffers, uint32_t n);
+
+/* A binding over [lo, hi) of a buffer: its start rounded down to the
+ * device's offset alignment, its end up to a whole word (execute.c). */
+void dmls_vk_binding_range(const dmls_vulkan_context *ctx, int64_t lo, int64_t hi, uint64_t *start, uint64_t *range);
+
+/* The walking shaders' push constants for L at binding-relative positions
+ * src and dst (in the shader's units): each level's step folds the inner
+ * coordinate back out (launch.h). */
+void dmls_vk_walk_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, dmls_vk_walk *p);
+
+/* The most bytes one launch's side may span: what a binding holds from an
+ * aligned start to a whole word (dmls_vk_choose's reach). */
+uint64_t dmls_vk_reach(const dmls_vulkan_context *ctx);
 
 /* A compute-to-compute barrier: shader writes before, reads and writes after. */
 void dmls_vk_barrier(VkCommandBuffer cmd);

@@ -48,11 +48,22 @@ static void barrier(VkCommandBuffer cmd) {
                          0, NULL, 0, NULL);
 }
 
-/* A binding over [lo, hi) of a buffer: its start rounded down to the
- * device's offset alignment, its end up to a whole word. */
-static void binding_range(const dmls_vulkan_context *ctx, int64_t lo, int64_t hi, uint64_t *start, uint64_t *range) {
+void dmls_vk_binding_range(const dmls_vulkan_context *ctx, int64_t lo, int64_t hi, uint64_t *start, uint64_t *range) {
     *start = (uint64_t)lo / ctx->bind_align * ctx->bind_align;
     *range = ((uint64_t)hi + 3) / 4 * 4 - *start;
+}
+
+void dmls_vk_push_buffers(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, VkPipelineLayout layout,
+                          const VkDescriptorBufferInfo *buffers, uint32_t n) {
+    VkWriteDescriptorSet w[3];
+    memset(w, 0, sizeof w);
+    for (uint32_t i = 0; i < n && i < 3; i++) {
+        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w[i].dstBinding = i, w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &buffers[i];
+    }
+    ctx->push_descriptors(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, n < 3 ? n : 3, w);
 }
 
 /* bytes.comp's push constants for L at binding-relative byte positions
@@ -68,10 +79,7 @@ static void bytes_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, ui
     }
 }
 
-/* The walking shaders' push constants for L at binding-relative positions
- * src and dst (in the shader's units): each level's step folds the inner
- * coordinate back out (launch.h). */
-static void walk_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, dmls_vk_walk *p) {
+void dmls_vk_walk_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, dmls_vk_walk *p) {
     memset(p, 0, sizeof *p);
     const int64_t su = L->src_unit, du = L->unit;
     p->count = (uint32_t)dmls_vk_items(L);
@@ -100,23 +108,15 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
     dmls_vk_span(L, true, dst, &dlo, &dhi);
     if (L->fill) slo = dlo, shi = dhi; /* unread, but bound: the destination again */
     uint64_t s0, sn, d0, dn;
-    binding_range(ctx, slo, shi, &s0, &sn);
-    binding_range(ctx, dlo, dhi, &d0, &dn);
-    VkDescriptorBufferInfo bi[2] = {{L->fill ? r->dst : r->src, s0, sn}, {r->dst, d0, dn}};
-    VkWriteDescriptorSet w[2];
-    memset(w, 0, sizeof w);
-    for (uint32_t i = 0; i < 2; i++) {
-        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-        w[i].dstBinding = i, w[i].descriptorCount = 1;
-        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        w[i].pBufferInfo = &bi[i];
-    }
+    dmls_vk_binding_range(ctx, slo, shi, &s0, &sn);
+    dmls_vk_binding_range(ctx, dlo, dhi, &d0, &dn);
+    const VkDescriptorBufferInfo bi[2] = {{L->fill ? r->dst : r->src, s0, sn}, {r->dst, d0, dn}};
     if (r->dispatches++ > 0) barrier(r->cmd);
     const uint64_t items = dmls_vk_items(L), tile = (uint64_t)ctx->workgroup * ctx->items;
     const bool narrow = L->shader != DMLS_VK_BYTES && items < ctx->narrow_below;
     vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                       narrow ? ctx->narrow[L->shader] : ctx->pipelines[L->shader]);
-    ctx->push_descriptors(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->layout, 0, 2, w);
+    dmls_vk_push_buffers(ctx, r->cmd, ctx->layout, bi, 2);
     uint64_t groups;
     if (L->shader == DMLS_VK_BYTES) {
         /* One item per destination word from the first element's. */
@@ -127,8 +127,8 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         groups = ((uint64_t)words + ctx->workgroup - 1) / ctx->workgroup;
     } else {
         dmls_vk_walk p;
-        walk_params(L, (uint32_t)(((uint64_t)src - s0) / (uint64_t)L->src_unit),
-                    (uint32_t)(((uint64_t)dst - d0) / (uint64_t)L->unit), &p);
+        dmls_vk_walk_params(L, (uint32_t)(((uint64_t)src - s0) / (uint64_t)L->src_unit),
+                            (uint32_t)(((uint64_t)dst - d0) / (uint64_t)L->unit), &p);
         vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
         const uint64_t per_group = narrow ? ctx->workgroup : tile;
         groups = (items + per_group - 1) / per_group;
@@ -143,11 +143,11 @@ static bool fits(const dmls_vulkan_context *ctx, const dmls_vk_launch *L, int64_
     int64_t lo, hi;
     uint64_t start, range;
     dmls_vk_span(L, true, dst, &lo, &hi);
-    binding_range(ctx, lo, hi, &start, &range);
+    dmls_vk_binding_range(ctx, lo, hi, &start, &range);
     if (range > ctx->max_range) return false;
     if (L->fill) return true;
     dmls_vk_span(L, false, src, &lo, &hi);
-    binding_range(ctx, lo, hi, &start, &range);
+    dmls_vk_binding_range(ctx, lo, hi, &start, &range);
     return range <= ctx->max_range;
 }
 
@@ -174,8 +174,7 @@ static void record_split(recorder *r, dmls_vk_launch L, int64_t src, int64_t dst
     record_split(r, rest, src + half * rest.src_stride[o], dst + half * rest.dst_stride[o]);
 }
 
-/* One item's bytes, bound from an aligned start to a whole word. */
-static uint64_t reach_of(const dmls_vulkan_context *ctx) {
+uint64_t dmls_vk_reach(const dmls_vulkan_context *ctx) {
     return ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
 }
 
@@ -185,12 +184,12 @@ int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, co
     recorder r = {ctx, cmd, in, out, 0};
     if (phase == 0) {
         if (!v->zero_fill) return 0;
-        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, reach_of(ctx));
+        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, dmls_vk_reach(ctx));
         if (F->shader != DMLS_VK_NOTHING)
             record_split(&r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
         return r.dispatches;
     }
-    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, reach_of(ctx));
+    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, dmls_vk_reach(ctx));
     if (L->shader != DMLS_VK_NOTHING)
         record_split(&r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
                      (int64_t)(out_offset + (uint64_t)L->dst_offset));

@@ -114,6 +114,21 @@ typedef struct dmls_vk_walk {
     uint32_t run, step, row_step; /* gather: run, step and row - run * step, in bytes */
 } dmls_vk_walk;
 
+/* A batch's table entry (shaders/walk.glsl, Entry; src/vulkan/batch_table.c):
+ * one launch's walk, its positions relative to its slots' first bytes, and
+ * the first of its tiles among its dispatch's. */
+typedef struct dmls_vk_entry {
+    dmls_vk_walk w;
+    uint32_t first_tile;
+} dmls_vk_entry;
+
+/* A batch dispatch's push constants (walk.glsl, Batch): its entries
+ * [first, first + entries), their tiles, and where the two slots start in
+ * their bindings, in the shader's units. */
+typedef struct dmls_vk_batch_push {
+    uint32_t first, entries, tiles, src_shift, dst_shift;
+} dmls_vk_batch_push;
+
 /* Prepares op's launches into *prepared (allocated; NULL when there is no
  * memory: DMLS_ERROR_OUT_OF_MEMORY). The backend table's prepare and destroy
  * prepare: dmls_vulkan_backend (backend.c) names it. */

@@ -5,7 +5,7 @@
 
 #include "../error.h"
 #include "context.h"
-#include "shaders.h" /* generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16, _gather4, _bytes */
+#include "shaders.h" /* generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16, _gather4, _bytes, and the walking ones again with a b */
 
 #define VK_TRY(call)                                                                                                   \
     do {                                                                                                               \
@@ -19,23 +19,33 @@ typedef struct spirv {
 } spirv;
 #define SPIRV(name) {dmls_vk_spv_##name, sizeof dmls_vk_spv_##name}
 
-/* Each pipeline's SPIR-V and its element size (specialization constant 2
- * of reverse.comp and gather.comp). */
+/* Each pipeline's SPIR-V, its batch form's (none for bytes.comp) and its
+ * element size (specialization constant 2 of reverse.comp and
+ * gather.comp). */
 static const struct {
-    spirv code;
+    spirv code, batch;
     uint32_t esize;
 } pipeline_of[DMLS_VK_SHADERS] = {
-    [DMLS_VK_UNITS4] = {SPIRV(units4), 4},        [DMLS_VK_UNITS8] = {SPIRV(units8), 8},
-    [DMLS_VK_UNITS16] = {SPIRV(units16), 16},     [DMLS_VK_REVERSE1] = {SPIRV(reverse), 1},
-    [DMLS_VK_REVERSE1 + 1] = {SPIRV(reverse), 2}, [DMLS_VK_REVERSE1 + 2] = {SPIRV(reverse), 4},
-    [DMLS_VK_REVERSE1 + 3] = {SPIRV(reverse), 8}, [DMLS_VK_GATHER16] = {SPIRV(gather16), 1},
-    [DMLS_VK_GATHER16 + 1] = {SPIRV(gather16), 2}, [DMLS_VK_GATHER16 + 2] = {SPIRV(gather16), 4},
-    [DMLS_VK_GATHER16 + 3] = {SPIRV(gather16), 8}, [DMLS_VK_GATHER4] = {SPIRV(gather4), 1},
-    [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), 2},   [DMLS_VK_BYTES] = {SPIRV(bytes), 1},
+    [DMLS_VK_UNITS4] = {SPIRV(units4), SPIRV(units4b), 4},
+    [DMLS_VK_UNITS8] = {SPIRV(units8), SPIRV(units8b), 8},
+    [DMLS_VK_UNITS16] = {SPIRV(units16), SPIRV(units16b), 16},
+    [DMLS_VK_REVERSE1] = {SPIRV(reverse), SPIRV(reverseb), 1},
+    [DMLS_VK_REVERSE1 + 1] = {SPIRV(reverse), SPIRV(reverseb), 2},
+    [DMLS_VK_REVERSE1 + 2] = {SPIRV(reverse), SPIRV(reverseb), 4},
+    [DMLS_VK_REVERSE1 + 3] = {SPIRV(reverse), SPIRV(reverseb), 8},
+    [DMLS_VK_GATHER16] = {SPIRV(gather16), SPIRV(gather16b), 1},
+    [DMLS_VK_GATHER16 + 1] = {SPIRV(gather16), SPIRV(gather16b), 2},
+    [DMLS_VK_GATHER16 + 2] = {SPIRV(gather16), SPIRV(gather16b), 4},
+    [DMLS_VK_GATHER16 + 3] = {SPIRV(gather16), SPIRV(gather16b), 8},
+    [DMLS_VK_GATHER4] = {SPIRV(gather4), SPIRV(gather4b), 1},
+    [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), SPIRV(gather4b), 2},
+    [DMLS_VK_BYTES] = {SPIRV(bytes), {NULL, 0}, 1},
 };
 
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
 _Static_assert(sizeof(dmls_vk_walk) == 128, "dmls_vk_walk must match shaders/walk.glsl");
+_Static_assert(sizeof(dmls_vk_entry) == 132, "dmls_vk_entry must match shaders/walk.glsl (Entry, std430)");
+_Static_assert(sizeof(dmls_vk_batch_push) == 20, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
 
 static void read_limits(dmls_vulkan_context *ctx) {
     VkPhysicalDeviceProperties p;
@@ -49,12 +59,14 @@ static void read_limits(dmls_vulkan_context *ctx) {
                              : p.limits.maxComputeWorkGroupInvocations;
 }
 
-/* Two storage buffers (source, destination) pushed per dispatch, and the
- * parameters as push constants: nothing is allocated per execute. */
-static dmls_status make_layout(dmls_vulkan_context *ctx) {
-    VkDescriptorSetLayoutBinding b[2];
+/* Storage buffers pushed per dispatch (source, destination, and a batch's
+ * table), and the parameters as push constants of push_bytes: nothing is
+ * allocated per execute. */
+static dmls_status make_layout(dmls_vulkan_context *ctx, uint32_t buffers, uint32_t push_bytes,
+                               VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout) {
+    VkDescriptorSetLayoutBinding b[3];
     memset(b, 0, sizeof b);
-    for (uint32_t i = 0; i < 2; i++) {
+    for (uint32_t i = 0; i < buffers; i++) {
         b[i].binding = i;
         b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         b[i].descriptorCount = 1;
@@ -62,19 +74,20 @@ static dmls_status make_layout(dmls_vulkan_context *ctx) {
     }
     VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    set.bindingCount = 2, set.pBindings = b;
-    VK_TRY(vkCreateDescriptorSetLayout(ctx->device, &set, NULL, &ctx->set_layout));
-    VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(dmls_vk_walk)};
+    set.bindingCount = buffers, set.pBindings = b;
+    VK_TRY(vkCreateDescriptorSetLayout(ctx->device, &set, NULL, set_layout));
+    VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
     VkPipelineLayoutCreateInfo info = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    info.setLayoutCount = 1, info.pSetLayouts = &ctx->set_layout;
+    info.setLayoutCount = 1, info.pSetLayouts = set_layout;
     info.pushConstantRangeCount = 1, info.pPushConstantRanges = &range;
-    VK_TRY(vkCreatePipelineLayout(ctx->device, &info, NULL, &ctx->layout));
+    VK_TRY(vkCreatePipelineLayout(ctx->device, &info, NULL, layout));
     return DMLS_OK;
 }
 
-static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, uint32_t items, VkPipeline *out) {
+static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch, uint32_t items, VkPipeline *out) {
+    const spirv *code = batch ? &pipeline_of[which].batch : &pipeline_of[which].code;
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    m.codeSize = pipeline_of[which].code.bytes, m.pCode = pipeline_of[which].code.code;
+    m.codeSize = code->bytes, m.pCode = code->code;
     const uint32_t values[4] = {ctx->workgroup, items, pipeline_of[which].esize, ctx->variant};
     const VkSpecializationMapEntry entries[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
     const VkSpecializationInfo spec = {4, entries, sizeof values, values};
@@ -86,12 +99,22 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, uint32_t i
     info.stage.module = module;
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
-    info.layout = ctx->layout;
+    info.layout = batch ? ctx->batch_layout : ctx->layout;
     VkResult r = vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &info, NULL, out);
     vkDestroyShaderModule(ctx->device, module, NULL);
-    RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: vkCreateComputePipelines (shader %d) failed: %s",
-              which, dmls_vk_result_name(r));
+    RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: vkCreateComputePipelines (shader %d%s) failed: %s",
+              which, batch ? ", batch" : "", dmls_vk_result_name(r));
     return DMLS_OK;
+}
+
+dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow) {
+    if (ctx->batch_layout == VK_NULL_HANDLE) {
+        dmls_status s = make_layout(ctx, 3, sizeof(dmls_vk_batch_push), &ctx->batch_set_layout, &ctx->batch_layout);
+        if (s != DMLS_OK) return s;
+    }
+    VkPipeline *p = &ctx->batch_pipelines[narrow][shader];
+    if (*p != VK_NULL_HANDLE) return DMLS_OK;
+    return make_pipeline(ctx, shader, true, narrow ? 1 : ctx->items, p);
 }
 
 static dmls_status make_submit(dmls_vulkan_context *ctx) {
@@ -114,8 +137,8 @@ static dmls_status make_submit(dmls_vulkan_context *ctx) {
 static dmls_status make_pipelines(dmls_vulkan_context *ctx) {
     ctx->narrow_below = (uint64_t)DMLS_VK_NARROW_TILES * ctx->workgroup * ctx->items;
     for (int i = 0; i < DMLS_VK_SHADERS; i++) {
-        RETURN_IF_ERROR(make_pipeline(ctx, i, ctx->items, &ctx->pipelines[i]));
-        if (i != DMLS_VK_BYTES) RETURN_IF_ERROR(make_pipeline(ctx, i, 1, &ctx->narrow[i]));
+        RETURN_IF_ERROR(make_pipeline(ctx, i, false, ctx->items, &ctx->pipelines[i]));
+        if (i != DMLS_VK_BYTES) RETURN_IF_ERROR(make_pipeline(ctx, i, false, 1, &ctx->narrow[i]));
     }
     return DMLS_OK;
 }
@@ -126,7 +149,7 @@ dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(ctx->device, "vkCmdPushDescriptorSetKHR");
     RETURN_IF(ctx->push_descriptors == NULL, DMLS_ERROR_NO_DEVICE, NULL,
               "vulkan: vkCmdPushDescriptorSetKHR is missing (enable VK_KHR_push_descriptor on the device)");
-    RETURN_IF_ERROR(make_layout(ctx));
+    RETURN_IF_ERROR(make_layout(ctx, 2, sizeof(dmls_vk_walk), &ctx->set_layout, &ctx->layout));
     ctx->workgroup = DMLS_VK_DEFAULT_WORKGROUP < ctx->max_workgroup ? DMLS_VK_DEFAULT_WORKGROUP : ctx->max_workgroup;
     ctx->items = DMLS_VK_DEFAULT_ITEMS;
     RETURN_IF_ERROR(make_pipelines(ctx));
@@ -138,6 +161,11 @@ static void destroy_pipelines(dmls_vulkan_context *ctx) {
         if (ctx->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->pipelines[i], NULL);
         if (ctx->narrow[i] != VK_NULL_HANDLE) vkDestroyPipeline(ctx->device, ctx->narrow[i], NULL);
         ctx->pipelines[i] = ctx->narrow[i] = VK_NULL_HANDLE;
+        for (int n = 0; n < 2; n++) {
+            if (ctx->batch_pipelines[n][i] != VK_NULL_HANDLE)
+                vkDestroyPipeline(ctx->device, ctx->batch_pipelines[n][i], NULL);
+            ctx->batch_pipelines[n][i] = VK_NULL_HANDLE;
+        }
     }
 }
 
@@ -161,4 +189,6 @@ void dmls_vk_release(dmls_vulkan_context *ctx) {
     destroy_pipelines(ctx);
     if (ctx->layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(ctx->device, ctx->layout, NULL);
     if (ctx->set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(ctx->device, ctx->set_layout, NULL);
+    if (ctx->batch_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(ctx->device, ctx->batch_layout, NULL);
+    if (ctx->batch_set_layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(ctx->device, ctx->batch_set_layout, NULL);
 }

@@ -19,6 +19,14 @@
  *     the test counts the barriers the library records (through volk's
  *     function pointer) and checks them against the rule, one between
  *     each two such items and none between items owning whole words;
+ *   - prepared batches (dmls_batch_prepare_vulkan): two of every three
+ *     random batches are prepared first (some with the limits lowered, so
+ *     that only some items fit a group), and run at offsets that are
+ *     multiples of 16 (their groups) or of 4 (one by one), some with the
+ *     binding alignment raised to 32-256 bytes; in a build with
+ *     volk the test counts the dispatches: 1,000 crops are one dispatch
+ *     prepared and 1,000 not, a split into 8 slots eight; prepare's errors
+ *     (NULL, another context, crops with starts bound at execute);
  *   - R-B-OVERLAP, R-OP-NULL, R-X-BOUNDS and the slot counts on VkBuffer
  *     bindings, nothing written on an error; the same offsets in two
  *     buffers are no overlap; crops with starts bound at execute are
@@ -38,17 +46,22 @@ static dmls_vulkan_context *ctx;
 #define ARENA (16u << 20)
 static vk_buf arena[3];
 
-/* The barriers the library recorded in the last run_recorded (-1: not
- * counted, in a build that links the loader). */
-static int last_barriers = -1;
+/* The barriers and dispatches the library recorded in the last
+ * run_recorded (-1: not counted, in a build that links the loader). */
+static int last_barriers = -1, last_dispatches = -1;
 #ifdef DMLS_VULKAN_VOLK
 static PFN_vkCmdPipelineBarrier real_barrier;
-static int barriers;
+static PFN_vkCmdDispatch real_dispatch;
+static int barriers, dispatches;
 static void VKAPI_CALL counting_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkPipelineStageFlags dst,
                                         VkDependencyFlags flags, uint32_t nm, const VkMemoryBarrier *m, uint32_t nb,
                                         const VkBufferMemoryBarrier *b, uint32_t ni, const VkImageMemoryBarrier *i) {
     barriers++;
     real_barrier(cmd, src, dst, flags, nm, m, nb, b, ni, i);
+}
+static void VKAPI_CALL counting_dispatch(VkCommandBuffer cmd, uint32_t x, uint32_t y, uint32_t z) {
+    dispatches++;
+    real_dispatch(cmd, x, y, z);
 }
 #endif
 
@@ -59,11 +72,14 @@ static dmls_status run_recorded(const dmls_batch *b, const dmls_vulkan_binding *
 #ifdef DMLS_VULKAN_VOLK
     real_barrier = vkCmdPipelineBarrier, barriers = 0;
     vkCmdPipelineBarrier = counting_barrier;
+    real_dispatch = vkCmdDispatch, dispatches = 0;
+    vkCmdDispatch = counting_dispatch;
 #endif
     dmls_status s = dmls_batch_record_vulkan(b, ctx, H.cmd, in, n_in, out, n_out);
 #ifdef DMLS_VULKAN_VOLK
     vkCmdPipelineBarrier = real_barrier;
-    last_barriers = barriers;
+    vkCmdDispatch = real_dispatch;
+    last_barriers = barriers, last_dispatches = dispatches;
 #endif
     vk_harness_submit(&H);
     return s;
@@ -111,19 +127,29 @@ static void random_batch(int round) {
         const bool recorded = round % 2 == 1;
         /* Every fourth batch with the binding range, workgroup count and
          * items per dispatch lowered: items split into several dispatches
-         * (with barriers between their own pieces) inside the batch. */
-        const uint64_t saved_range = ctx->max_range, saved_items = ctx->max_items;
+         * (with barriers between their own pieces) inside the batch, and
+         * only the items that fit grouped (a group's workgroups loop over
+         * its tiles). */
+        const uint64_t saved_range = ctx->max_range, saved_items = ctx->max_items, saved_align = ctx->bind_align;
         const uint32_t saved_groups = ctx->max_groups;
+        /* Some with a coarser binding alignment (as devices of 64 or 256
+         * have): slots start inside their bindings, a group's shifts. */
+        if (round % 5 == 1 && round % 4 != 2) ctx->bind_align = 16u << test_range(1, 4);
         if (round % 4 == 2) {
             ctx->max_range = 64 << test_range(0, 3);
             ctx->max_groups = (uint32_t)test_range(1, 3);
             ctx->max_items = (uint64_t)test_range(1, 40);
         }
+        if (round % 3 != 2) CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
         CHECK_STATUS(run(b, in, c.in_slots, out, c.out_slots, recorded), DMLS_OK);
         ctx->max_range = saved_range, ctx->max_groups = saved_groups, ctx->max_items = saved_items;
+        ctx->bind_align = saved_align;
         for (uint32_t s = 0; s < c.out_slots; s++)
             memcpy(bb.out[s], arena[shared ? 0 : 1].map + out[s].offset, c.out_bytes[s] + 16);
-        batch_case_same(&c, bb.out, ref, recorded ? "R-B-ITEM Vulkan batch, recorded" : "R-B-ITEM Vulkan batch");
+        char label[96];
+        snprintf(label, sizeof label, "R-B-ITEM Vulkan batch%s%s, slots at multiples of %u",
+                 round % 3 != 2 ? ", prepared" : "", recorded ? ", recorded" : "", (unsigned)align);
+        batch_case_same(&c, bb.out, ref, label);
     }
     free(in), free(out);
     batch_case_teardown(&c, b, &bb, ref);
@@ -254,6 +280,95 @@ static void binding_errors(void) {
     dmls_batch_destroy(b);
 }
 
+/* dmls_batch_prepare_vulkan: many items in one dispatch, the same bytes. */
+static void prepared(void) {
+    enum { ROWS = 64, COLS = 96, N = 1000 };
+    float *x = malloc(sizeof *x * ROWS * COLS);
+    for (int i = 0; i < ROWS * COLS; i++) x[i] = (float)i;
+    int64_t shape[2] = {ROWS, COLS}, starts[2 * N];
+    const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
+    for (int i = 0; i < N; i++) starts[2 * i] = test_range(0, ROWS - 4), starts[2 * i + 1] = test_range(0, COLS - 4);
+    const int64_t size[2] = {4, 4};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, N, starts, DMLS_STARTS_INT64, &b), DMLS_OK);
+    if (b != NULL) {
+        const dmls_vulkan_binding out = {arena[1].buffer, 32, dmls_batch_output_bytes(b, 0)};
+        against_cpu("1,000 crops of 4x4 f32, recorded", b, (const unsigned char *)x, sizeof *x * ROWS * COLS, &out, 1,
+                    32 + out.bytes, true);
+        CHECK(last_dispatches < 0 || last_dispatches == N, "crops unprepared: %d dispatches, want %d", last_dispatches,
+              N);
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK); /* once: again returns at once */
+        against_cpu("1,000 crops of 4x4 f32, prepared, recorded", b, (const unsigned char *)x, sizeof *x * ROWS * COLS,
+                    &out, 1, 32 + out.bytes, true);
+        /* A crop's rows are 16-byte moves where its start column is a multiple of 4, else narrower: a group each. */
+        CHECK(last_dispatches < 0 || (last_dispatches >= 1 && last_dispatches <= DMLS_VK_CHOICES),
+              "crops prepared: %d dispatches, want 1 to %d", last_dispatches, DMLS_VK_CHOICES);
+        against_cpu("1,000 crops of 4x4 f32, prepared", b, (const unsigned char *)x, sizeof *x * ROWS * COLS, &out, 1,
+                    32 + out.bytes, false);
+        /* An output slot at an offset that is not a multiple of 16: one by one. */
+        const dmls_vulkan_binding out4 = {arena[1].buffer, 36, out.bytes};
+        against_cpu("1,000 crops of 4x4 f32, prepared, output at 36, recorded", b, (const unsigned char *)x,
+                    sizeof *x * ROWS * COLS, &out4, 1, 36 + out.bytes, true);
+        CHECK(last_dispatches < 0 || last_dispatches == N, "crops prepared, output at 36: %d dispatches, want %d",
+              last_dispatches, N);
+        /* Another context: refused, the batch still serves its own. */
+        dmls_vulkan_context *other = NULL;
+        CHECK_STATUS(dmls_vulkan_context_create_from(H.instance, H.physical, H.device, H.family, 0, &other), DMLS_OK);
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, other), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(dmls_last_error(), "another Vulkan context") != NULL, "another context: %s", dmls_last_error());
+        /* A context destroyed before its batch takes the batch's table
+         * (the validation layer reports any buffer left at the end); the
+         * batch then runs unprepared and can be prepared again. */
+        dmls_batch *b2 = NULL;
+        CHECK_STATUS(dmls_batch_create_crops(&t, size, N, starts, DMLS_STARTS_INT64, &b2), DMLS_OK);
+        if (b2 != NULL) CHECK_STATUS(dmls_batch_prepare_vulkan(b2, other), DMLS_OK);
+        dmls_vulkan_context_destroy(other);
+        if (b2 != NULL) {
+            against_cpu("crops after their context was destroyed, recorded", b2, (const unsigned char *)x,
+                        sizeof *x * ROWS * COLS, &out, 1, 32 + out.bytes, true);
+            CHECK(last_dispatches < 0 || last_dispatches == N, "crops after their context: %d dispatches, want %d",
+                  last_dispatches, N);
+            CHECK_STATUS(dmls_batch_prepare_vulkan(b2, ctx), DMLS_OK);
+        }
+        dmls_batch_destroy(b2);
+    }
+    dmls_batch_destroy(b);
+    /* Every crop at a multiple of 4 columns: one launch, one dispatch. */
+    for (int i = 0; i < N; i++) starts[2 * i + 1] = starts[2 * i + 1] / 4 * 4;
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, N, starts, DMLS_STARTS_INT64, &b), DMLS_OK);
+    if (b != NULL) {
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+        const dmls_vulkan_binding out = {arena[1].buffer, 0, dmls_batch_output_bytes(b, 0)};
+        against_cpu("1,000 aligned crops of 4x4 f32, prepared, recorded", b, (const unsigned char *)x,
+                    sizeof *x * ROWS * COLS, &out, 1, out.bytes, true);
+        CHECK(last_dispatches < 0 || last_dispatches == 1, "aligned crops prepared: %d dispatches, want 1",
+              last_dispatches);
+    }
+    dmls_batch_destroy(b);
+    /* A split into 8 slots: a dispatch per slot. */
+    const int64_t eighths[8] = {12, 12, 12, 12, 12, 12, 12, 12};
+    CHECK_STATUS(dmls_batch_create_split(&t, 1, eighths, 8, 0, &b), DMLS_OK);
+    if (b != NULL) {
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+        dmls_vulkan_binding out[8];
+        for (uint32_t s = 0; s < 8; s++) out[s] = (dmls_vulkan_binding){arena[1].buffer, 4096 * s, 12 * ROWS * 4};
+        against_cpu("split of f32 into 8, prepared, recorded", b, (const unsigned char *)x, sizeof *x * ROWS * COLS,
+                    out, 8, 4096 * 8, true);
+        CHECK(last_dispatches < 0 || last_dispatches == 8, "split prepared: %d dispatches, want 8", last_dispatches);
+    }
+    dmls_batch_destroy(b);
+    CHECK_STATUS(dmls_batch_prepare_vulkan(NULL, ctx), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_batch_create_crops(&t, size, 3, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+    if (b != NULL) {
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, NULL), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_ERROR_UNSUPPORTED);
+        CHECK(strstr(dmls_last_error(), "host starts") != NULL, "prepare, bound starts: %s", dmls_last_error());
+    }
+    dmls_batch_destroy(b);
+    free(x);
+}
+
 int main(void) {
     batch_seed(20261125);
     const int device = getenv("DMLS_TEST_VULKAN_DEVICE") ? atoi(getenv("DMLS_TEST_VULKAN_DEVICE")) : 0;
@@ -267,6 +382,7 @@ int main(void) {
     for (int a = 0; a < 3; a++) arena[a] = vk_buf_make(H.physical, H.device, ARENA);
     binding_errors();
     shared_words();
+    prepared();
     const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
     for (int r = 0; r < rounds; r++) random_batch(r);
     for (int a = 0; a < 3; a++) vk_buf_free(H.device, &arena[a]);

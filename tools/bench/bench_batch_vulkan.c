@@ -1,7 +1,9 @@
 /* dmlslice bench --device vulkan's batch rows; see bench.h: the 1,024
- * crops (bench_crops) as one recorded batch, timed on the GPU beside the
- * same crops recorded one by one and the copy shader (vulkan_run.h), and by
- * the host clock beside a loop of single executes. Compiled in every build;
+ * crops (bench_crops) as one recorded batch, prepared for the context
+ * (dmls_batch_prepare_vulkan: its dispatches grouped), timed on the GPU
+ * beside the same crops recorded one by one (what an unprepared batch
+ * records) and the copy shader (vulkan_run.h), and by the host clock beside
+ * a loop of single executes. Compiled in every build;
  * without the Vulkan backend there are no rows. */
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,9 @@
 #include "dmlslice/batch_vulkan.h"
 #include "vulkan_run.h"
 
-/* The crops' rows: the image uploaded to a device-local buffer, the
- * output device-local; the batch's output checked against the CPU's. */
+/* The crops' rows: the batch prepared, the image uploaded to a
+ * device-local buffer, the output device-local; the batch's output checked
+ * against the CPU's. */
 typedef struct crops_buffers {
     vk_buffer image, out, stage;
 } crops_buffers;
@@ -21,10 +24,11 @@ typedef struct crops_buffers {
 static bool crops_setup(const bench_crops *c, crops_buffers *cb, uint64_t out_bytes, bool *correct) {
     const uint64_t image_bytes = BENCH_IMAGE_FLOATS * sizeof(float);
     float *want = malloc(out_bytes);
-    bool ok = want != NULL && vkb_make_buffer(image_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &cb->image) &&
+    bool ok = want != NULL && dmls_batch_prepare_vulkan(c->batch, vkb.ctx) == DMLS_OK &&
+              vkb_make_buffer(image_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &cb->image) &&
               vkb_make_buffer(out_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &cb->out) &&
               vkb_make_buffer(image_bytes, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                          &cb->stage);
+                              &cb->stage);
     if (ok) {
         memcpy(cb->stage.map, c->image, image_bytes);
         const vk_work up = {NULL, cb->stage.buffer, cb->image.buffer, image_bytes, 0, true, NULL, false};

@@ -62,8 +62,8 @@ dmls_status vulkan_io_run(const dmls_operator *op, int device, const void *in, u
     return s;
 }
 
-dmls_status vulkan_io_run_batch(const dmls_batch *batch, int device, const void *in, uint64_t in_bytes,
-                                void *const *outs, const uint64_t *out_bytes, uint32_t n, char *err) {
+dmls_status vulkan_io_run_batch(dmls_batch *batch, int device, const void *in, uint64_t in_bytes, void *const *outs,
+                                const uint64_t *out_bytes, uint32_t n, char *err) {
     err[0] = '\0';
     /* Every output in one buffer, each at a multiple of 16 bytes: whole
      * words apart, so the items run with no barrier between them. */
@@ -85,7 +85,10 @@ dmls_status vulkan_io_run_batch(const dmls_batch *batch, int device, const void 
             if (out_bytes[k]) memcpy((unsigned char *)r.out.map + slots[k].offset, outs[k], (size_t)out_bytes[k]);
         }
         const dmls_vulkan_binding input = {r.in.buffer, 0, in_bytes};
-        s = dmls_batch_execute_vulkan(batch, r.ctx, &input, 1, slots, n);
+        /* Grouped into a few dispatches (the slots lie at multiples of 16);
+         * the table goes with the context, at run_close. */
+        s = dmls_batch_prepare_vulkan(batch, r.ctx);
+        if (s == DMLS_OK) s = dmls_batch_execute_vulkan(batch, r.ctx, &input, 1, slots, n);
         for (uint32_t k = 0; s == DMLS_OK && k < n; k++)
             if (out_bytes[k]) memcpy(outs[k], (unsigned char *)r.out.map + slots[k].offset, (size_t)out_bytes[k]);
     }
@@ -123,8 +126,8 @@ dmls_status vulkan_io_run(const dmls_operator *op, int device, const void *in, u
     return DMLS_ERROR_NO_DEVICE;
 }
 
-dmls_status vulkan_io_run_batch(const dmls_batch *batch, int device, const void *in, uint64_t in_bytes,
-                                void *const *outs, const uint64_t *out_bytes, uint32_t n, char *err) {
+dmls_status vulkan_io_run_batch(dmls_batch *batch, int device, const void *in, uint64_t in_bytes, void *const *outs,
+                                const uint64_t *out_bytes, uint32_t n, char *err) {
     (void)batch, (void)device, (void)in, (void)in_bytes, (void)outs, (void)out_bytes, (void)n;
     snprintf(err, 256, "this build has no Vulkan backend (rebuild where libvulkan-dev and glslc are found)");
     return DMLS_ERROR_NO_DEVICE;

@@ -25,8 +25,8 @@ dmls_status vulkan_io_run(const dmls_operator *op, int device, const void *in, u
  * go to the device, output slot k's out_bytes[k] come back into outs[k]
  * (its padding keeps outs[k]'s bytes). On failure returns the status with
  * dmls_last_error() or a message in err (256 bytes), the outputs untouched. */
-dmls_status vulkan_io_run_batch(const dmls_batch *batch, int device, const void *in, uint64_t in_bytes,
-                                void *const *outs, const uint64_t *out_bytes, uint32_t n, char *err);
+dmls_status vulkan_io_run_batch(dmls_batch *batch, int device, const void *in, uint64_t in_bytes, void *const *outs,
+                                const uint64_t *out_bytes, uint32_t n, char *err);
 
 /* One line per Vulkan device ("vulkan:0  llvmpipe (...)  cpu, Vulkan 1.3.238"),
  * or why there is none, each line starting with indent. */

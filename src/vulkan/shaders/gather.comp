@@ -60,22 +60,22 @@ OUT_T item(uint s) {
 #endif
 }
 
-void main() {
-    const uint wg = gl_WorkGroupSize.x, tile = wg * ITEMS;
-    for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) {
-        OUT_T v[ITEMS];
-        uint at[ITEMS];
-        [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
-            const uint i = base + j * wg + gl_LocalInvocationID.x;
-            uint s = 0u;
-            at[j] = 0u;
-            v[j] = OUT_T(0u);
-            if (i < p.count) {
-                walk(i, s, at[j]);
-                v[j] = item(s);
-            }
+void run_tile(uint base) {
+    const uint wg = gl_WorkGroupSize.x;
+    OUT_T v[ITEMS];
+    uint at[ITEMS];
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
+        const uint i = base + j * wg + gl_LocalInvocationID.x;
+        uint s = 0u;
+        at[j] = 0u;
+        v[j] = OUT_T(0u);
+        if (i < p.count) {
+            walk(i, s, at[j]);
+            v[j] = item(s);
         }
-        [[unroll]] for (uint j = 0u; j < ITEMS; j++)
-            if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = v[j];
     }
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++)
+        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = v[j];
 }
+
+DMLS_VK_MAIN(run_tile)

@@ -19,22 +19,22 @@ uvec4 reversed(uvec4 v) {
     return uvec4(swap_bytes(v.w), swap_bytes(v.z), swap_bytes(v.y), swap_bytes(v.x));
 }
 
-void main() {
-    const uint wg = gl_WorkGroupSize.x, tile = wg * ITEMS;
-    for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) {
-        uvec4 v[ITEMS];
-        uint at[ITEMS];
-        [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
-            const uint i = base + j * wg + gl_LocalInvocationID.x;
-            uint s = 0u;
-            at[j] = 0u;
-            v[j] = uvec4(0u);
-            if (i < p.count) {
-                walk(i, s, at[j]);
-                v[j] = src[s];
-            }
+void run_tile(uint base) {
+    const uint wg = gl_WorkGroupSize.x;
+    uvec4 v[ITEMS];
+    uint at[ITEMS];
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
+        const uint i = base + j * wg + gl_LocalInvocationID.x;
+        uint s = 0u;
+        at[j] = 0u;
+        v[j] = uvec4(0u);
+        if (i < p.count) {
+            walk(i, s, at[j]);
+            v[j] = src[s];
         }
-        [[unroll]] for (uint j = 0u; j < ITEMS; j++)
-            if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = reversed(v[j]);
     }
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++)
+        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = reversed(v[j]);
 }
+
+DMLS_VK_MAIN(run_tile)

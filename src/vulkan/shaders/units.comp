@@ -8,23 +8,21 @@
 layout(std430, set = 0, binding = 0) restrict readonly buffer Src { UNIT_T src[]; };
 layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { UNIT_T dst[]; };
 
-void main() {
-    const uint wg = gl_WorkGroupSize.x, tile = wg * ITEMS;
+void run_tile(uint base) {
+    const uint wg = gl_WorkGroupSize.x;
     const bool fill = (p.info & DMLS_VK_WALK_FILL) != 0u;
-    // A grid-stride loop over tiles: the dispatch is capped at
-    // maxComputeWorkGroupCount.
-    for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) {
-        UNIT_T v[ITEMS];
-        uint at[ITEMS];
-        [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
-            const uint i = base + j * wg + gl_LocalInvocationID.x;
-            uint s = 0u;
-            at[j] = 0u;
-            if (i < p.count) walk(i, s, at[j]);
-            v[j] = UNIT_T(0u);
-            if (i < p.count && !fill) v[j] = src[s];
-        }
-        [[unroll]] for (uint j = 0u; j < ITEMS; j++)
-            if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = v[j];
+    UNIT_T v[ITEMS];
+    uint at[ITEMS];
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
+        const uint i = base + j * wg + gl_LocalInvocationID.x;
+        uint s = 0u;
+        at[j] = 0u;
+        if (i < p.count) walk(i, s, at[j]);
+        v[j] = UNIT_T(0u);
+        if (i < p.count && !fill) v[j] = src[s];
     }
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++)
+        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = v[j];
 }
+
+DMLS_VK_MAIN(run_tile)

@@ -10,17 +10,44 @@
 #define DMLS_VK_MAX_DIMS 8
 #define DMLS_VK_WALK_FILL 16u // info: write zeros; the source binding is not read
 
-layout(push_constant, std430) uniform Walk {
-    uint count;    // items
-    uint info;     // ndim (1..8) | DMLS_VK_WALK_FILL
-    uint src_base; // the first item's source position (in the shader's source units)
-    uint dst_base; // the same in the destination binding
-    uint shifts[2];
-    uint magic[DMLS_VK_MAX_DIMS - 1];
-    uint src_step[DMLS_VK_MAX_DIMS];
-    uint dst_step[DMLS_VK_MAX_DIMS];
-    uint run, step, row_step; // gather.comp: the pattern of an item's elements, bytes
-} p;
+// The walk's fields: count (items), info (ndim 1..8 | DMLS_VK_WALK_FILL),
+// src_base and dst_base (the first item's positions, in the shader's
+// units), the levels' shifts, multipliers and steps, and gather.comp's
+// pattern of an item's elements (run, step, row_step, in bytes).
+#define DMLS_VK_WALK_FIELDS                                                                    \
+    uint count;                                                                                \
+    uint info;                                                                                 \
+    uint src_base;                                                                             \
+    uint dst_base;                                                                             \
+    uint shifts[2];                                                                            \
+    uint magic[DMLS_VK_MAX_DIMS - 1];                                                          \
+    uint src_step[DMLS_VK_MAX_DIMS];                                                           \
+    uint dst_step[DMLS_VK_MAX_DIMS];                                                           \
+    uint run, step, row_step;
+
+#ifndef BATCH
+layout(push_constant, std430) uniform Walk { DMLS_VK_WALK_FIELDS } p;
+#else
+// A batch (src/vulkan/batch_table.c, launch.h: dmls_vk_entry): one
+// dispatch runs many launches of this shader, each an entry of a table
+// (its walk, and the first of its tiles among the dispatch's), between two
+// slots bound whole; the push constants say which entries and where the
+// slots start in their bindings.
+struct Walk { DMLS_VK_WALK_FIELDS };
+struct Entry {
+    Walk w;
+    uint first_tile;
+};
+layout(std430, set = 0, binding = 2) restrict readonly buffer Table { Entry table[]; };
+layout(push_constant, std430) uniform Batch {
+    uint first;     // the dispatch's first entry
+    uint entries;   // how many
+    uint tiles;     // the tiles of them all
+    uint src_shift; // the slots' first bytes in their bindings, in the shader's units
+    uint dst_shift;
+} b;
+Walk p; // the entry of the tile being run
+#endif
 
 // Chosen at pipeline creation (src/vulkan/pipelines.c): invocations per
 // workgroup, and items per invocation, whose loads are all issued before
@@ -45,3 +72,37 @@ void walk(uint i, out uint s, out uint d) {
         d += q * p.dst_step[k];
     }
 }
+
+#ifndef BATCH
+// Each shader's main, running its tiles with run(base): a grid-stride loop
+// over the launch's tiles (the dispatch is capped at
+// maxComputeWorkGroupCount).
+#define DMLS_VK_MAIN(run)                                                                      \
+    void main() {                                                                              \
+        const uint tile = gl_WorkGroupSize.x * ITEMS;                                          \
+        for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) run(base); \
+    }
+#else
+// Tile t of the dispatch: the last entry whose first tile is at most t
+// (entries of no items are left out of the table), made the walk p with
+// the slots' shifts; returns t's place among that entry's tiles.
+uint batch_tile(uint t) {
+    uint lo = b.first, hi = b.first + b.entries - 1u;
+    while (lo < hi) {
+        const uint mid = (lo + hi + 1u) >> 1;
+        if (table[mid].first_tile <= t)
+            lo = mid;
+        else
+            hi = mid - 1u;
+    }
+    p = table[lo].w;
+    p.src_base += b.src_shift;
+    p.dst_base += b.dst_shift;
+    return t - table[lo].first_tile;
+}
+#define DMLS_VK_MAIN(run)                                                                      \
+    void main() {                                                                              \
+        for (uint t = gl_WorkGroupID.x; t < b.tiles; t += gl_NumWorkGroups.x)                  \
+            run(batch_tile(t) * gl_WorkGroupSize.x * ITEMS);                                   \
+    }
+#endif

@@ -1,0 +1,361 @@
+/* A batch prepared for a Vulkan context: its items in a few dispatches
+ * instead of one each (bench/RESULTS.md, 2026-11-25 fifth session: 1,024
+ * crops cost 0.29 us of GPU time and 1.1 us of recording per dispatch).
+ *
+ * At prepare, each item's launch is chosen as execute would for slots at
+ * offsets that are multiples of 16 (the launches' alignments all divide
+ * 16), and items whose launch is a walking shader, whose output owns its
+ * 32-bit words and whose bytes fit one binding are grouped by phase,
+ * shader, pipeline width, slots and units. Each group is one dispatch of
+ * the shader's batch form (shaders/walk.glsl, BATCH) over a table of their
+ * walks in device memory, with both slots bound whole from their first
+ * bytes: an entry's positions are relative to its slots, so the table does
+ * not depend on where the slots are bound, and workgroups find their entry
+ * by its first tile. Items that do not qualify, and every item when the
+ * bindings do not (dmls_vk_batch_usable), are recorded one by one as
+ * before (batch.c).
+ *
+ * The table lives in the context's device memory, so it goes with
+ * whichever of the batch and the context is destroyed first: the context
+ * keeps a list of the tables made with it and frees them when it goes,
+ * clearing each batch's pointer; a batch destroyed first takes its table
+ * off that list. */
+#include "batch_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../batch.h"
+#include "../error.h"
+#include "../operator.h"
+
+struct dmls_vk_batch {
+    dmls_vulkan_context *ctx; /* the context it was prepared for */
+    dmls_batch *owner;
+    dmls_vk_batch *next; /* ctx->batches */
+    VkDevice device;
+    uint32_t workgroup, items; /* ctx's tuning then: the tiles were counted with it */
+    VkBuffer table;
+    VkDeviceMemory memory;
+    uint64_t table_bytes;
+    size_t n_groups;
+    dmls_vk_group *groups;
+    unsigned char *grouped; /* per item: bit `phase` set when that phase is in a group */
+};
+
+/* An item's phase as a candidate for a group: its key, its launch and
+ * its positions (bytes from its slots' first bytes). */
+typedef struct candidate {
+    dmls_vk_group key;
+    size_t item;
+    const dmls_vk_launch *L;
+    uint64_t src, dst, items;
+} candidate;
+
+/* The fields of a group's key, in the order candidates sort by. */
+enum { KEY_FIELDS = 7 };
+static void key_of(const dmls_vk_group *g, int64_t k[KEY_FIELDS]) {
+    k[0] = g->phase, k[1] = g->shader, k[2] = g->narrow, k[3] = g->in_slot, k[4] = g->out_slot;
+    k[5] = g->src_unit, k[6] = g->unit;
+}
+
+static int compare(const void *pa, const void *pb) {
+    const candidate *a = pa, *b = pb;
+    int64_t ka[KEY_FIELDS], kb[KEY_FIELDS];
+    key_of(&a->key, ka), key_of(&b->key, kb);
+    for (int i = 0; i < KEY_FIELDS; i++)
+        if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    return a->item < b->item ? -1 : a->item > b->item;
+}
+
+static bool same_group(const dmls_vk_group *a, const dmls_vk_group *b) {
+    int64_t ka[KEY_FIELDS], kb[KEY_FIELDS];
+    key_of(a, ka), key_of(b, kb);
+    return memcmp(ka, kb, sizeof ka) == 0;
+}
+
+/* Item i's phase as a candidate; false when it runs on its own (or has
+ * nothing to run). */
+static bool candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, size_t i, int phase, candidate *c) {
+    const dmls_batch_entry *e = &b->items[i];
+    const dmls_vk_prepared *v = dmls_operator_prepared(b->ops[e->op], DMLS_BACKEND_VULKAN);
+    if (phase == 0 && !v->zero_fill) return false;
+    uint64_t off, bytes;
+    dmls_batch_out_range(b, i, &off, &bytes);
+    if (bytes != 0 && (off % 4 != 0 || (off + bytes) % 4 != 0)) return false; /* shares a word: batch.c's barriers */
+    const dmls_vk_launch *L = phase == 0 ? dmls_vk_choose(v->fill, e->out_offset, e->out_offset, dmls_vk_reach(ctx))
+                                         : dmls_vk_choose(v->copy, e->in_offset, e->out_offset, dmls_vk_reach(ctx));
+    if (L->shader == DMLS_VK_NOTHING || L->shader == DMLS_VK_BYTES) return false;
+    const uint64_t items = dmls_vk_items(L);
+    if (items == 0 || items > ctx->max_items) return false;
+    const int64_t src = phase == 0 ? (int64_t)e->out_offset : (int64_t)e->in_offset + L->src_offset;
+    const int64_t dst = (int64_t)e->out_offset + L->dst_offset;
+    int64_t slo, shi, dlo, dhi;
+    dmls_vk_span(L, false, src, &slo, &shi);
+    dmls_vk_span(L, true, dst, &dlo, &dhi);
+    if (phase == 0) slo = dlo, shi = dhi;
+    /* Bound from a slot's first byte rounded down to the binding alignment,
+     * to a whole word: the positions must fit one binding, in 32 bits. */
+    const uint64_t room = ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
+    if (slo < 0 || dlo < 0 || (uint64_t)shi > room || (uint64_t)dhi > room) return false;
+    memset(c, 0, sizeof *c);
+    c->key.phase = phase, c->key.shader = L->shader, c->key.fill = phase == 0;
+    c->key.narrow = items < ctx->narrow_below;
+    c->key.in_slot = phase == 0 ? UINT32_MAX : e->in_slot, c->key.out_slot = e->out_slot;
+    c->key.src_unit = L->src_unit, c->key.unit = L->unit;
+    c->key.src_hi = (uint64_t)shi, c->key.dst_hi = (uint64_t)dhi;
+    c->item = i, c->L = L, c->src = (uint64_t)src, c->dst = (uint64_t)dst, c->items = items;
+    return true;
+}
+
+/* The host side of the table: groups and entries from the candidates
+ * (sorted). A group ends where the key changes or its tiles would pass
+ * 2^31. */
+static dmls_status build(dmls_vk_batch *vb, const dmls_batch *b, const dmls_vulkan_context *ctx, candidate *c, size_t n,
+                         dmls_vk_entry **entries) {
+    qsort(c, n, sizeof *c, compare);
+    *entries = calloc(n ? n : 1, sizeof **entries);
+    vb->groups = calloc(n ? n : 1, sizeof *vb->groups);
+    vb->grouped = calloc(b->count ? b->count : 1, 1);
+    RETURN_IF(!*entries || !vb->groups || !vb->grouped, DMLS_ERROR_OUT_OF_MEMORY, NULL,
+              "batch_prepare_vulkan: out of memory for the table of %zu launches", n);
+    dmls_vk_group *g = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t tile = (uint64_t)ctx->workgroup * (c[k].key.narrow ? 1 : ctx->items);
+        const uint64_t tiles = (c[k].items + tile - 1) / tile;
+        if (g == NULL || !same_group(g, &c[k].key) || g->tiles + tiles > ((uint64_t)1 << 31)) {
+            g = &vb->groups[vb->n_groups++];
+            *g = c[k].key;
+            g->first = (uint32_t)k, g->entries = 0, g->tiles = 0, g->src_hi = g->dst_hi = 0;
+        }
+        dmls_vk_entry *en = &(*entries)[k];
+        dmls_vk_walk_params(c[k].L, (uint32_t)(c[k].src / (uint64_t)c[k].L->src_unit),
+                            (uint32_t)(c[k].dst / (uint64_t)c[k].L->unit), &en->w);
+        en->first_tile = g->tiles;
+        g->entries++, g->tiles += (uint32_t)tiles;
+        if (c[k].key.src_hi > g->src_hi) g->src_hi = c[k].key.src_hi;
+        if (c[k].key.dst_hi > g->dst_hi) g->dst_hi = c[k].key.dst_hi;
+        vb->grouped[c[k].item] |= (unsigned char)(1u << c[k].key.phase);
+    }
+    return DMLS_OK;
+}
+
+/* A memory type of the bits allowed with the wanted properties, or -1. */
+static int memory_type(const dmls_vulkan_context *ctx, uint32_t bits, VkMemoryPropertyFlags want) {
+    VkPhysicalDeviceMemoryProperties m;
+    vkGetPhysicalDeviceMemoryProperties(ctx->physical, &m);
+    for (uint32_t t = 0; t < m.memoryTypeCount; t++)
+        if ((bits >> t & 1u) && (m.memoryTypes[t].propertyFlags & want) == want) return (int)t;
+    return -1;
+}
+
+static dmls_status make_buffer(const dmls_vulkan_context *ctx, uint64_t bytes, VkBufferUsageFlags usage,
+                               VkMemoryPropertyFlags want, VkBuffer *buffer, VkDeviceMemory *memory) {
+    const char *who = "batch_prepare_vulkan";
+    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = bytes, info.usage = usage, info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VkResult r = vkCreateBuffer(ctx->device, &info, NULL, buffer);
+    RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkCreateBuffer: %s", who, dmls_vk_result_name(r));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(ctx->device, *buffer, &req);
+    const int type = memory_type(ctx, req.memoryTypeBits, want);
+    RETURN_IF(type < 0, DMLS_ERROR_DEVICE, NULL, "%s: no memory type with properties 0x%x for %llu bytes", who,
+              (unsigned)want, (unsigned long long)bytes);
+    VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size, alloc.memoryTypeIndex = (uint32_t)type;
+    r = vkAllocateMemory(ctx->device, &alloc, NULL, memory);
+    RETURN_IF(r != VK_SUCCESS,
+              r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? DMLS_ERROR_OUT_OF_MEMORY
+                                                                                     : DMLS_ERROR_DEVICE,
+              NULL, "%s: vkAllocateMemory of %llu bytes: %s", who, (unsigned long long)req.size,
+              dmls_vk_result_name(r));
+    r = vkBindBufferMemory(ctx->device, *buffer, *memory, 0);
+    RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "%s: vkBindBufferMemory: %s", who, dmls_vk_result_name(r));
+    return DMLS_OK;
+}
+
+static void free_buffer(VkDevice device, VkBuffer buffer, VkDeviceMemory memory) {
+    if (buffer != VK_NULL_HANDLE) vkDestroyBuffer(device, buffer, NULL);
+    if (memory != VK_NULL_HANDLE) vkFreeMemory(device, memory, NULL);
+}
+
+typedef struct copy_args {
+    VkBuffer from, to;
+    uint64_t bytes;
+} copy_args;
+
+static dmls_status record_copy(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
+    (void)ctx;
+    const copy_args *a = arg;
+    const VkBufferCopy region = {0, 0, a->bytes};
+    vkCmdCopyBuffer(cmd, a->from, a->to, 1, &region);
+    /* The copy before any later submit's shaders read the table. */
+    VkMemoryBarrier m = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    m.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, m.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &m, 0, NULL,
+                         0, NULL);
+    return DMLS_OK;
+}
+
+/* The table into device-local memory through a host-visible staging buffer. */
+static dmls_status upload(dmls_vk_batch *vb, dmls_vulkan_context *ctx, const dmls_vk_entry *entries) {
+    RETURN_IF_ERROR(make_buffer(ctx, vb->table_bytes,
+                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &vb->table, &vb->memory));
+    VkBuffer staging = VK_NULL_HANDLE;
+    VkDeviceMemory staging_memory = VK_NULL_HANDLE;
+    dmls_status s = make_buffer(ctx, vb->table_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &staging,
+                                &staging_memory);
+    void *map = NULL;
+    if (s == DMLS_OK) {
+        VkResult r = vkMapMemory(ctx->device, staging_memory, 0, VK_WHOLE_SIZE, 0, &map);
+        if (r != VK_SUCCESS)
+            s = dmls_fail(DMLS_ERROR_DEVICE, NULL, "batch_prepare_vulkan: vkMapMemory: %s", dmls_vk_result_name(r));
+    }
+    if (s == DMLS_OK) {
+        memcpy(map, entries, (size_t)vb->table_bytes);
+        vkUnmapMemory(ctx->device, staging_memory);
+        const copy_args a = {staging, vb->table, vb->table_bytes};
+        s = dmls_vk_submit(ctx, "batch_prepare_vulkan", record_copy, &a);
+    }
+    free_buffer(ctx->device, staging, staging_memory);
+    return s;
+}
+
+static void free_vk_batch(dmls_vk_batch *vb) {
+    if (vb == NULL) return;
+    free_buffer(vb->device, vb->table, vb->memory);
+    free(vb->groups);
+    free(vb->grouped);
+    free(vb);
+}
+
+/* Groups, pipelines and the table of b for ctx. */
+static dmls_status prepare(const dmls_batch *b, dmls_vulkan_context *ctx, dmls_vk_batch **out) {
+    dmls_vk_batch *vb = calloc(1, sizeof *vb);
+    candidate *c = calloc(2 * b->count + 1, sizeof *c);
+    dmls_vk_entry *entries = NULL;
+    dmls_status s = vb && c ? DMLS_OK
+                            : dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL,
+                                        "batch_prepare_vulkan: out of memory grouping %zu items", b->count);
+    size_t n = 0;
+    if (s == DMLS_OK) {
+        vb->ctx = ctx, vb->device = ctx->device, vb->workgroup = ctx->workgroup, vb->items = ctx->items;
+        for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++)
+            for (size_t i = 0; i < b->count; i++)
+                if (candidate_of(b, ctx, i, phase, &c[n])) n++;
+        s = build(vb, b, ctx, c, n, &entries);
+    }
+    if (vb) vb->table_bytes = (uint64_t)n * sizeof(dmls_vk_entry);
+    if (s == DMLS_OK && n > 0 && vb->table_bytes > ctx->max_range) { /* one binding holds the table: else none */
+        vb->n_groups = 0;
+        memset(vb->grouped, 0, b->count ? b->count : 1);
+    } else if (s == DMLS_OK && n > 0) {
+        dmls_mutex_lock(&ctx->lock);
+        for (size_t g = 0; s == DMLS_OK && g < vb->n_groups; g++)
+            s = dmls_vk_batch_pipeline(ctx, vb->groups[g].shader, vb->groups[g].narrow);
+        dmls_mutex_unlock(&ctx->lock);
+        if (s == DMLS_OK) s = upload(vb, ctx, entries);
+    }
+    free(c);
+    free(entries);
+    if (s != DMLS_OK) {
+        free_vk_batch(vb);
+        return s;
+    }
+    *out = vb;
+    return DMLS_OK;
+}
+
+dmls_status dmls_batch_prepare_vulkan(dmls_batch *b, dmls_vulkan_context *ctx) {
+    const char *who = "batch_prepare_vulkan";
+    dmls_clear_error();
+    RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
+    RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
+    RETURN_IF(b->crops.on, DMLS_ERROR_UNSUPPORTED, NULL,
+              "%s: these crops read their starts from input slot 1 at execute, which the Vulkan backend does not "
+              "do; make the crops with host starts (dmls_batch_create_crops with a starts array)",
+              who);
+    dmls_mutex_lock(&b->device_lock);
+    dmls_status s = DMLS_OK;
+    const dmls_vk_batch *had = atomic_load_explicit(&b->device[DMLS_BACKEND_VULKAN], memory_order_relaxed);
+    if (had != NULL && had->ctx != ctx) {
+        s = dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL,
+                      "%s: the batch is prepared for another Vulkan context; a batch serves one", who);
+    } else if (had == NULL) {
+        dmls_vk_batch *vb = NULL;
+        s = prepare(b, ctx, &vb);
+        if (s == DMLS_OK) {
+            vb->owner = b;
+            dmls_mutex_lock(&ctx->lock);
+            vb->next = ctx->batches, ctx->batches = vb;
+            dmls_mutex_unlock(&ctx->lock);
+            atomic_store_explicit(&b->device[DMLS_BACKEND_VULKAN], vb, memory_order_release);
+        }
+    }
+    dmls_mutex_unlock(&b->device_lock);
+    return s;
+}
+
+void dmls_vk_batch_release(dmls_batch *b) {
+    dmls_vk_batch *vb = atomic_exchange_explicit(&b->device[DMLS_BACKEND_VULKAN], NULL, memory_order_acquire);
+    if (vb == NULL) return; /* never prepared, or its context is gone and took the table */
+    dmls_mutex_lock(&vb->ctx->lock);
+    for (dmls_vk_batch **at = &vb->ctx->batches; *at != NULL; at = &(*at)->next)
+        if (*at == vb) {
+            *at = vb->next;
+            break;
+        }
+    dmls_mutex_unlock(&vb->ctx->lock);
+    free_vk_batch(vb);
+}
+
+void dmls_vk_batches_release(dmls_vulkan_context *ctx) {
+    for (dmls_vk_batch *vb = ctx->batches, *next; vb != NULL; vb = next) {
+        next = vb->next;
+        atomic_store_explicit(&vb->owner->device[DMLS_BACKEND_VULKAN], NULL, memory_order_release);
+        free_vk_batch(vb);
+    }
+    ctx->batches = NULL;
+}
+
+const dmls_vk_batch *dmls_vk_batch_usable(const dmls_batch *b, const dmls_vulkan_context *ctx,
+                                          const dmls_vulkan_binding *in, const dmls_vulkan_binding *out) {
+    const dmls_vk_batch *vb = atomic_load_explicit(&b->device[DMLS_BACKEND_VULKAN], memory_order_acquire);
+    if (vb == NULL || vb->n_groups == 0 || vb->ctx != ctx || ctx->workgroup != vb->workgroup || ctx->items != vb->items)
+        return NULL;
+    for (uint32_t s = 0; s < b->in_slots; s++)
+        if (in[s].offset % 16 != 0) return NULL;
+    for (uint32_t s = 0; s < b->out_slots; s++)
+        if (out[s].offset % 16 != 0) return NULL;
+    for (size_t g = 0; g < vb->n_groups; g++) /* dmls_vk_tune rebuilds without them */
+        if (ctx->batch_pipelines[vb->groups[g].narrow][vb->groups[g].shader] == VK_NULL_HANDLE) return NULL;
+    return vb;
+}
+
+bool dmls_vk_batch_grouped(const dmls_vk_batch *vb, size_t i, int phase) { return vb->grouped[i] >> phase & 1u; }
+
+int dmls_vk_batch_record_groups(const dmls_vk_batch *vb, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
+                                const dmls_vulkan_binding *in, const dmls_vulkan_binding *out, int phase) {
+    int n = 0;
+    for (size_t k = 0; k < vb->n_groups; k++) {
+        const dmls_vk_group *g = &vb->groups[k];
+        if (g->phase != phase) continue;
+        const dmls_vulkan_binding *d = &out[g->out_slot], *s = g->fill ? d : &in[g->in_slot];
+        uint64_t s0, sn, d0, dn;
+        dmls_vk_binding_range(ctx, (int64_t)s->offset, (int64_t)(s->offset + g->src_hi), &s0, &sn);
+        dmls_vk_binding_range(ctx, (int64_t)d->offset, (int64_t)(d->offset + g->dst_hi), &d0, &dn);
+        const VkDescriptorBufferInfo bi[3] = {
+            {s->buffer, s0, sn}, {d->buffer, d0, dn}, {vb->table, 0, vb->table_bytes}};
+        const dmls_vk_batch_push p = {g->first, g->entries, g->tiles,
+                                      (uint32_t)((s->offset - s0) / (uint64_t)g->src_unit),
+                                      (uint32_t)((d->offset - d0) / (uint64_t)g->unit)};
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->batch_pipelines[g->narrow][g->shader]);
+        dmls_vk_push_buffers(ctx, cmd, ctx->batch_layout, bi, 3);
+        vkCmdPushConstants(cmd, ctx->batch_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
+        vkCmdDispatch(cmd, g->tiles < ctx->max_groups ? g->tiles : ctx->max_groups, 1, 1);
+        n++;
+    }
+    return n;
+}
