@@ -43,9 +43,15 @@ typedef struct dmls_vulkan_binding {
  * bound at an offset that is a multiple of 16; items whose output starts or
  * ends inside a 32-bit word, items of the byte shader (bytes.comp) and
  * items beyond one binding are recorded one by one, as unprepared ones.
- * Returns DMLS_OK; DMLS_ERROR_INVALID_ARGUMENT (NULL, or a batch prepared
- * for another context), DMLS_ERROR_UNSUPPORTED (crops whose starts are
- * bound at execute), DMLS_ERROR_OUT_OF_MEMORY or DMLS_ERROR_DEVICE.
+ * Crops whose starts are bound at execute (dmls_batch_create_crops with
+ * starts NULL: boxes or page numbers a shader just wrote) run only
+ * prepared: the grouped shaders read each crop's starts from input slot 1
+ * and clamp them as the CPU does (R-CROP-BOUNDS: to [0, dim - size]);
+ * such crops must all group (DMLS_ERROR_UNSUPPORTED otherwise, e.g. an
+ * output that shares a word). Returns DMLS_OK;
+ * DMLS_ERROR_INVALID_ARGUMENT (NULL, or a batch prepared for another
+ * context), DMLS_ERROR_UNSUPPORTED, DMLS_ERROR_OUT_OF_MEMORY or
+ * DMLS_ERROR_DEVICE.
  * Thread-safe; not to be called while another thread destroys the batch.
  */
 DMLS_API dmls_status dmls_batch_prepare_vulkan(dmls_batch *batch, dmls_vulkan_context *ctx);
@@ -61,7 +67,8 @@ DMLS_API dmls_status dmls_batch_prepare_vulkan(dmls_batch *batch, dmls_vulkan_co
  * (R-X-ALIGN), and no output byte shared with an input or another output of
  * the same VkBuffer (R-B-OVERLAP; an error names the items). Crops whose
  * starts are bound at execute (dmls_batch_create_crops with starts NULL)
- * are not run here: DMLS_ERROR_UNSUPPORTED; make them with host starts.
+ * need the batch prepared with ctx and every slot at an offset that is a
+ * multiple of 16: DMLS_ERROR_UNSUPPORTED otherwise.
  * Synchronisation with the caller's other work, and the command buffer's
  * state, are as for dmls_vulkan_record. Nothing is allocated but a table of
  * the slots' bindings for the checks, past 128 slots. Returns DMLS_OK or an

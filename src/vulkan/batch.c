@@ -29,13 +29,12 @@ typedef struct vk_batch_call {
     const dmls_vk_batch *table; /* the prepared groups these bindings can run, or NULL */
 } vk_batch_call;
 
-static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_binding *inputs, uint32_t n_inputs,
-                         const dmls_vulkan_binding *outputs, uint32_t n_outputs) {
+/* The binding checks, then what the call records: c->table, the prepared
+ * groups the bindings can run, or NULL. */
+static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_context *ctx,
+                         const dmls_vulkan_binding *inputs, uint32_t n_inputs, const dmls_vulkan_binding *outputs,
+                         uint32_t n_outputs, vk_batch_call *c) {
     RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
-    RETURN_IF(b->crops.on, DMLS_ERROR_UNSUPPORTED, NULL,
-              "%s: these crops read their starts from input slot 1 at execute, which the Vulkan backend does not "
-              "do; make the crops with host starts (dmls_batch_create_crops with a starts array)",
-              who);
     const size_t slots = (size_t)b->in_slots + b->out_slots;
     dmls_place stack_places[STACK_SLOTS];
     dmls_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
@@ -47,7 +46,15 @@ static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan
     const dmls_batch_places pl = {places, &dmls_vk_words};
     dmls_status st = dmls_batch_check_places(who, b, &pl);
     if (places != stack_places) free(places);
-    return st;
+    RETURN_IF_ERROR(st);
+    *c = (vk_batch_call){b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
+    /* Starts bound at execute are read by the grouped shaders alone. */
+    RETURN_IF(b->crops.on && c->table == NULL, DMLS_ERROR_UNSUPPORTED, NULL,
+              "%s: these crops read their starts from input slot 1 at execute, which the Vulkan backend does only "
+              "for a batch prepared with this context (dmls_batch_prepare_vulkan) and every slot bound at an offset "
+              "that is a multiple of 16; or make the crops with host starts",
+              who);
+    return DMLS_OK;
 }
 
 /* Whether item i's output lies in whole words of its buffer. */
@@ -96,8 +103,8 @@ dmls_status dmls_batch_record_vulkan(const dmls_batch *b, const dmls_vulkan_cont
     dmls_clear_error();
     RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
     RETURN_IF(cmd == VK_NULL_HANDLE, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: command buffer is VK_NULL_HANDLE", who);
-    RETURN_IF_ERROR(check(who, b, inputs, n_inputs, outputs, n_outputs));
-    const vk_batch_call c = {b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
+    vk_batch_call c;
+    RETURN_IF_ERROR(check(who, b, ctx, inputs, n_inputs, outputs, n_outputs, &c));
     return record_checked(&c, ctx, cmd);
 }
 
@@ -107,7 +114,7 @@ dmls_status dmls_batch_execute_vulkan(const dmls_batch *b, dmls_vulkan_context *
     dmls_clear_error();
     RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
     /* Checked before the lock and the submit: a binding error submits nothing. */
-    RETURN_IF_ERROR(check(who, b, inputs, n_inputs, outputs, n_outputs));
-    const vk_batch_call c = {b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
+    vk_batch_call c;
+    RETURN_IF_ERROR(check(who, b, ctx, inputs, n_inputs, outputs, n_outputs, &c));
     return dmls_vk_submit(ctx, who, record_checked, &c);
 }

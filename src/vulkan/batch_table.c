@@ -74,38 +74,72 @@ static bool same_group(const dmls_vk_group *a, const dmls_vk_group *b) {
     return memcmp(ka, kb, sizeof ka) == 0;
 }
 
-/* Item i's phase as a candidate; false when it runs on its own (or has
- * nothing to run). */
-static bool candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, size_t i, int phase, candidate *c) {
+/* What becomes of an item's phase at prepare. */
+typedef enum fate { NOTHING, ALONE, GROUPED } fate;
+
+static uint64_t gcd(uint64_t a, uint64_t b) {
+    while (b != 0) {
+        const uint64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+/* For crops whose starts are bound at execute: the first choice that suits
+ * every start (its source alignment divides every step a start can take
+ * and the source position of all-zero starts), as dmls_vk_choose does for
+ * one position; the last choice reads one element and suits any. */
+static const dmls_vk_launch *choose_for_crops(const dmls_batch_bound_crops *c, const dmls_vk_launch *choices,
+                                              uint64_t dst, uint64_t reach) {
+    uint64_t steps = 0;
+    for (int k = 0; k < c->rank; k++)
+        steps = gcd(steps, (uint64_t)(c->stride_bytes[k] < 0 ? -c->stride_bytes[k] : c->stride_bytes[k]));
+    for (int i = 0; i < DMLS_VK_CHOICES - 1; i++) {
+        const dmls_vk_launch *L = &choices[i];
+        if ((uint64_t)(L->src_hi - L->src_lo) > reach) continue;
+        if (steps % L->src_align == 0 && (uint64_t)(c->base_offset + L->src_offset) % L->src_align == 0 &&
+            (dst + (uint64_t)L->dst_offset) % L->dst_align == 0)
+            return L;
+    }
+    return &choices[DMLS_VK_CHOICES - 1];
+}
+
+/* Item i's phase: nothing to run, run on its own, or a candidate *c. */
+static fate candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, size_t i, int phase, candidate *c) {
     const dmls_batch_entry *e = &b->items[i];
     const dmls_vk_prepared *v = dmls_operator_prepared(b->ops[e->op], DMLS_BACKEND_VULKAN);
-    if (phase == 0 && !v->zero_fill) return false;
+    if (phase == 0 && !v->zero_fill) return NOTHING;
+    const bool crops = b->crops.on; /* one copy per crop, from positions its starts give at execute */
+    const dmls_vk_launch *L = phase == 0 ? dmls_vk_choose(v->fill, e->out_offset, e->out_offset, dmls_vk_reach(ctx))
+                              : crops    ? choose_for_crops(&b->crops, v->copy, e->out_offset, dmls_vk_reach(ctx))
+                                         : dmls_vk_choose(v->copy, e->in_offset, e->out_offset, dmls_vk_reach(ctx));
+    if (L->shader == DMLS_VK_NOTHING) return NOTHING;
     uint64_t off, bytes;
     dmls_batch_out_range(b, i, &off, &bytes);
-    if (bytes != 0 && (off % 4 != 0 || (off + bytes) % 4 != 0)) return false; /* shares a word: batch.c's barriers */
-    const dmls_vk_launch *L = phase == 0 ? dmls_vk_choose(v->fill, e->out_offset, e->out_offset, dmls_vk_reach(ctx))
-                                         : dmls_vk_choose(v->copy, e->in_offset, e->out_offset, dmls_vk_reach(ctx));
-    if (L->shader == DMLS_VK_NOTHING || L->shader == DMLS_VK_BYTES) return false;
+    if (bytes != 0 && (off % 4 != 0 || (off + bytes) % 4 != 0)) return ALONE; /* shares a word: batch.c's barriers */
+    if (L->shader == DMLS_VK_BYTES) return ALONE;
     const uint64_t items = dmls_vk_items(L);
-    if (items == 0 || items > ctx->max_items) return false;
+    if (items > ctx->max_items) return ALONE;
     const int64_t src = phase == 0 ? (int64_t)e->out_offset : (int64_t)e->in_offset + L->src_offset;
     const int64_t dst = (int64_t)e->out_offset + L->dst_offset;
-    int64_t slo, shi, dlo, dhi;
-    dmls_vk_span(L, false, src, &slo, &shi);
+    int64_t slo = 0, shi = (int64_t)b->crops.in_bytes, dlo, dhi; /* a crop may lie anywhere in its input */
+    if (!crops) dmls_vk_span(L, false, src, &slo, &shi);
     dmls_vk_span(L, true, dst, &dlo, &dhi);
     if (phase == 0) slo = dlo, shi = dhi;
     /* Bound from a slot's first byte rounded down to the binding alignment,
      * to a whole word: the positions must fit one binding, in 32 bits. */
     const uint64_t room = ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
-    if (slo < 0 || dlo < 0 || (uint64_t)shi > room || (uint64_t)dhi > room) return false;
+    if (slo < 0 || dlo < 0 || (uint64_t)shi > room || (uint64_t)dhi > room) return ALONE;
     memset(c, 0, sizeof *c);
     c->key.phase = phase, c->key.shader = L->shader, c->key.fill = phase == 0;
     c->key.narrow = items < ctx->narrow_below;
     c->key.in_slot = phase == 0 ? UINT32_MAX : e->in_slot, c->key.out_slot = e->out_slot;
     c->key.src_unit = L->src_unit, c->key.unit = L->unit;
     c->key.src_hi = (uint64_t)shi, c->key.dst_hi = (uint64_t)dhi;
-    c->item = i, c->L = L, c->src = (uint64_t)src, c->dst = (uint64_t)dst, c->items = items;
-    return true;
+    c->key.crop_base = crops ? b->crops.base_offset + L->src_offset : 0;
+    c->item = i, c->L = L, c->dst = (uint64_t)dst, c->items = items;
+    c->src = crops ? i * (uint64_t)L->src_unit : (uint64_t)src; /* crops: the shader's crop_position reads the number */
+    return GROUPED;
 }
 
 /* The host side of the table: groups and entries from the candidates
@@ -242,13 +276,27 @@ static dmls_status prepare(const dmls_batch *b, dmls_vulkan_context *ctx, dmls_v
     size_t n = 0;
     if (s == DMLS_OK) {
         vb->ctx = ctx, vb->device = ctx->device, vb->workgroup = ctx->workgroup, vb->items = ctx->items;
+        size_t alone = 0;
         for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++)
-            for (size_t i = 0; i < b->count; i++)
-                if (candidate_of(b, ctx, i, phase, &c[n])) n++;
-        s = build(vb, b, ctx, c, n, &entries);
+            for (size_t i = 0; i < b->count; i++) {
+                const fate f = candidate_of(b, ctx, i, phase, &c[n]);
+                n += f == GROUPED, alone += f == ALONE;
+            }
+        /* Crops whose starts come at execute have no other way to run here. */
+        if (b->crops.on && alone > 0)
+            s = dmls_fail(DMLS_ERROR_UNSUPPORTED, NULL,
+                          "batch_prepare_vulkan: %zu of these %zu crops cannot run in one dispatch (an output that "
+                          "starts or ends inside a 32-bit word, or a crop beyond one binding), and crops whose "
+                          "starts are bound at execute run no other way on Vulkan; make them with host starts",
+                          alone, b->count);
+        if (s == DMLS_OK) s = build(vb, b, ctx, c, n, &entries);
     }
     if (vb) vb->table_bytes = (uint64_t)n * sizeof(dmls_vk_entry);
-    if (s == DMLS_OK && n > 0 && vb->table_bytes > ctx->max_range) { /* one binding holds the table: else none */
+    if (s == DMLS_OK && n > 0 && vb->table_bytes > ctx->max_range && b->crops.on) {
+        s = dmls_fail(DMLS_ERROR_UNSUPPORTED, NULL,
+                      "batch_prepare_vulkan: the table of %zu crops (%llu bytes) exceeds one binding (%llu bytes)", n,
+                      (unsigned long long)vb->table_bytes, (unsigned long long)ctx->max_range);
+    } else if (s == DMLS_OK && n > 0 && vb->table_bytes > ctx->max_range) { /* one binding holds the table: else none */
         vb->n_groups = 0;
         memset(vb->grouped, 0, b->count ? b->count : 1);
     } else if (s == DMLS_OK && n > 0) {
@@ -273,10 +321,6 @@ dmls_status dmls_batch_prepare_vulkan(dmls_batch *b, dmls_vulkan_context *ctx) {
     dmls_clear_error();
     RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
     RETURN_IF(ctx == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: Vulkan context is NULL", who);
-    RETURN_IF(b->crops.on, DMLS_ERROR_UNSUPPORTED, NULL,
-              "%s: these crops read their starts from input slot 1 at execute, which the Vulkan backend does not "
-              "do; make the crops with host starts (dmls_batch_create_crops with a starts array)",
-              who);
     dmls_mutex_lock(&b->device_lock);
     dmls_status s = DMLS_OK;
     const dmls_vk_batch *had = atomic_load_explicit(&b->device[DMLS_BACKEND_VULKAN], memory_order_relaxed);
@@ -323,8 +367,7 @@ void dmls_vk_batches_release(dmls_vulkan_context *ctx) {
 const dmls_vk_batch *dmls_vk_batch_usable(const dmls_batch *b, const dmls_vulkan_context *ctx,
                                           const dmls_vulkan_binding *in, const dmls_vulkan_binding *out) {
     const dmls_vk_batch *vb = atomic_load_explicit(&b->device[DMLS_BACKEND_VULKAN], memory_order_acquire);
-    if (vb == NULL || vb->n_groups == 0 || vb->ctx != ctx || ctx->workgroup != vb->workgroup || ctx->items != vb->items)
-        return NULL;
+    if (vb == NULL || vb->ctx != ctx || ctx->workgroup != vb->workgroup || ctx->items != vb->items) return NULL;
     for (uint32_t s = 0; s < b->in_slots; s++)
         if (in[s].offset % 16 != 0) return NULL;
     for (uint32_t s = 0; s < b->out_slots; s++)
@@ -346,13 +389,30 @@ int dmls_vk_batch_record_groups(const dmls_vk_batch *vb, const dmls_vulkan_conte
         uint64_t s0, sn, d0, dn;
         dmls_vk_binding_range(ctx, (int64_t)s->offset, (int64_t)(s->offset + g->src_hi), &s0, &sn);
         dmls_vk_binding_range(ctx, (int64_t)d->offset, (int64_t)(d->offset + g->dst_hi), &d0, &dn);
-        const VkDescriptorBufferInfo bi[3] = {
-            {s->buffer, s0, sn}, {d->buffer, d0, dn}, {vb->table, 0, vb->table_bytes}};
-        const dmls_vk_batch_push p = {g->first, g->entries, g->tiles,
-                                      (uint32_t)((s->offset - s0) / (uint64_t)g->src_unit),
-                                      (uint32_t)((d->offset - d0) / (uint64_t)g->unit)};
+        /* Binding 3, the crops' starts: the table again where there are none. */
+        VkDescriptorBufferInfo bi[4] = {
+            {s->buffer, s0, sn}, {d->buffer, d0, dn}, {vb->table, 0, vb->table_bytes}, {vb->table, 0, vb->table_bytes}};
+        dmls_vk_batch_push p;
+        memset(&p, 0, sizeof p);
+        p.first = g->first, p.entries = g->entries, p.tiles = g->tiles;
+        p.src_shift = (uint32_t)((s->offset - s0) / (uint64_t)g->src_unit);
+        p.dst_shift = (uint32_t)((d->offset - d0) / (uint64_t)g->unit);
+        const dmls_batch_bound_crops *c = &vb->owner->crops;
+        if (c->on && !g->fill) {
+            const dmls_vulkan_binding *st = &in[1];
+            uint64_t t0, tn;
+            dmls_vk_binding_range(ctx, (int64_t)st->offset, (int64_t)(st->offset + vb->owner->slots[1].need_bytes), &t0,
+                                  &tn);
+            bi[3] = (VkDescriptorBufferInfo){st->buffer, t0, tn};
+            p.rank = (uint32_t)c->rank, p.wide = c->width == 8, p.src_unit = (uint32_t)g->src_unit;
+            p.starts_shift = (uint32_t)((st->offset - t0) / 4), p.base = (uint32_t)g->crop_base;
+            for (int k = 0; k < c->rank; k++) {
+                p.limit[k] = (uint32_t)(c->dim[k] - c->size[k]);
+                p.stride[k] = (uint32_t)(uint64_t)c->stride_bytes[k]; /* negative: wraps, as the shader does */
+            }
+        }
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->batch_pipelines[g->narrow][g->shader]);
-        dmls_vk_push_buffers(ctx, cmd, ctx->batch_layout, bi, 3);
+        dmls_vk_push_buffers(ctx, cmd, ctx->batch_layout, bi, 4);
         vkCmdPushConstants(cmd, ctx->batch_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
         vkCmdDispatch(cmd, g->tiles < ctx->max_groups ? g->tiles : ctx->max_groups, 1, 1);
         n++;

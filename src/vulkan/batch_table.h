@@ -27,11 +27,13 @@ typedef struct dmls_vk_group {
     int32_t src_unit, unit;
     uint32_t first, entries, tiles;
     uint64_t src_hi, dst_hi;
+    int64_t crop_base; /* crops with bound starts: the source position (bytes) of all-zero starts */
 } dmls_vk_group;
 
 typedef struct dmls_vk_batch dmls_vk_batch;
 
-/* The batch's table for ctx, if it has one and these bindings let it run:
+/* The batch's table for ctx, if it has one and these bindings let it run
+ * (crops whose starts are bound at execute run no other way):
  * every slot's offset a multiple of 16 (so that the items' word ownership
  * and launch choices made at prepare hold) and ctx still tuned and built as
  * it was then. NULL: record every item on its own. */

@@ -44,7 +44,8 @@ struct dmls_vulkan_context {
     VkPipeline narrow[DMLS_VK_SHADERS]; /* the walking shaders at 1 item per invocation: small dispatches */
     /* The batch shaders (walk.glsl's BATCH form), made when a batch is
      * first prepared (dmls_vk_batch_pipeline, under lock): [0] tuned, [1]
-     * at 1 item per invocation; their layout adds the table (binding 2). */
+     * at 1 item per invocation; their layout adds the table (binding 2)
+     * and crops' bound starts (binding 3). */
     VkDescriptorSetLayout batch_set_layout;
     VkPipelineLayout batch_layout;
     VkPipeline batch_pipelines[2][DMLS_VK_SHADERS];
@@ -87,7 +88,7 @@ void dmls_vk_load_instance(VkInstance instance);
 int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, const dmls_operator *op, int phase,
                          VkBuffer in, uint64_t in_offset, VkBuffer out, uint64_t out_offset);
 
-/* Pushes n (at most 3) storage buffers as bindings 0.. of set 0 of layout
+/* Pushes n (at most 4) storage buffers as bindings 0.. of set 0 of layout
  * (execute.c). */
 void dmls_vk_push_buffers(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, VkPipelineLayout layout,
                           const VkDescriptorBufferInfo *buffers, uint32_t n);

@@ -55,15 +55,15 @@ void dmls_vk_binding_range(const dmls_vulkan_context *ctx, int64_t lo, int64_t h
 
 void dmls_vk_push_buffers(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, VkPipelineLayout layout,
                           const VkDescriptorBufferInfo *buffers, uint32_t n) {
-    VkWriteDescriptorSet w[3];
+    VkWriteDescriptorSet w[4];
     memset(w, 0, sizeof w);
-    for (uint32_t i = 0; i < n && i < 3; i++) {
+    for (uint32_t i = 0; i < n && i < 4; i++) {
         w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
         w[i].dstBinding = i, w[i].descriptorCount = 1;
         w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w[i].pBufferInfo = &buffers[i];
     }
-    ctx->push_descriptors(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, n < 3 ? n : 3, w);
+    ctx->push_descriptors(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, n < 4 ? n : 4, w);
 }
 
 /* bytes.comp's push constants for L at binding-relative byte positions

@@ -124,9 +124,13 @@ typedef struct dmls_vk_entry {
 
 /* A batch dispatch's push constants (walk.glsl, Batch): its entries
  * [first, first + entries), their tiles, and where the two slots start in
- * their bindings, in the shader's units. */
+ * their bindings, in the shader's units; for crops whose starts are bound
+ * at execute, how to find each crop's source position from its starts. */
 typedef struct dmls_vk_batch_push {
     uint32_t first, entries, tiles, src_shift, dst_shift;
+    uint32_t rank, wide, src_unit, starts_shift, base;
+    uint32_t limit[DMLS_VK_MAX_DIMS];
+    uint32_t stride[DMLS_VK_MAX_DIMS];
 } dmls_vk_batch_push;
 
 /* Prepares op's launches into *prepared (allocated; NULL when there is no

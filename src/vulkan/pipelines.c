@@ -45,7 +45,7 @@ static const struct {
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
 _Static_assert(sizeof(dmls_vk_walk) == 128, "dmls_vk_walk must match shaders/walk.glsl");
 _Static_assert(sizeof(dmls_vk_entry) == 132, "dmls_vk_entry must match shaders/walk.glsl (Entry, std430)");
-_Static_assert(sizeof(dmls_vk_batch_push) == 20, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
+_Static_assert(sizeof(dmls_vk_batch_push) == 104, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
 
 static void read_limits(dmls_vulkan_context *ctx) {
     VkPhysicalDeviceProperties p;
@@ -60,11 +60,11 @@ static void read_limits(dmls_vulkan_context *ctx) {
 }
 
 /* Storage buffers pushed per dispatch (source, destination, and a batch's
- * table), and the parameters as push constants of push_bytes: nothing is
+ * table and crop starts), and the parameters as push constants of push_bytes: nothing is
  * allocated per execute. */
 static dmls_status make_layout(dmls_vulkan_context *ctx, uint32_t buffers, uint32_t push_bytes,
                                VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout) {
-    VkDescriptorSetLayoutBinding b[3];
+    VkDescriptorSetLayoutBinding b[4];
     memset(b, 0, sizeof b);
     for (uint32_t i = 0; i < buffers; i++) {
         b[i].binding = i;
@@ -109,7 +109,7 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch
 
 dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow) {
     if (ctx->batch_layout == VK_NULL_HANDLE) {
-        dmls_status s = make_layout(ctx, 3, sizeof(dmls_vk_batch_push), &ctx->batch_set_layout, &ctx->batch_layout);
+        dmls_status s = make_layout(ctx, 4, sizeof(dmls_vk_batch_push), &ctx->batch_set_layout, &ctx->batch_layout);
         if (s != DMLS_OK) return s;
     }
     VkPipeline *p = &ctx->batch_pipelines[narrow][shader];

@@ -26,11 +26,12 @@
  *     binding alignment raised to 32-256 bytes; in a build with
  *     volk the test counts the dispatches: 1,000 crops are one dispatch
  *     prepared and 1,000 not, a split into 8 slots eight; prepare's errors
- *     (NULL, another context, crops with starts bound at execute);
+ *     (NULL, another context); crops whose starts are bound at execute,
+ *     clamped on the device (R-CROP-BOUNDS), against the CPU's;
  *   - R-B-OVERLAP, R-OP-NULL, R-X-BOUNDS and the slot counts on VkBuffer
  *     bindings, nothing written on an error; the same offsets in two
  *     buffers are no overlap; crops with starts bound at execute are
- *     refused (DMLS_ERROR_UNSUPPORTED).
+ *     refused unprepared (DMLS_ERROR_UNSUPPORTED).
  * Without a Vulkan device the program exits 77 (CTest: skipped). */
 #if defined(__linux__)
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE: vk_harness.h */
@@ -360,13 +361,81 @@ static void prepared(void) {
     dmls_batch_destroy(b);
     CHECK_STATUS(dmls_batch_prepare_vulkan(NULL, ctx), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(dmls_batch_create_crops(&t, size, 3, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
-    if (b != NULL) {
-        CHECK_STATUS(dmls_batch_prepare_vulkan(b, NULL), DMLS_ERROR_INVALID_ARGUMENT);
-        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_ERROR_UNSUPPORTED);
-        CHECK(strstr(dmls_last_error(), "host starts") != NULL, "prepare, bound starts: %s", dmls_last_error());
-    }
+    if (b != NULL) CHECK_STATUS(dmls_batch_prepare_vulkan(b, NULL), DMLS_ERROR_INVALID_ARGUMENT);
     dmls_batch_destroy(b);
     free(x);
+}
+
+/* R-CROP-BOUNDS on Vulkan: crops whose starts are bound at execute, read
+ * and clamped on the device by a prepared batch, against the CPU's with
+ * the same starts (negative and past-the-end ones included), 4- and
+ * 8-byte starts, a reversed axis in the input's layout; refused unprepared,
+ * with the starts' slot off a multiple of 16, and where a crop's output
+ * shares a word. */
+static void bound_starts(void) {
+    enum { C = 3, H = 40, W = 52, N = 300 };
+    const int64_t shape[3] = {C, H, W}, size[3] = {C, 5, 7};
+    float *x = malloc(sizeof *x * C * H * W);
+    for (int i = 0; i < C * H * W; i++) x[i] = (float)i;
+    for (int wide = 0; wide < 2; wide++)
+        for (int reversed = 0; reversed < 2; reversed++) {
+            /* reversed: rows stored bottom up (a negative stride, the view at the last row) */
+            const int64_t strides[3] = {H * W, reversed ? -W : W, 1};
+            const dmls_tensor t = {DMLS_FLOAT32, 3, shape, strides, reversed ? (uint64_t)(H - 1) * W * 4 : 0};
+            dmls_batch *b = NULL;
+            CHECK_STATUS(dmls_batch_create_crops(&t, size, N, NULL, wide ? DMLS_STARTS_INT64 : DMLS_STARTS_INT32, &b),
+                         DMLS_OK);
+            if (b == NULL) continue;
+            int64_t s64[3 * N];
+            int32_t s32[3 * N];
+            for (int i = 0; i < 3 * N; i++) {
+                const int64_t v = i % 3 == 0 ? test_range(-2, 2) : test_range(-9, (i % 3 == 1 ? H : W) + 9);
+                s64[i] = (wide && i % 7 == 0) ? v * (INT64_C(1) << 40) : v; /* beyond 32 bits, both signs */
+                s32[i] = (int32_t)v;
+            }
+            const void *starts = wide ? (const void *)s64 : (const void *)s32;
+            const uint64_t starts_bytes = (uint64_t)3 * N * (wide ? 8 : 4), in_bytes = sizeof *x * C * H * W;
+            const uint64_t out_bytes = dmls_batch_output_bytes(b, 0);
+            /* The CPU's result, the oracle (its clamp: R-CROP-BOUNDS). */
+            unsigned char *want = malloc(out_bytes);
+            const dmls_batch_input hin[2] = {{x, in_bytes}, {starts, starts_bytes}};
+            const dmls_batch_output hout = {want, out_bytes};
+            CHECK_STATUS(dmls_batch_execute(b, NULL, hin, 2, &hout, 1), DMLS_OK);
+            memcpy(arena[0].map, x, in_bytes);
+            memcpy(arena[0].map + 65536, starts, starts_bytes);
+            const dmls_vulkan_binding vin[2] = {{arena[0].buffer, 0, in_bytes}, {arena[0].buffer, 65536, starts_bytes}};
+            const dmls_vulkan_binding vout = {arena[1].buffer, 16, out_bytes};
+            CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, vin, 2, &vout, 1), DMLS_ERROR_UNSUPPORTED);
+            CHECK(strstr(dmls_last_error(), "dmls_batch_prepare_vulkan") != NULL, "unprepared: %s", dmls_last_error());
+            CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+            for (int recorded = 0; recorded < 2; recorded++) {
+                memset(arena[1].map, 0x5A, out_bytes + 32);
+                CHECK_STATUS(run(b, vin, 2, &vout, 1, recorded), DMLS_OK);
+                CHECK(memcmp(arena[1].map + 16, want, out_bytes) == 0 && arena[1].map[15] == 0x5A &&
+                          arena[1].map[16 + out_bytes] == 0x5A,
+                      "R-CROP-BOUNDS Vulkan: %d-byte starts%s%s differ from the CPU's", wide ? 8 : 4,
+                      reversed ? ", rows reversed" : "", recorded ? ", recorded" : "");
+                CHECK(!recorded || last_dispatches < 0 || last_dispatches <= DMLS_VK_CHOICES,
+                      "bound starts: %d dispatches", last_dispatches);
+            }
+            const dmls_vulkan_binding vin8[2] = {vin[0], {arena[0].buffer, 65544, starts_bytes}};
+            memcpy(arena[0].map + 65544, starts, starts_bytes);
+            CHECK_STATUS(dmls_batch_execute_vulkan(b, ctx, vin8, 2, &vout, 1), DMLS_ERROR_UNSUPPORTED);
+            CHECK(strstr(dmls_last_error(), "multiple of 16") != NULL, "starts at 65544: %s", dmls_last_error());
+            free(want);
+            dmls_batch_destroy(b);
+        }
+    free(x);
+    /* 1x3 bytes a crop: the outputs share words, which one dispatch cannot write. */
+    const int64_t s8[2] = {5, 37}, size8[2] = {1, 3};
+    const dmls_tensor t8 = {DMLS_UINT8, 2, s8, NULL, 0};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_crops(&t8, size8, 10, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+    if (b != NULL) {
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_ERROR_UNSUPPORTED);
+        CHECK(strstr(dmls_last_error(), "32-bit word") != NULL, "u8 crops, bound starts: %s", dmls_last_error());
+    }
+    dmls_batch_destroy(b);
 }
 
 int main(void) {
@@ -383,6 +452,7 @@ int main(void) {
     binding_errors();
     shared_words();
     prepared();
+    bound_starts();
     const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
     for (int r = 0; r < rounds; r++) random_batch(r);
     for (int a = 0; a < 3; a++) vk_buf_free(H.device, &arena[a]);

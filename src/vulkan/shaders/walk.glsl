@@ -39,12 +39,25 @@ struct Entry {
     uint first_tile;
 };
 layout(std430, set = 0, binding = 2) restrict readonly buffer Table { Entry table[]; };
+// Crops whose starts are bound at execute: rows of rank 4- or 8-byte
+// integers (little-endian, two's complement), read here and clamped.
+layout(std430, set = 0, binding = 3) restrict readonly buffer Starts { uint starts[]; };
 layout(push_constant, std430) uniform Batch {
     uint first;     // the dispatch's first entry
     uint entries;   // how many
     uint tiles;     // the tiles of them all
     uint src_shift; // the slots' first bytes in their bindings, in the shader's units
     uint dst_shift;
+    // Crops with bound starts (rank 0: none): an entry's src_base is its
+    // crop's number, its source position base + sum(clamp(start[k]) *
+    // stride[k]) bytes, clamped to [0, limit[k]] (R-CROP-BOUNDS).
+    uint rank;
+    uint wide;         // 1: 8-byte starts
+    uint src_unit;     // bytes per source unit
+    uint starts_shift; // the starts' first word in their binding
+    uint base;
+    uint limit[DMLS_VK_MAX_DIMS];
+    uint stride[DMLS_VK_MAX_DIMS];
 } b;
 Walk p; // the entry of the tile being run
 #endif
@@ -83,6 +96,18 @@ void walk(uint i, out uint s, out uint d) {
         for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) run(base); \
     }
 #else
+// Crop i's source position, in the shader's units.
+uint crop_position(uint i) {
+    uint at = b.base;
+    for (uint k = 0u; k < b.rank; k++) {
+        const uint e = b.starts_shift + (i * b.rank + k) * (b.wide + 1u);
+        const uint lo = starts[e], hi = b.wide != 0u ? starts[e + 1u] : ((lo & 0x80000000u) != 0u ? ~0u : 0u);
+        const uint v = (hi & 0x80000000u) != 0u ? 0u : (hi != 0u || lo > b.limit[k]) ? b.limit[k] : lo;
+        at += v * b.stride[k];
+    }
+    return at / b.src_unit;
+}
+
 // Tile t of the dispatch: the last entry whose first tile is at most t
 // (entries of no items are left out of the table), made the walk p with
 // the slots' shifts; returns t's place among that entry's tiles.
@@ -96,6 +121,7 @@ uint batch_tile(uint t) {
             hi = mid - 1u;
     }
     p = table[lo].w;
+    if (b.rank != 0u) p.src_base = crop_position(p.src_base);
     p.src_base += b.src_shift;
     p.dst_base += b.dst_shift;
     return t - table[lo].first_tile;
