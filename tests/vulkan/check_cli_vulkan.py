@@ -86,20 +86,22 @@ with tempfile.TemporaryDirectory() as d:
                 outs[dev] = b"".join(open(f, "rb").read() for f in files)
             if len(set(outs.values())) != 1:
                 failures.append("%s %s %s: the devices' outputs differ" % (command, descr, args))
-    # bench --device vulkan: one small case and the batch rows, every
-    # output right (a wrong one fails the run), the rows in the JSON.
+    # bench --device vulkan --quick: one small case and the batch rows (the
+    # crops twice, the KV gather with page numbers on the device, the
+    # split), every output right (a wrong one fails the run), the rows in
+    # the JSON.
     cases = os.path.join(d, "cases.json")
     with open(cases, "w") as f:
         json.dump([{"name": "small_rev", "dtype": "float32", "input_shape": [8, 64], "window_offsets": [0, 0],
                     "window_sizes": [8, 64], "window_strides": [1, -2], "output_sizes": [8, 32]}], f)
     report = os.path.join(d, "bench.json")
-    r = run("bench", "--device", "vulkan", "--cases", cases, "--reps", "1", "--json", report)
+    r = run("bench", "--device", "vulkan", "--quick", "--cases", cases, "--reps", "1", "--json", report)
     if r.returncode != 0:
         failures.append("bench --device vulkan: exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-600:]))
     else:
         got = json.load(open(report))
         batches = [b["timing"] for b in got["batches"] if b["correct"] and b["us"] > 0]
-        if got["device"] != "vulkan" or len(got["cases"]) != 1 or len(batches) != 2:
+        if got["device"] != "vulkan" or len(got["cases"]) != 1 or len(batches) != 4:
             failures.append("bench --device vulkan: unexpected report %s" % json.dumps(got)[:600])
     x = os.path.join(d, "x1.npy")
     out = os.path.join(d, "none.npy")

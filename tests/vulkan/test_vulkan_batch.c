@@ -23,7 +23,8 @@
  *     random batches are prepared first (some with the limits lowered, so
  *     that only some items fit a group), and run at offsets that are
  *     multiples of 16 (their groups) or of 4 (one by one), some with the
- *     binding alignment raised to 32-256 bytes; in a build with
+ *     binding alignment raised to 32-256 bytes, some with small groups on
+ *     the tuned (several items per invocation) pipelines; in a build with
  *     volk the test counts the dispatches: 1,000 crops are one dispatch
  *     prepared and 1,000 not, a split into 8 slots eight; prepare's errors
  *     (NULL, another context); crops whose starts are bound at execute,
@@ -132,6 +133,10 @@ static void random_batch(int round) {
          * only the items that fit grouped (a group's workgroups loop over
          * its tiles). */
         const uint64_t saved_range = ctx->max_range, saved_items = ctx->max_items, saved_align = ctx->bind_align;
+        const uint64_t saved_narrow = ctx->narrow_below;
+        /* Some with small dispatches on the tuned pipelines (several items
+         * per invocation), grouped ones included. */
+        if (round % 5 == 3) ctx->narrow_below = (uint64_t)test_range(0, 64);
         const uint32_t saved_groups = ctx->max_groups;
         /* Some with a coarser binding alignment (as devices of 64 or 256
          * have): slots start inside their bindings, a group's shifts. */
@@ -144,7 +149,7 @@ static void random_batch(int round) {
         if (round % 3 != 2) CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
         CHECK_STATUS(run(b, in, c.in_slots, out, c.out_slots, recorded), DMLS_OK);
         ctx->max_range = saved_range, ctx->max_groups = saved_groups, ctx->max_items = saved_items;
-        ctx->bind_align = saved_align;
+        ctx->bind_align = saved_align, ctx->narrow_below = saved_narrow;
         for (uint32_t s = 0; s < c.out_slots; s++)
             memcpy(bb.out[s], arena[shared ? 0 : 1].map + out[s].offset, c.out_bytes[s] + 16);
         char label[96];

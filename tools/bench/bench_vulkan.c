@@ -29,10 +29,10 @@ static bool case_setup(const dmls_operator *op, case_buffers *cb) {
         !vkb_make_buffer(stage, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &cb->stage))
         return false;
     bench_fill(cb->stage.map, cb->in_bytes, 0x9E3779B97F4A7C15ULL ^ cb->in_bytes);
-    vk_work up = {NULL, cb->stage.buffer, cb->in.buffer, cb->in_bytes, 0, true, NULL, false};
+    vk_work up = {.src = cb->stage.buffer, .dst = cb->in.buffer, .src_bytes = cb->in_bytes, .copy = true};
     if (cb->in_bytes && !vkb_submit(&up)) return false;
     memset(cb->stage.map, 0xA5, cb->out_bytes);
-    vk_work fill = {NULL, cb->stage.buffer, cb->out.buffer, cb->out_bytes, 0, true, NULL, false};
+    vk_work fill = {.src = cb->stage.buffer, .dst = cb->out.buffer, .src_bytes = cb->out_bytes, .copy = true};
     return cb->out_bytes == 0 || vkb_submit(&fill);
 }
 
@@ -40,9 +40,10 @@ static bool case_setup(const dmls_operator *op, case_buffers *cb) {
 static bool case_check(const dmls_operator *op, case_buffers *cb, bool *correct) {
     void *h_in = malloc(cb->in_bytes + 1), *h_ref = malloc(cb->out_bytes + 1);
     bool ok = false;
-    vk_work run = {op, cb->in.buffer, cb->out.buffer, cb->in_bytes, cb->out_bytes, false, NULL, false};
-    vk_work up = {NULL, cb->in.buffer, cb->stage.buffer, cb->in_bytes, 0, true, NULL, false};
-    vk_work down = {NULL, cb->out.buffer, cb->stage.buffer, cb->out_bytes, 0, true, NULL, false};
+    vk_work run = {
+        .op = op, .src = cb->in.buffer, .dst = cb->out.buffer, .src_bytes = cb->in_bytes, .dst_bytes = cb->out_bytes};
+    vk_work up = {.src = cb->in.buffer, .dst = cb->stage.buffer, .src_bytes = cb->in_bytes, .copy = true};
+    vk_work down = {.src = cb->out.buffer, .dst = cb->stage.buffer, .src_bytes = cb->out_bytes, .copy = true};
     if (h_in == NULL || h_ref == NULL) goto done;
     bench_fill(h_in, cb->in_bytes, 0x9E3779B97F4A7C15ULL ^ cb->in_bytes);
     memset(h_ref, 0xA5, cb->out_bytes);
@@ -73,8 +74,9 @@ bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row) {
     const uint64_t n = cb.out_bytes <= cb.in_bytes ? cb.out_bytes : cb.in_bytes;
     copy = vkb_copy_op(n);
     if (copy == NULL) goto fail;
-    vk_work slice = {op, cb.in.buffer, cb.out.buffer, cb.in_bytes, cb.out_bytes, false, NULL, false};
-    vk_work yard = {copy, cb.in.buffer, cb.out.buffer, n, n, false, NULL, false};
+    vk_work slice = {
+        .op = op, .src = cb.in.buffer, .dst = cb.out.buffer, .src_bytes = cb.in_bytes, .dst_bytes = cb.out_bytes};
+    vk_work yard = {.op = copy, .src = cb.in.buffer, .dst = cb.out.buffer, .src_bytes = n, .dst_bytes = n};
     row->ms = vkb_time_work(slice, reps, times);
     row->copy_ms = vkb_time_work(yard, reps, times);
     if (row->ms < 0 || row->copy_ms < 0) goto fail;
@@ -121,9 +123,10 @@ static void floor_measure(const dmls_operator *op, const vk_buffer *a, const vk_
         printf("floor: not measured: no device memory for the warm-up\n");
         goto done;
     }
-    const vk_work tiny = {op, a->buffer, b->buffer, 64, 16, false, NULL, false},
-               empty = {NULL, a->buffer, b->buffer, 0, 0, false, NULL, false},
-               heat = {copy, x.buffer, y.buffer, HEAT_BYTES, HEAT_BYTES, false, NULL, false};
+    const vk_work tiny = {.op = op, .src = a->buffer, .dst = b->buffer, .src_bytes = 64, .dst_bytes = 16},
+                  empty = {.src = a->buffer, .dst = b->buffer},
+                  heat = {
+                      .op = copy, .src = x.buffer, .dst = y.buffer, .src_bytes = HEAT_BYTES, .dst_bytes = HEAT_BYTES};
     double first = 0;
     if (!vkb_submit_burst(&heat, 0, 1, &first) || !vkb_submit_burst(&heat, vkb_warm_runs(first), 0, NULL)) goto done;
     /* ~1 ms of heat by the cold estimate (more at full clock); one run where a run is slower (lavapipe). */

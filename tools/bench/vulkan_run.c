@@ -147,7 +147,9 @@ static bool record_crops(const vk_work *w) {
 }
 
 static bool record_one(const vk_work *w) {
-    if (w->crops != NULL && !record_crops(w)) {
+    if ((w->crops != NULL && !record_crops(w)) ||
+        (w->batch != NULL &&
+         dmls_batch_record_vulkan(w->batch, vkb.ctx, vkb.cmd, w->in, w->n_in, w->out, w->n_out) != DMLS_OK)) {
         fprintf(stderr, "dmlslice bench: %s\n", dmls_last_error());
         return false;
     }
@@ -208,7 +210,7 @@ fail:
 
 /* See vulkan_run.h. */
 bool vkb_submit(const vk_work *w) {
-    return vkb_submit_burst(w, w->op != NULL || w->copy || w->crops != NULL ? 1 : 0, 0, NULL);
+    return vkb_submit_burst(w, w->op != NULL || w->copy || w->crops != NULL || w->batch != NULL ? 1 : 0, 0, NULL);
 }
 
 /* See vulkan_run.h. */

@@ -45,9 +45,10 @@ typedef struct vk_buffer {
 bool vkb_make_buffer(uint64_t bytes, VkMemoryPropertyFlags want, vk_buffer *b);
 void vkb_free_buffer(vk_buffer *b);
 
-/* What one submission records: a buffer copy, an operator, or a batch of
- * crops (or those crops as single operators) between timestamps (op and
- * crops NULL: nothing, the floor). */
+/* What one submission records: a buffer copy, an operator, a batch of
+ * crops (or those crops as single operators), or any batch on its
+ * bindings, between timestamps (op, crops and batch NULL: nothing, the
+ * floor). */
 typedef struct vk_work {
     const dmls_operator *op;
     VkBuffer src, dst;
@@ -55,6 +56,9 @@ typedef struct vk_work {
     bool copy;
     const bench_crops *crops; /* the crops from src into dst: the batch, or with `loop` one by one */
     bool loop;
+    const dmls_batch *batch; /* a batch bound to in[n_in] and out[n_out] */
+    const struct dmls_vulkan_binding *in, *out;
+    uint32_t n_in, n_out;
 } vk_work;
 
 /* Records `warm` untimed runs of w, then `timed` runs each followed by a

@@ -55,9 +55,10 @@ const command_def cmd_bench_def = {
     "        of the same bytes; a tiny slice's execute + sync against a 4-byte\n"
     "        memset's and an empty kernel's\n"
     "  vulkan those crops as one recorded batch (timestamps) against the crops\n"
-    "        recorded one by one and the copy shader over the same bytes; and\n"
+    "        recorded one by one and the copy shader over the same bytes;\n"
     "        dmls_batch_execute_vulkan (record + submit + wait, host clock) against\n"
-    "        a loop of dmls_vulkan_execute and an empty submit + wait\n"
+    "        a loop of dmls_vulkan_execute and an empty submit + wait; and cuda's\n"
+    "        KV-cache gather and split against the copy shader (timestamps)\n"
     "  The developer benchmark (bench/devbench.c, not installed) adds the\n"
     "  library-internal CPU baselines.",
     "dmlslice bench --quick",
@@ -159,6 +160,10 @@ static bool print_batches(const bench_batch_row *rows, int n) {
     if (n > 0) printf("\nbatches (us per call, median; yardsticks timed in the same run, ratio = yardstick / batch)\n");
     bool ok = true;
     for (int k = 0; k < n; k++) {
+        if (rows[k].skipped[0]) {
+            printf("%-26s not run on this device: %s\n", rows[k].name, rows[k].skipped);
+            continue;
+        }
         if (rows[k].timed) bench_print_batch_row(&rows[k]);
         ok = ok && rows[k].timed && rows[k].correct;
     }
@@ -222,7 +227,7 @@ static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench
         if (rows[k].timed && !rows[k].correct) status = 1;
     }
     bench_vulkan_floor();
-    *nbatch = bench_vulkan_batches(b->reps, batch_rows);
+    *nbatch = bench_vulkan_batches(b->reps, b->quick, batch_rows);
     bench_vulkan_close();
     return print_batches(batch_rows, *nbatch) ? status : 1;
 }
