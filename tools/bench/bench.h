@@ -116,6 +116,31 @@ typedef struct bench_crops {
 bool bench_crops_make(bench_crops *c);
 void bench_crops_free(bench_crops *c);
 
+/* The GPUs' bandwidth-bound batch cases, on the host: a KV-cache gather of
+ * 512 pages of 16x8x128 float16 from a 4,096-page cache (quick: 512), by
+ * page numbers bound at execute (crops with bound starts); and a split of
+ * 1 GiB float32 (4096 x 65536; quick: 4096 x 1024) into 8 along axis 1.
+ * in[k] of in_bytes[k] are the batch's input slots (the KV's: the cache,
+ * the page numbers as int32 starts rows), filled with random data; its
+ * outputs are `parts` slots of out_bytes / parts each. False after saying
+ * why on stderr; bench_gpu_case_free releases either way. */
+typedef struct bench_gpu_case {
+    const char *name;
+    dmls_batch *batch;
+    void *in[2];
+    uint64_t in_bytes[2];
+    uint32_t n_in, parts;
+    uint64_t items, out_bytes;
+} bench_gpu_case;
+bool bench_kv_make(bool quick, bench_gpu_case *g);
+bool bench_split_make(bool quick, bench_gpu_case *g);
+void bench_gpu_case_free(bench_gpu_case *g);
+/* Makes a case with make and runs a device's row of it: row(made, g, reps,
+ * r) fills r (r->name from g, untimed when made is false); returns 1. */
+typedef int (*bench_gpu_row_fn)(bool made, const bench_gpu_case *g, int reps, bench_batch_row *r);
+int bench_gpu_case_row(bool (*make)(bool quick, bench_gpu_case *g), bench_gpu_row_fn row, int reps, bool quick,
+                       bench_batch_row *r);
+
 /* Output: the table on stdout, and the JSON file. */
 void bench_print_header(void);
 void bench_print_row(const bench_row *r);

@@ -43,6 +43,59 @@ void bench_crops_free(bench_crops *c) {
     memset(c, 0, sizeof *c);
 }
 
+void bench_gpu_case_free(bench_gpu_case *g) {
+    dmls_batch_destroy(g->batch);
+    free(g->in[0]), free(g->in[1]);
+    memset(g, 0, sizeof *g);
+}
+
+/* g's first input of bytes, random; false after saying why. */
+static bool gpu_case_input(bench_gpu_case *g, uint64_t bytes, unsigned seed) {
+    g->in[0] = malloc(bytes), g->in_bytes[0] = bytes;
+    if (g->in[0] == NULL)
+        fprintf(stderr, "dmlslice bench: %s: out of memory for %llu bytes\n", g->name, (unsigned long long)bytes);
+    else
+        bench_fill(g->in[0], bytes, seed);
+    return g->in[0] != NULL;
+}
+
+bool bench_kv_make(bool quick, bench_gpu_case *g) {
+    memset(g, 0, sizeof *g);
+    const int64_t pages = quick ? 512 : 4096, shape[4] = {pages, 16, 8, 128}, size[4] = {1, 16, 8, 128};
+    const uint64_t page = 16 * 8 * 128 * 2;
+    g->name = quick ? "kv_gather_512_of_512_f16" : "kv_gather_512_of_4096_f16";
+    g->n_in = 2, g->parts = 1, g->items = 512, g->out_bytes = 512 * page;
+    int32_t *starts = calloc(512 * 4, sizeof *starts);
+    g->in[1] = starts, g->in_bytes[1] = 512 * 4 * sizeof *starts;
+    for (int i = 0; starts != NULL && i < 512; i++) starts[4 * i] = (int32_t)((i * 2654435761u) % (uint32_t)pages);
+    const dmls_tensor t = {DMLS_FLOAT16, 4, shape, NULL, 0};
+    if (starts == NULL || !gpu_case_input(g, (uint64_t)pages * page, 7)) return false;
+    if (dmls_batch_create_crops(&t, size, 512, NULL, DMLS_STARTS_INT32, &g->batch) == DMLS_OK) return true;
+    fprintf(stderr, "dmlslice bench: %s: %s\n", g->name, dmls_last_error());
+    return false;
+}
+
+bool bench_split_make(bool quick, bench_gpu_case *g) {
+    memset(g, 0, sizeof *g);
+    const int64_t cols = quick ? 1024 : 65536, shape[2] = {4096, cols};
+    const int64_t sizes[8] = {cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8};
+    g->name = quick ? "split_16MiB_f32_into_8_axis1" : "split_1GiB_f32_into_8_axis1";
+    g->n_in = 1, g->parts = 8, g->items = 8, g->out_bytes = (uint64_t)4096 * (uint64_t)cols * 4;
+    const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
+    if (!gpu_case_input(g, g->out_bytes, 8)) return false;
+    if (dmls_batch_create_split(&t, 1, sizes, 8, 0, &g->batch) == DMLS_OK) return true;
+    fprintf(stderr, "dmlslice bench: %s: %s\n", g->name, dmls_last_error());
+    return false;
+}
+
+int bench_gpu_case_row(bool (*make)(bool quick, bench_gpu_case *g), bench_gpu_row_fn row, int reps, bool quick,
+                       bench_batch_row *r) {
+    bench_gpu_case g;
+    const int n = row(make(quick, &g), &g, reps, r);
+    bench_gpu_case_free(&g);
+    return n;
+}
+
 enum { CPU_BATCH, CPU_LOOP_ON, CPU_LOOP, CPU_COPY, CPU_MEASURES };
 
 /* Runs measure m once over the crops into out; false on a library error. */

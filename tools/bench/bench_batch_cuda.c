@@ -257,78 +257,49 @@ fail:
     return ok;
 }
 
-/* 512 pages of 16x8x128 float16 from a 4,096-page cache; the page numbers
- * in device memory (crops with bound starts, clamped on the device). */
-static int kv_row(int reps, bool quick, bench_batch_row *r) {
-    const int64_t pages = quick ? 512 : 4096, shape[4] = {pages, 16, 8, 128}, size[4] = {1, 16, 8, 128};
-    const uint64_t page = 16 * 8 * 128 * 2, cache = (uint64_t)pages * page, out_bytes = 512 * page;
-    row_start(r, quick ? "kv_gather_512_of_512_f16" : "kv_gather_512_of_4096_f16", "kernel (events)", 512, out_bytes);
-    const dmls_tensor t = {DMLS_FLOAT16, 4, shape, NULL, 0};
-    dmls_batch *b = NULL;
-    int32_t starts[512 * 4] = {0};
-    for (int i = 0; i < 512; i++) starts[4 * i] = (int32_t)((i * 2654435761u) % (uint32_t)pages);
-    void *d_cache = NULL, *d_starts = NULL, *d_out = NULL, *d_copy = NULL;
-    unsigned char *h_cache = malloc(cache);
-    if (h_cache == NULL) goto fail;
-    bench_fill(h_cache, cache, 7);
-    DM(dmls_batch_create_crops(&t, size, 512, NULL, DMLS_STARTS_INT32, &b));
-    DM(dmls_batch_prepare_cuda(b));
-    CU(cudaMalloc(&d_cache, cache));
-    CU(cudaMalloc(&d_starts, sizeof starts));
-    CU(cudaMalloc(&d_out, out_bytes));
-    CU(cudaMalloc(&d_copy, out_bytes));
-    CU(cudaMemcpy(d_cache, h_cache, cache, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(d_starts, starts, sizeof starts, cudaMemcpyHostToDevice));
-    dmls_batch_output out = {d_out, out_bytes};
-    device_batch d = {b, {{d_cache, cache}, {d_starts, sizeof starts}}, {{h_cache, cache}, {starts, sizeof starts}},
-                      2, 1, &out, d_copy, d_cache, out_bytes};
-    DM(dmls_batch_execute_cuda(b, d.in, 2, &out, 1, NULL));
-    CU(cudaDeviceSynchronize());
-    r->correct = outputs_match(&d, r);
-    r->timed = events_vs_copy(&d, reps, r);
-fail:
-    cudaFree(d_cache), cudaFree(d_starts), cudaFree(d_out), cudaFree(d_copy);
-    free(h_cache);
-    dmls_batch_destroy(b);
-    return 1;
-}
-
-/* 1 GiB float32 (4096 x 65536; --quick: 4096 x 1024) into 8 along axis 1. */
-static int split_row(int reps, bool quick, bench_batch_row *r) {
-    const int64_t cols = quick ? 1024 : 65536, shape[2] = {4096, cols};
-    const uint64_t bytes = (uint64_t)4096 * (uint64_t)cols * 4, part = bytes / 8;
-    const int64_t sizes[8] = {cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8};
-    row_start(r, quick ? "split_16MiB_f32_into_8_axis1" : "split_1GiB_f32_into_8_axis1", "kernel (events)", 8, bytes);
-    const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
-    dmls_batch *b = NULL;
-    char *d_in = NULL, *d_out = NULL;
-    unsigned char *h_in = malloc(bytes);
-    if (h_in == NULL) goto fail;
-    bench_fill(h_in, bytes, 8);
-    DM(dmls_batch_create_split(&t, 1, sizes, 8, 0, &b));
-    DM(dmls_batch_prepare_cuda(b));
-    CU(cudaMalloc((void **)&d_in, bytes));
-    CU(cudaMalloc((void **)&d_out, bytes));
-    CU(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+/* A bandwidth-bound case (bench.h: the KV gather, the split) in device
+ * memory, against a device copy of its output's bytes from its first
+ * input (which holds at least as many) into a buffer of their own. */
+static int device_row(bool made, const bench_gpu_case *g, int reps, bench_batch_row *r) {
+    row_start(r, g->name, "kernel (events)", g->items, g->out_bytes);
+    void *d_in[2] = {NULL, NULL};
+    char *d_out = NULL;
+    void *d_copy = NULL;
     dmls_batch_output out[8];
-    for (int j = 0; j < 8; j++) out[j].data = d_out + j * part, out[j].bytes = part;
-    /* The copy writes over the split's input: both move all the bytes once. */
-    device_batch d = {b, {{d_in, bytes}, {NULL, 0}}, {{h_in, bytes}, {NULL, 0}}, 1, 8, out, d_in, d_out, bytes};
-    DM(dmls_batch_execute_cuda(b, d.in, 1, out, 8, NULL));
+    device_batch d = {g->batch,
+                      {{NULL, 0}, {NULL, 0}},
+                      {{g->in[0], g->in_bytes[0]}, {g->in[1], g->in_bytes[1]}},
+                      g->n_in,
+                      g->parts,
+                      out,
+                      NULL,
+                      NULL,
+                      g->out_bytes};
+    if (!made) goto fail;
+    DM(dmls_batch_prepare_cuda(g->batch));
+    for (uint32_t k = 0; k < g->n_in; k++) {
+        CU(cudaMalloc(&d_in[k], g->in_bytes[k]));
+        CU(cudaMemcpy(d_in[k], g->in[k], g->in_bytes[k], cudaMemcpyHostToDevice));
+        d.in[k] = (dmls_batch_input){d_in[k], g->in_bytes[k]};
+    }
+    CU(cudaMalloc((void **)&d_out, g->out_bytes));
+    CU(cudaMalloc(&d_copy, g->out_bytes));
+    d.copy_src = d_in[0], d.copy_dst = d_copy;
+    for (uint32_t j = 0; j < g->parts; j++)
+        out[j] = (dmls_batch_output){d_out + j * (g->out_bytes / g->parts), g->out_bytes / g->parts};
+    DM(dmls_batch_execute_cuda(g->batch, d.in, g->n_in, out, g->parts, NULL));
     CU(cudaDeviceSynchronize());
     r->correct = outputs_match(&d, r);
     r->timed = events_vs_copy(&d, reps, r);
 fail:
-    cudaFree(d_in), cudaFree(d_out);
-    free(h_in);
-    dmls_batch_destroy(b);
+    cudaFree(d_in[0]), cudaFree(d_in[1]), cudaFree(d_out), cudaFree(d_copy);
     return 1;
 }
 
 int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows) {
     int n = launch_rows(reps, rows);
-    n += kv_row(reps, quick, &rows[n]);
-    n += split_row(reps, quick, &rows[n]);
+    n += bench_gpu_case_row(bench_kv_make, device_row, reps, quick, &rows[n]);
+    n += bench_gpu_case_row(bench_split_make, device_row, reps, quick, &rows[n]);
     return n;
 }
 

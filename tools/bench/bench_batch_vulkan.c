@@ -75,53 +75,45 @@ done:
     return r;
 }
 
-/* A batch between device-local buffers (dmls_batch_prepare_vulkan'd),
- * timed by timestamps against the copy shader over its output's bytes
- * (from its first input, which holds at least as many), its output checked
- * against the CPU's: the rows of a KV-cache gather and a split. */
-typedef struct device_batch {
-    dmls_batch *b;
-    const void *host_in[2];
-    uint64_t in_bytes[2];
-    uint32_t n_in, n_out;
-    const uint64_t *part; /* the output slots' bytes, laid out one after another */
-} device_batch;
-
-static void device_row(const device_batch *d, int reps, bench_batch_row *r) {
+/* A bandwidth-bound case (bench.h: the KV gather, the split) between
+ * device-local buffers, prepared, timed by timestamps against the copy
+ * shader over its output's bytes from its first input (which holds at
+ * least as many), its output checked against the CPU's. */
+static int device_row(bool made, const bench_gpu_case *g, int reps, bench_batch_row *r) {
+    memset(r, 0, sizeof *r);
+    r->name = g->name, r->timing = "gpu (timestamps)", r->items = g->items, r->out_bytes = g->out_bytes;
     vk_buffer in[2], out, stage;
     memset(in, 0, sizeof in), memset(&out, 0, sizeof out), memset(&stage, 0, sizeof stage);
     dmls_vulkan_binding bin[2], bout[8];
     dmls_batch_input hin[2];
     dmls_batch_output hout[8];
-    uint64_t out_bytes = 0, most = 0;
-    for (uint32_t j = 0; j < d->n_out; j++) out_bytes += d->part[j];
-    for (uint32_t k = 0; k < d->n_in; k++) most = d->in_bytes[k] > most ? d->in_bytes[k] : most;
-    most = out_bytes > most ? out_bytes : most;
-    unsigned char *want = malloc(out_bytes);
-    dmls_operator *copy = vkb_copy_op(out_bytes);
-    const dmls_status prepared = dmls_batch_prepare_vulkan(d->b, vkb.ctx);
+    const uint64_t out_bytes = g->out_bytes, part = out_bytes / (g->parts ? g->parts : 1);
+    const uint64_t most = g->in_bytes[0] > out_bytes ? g->in_bytes[0] : out_bytes;
+    unsigned char *want = made ? malloc(out_bytes) : NULL;
+    dmls_operator *copy = made ? vkb_copy_op(out_bytes) : NULL;
+    const dmls_status prepared = made ? dmls_batch_prepare_vulkan(g->batch, vkb.ctx) : DMLS_ERROR_INVALID_ARGUMENT;
     if (prepared == DMLS_ERROR_UNSUPPORTED) /* e.g. a cache beyond one of this device's bindings */
         snprintf(r->skipped, sizeof r->skipped, "%s", dmls_last_error());
     bool ok = want != NULL && copy != NULL && prepared == DMLS_OK &&
               vkb_make_buffer(out_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &out) &&
               vkb_make_buffer(most, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &stage);
-    for (uint32_t k = 0; ok && k < d->n_in; k++) {
-        ok = vkb_make_buffer(d->in_bytes[k], VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &in[k]);
+    for (uint32_t k = 0; ok && k < g->n_in; k++) {
+        ok = vkb_make_buffer(g->in_bytes[k], VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &in[k]);
         if (!ok) break;
-        memcpy(stage.map, d->host_in[k], d->in_bytes[k]);
-        const vk_work up = {.src = stage.buffer, .dst = in[k].buffer, .src_bytes = d->in_bytes[k], .copy = true};
+        memcpy(stage.map, g->in[k], g->in_bytes[k]);
+        const vk_work up = {.src = stage.buffer, .dst = in[k].buffer, .src_bytes = g->in_bytes[k], .copy = true};
         ok = vkb_submit(&up);
-        bin[k] = (dmls_vulkan_binding){in[k].buffer, 0, d->in_bytes[k]};
-        hin[k] = (dmls_batch_input){d->host_in[k], d->in_bytes[k]};
+        bin[k] = (dmls_vulkan_binding){in[k].buffer, 0, g->in_bytes[k]};
+        hin[k] = (dmls_batch_input){g->in[k], g->in_bytes[k]};
     }
-    for (uint64_t j = 0, at = 0; ok && j < d->n_out; at += d->part[j++]) {
-        bout[j] = (dmls_vulkan_binding){out.buffer, at, d->part[j]};
-        hout[j] = (dmls_batch_output){want + at, d->part[j]};
+    for (uint32_t j = 0; ok && j < g->parts; j++) {
+        bout[j] = (dmls_vulkan_binding){out.buffer, j * part, part};
+        hout[j] = (dmls_batch_output){want + j * part, part};
     }
-    const vk_work run = {.batch = d->b, .in = bin, .out = bout, .n_in = d->n_in, .n_out = d->n_out};
+    const vk_work run = {.batch = g->batch, .in = bin, .out = bout, .n_in = g->n_in, .n_out = g->parts};
     const vk_work down = {.src = out.buffer, .dst = stage.buffer, .src_bytes = out_bytes, .copy = true};
     ok = ok && vkb_submit(&run) && vkb_submit(&down) &&
-         dmls_batch_execute(d->b, NULL, hin, d->n_in, hout, d->n_out) == DMLS_OK;
+         dmls_batch_execute(g->batch, NULL, hin, g->n_in, hout, g->parts) == DMLS_OK;
     r->correct = ok && memcmp(stage.map, want, out_bytes) == 0;
     if (ok) {
         const vk_work yard = {
@@ -132,64 +124,13 @@ static void device_row(const device_batch *d, int reps, bench_batch_row *r) {
         r->nyard = 1;
         r->timed = r->us >= 0 && r->yard[0].us >= 0;
         free(times);
-    } else if (!r->skipped[0]) {
+    } else if (made && !r->skipped[0]) {
         fprintf(stderr, "dmlslice bench: the Vulkan %s row: %s\n", r->name, dmls_last_error());
     }
     for (uint32_t k = 0; k < 2; k++) vkb_free_buffer(&in[k]);
     vkb_free_buffer(&out), vkb_free_buffer(&stage);
     dmls_destroy(copy);
     free(want);
-}
-
-/* 512 pages of 16x8x128 float16 from a 4,096-page cache (--quick: 512),
- * the page numbers in a device buffer (crops with bound starts, read and
- * clamped on the device), as the CUDA row. */
-static int kv_row(int reps, bool quick, bench_batch_row *r) {
-    const int64_t pages = quick ? 512 : 4096, shape[4] = {pages, 16, 8, 128}, size[4] = {1, 16, 8, 128};
-    const uint64_t page = 16 * 8 * 128 * 2, cache = (uint64_t)pages * page, out_bytes = 512 * page;
-    memset(r, 0, sizeof *r);
-    r->name = quick ? "kv_gather_512_of_512_f16" : "kv_gather_512_of_4096_f16", r->timing = "gpu (timestamps)";
-    r->items = 512, r->out_bytes = out_bytes;
-    const dmls_tensor t = {DMLS_FLOAT16, 4, shape, NULL, 0};
-    static int32_t starts[512 * 4];
-    for (int i = 0; i < 512; i++) starts[4 * i] = (int32_t)((i * 2654435761u) % (uint32_t)pages);
-    unsigned char *h_cache = malloc(cache);
-    dmls_batch *b = NULL;
-    if (h_cache != NULL && dmls_batch_create_crops(&t, size, 512, NULL, DMLS_STARTS_INT32, &b) == DMLS_OK) {
-        bench_fill(h_cache, cache, 7);
-        const uint64_t part[1] = {out_bytes};
-        const device_batch d = {b, {h_cache, starts}, {cache, sizeof starts}, 2, 1, part};
-        device_row(&d, reps, r);
-    } else {
-        fprintf(stderr, "dmlslice bench: the Vulkan KV row: %s\n", h_cache ? dmls_last_error() : "out of memory");
-    }
-    dmls_batch_destroy(b);
-    free(h_cache);
-    return 1;
-}
-
-/* 1 GiB float32 (4096 x 65536; --quick: 4096 x 1024) into 8 along axis 1. */
-static int split_row(int reps, bool quick, bench_batch_row *r) {
-    const int64_t cols = quick ? 1024 : 65536, shape[2] = {4096, cols};
-    const uint64_t bytes = (uint64_t)4096 * (uint64_t)cols * 4;
-    const int64_t sizes[8] = {cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8, cols / 8};
-    memset(r, 0, sizeof *r);
-    r->name = quick ? "split_16MiB_f32_into_8_axis1" : "split_1GiB_f32_into_8_axis1", r->timing = "gpu (timestamps)";
-    r->items = 8, r->out_bytes = bytes;
-    const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
-    unsigned char *h_in = malloc(bytes);
-    dmls_batch *b = NULL;
-    if (h_in != NULL && dmls_batch_create_split(&t, 1, sizes, 8, 0, &b) == DMLS_OK) {
-        bench_fill(h_in, bytes, 8);
-        const uint64_t part[8] = {bytes / 8, bytes / 8, bytes / 8, bytes / 8,
-                                  bytes / 8, bytes / 8, bytes / 8, bytes / 8};
-        const device_batch d = {b, {h_in, NULL}, {bytes, 0}, 1, 8, part};
-        device_row(&d, reps, r);
-    } else {
-        fprintf(stderr, "dmlslice bench: the Vulkan split row: %s\n", h_in ? dmls_last_error() : "out of memory");
-    }
-    dmls_batch_destroy(b);
-    free(h_in);
     return 1;
 }
 
@@ -236,7 +177,8 @@ done:
     bench_crops_free(&c);
     dmls_destroy(copy);
     free(times);
-    return 2 + kv_row(reps, quick, &rows[2]) + split_row(reps, quick, &rows[3]);
+    return 2 + bench_gpu_case_row(bench_kv_make, device_row, reps, quick, &rows[2]) +
+           bench_gpu_case_row(bench_split_make, device_row, reps, quick, &rows[3]);
 }
 
 #else
