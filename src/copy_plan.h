@@ -14,8 +14,8 @@
  *                     = src[src_offset + esize * dot(c, src_stride)]
  * Offsets are in bytes from the bound bases, strides in elements. After
  * dmls_normalize: no size-1 dims, all dst strides > 0, dims ordered by
- * decreasing dst stride, no two neighbours that could merge, and
- * count == product(shape). ndim 0 with count 1 is a single element;
+ * decreasing dst stride, no two neighbours that could merge,
+ * count == product(shape), and tile_dim set. ndim 0 with count 1 is a single element;
  * count 0 means there is nothing to do. */
 typedef struct dmls_copy_plan {
     int32_t esize;
@@ -26,6 +26,12 @@ typedef struct dmls_copy_plan {
     int64_t src_offset;
     int64_t dst_offset;
     uint64_t count;
+    /* A transposed copy: the dim the input walks fastest (the smallest
+     * non-zero |src_stride|) is not the innermost one, which the output walks
+     * fastest (dst_stride 1). tile_dim names that dim, so a backend can copy
+     * tiles over the two fast dims, reading and writing whole lines on both
+     * sides (docs/backends.md); -1 when the copy is not transposed. */
+    int32_t tile_dim;
 } dmls_copy_plan;
 
 /* The copy plans of a problem: the copy itself, and for SLICE_GRAD the zero

@@ -33,7 +33,26 @@
 #include "checked.h"
 #include "copy_plan.h"
 
+static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
+
+/* See dmls_copy_plan.tile_dim: among the outer dims, the one with the
+ * smallest non-zero |src_stride|, when it is smaller than the innermost's
+ * and the output is packed along the innermost. A broadcast dim (stride 0)
+ * reads one element and is no fast axis. */
+static int32_t tile_dim(const dmls_copy_plan *p) {
+    const int inner = p->ndim - 1;
+    if (p->ndim < 2 || p->dst_stride[inner] != 1) return -1;
+    int32_t best = -1;
+    for (int i = 0; i < inner; i++) {
+        uint64_t s = magnitude(p->src_stride[i]);
+        if (s != 0 && (best < 0 || s < magnitude(p->src_stride[best]))) best = i;
+    }
+    if (best < 0 || magnitude(p->src_stride[best]) >= magnitude(p->src_stride[inner])) return -1;
+    return best;
+}
+
 void dmls_normalize(dmls_copy_plan *p) {
+    p->tile_dim = -1;
     uint64_t count = 1;
     for (int i = 0; i < p->ndim; i++) count *= (uint64_t)p->shape[i]; /* fits: validated */
     p->count = count;
@@ -98,6 +117,7 @@ void dmls_normalize(dmls_copy_plan *p) {
     }
     p->ndim = out;
     for (int i = out; i < DMLS_MAX_RANK; i++) p->shape[i] = 1, p->src_stride[i] = 0, p->dst_stride[i] = 0;
+    p->tile_dim = tile_dim(p);
 }
 
 void dmls_plan_copies(const dmls_problem *pr, dmls_copy_plan *copy, dmls_copy_plan *fill, bool *zero_fill) {
