@@ -57,13 +57,15 @@ static bool built_here(dmls_cpu_kernel k) {
     case DMLS_CPU_REVERSE_AVX2:
     case DMLS_CPU_STRIDE2_AVX2:
     case DMLS_CPU_SHUFFLE3_AVX2:
+    case DMLS_CPU_TILED_AVX2:
 #if defined(__x86_64__) || defined(__i386__)
         return true;
 #else
         return false;
 #endif
     case DMLS_CPU_REVERSE_NEON:
-    case DMLS_CPU_SHUFFLE_NEON: return DMLS_CPU_NEON_KERNELS;
+    case DMLS_CPU_SHUFFLE_NEON:
+    case DMLS_CPU_TILED_NEON: return DMLS_CPU_NEON_KERNELS;
     default: return true;
     }
 }

@@ -4,6 +4,7 @@
  * the CPU has and whose pick accepts the copy wins. */
 #include <string.h>
 
+#include "copy_tiled.h"
 #include "features.h"
 #include "kernels.h"
 #include "split.h"
@@ -93,6 +94,15 @@ static dmls_cpu_rows_fn pick_wide(dmls_cpu_prepared *cp) {
     return k != 0 && k <= 16 ? dmls_cpu_pick_wide(k) : NULL;
 }
 
+static dmls_cpu_rows_fn pick_tiled(dmls_cpu_prepared *cp) {
+    return cp->tiled ? dmls_cpu_pick_tiled(cp->width) : NULL;
+}
+
+/* The register transposes: rows read contiguously (forwards or backwards). */
+static bool tiled_in_registers(const dmls_cpu_prepared *cp) {
+    return cp->tiled && (cp->row_src_step == cp->width || cp->row_src_step == -(int64_t)cp->width);
+}
+
 static dmls_cpu_rows_fn pick_strided(dmls_cpu_prepared *cp) {
     return contiguous(cp) ? NULL : dmls_cpu_pick_strided(cp->width);
 }
@@ -101,6 +111,10 @@ static dmls_cpu_rows_fn pick_strided(dmls_cpu_prepared *cp) {
 /* The same cases on AArch64 (kernels_neon.c), the same minimum row. */
 static dmls_cpu_rows_fn pick_reverse_neon(dmls_cpu_prepared *cp) {
     return packed_long_rows(cp) ? dmls_cpu_pick_reverse_neon(cp->width, cp->item_src_step) : NULL;
+}
+
+static dmls_cpu_rows_fn pick_tiled_neon(dmls_cpu_prepared *cp) {
+    return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_neon(cp->width) : NULL;
 }
 
 static dmls_cpu_rows_fn pick_shuffle_neon(dmls_cpu_prepared *cp) {
@@ -112,6 +126,10 @@ static dmls_cpu_rows_fn pick_shuffle_neon(dmls_cpu_prepared *cp) {
 #if defined(__x86_64__) || defined(__i386__)
 static dmls_cpu_rows_fn pick_contig_nt_avx2(dmls_cpu_prepared *cp) {
     return contiguous(cp) && cp->nontemporal ? dmls_cpu_rows_contig_nt_avx2 : NULL;
+}
+
+static dmls_cpu_rows_fn pick_tiled_avx2(dmls_cpu_prepared *cp) {
+    return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_avx2(cp->width) : NULL;
 }
 
 static dmls_cpu_rows_fn pick_reverse_avx2(dmls_cpu_prepared *cp) {
@@ -149,7 +167,8 @@ typedef struct kernel_row {
     dmls_cpu_rows_fn (*pick)(dmls_cpu_prepared *cp);
 } kernel_row;
 
-/* Best first. The permute kernels (reverse, stride 2), the shuffles and the
+/* Best first. A tiled copy (cp->tiled) is one no other kernel reads whole
+ * lines of, so its rows come first. The permute kernels (reverse, stride 2), the shuffles and the
  * wide moves never suit the same copy (powers of two against widths between
  * them), so among them the order is only the order of preference. */
 static const kernel_row kernels[] = {
@@ -158,6 +177,13 @@ static const kernel_row kernels[] = {
     {DMLS_CPU_CONTIG_NT_AVX2, "contig_nt_avx2", DMLS_CPU_AVX2, true, pick_contig_nt_avx2},
 #endif
     {DMLS_CPU_CONTIG, "contig", 0, false, pick_contig},
+#if defined(__x86_64__) || defined(__i386__)
+    {DMLS_CPU_TILED_AVX2, "tiled_avx2", DMLS_CPU_AVX2, true, pick_tiled_avx2},
+#endif
+#if DMLS_CPU_NEON_KERNELS
+    {DMLS_CPU_TILED_NEON, "tiled_neon", DMLS_CPU_NEON, false, pick_tiled_neon},
+#endif
+    {DMLS_CPU_TILED, "tiled", 0, false, pick_tiled},
 #if defined(__x86_64__) || defined(__i386__)
     {DMLS_CPU_REVERSE_AVX2, "reverse_avx2", DMLS_CPU_AVX2, true, pick_reverse_avx2},
     {DMLS_CPU_STRIDE2_AVX2, "stride2_avx2", DMLS_CPU_AVX2, true, pick_stride2_avx2},
@@ -198,6 +224,36 @@ static void select_kernel(dmls_cpu_prepared *cp, unsigned features) {
 
 /* ------------------------------------------------------------ prepare */
 
+static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
+
+/* A transposed copy (copy_tiled.h): the output packed along the innermost
+ * dim, which the input walks in steps past what the gathers read whole
+ * (more than 32 bytes), while an outer dim steps through the input by less
+ * than a line. That dim (the smallest step) moves next to the innermost, to
+ * be the rows of the tiled kernels. Computed here, on the items after the
+ * fold, rather than from the plan's tile_dim: a pair of 8-byte halves
+ * contiguous on both sides is one 16-byte item to transpose. */
+static void tile_rows(dmls_cpu_prepared *cp) {
+    const int n = cp->ndim, inner = n - 1;
+    if (n < 2 || cp->dst_step[inner] != cp->width || magnitude(cp->src_step[inner]) <= 32) return;
+    int a = -1;
+    for (int i = 0; i < inner; i++) {
+        uint64_t s = magnitude(cp->src_step[i]);
+        if (s != 0 && (a < 0 || s < magnitude(cp->src_step[a]))) a = i;
+    }
+    if (a < 0 || magnitude(cp->src_step[a]) >= DMLS_TILE_BYTES) return;
+    const int64_t shape = cp->shape[a], src = cp->src_step[a], dst = cp->dst_step[a];
+    for (int i = a; i < inner - 1; i++) {
+        cp->shape[i] = cp->shape[i + 1];
+        cp->src_step[i] = cp->src_step[i + 1];
+        cp->dst_step[i] = cp->dst_step[i + 1];
+    }
+    cp->shape[inner - 1] = shape;
+    cp->src_step[inner - 1] = src;
+    cp->dst_step[inner - 1] = dst;
+    cp->tiled = true;
+}
+
 void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigned features,
                       uint64_t nt_threshold) {
     memset(cp, 0, sizeof *cp);
@@ -229,6 +285,7 @@ void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigne
     }
     cp->ndim = n;
     for (int i = n; i < DMLS_MAX_RANK; i++) cp->shape[i] = 1;
+    tile_rows(cp);
     cp->items = 1;
     for (int i = 0; i < n; i++) cp->items *= (uint64_t)cp->shape[i];
     cp->out_bytes = cp->items * (uint64_t)cp->width;
@@ -239,7 +296,8 @@ void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigne
     cp->item_dst_step = cp->dst_step[n - 1];
     cp->row_src_step = n >= 2 ? cp->src_step[n - 2] : 0;
     cp->row_dst_step = n >= 2 ? cp->dst_step[n - 2] : 0;
-    uint64_t per_item = (uint64_t)(ss < 0 ? -ss : ss);
+    /* a tiled copy reads the input along its rows, a line for a line's worth of items */
+    uint64_t per_item = magnitude(cp->tiled ? cp->row_src_step : ss);
     if (per_item > 64) per_item = 64;
     if (per_item < (uint64_t)w) per_item = (uint64_t)w;
     const uint64_t in_bytes = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
@@ -248,5 +306,9 @@ void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigne
     cp->split_grain = row * w <= DMLS_SPLIT_ROW_BYTES
                           ? (uint64_t)row
                           : (uint64_t)(w < DMLS_SPLIT_GRAIN_BYTES ? DMLS_SPLIT_GRAIN_BYTES / w : 1);
+    if (cp->tiled) { /* shares of whole blocks of rows, so no share starts inside a block */
+        const int64_t rows = cp->shape[n - 2] < dmls_tile_items(w) ? cp->shape[n - 2] : dmls_tile_items(w);
+        cp->split_grain = (uint64_t)row > UINT64_MAX / (uint64_t)rows ? UINT64_MAX : (uint64_t)(row * rows);
+    }
     select_kernel(cp, features);
 }

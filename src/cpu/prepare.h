@@ -30,6 +30,9 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_SHUFFLE3_AVX2,     /* the shuffle gather for forward steps, three loads per block */
     DMLS_CPU_REVERSE_NEON,      /* packed output, items of 1/2/4/8 bytes at step -width */
     DMLS_CPU_SHUFFLE_NEON,      /* packed output gathered by table lookups (the shuffle masks) */
+    DMLS_CPU_TILED,             /* a transposed copy in line-sized blocks, item by item (copy_tiled.h) */
+    DMLS_CPU_TILED_AVX2,        /* the same, sub-tiles transposed in registers */
+    DMLS_CPU_TILED_NEON,        /* the same on AArch64 */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 
@@ -69,6 +72,7 @@ typedef struct dmls_cpu_prepared {
     uint64_t split_grain;   /* work is split between threads at multiples of this many items (split.h) */
     int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
     int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
+    bool tiled;                    /* a transposed copy: the rows dim is the input's fast dim (copy_tiled.h) */
     unsigned char shuffle[2][16];  /* DMLS_CPU_SHUFFLE_AVX2 and _NEON: byte masks for the low and high load */
     int64_t shuffle_span;          /* bytes of input one 16-byte output block reads */
     int64_t shuffle_items;         /* items in one 16-byte output block (16 / width) */

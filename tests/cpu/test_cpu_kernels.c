@@ -5,34 +5,9 @@
  * 4 threads; then slices built to hit each specialized kernel, asserting the
  * dispatch chose it; then the specialized kernels with the input against
  * guard pages on either side, so a read outside the input faults. */
-#include <stdbool.h>
-
-#include "cpu/context.h"
-#include "cpu/run.h"
-#include "cpu/features.h"
-#include "cpu/kernels.h"
-#include "operator.h"
-#include "support/dtype.h"
 #include "support/guarded.h"
 #include "support/layout.h"
-#include "test.h"
-
-typedef struct spec {
-    int esize, ndim;
-    int64_t in_shape[8], in_strides[8], offsets[8], sizes[8], steps[8], out_shape[8], out_strides[8];
-    uint64_t in_off, out_off;
-} spec;
-
-
-static dmls_operator *make(const spec *s) {
-    dmls_tensor in = {test_dtype_of_size(s->esize), s->ndim, s->in_shape, s->in_strides, s->in_off};
-    dmls_tensor out = {test_dtype_of_size(s->esize), s->ndim, s->out_shape, s->out_strides, s->out_off};
-    dmls_window win = {s->offsets, s->sizes, s->steps};
-    dmls_operator *op = NULL;
-    dmls_status st = dmls_create(&in, &out, &win, &op);
-    CHECK(st == DMLS_OK, "create: %s", dmls_last_error());
-    return op;
-}
+#include "variants.h"
 
 static void random_spec(spec *s) {
     static const int sizes[4] = {1, 2, 4, 8};
@@ -55,70 +30,6 @@ static void random_spec(spec *s) {
                   &s->in_off);
     random_layout(kind != 2 ? RANDOM_PACKED : RANDOM_ANY, s->ndim, s->out_shape, false, (size_t)s->esize,
                   s->out_strides, &s->out_off);
-}
-
-static dmls_context *contexts[5]; /* index = threads */
-
-/* Runs op through a CPU plan built with `features` and streaming from
- * nt_threshold, on the calling thread and on 1..4 threads, and compares the
- * whole output buffer (padding included) with the reference's. */
-static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold,
-                          const char *what) {
-    dmls_operator v = *op;
-    dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
-    dmls_cpu_prepare(&cpu, &v.copy, features, nt_threshold);
-    v.prepared[DMLS_BACKEND_CPU] = &cpu;
-    uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-    size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
-    unsigned char *in_buf = malloc(ib + 8), *ref_buf = malloc(ob + 8), *out_buf = malloc(ob + 8),
-                  *garbage = malloc(ob + 1);
-    unsigned char *in = in_buf + in_shift, *ref = ref_buf + out_shift, *out = out_buf + out_shift;
-    test_fill_random(in_buf, ib + 8);
-    test_fill_random(garbage, ob + 1);
-    memcpy(ref, garbage, ob);
-    CHECK_STATUS(dmls_execute_reference(op, in, ib, ref, ob), DMLS_OK);
-    for (int t = 0; t <= 4; t++) { /* 0: dmls_execute; t: dmls_execute_on with t threads */
-        memcpy(out, garbage, ob);
-        dmls_status st = t == 0 ? dmls_execute(&v, in, ib, out, ob)
-                                : dmls_execute_on(&v, contexts[t], in, ib, out, ob);
-        CHECK(st == DMLS_OK, "%s: %s", what, dmls_last_error());
-        CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d threads %d differs from reference", what,
-              dmls_cpu_kernel_name(cpu.kernel), cpu.width, t);
-    }
-    /* Ranges cut anywhere, in any order: shares that start and end inside a
-     * row or a tile of rows (the context cuts only on row bounds for rows up
-     * to 64 KiB, so these starts are reached here). */
-    if (cpu.items > 0) {
-        uint64_t cuts[6];
-        int k = (int)test_range(1, 4);
-        cuts[0] = 0;
-        for (int i = 1; i <= k; i++) cuts[i] = (uint64_t)test_range(0, (int64_t)cpu.items);
-        cuts[k + 1] = cpu.items;
-        for (int i = 1; i <= k; i++) /* sort */
-            for (int j = i; j > 1 && cuts[j - 1] > cuts[j]; j--) {
-                uint64_t x = cuts[j];
-                cuts[j] = cuts[j - 1];
-                cuts[j - 1] = x;
-            }
-        memcpy(out, garbage, ob);
-        for (int i = k; i >= 0; i--) dmls_cpu_run_range(&cpu, in, out, cuts[i], cuts[i + 1]);
-        CHECK(memcmp(out, ref, ob) == 0, "%s: kernel %s width %d, %d ranges cut at random, differs from reference",
-              what, dmls_cpu_kernel_name(cpu.kernel), cpu.width, k + 1);
-    }
-    free(in_buf);
-    free(ref_buf);
-    free(out_buf);
-    free(garbage);
-}
-
-/* Every feature subset this CPU has, and the kernel each one picks. */
-static void check_all_variants(const dmls_operator *op, const char *what) {
-    unsigned have = dmls_cpu_features();
-    for (unsigned f = 0; f <= have; f++) {
-        if ((f & have) != f) continue;
-        check_variant(op, f, UINT64_MAX, what);
-        check_variant(op, f, 0, what);
-    }
 }
 
 static void random_tests(int count) {

@@ -69,4 +69,23 @@ static inline void random_layout(random_layout_kind kind, int32_t n, const int64
     *byte_offset = off;
 }
 
+/* random_layout over a random storage order: the dims are laid out as
+ * random_layout lays out shape permuted (order[0] outermost), so the
+ * tensor is a transposed view of that packed or padded buffer (a Fortran
+ * file, an NHWC tensor read as NCHW). */
+static inline void random_permuted_layout(random_layout_kind kind, int32_t n, const int64_t *shape, bool is_input,
+                                          size_t esize, int64_t *strides, uint64_t *byte_offset) {
+    int order[8];
+    int64_t stored[8], stored_strides[8];
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+        int j = (int)test_range(0, i), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int i = 0; i < n; i++) stored[i] = shape[order[i]];
+    random_layout(kind, n, stored, is_input, esize, stored_strides, byte_offset);
+    for (int i = 0; i < n; i++) strides[order[i]] = stored_strides[i];
+}
+
 #endif

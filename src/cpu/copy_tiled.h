@@ -1,0 +1,99 @@
+/* Tiled copies: the transposed copies, where the output's fast axis is not
+ * the input's. prepare.c moves the input's fast dim next to the innermost, so
+ * a kernel's rows are that dim: row r of item c is read at
+ * src + r * row_src_step + c * item_src_step and written at
+ * dst + r * row_dst_step + c * width. Walking either side alone touches a new
+ * line per item on the other; a block of one line's worth of items on both
+ * sides (64 bytes a row, 64 bytes a column) reads and writes every line whole
+ * while it sits in L1. The kernels move a block as square sub-tiles,
+ * transposed in registers (kernels_tiled_avx2.c, kernels_tiled_neon.c) or
+ * item by item (copy_tiled.c, the portable path the others are tested
+ * against). */
+#ifndef DMLS_CPU_COPY_TILED_H
+#define DMLS_CPU_COPY_TILED_H
+
+#include "prepare.h"
+
+/* Bytes of a block's side: one cache line. */
+#define DMLS_TILE_BYTES 64
+
+/* Items on a block's side for items of w bytes: a line's worth, at least 2. */
+static inline int64_t dmls_tile_items(int64_t w) {
+    return w >= DMLS_TILE_BYTES / 2 ? 2 : DMLS_TILE_BYTES / w;
+}
+
+/* Columns of a panel: the kernels walk a panel of columns down all the
+ * rows before the next, so the pages of its columns (a page each, in a wide
+ * input) stay in the TLB while each row block reads the next line of each. */
+#ifndef DMLS_TILE_PANEL_BYTES
+#define DMLS_TILE_PANEL_BYTES 1024
+#endif
+static inline int64_t dmls_tile_panel(int64_t w) {
+    const int64_t b = dmls_tile_items(w), p = DMLS_TILE_PANEL_BYTES / w;
+    return p < b ? b : p - p % b;
+}
+
+/* The body of a SIMD tiled kernel (dst, src, n, rows, p in scope, and
+ * LOAD64(to, from), STORE64(to, from, nt) moving one line): blocks of
+ * b = 64 / W items a side. A block's b input lines are copied whole into
+ * `in`, transposed there by S x S sub-tiles, TILE(s, ss, d, ds) (input vector
+ * j, a column, at s + j * ss; output vector i, a row, at d + i * ds), into
+ * `out`, whose b lines go out whole, streaming where the output is past the
+ * cache (nt) and the line is aligned. Staging matters at power-of-two row
+ * pitches (an 8192-wide matrix): a block's lines then all fall in one cache
+ * set, so lines read or written piecemeal would evict each other. Rows read
+ * backwards (row_src_step == -W) are staged from the block's last row, whose
+ * address is lowest, and go out last to first. A block's ragged edge goes
+ * item by item. */
+#define DMLS_TILED_WALK(W, S, TILE)                                                                 \
+    do {                                                                                            \
+        _Alignas(64) unsigned char in[DMLS_TILE_BYTES * DMLS_TILE_BYTES / W];                       \
+        _Alignas(64) unsigned char out[DMLS_TILE_BYTES * DMLS_TILE_BYTES / W];                      \
+        const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;            \
+        const int64_t b = DMLS_TILE_BYTES / W, flip = rs < 0 ? b - 1 : 0;                           \
+        const int64_t panel = dmls_tile_panel(W);                                                   \
+        const bool nt = p->nontemporal;                                                             \
+        for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                 \
+            const int64_t p1 = n - p0 < panel ? n : p0 + panel;                                     \
+            for (int64_t r0 = 0; r0 < rows; r0 += b) {                                              \
+                const int64_t rb = rows - r0 < b ? rows - r0 : b;                                   \
+                for (int64_t c0 = p0; c0 < p1; c0 += b) {                                           \
+                    const int64_t cb = p1 - c0 < b ? p1 - c0 : b;                                   \
+                    if (rb < b || cb < b) {                                                         \
+                        dmls_cpu_tiled_items(dst + r0 * rd + c0 * W, src + r0 * rs + c0 * ss, cb, rb, p); \
+                        continue;                                                                   \
+                    }                                                                               \
+                    const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                     \
+                    for (int64_t c = 0; c < b; c++) LOAD64(in + c * DMLS_TILE_BYTES, s0 + c * ss);  \
+                    for (int64_t r = 0; r < b; r += S)                                              \
+                        for (int64_t c = 0; c < b; c += S)                                          \
+                            TILE(in + c * DMLS_TILE_BYTES + r * W, DMLS_TILE_BYTES,                 \
+                                 out + r * DMLS_TILE_BYTES + c * W, DMLS_TILE_BYTES);               \
+                    unsigned char *d0 = dst + (r0 + flip) * rd + c0 * W;                            \
+                    const int64_t ds = rs < 0 ? -rd : rd;                                           \
+                    for (int64_t r = 0; r < b; r++) STORE64(d0 + r * ds, out + r * DMLS_TILE_BYTES, nt); \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    } while (0)
+
+/* The portable tiled kernel, for items of any width and any steps. */
+dmls_cpu_rows_fn dmls_cpu_pick_tiled(int32_t w);
+
+/* Copies rows x cols items of a tiled copy one at a time (a block's ragged
+ * edges, for the SIMD kernels). */
+void dmls_cpu_tiled_items(unsigned char *dst, const unsigned char *src, int64_t cols, int64_t rows,
+                          const dmls_cpu_prepared *p);
+
+#if defined(__x86_64__) || defined(__i386__)
+/* Items of 1, 2, 4 or 8 bytes read contiguously along the rows (row_src_step
+ * == +-width); NULL otherwise. */
+dmls_cpu_rows_fn dmls_cpu_pick_tiled_avx2(int32_t w);
+#endif
+
+#if DMLS_CPU_NEON_KERNELS
+/* The same cases on AArch64. */
+dmls_cpu_rows_fn dmls_cpu_pick_tiled_neon(int32_t w);
+#endif
+
+#endif

@@ -1,0 +1,124 @@
+/* The tiled kernels on AArch64 (copy_tiled.h): the sub-tiles of
+ * kernels_tiled_avx2.c, transposed by rounds of zips (zip1/zip2 interleave
+ * the low or high halves of two vectors, as SSE2's unpacks do), for items of
+ * 1, 2, 4 and 8 bytes read contiguously along the rows. */
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#include <stdbool.h>
+
+#include "copy_tiled.h"
+
+/* A block's lines in and out (copy_tiled.h); no streaming stores on
+ * AArch64, as in kernels_neon.c. */
+static inline void load64(unsigned char *to, const unsigned char *from) {
+    vst1q_u8_x4(to, vld1q_u8_x4(from));
+}
+static inline void store64(unsigned char *to, const unsigned char *from, bool nt) {
+    (void)nt;
+    vst1q_u8_x4(to, vld1q_u8_x4(from));
+}
+#define LOAD64 load64
+#define STORE64 store64
+
+static inline uint8x16_t ld(const unsigned char *s) { return vld1q_u8(s); }
+static inline void st(unsigned char *d, uint8x16_t v) { vst1q_u8(d, v); }
+static inline uint8x16_t zip1_16(uint8x16_t a, uint8x16_t b) {
+    return vreinterpretq_u8_u16(vzip1q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b)));
+}
+static inline uint8x16_t zip2_16(uint8x16_t a, uint8x16_t b) {
+    return vreinterpretq_u8_u16(vzip2q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b)));
+}
+static inline uint8x16_t zip1_32(uint8x16_t a, uint8x16_t b) {
+    return vreinterpretq_u8_u32(vzip1q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b)));
+}
+static inline uint8x16_t zip2_32(uint8x16_t a, uint8x16_t b) {
+    return vreinterpretq_u8_u32(vzip2q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b)));
+}
+static inline uint8x16_t zip1_64(uint8x16_t a, uint8x16_t b) {
+    return vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b)));
+}
+static inline uint8x16_t zip2_64(uint8x16_t a, uint8x16_t b) {
+    return vreinterpretq_u8_u64(vzip2q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b)));
+}
+
+/* 2 x 2 items of 8 bytes. */
+static inline void tile_8(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    uint8x16_t r0 = ld(s), r1 = ld(s + ss);
+    st(d, zip1_64(r0, r1));
+    st(d + ds, zip2_64(r0, r1));
+}
+
+/* 4 x 4 items of 4 bytes. */
+static inline void tile_4(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    uint8x16_t r0 = ld(s), r1 = ld(s + ss), r2 = ld(s + 2 * ss), r3 = ld(s + 3 * ss);
+    uint8x16_t a0 = zip1_32(r0, r1), a1 = zip2_32(r0, r1), a2 = zip1_32(r2, r3), a3 = zip2_32(r2, r3);
+    st(d, zip1_64(a0, a2));
+    st(d + ds, zip2_64(a0, a2));
+    st(d + 2 * ds, zip1_64(a1, a3));
+    st(d + 3 * ds, zip2_64(a1, a3));
+}
+
+/* 8 x 8 items of 2 bytes: the rounds of kernels_tiled_avx2.c's tile_2. */
+static inline void tile_2(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    uint8x16_t r[8], a[8], b[8];
+    for (int j = 0; j < 8; j++) r[j] = ld(s + j * ss);
+    for (int j = 0; j < 8; j += 2) {
+        a[j] = zip1_16(r[j], r[j + 1]);
+        a[j + 1] = zip2_16(r[j], r[j + 1]);
+    }
+    for (int j = 0; j < 8; j += 4) {
+        b[j] = zip1_32(a[j], a[j + 2]);
+        b[j + 1] = zip2_32(a[j], a[j + 2]);
+        b[j + 2] = zip1_32(a[j + 1], a[j + 3]);
+        b[j + 3] = zip2_32(a[j + 1], a[j + 3]);
+    }
+    for (int i = 0; i < 4; i++) {
+        st(d + (2 * i) * ds, zip1_64(b[i], b[i + 4]));
+        st(d + (2 * i + 1) * ds, zip2_64(b[i], b[i + 4]));
+    }
+}
+
+/* 16 x 16 items of 1 byte: the rounds of kernels_tiled_avx2.c's tile_1. */
+static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    uint8x16_t x[16], y[16];
+    for (int j = 0; j < 16; j++) x[j] = ld(s + j * ss);
+    for (int k = 0; k < 8; k++) {
+        y[2 * k] = vzip1q_u8(x[2 * k], x[2 * k + 1]);
+        y[2 * k + 1] = vzip2q_u8(x[2 * k], x[2 * k + 1]);
+    }
+    for (int m = 0; m < 4; m++)
+        for (int h = 0; h < 2; h++) {
+            x[4 * m + 2 * h] = zip1_16(y[4 * m + h], y[4 * m + 2 + h]);
+            x[4 * m + 2 * h + 1] = zip2_16(y[4 * m + h], y[4 * m + 2 + h]);
+        }
+    for (int o = 0; o < 2; o++)
+        for (int q = 0; q < 4; q++) {
+            y[8 * o + 2 * q] = zip1_32(x[8 * o + q], x[8 * o + 4 + q]);
+            y[8 * o + 2 * q + 1] = zip2_32(x[8 * o + q], x[8 * o + 4 + q]);
+        }
+    for (int t = 0; t < 8; t++) {
+        st(d + (2 * t) * ds, zip1_64(y[t], y[8 + t]));
+        st(d + (2 * t + 1) * ds, zip2_64(y[t], y[8 + t]));
+    }
+}
+
+#define DEFINE_TILED_NEON(W, S)                                                                     \
+    static void rows_tiled_##W##_neon(unsigned char *dst, const unsigned char *src, int64_t n,       \
+                                      int64_t rows, const dmls_cpu_prepared *p) {                     \
+        DMLS_TILED_WALK(W, S, tile_##W);                                                            \
+    }
+DEFINE_TILED_NEON(1, 16)
+DEFINE_TILED_NEON(2, 8)
+DEFINE_TILED_NEON(4, 4)
+DEFINE_TILED_NEON(8, 2)
+
+dmls_cpu_rows_fn dmls_cpu_pick_tiled_neon(int32_t w) {
+    switch (w) {
+    case 1: return rows_tiled_1_neon;
+    case 2: return rows_tiled_2_neon;
+    case 4: return rows_tiled_4_neon;
+    case 8: return rows_tiled_8_neon;
+    default: return NULL;
+    }
+}
+#endif

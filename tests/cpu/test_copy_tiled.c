@@ -1,0 +1,193 @@
+/* The tiled kernels (src/cpu/copy_tiled.h) against dmls_execute_reference,
+ * byte for byte, through every CPU plan variant (variants.h): transposes of
+ * every item width (1, 2, 4, 8, and 3 and 16 bytes folded from short runs)
+ * at sizes around the sub-tile, the block and the panel, with the input or
+ * the output view permuted and either axis reversed, asserting the dispatch
+ * chose the tiled kernel; random permuted views of ranks 2-8 under random
+ * windows, steps, reversals and padding; and transposes with the input
+ * against guard pages, so a read outside it faults. */
+#include "cpu/copy_tiled.h"
+#include "support/guarded.h"
+#include "support/layout.h"
+#include "variants.h"
+
+/* The tiled kernel the dispatch picks with `features` for items of width w
+ * read contiguously along the rows. */
+static dmls_cpu_kernel want_tiled(unsigned features, int w) {
+    const bool pow2 = w == 1 || w == 2 || w == 4 || w == 8;
+#if defined(__x86_64__) || defined(__i386__)
+    if (pow2 && (features & DMLS_CPU_AVX2)) return DMLS_CPU_TILED_AVX2;
+#elif DMLS_CPU_NEON_KERNELS
+    if (pow2 && (features & DMLS_CPU_NEON)) return DMLS_CPU_TILED_NEON;
+#endif
+    (void)pow2, (void)features;
+    return DMLS_CPU_TILED;
+}
+
+/* An R x C matrix of items of `run` elements of esize bytes (the run
+ * contiguous on both sides, folded into one item) copied to its transpose:
+ * the input permuted (read down its columns into a packed output) or the
+ * output permuted (a packed input written down the output's columns), with
+ * the rows or columns read in reverse. */
+static void transpose_case(int esize, int64_t run, int64_t R, int64_t C, bool permute_input, int reverse) {
+    spec s;
+    memset(&s, 0, sizeof s);
+    s.esize = esize;
+    s.ndim = run > 1 ? 3 : 2;
+    const int64_t shape[3] = {C, R, run};
+    for (int i = 0; i < s.ndim; i++) {
+        s.in_shape[i] = s.out_shape[i] = s.sizes[i] = shape[i];
+        s.steps[i] = 1;
+    }
+    /* The stored matrix is R x C (x run): dims 0 and 1 swap their strides. */
+    const int64_t packed[3] = {run, C * run, 1}, plain[3] = {R * run, run, 1};
+    for (int i = 0; i < s.ndim; i++) {
+        s.in_strides[i] = permute_input ? packed[i] : plain[i];
+        s.out_strides[i] = permute_input ? plain[i] : packed[i];
+    }
+    if (reverse) s.steps[reverse == 1 ? 1 : 0] = -1; /* 1: the output's fast dim, 2: its rows */
+    dmls_operator *op = make(&s);
+    if (!op) return;
+    char what[128];
+    snprintf(what, sizeof what, "transpose %lld x %lld of %d x %lld bytes, %s permuted, reverse %d", (long long)R,
+             (long long)C, esize, (long long)run, permute_input ? "input" : "output", reverse);
+    const int w = (int)(esize * run);
+    const unsigned have = dmls_cpu_features();
+    for (unsigned f = 0; f <= have; f++) {
+        if ((f & have) != f) continue;
+        dmls_cpu_prepared cp;
+        dmls_cpu_prepare(&cp, &op->copy, f, UINT64_MAX);
+        const bool tiles = R > 1 && C > 1 && (int64_t)w * (permute_input ? C : R) > 32;
+        if (tiles) {
+            CHECK(cp.kernel == want_tiled(f, w), "%s, features 0x%x: dispatch chose %s, expected %s", what, f,
+                  dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want_tiled(f, w)));
+            CHECK(cp.width == w, "%s: item width %d, expected %d", what, cp.width, w);
+        }
+    }
+    check_all_variants(op, what);
+    dmls_destroy(op);
+}
+
+static void directed_tests(void) {
+    static const int esizes[4] = {1, 2, 4, 8};
+    for (int e = 0; e < 4; e++) {
+        const int64_t w = esizes[e], sub = w == 1 ? 16 : w == 8 ? 4 : 8, b = dmls_tile_items(w),
+                      panel = dmls_tile_panel(w);
+        /* around a sub-tile, a block and a panel */
+        const int64_t sizes[] = {sub - 1, sub + 1, b - 1, b, b + 3, 2 * b + sub + 1, panel + 5};
+        const int n = (int)(sizeof sizes / sizeof sizes[0]);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                if (sizes[i] * sizes[j] > 300000) continue;
+                transpose_case(esizes[e], 1, sizes[i], sizes[j], (i + j) % 2 == 0, (i + 2 * j) % 3);
+            }
+        transpose_case(esizes[e], 1, 2 * b + 1, 3 * b - 1, true, 0);
+        transpose_case(esizes[e], 1, 2 * b + 1, 3 * b - 1, false, 2);
+    }
+    /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
+    transpose_case(8, 2, 37, 41, true, 0);
+    transpose_case(8, 2, 41, 37, false, 2);
+    transpose_case(1, 3, 70, 67, true, 1);
+    transpose_case(1, 3, 67, 70, false, 0);
+}
+
+/* Random views of ranks 2-8 whose storage orders are random permutations,
+ * under random windows; returns how many took a tiled kernel. */
+static int random_tests(int count) {
+    static const int esizes[4] = {1, 2, 4, 8};
+    int tiled = 0;
+    for (int k = 0; k < count; k++) {
+        spec s;
+        memset(&s, 0, sizeof s);
+        s.esize = esizes[test_range(0, 3)];
+        s.ndim = (int)test_range(2, 8);
+        const int64_t max_dim = s.ndim == 2 ? 150 : s.ndim == 3 ? 40 : s.ndim <= 5 ? 9 : 4;
+        for (int i = 0; i < s.ndim; i++) {
+            int64_t S = test_range(1, max_dim);
+            s.in_shape[i] = S;
+            s.steps[i] = 1;
+            s.sizes[i] = s.out_shape[i] = S;
+            if (test_range(0, 2) == 0) { /* a window on some dims */
+                s.offsets[i] = test_range(0, S - 1);
+                s.sizes[i] = test_range(1, S - s.offsets[i]);
+                int64_t t = test_range(1, 2);
+                s.steps[i] = test_range(0, 2) ? t : -t;
+                s.out_shape[i] = 1 + (s.sizes[i] - 1) / t;
+            }
+        }
+        const random_layout_kind kinds[3] = {RANDOM_PACKED, RANDOM_PADDED, RANDOM_ANY};
+        const int which = (int)test_range(0, 2); /* 0: input permuted, 1: output, 2: both */
+        const random_layout_kind kin = kinds[test_range(0, 2)], kout = kinds[test_range(0, 1)];
+        if (which != 1) random_permuted_layout(kin, s.ndim, s.in_shape, true, (size_t)s.esize, s.in_strides, &s.in_off);
+        else random_layout(kin, s.ndim, s.in_shape, true, (size_t)s.esize, s.in_strides, &s.in_off);
+        if (which != 0)
+            random_permuted_layout(kout, s.ndim, s.out_shape, false, (size_t)s.esize, s.out_strides, &s.out_off);
+        else random_layout(kout, s.ndim, s.out_shape, false, (size_t)s.esize, s.out_strides, &s.out_off);
+        dmls_operator *op = make(&s);
+        if (!op) continue;
+        tiled += dmls_cpu_prepared_of(op)->tiled;
+        char what[64];
+        snprintf(what, sizeof what, "random permuted #%d (rank %d, esize %d)", k, s.ndim, s.esize);
+        check_all_variants(op, what);
+        dmls_destroy(op);
+    }
+    return tiled;
+}
+
+/* A transpose whose input starts just after, then ends just before, an
+ * inaccessible page, through every variant. */
+static void guard_case(int esize, int64_t R, int64_t C, int reverse) {
+    spec s;
+    memset(&s, 0, sizeof s);
+    s.esize = esize;
+    s.ndim = 2;
+    const int64_t shape[2] = {C, R};
+    for (int i = 0; i < 2; i++) s.in_shape[i] = s.out_shape[i] = s.sizes[i] = shape[i], s.steps[i] = 1;
+    s.in_strides[0] = 1, s.in_strides[1] = C;
+    s.out_strides[0] = R, s.out_strides[1] = 1;
+    if (reverse) s.steps[reverse - 1] = -1;
+    dmls_operator *op = make(&s);
+    if (!op) return;
+    const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+    unsigned char *ref = malloc(ob), *out = malloc(ob);
+    const unsigned have = dmls_cpu_features();
+    for (int a = 0; a < 2; a++) {
+        guarded buf;
+        const bool placed = guarded_place(&buf, ib, 0, a) == 0;
+        CHECK(placed, "guard pages");
+        if (!placed) break;
+        test_fill_random(buf.data, ib);
+        CHECK_STATUS(dmls_execute_reference(op, buf.data, ib, ref, ob), DMLS_OK);
+        for (unsigned f = 0; f <= have; f++) {
+            if ((f & have) != f) continue;
+            dmls_operator v = *op;
+            dmls_cpu_prepared cpu;
+            dmls_cpu_prepare(&cpu, &v.copy, f, UINT64_MAX);
+            v.prepared[DMLS_BACKEND_CPU] = &cpu;
+            memset(out, 0x5A, ob);
+            CHECK_STATUS(dmls_execute(&v, buf.data, ib, out, ob), DMLS_OK);
+            CHECK(memcmp(out, ref, ob) == 0, "guarded transpose %lldx%lld of %d bytes, kernel %s, input %s a guard page",
+                  (long long)R, (long long)C, esize, dmls_cpu_kernel_name(cpu.kernel), a ? "ending at" : "starting after");
+        }
+        guarded_free(&buf);
+    }
+    free(ref);
+    free(out);
+    dmls_destroy(op);
+}
+
+int main(void) {
+    test_seed_rng();
+    for (int t = 1; t <= 4; t++) {
+        CHECK_STATUS(dmls_context_create(t, &contexts[t]), DMLS_OK);
+        if (contexts[t]) dmls_context_set_parallel_min_bytes(contexts[t], 0);
+    }
+    directed_tests();
+    for (int es = 1; es <= 8; es *= 2)
+        for (int reverse = 0; reverse <= 2; reverse++) guard_case(es, 35, 67, reverse);
+    const int count = 400, tiled = random_tests(count);
+    printf("random permuted views: %d of %d tiled\n", tiled, count);
+    CHECK(tiled >= count / 8, "only %d of %d random permuted views took a tiled kernel", tiled, count);
+    for (int t = 1; t <= 4; t++) dmls_context_destroy(contexts[t]);
+    TEST_MAIN_END();
+}
