@@ -25,9 +25,7 @@ static inline int64_t dmls_tile_items(int64_t w) {
 /* Columns of a panel: the kernels walk a panel of columns down all the
  * rows before the next, so the pages of its columns (a page each, in a wide
  * input) stay in the TLB while each row block reads the next line of each. */
-#ifndef DMLS_TILE_PANEL_BYTES
 #define DMLS_TILE_PANEL_BYTES 1024
-#endif
 static inline int64_t dmls_tile_panel(int64_t w) {
     const int64_t b = dmls_tile_items(w), p = DMLS_TILE_PANEL_BYTES / w;
     return p < b ? b : p - p % b;
@@ -47,31 +45,30 @@ static inline int64_t dmls_tile_panel(int64_t w) {
  * item by item. */
 #define DMLS_TILED_WALK(W, S, TILE)                                                                 \
     do {                                                                                            \
-        _Alignas(64) unsigned char in[DMLS_TILE_BYTES * DMLS_TILE_BYTES / W];                       \
-        _Alignas(64) unsigned char out[DMLS_TILE_BYTES * DMLS_TILE_BYTES / W];                      \
+        enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                              \
+        _Alignas(64) unsigned char in[B * LINE];                                                    \
+        _Alignas(64) unsigned char out[B * LINE];                                                   \
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;            \
-        const int64_t b = DMLS_TILE_BYTES / W, flip = rs < 0 ? b - 1 : 0;                           \
+        const int64_t flip = rs < 0 ? B - 1 : 0, ds = rs < 0 ? -rd : rd;                            \
         const int64_t panel = dmls_tile_panel(W);                                                   \
         const bool nt = p->nontemporal;                                                             \
         for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                 \
             const int64_t p1 = n - p0 < panel ? n : p0 + panel;                                     \
-            for (int64_t r0 = 0; r0 < rows; r0 += b) {                                              \
-                const int64_t rb = rows - r0 < b ? rows - r0 : b;                                   \
-                for (int64_t c0 = p0; c0 < p1; c0 += b) {                                           \
-                    const int64_t cb = p1 - c0 < b ? p1 - c0 : b;                                   \
-                    if (rb < b || cb < b) {                                                         \
+            for (int64_t r0 = 0; r0 < rows; r0 += B) {                                              \
+                const int64_t rb = rows - r0 < B ? rows - r0 : B;                                   \
+                for (int64_t c0 = p0; c0 < p1; c0 += B) {                                           \
+                    const int64_t cb = p1 - c0 < B ? p1 - c0 : B;                                   \
+                    if (rb < B || cb < B) {                                                         \
                         dmls_cpu_tiled_items(dst + r0 * rd + c0 * W, src + r0 * rs + c0 * ss, cb, rb, p); \
                         continue;                                                                   \
                     }                                                                               \
                     const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                     \
-                    for (int64_t c = 0; c < b; c++) LOAD64(in + c * DMLS_TILE_BYTES, s0 + c * ss);  \
-                    for (int64_t r = 0; r < b; r += S)                                              \
-                        for (int64_t c = 0; c < b; c += S)                                          \
-                            TILE(in + c * DMLS_TILE_BYTES + r * W, DMLS_TILE_BYTES,                 \
-                                 out + r * DMLS_TILE_BYTES + c * W, DMLS_TILE_BYTES);               \
+                    for (int64_t c = 0; c < B; c++) LOAD64(in + c * LINE, s0 + c * ss);            \
+                    for (int64_t r = 0; r < B; r += S)                                              \
+                        for (int64_t c = 0; c < B; c += S)                                          \
+                            TILE(in + c * LINE + r * W, LINE, out + r * LINE + c * W, LINE);          \
                     unsigned char *d0 = dst + (r0 + flip) * rd + c0 * W;                            \
-                    const int64_t ds = rs < 0 ? -rd : rd;                                           \
-                    for (int64_t r = 0; r < b; r++) STORE64(d0 + r * ds, out + r * DMLS_TILE_BYTES, nt); \
+                    for (int64_t r = 0; r < B; r++) STORE64(d0 + r * ds, out + r * LINE, nt);       \
                 }                                                                                   \
             }                                                                                       \
         }                                                                                           \
