@@ -35,8 +35,11 @@ for c in cases:
     dt, shape = c["dtype"], c["input_shape"]
     x = (rng.standard_normal(shape, dtype=np.float32).astype(dt) if dt.startswith("float")
          else rng.integers(0, 100, shape).astype(dt))
-    offs, sizes, strides = c["window_offsets"], c["window_sizes"], c["window_strides"]
-    out_bytes = int(np.prod(c["output_sizes"])) * x.itemsize
+    if "perm" in c:  # the stored array viewed through perm; no window lists: all of it
+        x = x.transpose(c["perm"])
+    offs = c.get("window_offsets", [0] * x.ndim)
+    sizes, strides = c.get("window_sizes", list(x.shape)), c.get("window_strides", [1] * x.ndim)
+    out_bytes = int(np.prod(c.get("output_sizes", x.shape))) * x.itemsize
     src = np.empty(out_bytes, np.uint8); src[:] = 1; dst = np.empty_like(src)
     row = {"case": c["name"], "out_bytes": out_bytes,
            "memcpy1_ms": median_ms(lambda: np.copyto(dst, src)),

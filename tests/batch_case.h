@@ -65,14 +65,16 @@ static inline dmls_operator *batch_case_op(bool allow_empty) {
     }
 }
 
-/* A random batch of n items over n_ops distinct operators; per_item: one
- * input and one output slot per item, else 1-3 of each shared. */
-static inline void batch_case_make(batch_case *c, size_t n, size_t n_ops, bool per_item) {
+/* A random batch of n items over n_ops distinct operators (made by
+ * make_op, batch_case_op by default); per_item: one input and one output
+ * slot per item, else 1-3 of each shared. */
+static inline void batch_case_make_with(batch_case *c, size_t n, size_t n_ops, bool per_item,
+                                        dmls_operator *(*make_op)(bool allow_empty)) {
     memset(c, 0, sizeof *c);
     c->n = n;
     c->n_ops = n_ops ? n_ops : 1;
     c->ops = calloc(c->n_ops, sizeof *c->ops);
-    for (size_t k = 0; k < c->n_ops; k++) c->ops[k] = batch_case_op(true);
+    for (size_t k = 0; k < c->n_ops; k++) c->ops[k] = make_op(true);
     c->items = calloc(n ? n : 1, sizeof *c->items);
     c->in_slots = per_item ? (uint32_t)n : (uint32_t)test_range(1, 3);
     c->out_slots = per_item ? (uint32_t)n : (uint32_t)test_range(1, 3);
@@ -90,6 +92,10 @@ static inline void batch_case_make(batch_case *c, size_t n, size_t n_ops, bool p
         if (in_end > c->in_bytes[it->in_slot]) c->in_bytes[it->in_slot] = in_end;
         c->out_bytes[it->out_slot] = it->out_offset + dmls_output_bytes(it->op);
     }
+}
+
+static inline void batch_case_make(batch_case *c, size_t n, size_t n_ops, bool per_item) {
+    batch_case_make_with(c, n, n_ops, per_item, batch_case_op);
 }
 
 static inline void batch_case_free(batch_case *c) {

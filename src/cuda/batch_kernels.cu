@@ -139,6 +139,30 @@ template <int Threads> __device__ void run_gather(const dmls_cuda_launch &L, con
     }
 }
 
+template <int E, int VL, int VS>
+__device__ __noinline__ void tile_body(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    extern __shared__ __align__(16) char tile_buffer[]; // kTileBytes, given by launch_phase when a phase has tiles
+    tile_copy<E, VL, VS>(L, src, dst, w, tile_buffer);
+}
+
+template <int E> __device__ void run_tile_widths(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    switch (L.vec) {
+    case 16 | 16 << 8: tile_body<E, 16, 16>(L, src, dst, w); break;
+    case E | 16 << 8: tile_body<E, E, 16>(L, src, dst, w); break;
+    case 16 | E << 8: tile_body<E, 16, E>(L, src, dst, w); break;
+    case E | E << 8: tile_body<E, E, E>(L, src, dst, w); break;
+    }
+}
+
+__device__ void run_tile(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
+    switch (L.unit) {
+    case 1: run_tile_widths<1>(L, src, dst, w); break;
+    case 2: run_tile_widths<2>(L, src, dst, w); break;
+    case 4: run_tile_widths<4>(L, src, dst, w); break;
+    case 8: run_tile_widths<8>(L, src, dst, w); break;
+    }
+}
+
 template <int Threads> __device__ void run_launch(const dmls_cuda_launch &L, const char *src, char *dst, span w) {
     switch (L.kernel) {
     case DMLS_CUDA_COPY:
@@ -165,6 +189,9 @@ template <int Threads> __device__ void run_launch(const dmls_cuda_launch &L, con
         }
         break;
     case DMLS_CUDA_MEMSET: memset_body<Threads>(L, dst, w); break;
+    case DMLS_CUDA_TILE:
+        if (Threads == kThreads) run_tile(L, src, dst, w); // a tile item is never tiny: a block runs it
+        break;
     }
 }
 
@@ -302,7 +329,8 @@ cudaError_t launch_phase(const dmls_cuda_batch_plan *host, const dmls_cuda_batch
         e = cudaLaunchKernel(k, grid, dim3(kThreads), args, 0, s);
     } else {
         void *args[1] = {&p};
-        e = cudaLaunchKernel(kernel_of<P>(variant), grid, dim3(kThreads), args, 0, s);
+        const size_t shared = host->tiled[phase] ? kTileBytes : 0;
+        e = cudaLaunchKernel(kernel_of<P>(variant), grid, dim3(kThreads), args, shared, s);
     }
     if (e != cudaSuccess) (void)cudaGetLastError(); // leave no error behind for the caller's next check
     return e;

@@ -144,6 +144,7 @@ typedef struct dmls_cuda_batch_plan {
     uint64_t blocks[2]; /* grid size per phase (the sentinel's first_block) */
     dmls_cuda_batch_crops crops;
     int32_t n_bases;
+    int32_t tiled[2]; /* per phase, 1 when an item's best launch is a tiled copy: the launch gives it shared memory */
     /* Per phase, bit i set when some entry reads (in) or writes (out) base i. */
     uint64_t used_in[2][(DMLS_BATCH_CUDA_MAX_SLOTS + 63) / 64], used_out[2][(DMLS_BATCH_CUDA_MAX_SLOTS + 63) / 64];
 } dmls_cuda_batch_plan;

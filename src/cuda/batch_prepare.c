@@ -23,6 +23,7 @@
 static uint64_t indices_of(const dmls_cuda_launch *choices) {
     const dmls_cuda_launch *L = &choices[0];
     if (L->kernel == DMLS_CUDA_NOTHING || L->count == 0) return 0;
+    if (L->kernel == DMLS_CUDA_TILE) return L->count * dmls_cuda_batch_tile(L); /* a block per tile, never tiny */
     return L->kernel == DMLS_CUDA_MEMSET ? L->count / 16 + 2 : L->count;
 }
 
@@ -141,6 +142,7 @@ static dmls_status phase_entries(const dmls_batch *b, dmls_cuda_batch_plan *p, i
             continue;
         }
         grouped = 0;
+        p->tiled[phase] |= choices[0].kernel == DMLS_CUDA_TILE;
         fill_entry(b, i, block, &e[n++]);
         block += blocks_of(choices, trips); /* fits: at most 2^22 per item, items fit memory */
     }

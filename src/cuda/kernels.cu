@@ -40,6 +40,34 @@ reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __gri
     tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, reverse_op<E, V>());
 }
 
+template <int E, int VL, int VS>
+__global__ void __launch_bounds__(kThreads)
+tile_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ dmls_cuda_launch L) {
+    __shared__ __align__(16) char sm[kTileBytes];
+    tile_copy<E, VL, VS>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, sm);
+}
+
+template <int E> const void *pick_tile_widths(int vec) {
+    switch (vec) {
+    case 16 | 16 << 8: return reinterpret_cast<const void *>(tile_kernel<E, 16, 16>);
+    case E | 16 << 8: return reinterpret_cast<const void *>(tile_kernel<E, E, 16>);
+    case 16 | E << 8: return reinterpret_cast<const void *>(tile_kernel<E, 16, E>);
+    case E | E << 8: return reinterpret_cast<const void *>(tile_kernel<E, E, E>);
+    }
+    return nullptr;
+}
+
+// A tiled copy's kernel: element size and the two access widths.
+const void *pick_tile(const dmls_cuda_launch *L) {
+    switch (L->unit) {
+    case 1: return pick_tile_widths<1>(L->vec);
+    case 2: return pick_tile_widths<2>(L->vec);
+    case 4: return pick_tile_widths<4>(L->vec);
+    case 8: return pick_tile_widths<8>(L->vec);
+    }
+    return nullptr;
+}
+
 // The kernel for a launch, as the host address cudaLaunchKernel takes;
 // nullptr for a combination that has no kernel (the gathers and reversals
 // index in 32 bits only; prepare.c never plans them wide).
@@ -158,6 +186,11 @@ extern "C" int dmls_cuda_enqueue(const dmls_cuda_launch *L, const dmls_cuda_comp
         if (e != cudaSuccess) (void)cudaGetLastError();
         return e;
     }
+    }
+    if (L->kernel == DMLS_CUDA_TILE) { // the general block only (prepare.c)
+        const void *fn = L->wide ? nullptr : pick_tile(L);
+        if (fn == nullptr) return cudaErrorInvalidValue;
+        return launch(fn, (unsigned)L->blocks, kThreads, in, out, L, s);
     }
     if (S != nullptr) {
         const void *fn = L->wide ? nullptr : pick32<dmls_cuda_compact>(L);

@@ -24,8 +24,29 @@ typedef enum dmls_cuda_kernel {
     DMLS_CUDA_GATHER = 2,  /* `vec` contiguous output bytes per index from `vec / unit` scalar loads */
     DMLS_CUDA_REVERSE = 3, /* `vec` output bytes from one `vec`-byte load, elements reversed */
     DMLS_CUDA_MEMSET = 4,  /* zero fill of one contiguous byte range: cudaMemsetAsync */
-    DMLS_CUDA_FILL = 5     /* zero fill of `unit`-byte units, any strides */
+    DMLS_CUDA_FILL = 5,    /* zero fill of `unit`-byte units, any strides */
+    DMLS_CUDA_TILE = 6     /* a transposed copy, one shared-memory tile per index (below) */
 } dmls_cuda_kernel;
+
+/* A tiled copy (DMLS_CUDA_TILE), for a plan with a tile dim (copy_plan.h):
+ * the output's fast dim A (dst stride `unit`, the element size) and the
+ * input's fast dim B go through shared memory a tile of DMLS_CUDA_TILE_A x
+ * (DMLS_CUDA_TILE_ROW / unit) elements at a time, so both sides read and
+ * write whole lines. Each index of the launch is one tile: its dims are the
+ * tile grid, innermost first (tiles along A, tiles along B, then the other
+ * dims), strides the bytes between tile origins. The tile's own geometry
+ * lies in `pattern` (DMLS_CUDA_TILE_* below, 32-bit: a plan whose values do
+ * not fit gets no tiled launch). `vec` holds the access widths, 16 or the
+ * element size: loads in its low byte, stores in the next. */
+#define DMLS_CUDA_TILE_A   128 /* elements of A per tile */
+#define DMLS_CUDA_TILE_ROW 128 /* bytes of B per tile row */
+enum {
+    DMLS_CUDA_TILE_NA = 0, /* pattern[]: the extent of A */
+    DMLS_CUDA_TILE_NB = 1, /* the extent of B */
+    DMLS_CUDA_TILE_SA = 2, /* src bytes per step of A */
+    DMLS_CUDA_TILE_SB = 3, /* src bytes per step of B */
+    DMLS_CUDA_TILE_DB = 4  /* dst bytes per step of B (A's is unit) */
+};
 
 /* Most output elements one GATHER index covers (16 bytes of 1-byte elements). */
 #define DMLS_CUDA_MAX_GATHER 16
@@ -43,7 +64,7 @@ typedef enum dmls_cuda_kernel {
 typedef struct dmls_cuda_launch {
     int32_t kernel;   /* dmls_cuda_kernel */
     int32_t unit;     /* bytes per loaded element: 1, 2, 4, 8 or 16 */
-    int32_t vec;      /* GATHER/REVERSE: bytes stored per index (8 or 16) */
+    int32_t vec;      /* GATHER/REVERSE: bytes stored per index (8 or 16); TILE: widths (above) */
     int32_t ndim;     /* 1..DMLS_MAX_RANK (a single element is ndim 1, shape 1) */
     int32_t wide;     /* 1: 64-bit index path (count >= 2^31) */
     int32_t compact;    /* 1: launched from its compact form (dmls_cuda_compact) */

@@ -57,6 +57,8 @@ static dims from_plan(const dmls_copy_plan *p) {
 
 static bool multiple(int64_t v, int64_t m) { return v % m == 0; }
 
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
 /* The stride of a dim whose k indices became one: stride * k lies inside
  * the tensor when the dim keeps several indices, but may overflow when it
  * keeps one, where no stride is ever taken. */
@@ -220,6 +222,51 @@ static bool try_gather(const dims *d0, int32_t esize, dmls_cuda_launch *out) {
     return false;
 }
 
+/* The widest access (16 bytes, else the element) a tile side can make:
+ * its fast dim contiguous, its extent and every other stride and the
+ * offset multiples of 16. */
+static int32_t tile_width(const dims *d, const int64_t *stride, int64_t offset, int fast, int other, int64_t n,
+                          int32_t es) {
+    if (stride[fast] != es || !multiple(n * es, 16) || !multiple(offset, 16) || !multiple(stride[other], 16))
+        return es;
+    for (int i = 0; i < d->n; i++)
+        if (i != fast && i != other && !multiple(stride[i], 16)) return es;
+    return 16;
+}
+
+/* A transposed copy (p->tile_dim >= 0) through shared-memory tiles
+ * (launch.h: DMLS_CUDA_TILE). Its extents and in-tile strides must fit the
+ * 32-bit pattern, and both fast dims must fill a good part of a tile. */
+static bool try_tile(const dmls_copy_plan *p, const dims *d0, dmls_cuda_launch *out) {
+    const int32_t es = p->esize, a = d0->n - 1, b = p->tile_dim;
+    if (b < 0 || d0->n != p->ndim) return false;
+    const int64_t na = d0->shape[a], nb = d0->shape[b], tb = DMLS_CUDA_TILE_ROW / es;
+    if (na * es < 64 || nb * es < 64 || es > 8) return false; /* no dtype is wider */
+    const int64_t geo[5] = {na, nb, d0->src[a], d0->src[b], d0->dst[b]};
+    for (int k = 0; k < 5; k++)
+        if (!fits32(geo[k]) || !fits32(geo[k] * DMLS_CUDA_TILE_A)) return false;
+    dims d;
+    memset(&d, 0, sizeof d);
+    for (int i = 0; i < d0->n; i++) /* the other dims, outermost first */
+        if (i != a && i != b) {
+            d.shape[d.n] = d0->shape[i], d.src[d.n] = d0->src[i], d.dst[d.n] = d0->dst[i];
+            d.n++;
+        }
+    d.shape[d.n] = (nb + tb - 1) / tb, d.src[d.n] = d0->src[b] * tb, d.dst[d.n] = d0->dst[b] * tb, d.n++;
+    d.shape[d.n] = (na + DMLS_CUDA_TILE_A - 1) / DMLS_CUDA_TILE_A, d.src[d.n] = d0->src[a] * DMLS_CUDA_TILE_A;
+    d.dst[d.n] = (int64_t)es * DMLS_CUDA_TILE_A, d.n++;
+    d.src_offset = d0->src_offset, d.dst_offset = d0->dst_offset;
+    if (!multiple(d.src_offset, es) || !multiple(d.dst_offset, es)) return false;
+    const int32_t load = tile_width(d0, d0->src, d0->src_offset, b, a, nb, es);
+    const int32_t store = tile_width(d0, d0->dst, d0->dst_offset, a, b, na, es);
+    dmls_cuda_launch L = finish(&d, DMLS_CUDA_TILE, es, load | store << 8, (uint32_t)load, (uint32_t)store);
+    if (L.wide) return false; /* the tile kernels index tiles in 32 bits */
+    for (int k = 0; k < 5; k++) L.pattern[k] = (int32_t)geo[k];
+    L.blocks = L.count; /* one block per tile */
+    *out = L;
+    return true;
+}
+
 static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *choices) {
     memset(choices, 0, sizeof(dmls_cuda_launch) * DMLS_CUDA_CHOICES);
     if (p->count == 0) return; /* DMLS_CUDA_NOTHING everywhere */
@@ -234,7 +281,8 @@ static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *c
         best->count = (uint64_t)d.shape[0] * (uint64_t)es;
         best->dst_offset = d.dst_offset;
         best->src_align = best->dst_align = 1;
-    } else if (!try_widen(&d, es, fill, best) && (fill || (!try_reverse(&d, es, best) && !try_gather(&d, es, best)))) {
+    } else if (!try_widen(&d, es, fill, best) && (fill || (!try_tile(p, &d, best) && !try_reverse(&d, es, best) &&
+                                                             !try_gather(&d, es, best)))) {
         *best = natural(&d, es, fill);
     }
     choices[1] = natural(&d, es, fill);
@@ -246,8 +294,6 @@ static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *c
 _Static_assert(sizeof(dmls_cuda_compact) == 140, "dmls_cuda_compact changed size");
 _Static_assert(sizeof(dmls_cuda_launch) == 456, "dmls_cuda_launch changed size");
 
-static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
-
 /* The compact form of L (launch.h), when L has one: a kernel launch with
  * the 32-bit index (count < 2^31, so every shape and multiplier fits too),
  * at most DMLS_CUDA_COMPACT_DIMS dims and 32-bit byte strides. Sets L->compact. */
@@ -255,7 +301,7 @@ static void compact(dmls_cuda_launch *L, dmls_cuda_compact *S) {
     memset(S, 0, sizeof *S);
     L->compact = 0;
     const bool kernel = L->kernel == DMLS_CUDA_COPY || L->kernel == DMLS_CUDA_FILL ||
-                        L->kernel == DMLS_CUDA_GATHER || L->kernel == DMLS_CUDA_REVERSE;
+                        L->kernel == DMLS_CUDA_GATHER || L->kernel == DMLS_CUDA_REVERSE; /* a tile: general only */
     if (!kernel || L->wide || L->ndim < 1 || L->ndim > DMLS_CUDA_COMPACT_DIMS) return;
     for (int i = 0; i < L->ndim; i++)
         if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i]) || L->magic[i] > UINT32_MAX ||

@@ -81,6 +81,14 @@ static void test_builtin_cases(void) {
     CHECK(crop != NULL, "bench --quick: no crop4d_f32 row");
     check_row("crop4d_f32", crop, -1);
     CHECK(json_integer_value(json_object_get(crop, "out_bytes")) > 0, "crop4d_f32 writes no bytes");
+    /* The layout cases, shrunk through their perm as the others are. */
+    static const char *const permuted[] = {"t2d_f32", "nchw_to_nhwc_f16", "nhwc_to_nchw_f32", "heads_bshd_to_bhsd_f16",
+                                           "t2d_u8", "t3d_021_f32"};
+    for (size_t k = 0; k < sizeof permuted / sizeof permuted[0]; k++) {
+        json_t *row = row_named(rows, permuted[k]);
+        CHECK(row != NULL, "bench --quick: no %s row", permuted[k]);
+        check_row(permuted[k], row, -1);
+    }
     json_decref(doc);
     rm("q.json");
 }
@@ -112,11 +120,49 @@ static void test_odd_cases(void) {
     rm("odd_cases.json");
 }
 
+/* A case's "perm" views the packed stored array through a permutation: the
+ * window (whole, or as given) is over the permuted view. A [2, 7] array
+ * through (1, 0) is 7 x 2, so the window 7 x 2 fits it only when the perm
+ * is applied; a rank-3 perm with its window left out takes it all. */
+static void test_perm_cases(void) {
+    const char cases[] =
+        "[{\"name\": \"t27\", \"dtype\": \"int16\", \"input_shape\": [2, 7], \"perm\": [1, 0],"
+        " \"window_offsets\": [1, 0], \"window_sizes\": [6, 2], \"window_strides\": [-2, 1], \"output_sizes\": [3, 2]},"
+        " {\"name\": \"whole\", \"dtype\": \"uint8\", \"input_shape\": [3, 5, 9], \"perm\": [2, 0, 1]}]";
+    write_raw("perm_cases.json", cases, strlen(cases));
+    CHECK(run("bench --cases perm_cases.json --reps 1 --json perm.json") == 0, "bench --cases perm_cases.json");
+    json_t *doc = load_json("perm.json");
+    if (doc != NULL) {
+        json_t *rows = json_object_get(doc, "cases");
+        CHECK(json_array_size(rows) == 2, "perm cases: %zu rows, want 2", json_array_size(rows));
+        check_row("t27", row_named(rows, "t27"), 3 * 2 * 2);
+        check_row("whole", row_named(rows, "whole"), 3 * 5 * 9);
+        json_decref(doc);
+    }
+    rm("perm.json");
+    /* Not a permutation: a repeated axis, an axis out of range, the wrong count. */
+    static const char *const bad[][2] = {{"[0, 0]", "perm [0, 0] is not a permutation of its 2 axes"},
+                                         {"[2, 0]", "perm [2, 0] is not a permutation of its 2 axes"},
+                                         {"[1, 0, 2]", "perm [1, 0, 2] is not a permutation of its 2 axes"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "[{\"name\": \"bad\", \"dtype\": \"float32\", \"input_shape\": [4, 4], \"perm\": %s}]",
+                 bad[k][0]);
+        write_raw("perm_bad.json", text, strlen(text));
+        CHECK(run("bench --cases perm_bad.json --reps 1 --json b.json") == 1 && err_has(bad[k][1]) && err_has("'bad'") &&
+                  !exists("b.json"),
+              "perm %s: want an error naming it", bad[k][0]);
+    }
+    rm("perm_bad.json");
+    rm("perm_cases.json");
+}
+
 int main(int argc, char **argv) {
     const int setup = tool_setup(argc, argv, "cli_bench");
     if (setup != 0) return setup;
     test_builtin_cases();
     test_odd_cases();
+    test_perm_cases();
     tool_finish();
     TEST_MAIN_END();
 }

@@ -70,6 +70,47 @@ static bool emu_access(const unsigned char *base, uint64_t bytes, int64_t off, i
     return false;
 }
 
+/* A tiled copy (launch.h: DMLS_CUDA_TILE), tile by tile as the kernel
+ * moves it: the tile's place from its index by the kernel's quotients, its
+ * rows loaded along B into a buffer (16-byte vectors or elements, as the
+ * launch's widths say), then its columns stored along A. A block runs
+ * tiles first, first + step, ... (all of them: 0, 1). */
+static void emulate_tile(const dmls_cuda_launch *L, const unsigned char *src, uint64_t src_bytes, unsigned char *dst,
+                         uint64_t dst_bytes, const char *label, uint64_t first, uint64_t step) {
+    static unsigned char tile[DMLS_CUDA_TILE_A * DMLS_CUDA_TILE_ROW];
+    const int e = L->unit, vl = L->vec & 0xff, vs = L->vec >> 8, tb = DMLS_CUDA_TILE_ROW / e;
+    const int64_t na = L->pattern[DMLS_CUDA_TILE_NA], nb = L->pattern[DMLS_CUDA_TILE_NB];
+    const int64_t sa = L->pattern[DMLS_CUDA_TILE_SA], sb = L->pattern[DMLS_CUDA_TILE_SB], db = L->pattern[DMLS_CUDA_TILE_DB];
+    CHECK(!L->wide && L->ndim >= 2 && (vl == 16 || vl == e) && (vs == 16 || vs == e), "%s: a tiled launch of %d dims, widths %d/%d",
+          label, L->ndim, vl, vs);
+    for (uint64_t t = first; t < L->count; t += step) {
+        int64_t s, d;
+        if (!emu_locate(L, NULL, t, &s, &d)) {
+            CHECK(false, "%s: tile %llu: a multiply-high quotient is wrong", label, (unsigned long long)t);
+            return;
+        }
+        const uint32_t q0 = emu_q32((uint32_t)t, (uint32_t)L->magic[0], L->shift[0]);
+        const int64_t ia = (int64_t)t - (int64_t)q0 * L->shape[0];
+        const int64_t ib = q0 - (int64_t)emu_q32(q0, (uint32_t)L->magic[1], L->shift[1]) * L->shape[1];
+        const int64_t ea = na - ia * DMLS_CUDA_TILE_A < DMLS_CUDA_TILE_A ? na - ia * DMLS_CUDA_TILE_A : DMLS_CUDA_TILE_A;
+        const int64_t eb = nb - ib * tb < tb ? nb - ib * tb : tb;
+        CHECK(ea >= 1 && eb >= 1, "%s: tile %llu lies outside the extents", label, (unsigned long long)t);
+        for (int64_t a = 0; a < ea; a++)
+            for (int64_t b = 0; b < eb; b += vl / e) {
+                const int64_t at = s + a * sa + (vl == 16 ? b * e : b * sb);
+                if (!emu_access(src, src_bytes, at, vl, "tile load", label, t)) return;
+                memcpy(tile + a * DMLS_CUDA_TILE_ROW + b * e, src + at, (size_t)vl);
+            }
+        for (int64_t b = 0; b < eb; b++)
+            for (int64_t a = 0; a < ea; a += vs / e) {
+                const int64_t at = d + b * db + a * e;
+                if (!emu_access(dst, dst_bytes, at, vs, "tile store", label, t)) return;
+                for (int k = 0; k < vs / e; k++)
+                    memcpy(dst + at + k * e, tile + (a + k) * DMLS_CUDA_TILE_ROW + b * e, (size_t)e);
+            }
+    }
+}
+
 /* Runs launch L (from S when not NULL) on the CPU as the kernels would,
  * with the bound bases src and dst. */
 static void emulate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const unsigned char *src, uint64_t src_bytes,
@@ -81,7 +122,12 @@ static void emulate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const
             memset(dst + L->dst_offset, 0, (size_t)L->count);
         return;
     }
-    CHECK(L->blocks >= 1 && L->blocks <= ((uint64_t)1 << 30), "%s: %llu blocks", label, (unsigned long long)L->blocks);
+    CHECK(L->blocks >= 1 && L->blocks <= ((uint64_t)1 << 31), "%s: %llu blocks", label, (unsigned long long)L->blocks);
+    if (L->kernel == DMLS_CUDA_TILE) {
+        CHECK(S == NULL, "%s: a tiled launch has no compact form", label);
+        emulate_tile(L, src, src_bytes, dst, dst_bytes, label, 0, 1);
+        return;
+    }
     const int u = L->unit, v = L->vec;
     const int32_t *pattern = S ? S->pattern : L->pattern;
     for (uint64_t i = 0; i < L->count; i++) {

@@ -36,6 +36,7 @@
 #include "test.h"
 #include "cuda_check.h"
 #include "emulator.h"
+#include "permuted_case.h"
 
 static bool have_gpu;
 
@@ -88,7 +89,7 @@ static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 /* The rule a launch's compact form follows (prepare.c), restated. */
 static bool compact_expected(const dmls_cuda_launch *L) {
-    if (L->kernel == DMLS_CUDA_NOTHING || L->kernel == DMLS_CUDA_MEMSET) return false;
+    if (L->kernel == DMLS_CUDA_NOTHING || L->kernel == DMLS_CUDA_MEMSET || L->kernel == DMLS_CUDA_TILE) return false;
     if (L->wide || L->ndim > DMLS_CUDA_COMPACT_DIMS) return false;
     for (int i = 0; i < L->ndim; i++)
         if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i])) return false;
@@ -443,6 +444,26 @@ static void random_case(int iter) {
     size_t out_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     differential(op, label, in_shift, out_shift);
     dmls_destroy(op);
+}
+
+/* ---------------------------------------------------------------- permuted (issue 34) */
+
+/* Random permuted slices (permuted_case.h), emulated and on the GPU; the
+ * tiled launch must have run on some and been checked there. */
+static void test_permuted(int iters) {
+    const int tiled_before = ran[DMLS_CUDA_TILE][0];
+    for (int iter = 0; iter < iters; iter++) {
+        dmls_operator *op = NULL;
+        char label[128];
+        const dmls_status s = permuted_case_create(iter, &op, label, sizeof label);
+        CHECK(s == DMLS_OK, "%s: create failed: %s", label, dmls_last_error());
+        if (op == NULL) continue;
+        const size_t shift = test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0;
+        differential(op, label, shift, test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0);
+        dmls_destroy(op);
+    }
+    CHECK(ran[DMLS_CUDA_TILE][0] - tiled_before >= iters / 8, "the tiled launch ran in %d of %d permuted cases",
+          ran[DMLS_CUDA_TILE][0] - tiled_before, iters);
 }
 
 /* ---------------------------------------------------------------- compact boundaries */
@@ -808,12 +829,13 @@ int main(void) {
     const char *iters_env = getenv("DMLS_TEST_ITERS");
     const int iters = iters_env ? atoi(iters_env) : have_gpu ? 1500 : 300; /* emulation only: keep CI short */
     for (int i = 0; i < iters; i++) random_case(i);
+    test_permuted(iters / 5);
     test_compact_boundaries();
     printf("launches run (as planned), general/compact block: copy %d/%d, gather %d/%d, reverse %d/%d, memset %d, "
-           "fill %d/%d\n",
+           "fill %d/%d, tile %d\n",
            ran[DMLS_CUDA_COPY][0], ran[DMLS_CUDA_COPY][1], ran[DMLS_CUDA_GATHER][0], ran[DMLS_CUDA_GATHER][1],
            ran[DMLS_CUDA_REVERSE][0], ran[DMLS_CUDA_REVERSE][1], ran[DMLS_CUDA_MEMSET][0], ran[DMLS_CUDA_FILL][0],
-           ran[DMLS_CUDA_FILL][1]);
+           ran[DMLS_CUDA_FILL][1], ran[DMLS_CUDA_TILE][0]);
     if (!have_gpu) {
         if (test_checks_failed) TEST_MAIN_END();
         printf("SKIPPED (no GPU): %d checks passed, none of them on a GPU\n", test_checks_passed);

@@ -22,6 +22,7 @@
 #include "cuda/batch_launch.h"
 #include "cuda_check.h"
 #include "emulator.h"
+#include "permuted_case.h"
 
 /* One index of launch L from item bases src/dst (emulator.h's checks). */
 static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst, uint64_t db,
@@ -76,6 +77,9 @@ static void emu_memset(const dmls_cuda_launch *L, unsigned char *dst, uint64_t d
         }
 }
 
+/* Blocks that ran a tiled copy (a permuted item), emulated. */
+static uint64_t tiled_items;
+
 /* One unit of Threads threads (a block, or a group's warp) running entry k
  * (run_entry in batch_kernels.cu): the loop's trips as the kernel takes
  * them, from the launch's own tile. */
@@ -99,6 +103,12 @@ static void emu_entry(const dmls_cuda_batch_plan *p, int phase, uint64_t k, uint
     const dmls_cuda_launch *L = &choices[choice];
     if (L->kernel == DMLS_CUDA_MEMSET) {
         emu_memset(L, dst, db, local, blocks, threads, label);
+        return;
+    }
+    if (L->kernel == DMLS_CUDA_TILE) { /* a block per tile, never a warp */
+        CHECK(threads == DMLS_CUDA_THREADS, "%s: a tiled item runs on %llu threads", label, (unsigned long long)threads);
+        emulate_tile(L, src, sb, dst, db, label, local, blocks);
+        tiled_items++;
         return;
     }
     const uint64_t tile = dmls_cuda_batch_tile(L) / DMLS_CUDA_THREADS * threads;
@@ -214,6 +224,39 @@ static void test_emulated_batches(void) {
         dmls_batch_destroy(b);
         batch_case_free(&c);
     }
+}
+
+/* A batch operator: a permuted slice (permuted_case.h) half the time. */
+static dmls_operator *mixed_op(bool allow_empty) {
+    if (test_range(0, 1) == 0) return batch_case_op(allow_empty);
+    dmls_operator *op = NULL;
+    char label[128];
+    CHECK_STATUS(permuted_case_create(0, &op, label, sizeof label), DMLS_OK);
+    return op ? op : batch_case_op(allow_empty);
+}
+
+/* Batches mixing permuted and plain items, emulated against the items one
+ * by one: the tiled copies run as batch items (a block per tile). */
+static void test_emulated_permuted(void) {
+    const uint64_t before = tiled_items;
+    for (int round = 0; round < 12; round++) {
+        batch_case c;
+        batch_case_make_with(&c, (size_t)test_range(1, 12), (size_t)test_range(1, 4), round % 3 == 0, mixed_op);
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
+        if (b != NULL) {
+            batch_buffers bb;
+            batch_buffers_make(&bb, &c);
+            unsigned char **ref = batch_case_oracle(&c, &bb);
+            emulate_batch(b, bb.inputs, bb.outputs, "emulated permuted batch");
+            batch_case_same(&c, bb.out, ref, "R-B-ITEM emulated batch of permuted and plain items");
+            batch_oracle_free(&c, ref);
+            batch_buffers_free(&bb);
+        }
+        dmls_batch_destroy(b);
+        batch_case_free(&c);
+    }
+    CHECK(tiled_items > before, "no permuted batch item ran a tiled copy");
 }
 
 /* Crops with bound starts, emulated: clamping as the device does it equals
@@ -528,6 +571,28 @@ static void test_gpu_batches(void) {
     }
 }
 
+/* R-B-ITEM on the device: batches mixing permuted and plain items
+ * (tiled copies as batch items), directly and in a CUDA graph. */
+static void test_gpu_permuted(void) {
+    for (int round = 0; round < 24; round++) {
+        batch_case c;
+        batch_case_make_with(&c, (size_t)test_range(1, 40), (size_t)test_range(1, 6), round % 4 == 0, mixed_op);
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
+        if (b && dmls_batch_prepare_cuda(b) == DMLS_OK) {
+            batch_buffers bb;
+            batch_buffers_make(&bb, &c);
+            unsigned char **ref = batch_case_oracle(&c, &bb);
+            run_on_gpu(b, &c, &bb, round % 3 == 1);
+            batch_case_same(&c, bb.out, ref, "R-B-ITEM GPU batch of permuted and plain items");
+            batch_oracle_free(&c, ref);
+            batch_buffers_free(&bb);
+        }
+        dmls_batch_destroy(b);
+        batch_case_free(&c);
+    }
+}
+
 /* R-CROP-BOUNDS on the device: starts in device memory, clamped, against the CPU. */
 static void test_gpu_device_starts(void) {
     const int64_t shape[3] = {3, 512, 512}, size[3] = {3, 4, 4};
@@ -575,6 +640,7 @@ int main(void) {
     test_emulated_batches();
     test_emulated_crops_and_split();
     test_emulated_reverse();
+    test_emulated_permuted();
     test_slot_limit();
     test_streams(false);
     test_groups(false);
@@ -588,6 +654,7 @@ int main(void) {
         TEST_MAIN_END_SKIP();
     }
     test_gpu_batches();
+    test_gpu_permuted();
     test_gpu_device_starts();
     test_streams(true);
     test_groups(true);

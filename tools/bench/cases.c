@@ -93,9 +93,49 @@ static int dtype_from_name(const char *name, dmls_dtype *dt) {
     return -1;
 }
 
+/* Checks that perm (perm_rank values) orders the n axes, each once. */
+static int check_perm(reader *r, const char *name, const int64_t *perm, int32_t perm_rank, int32_t n) {
+    bool seen[DMLS_MAX_RANK] = {false};
+    bool ok = perm_rank == n;
+    for (int32_t i = 0; ok && i < n; i++) {
+        ok = perm[i] >= 0 && perm[i] < n && !seen[perm[i]];
+        if (ok) seen[perm[i]] = true;
+    }
+    if (ok) return 0;
+    char text[8 * 24] = "", *t = text;
+    for (int32_t i = 0; i < perm_rank; i++)
+        t += snprintf(t, sizeof text - (size_t)(t - text), "%s%lld", i ? ", " : "", (long long)perm[i]);
+    return fail(r, "case '%s': perm [%s] is not a permutation of its %d axes", name, text, n);
+}
+
+/* The lists' ranks agree; a case with a perm and no window lists gets the
+ * whole permuted array as its window and output. */
+static int finish_case(reader *r, bench_case *c, const int32_t ranks[5], const int64_t *perm, int32_t perm_rank) {
+    const int32_t n = ranks[0];
+    bool no_window = true;
+    for (int k = 1; k < 5; k++) no_window = no_window && ranks[k] < 0;
+    if (n < 0) return fail(r, "case '%s': no input_shape", c->name);
+    if (perm_rank >= 0 && check_perm(r, c->name, perm, perm_rank, n)) return -1;
+    if (!(perm_rank >= 0 && no_window))
+        for (int k = 0; k < 5; k++)
+            if (ranks[k] != n)
+                return fail(r, "case '%s': the five shape lists must all be present and of one length", c->name);
+    c->ndim = n;
+    c->has_perm = perm_rank >= 0;
+    for (int32_t i = 0; i < n; i++) {
+        c->perm[i] = c->has_perm ? (int32_t)perm[i] : i;
+        if (!no_window) continue;
+        c->window_sizes[i] = c->output_sizes[i] = c->input_shape[c->perm[i]];
+        c->window_offsets[i] = 0;
+        c->window_strides[i] = 1;
+    }
+    return 0;
+}
+
 static int read_case(reader *r, bench_case *c) {
     memset(c, 0, sizeof *c);
-    int32_t ranks[5] = {-1, -1, -1, -1, -1};
+    int32_t ranks[5] = {-1, -1, -1, -1, -1}, perm_rank = -1;
+    int64_t perm[DMLS_MAX_RANK];
     bool have_name = false, have_dtype = false;
     if (expect(r, '{')) return -1;
     for (;;) {
@@ -110,6 +150,8 @@ static int read_case(reader *r, bench_case *c) {
         int64_t *dst[5] = {c->input_shape, c->window_offsets, c->window_sizes, c->window_strides, c->output_sizes};
         if (k >= 0) {
             if (read_ints(r, dst[k], &ranks[k])) return -1;
+        } else if (strcmp(key, "perm") == 0) {
+            if (read_ints(r, perm, &perm_rank)) return -1;
         } else if (strcmp(key, "name") == 0) {
             if (read_string(r, c->name, sizeof c->name)) return -1;
             have_name = true;
@@ -126,11 +168,7 @@ static int read_case(reader *r, bench_case *c) {
     }
     r->p++;
     if (!have_name || !have_dtype) return fail(r, "a case lacks its name or dtype");
-    for (int k = 0; k < 5; k++)
-        if (ranks[k] != ranks[0] || ranks[k] < 0)
-            return fail(r, "case '%s': the five shape lists must all be present and of one length", c->name);
-    c->ndim = ranks[0];
-    return 0;
+    return finish_case(r, c, ranks, perm, perm_rank);
 }
 
 int bench_parse_cases(const char *text, const char *origin, bench_case **cases, int *count, char *err,
@@ -236,16 +274,17 @@ void bench_case_shrink(bench_case *c, uint64_t max_input_bytes) {
             if (c->input_shape[i] > c->input_shape[widest]) widest = i;
         }
         if (elems <= max_input_bytes || c->ndim == 0 || c->input_shape[widest] < 2) return;
-        /* Halve the widest axis; the window keeps its place and stride and
-         * the output keeps every element the window holds, as in the
-         * canonical cases. */
-        const int i = widest;
-        const int64_t dim = (c->input_shape[i] + 1) / 2, stride = c->window_strides[i];
+        /* Halve the widest axis; the window (on the view's axis that shows
+         * it) keeps its place and stride and the output keeps every element
+         * the window holds, as in the canonical cases. */
+        int i = 0;
+        while (c->perm[i] != widest) i++;
+        c->input_shape[widest] = (c->input_shape[widest] + 1) / 2;
+        const int64_t dim = c->input_shape[widest], stride = c->window_strides[i];
         int64_t off = c->window_offsets[i] / 2, size = (c->window_sizes[i] + 1) / 2;
         if (off >= dim) off = dim - 1;
         if (size > dim - off) size = dim - off;
         if (size < 1) size = 1;
-        c->input_shape[i] = dim;
         c->window_offsets[i] = off;
         c->window_sizes[i] = size;
         c->output_sizes[i] = 1 + (size - 1) / (stride < 0 ? -stride : stride);
@@ -253,7 +292,18 @@ void bench_case_shrink(bench_case *c, uint64_t max_input_bytes) {
 }
 
 dmls_status bench_create(const bench_case *c, dmls_operator **op) {
-    dmls_tensor in = {c->dtype, c->ndim, c->input_shape, NULL, 0};
+    int64_t packed[DMLS_MAX_RANK], shape[DMLS_MAX_RANK], strides[DMLS_MAX_RANK], step = 1;
+    for (int i = c->ndim - 1; i >= 0; i--) {
+        packed[i] = step;
+        /* Saturated, not wrapped: dmls_create rejects a view that large. */
+        const int64_t d = c->input_shape[i] > 0 ? c->input_shape[i] : 1;
+        step = step > INT64_MAX / d ? INT64_MAX : step * d;
+    }
+    for (int i = 0; i < c->ndim; i++) {
+        shape[i] = c->input_shape[c->perm[i]];
+        strides[i] = packed[c->perm[i]];
+    }
+    dmls_tensor in = {c->dtype, c->ndim, shape, strides, 0};
     dmls_tensor out = {c->dtype, c->ndim, c->output_sizes, NULL, 0};
     dmls_window w = {c->window_offsets, c->window_sizes, c->window_strides};
     return dmls_create(&in, &out, &w, op);

@@ -18,6 +18,11 @@ typedef struct bench_case {
     int64_t window_sizes[DMLS_MAX_RANK];
     int64_t window_strides[DMLS_MAX_RANK];
     int64_t output_sizes[DMLS_MAX_RANK];
+    /* The operator's input is the packed input_shape viewed through perm
+     * (view axis i is stored axis perm[i]): a transposed copy. Without a
+     * "perm" key, perm is the identity; has_perm says which. */
+    int32_t perm[DMLS_MAX_RANK];
+    int has_perm;
 } bench_case;
 
 /* Parses a JSON array of case objects (the format below) from text;
@@ -39,13 +44,16 @@ uint64_t bench_case_bytes(const bench_case *c, uint64_t *in_bytes, uint64_t *out
 void bench_case_shrink(bench_case *c, uint64_t max_input_bytes);
 
 /* Reads a JSON array of case objects (keys: name, dtype, input_shape,
- * window_offsets, window_sizes, window_strides, output_sizes; others are
- * skipped). On success sets *cases (free() it) and *count and returns 0; on
+ * window_offsets, window_sizes, window_strides, output_sizes, and an
+ * optional perm, a permutation of the axes; others are skipped). A case with
+ * a perm may leave out the four window lists: the window is then the whole
+ * permuted array and the output its packed copy. On success sets *cases (free() it) and *count and returns 0; on
  * failure writes a message naming the file and byte offset into err and
  * returns -1. */
 int bench_read_cases(const char *path, bench_case **cases, int *count, char *err, size_t err_size);
 
-/* Plans case c as a native SLICE1 over packed tensors (dmls_create). */
+/* Plans case c as a native SLICE1 (dmls_create): the input the packed
+ * input_shape viewed through c->perm, the output packed. */
 dmls_status bench_create(const bench_case *c, dmls_operator **op);
 
 #endif
