@@ -291,7 +291,9 @@ static bool wait_writing(pid_t pid, const char *folder, const char *skip) {
             if (n <= 0) continue;
             target[n] = '\0';
             const size_t fl = strlen(folder);
-            if (strncmp(target, folder, fl) == 0 && target[fl] == '/' && strcmp(target, skip) != 0 &&
+            /* A file in folder itself: an input may sit in a subfolder. */
+            if (strncmp(target, folder, fl) == 0 && target[fl] == '/' && strchr(target + fl + 1, '/') == NULL &&
+                strcmp(target, skip) != 0 &&
                 strcmp(target + fl, "/out.txt") != 0 && strcmp(target + fl, "/err.txt") != 0)
                 found = true;
         }
@@ -922,6 +924,40 @@ static void test_changing_input(void) {
     }
 }
 
+/* A starts file truncated while crops runs: an error naming it, no output,
+ * as slice's input (the starts sit in a subfolder, so that wait_writing
+ * sees the output and not them). */
+static void test_changing_starts(void) {
+    const uint64_t mark = BIG_BYTES - 1;
+    write_sparse_u1("crop_in.npy", BIG_BYTES, &mark, 1);
+    mkdir(P("st"), 0700);
+    const int64_t zero = 0;
+    const size_t h = write_npy("st/starts.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 1), }", &zero, 8);
+    char size[32];
+    snprintf(size, sizeof size, "%llu", (unsigned long long)BIG_BYTES);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        const pid_t pid = start(O(-1, -1, false, 0), "crops", "crop_in.npy", "--starts", "st/starts.npy", "--size",
+                                size, "-o", "c.npy", "--threads", "1", (const char *)NULL);
+        const bool writing = wait_writing(pid, dir, P("crop_in.npy"));
+        const int tr = truncate(P("st/starts.npy"), 0);
+        const int r = wait_for(pid, 60);
+        if (r == 0 && attempt < 4) { /* finished before the truncation: try again */
+            unlink(P("c.npy"));
+            write_npy("st/starts.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 1), }", &zero, 8);
+            continue;
+        }
+        CHECK(writing && tr == 0 && r == 1, "starts truncated under crops: exit %d", r);
+        char msg[200];
+        snprintf(msg, sizeof msg, "st/starts.npy: the file shrank from %zu to 0 bytes while it was being read", h + 8);
+        CHECK(err_has(msg), "starts truncated under crops: message");
+        CHECK(!exists("c.npy") && no_temp_files(), "starts truncated under crops left an output");
+        break;
+    }
+    unlink(P("st/starts.npy"));
+    rmdir(P("st"));
+    unlink(P("crop_in.npy"));
+}
+
 /* ------------------------------------------------------------ split's commit */
 
 /* split mid.npy into b1.npy, b2.npy and a FIFO the test opens but does not
@@ -998,6 +1034,28 @@ static void test_split_commit_signals(void) {
         CHECK(no_temp_files(), "%s: taking back split's outputs left a temporary file", pass_name());
     }
     unlink(P("b1.npy")), unlink(P("fifo"));
+}
+
+/* Standard output and /dev/stdout are one output, a pipe or a file,
+ * with or without -f. */
+static void test_stdout_twice(void) {
+    make_a();
+    for (int force = 0; force < 2; force++) {
+        int p[2];
+        CHECK(pipe(p) == 0, "pipe");
+        const pid_t pid = force ? start(O(-1, p[1], false, 0), "split", "a.npy", "--sizes", "1,2", "-f", "-o", "-",
+                                        "-o", "/dev/stdout", (const char *)NULL)
+                                : start(O(-1, p[1], false, 0), "split", "a.npy", "--sizes", "1,2", "-o", "-", "-o",
+                                        "/dev/stdout", (const char *)NULL);
+        close(p[1]);
+        char buf[4096];
+        ssize_t got = 0, r;
+        while ((r = read(p[0], buf, sizeof buf)) > 0) got += r;
+        close(p[0]);
+        const int rc = wait_for(pid, 60);
+        CHECK(rc == 1 && got == 0 && err_has("are the same file"), "-o - -o /dev/stdout on a pipe (-f %d): exit %d, %zd bytes",
+              force, rc, got);
+    }
 }
 
 /* Over 1 GiB to standard output: every byte arrives (the writes are cut in
@@ -1144,11 +1202,13 @@ int main(int argc, char **argv) {
         io_env = NULL;
         test_stale_temporary_names();
         test_changing_input();
+        test_changing_starts();
         for (size_t k = 0; k < 2; k++) {
             io_env = passes[k];
             test_split_commit_signals();
         }
         io_env = NULL;
+        test_stdout_twice();
         unlink(P("big.npy"));
         unlink(P("mid.npy"));
         test_large_stdout();
