@@ -411,9 +411,14 @@ static void test_crops_memory(void) {
     free(b);
     CHECK(all, "2^24 crops of a scalar: %zu bytes, not %llu of 0xa5", len, (unsigned long long)n);
 #ifndef _WIN32
+    /* The largest peak of any child so far: this one's (about 50 MiB, 16
+     * of them the output's pages; a batch of all the crops took 1.7 GB). */
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
-    CHECK(ru.ru_maxrss < 320 * 1024, "2^24 crops of a scalar took %ld KiB at most", (long)ru.ru_maxrss);
+    if (getenv("DMLS_TEST_PEAK_UNMEASURED"))
+        printf("note: crops' peak memory not checked under a sanitizer or an emulator (%ld KiB)\n", (long)ru.ru_maxrss);
+    else
+        CHECK(ru.ru_maxrss < 320 * 1024, "2^24 crops of a scalar took %ld KiB at most", (long)ru.ru_maxrss);
 #endif
     remove("o.npy");
 }
@@ -424,12 +429,13 @@ static void test_crops_many(void) {
     int32_t x[1000];
     for (int i = 0; i < 1000; i++) x[i] = i * 3 + 1;
     const int64_t shape[1] = {1000};
-    write_npy("line.npy", "<i4", false, 1, shape, x, sizeof x);
+    /* '=': the host's byte order, as the arrays are written (s390x too). */
+    write_npy("line.npy", "=i4", false, 1, shape, x, sizeof x);
     enum { N = 600000 };
     int32_t *st = malloc(N * sizeof *st);
     for (int i = 0; i < N; i++) st[i] = (i * 7) % 999;
     const int64_t sshape[2] = {N, 1};
-    write_npy("many.npy", "<i4", true, 2, sshape, st, N * sizeof *st);
+    write_npy("many.npy", "=i4", true, 2, sshape, st, N * sizeof *st);
     remove("o.npy");
     CHECK(run("crops line.npy --starts many.npy --size 2 -o o.npy") == 0, "600,000 crops");
     size_t len;
@@ -440,7 +446,7 @@ static void test_crops_many(void) {
     CHECK(ok, "600,000 crops: an output crop differs from its window");
     remove("o.npy");
     st[555555] = 999;
-    write_npy("many.npy", "<i4", true, 2, sshape, st, N * sizeof *st);
+    write_npy("many.npy", "=i4", true, 2, sshape, st, N * sizeof *st);
     CHECK(run("crops line.npy --starts many.npy --size 2 -o o.npy") == 1 && err_has("crop 555555:") &&
               err_has("start[0] = 999") && err_has("R-CROP-BOUNDS"),
           "crop 555555 out of bounds is named by its index in the file");
