@@ -184,10 +184,31 @@ static void test_windows_outputs(void) {
 }
 #endif
 
+#ifndef _WIN32
+/* Outputs are compared by what they are, not by how they are spelt:
+ * standard output (here the file out.txt) and /dev/stdout are one output,
+ * refused as the same file twice, with or without -f. */
+static void test_stdout_named_twice(void) {
+    write_a45();
+    for (int force = 0; force < 2; force++) {
+        CHECK(run("split a.npy --sizes 2,2 %s-o - -o /dev/stdout", force ? "-f " : "") == 1 &&
+                  err_has("outputs 0 ('-') and 1 ('/dev/stdout') are the same file"),
+              "-o - -o /dev/stdout (-f %d) is refused", force);
+        size_t n;
+        unsigned char *b = slurp("out.txt", &n);
+        CHECK(b && n == 0, "-o - -o /dev/stdout (-f %d): %zu bytes written", force, n);
+        free(b);
+    }
+}
+#endif
+
 int main(int argc, char **argv) {
     const int setup = tool_setup(argc, argv, "cli_outputs");
     if (setup != 0) return setup;
     test_atomic_output();
+#ifndef _WIN32
+    test_stdout_named_twice();
+#endif
 #ifdef _WIN32
     test_windows_outputs();
 #endif

@@ -291,7 +291,9 @@ static bool wait_writing(pid_t pid, const char *folder, const char *skip) {
             if (n <= 0) continue;
             target[n] = '\0';
             const size_t fl = strlen(folder);
-            if (strncmp(target, folder, fl) == 0 && target[fl] == '/' && strcmp(target, skip) != 0 &&
+            /* A file in folder itself: an input may sit in a subfolder. */
+            if (strncmp(target, folder, fl) == 0 && target[fl] == '/' && strchr(target + fl + 1, '/') == NULL &&
+                strcmp(target, skip) != 0 &&
                 strcmp(target + fl, "/out.txt") != 0 && strcmp(target + fl, "/err.txt") != 0)
                 found = true;
         }
@@ -922,6 +924,140 @@ static void test_changing_input(void) {
     }
 }
 
+/* A starts file truncated while crops runs: an error naming it, no output,
+ * as slice's input (the starts sit in a subfolder, so that wait_writing
+ * sees the output and not them). */
+static void test_changing_starts(void) {
+    const uint64_t mark = BIG_BYTES - 1;
+    write_sparse_u1("crop_in.npy", BIG_BYTES, &mark, 1);
+    mkdir(P("st"), 0700);
+    const int64_t zero = 0;
+    const size_t h = write_npy("st/starts.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 1), }", &zero, 8);
+    char size[32];
+    snprintf(size, sizeof size, "%llu", (unsigned long long)BIG_BYTES);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        const pid_t pid = start(O(-1, -1, false, 0), "crops", "crop_in.npy", "--starts", "st/starts.npy", "--size",
+                                size, "-o", "c.npy", "--threads", "1", (const char *)NULL);
+        const bool writing = wait_writing(pid, dir, P("crop_in.npy"));
+        const int tr = truncate(P("st/starts.npy"), 0);
+        const int r = wait_for(pid, 60);
+        if (r == 0 && attempt < 4) { /* finished before the truncation: try again */
+            unlink(P("c.npy"));
+            write_npy("st/starts.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 1), }", &zero, 8);
+            continue;
+        }
+        CHECK(writing && tr == 0 && r == 1, "starts truncated under crops: exit %d", r);
+        char msg[200];
+        snprintf(msg, sizeof msg, "st/starts.npy: the file shrank from %zu to 0 bytes while it was being read", h + 8);
+        CHECK(err_has(msg), "starts truncated under crops: message");
+        CHECK(!exists("c.npy") && no_temp_files(), "starts truncated under crops left an output");
+        break;
+    }
+    unlink(P("st/starts.npy"));
+    rmdir(P("st"));
+    unlink(P("crop_in.npy"));
+}
+
+/* ------------------------------------------------------------ split's commit */
+
+/* split mid.npy into b1.npy, b2.npy and a FIFO the test opens but does not
+ * read: the files are committed first, then the stream's 2 MiB fill the
+ * pipe and the tool waits in the commit, b1 and b2 already in place. The
+ * reader's descriptor, or -1 when the tool never got there. */
+static int split_held_in_commit(pid_t *pid, bool force) {
+    unlink(P("fifo"));
+    mkfifo(P("fifo"), 0600);
+    const int rd = open(P("fifo"), O_RDONLY | O_NONBLOCK);
+    *pid = force ? start(O(-1, -1, false, 0), "split", "mid.npy", "--sizes", "1,1,2097150", "-f", "-o", "b1.npy",
+                         "-o", "b2.npy", "-o", "fifo", (const char *)NULL)
+                 : start(O(-1, -1, false, 0), "split", "mid.npy", "--sizes", "1,1,2097150", "-o", "b1.npy", "-o",
+                         "b2.npy", "-o", "fifo", (const char *)NULL);
+    for (int tries = 0; tries < 20000 && rd >= 0; tries++) {
+        struct stat st;
+        if (stat(P("b1.npy"), &st) == 0 && st.st_size == 129 && stat(P("b2.npy"), &st) == 0 && st.st_size == 129) {
+            usleep(20000); /* into the stream's write */
+            return rd;
+        }
+        usleep(500);
+    }
+    if (rd >= 0) close(rd);
+    return -1;
+}
+
+/* A file of the test's own put under name, as another program would. */
+static void put_other_file(const char *name, const char *text) {
+    write_file("other.tmp", text, strlen(text));
+    rename(P("other.tmp"), P(name));
+}
+
+/* R: split writes every output or none, also when a signal comes while the
+ * outputs are committed: the committed ones are taken back, with -f the
+ * replaced files come back, and a file another program put under an
+ * output's name meanwhile is never removed. */
+static void test_split_commit_signals(void) {
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t k = 0; k < 3; k++)
+        for (int force = 0; force < 2; force++) {
+            unlink(P("b1.npy")), unlink(P("b2.npy"));
+            if (force) write_file("b1.npy", "old one", 7), write_file("b2.npy", "old two", 7);
+            pid_t pid;
+            const int rd = split_held_in_commit(&pid, force);
+            kill(pid, sigs[k]);
+            const int r = wait_for(pid, 60);
+            if (rd >= 0) close(rd);
+            CHECK(rd >= 0 && r == 128 + sigs[k], "%s: signal %d in split's commit (-f %d): exit %d", pass_name(),
+                  sigs[k], force, r);
+            if (force)
+                CHECK(file_is("b1.npy", "old one", 7) && file_is("b2.npy", "old two", 7),
+                      "%s: signal %d in split's commit: the replaced files did not come back", pass_name(), sigs[k]);
+            else
+                CHECK(!exists("b1.npy") && !exists("b2.npy"), "%s: signal %d in split's commit left an output",
+                      pass_name(), sigs[k]);
+            CHECK(no_temp_files(), "%s: signal %d in split's commit left a temporary file", pass_name(), sigs[k]);
+        }
+    /* Another program's file under b1.npy since the commit: it stays, by a
+     * signal and by a failure (the FIFO's reader gone: EPIPE). */
+    for (int how = 0; how < 2; how++) {
+        unlink(P("b1.npy")), unlink(P("b2.npy"));
+        pid_t pid;
+        const int rd = split_held_in_commit(&pid, false);
+        put_other_file("b1.npy", "not the tool's");
+        if (how == 0) kill(pid, SIGTERM);
+        if (rd >= 0) close(rd);
+        const int r = wait_for(pid, 60);
+        CHECK(rd >= 0 && r == (how == 0 ? 128 + SIGTERM : 1), "%s: %s after b1.npy was replaced: exit %d", pass_name(),
+              how == 0 ? "SIGTERM" : "a closed pipe", r);
+        if (how == 1) CHECK(err_has("fifo: write error"), "%s: the closed pipe's message", pass_name());
+        CHECK(file_is("b1.npy", "not the tool's", 14) && !exists("b2.npy"),
+              "%s: taking back split's outputs (%s) removed another program's file", pass_name(),
+              how == 0 ? "SIGTERM" : "a closed pipe");
+        CHECK(no_temp_files(), "%s: taking back split's outputs left a temporary file", pass_name());
+    }
+    unlink(P("b1.npy")), unlink(P("fifo"));
+}
+
+/* Standard output and /dev/stdout are one output, a pipe or a file,
+ * with or without -f. */
+static void test_stdout_twice(void) {
+    make_a();
+    for (int force = 0; force < 2; force++) {
+        int p[2];
+        CHECK(pipe(p) == 0, "pipe");
+        const pid_t pid = force ? start(O(-1, p[1], false, 0), "split", "a.npy", "--sizes", "1,2", "-f", "-o", "-",
+                                        "-o", "/dev/stdout", (const char *)NULL)
+                                : start(O(-1, p[1], false, 0), "split", "a.npy", "--sizes", "1,2", "-o", "-", "-o",
+                                        "/dev/stdout", (const char *)NULL);
+        close(p[1]);
+        char buf[4096];
+        ssize_t got = 0, r;
+        while ((r = read(p[0], buf, sizeof buf)) > 0) got += r;
+        close(p[0]);
+        const int rc = wait_for(pid, 60);
+        CHECK(rc == 1 && got == 0 && err_has("are the same file"), "-o - -o /dev/stdout on a pipe (-f %d): exit %d, %zd bytes",
+              force, rc, got);
+    }
+}
+
 /* Over 1 GiB to standard output: every byte arrives (the writes are cut in
  * 1 GiB pieces); the reader counts them and checks the marked ones. */
 static void test_large_stdout(void) {
@@ -1066,6 +1202,13 @@ int main(int argc, char **argv) {
         io_env = NULL;
         test_stale_temporary_names();
         test_changing_input();
+        test_changing_starts();
+        for (size_t k = 0; k < 2; k++) {
+            io_env = passes[k];
+            test_split_commit_signals();
+        }
+        io_env = NULL;
+        test_stdout_twice();
         unlink(P("big.npy"));
         unlink(P("mid.npy"));
         test_large_stdout();

@@ -33,7 +33,8 @@ void batch_input_tensor(const npy_input *in, int64_t *shape, int64_t *strides, d
 }
 
 /* Where an output goes, to tell two names of one file apart: the file when
- * it exists, else its folder and its name in there ("-": nothing). */
+ * it exists (for "-", whatever standard output is), else its folder and its
+ * name in there. */
 typedef struct output_place {
     dmls_file_info file, folder;
     const char *name;
@@ -41,7 +42,12 @@ typedef struct output_place {
 
 static void place_of(const char *path, output_place *p) {
     memset(p, 0, sizeof *p);
-    if (strcmp(path, "-") == 0) return;
+    /* What standard output is (a file, a pipe, a terminal), so that a name
+     * of the same thing, /dev/stdout, is seen to be it. */
+    if (strcmp(path, "-") == 0) {
+        if (dmls_stdio_info(1, &p->file) != 0) p->file.kind = DMLS_FILE_MISSING;
+        return;
+    }
     if (dmls_path_info(path, 1, &p->file) != 0) p->file.kind = DMLS_FILE_MISSING;
     const size_t n = dmls_path_folder_len(path);
     char *folder = malloc(n + 2);
@@ -61,11 +67,11 @@ bool batch_outputs_check(const common_options *c, const char *other) {
     output_place *place = calloc(c->noutputs > 0 ? (size_t)c->noutputs : 1, sizeof *place);
     bool ok = place != NULL;
     if (!ok) fprintf(stderr, "%s: out of memory\n", args_prog);
+    /* The same output twice first: that, not "exists", is what is wrong
+     * with -o - -o /dev/stdout when standard output is a file. */
     for (int k = 0; ok && k < c->noutputs; k++) {
         const char *out = c->outputs[k];
-        ok = npy_output_check(out, c->input, c->force, err) && (!other || npy_output_check(out, other, true, err));
-        if (!ok) fprintf(stderr, "%s: %s\n", args_prog, err);
-        if (ok) place_of(out, &place[k]);
+        place_of(out, &place[k]);
         for (int j = 0; ok && j < k; j++) {
             ok = strcmp(out, c->outputs[j]) != 0 && !same_place(&place[j], &place[k]);
             if (!ok)
@@ -73,56 +79,92 @@ bool batch_outputs_check(const common_options *c, const char *other) {
                         k, out);
         }
     }
+    for (int k = 0; ok && k < c->noutputs; k++) {
+        const char *out = c->outputs[k];
+        ok = npy_output_check(out, c->input, c->force, err) && (!other || npy_output_check(out, other, true, err));
+        if (!ok) fprintf(stderr, "%s: %s\n", args_prog, err);
+    }
     free(place);
     return ok;
 }
 
-/* The batch on the CPU: one pass of a pool of threads (threads == 1: the
- * calling thread alone). The input is bound as it is: R-X-ALIGN binds the
- * DirectML path only, and split's and crops' operators are native. */
-static dmls_status run_cpu(const dmls_batch *batch, int threads, const npy_input *in,
+void batch_runner_start(batch_runner *r, const common_options *c, int64_t threads) {
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    r->threads = (int)threads;
+    r->cuda = c->device.kind == DEVICE_CUDA && cuda_io_use(true);
+}
+
+/* On the CPU: one pass of the pool (threads == 1: the calling thread
+ * alone), made at the first batch. The input is bound as it is: R-X-ALIGN
+ * binds the DirectML path only, and split's and crops' operators are
+ * native. */
+static dmls_status run_cpu(batch_runner *r, const dmls_batch *batch, const npy_input *in,
                            const dmls_batch_output *slots, uint32_t n) {
-    dmls_context *ctx = NULL;
-    dmls_status s = threads == 1 ? DMLS_OK : dmls_context_create(threads, &ctx);
+    dmls_status s = DMLS_OK;
+    if (!r->ctx_made && r->threads != 1) s = dmls_context_create(r->threads, &r->ctx);
+    r->ctx_made = s == DMLS_OK;
     const dmls_batch_input input = {in->data, in->readable};
-    if (s == DMLS_OK) s = dmls_batch_execute(batch, ctx, &input, 1, slots, n);
-    dmls_context_destroy(ctx);
+    if (s == DMLS_OK) s = dmls_batch_execute(batch, r->ctx, &input, 1, slots, n);
     return s;
+}
+
+bool batch_runner_exec(batch_runner *r, dmls_batch *batch, const npy_input *in, void *const *outs,
+                       const uint64_t *bytes, int n) {
+    dmls_batch_output *slots = calloc(n > 0 ? (size_t)n : 1, sizeof *slots);
+    char device_err[256] = "";
+    dmls_status s = slots ? DMLS_OK : DMLS_ERROR_OUT_OF_MEMORY;
+    if (s != DMLS_OK) snprintf(device_err, sizeof device_err, "no memory for %d output slots", n);
+    for (int k = 0; s == DMLS_OK && k < n; k++) {
+        slots[k].data = outs[k];
+        slots[k].bytes = bytes[k];
+    }
+    const uint64_t need = dmls_batch_input_bytes(batch, 0), sent = need <= in->readable ? need : in->readable;
+    if (s == DMLS_OK && r->cuda) {
+        s = cuda_io_run_batch(batch, in->data, sent, outs, bytes, (uint32_t)n, device_err);
+    } else if (s == DMLS_OK && r->c->device.kind == DEVICE_VULKAN) {
+        s = vulkan_io_run_batch(batch, r->c->device.index, in->data, sent, outs, bytes, (uint32_t)n, device_err);
+    } else if (s == DMLS_OK) {
+        s = run_cpu(r, batch, in, slots, (uint32_t)n);
+    }
+    free(slots);
+    if (s != DMLS_OK)
+        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
+    return s == DMLS_OK;
+}
+
+void batch_runner_end(batch_runner *r) {
+    dmls_context_destroy(r->ctx);
+    r->ctx = NULL;
+    r->ctx_made = false;
+}
+
+int batch_files_finish(bool ran, const npy_input *const *inputs, int ninputs, npy_output *outs, int n) {
+    char err[NPY_ERR_LEN] = "";
+    bool ok = ran;
+    for (int k = 0; ok && k < ninputs; k++) ok = npy_input_intact(inputs[k], err);
+    if (ok) ok = npy_commit_all(outs, n, err);
+    if (!ok && err[0]) fprintf(stderr, "%s: %s\n", args_prog, err);
+    for (int k = 0; !ok && k < n; k++) npy_abort(&outs[k]);
+    return ok ? 0 : 1;
 }
 
 int batch_files_run(dmls_batch *batch, const common_options *c, int64_t threads, npy_input *in, npy_output *outs,
                     int n) {
-    dmls_batch_output *slots = calloc(n > 0 ? (size_t)n : 1, sizeof *slots);
     void **hosts = calloc(n > 0 ? (size_t)n : 1, sizeof *hosts);
     uint64_t *bytes = calloc(n > 0 ? (size_t)n : 1, sizeof *bytes);
-    char err[NPY_ERR_LEN] = "", device_err[256] = "";
-    dmls_status s = slots && hosts && bytes ? DMLS_OK : DMLS_ERROR_OUT_OF_MEMORY;
-    if (s != DMLS_OK) snprintf(device_err, sizeof device_err, "no memory for %d output slots", n);
-    for (int k = 0; s == DMLS_OK && k < n; k++) {
-        slots[k].data = hosts[k] = outs[k].data;
-        slots[k].bytes = bytes[k] = dmls_batch_output_bytes(batch, (uint32_t)k);
+    bool ran = hosts && bytes;
+    if (!ran) fprintf(stderr, "%s: no memory for %d output slots\n", args_prog, n);
+    for (int k = 0; ran && k < n; k++) {
+        hosts[k] = outs[k].data;
+        bytes[k] = dmls_batch_output_bytes(batch, (uint32_t)k);
     }
-    /* --device cuda without a usable device runs on the CPU, saying so (cuda_io.h). */
-    const bool cuda = c->device.kind == DEVICE_CUDA && cuda_io_use(true);
-    const uint64_t need = dmls_batch_input_bytes(batch, 0), sent = need <= in->readable ? need : in->readable;
-    if (s == DMLS_OK && cuda) {
-        s = cuda_io_run_batch(batch, in->data, sent, hosts, bytes, (uint32_t)n, device_err);
-    } else if (s == DMLS_OK && c->device.kind == DEVICE_VULKAN) {
-        s = vulkan_io_run_batch(batch, c->device.index, in->data, sent, hosts, bytes, (uint32_t)n, device_err);
-    } else if (s == DMLS_OK) {
-        s = run_cpu(batch, (int)threads, in, slots, (uint32_t)n);
-    }
-    free(slots);
+    batch_runner r;
+    batch_runner_start(&r, c, threads);
+    if (ran) ran = batch_runner_exec(&r, batch, in, hosts, bytes, n);
+    batch_runner_end(&r);
     free(hosts);
     free(bytes);
-    bool ok = s == DMLS_OK;
-    if (!ok) {
-        fprintf(stderr, "%s: %s: %s\n", args_prog, dmls_status_name(s), device_err[0] ? device_err : dmls_last_error());
-    } else if (!npy_input_intact(in, err) || !npy_commit_all(outs, n, err)) {
-        /* An input truncated meanwhile was read partly as zeros: no output. */
-        fprintf(stderr, "%s: %s\n", args_prog, err);
-        ok = false;
-    }
-    for (int k = 0; !ok && k < n; k++) npy_abort(&outs[k]);
-    return ok ? 0 : 1;
+    const npy_input *inputs[1] = {in};
+    return batch_files_finish(ran, inputs, 1, outs, n);
 }

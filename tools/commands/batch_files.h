@@ -27,10 +27,34 @@ void batch_input_tensor(const npy_input *in, int64_t *shape, int64_t *strides, d
 bool batch_outputs_check(const common_options *c, const char *other);
 
 
-/* Runs batch (1 input slot, n output slots, slot k written into outs[k],
- * which are created) on the device c names, threads threads on the CPU (0:
- * $DMLSLICE_THREADS, else every CPU), then commits every output or none.
- * Every output is aborted on failure. Returns the exit status. */
+/* How a command's batches run: on the device c names, or on the CPU with
+ * one pool of threads kept for all of them (crops runs its crops in
+ * blocks). */
+typedef struct batch_runner {
+    const common_options *c;
+    int threads; /* 0: $DMLSLICE_THREADS, else every CPU */
+    bool cuda;
+    dmls_context *ctx;
+    bool ctx_made;
+} batch_runner;
+
+/* --device cuda without a usable device runs on the CPU, saying so
+ * (cuda_io.h). */
+void batch_runner_start(batch_runner *r, const common_options *c, int64_t threads);
+/* Runs batch (1 input slot, bound to in; n output slots, slot k written
+ * into outs[k], bytes[k] bytes long). False after saying why on stderr. */
+bool batch_runner_exec(batch_runner *r, dmls_batch *batch, const npy_input *in, void *const *outs,
+                       const uint64_t *bytes, int n);
+void batch_runner_end(batch_runner *r);
+
+/* The end of a command that ran its batches (ran: all of them succeeded):
+ * when every input is as it was when opened (npy_input_intact: one that
+ * changed was read partly as other bytes), every output is committed, or
+ * none (npy_commit_all); else every output is aborted. The exit status. */
+int batch_files_finish(bool ran, const npy_input *const *inputs, int ninputs, npy_output *outs, int n);
+
+/* One batch from in into outs (created), from start to finish, with
+ * batch_runner and batch_files_finish. The exit status. */
 int batch_files_run(dmls_batch *batch, const common_options *c, int64_t threads, npy_input *in, npy_output *outs,
                     int n);
 

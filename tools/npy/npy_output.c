@@ -213,14 +213,15 @@ static bool commit_stream(npy_output *out, char *err) {
     return true;
 }
 
-bool npy_commit(npy_output *out, char *err) {
-    if (out->stream) return commit_stream(out, err);
+/* Commits a regular file, undoably when undoable (npy_commit_all). */
+static bool commit_file(npy_output *out, bool undoable, char *err) {
     if (dmls_new_file_faulted(&out->file)) {
         snprintf(err, NPY_ERR_LEN, "%s: the file system could not store the data (a write through the mapping failed)",
                  out->shown);
         return false;
     }
-    const int e = dmls_new_file_commit(&out->file, out->file_len, out->force);
+    const int e = undoable ? dmls_new_file_commit_undoable(&out->file, out->file_len, out->force)
+                           : dmls_new_file_commit(&out->file, out->file_len, out->force);
     if (e == EEXIST) {
         snprintf(err, NPY_ERR_LEN, "%s: already exists; not overwritten (use -f to replace it)", out->shown);
         return false;
@@ -229,43 +230,41 @@ bool npy_commit(npy_output *out, char *err) {
         snprintf(err, NPY_ERR_LEN, "%s: cannot write: %s", out->shown, dmls_error_text(e));
         return false;
     }
+    return true;
+}
+
+bool npy_commit(npy_output *out, char *err) {
+    if (out->stream) return commit_stream(out, err);
+    if (!commit_file(out, false, err)) return false;
     out->created = false; /* committed: the file is in place */
     npy_abort(out);       /* releases what is left */
     return true;
 }
 
 /* Streams are written last: a file committed before a failure can be
- * taken back, a stream's bytes cannot. */
+ * taken back, a stream's bytes cannot. Files are committed undoably, so
+ * that a failure, or a signal (files.h), takes every one back. */
 bool npy_commit_all(npy_output *outs, int n, char *err) {
-    char **done = calloc(n > 0 ? (size_t)n : 1, sizeof *done);
-    int ndone = 0;
-    bool ok = done != NULL;
-    if (!ok) snprintf(err, NPY_ERR_LEN, "out of memory committing %d outputs", n);
+    bool ok = true;
     for (int pass = 0; pass < 2 && ok; pass++)
         for (int k = 0; k < n && ok; k++) {
             if ((outs[k].stream != NULL) != (pass == 1)) continue;
-            char *path = outs[k].stream ? NULL : copy_of(outs[k].path);
-            if (!outs[k].stream && path == NULL) {
-                snprintf(err, NPY_ERR_LEN, "%s: out of memory", outs[k].shown);
-                ok = false;
-            } else if (!npy_commit(&outs[k], err)) {
-                free(path);
-                ok = false;
-            } else if (path) {
-                done[ndone++] = path;
-            }
+            ok = outs[k].stream ? commit_stream(&outs[k], err) : commit_file(&outs[k], true, err);
+            if (ok && !outs[k].stream && outs[k].created) outs[k].committed = true;
         }
-    for (int k = 0; k < ndone; k++) {
-        if (!ok) dmls_path_remove(done[k]);
-        free(done[k]);
+    for (int k = n - 1; k >= 0; k--) {
+        if (!outs[k].committed) continue;
+        if (ok) dmls_new_file_settle(&outs[k].file);
+        else dmls_new_file_undo(&outs[k].file);
+        outs[k].created = outs[k].committed = false;
+        npy_abort(&outs[k]);
     }
-    free(done);
     for (int k = 0; !ok && k < n; k++) npy_abort(&outs[k]);
     return ok;
 }
 
 void npy_abort(npy_output *out) {
-    if (out->created) dmls_new_file_abort(&out->file);
+    if (out->created || out->committed) dmls_new_file_abort(&out->file);
     if (out->own_stream) fclose(out->stream);
     free(out->path);
     free(out->heap);

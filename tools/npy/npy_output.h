@@ -38,6 +38,7 @@ typedef struct npy_output {
     bool own_stream;     /* stream is a device this output opened */
     dmls_new_file file;  /* a regular file on its way (while created) */
     bool created;
+    bool committed;      /* undoably, by npy_commit_all, until it ends */
     unsigned char *data; /* capacity bytes the copy writes */
     uint64_t data_bytes, capacity;
     uint64_t header_len;
@@ -63,9 +64,10 @@ bool npy_create_raw(const char *path, bool force, uint64_t bytes, npy_output *ou
 bool npy_commit(npy_output *out, char *err);
 
 /* Commits n outputs, all or none: regular files first, then streams (whose
- * bytes cannot be taken back). When one fails, the files already committed
- * are removed again and the rest dropped; a file that -f replaced is then
- * gone with the new one. */
+ * bytes cannot be taken back). When one fails, or a terminating signal
+ * comes (POSIX), the files already committed are taken back
+ * (dmls_new_file_undo: only where the name still holds the file this run
+ * made), a file that -f replaced comes back, and the rest are dropped. */
 bool npy_commit_all(npy_output *outs, int n, char *err);
 
 /* Drops an uncommitted output: nothing remains, the final path untouched.

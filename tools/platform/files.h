@@ -122,6 +122,8 @@ typedef struct dmls_new_file {
     int guard;
     const char *failed;  /* after a failed create, the step: "create",
                           * "permissions", "reserve" or "map" */
+    void *undo;          /* after dmls_new_file_commit_undoable: how to take
+                          * it back */
 } dmls_new_file;
 /* mode: POSIX permission bits for the new file (the umask applies), or -1
  * to keep those of the file it replaces; ignored on Windows, where the new
@@ -135,6 +137,23 @@ int dmls_new_file_faulted(const dmls_new_file *f);
  * with EEXIST if the name is taken. On failure nothing changed under the
  * name and the new file is still uncommitted (abort it). */
 int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace);
+/* dmls_new_file_commit for one of several files committed together
+ * (split's outputs: all or none). Until dmls_new_file_settle or
+ * dmls_new_file_undo, a file it replaced is kept under a temporary name in
+ * the same folder. dmls_new_file_undo takes the commit back: the new file
+ * comes off its name only if the name still holds this very file (device
+ * and inode; a file another process put there since stays), and the
+ * replaced file comes back under the name if the name is free. On POSIX
+ * systems every catchable terminating signal undoes all unsettled commits
+ * before the process ends; on Windows a process that ends meanwhile keeps
+ * them (the replaced file as a hidden .dmlslice-PID-K, removed by the next
+ * new file in that folder). On failure, as dmls_new_file_commit. */
+int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace);
+/* Takes an undoable commit back, as above, and releases f. */
+void dmls_new_file_undo(dmls_new_file *f);
+/* Makes an undoable commit final (the replaced file's copy goes) and
+ * releases f. dmls_new_file_abort does the same for a committed f. */
+void dmls_new_file_settle(dmls_new_file *f);
 /* Removes an uncommitted new file; harmless after a commit or a failed
  * create. */
 void dmls_new_file_abort(dmls_new_file *f);

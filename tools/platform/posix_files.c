@@ -236,9 +236,10 @@ static char *folder_of(const char *path) {
     return strndup(path, (size_t)(slash - path));
 }
 
-/* True for ".dmlslice-PID-K" (K below 100) whose process PID is gone: what
- * a SIGKILL between name_file's link and rename leaves. A PID now reused,
- * or another user's live process (EPERM), keeps its name. */
+/* True for ".dmlslice-PID-K" (K of at most 9 digits) whose process PID is
+ * gone: what a SIGKILL between name_file's link and rename, or during an
+ * undoable commit, leaves. A PID now reused, or another user's live process
+ * (EPERM), keeps its name. */
 static int stale_temporary_name(const char *name) {
     static const char prefix[] = ".dmlslice-";
     if (strncmp(name, prefix, sizeof prefix - 1) != 0) return 0;
@@ -248,7 +249,7 @@ static int stale_temporary_name(const char *name) {
     if (*p++ != '-' || pid <= 0 || pid > INT_MAX || (pid_t)pid == getpid()) return 0;
     const char *k = p;
     while (*p >= '0' && *p <= '9') p++;
-    if (*p != '\0' || p == k || p - k > 2) return 0;
+    if (*p != '\0' || p == k || p - k > 9) return 0;
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -401,7 +402,8 @@ static int name_file(dmls_new_file *f, int replace) {
 
 int dmls_new_file_faulted(const dmls_new_file *f) { return posix_guard_faulted(f->guard); }
 
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+/* The data durable and the file length bytes long: the commit's first step. */
+static int finish_data(dmls_new_file *f, uint64_t length) {
     int err = posix_guard_faulted(f->guard) ? EIO : 0;
     if (f->data) {
         if (!err && msync(f->data, (size_t)f->bytes, MS_SYNC) != 0) err = errno;
@@ -411,12 +413,15 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
         f->data = NULL;
     }
     if (!err && (ftruncate((int)f->handle, (off_t)length) != 0 || fsync((int)f->handle) != 0)) err = errno;
-    if (!err) err = name_file(f, replace);
-    if (err) return err;
+    return err;
+}
+
+/* After the name is given: the temporary name disarmed and dropped, the
+ * folder's new entry made durable. */
+static void named(dmls_new_file *f) {
     posix_keep_on_signal(f->tmp_path);
     free(f->tmp_path);
     f->tmp_path = NULL; /* committed: nothing left to remove */
-    /* The new name durable too. */
     char *dir = folder_of(f->final_path);
     const int dfd = dir ? open(dir, O_RDONLY | O_CLOEXEC) : -1;
     if (dfd >= 0) {
@@ -424,11 +429,116 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
         close(dfd);
     }
     free(dir);
+}
+
+int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+    int err = finish_data(f, length);
+    if (!err) err = name_file(f, replace);
+    if (err) return err;
+    named(f);
     dmls_new_file_abort(f);
     return 0;
 }
 
+/* A fresh name beside path: ".dmlslice-PID-K", K counting from 100 so that
+ * it is never one of name_file's (below 100); malloc'd. */
+static char *spare_name(const char *path) {
+    static unsigned next = 100;
+    char *dir = folder_of(path);
+    const size_t need = (dir ? strlen(dir) : 0) + 64;
+    char *name = dir ? malloc(need) : NULL;
+    if (name) snprintf(name, need, "%s/.dmlslice-%ld-%u", dir, (long)getpid(), next++);
+    free(dir);
+    return name;
+}
+
+/* Keeps the file under u->final_path, which the commit replaces, under a
+ * spare name (armed for removal on a signal: until the undo is armed, the
+ * file is still under its own name). A file system without hard links
+ * keeps no copy: an undo then leaves the name empty. */
+static int keep_replaced(posix_undo *u) {
+    struct stat st;
+    if (lstat(u->final_path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    for (int tries = 0; tries < 100; tries++) {
+        u->backup_path = spare_name(u->final_path);
+        if (u->backup_path == NULL) return ENOMEM;
+        int err = posix_remove_on_signal(u->backup_path);
+        if (!err && link(u->final_path, u->backup_path) == 0) return 0;
+        if (!err) err = errno;
+        posix_keep_on_signal(u->backup_path);
+        free(u->backup_path);
+        u->backup_path = NULL;
+        if (err != EEXIST) return err == ENFILE || err == ENOMEM ? err : 0;
+    }
+    return EEXIST;
+}
+
+static void free_undo(posix_undo *u) {
+    if (u == NULL) return;
+    posix_undo_keep(u);
+    if (u->backup_path) {
+        posix_keep_on_signal(u->backup_path);
+        unlink(u->backup_path);
+    }
+    free(u->backup_path);
+    free(u->aside_path);
+    free(u->final_path);
+    free(u);
+}
+
+int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace) {
+    int err = finish_data(f, length);
+    struct stat st;
+    if (!err && fstat((int)f->handle, &st) != 0) err = errno;
+    posix_undo *u = err ? NULL : calloc(1, sizeof *u);
+    if (!err && u == NULL) err = ENOMEM;
+    if (!err) {
+        u->dev = (uint64_t)st.st_dev;
+        u->ino = (uint64_t)st.st_ino;
+        u->final_path = strdup(f->final_path);
+        u->aside_path = spare_name(f->final_path);
+        if (u->final_path == NULL || u->aside_path == NULL) err = ENOMEM;
+    }
+    if (!err && replace) err = keep_replaced(u);
+    /* Armed before the name is given: a signal in between finds the name
+     * still another file's, and leaves it. */
+    if (!err) err = posix_undo_on_signal(u);
+    if (!err) err = name_file(f, replace);
+    if (err) {
+        free_undo(u);
+        return err;
+    }
+    named(f);
+    posix_unguard_range(f->guard);
+    if (f->handle >= 0) close((int)f->handle);
+    f->handle = -1;
+    f->undo = u;
+    return 0;
+}
+
+void dmls_new_file_undo(dmls_new_file *f) {
+    posix_undo *u = f->undo;
+    if (u == NULL) return;
+    /* Not also by a handler meanwhile: it would undo the same commit. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    posix_undo_keep(u);
+    posix_undo_now(u);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    free_undo(u);
+    f->undo = NULL;
+    dmls_new_file_abort(f);
+}
+
+void dmls_new_file_settle(dmls_new_file *f) {
+    free_undo(f->undo); /* the replaced file's copy goes */
+    f->undo = NULL;
+    dmls_new_file_abort(f);
+}
+
 void dmls_new_file_abort(dmls_new_file *f) {
+    free_undo(f->undo); /* an undoable commit left as it is: kept */
     posix_unguard_range(f->guard);
     if (f->data) munmap(f->data, (size_t)f->bytes);
     if (f->handle >= 0) close((int)f->handle);

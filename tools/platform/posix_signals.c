@@ -12,13 +12,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "files.h"
 #include "platform.h"
 
-/* Handlers use only async-signal-safe calls (unlink, mmap, sigaction,
- * raise). */
+/* Handlers use only async-signal-safe calls (unlink, link, rename,
+ * lstat, mmap, sigaction, raise). */
 
 #define SLOTS 4
 
@@ -113,12 +114,50 @@ static const int terminating[] = {
 #endif
 };
 
+/* Armed undoable commits, each published whole before its pointer and
+ * cleared before it is freed. */
+static posix_undo *volatile undos[PENDING];
+
+/* Moves from to the name to without replacing anything there (a file
+ * system without hard links: a rename, only while to is free). */
+static void put_back(const char *from, const char *to) {
+    if (link(from, to) == 0) {
+        unlink(from);
+        return;
+    }
+    const int e = errno;
+    struct stat st;
+    if (e != EEXIST && lstat(to, &st) != 0) rename(from, to);
+}
+
+void posix_undo_now(const posix_undo *u) {
+    /* Moved aside first, so that what is removed is what was checked. */
+    if (rename(u->final_path, u->aside_path) == 0) {
+        struct stat st;
+        if (lstat(u->aside_path, &st) == 0 && (uint64_t)st.st_dev == u->dev && (uint64_t)st.st_ino == u->ino)
+            unlink(u->aside_path);
+        else
+            put_back(u->aside_path, u->final_path); /* not ours: it stays */
+    }
+    if (u->backup_path) {
+        put_back(u->backup_path, u->final_path);
+        unlink(u->backup_path); /* when the name is another's now */
+    }
+}
+
 static void cleanup_now(void) {
+    const int saved = errno;
+    for (int k = PENDING - 1; k >= 0; k--) { /* the newest first */
+        posix_undo *u = undos[k];
+        undos[k] = NULL;
+        if (u) posix_undo_now(u);
+    }
     for (int k = 0; k < PENDING; k++) {
         char *path = pending[k];
         pending[k] = NULL;
         if (path) unlink(path);
     }
+    errno = saved;
 }
 
 static void on_terminate(int sig) {
@@ -135,12 +174,10 @@ void posix_keep_on_signal(const char *path) {
         if (pending[k] == path) pending[k] = NULL;
 }
 
-int posix_remove_on_signal(char *path) {
-    int slot = 0;
-    while (slot < PENDING && pending[slot] != NULL) slot++;
-    if (slot == PENDING) return ENFILE;
-    pending[slot] = path;
-    if (cleanup_installed) return 0;
+/* The handlers, installed once: each blocks the other signals while it
+ * cleans up, so that a second one cannot cut an undo short. */
+static void install_cleanup(void) {
+    if (cleanup_installed) return;
     cleanup_installed = 1;
     for (size_t k = 0; k < sizeof terminating / sizeof terminating[0]; k++) {
         struct sigaction old, sa;
@@ -150,10 +187,32 @@ int posix_remove_on_signal(char *path) {
         if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_terminate;
-        sigemptyset(&sa.sa_mask);
+        sigfillset(&sa.sa_mask);
         sigaction(terminating[k], &sa, NULL);
     }
+}
+
+int posix_remove_on_signal(char *path) {
+    int slot = 0;
+    while (slot < PENDING && pending[slot] != NULL) slot++;
+    if (slot == PENDING) return ENFILE;
+    pending[slot] = path;
+    install_cleanup();
     return 0;
+}
+
+int posix_undo_on_signal(posix_undo *u) {
+    int slot = 0;
+    while (slot < PENDING && undos[slot] != NULL) slot++;
+    if (slot == PENDING) return ENFILE;
+    undos[slot] = u;
+    install_cleanup();
+    return 0;
+}
+
+void posix_undo_keep(const posix_undo *u) {
+    for (int k = 0; u && k < PENDING; k++)
+        if (undos[k] == u) undos[k] = NULL;
 }
 
 void posix_ignore_file_size_limit(void) {
@@ -169,7 +228,10 @@ void posix_ignore_file_size_limit(void) {
 
 void dmls_ignore_broken_pipe(void) {
     struct sigaction old;
-    if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+    /* on_terminate stands in for the default action (the tool set it, not
+     * the caller): a closed pipe is then an error, its outputs taken back. */
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        (old.sa_handler == SIG_DFL || old.sa_handler == on_terminate))
         signal(SIGPIPE, SIG_IGN);
 }
 

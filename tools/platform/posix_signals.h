@@ -10,12 +10,14 @@
  *
  * Temporary files: while one is armed, every catchable signal that would
  * end the process removes it first (one per output on its way: split
- * writes many at once). Signals ignored when the process started stay
- * ignored (nohup keeps working). */
+ * writes many at once), after every armed undoable commit is taken back
+ * (split's outputs: all or none). Signals ignored when the process started
+ * stay ignored (nohup keeps working). */
 #ifndef DMLSLICE_TOOLS_POSIX_SIGNALS_H
 #define DMLSLICE_TOOLS_POSIX_SIGNALS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Guards [addr, addr + len); returns a slot, or -1 when every slot is taken
  * (the range is then unguarded). */
@@ -30,6 +32,25 @@ void posix_unguard_range(int slot);
 int posix_remove_on_signal(char *path);
 /* Disarms it (the file was named or removed). */
 void posix_keep_on_signal(const char *path);
+
+/* An undoable commit (posix_files.c's dmls_new_file_commit_undoable): the
+ * name the new file took, that file's identity, the file it replaced kept
+ * under backup_path (or NULL), and a spare name in the same folder to move
+ * whatever holds the name aside while it is checked. */
+typedef struct posix_undo {
+    char *final_path, *backup_path, *aside_path;
+    uint64_t dev, ino;
+} posix_undo;
+/* Arms it: every catchable terminating signal takes the commit back
+ * (posix_undo_now) before the temporary files go. 0, or ENFILE when every
+ * slot is taken. */
+int posix_undo_on_signal(posix_undo *u);
+void posix_undo_keep(const posix_undo *u);
+/* Takes the commit back, with async-signal-safe calls only: the new file
+ * comes off the name only if the name still holds it (a file another
+ * process put there since stays), then the replaced file comes back under
+ * the name if the name is free. */
+void posix_undo_now(const posix_undo *u);
 
 /* SIGXFSZ, when at its default, is ignored, so going past the file-size
  * limit is the error EFBIG instead of death. */

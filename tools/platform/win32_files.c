@@ -343,8 +343,9 @@ static BOOL set_length(HANDLE h, uint64_t bytes) {
     return SetFileInformationByHandle(h, FileEndOfFileInfo, &e, sizeof e);
 }
 
-/* True for ".dmlslice-PID-K" (K below 100): a temporary name of
- * dmls_new_file_create. */
+/* True for ".dmlslice-PID-K" (K of at most 9 digits): a temporary name of
+ * dmls_new_file_create, or a replaced file's while an undoable commit
+ * lasts. */
 static int temporary_name(const char *name) {
     static const char prefix[] = ".dmlslice-";
     if (strncmp(name, prefix, sizeof prefix - 1) != 0) return 0;
@@ -353,7 +354,7 @@ static int temporary_name(const char *name) {
     if (p == digits || p - digits > 10 || *p++ != '-') return 0;
     digits = p;
     while (*p >= '0' && *p <= '9') p++;
-    return *p == '\0' && p > digits && p - digits <= 2;
+    return *p == '\0' && p > digits && p - digits <= 9;
 }
 
 /* A process that ends between the commit's taking back of the deletion mark
@@ -451,21 +452,11 @@ int dmls_new_file_faulted(const dmls_new_file *f) {
     return 0;
 }
 
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
-    HANDLE h = (HANDLE)f->handle;
-    int err = 0;
-    if (f->data) {
-        if (!FlushViewOfFile(f->data, 0)) err = errno_of(GetLastError());
-        UnmapViewOfFile(f->data);
-        f->data = NULL;
-    }
-    if (!err && (!set_length(h, length) || !FlushFileBuffers(h))) err = errno_of(GetLastError());
-    if (err) return err;
-    /* A rename through the open handle (MoveFileExW's
-     * MOVEFILE_REPLACE_EXISTING when replace is set): atomic, within the
-     * folder, refusing a taken name otherwise. The call takes the system's
-     * own form of a full path, \??\C:\folder\name. */
-    wchar_t *w = wide(f->final_path);
+/* Renames the open file h to path (replacing a file there when replace is
+ * set): atomic, within the folder, refusing a taken name otherwise. The
+ * call takes the system's own form of a full path, \??\C:\folder\name. */
+static int rename_handle(HANDLE h, const char *path, int replace) {
+    wchar_t *w = wide(path);
     if (w == NULL) return errno;
     const DWORD full_len = GetFullPathNameW(w, 0, NULL, NULL);
     const size_t name_bytes = (4 + (size_t)full_len) * sizeof(wchar_t);
@@ -483,24 +474,125 @@ int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
     }
     r->ReplaceIfExists = replace ? TRUE : FALSE;
     r->FileNameLength = (DWORD)((4 + got) * sizeof(wchar_t));
+    const int err = SetFileInformationByHandle(h, FileRenameInfo, r, (DWORD)(sizeof *r + r->FileNameLength))
+                        ? 0
+                        : errno_of(GetLastError());
+    free(r);
+    return err;
+}
+
+/* Everything of a commit but the release of f: its handle stays open. */
+static int commit_named(dmls_new_file *f, uint64_t length, int replace) {
+    HANDLE h = (HANDLE)f->handle;
+    int err = 0;
+    if (f->data) {
+        if (!FlushViewOfFile(f->data, 0)) err = errno_of(GetLastError());
+        UnmapViewOfFile(f->data);
+        f->data = NULL;
+    }
+    if (!err && (!set_length(h, length) || !FlushFileBuffers(h))) err = errno_of(GetLastError());
+    if (err) return err;
     /* The deletion mark comes off just before the rename and goes back on
      * if it fails; between the two, an end of the process would leave the
      * hidden file. */
-    if (!delete_on_close(h, FALSE)) err = errno_of(GetLastError());
-    if (!err && !SetFileInformationByHandle(h, FileRenameInfo, r, (DWORD)(sizeof *r + r->FileNameLength))) {
-        const DWORD e = GetLastError();
-        err = errno_of(e);
+    if (!delete_on_close(h, FALSE)) return errno_of(GetLastError());
+    err = rename_handle(h, f->final_path, replace);
+    if (err) {
         delete_on_close(h, TRUE);
+        return err;
     }
-    free(r);
-    if (err) return err;
     free(f->tmp_path);
     f->tmp_path = NULL;
-    dmls_new_file_abort(f); /* closes the handle; the file stays, named */
     return 0;
 }
 
+int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+    const int err = commit_named(f, length, replace);
+    if (!err) dmls_new_file_abort(f); /* closes the handle; the file stays, named */
+    return err;
+}
+
+/* ".dmlslice-PID-K" beside path, K counting from 100 (the create's are
+ * below): a name for the replaced file while an undoable commit lasts;
+ * malloc'd. */
+static char *spare_name(const char *path) {
+    static unsigned next = 100;
+    const size_t dir_len = dmls_path_folder_len(path);
+    char *name = malloc(dir_len + 64);
+    if (name) snprintf(name, dir_len + 64, "%.*s.dmlslice-%lu-%u", (int)dir_len, path, GetCurrentProcessId(), next++);
+    return name;
+}
+
+/* The replaced file's second name, or NULL where none can be made (then an
+ * undo leaves the name empty). */
+static char *keep_replaced(const char *path) {
+    wchar_t *w = wide(path);
+    const DWORD attr = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
+    char *backup = attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY) ? spare_name(path) : NULL;
+    wchar_t *wb = backup ? wide(backup) : NULL;
+    if (wb == NULL || !CreateHardLinkW(wb, w, NULL)) {
+        free(backup);
+        backup = NULL;
+    }
+    free(wb);
+    free(w);
+    return backup;
+}
+
+int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace) {
+    char *backup = replace ? keep_replaced(f->final_path) : NULL;
+    const int err = commit_named(f, length, replace);
+    wchar_t *wb = backup ? wide(backup) : NULL;
+    if (err && wb) DeleteFileW(wb);
+    free(wb);
+    if (err) {
+        free(backup);
+        return err;
+    }
+    /* The handle stays open: an undo renames this very file away through it. */
+    f->undo = backup ? (void *)backup : (void *)f; /* f: an undo with no replaced file */
+    return 0;
+}
+
+/* The replaced file's copy, when there is one. */
+static char *backup_of(const dmls_new_file *f) { return f->undo != (const void *)f ? f->undo : NULL; }
+
+void dmls_new_file_undo(dmls_new_file *f) {
+    if (f->undo == NULL) return;
+    char *backup = backup_of(f);
+    /* Moved through its own handle to a hidden name and deleted when the
+     * handle closes: only this file, whatever holds its old name now. */
+    char *away = spare_name(f->final_path);
+    if (away && rename_handle((HANDLE)f->handle, away, 0) == 0) delete_on_close((HANDLE)f->handle, TRUE);
+    free(away);
+    if (backup) {
+        wchar_t *wb = wide(backup), *wf = wide(f->final_path);
+        if (wb && wf && !MoveFileExW(wb, wf, 0)) DeleteFileW(wb); /* the name is another's now */
+        free(wb);
+        free(wf);
+        free(backup);
+    }
+    f->undo = NULL;
+    dmls_new_file_abort(f);
+}
+
+void dmls_new_file_settle(dmls_new_file *f) {
+    char *backup = backup_of(f);
+    if (backup) {
+        wchar_t *wb = wide(backup);
+        if (wb) DeleteFileW(wb);
+        free(wb);
+        free(backup);
+    }
+    f->undo = NULL;
+    dmls_new_file_abort(f);
+}
+
 void dmls_new_file_abort(dmls_new_file *f) {
+    if (f->undo) {
+        dmls_new_file_settle(f); /* an undoable commit left as it is: kept */
+        return;
+    }
     if (f->data) UnmapViewOfFile(f->data);
     /* Closing the handle deletes a file still marked for deletion. */
     if ((HANDLE)f->handle != INVALID_HANDLE_VALUE && f->handle != 0) CloseHandle((HANDLE)f->handle);
