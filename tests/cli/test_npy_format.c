@@ -130,6 +130,10 @@ static void test_descr(void) {
         FAILS(d, "", bad[k].msg);
     }
     FAILS("{'descr':", "[", "'descr' is malformed, not a simple type string"); /* '[' past the end */
+    /* The same for a reader of records: a '[' past the end starts no list. */
+    memcpy(file, "\x93NUMPY\x01\x00\x09\x00{'descr':[", 20);
+    CHECK(!npy_parse_header_items(name, file, 19, &h, err) && strstr(err, "neither a type string nor a record"),
+          "items, '[' past the end: %s", err);
 }
 
 /* npy_parse_header_items: every fixed-size dtype NumPy saves without
