@@ -98,6 +98,9 @@ static void run(const dmls_batch *b, uint8_t seed) {
     for (size_t i = 0; i < b->count; i++) {
         const dmls_batch_entry *e = &b->items[i];
         const dmls_operator *op = b->ops[e->op];
+        /* An empty item writes nothing, and its offsets may be anything
+         * (2^64 - 1 too): no pointer is formed from them. */
+        if (dmls_output_bytes(op) == 0) continue;
         const uint64_t off = b->crops.on ? dmls_batch_crop_offset(&b->crops, s.in[1].data, i) : e->in_offset;
         if (dmls_execute_reference(op, (const uint8_t *)ref.in[e->in_slot].data + off, dmls_input_bytes(op),
                                    (uint8_t *)ref.out[e->out_slot].data + e->out_offset,

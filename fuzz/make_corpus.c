@@ -105,6 +105,24 @@ int main(int argc, char **argv) {
         for (int j = 0; j < 200; j++) put(&b, (unsigned)(i * 37 + j * 11) % 160);
         bad |= write_seed(dir, "fuzz_batch", i, &b);
     }
+    /* An empty item at output offset 2^64 - 1, which the library accepts
+     * (it writes nothing): the harness must not form a pointer there. Four
+     * rank-1 operators taking a window of size 0 from 4 elements, one item
+     * of operator 0 into slots 0, its output offset drawn in full. */
+    {
+        seed b = {{0}, 0};
+        put(&b, 0);
+        for (int k = 0; k < 4; k++) {
+            put(&b, 1), put(&b, 0);                             /* rank 1, 1-byte elements */
+            put(&b, 10), put(&b, 3), put(&b, 6), put(&b, 4), put(&b, 6); /* 4, offset 0, size 0, step 1, out 0 */
+            put(&b, 0);                                         /* packed */
+        }
+        put(&b, 1), put(&b, 0), put(&b, 0);                     /* 1 item, 1 input and 1 output slot */
+        put(&b, 0), put(&b, 0), put(&b, 0), put(&b, 0);         /* operator 0, slots 0, input offset 0 */
+        put(&b, 250);                                           /* an output offset drawn in full: */
+        for (int j = 0; j < 8; j++) put(&b, 0xff);
+        bad |= write_seed(dir, "fuzz_batch", 8, &b);
+    }
 
     /* fuzz_npy: whole .npy files of several versions, types and orders. */
     static const char *const headers[] = {

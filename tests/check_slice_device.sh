@@ -30,6 +30,17 @@ if [ -s "$dir/err" ]; then
 else
   echo "device: cuda output equals cpu output"
 fi
+# With no NVIDIA driver at all the reason says that, not that the driver
+# is "insufficient" (the CUDA runtime's word for a missing one too).
+has_libcuda() {
+  ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && return 0
+  for d in $(echo "${LD_LIBRARY_PATH:-}" | tr ':' ' '); do [ -e "$d/libcuda.so.1" ] && return 0; done
+  return 1
+}
+if [ -s "$dir/err" ] && ! grep -q 'no CUDA backend' "$dir/err" && command -v ldconfig >/dev/null && ! has_libcuda; then
+  grep -q 'no CUDA device: no NVIDIA driver is installed' "$dir/err" ||
+    { echo "--device cuda with no driver: $(cat "$dir/err")"; fail=1; }
+fi
 # grad does the same (its message names grad).
 "$tool" grad "$dir/x.npy" -o "$dir/dx_cpu.npy" --window-offsets 0,1 --window-sizes 2,3 --window-strides 1,1 \
   --output-gradient-sizes 3,4 -q || { echo "cpu grad failed"; fail=1; }

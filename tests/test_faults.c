@@ -19,6 +19,7 @@
 
 #include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "cpu/pool.h"
+#include "dmlslice/batch.h"
 #include "dmlslice/dml.h"
 #include "test.h"
 
@@ -155,6 +156,29 @@ static dmls_status one_shot_attempt(void) {
         CHECK(output[0] == -1 && output[3] == -1, "a failed dmls_slice wrote its output");
     else
         CHECK(output[0] == 2 && output[1] == 4 && output[2] == 10 && output[3] == 12, "dmls_slice result");
+    return s;
+}
+
+/* Three 2x2 crops of the 4x4 input, stacked: the batch's operator array and
+ * its item array are its first two acquisitions. */
+static int64_t crop_size[2] = {2, 2}, crop_starts[3][2] = {{0, 0}, {2, 1}, {1, 2}};
+static int crops_own_failures; /* failures of the crops' own two arrays */
+
+static dmls_status crops_attempt(void) {
+    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
+    dmls_batch *b = (dmls_batch *)&b;
+    dmls_status s = dmls_batch_create_crops(&in, crop_size, 3, crop_starts, DMLS_STARTS_INT64, &b);
+    if (s != DMLS_OK) {
+        CHECK(b == NULL, "a failed crops create left a handle");
+        crops_own_failures += strcmp(dmls_last_error(), "crops: out of memory") == 0;
+        return s;
+    }
+    float stacked[12];
+    dmls_batch_input bin = {input, sizeof input};
+    dmls_batch_output bout = {stacked, sizeof stacked};
+    CHECK_STATUS(dmls_batch_execute(b, NULL, &bin, 1, &bout, 1), DMLS_OK);
+    CHECK(stacked[0] == 1 && stacked[3] == 6 && stacked[4] == 10 && stacked[11] == 12, "crops result");
+    dmls_batch_destroy(b);
     return s;
 }
 
@@ -303,5 +327,11 @@ int main(void) {
     c = 0;
     sweep("dmls_slice", one_shot_attempt, slice_msgs, 1, &c);
     CHECK(c >= 1, "dmls_slice never failed");
+    /* The allocation check of dmls_batch_create_crops: its operator array
+     * and its item array each fail once, and each is reported as such. */
+    static const char *const crops_msgs[] = {"out of memory"};
+    c = 0;
+    sweep("dmls_batch_create_crops", crops_attempt, crops_msgs, 1, &c);
+    CHECK(crops_own_failures == 2, "crops: %d failures of its own arrays reported, expected 2", crops_own_failures);
     TEST_MAIN_END();
 }

@@ -68,6 +68,39 @@ static const command_def *find_command(const char *name) {
     return NULL;
 }
 
+/* Edits between a and b (insert, delete, replace, or swap two neighbours),
+ * capped at 3: a typed name this close to a command is taken for a typo.
+ * Names longer than 31 bytes are no typo of a command. */
+static int edit_distance(const char *a, const char *b) {
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > 31 || m > 31) return 3;
+    int d[32][32];
+    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/* The command a mistyped name most likely meant: at most 2 edits away and
+ * fewer edits than the name has letters; NULL when none is. */
+static const char *nearest_command(const char *name) {
+    const char *best = NULL;
+    int best_d = 3;
+    for (int c = 0; c < NCOMMANDS; c++) {
+        const int d = edit_distance(name, commands[c]->name);
+        if (d < best_d && (size_t)d < strlen(name)) best = commands[c]->name, best_d = d;
+    }
+    return best;
+}
+
 /* True when some command's option `arg` takes a value (so that in
  * "dmlslice --threads 4 slice ...", 4 is not taken for the command). */
 static bool takes_value(const char *arg) {
@@ -115,7 +148,9 @@ int main(int argc, char **argv) {
     const char *wanted = help ? argv[at + 1] : name;
     const command_def *cmd = find_command(wanted);
     if (cmd == NULL) {
-        fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", wanted);
+        const char *near = nearest_command(wanted);
+        if (near) fprintf(stderr, "dmlslice: unknown command '%s'; did you mean '%s'?\n", wanted, near);
+        else fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", wanted);
         return 2;
     }
     if (help) {

@@ -19,12 +19,28 @@ static atomic_int device_state;
 static atomic_int device_total;
 static char device_reason[256];
 
+/* Why the runtime has no device, in words: the runtime calls a missing
+ * driver "insufficient", as it calls one too old, so the two are told
+ * apart by the driver's version (0 when no driver is installed). */
+static void explain_no_device(cudaError_t e) {
+    int driver = 0, runtime = 0;
+    if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0) {
+        snprintf(device_reason, sizeof device_reason, "no NVIDIA driver is installed (libcuda was not found)");
+    } else if (e == cudaErrorInsufficientDriver && cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
+        snprintf(device_reason, sizeof device_reason,
+                 "the NVIDIA driver supports CUDA %d.%d, older than the CUDA %d.%d this build needs", driver / 1000,
+                 driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    } else {
+        snprintf(device_reason, sizeof device_reason, "%s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "the CUDA runtime sees no GPU");
+    }
+}
+
 static void ask_devices(void) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n <= 0) {
-        snprintf(device_reason, sizeof device_reason, "%s",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "the CUDA runtime sees no GPU");
+        explain_no_device(e);
         (void)cudaGetLastError(); /* clear it, so it does not surface in a later call */
         atomic_store_explicit(&device_total, 0, memory_order_relaxed);
         atomic_store_explicit(&device_state, -1, memory_order_release);

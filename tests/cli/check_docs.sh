@@ -93,5 +93,14 @@ grep -q -F -- "the latest, \`$last\`" "$md" || fail "docs/cli.md does not name $
 version=$("$bin" --version | sed 's/^dmlslice //')
 grep -q -F "$version" "$man" && fail "docs/dmlslice.1 carries the version $version"
 
+# Built as part of another project, the options whose default follows that
+# (${DMLS_TOP_LEVEL}, ${dmls_cuda_default}) are the ones a user must switch
+# on: the README's paragraph on it names each one.
+embedded=$(sed -n '/^Built as part of your project/,/^$/p' "$src/README.md" | tr '\n' ' ')
+[ -n "$embedded" ] || fail "README.md has no paragraph 'Built as part of your project'"
+for opt in $(sed -n -E 's/^(option|set)\((DMLS_[A-Z_]+) .*\$\{(DMLS_TOP_LEVEL|dmls_cuda_default)\}.*/\2/p' "$src/CMakeLists.txt"); do
+  echo "$embedded" | grep -q -w -- "$opt" || fail "README.md's 'Built as part of your project' does not name $opt"
+done
+
 [ $bad -eq 0 ] && echo "docs agree with --help on $n commands: $(tr '\n' ' ' <"$dir/commands.txt")"
 exit $bad

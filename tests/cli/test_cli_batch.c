@@ -480,6 +480,15 @@ int main(int argc, char **argv) {
               "--device cuda without a GPU runs on the CPU and says so");
         CHECK(run("slice in.npy -o ref.npy -f --index '[4:]'") == 0 && same_file("cpu1.npy", "ref.npy"),
               "--device cuda without a GPU: the CPU's result");
+        /* crops too, as docs/cli.md says: its crops are the CPU's. */
+        const int64_t starts[2] = {1, 3}, size[1] = {2}, shape[1] = {6};
+        const float x[6] = {0, 1, 2, 3, 4, 5};
+        write_npy("line.npy", "<f4", false, 1, shape, x, sizeof x);
+        write_starts("<i8", false, starts, 2, 1);
+        check_crops("crops --device cuda without a GPU", "line.npy", 1, size, starts, 2);
+        CHECK(run("crops line.npy --starts starts.npy --size 2 --device cuda -f -o crops.npy") == 0 &&
+                  err_has("--device cuda") && err_has("running on the CPU"),
+              "crops --device cuda without a GPU runs on the CPU and says so");
     }
     device = "";
     test_split_errors();

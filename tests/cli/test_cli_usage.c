@@ -15,7 +15,17 @@ static void test_usage(void) {
     write_a45();
     CHECK(run("--help") == 0 && out_has("--webnn-reverse") && out_has("--onnx-starts"), "--help");
     CHECK(run("-V") == 0 && out_has(DMLS_VERSION_STRING), "-V");
-    CHECK(run("frobnicate") == 2, "unknown command");
+    CHECK(run("frobnicate") == 2 && err_has("unknown command 'frobnicate'") && !err_has_quiet("did you mean"),
+          "unknown command");
+    /* A near miss (a swap, a letter missing, one too many or wrong) is named. */
+    CHECK(run("slcie a.npy") == 2 && err_has("unknown command 'slcie'; did you mean 'slice'?"), "slcie");
+    CHECK(run("dispach m.json") == 2 && err_has("did you mean 'dispatch'?"), "dispach");
+    CHECK(run("cropss") == 2 && err_has("did you mean 'crops'?"), "cropss");
+    CHECK(run("help slcie") == 2 && err_has("did you mean 'slice'?"), "help slcie");
+    /* info -q does what check -q does: the answer is the exit status alone. */
+    CHECK(run("info a.npy -q") == 0 && !out_has_quiet("shape") && !err_has_quiet("a.npy"), "info -q on a good file");
+    CHECK(run("info missing.npy -q") == 1 && err_has("missing.npy"), "info -q on a missing file");
+    CHECK(run("info --devices -q") == 2 && err_has("--quiet") && err_has("--devices"), "info --devices -q");
     CHECK(run("slice a.npy --index 0") == 2 && err_has("-o OUTPUT"), "missing -o");
     CHECK(run("slice a.npy -o o.npy") == 2 && err_has("no slice parameters"), "missing params");
     CHECK(run("slice a.npy -o o.npy --index 0 --onnx-starts 0") == 2 && err_has("cannot be combined"), "two forms");

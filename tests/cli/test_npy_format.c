@@ -130,6 +130,10 @@ static void test_descr(void) {
         FAILS(d, "", bad[k].msg);
     }
     FAILS("{'descr':", "[", "'descr' is malformed, not a simple type string"); /* '[' past the end */
+    /* The same for a reader of records: a '[' past the end starts no list. */
+    memcpy(file, "\x93NUMPY\x01\x00\x09\x00{'descr':[", 20);
+    CHECK(!npy_parse_header_items(name, file, 19, &h, err) && strstr(err, "neither a type string nor a record"),
+          "items, '[' past the end: %s", err);
 }
 
 /* npy_parse_header_items: every fixed-size dtype NumPy saves without
@@ -409,6 +413,43 @@ static void test_escape(void) {
     CHECK(out[0] == 'Z', "cap 0 wrote %c", out[0]);
 }
 
+/* npy_escape_text: UTF-8 that a terminal shows as itself stays, at each
+ * edge of what it keeps; controls, overrides and malformed bytes do not. */
+static void test_escape_text(void) {
+    static const struct {
+        const char *src, *want;
+    } cases[] = {
+        {"a\\b", "a\\b"},                         /* a backslash (Windows' separator) stays */
+        {"\x1b[1m\x7f", "\\x1b[1m\\x7f"},          /* ESC and DEL */
+        {"\xc2\x80\xc2\x9f\xc2\xa0", "\\xc2\\x80\\xc2\\x9f\xc2\xa0"}, /* C1 controls; U+00A0 stays */
+        {"\xc3\xa9\xdf\xbf", "\xc3\xa9\xdf\xbf"},   /* 2 bytes, the last of them */
+        {"\xc1\xbf", "\\xc1\\xbf"},                /* overlong */
+        {"\xe0\x9f\xbf\xe0\xa0\x80", "\\xe0\\x9f\\xbf\xe0\xa0\x80"}, /* overlong 3 bytes; U+0800 */
+        {"\xed\x9f\xbf\xed\xa0\x80", "\xed\x9f\xbf\\xed\\xa0\\x80"}, /* U+D7FF; a surrogate */
+        {"\xe2\x80\xa9\xe2\x80\xaa\xe2\x80\xae\xe2\x80\xaf",
+         "\xe2\x80\xa9\\xe2\\x80\\xaa\\xe2\\x80\\xae\xe2\x80\xaf"},   /* U+202A-U+202E */
+        {"\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa",
+         "\xe2\x81\xa5\\xe2\\x81\\xa6\\xe2\\x81\\xa9\xe2\x81\xaa"},   /* U+2066-U+2069 */
+        {"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"}, /* 4 bytes */
+        {"\xf0\x8f\xbf\xbf", "\\xf0\\x8f\\xbf\\xbf"},   /* overlong 4 bytes */
+        {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},   /* past U+10FFFF */
+        {"\xf5\x80\x80\x80", "\\xf5\\x80\\x80\\x80"},
+        {"\xe2\x82", "\\xe2\\x82"},                /* cut short */
+        {"\xe2\x28\xa1", "\\xe2(\\xa1"},           /* a byte that does not continue */
+    };
+    char out[128];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        npy_escape_text(out, sizeof out, cases[k].src, strlen(cases[k].src));
+        CHECK(strcmp(out, cases[k].want) == 0, "case %zu: %s", k, out);
+    }
+    /* a character kept whole or not at all at the cap */
+    memset(out, 'Z', sizeof out);
+    npy_escape_text(out, 3, "a\xc3\xa9", 3);
+    CHECK(strcmp(out, "a") == 0 && out[3] == 'Z', "cap 3: %s", out);
+    npy_escape_text(out, 4, "a\xc3\xa9", 3);
+    CHECK(strcmp(out, "a\xc3\xa9") == 0, "cap 4: %s", out);
+}
+
 int main(void) {
     test_dictionary_end();
     test_layout();
@@ -422,5 +463,6 @@ int main(void) {
     test_format_header();
     test_strides();
     test_escape();
+    test_escape_text();
     TEST_MAIN_END();
 }

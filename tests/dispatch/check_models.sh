@@ -43,6 +43,17 @@ OUT='"out": { "initialValuesDataType": "FLOAT32", "initialValues": { "valueCount
 DISPATCH='{ "type": "dispatch", "dispatchable": "s", "bindings": { "InputTensor": "in", "OutputTensor": "out" } }'
 PRINT='{ "type": "print", "resource": "out" }'
 
+# --- names and paths from a model reach the terminal escaped (ESC, BEL, C1 controls,
+# bidirectional overrides; UTF-8 as it is), on stdout and in errors.
+printf '{ "resources": { "\\u001b[31mred\\u009b": { "initialValuesDataType": "UINT8", "initialValues": [1] } },
+  "dispatchables": {}, "commands": [ { "type": "print", "resource": "\\u001b[31mred\\u009b" },
+  { "type": "writeFile", "resource": "\\u001b[31mred\\u009b", "targetPath": "esc\\u202e.bin" } ] }\n' >escaped.json
+ok escaped "Resource '\\x1b[31mred\\xc2\\x9b': 1
+Resource '\\x1b[31mred\\xc2\\x9b' written to 'esc\\xe2\\x80\\xae.bin'"
+printf '{ "resources": {}, "dispatchables": {}, "commands": [ { "type": "print", "resource": "\\u001b]0;title\\u0007" } ] }\n' >escaped_error.json
+bad escaped_error '\x1b]0;title\x07'
+grep -q "$(printf '\033')" escaped_error.err && { echo "escaped_error: an ESC reached stderr"; fail=1; }
+
 # --- initializers and print formats
 model init_array "\"a\": { \"initialValuesDataType\": \"INT8\", \"initialValues\": [-128, 0, 127] }" "" '{ "type": "print", "resource": "a" }'
 ok init_array "Resource 'a': -128, 0, 127"
@@ -75,13 +86,14 @@ Resource 'a' written to 'offset.npy'"
 head -c 10 offset.npy | grep -q NUMPY || { echo "init_offset: offset.npy is not a .npy file"; fail=1; }
 grep -a -q "'shape': (6,)" offset.npy || { echo "init_offset: offset.npy has the wrong shape"; fail=1; }
 # Files: a .npy made by writeFile read back by a file initializer, and a raw file;
-# a model that reads a file and then replaces it needs -f.
+# a model that reads a file and then replaces it needs -f. writeFile's lines come
+# last, once all of the model's files are in place.
 printf '\001\000\002\000\003\000\004\000' > raw.bin
 model init_files '"a": { "initialValuesDataType": "INT16", "initialValues": { "sourcePath": "raw.bin" } }, "b": { "initialValues": { "sourcePath": "roundtrip.npy" } }' "" '{ "type": "writeFile", "resource": "a", "targetPath": "roundtrip.npy", "dimensions": [2, 2] }, { "type": "print", "resource": "a" }'
 model make_npy '"a": { "initialValuesDataType": "INT16", "initialValues": [5, -6, 7, -8] }' "" '{ "type": "writeFile", "resource": "a", "targetPath": "roundtrip.npy", "dimensions": [2, 2] }'
 ok make_npy "Resource 'a' written to 'roundtrip.npy'"
-ok init_files "Resource 'a' written to 'roundtrip.npy'
-Resource 'a': 1, 2, 3, 4" -f
+ok init_files "Resource 'a': 1, 2, 3, 4
+Resource 'a' written to 'roundtrip.npy'" -f
 model read_npy '"b": { "initialValues": { "sourcePath": "roundtrip.npy" } }' "" '{ "type": "print", "resource": "b" }'
 ok read_npy "Resource 'b': 1, 2, 3, 4"
 # The model's own folder is searched first.

@@ -171,6 +171,54 @@ rm -f ../outside/new.bin
 ok write_dotdot "Resource 'r' written to '../outside/new.bin'" --allow-path ../outside
 [ "$(bytes ../outside/new.bin)" = 01020304 ] || say "--allow-path: ../outside/new.bin holds '$(bytes ../outside/new.bin)'"
 
+# --- all of a model's files or none: every path is checked before anything runs
+# A second writeFile that leads out refuses the model; the first file is never made,
+# and the refusal names the file where it resolves, not only its folder.
+out_abs=$(cd .. && pwd -P)/outside
+printf '{ "resources": { "r": { "initialValuesDataType": "UINT8", "initialValues": [1, 2, 3, 4] } },
+  "dispatchables": {}, "commands": [ { "type": "print", "resource": "r" },
+  { "type": "writeFile", "resource": "r", "targetPath": "first.npy" },
+  { "type": "writeFile", "resource": "r", "targetPath": "../outside/escape.npy" } ] }\n' >two_writes.json
+bad two_writes '' '$.commands[2].targetPath' "resolves to '$out_abs/escape.npy'" 'outside the folders a model may write'
+[ -e first.npy ] && say "two_writes: first.npy was written before the model was refused"
+[ -e ../outside/escape.npy ] && say "two_writes: ../outside/escape.npy was written"
+[ -s two_writes.out ] && say "two_writes: a command ran before the model was checked: $(cat two_writes.out)"
+# A dispatch that fails after a writeFile (its input buffer too small, which only the
+# library's execute sees) leaves no file either.
+printf '{ "resources": { "in": { "initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3] },
+  "out": { "initialValuesDataType": "FLOAT32", "initialValues": { "valueCount": 2, "value": 0 } } },
+  "dispatchables": { "s": { "type": "SLICE1", "desc": { "InputTensor": { "DataType": "FLOAT32", "Sizes": [8] },
+  "OutputTensor": { "DataType": "FLOAT32", "Sizes": [2] }, "DimensionCount": 1,
+  "InputWindowOffsets": [1], "InputWindowSizes": [2], "InputWindowStrides": [1] } } },
+  "commands": [ { "type": "writeFile", "resource": "in", "targetPath": "before.npy" },
+  { "type": "dispatch", "dispatchable": "s", "bindings": { "InputTensor": "in", "OutputTensor": "out" } } ] }\n' >late_failure.json
+bad late_failure '' '$.commands[1]' 'DMLS_ERROR_BUFFER_TOO_SMALL'
+[ -e before.npy ] && say "late_failure: before.npy was written although a later command failed"
+# Several files, all written, their lines after the other commands' output.
+printf '{ "resources": { "r": { "initialValuesDataType": "UINT8", "initialValues": [1, 2, 3, 4] } },
+  "dispatchables": {}, "commands": [ { "type": "writeFile", "resource": "r", "targetPath": "w1.bin" },
+  { "type": "print", "resource": "r" }, { "type": "writeFile", "resource": "r", "targetPath": "w2.npy" } ] }\n' >all_writes.json
+ok all_writes "Resource 'r': 1, 2, 3, 4
+Resource 'r' written to 'w1.bin'
+Resource 'r' written to 'w2.npy'"
+[ "$(bytes w1.bin)" = 01020304 ] && head -c 6 w2.npy | grep -q NUMPY || say "all_writes: w1.bin or w2.npy is not as written"
+
+# --- a model read from a stream has no folder of its own: /dev/stdin is not
+# its folder, so /dev is not a folder it may read (nor anything beside it).
+if [ -e /dev/stdin ] && [ -e /dev/null ]; then
+  read_model from_dev_stdin /dev/null
+  rc=0
+  "$tool" dispatch /dev/stdin <from_dev_stdin.json >from_dev_stdin.out 2>from_dev_stdin.err || rc=$?
+  [ $rc -eq 1 ] || say "/dev/stdin: exit $rc: $(cat from_dev_stdin.err)"
+  grep -q "'/dev/null' resolves to '/dev/null', outside the folders a model may read ($(pwd -P))" from_dev_stdin.err ||
+    say "/dev/stdin: the model read beside /dev/stdin: $(cat from_dev_stdin.err)"
+  # The same from a pipe.
+  rc=0
+  cat from_dev_stdin.json | "$tool" dispatch /dev/stdin >from_dev_stdin.out 2>from_dev_stdin.err || rc=$?
+  [ $rc -eq 1 ] && grep -q "outside the folders a model may read ($(pwd -P))" from_dev_stdin.err ||
+    say "/dev/stdin from a pipe: exit $rc: $(cat from_dev_stdin.err)"
+fi
+
 # --- item 3: reads that end
 # A FIFO as sourcePath is refused without being opened (an open would wait for a writer).
 mkfifo fifo.bin

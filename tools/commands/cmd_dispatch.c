@@ -13,6 +13,7 @@
 #include "device_opt.h"
 #include "run.h"
 #include "model.h"
+#include "npy_format.h"
 #include "options.h"
 #include "files.h"
 #include "platform.h"
@@ -22,11 +23,23 @@
  * (a device such as /dev/zero never ends). */
 #define MODEL_MAX_TEXT ((size_t)16 << 20)
 
+/* An error, its names and paths from the model escaped for the terminal
+ * (npy_format.h); the rest of the text is the tool's own. */
+static void report(const char *err) {
+    const size_t n = strlen(err);
+    char *shown = malloc(4 * n + 1);
+    if (shown) npy_escape_text(shown, 4 * n + 1, err, n);
+    fprintf(stderr, "%s: %s\n", args_prog, shown ? shown : err);
+    free(shown);
+}
+
 /* The whole model file (a UTF-8 name; bytes as they are, CRLF line ends
  * included: JSON takes \r as space), at most MODEL_MAX_TEXT bytes; NULL
  * with a message on failure. Its type is looked at before it is opened: a
- * regular file, standard input, a pipe or a FIFO (read until it ends). */
-static char *slurp(const char *path, size_t *len) {
+ * regular file, standard input, a pipe or a FIFO (read until it ends).
+ * *has_folder: a regular file has one, beside which its files are looked
+ * up; a stream (standard input, /dev/stdin, a FIFO, a device) has none. */
+static char *slurp(const char *path, size_t *len, bool *has_folder) {
     const bool from_stdin = strcmp(path, "-") == 0;
     dmls_file_info info;
     int e = from_stdin ? 0 : dmls_path_info(path, 1, &info);
@@ -36,6 +49,7 @@ static char *slurp(const char *path, size_t *len) {
                           : info.kind == DMLS_FILE_FOLDER  ? "is a folder, not a model"
                           : info.kind == DMLS_FILE_OTHER   ? "is a block device or other special file, not a model"
                                                            : NULL;
+    *has_folder = !from_stdin && e == 0 && info.kind == DMLS_FILE_REGULAR;
     FILE *f = refused ? NULL : from_stdin ? stdin : dmls_fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, path, refused ? refused : strerror(errno));
@@ -70,32 +84,41 @@ static char *slurp(const char *path, size_t *len) {
 }
 
 /* Reads and runs the model text read from path; the exit status. */
-static int run_model(const char *path, char *text, size_t len, const char *allowed, DML_FEATURE_LEVEL level, bool gpu,
-                     bool force) {
+static int run_model(const char *path, bool has_folder, char *text, size_t len, const char *allowed,
+                     DML_FEATURE_LEVEL level, bool gpu, bool force) {
     /* File initializers are found beside the model first, as in DxDispatch:
-     * its path up to its name (none for standard input). */
+     * its path up to its name. A stream has none; a symbolic link's folder
+     * is that of the file it leads to (/dev/stdin redirected from a file is
+     * no model in /dev). */
     const bool from_stdin = strcmp(path, "-") == 0;
-    const size_t folder = from_stdin ? 0 : dmls_path_folder_len(path);
+    dmls_file_info info;
+    memset(&info, 0, sizeof info);
+    char *real = has_folder && dmls_path_info(path, 0, &info) == 0 && info.is_link ? dmls_real_path(path) : NULL;
+    has_folder = has_folder && (real || !info.is_link);
+    const char *file = real ? real : path;
+    const size_t folder = has_folder ? dmls_path_folder_len(file) : 0;
     char *dir = malloc(folder + 1);
     if (!dir) {
+        free(real);
         fprintf(stderr, "%s: out of memory\n", args_prog);
         return 1;
     }
-    memcpy(dir, path, folder);
+    memcpy(dir, file, folder);
     dir[folder] = '\0';
+    free(real);
     const char *name = from_stdin ? "<stdin>" : path;
     model_reach reach;
     char err[MODEL_ERR_LEN], why[REACH_WHY_LEN];
     int status = 1;
     model m;
-    if (!reach_init(&reach, from_stdin ? NULL : dir, allowed, why)) {
+    if (!reach_init(&reach, has_folder ? dir : NULL, allowed, why)) {
         fprintf(stderr, "%s: %s: %s\n", args_prog, allowed ? "--allow-path" : "the current folder", why);
     } else if (!model_read(text, len, name, dir, &reach, &m, err)) {
-        fprintf(stderr, "%s: %s\n", args_prog, err);
+        report(err);
     } else {
         const execute_options o = {level, gpu, stdout, name, path, force, &reach};
         if (model_execute(&m, &o, err)) status = 0;
-        else fprintf(stderr, "%s: %s\n", args_prog, err);
+        else report(err);
         model_free(&m);
     }
     reach_free(&reach);
@@ -130,13 +153,14 @@ int cmd_dispatch(int argc, char **argv) {
         return 2;
     }
     size_t len = 0;
-    char *text = slurp(path, &len);
+    bool has_folder = false;
+    char *text = slurp(path, &len, &has_folder);
     if (!text) return 1;
     /* --device cuda without a usable device runs on the CPU, saying so
      * (cuda_io.h); --device vulkan[:N] without one fails when it is used. */
     device_select_vulkan(dev.kind == DEVICE_VULKAN ? dev.index : -1);
     const bool gpu = dev.kind == DEVICE_VULKAN || (dev.kind == DEVICE_CUDA && cuda_io_use(true));
-    const int status = run_model(path, text, len, allowed, level, gpu, force);
+    const int status = run_model(path, has_folder, text, len, allowed, level, gpu, force);
     free(text);
     return status;
 }

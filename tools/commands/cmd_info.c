@@ -10,7 +10,7 @@
 #include "options.h"
 
 static const option_def info_options[] = {
-    {"--quiet", "-q", NULL, "accepted for symmetry; info always prints"},
+    {"--quiet", "-q", NULL, "print nothing: the exit status alone says whether the file reads (as check -q)"},
     {"--devices", NULL, NULL, "list the devices each backend sees (cpu, cuda:N, vulkan:N) instead"},
     {NULL, NULL, NULL, NULL},
 };
@@ -33,6 +33,10 @@ int cmd_info(int argc, char **argv) {
     common_options c;
     const int parsed = options_parse(&cmd_info_def, argc, argv, &c, info_option, &devices);
     if (parsed >= 0) return parsed;
+    if (devices && c.quiet) {
+        fprintf(stderr, "%s: --quiet and --devices: the device list is the answer; drop one\n", args_prog);
+        return 2;
+    }
     if (devices) {
         device_list(stdout);
         return 0;
@@ -47,6 +51,10 @@ int cmd_info(int argc, char **argv) {
     if (!npy_open(path, &in, err)) {
         fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
+    }
+    if (c.quiet) {
+        npy_close(&in);
+        return 0;
     }
     const npy_header *h = &in.h;
     printf("file:    %s\n", strcmp(path, "-") ? path : "<stdin>");

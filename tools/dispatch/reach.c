@@ -10,9 +10,11 @@
 
 #if defined(_WIN32)
 #define LIST_SEPARATOR ';'
+#define SEPARATOR '\\'
 static bool is_separator(char c) { return c == '/' || c == '\\'; }
 #else
 #define LIST_SEPARATOR ':'
+#define SEPARATOR '/'
 static bool is_separator(char c) { return c == '/'; }
 #endif
 
@@ -38,6 +40,11 @@ static bool add(char ***list, size_t *n, const char *folder, char *why) {
         free(real);
         return false;
     }
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], real) == 0) { /* named twice (the model's folder is the current one) */
+            free(real);
+            return true;
+        }
     char **grown = realloc(*list, (*n + 1) * sizeof **list);
     if (grown == NULL) {
         free(real);
@@ -138,26 +145,36 @@ FILE *reach_open_read(const model_reach *r, const char *path, uint64_t *size, ch
     return f;
 }
 
+/* Where a new file's name leads: its folder resolved, then its own name
+ * (so that a refusal names the file, not only the folder); NULL when the
+ * folder does not resolve, or out of memory. */
+static char *real_new_path(const char *path) {
+    const size_t n = dmls_path_folder_len(path);
+    char *folder = malloc(n + 2);
+    if (folder == NULL) return NULL;
+    memcpy(folder, n ? path : ".", n ? n : 1);
+    folder[n ? n : 1] = '\0';
+    char *real = dmls_real_path(folder);
+    free(folder);
+    size_t len = real ? strlen(real) : 0;
+    const size_t name = strlen(path + n);
+    char *full = real ? malloc(len + name + 2) : NULL;
+    if (full) {
+        memcpy(full, real, len);
+        if (len == 0 || !is_separator(real[len - 1])) full[len++] = SEPARATOR;
+        memcpy(full + len, path + n, name + 1);
+    }
+    free(real);
+    return full;
+}
+
 bool reach_may_write(const model_reach *r, const char *path, char *why) {
     dmls_file_info info;
     if (dmls_path_info(path, 0, &info) != 0) return true;
-    char *real;
-    if (info.kind != DMLS_FILE_MISSING) {
-        real = dmls_real_path(path);
-    } else {
-        /* A new file: where its folder leads. */
-        const size_t n = dmls_path_folder_len(path);
-        char *folder = malloc(n + 2);
-        if (folder == NULL) {
-            snprintf(why, REACH_WHY_LEN, "out of memory");
-            return false;
-        }
-        memcpy(folder, n ? path : ".", n ? n : 1);
-        folder[n ? n : 1] = '\0';
-        real = dmls_real_path(folder);
-        free(folder);
-    }
-    if (real == NULL) return true;
+    errno = 0;
+    char *real = info.kind != DMLS_FILE_MISSING ? dmls_real_path(path) : real_new_path(path);
+    if (real == NULL && errno == ENOMEM) snprintf(why, REACH_WHY_LEN, "out of memory");
+    if (real == NULL) return errno != ENOMEM;
     const bool ok = inside(r->write, r->n_write, real);
     if (!ok) outside(why, path, real, "write", r->write, r->n_write);
     free(real);

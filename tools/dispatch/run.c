@@ -36,6 +36,15 @@ static bool fail(const execute_options *o, char *err, const char *where, const c
     return false;
 }
 
+/* A name or path from the model, escaped for the terminal (npy_format.h). */
+static void put_shown(FILE *f, const char *text) {
+    const size_t n = strlen(text);
+    char *e = n < SIZE_MAX / 4 ? malloc(4 * n + 1) : NULL;
+    if (e) npy_escape_text(e, 4 * n + 1, text, n);
+    fputs(e ? e : "?", f);
+    free(e);
+}
+
 static void buffers_free(buffers *b) {
     for (size_t i = 0; b->maps && i < b->n; i++)
         if (b->maps[i]) dmls_pages_release(b->maps[i], b->map_lens[i]);
@@ -102,7 +111,9 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
                     r->name);
     const uint64_t count = r->initial_bytes / esize;
     if (!c->verbose) {
-        fprintf(o->out, "Resource '%s': ", r->name);
+        fputs("Resource '", o->out);
+        put_shown(o->out, r->name);
+        fputs("': ", o->out);
         for (uint64_t i = 0; i < count; i++) {
             values_print(o->out, r->dtype, data + i * esize);
             if (i + 1 < count) fputs(", ", o->out);
@@ -116,7 +127,9 @@ static bool print_resource(const model_command *c, const model_resource *r, cons
     int index_width = 1;
     for (uint64_t n = count; n >= 10; n /= 10) index_width++;
     const int hex_width = (int)(esize * 2);
-    fprintf(o->out, "Resource '%s':\n", r->name);
+    fputs("Resource '", o->out);
+    put_shown(o->out, r->name);
+    fputs("':\n", o->out);
     for (uint64_t i = 0; i < count; i++) {
         uint64_t bits = 0;
         for (size_t k = 0; k < esize; k++) bits |= (uint64_t)data[i * esize + k] << (8 * k);
@@ -152,53 +165,68 @@ static bool npy_shape(const model_command *c, const model_resource *r, size_t es
     return true;
 }
 
-/* writeFile follows the rule of `slice -o` (tools/npy/npy_output.h): a FIFO or
- * character device is written through, a symbolic link keeps its link, an
- * existing file is replaced only with -f, and a file is whole or absent. */
-static bool write_file(const model_command *c, const model_resource *r, const unsigned char *data,
-                       const execute_options *o, char *err) {
-    /* "-" is a file by that name, as in DxDispatch, not standard output. */
-    const char *path = strcmp(c->target_path, "-") == 0 ? "./-" : c->target_path;
-    if (ascii_ends_with_nocase(path, ".png") || ascii_ends_with_nocase(path, ".jpg") ||
-        ascii_ends_with_nocase(path, ".jpeg"))
-        return fail(o, err, c->where, "'%s' is an image: dmlslice writes .npy and raw files only", path);
-    const char *descr = NULL;
-    size_t esize = 1;
+/* A writeFile as checked before any command runs: the file it makes. */
+typedef struct write_plan {
+    const char *path;  /* as the model gives it; "-" is a file of that name, "./-" */
+    const char *descr; /* .npy: its type; NULL: raw bytes */
+    size_t esize;
     int64_t shape[DMLS_MAX_RANK];
-    int32_t ndim = 1;
-    uint64_t count = r->size;
-    if (ascii_ends_with_nocase(path, ".npy")) {
-        descr = npy_descr(r->dtype);
-        if (!descr)
+    int32_t ndim;
+    uint64_t count; /* elements (raw: bytes) */
+} write_plan;
+
+/* writeFile follows the rule of `slice -o` (tools/npy/npy_output.h): a FIFO or
+ * character device is written through, a symbolic link keeps its link, and
+ * an existing file is replaced only with -f. Everything that rule and the
+ * confinement can refuse is refused here, before any command runs. */
+static bool check_write(const model_command *c, const model_resource *r, const execute_options *o, write_plan *w,
+                        char *err) {
+    memset(w, 0, sizeof *w);
+    w->path = strcmp(c->target_path, "-") == 0 ? "./-" : c->target_path;
+    w->esize = 1;
+    w->ndim = 1;
+    w->count = r->size;
+    if (ascii_ends_with_nocase(w->path, ".png") || ascii_ends_with_nocase(w->path, ".jpg") ||
+        ascii_ends_with_nocase(w->path, ".jpeg"))
+        return fail(o, err, c->where, "'%s' is an image: dmlslice writes .npy and raw files only", w->path);
+    if (ascii_ends_with_nocase(w->path, ".npy")) {
+        w->descr = npy_descr(r->dtype);
+        if (!w->descr)
             return fail(o, err, c->where,
                         "resource '%s' has no element type (a list initializer): write it as a raw file", r->name);
-        esize = values_dtype_size(r->dtype);
-        count = r->size / esize;
-        if (!npy_shape(c, r, esize, shape, &ndim, &count, o, err)) return false;
+        w->esize = values_dtype_size(r->dtype);
+        w->count = r->size / w->esize;
+        if (!npy_shape(c, r, w->esize, w->shape, &w->ndim, &w->count, o, err)) return false;
     }
-    char where[sizeof c->where + 16], why[REACH_WHY_LEN];
+    char where[sizeof c->where + 16], why[REACH_WHY_LEN], nerr[NPY_ERR_LEN];
     snprintf(where, sizeof where, "%s.targetPath", c->where);
     if (!o->reach) return fail(o, err, where, "writeFile: no file is written here");
-    if (!reach_may_write(o->reach, path, why)) return fail(o, err, where, "writeFile: %s", why);
-    npy_output out;
-    char nerr[NPY_ERR_LEN];
-    const bool made = npy_output_check(path, o->path, o->force, nerr) &&
-                      (descr ? npy_create(path, o->force, descr, ndim, shape, esize, &out, nerr)
-                             : npy_create_raw(path, o->force, count, &out, nerr));
-    if (!made) return fail(o, err, c->where, "%s", nerr);
-    if (count) memcpy(out.data, data, count * esize);
-    if (!npy_commit(&out, nerr)) {
-        npy_abort(&out);
-        return fail(o, err, c->where, "%s", nerr);
-    }
-    fprintf(o->out, "Resource '%s' written to '%s'\n", r->name, c->target_path);
+    if (!reach_may_write(o->reach, w->path, why)) return fail(o, err, where, "writeFile: %s", why);
+    if (!npy_output_check(w->path, o->path, o->force, nerr)) return fail(o, err, c->where, "%s", nerr);
     return true;
 }
 
-static bool dispatch(const model *m, const model_command *c, dmls_operator *const *ops, buffers *b,
-                     device_buffers *dev, const execute_options *o, char *err) {
+/* The file of a checked writeFile, made with the resource's bytes as they
+ * are now and kept uncommitted: the model's files appear together at its
+ * end (npy_commit_all), or none does. */
+static bool stage_write(const model_command *c, const write_plan *w, const unsigned char *data, npy_output *out,
+                        const execute_options *o, char *err) {
+    char nerr[NPY_ERR_LEN], why[REACH_WHY_LEN];
+    if (!reach_may_write(o->reach, w->path, why)) return fail(o, err, c->where, "writeFile: %s", why);
+    const bool made = w->descr ? npy_create(w->path, o->force, w->descr, w->ndim, w->shape, w->esize, out, nerr)
+                               : npy_create_raw(w->path, o->force, w->count, out, nerr);
+    if (!made) {
+        npy_abort(out);
+        return fail(o, err, c->where, "%s", nerr);
+    }
+    if (w->count) memcpy(out->data, data, w->count * w->esize);
+    return true;
+}
+
+/* A dispatch's bindings start inside their buffers; the library checks the
+ * rest (R-X-BOUNDS, R-X-ALIGN, R-X-OVERLAP) when it runs. */
+static bool check_dispatch(const model *m, const model_command *c, const execute_options *o, char *err) {
     const model_dispatchable *d = &m->dispatchables[c->dispatchable];
-    const model_binding *in = &c->bindings[0], *out = &c->bindings[1];
     for (int k = 0; k < 2; k++) {
         const model_binding *bind = &c->bindings[k];
         const model_resource *r = &m->resources[bind->resource];
@@ -206,6 +234,13 @@ static bool dispatch(const model *m, const model_command *c, dmls_operator *cons
             return fail(o, err, c->where, "%s binds resource '%s' at byte %" PRIu64 ", past its end (%" PRIu64 " bytes)",
                         d->tensor_names[k], r->name, bind->offset, r->size);
     }
+    return true;
+}
+
+static bool dispatch(const model *m, const model_command *c, dmls_operator *const *ops, buffers *b,
+                     device_buffers *dev, const execute_options *o, char *err) {
+    const model_dispatchable *d = &m->dispatchables[c->dispatchable];
+    const model_binding *in = &c->bindings[0], *out = &c->bindings[1];
     const dmls_operator *op = ops[c->dispatchable];
     char device_err[256] = "";
     dmls_status s;
@@ -223,41 +258,97 @@ static bool dispatch(const model *m, const model_command *c, dmls_operator *cons
     return true;
 }
 
-bool model_execute(const model *m, const execute_options *o, char *err) {
-    err[0] = '\0';
-    dmls_operator **ops = calloc(m->dispatchable_count + 1, sizeof *ops);
-    buffers b;
-    memset(&b, 0, sizeof b);
-    device_buffers *dev = NULL;
-    bool ok = ops != NULL || fail(o, err, "$.dispatchables", "out of memory");
-    for (size_t i = 0; ok && i < m->dispatchable_count; i++) {
+/* Every dispatchable created at the feature level and every command
+ * checked, in command order, before any of them runs. */
+static bool prepare(const model *m, const execute_options *o, dmls_operator **ops, write_plan *plans, char *err) {
+    for (size_t i = 0; i < m->dispatchable_count; i++) {
         const model_dispatchable *d = &m->dispatchables[i];
         const dmls_status s = dmls_create_dml(&d->op, o->level, &ops[i]);
         if (s != DMLS_OK) {
             char where[300];
             snprintf(where, sizeof where, "$.dispatchables.%.200s", d->name);
-            ok = fail(o, err, where, "%s at feature level %s: %s: %s", d->type_name, dmls_feature_level_name(o->level),
-                      dmls_status_name(s), dmls_last_error());
+            return fail(o, err, where, "%s at feature level %s: %s: %s", d->type_name,
+                        dmls_feature_level_name(o->level), dmls_status_name(s), dmls_last_error());
         }
     }
-    ok = ok && buffers_alloc(m, o, &b, err);
+    for (size_t i = 0; i < m->command_count; i++) {
+        const model_command *c = &m->commands[i];
+        const bool ok = c->kind == CMD_DISPATCH     ? check_dispatch(m, c, o, err)
+                        : c->kind == CMD_WRITE_FILE ? check_write(c, &m->resources[c->resource], o, &plans[i], err)
+                                                    : true;
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The commands in order; each writeFile's file staged in outs[*n_out]. */
+static bool run_commands(const model *m, const execute_options *o, dmls_operator *const *ops, buffers *b,
+                         device_buffers *dev, const write_plan *plans, npy_output *outs, int *n_out, char *err) {
+    for (size_t i = 0; i < m->command_count; i++) {
+        const model_command *c = &m->commands[i];
+        bool ok = true;
+        switch (c->kind) {
+        case CMD_DISPATCH: ok = dispatch(m, c, ops, b, dev, o, err); break;
+        case CMD_PRINT: ok = print_resource(c, &m->resources[c->resource], b->data[c->resource], o, err); break;
+        case CMD_WRITE_FILE: ok = stage_write(c, &plans[i], b->data[c->resource], &outs[(*n_out)++], o, err); break;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The staged files made whole under their names together, or none; then
+ * one line each, in command order. Each name is checked against the
+ * confinement again just before: folders renamed while the model ran
+ * lead nowhere else. */
+static bool commit_writes(const model *m, const execute_options *o, const write_plan *plans, npy_output *outs,
+                          int n_out, char *err) {
+    char nerr[NPY_ERR_LEN], why[REACH_WHY_LEN];
+    for (size_t i = 0; i < m->command_count; i++) {
+        if (m->commands[i].kind == CMD_WRITE_FILE && !reach_may_write(o->reach, plans[i].path, why)) {
+            for (int k = 0; k < n_out; k++) npy_abort(&outs[k]);
+            return fail(o, err, m->commands[i].where, "writeFile: %s; no file was written", why);
+        }
+    }
+    if (!npy_commit_all(outs, n_out, nerr)) return fail(o, err, "writeFile", "%s; no file was written", nerr);
+    for (size_t i = 0; i < m->command_count; i++) {
+        const model_command *c = &m->commands[i];
+        if (c->kind != CMD_WRITE_FILE) continue;
+        fputs("Resource '", o->out);
+        put_shown(o->out, m->resources[c->resource].name);
+        fputs("' written to '", o->out);
+        put_shown(o->out, c->target_path);
+        fputs("'\n", o->out);
+    }
+    return true;
+}
+
+bool model_execute(const model *m, const execute_options *o, char *err) {
+    err[0] = '\0';
+    dmls_operator **ops = calloc(m->dispatchable_count + 1, sizeof *ops);
+    write_plan *plans = calloc(m->command_count + 1, sizeof *plans);
+    npy_output *outs = calloc(m->command_count + 1, sizeof *outs);
+    int n_out = 0;
+    buffers b;
+    memset(&b, 0, sizeof b);
+    device_buffers *dev = NULL;
+    bool ok = (ops && plans && outs) || fail(o, err, "$", "out of memory");
+    ok = ok && prepare(m, o, ops, plans, err) && buffers_alloc(m, o, &b, err);
     if (ok && o->cuda) {
         char device_err[256] = "";
         const dmls_status s = device_upload(b.n, b.data, b.sizes, &dev, device_err);
         if (s != DMLS_OK) ok = fail(o, err, "--device", "%s: %s", dmls_status_name(s), device_err);
     }
-    for (size_t i = 0; ok && i < m->command_count; i++) {
-        const model_command *c = &m->commands[i];
-        switch (c->kind) {
-        case CMD_DISPATCH: ok = dispatch(m, c, ops, &b, dev, o, err); break;
-        case CMD_PRINT: ok = print_resource(c, &m->resources[c->resource], b.data[c->resource], o, err); break;
-        case CMD_WRITE_FILE: ok = write_file(c, &m->resources[c->resource], b.data[c->resource], o, err); break;
-        }
-    }
+    ok = ok && run_commands(m, o, ops, &b, dev, plans, outs, &n_out, err);
+    if (ok) ok = commit_writes(m, o, plans, outs, n_out, err);
+    else
+        for (int k = 0; k < n_out; k++) npy_abort(&outs[k]);
     fflush(o->out);
     device_free(dev);
     buffers_free(&b);
     for (size_t i = 0; ops && i < m->dispatchable_count; i++) dmls_destroy(ops[i]);
     free(ops);
+    free(plans);
+    free(outs);
     return ok;
 }

@@ -20,9 +20,14 @@ typedef struct execute_options {
     const model_reach *reach; /* where writeFile may write; NULL: nowhere */
 } execute_options;
 
-/* Returns false at the first failure with err (MODEL_ERR_LEN bytes) naming
- * the command or dispatchable, the library's status and message. Output
- * already printed stays printed; a file is written whole or not at all. */
+/* Checks every dispatchable and command first (paths against the
+ * confinement, writeFile's types and shapes, bindings inside their
+ * buffers), then runs the commands; writeFile's files are made as the
+ * commands run and appear together at the end, each whole, or none does
+ * (their lines are printed then, after the other commands' output).
+ * Returns false at the first failure with err (MODEL_ERR_LEN bytes) naming
+ * the command or dispatchable, the library's status and message; output
+ * already printed stays printed. */
 bool model_execute(const model *m, const execute_options *o, char *err);
 
 #endif

@@ -9,14 +9,38 @@
 #include "npy_text.h"
 #include "overflow.h"
 
-void npy_escape(char *dst, size_t cap, const char *src, size_t n) {
+/* The length of the well-formed UTF-8 character at s (n bytes left) that a
+ * terminal shows as itself, else 0: no overlong form, surrogate or value
+ * past U+10FFFF, no C1 control (U+0080-U+009F) and no bidirectional
+ * override or isolate (U+202A-U+202E, U+2066-U+2069), which reorder the
+ * text shown around them. */
+static size_t utf8_shown(const unsigned char *s, size_t n) {
+    const size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+    if (len == 0 || len > n || s[0] > 0xf4) return 0;
+    uint32_t cp = s[0] & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f) return 0;
+    if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) return 0;
+    return len;
+}
+
+static void escape(char *dst, size_t cap, const char *src, size_t n, bool text) {
     static const char hex[] = "0123456789abcdef";
     size_t o = 0;
     for (size_t i = 0; i < n && cap > 0; i++) {
         const unsigned char c = (unsigned char)src[i];
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
-            if (o + 1 >= cap) break;
-            dst[o++] = (char)c;
+        const size_t keep = c >= 0x20 && c < 0x7f && (c != '\\' || text)        ? 1
+                            : text && c >= 0x80 ? utf8_shown((const unsigned char *)src + i, n - i)
+                                                : 0;
+        if (keep) {
+            if (o + keep >= cap) break;
+            memcpy(dst + o, src + i, keep);
+            o += keep;
+            i += keep - 1;
         } else {
             if (o + 4 >= cap) break;
             dst[o++] = '\\';
@@ -27,6 +51,10 @@ void npy_escape(char *dst, size_t cap, const char *src, size_t n) {
     }
     if (cap > 0) dst[o] = '\0';
 }
+
+void npy_escape(char *dst, size_t cap, const char *src, size_t n) { escape(dst, cap, src, n, false); }
+
+void npy_escape_text(char *dst, size_t cap, const char *src, size_t n) { escape(dst, cap, src, n, true); }
 
 /* The type strings DirectML has a type for (bool travels as UINT8). */
 static const struct {
@@ -232,8 +260,7 @@ static bool record_field(record_parser *rp, int depth, uint64_t *size, bool *ove
         return record_malformed(rp);
     snprintf(field, sizeof field, "%.*s", (int)(n < 40 ? n : 40), at);
     uint64_t fsize;
-    hws(&rp->hp);
-    if (rp->hp.p < rp->hp.end && *rp->hp.p == '[') {
+    if (hpeek(&rp->hp, '[')) {
         if (!record_list(rp, depth + 1, &fsize, overflow)) return false;
     } else {
         char d[64];
@@ -308,9 +335,8 @@ static const char *list_end(const hparser *hp) {
 bool npy_descr_items(const char *name, hparser *hp, npy_header *h, char *err) {
     uint64_t size;
     bool overflow = false;
-    hws(hp);
     item_type it = {0};
-    if (hp->p < hp->end && *hp->p == '[') {
+    if (hpeek(hp, '[')) {
         const char *end = list_end(hp);
         if (end == NULL) {
             snprintf(err, NPY_ERR_LEN, "%s: malformed 'descr' (a record's list of fields): it does not end", name);
@@ -359,9 +385,8 @@ bool npy_descr_items(const char *name, hparser *hp, npy_header *h, char *err) {
 bool npy_descr_strict(const char *name, hparser *hp, npy_header *h, char *err) {
     char d[16];
     if (!hstring(hp, d, sizeof d)) {
-        hws(hp);
         snprintf(err, NPY_ERR_LEN, "%s: unsupported dtype: 'descr' is %s, not a simple type string", name,
-                 hp->p < hp->end && *hp->p == '[' ? "a structured (record) type" : "malformed");
+                 hpeek(hp, '[') ? "a structured (record) type" : "malformed");
         return false;
     }
     if (!parse_descr(name, d, h, err)) return false;

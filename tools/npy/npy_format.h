@@ -98,5 +98,10 @@ size_t npy_format_header(unsigned char *buf, size_t cap, const char *descr, size
  * byte outside printable ASCII and every backslash written as \xNN, so text
  * from a hostile file cannot reach a terminal as an escape sequence. */
 void npy_escape(char *dst, size_t cap, const char *src, size_t n);
+/* The same for UTF-8 text (names and paths in a model): a well-formed
+ * character beyond ASCII and a backslash (Windows' separator) stay as they
+ * are; control characters (C0, DEL, C1), bidirectional overrides and bytes
+ * that are no UTF-8 become \xNN. */
+void npy_escape_text(char *dst, size_t cap, const char *src, size_t n);
 
 #endif

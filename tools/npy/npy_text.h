@@ -19,13 +19,17 @@ static inline void hws(hparser *hp) {
     while (hp->p < hp->end && (*hp->p == ' ' || *hp->p == '\t' || *hp->p == '\n' || *hp->p == '\r')) hp->p++;
 }
 
-static inline bool hchar(hparser *hp, char c) {
+/* True when the next character after whitespace is c; it is not taken.
+ * The one bound check of a look ahead, which no reader repeats. */
+static inline bool hpeek(hparser *hp, char c) {
     hws(hp);
-    if (hp->p < hp->end && *hp->p == c) {
-        hp->p++;
-        return true;
-    }
-    return false;
+    return hp->p < hp->end && *hp->p == c;
+}
+
+static inline bool hchar(hparser *hp, char c) {
+    if (!hpeek(hp, c)) return false;
+    hp->p++;
+    return true;
 }
 
 /* A quoted Python string into out (cap bytes); false when absent or too long. */
