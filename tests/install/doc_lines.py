@@ -26,7 +26,8 @@ def section(text):
 
 
 def blocks(text, lang):
-    return re.findall(r"^```%s\n(.*?)^```" % lang, section(text), re.S | re.M)
+    # A fence may carry markers after the language (```sh install: tests/docs/run_blocks.py).
+    return re.findall(r"^```%s(?:[ \t][^\n]*)?\n(.*?)^```" % lang, section(text), re.S | re.M)
 
 
 def variants(block):
