@@ -458,8 +458,8 @@ static int split_axis(PyObject *obj, int r, int *axis) {
     int bad = obj ? params_index(obj, &a) : 0;
     if (obj && (bad == 1 || PyBool_Check(obj) || numpy_is_bool(obj))) {
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-AXIS", "split: axis is %s, not an integer (R-SPLIT-AXIS)",
-                  ext_type_name(obj, name, sizeof name));
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-AXIS",
+                  "split: axis is %s, not an integer (R-SPLIT-AXIS)", ext_type_name(obj, name, sizeof name));
         return -1;
     }
     if (bad == 2 || r < 1 || a < -r || a > r - 1) {

@@ -133,8 +133,8 @@ static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyOb
         int n = params_int_list(strides, name, "R-T-OUTLAYOUT", t->strides, EXT_MAX_RANK, 0);
         if (n < 0) return -1;
         if (n != t->ndim) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-RANK", "%s: %d strides for %d sizes (R-OP-RANK)",
-                      what, n, t->ndim);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-RANK",
+                      "%s: %d strides for %d sizes (R-OP-RANK)", what, n, t->ndim);
             return -1;
         }
         t->has_strides = 1;

@@ -135,9 +135,8 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
         if (n[0] != ndim || n[1] != ndim || n[2] != ndim) {
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-OP-RANK",
                       "%s: %s, %s and %s need one value per dimension of the %s (%d); got %d, %d, %d (R-OP-RANK)",
-                      kind_names[kind],
-                      names[d.op][0], names[d.op][1], names[d.op][2], kind == K_SLICE_GRAD ? "forward input" : "input",
-                      ndim, n[0], n[1], n[2]);
+                      kind_names[kind], names[d.op][0], names[d.op][1], names[d.op][2],
+                      kind == K_SLICE_GRAD ? "forward input" : "input", ndim, n[0], n[1], n[2]);
             return -1;
         }
         d.n = ndim;
@@ -149,8 +148,10 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
         int ne = ns < 0 ? -1 : params_int_list(a[1], "ends", "R-WIN-BOUNDS", en, LIST_MAX, 0);
         if (ne < 0) return -1;
         int nax = -1, nsp = -1;
-        if (na > 2 && a[2] != Py_None && (nax = params_int_list(a[2], "axes", "R-OP-RANK", ax, LIST_MAX, 0)) < 0) return -1;
-        if (na > 3 && a[3] != Py_None && (nsp = params_int_list(a[3], "steps", "R-WIN-STRIDE", sp, LIST_MAX, 0)) < 0) return -1;
+        if (na > 2 && a[2] != Py_None && (nax = params_int_list(a[2], "axes", "R-OP-RANK", ax, LIST_MAX, 0)) < 0)
+            return -1;
+        if (na > 3 && a[3] != Py_None && (nsp = params_int_list(a[3], "steps", "R-WIN-STRIDE", sp, LIST_MAX, 0)) < 0)
+            return -1;
         if (ns != ne) {
             ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-BOUNDS",
                       "ONNX Slice: starts has %d values and ends %d; they must agree (R-WIN-BOUNDS)", ns, ne);
@@ -165,7 +166,8 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
         int nz = ns < 0 ? -1 : params_int_list(a[1], "sizes", "R-WIN-BOUNDS", sz, LIST_MAX, 1);
         if (nz < 0) return -1;
         int nd = -1;
-        if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", "R-WIN-STRIDE", sd, LIST_MAX, 1)) < 0) return -1;
+        if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", "R-WIN-STRIDE", sd, LIST_MAX, 1)) < 0)
+            return -1;
         return lower_webnn_slice(ndim, shape, (uint64_t *)st, ns, (uint64_t *)sz, nz, nd < 0 ? NULL : (uint64_t *)sd,
                                  nd < 0 ? 0 : nd, p);
     }

@@ -77,7 +77,8 @@ def test_split_count_error_names_the_mode_option():
 # The forms an integer argument is written in: ints of every size, NumPy
 # scalars and arrays, booleans, floats, strings, None and nested lists.
 scalars = st.one_of(
-    st.integers(-2**70, 2**70), st.integers(-3, 5), st.booleans(), st.sampled_from([np.True_, np.int8(2), np.uint64(2**64 - 1)]),
+    st.integers(-2**70, 2**70), st.integers(-3, 5), st.booleans(),
+    st.sampled_from([np.True_, np.int8(2), np.uint64(2**64 - 1)]),
     st.floats(allow_nan=True), st.just(None), st.text(max_size=2), st.integers(0, 4).map(np.int64))
 forms = st.one_of(
     scalars, st.lists(scalars, max_size=4), st.lists(scalars, max_size=4).map(tuple),

@@ -139,7 +139,8 @@ static void test_split_errors(void) {
     CHECK(run("split in.npy --num-outputs 2 --mode numpy -o e0.npy -o e1.npy") == 2 && err_has("--mode 'numpy'") &&
               err_has("array_split"),
           "an unknown --mode");
-    CHECK(run("split in.npy --sizes 2,3 --mode chunk -o e0.npy -o e1.npy") == 2 && err_has("--mode reads --num-outputs"),
+    CHECK(run("split in.npy --sizes 2,3 --mode chunk -o e0.npy -o e1.npy") == 2 &&
+              err_has("--mode reads --num-outputs"),
           "--mode with --sizes");
     /* 5 into 4 by chunk: parts of 2, three of them, for four outputs. */
     CHECK(run("split in.npy --num-outputs 4 --mode chunk -o e0.npy -o e1.npy -o e2.npy -o e3.npy") == 2 &&

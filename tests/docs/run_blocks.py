@@ -144,8 +144,8 @@ class Runner:
         """The page's Python blocks in order, in one interpreter and namespace."""
         runnable = [(line, body) for line, marker, body in found if marker != "gpu" or self.gpu]
         skipped = len(found) - len(runnable)
-        if skipped:
-            self.counts["python gpu (skipped: no CUDA GPU)"] = self.counts.get("python gpu (skipped: no CUDA GPU)", 0) + skipped
+        for _ in range(skipped):
+            self.count("python gpu (skipped: no CUDA GPU)")
         if not runnable:
             return
         if not self.python:

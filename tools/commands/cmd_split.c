@@ -18,9 +18,12 @@ static const option_def split_options[] = {
     {"--axis", NULL, "K", "the axis to split, in [-rank, rank-1] (default 0)"},
     {"--sizes", NULL, "L", "the parts' lengths along the axis, each >= 0, summing to\nits length"},
     {"--num-outputs", NULL, "N",
-     "N parts, by --mode's rule (default ONNX Split-18's: ceil(d/N)\neach, the last what remains; 9 into 4: 3,3,3,0; 5 into 4\nis an error)"},
+     "N parts, by --mode's rule (default ONNX Split-18's:\n"
+     "ceil(d/N) each, the last what remains; 9 into 4: 3,3,3,0;\n5 into 4 is an error)"},
     {"--mode", NULL, "M",
-     "how --num-outputs N cuts an axis of d: onnx (default),\narray_split or tensor_split (NumPy's array_split, PyTorch's\ntensor_split: the first d%N parts one longer; 5 into 4:\n2,1,1,1) or chunk (PyTorch's chunk: parts of ceil(d/N), as\nmany as needed, at most N; 5 into 4: 2,2,1)"},
+     "how --num-outputs N cuts an axis of d: onnx (default),\narray_split or tensor_split (NumPy's array_split,\n"
+     "PyTorch's tensor_split: the first d%N parts one longer;\n5 into 4: 2,1,1,1) or chunk (PyTorch's chunk: parts of\n"
+     "ceil(d/N), as many as needed, at most N; 5 into 4: 2,2,1)"},
     {"--device", NULL, "D", "cpu (default), cuda, vulkan or vulkan:N: copy to the device,\nsplit there in one launch (one command buffer), copy back"},
     {"--threads", NULL, "N", "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU)"},
     {"--force", "-f", NULL, "replace existing output files"},
@@ -71,8 +74,7 @@ static bool split_mode(const char *value, split_args *a) {
             a->mode = split_modes[i].rule;
             return a->mode_given = true;
         }
-    fprintf(stderr, "%s: --mode '%s' is not onnx, array_split, tensor_split or chunk\n", args_prog,
-            value);
+    fprintf(stderr, "%s: --mode '%s' is not onnx, array_split, tensor_split or chunk\n", args_prog, value);
     return false;
 }
 
