@@ -40,6 +40,16 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME dmlslice)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION science)
 
+# The source archive (cpack --config CPackSourceConfig.cmake): what
+# FetchContent's URL takes (docs/install.md). The checkout less its build
+# trees, version control and caches.
+set(CPACK_SOURCE_GENERATOR TGZ)
+set(CPACK_SOURCE_PACKAGE_FILE_NAME "dmlslice-${PROJECT_VERSION}-Source")
+set(CPACK_SOURCE_IGNORE_FILES "/\\.git/" "/\\.git$" "/__pycache__/" "/\\.hypothesis/" "/\\.pytest_cache/"
+    "^${PROJECT_SOURCE_DIR}/build[^/]*/" "^${PROJECT_BINARY_DIR}/" "^${PROJECT_SOURCE_DIR}/dist/")
+# The binary packages' /usr is no place for the sources: cpack reads this
+# file for every package it makes, the source archive included.
+set(CPACK_PROJECT_CONFIG_FILE "${CMAKE_CURRENT_LIST_DIR}/cpack_source_prefix.cmake")
 include(CPack)
 cpack_add_component(runtime DISPLAY_NAME "dmlslice shared library"
                     DESCRIPTION "The shared library libdmlslice.so.${DMLS_SOVERSION}")

@@ -27,7 +27,8 @@ static dmls_status onnx_sizes(int64_t d, int64_t n, int64_t *c, int64_t *last) {
     RETURN_IF(over, DMLS_ERROR_SHAPE_MISMATCH, "R-SPLIT-COUNT",
               "split: num_outputs = %" PRId64 " on an axis of %" PRId64 ": ceil(%" PRId64 "/%" PRId64 ") = %" PRId64
               " each leaves %" PRId64 " - %" PRId64 "*%" PRId64 " < 0 for the last (ONNX Split-18); "
-              "NumPy's array_split / PyTorch's tensor_split or chunk give the other conventions",
+              "the modes array_split (NumPy's array_split, PyTorch's tensor_split) and chunk "
+              "(PyTorch's chunk) give the other conventions",
               n, d, d, n, *c, d, *c, n - 1);
     *last = d - used;
     return DMLS_OK;

@@ -259,35 +259,20 @@ static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_vi
     return -1;
 }
 
-/* A sequence of integers into a PyMem array. Returns the count, or -1. */
-static Py_ssize_t read_ints(PyObject *seq, const char *what, int64_t **out) {
-    PyObject *fast = PySequence_Tuple(seq);
-    if (!fast) {
-        PyErr_Clear();
-        char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s must be a sequence of integers, not %s", what,
-                  ext_type_name(seq, name, sizeof name));
-        return -1;
-    }
+/* A sequence of integers into a PyMem array; errors carry `rule`. Returns
+ * the count, or -1. */
+static Py_ssize_t read_ints(PyObject *seq, const char *what, const char *rule, int64_t **out) {
+    PyObject *fast = params_sequence(seq, what, rule);
+    if (!fast) return -1;
     Py_ssize_t n = PyTuple_Size(fast);
     *out = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    for (Py_ssize_t i = 0; *out && i < n; i++) {
-        PyObject *idx = PyNumber_Index(PyTuple_GetItem(fast, i));
-        int overflow = 0;
-        long long v = idx ? PyLong_AsLongLongAndOverflow(idx, &overflow) : 0;
-        Py_XDECREF(idx);
-        if (!idx || overflow) {
-            PyErr_Clear();
-            ext_raise(idx ? ERR_ARGUMENT : ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s[%zd] is %s", what, i,
-                      idx ? "outside the 64-bit integers" : "not an integer");
+    if (!*out) PyErr_NoMemory();
+    for (Py_ssize_t i = 0; *out && i < n; i++)
+        if (params_item(fast, i, what, rule, 0, &(*out)[i]) < 0) {
             PyMem_Free(*out);
             *out = NULL;
-        } else {
-            (*out)[i] = v;
         }
-    }
     Py_DECREF(fast);
-    if (!*out && !PyErr_Occurred()) PyErr_NoMemory();
     return *out ? n : -1;
 }
 
@@ -300,33 +285,41 @@ static const struct {
     {"onnx", 0}, {"split_size", 1}, {"array_split", 2}, {"tensor_split", 2}, {"chunk", 3},
 };
 
-/* sizes_or_sections and mode= as the output sizes along an axis of d. */
+/* mode= as a dmls_split_rule (None: ONNX's), or -1 with the error. */
+static int split_mode(PyObject *mode) {
+    if (mode == Py_None) return 0;
+    const char *m = PyUnicode_Check(mode) ? PyUnicode_AsUTF8AndSize(mode, NULL) : NULL;
+    PyErr_Clear();
+    for (size_t i = 0; m && i < sizeof split_modes / sizeof *split_modes; i++)
+        if (strcmp(m, split_modes[i].name) == 0) return split_modes[i].rule;
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-COUNT",
+              "split: mode= is \"onnx\", \"split_size\", \"array_split\", \"tensor_split\" or \"chunk\" "
+              "(R-SPLIT-COUNT)");
+    return -1;
+}
+
+/* sizes_or_sections and mode= as the output sizes along an axis of d. An
+ * integer (what operator.index takes: a 0-d integer array too) is a count,
+ * anything else a sequence of sizes (an integer array among them). */
 static Py_ssize_t split_sizes(PyObject *sos, PyObject *mode, int64_t d, int64_t **sizes) {
-    if (!PyIndex_Check(sos) || PyBool_Check(sos)) {
-        if (mode == Py_None) return read_ints(sos, "split: sizes", sizes);
+    int64_t n = 0;
+    int bad = PyBool_Check(sos) || numpy_is_bool(sos) ? 3 : params_index(sos, &n);
+    if (bad == 1) {
+        if (mode == Py_None) return read_ints(sos, "split: sizes", "R-SPLIT-SUM", sizes);
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-SUM",
-                  "split: mode= applies to an integer count; a sequence gives the sizes themselves");
+                  "split: mode= applies to an integer count; a sequence gives the sizes themselves (R-SPLIT-SUM)");
         return -1;
     }
-    int rule = 0;
-    if (mode != Py_None) {
-        const char *m = PyUnicode_Check(mode) ? PyUnicode_AsUTF8AndSize(mode, NULL) : NULL;
-        rule = -1;
-        for (size_t i = 0; m && i < sizeof split_modes / sizeof *split_modes; i++)
-            if (strcmp(m, split_modes[i].name) == 0) rule = split_modes[i].rule;
-        if (rule < 0) {
-            PyErr_Clear();
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "split: mode= is \"onnx\", \"split_size\", \"array_split\", \"tensor_split\" or \"chunk\"");
-            return -1;
-        }
+    if (bad == 3) {
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-COUNT",
+                  "split: the count is a boolean, not an integer (R-SPLIT-COUNT)");
+        return -1;
     }
-    int overflow = 0;
-    long long n = PyLong_AsLongLongAndOverflow(sos, &overflow);
-    if (overflow || (n == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
+    int rule = split_mode(mode);
+    if (rule < 0) return -1;
+    if (bad == 2) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-COUNT",
-                  "split: the count is outside the 64-bit integers");
+                  "split: the count is outside the 64-bit integers (R-SPLIT-COUNT)");
         return -1;
     }
     size_t count = 0;
@@ -457,11 +450,33 @@ static PyObject *split_run(const dev_state *d, const array_view *in, const bt_te
     return result;
 }
 
+/* axis= of an input of rank r, in [0, r): 0, or -1 with the error
+ * (R-SPLIT-AXIS; an OutOfBoundsError, as NumPy's AxisError is an
+ * IndexError, also for an axis past the 64-bit integers). */
+static int split_axis(PyObject *obj, int r, int *axis) {
+    int64_t a = 0;
+    int bad = obj ? params_index(obj, &a) : 0;
+    if (obj && (bad == 1 || PyBool_Check(obj) || numpy_is_bool(obj))) {
+        char name[128];
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-AXIS",
+                  "split: axis is %s, not an integer (R-SPLIT-AXIS)", ext_type_name(obj, name, sizeof name));
+        return -1;
+    }
+    if (bad == 2 || r < 1 || a < -r || a > r - 1) {
+        char value[32] = "outside the 64-bit integers";
+        if (bad != 2) snprintf(value, sizeof value, "%lld", (long long)a);
+        ext_raise(ERR_OUT_OF_BOUNDS, "DMLS_ERROR_OUT_OF_BOUNDS", "R-SPLIT-AXIS",
+                  "split: axis %s is outside [-%d, %d] for an input of rank %d (R-SPLIT-AXIS)", value, r, r - 1, r);
+        return -1;
+    }
+    *axis = (int)(a < 0 ? a + r : a);
+    return 0;
+}
+
 static PyObject *split_impl(PyObject *args, PyObject *kw) {
     static const char *kwlist[] = {"x", "sizes_or_sections", "axis", "mode", "out", NULL};
-    PyObject *x, *sos, *mode = Py_None, *out = Py_None, *result = NULL;
-    int axis = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i$OO:split", (char **)kwlist, &x, &sos, &axis, &mode, &out))
+    PyObject *x, *sos, *axis_obj = NULL, *mode = Py_None, *out = Py_None, *result = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O$OO:split", (char **)kwlist, &x, &sos, &axis_obj, &mode, &out))
         return NULL;
     dev_state d;
     array_view in;
@@ -470,15 +485,12 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
         dev_release(&d);
         return NULL;
     }
-    int r = in.ndim;
     bt_tensor t;
     Py_ssize_t n = -1;
-    if (r < 1 || axis < -r || axis > r - 1)
-        ext_raise(ERR_OUT_OF_BOUNDS, "DMLS_ERROR_INVALID_ARGUMENT", "R-SPLIT-AXIS",
-                  "split: axis %d is outside [-%d, %d] for an input of rank %d (R-SPLIT-AXIS)", axis, r, r - 1, r);
-    else if ((n = split_sizes(sos, mode, in.shape[axis < 0 ? axis + r : axis], &sizes)) >= 0 &&
-             bt_describe(&in, "x", &t) == 0) {
-        split_args a = {&t, axis < 0 ? axis + r : axis, out == Py_None, sizes, (size_t)n};
+    int axis = 0;
+    if (split_axis(axis_obj, in.ndim, &axis) == 0 && (n = split_sizes(sos, mode, in.shape[axis], &sizes)) >= 0 &&
+        bt_describe(&in, "x", &t) == 0) {
+        split_args a = {&t, axis, out == Py_None, sizes, (size_t)n};
         result = split_run(&d, &in, &t, &a, out);
     }
     PyMem_Free(sizes);
@@ -670,7 +682,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
         return NULL;
     }
     int64_t *size = NULL, sz[EXT_MAX_RANK];
-    Py_ssize_t ns = read_ints(size_obj, "crops: size", &size);
+    Py_ssize_t ns = read_ints(size_obj, "crops: size", "R-CROP-SIZE", &size);
     bt_tensor t;
     starts_state s = {0};
     array_view sv;
@@ -792,7 +804,7 @@ static int check_item(PyObject *op, Py_ssize_t i) {
 static int assign_slots(BatchObject *b, PyObject *inputs) {
     int64_t *given = NULL;
     if (inputs != Py_None) {
-        Py_ssize_t m = read_ints(inputs, "plan_batch: inputs", &given);
+        Py_ssize_t m = read_ints(inputs, "plan_batch: inputs", "R-B-ITEM", &given);
         if (m < 0) return -1;
         if (m != b->n) {
             PyMem_Free(given);

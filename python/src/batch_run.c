@@ -63,6 +63,11 @@ static dmls_tensor native(const bt_tensor *t) {
 
 int bt_split_sizes(int64_t d, int64_t n, int rule, int64_t **sizes, size_t *count) {
     dmls_status st = dmls_split_sizes(d, n, (dmls_split_rule)rule, NULL, 0, count);
+    if (st == DMLS_ERROR_SHAPE_MISMATCH) { /* ONNX's rule, which names the other modes: here they are mode='s */
+        ext_raise(ERR_ARGUMENT, dmls_status_name(st), dmls_last_error_rule(),
+                  "%s (mode=\"array_split\" or mode=\"chunk\")", dmls_last_error());
+        return -1;
+    }
     if (st != DMLS_OK) {
         ext_raise_status(st);
         return -1;

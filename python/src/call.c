@@ -102,7 +102,7 @@ static int call_lower(call *k, call_state *s) {
     PyObject *const *pa = k->params;
     int64_t fwd[EXT_MAX_RANK];
     if (k->kind == K_SLICE_GRAD) { /* the forward input's shape comes first */
-        if ((ndim = params_int_list(pa[0], "input_shape", fwd, EXT_MAX_RANK, 1)) < 0) return -1;
+        if ((ndim = params_int_list(pa[0], "input_shape", "R-T-SIZES", fwd, EXT_MAX_RANK, 1)) < 0) return -1;
         shape = fwd, pa++, na--;
     }
     if (params_lower(k->kind, ndim, shape, s->in.itemsize, s->in.dtype_class, pa, na, k->level, &s->local) < 0)

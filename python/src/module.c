@@ -103,7 +103,7 @@ static PyObject *plan_impl(PyObject *self, PyObject *args) {
     if (kind < 0) return PyErr_Format(PyExc_ValueError, "unknown slice kind '%s'", kname);
     int64_t shape[EXT_ARRAY_MAX_RANK], itemsize;
     int cls;
-    int ndim = params_int_list(shape_obj, "shape", shape, EXT_ARRAY_MAX_RANK, 1);
+    int ndim = params_int_list(shape_obj, "shape", "R-T-SIZES", shape, EXT_ARRAY_MAX_RANK, 1);
     if (ndim < 0 || frameworks_dtype_info(dtype, &itemsize, &cls) < 0) return NULL;
     Py_ssize_t n = PyTuple_Size(params);
     PyObject *a[4];
@@ -127,13 +127,14 @@ static int tensor_args(PyObject *sizes, PyObject *strides, PyObject *total, PyOb
     char name[64];
     memset(t, 0, sizeof *t);
     snprintf(name, sizeof name, "%s sizes", what);
-    if ((t->ndim = params_int_list(sizes, name, t->sizes, EXT_MAX_RANK, 0)) < 0) return -1;
+    if ((t->ndim = params_int_list(sizes, name, "R-T-SIZES", t->sizes, EXT_MAX_RANK, 0)) < 0) return -1;
     if (strides && strides != Py_None) {
         snprintf(name, sizeof name, "%s strides", what);
-        int n = params_int_list(strides, name, t->strides, EXT_MAX_RANK, 0);
+        int n = params_int_list(strides, name, "R-T-OUTLAYOUT", t->strides, EXT_MAX_RANK, 0);
         if (n < 0) return -1;
         if (n != t->ndim) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s: %d strides for %d sizes", what, n, t->ndim);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-RANK",
+                      "%s: %d strides for %d sizes (R-OP-RANK)", what, n, t->ndim);
             return -1;
         }
         t->has_strides = 1;
@@ -192,11 +193,12 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *src[3] = {offs, sizes, strides};
     static const char *const names[] = {"offsets", "sizes", "strides"};
     for (int i = 0; i < 3; i++)
-        if ((n[i] = params_int_list(src[i], names[i], dst[i], EXT_MAX_RANK, 0)) < 0) return NULL;
+        if ((n[i] = params_int_list(src[i], names[i], params_dml_rule(d.op, i), dst[i], EXT_MAX_RANK, 0)) < 0)
+            return NULL;
     if (n[0] != n[1] || n[1] != n[2])
-        return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-RANK",
                          "%s: offsets, sizes and strides have %d, %d and %d values; DimensionCount "
-                         "needs one count",
+                         "needs one count (R-OP-RANK)",
                          opname, n[0], n[1], n[2]);
     d.n = n[0];
     dml_tensor_args ti, to;

@@ -7,45 +7,73 @@
 
 #include <string.h>
 
-/* A sequence of at most `max` integers. Returns the count, or -1. */
-int params_int_list(PyObject *seq, const char *what, int64_t *out, int max, int is_unsigned) {
-    PyObject *fast = PySequence_Fast(seq, "");
+int params_index(PyObject *obj, int64_t *v) {
+    /* NumPy's operator.index rules: True is no size (NumPy refuses np.bool_
+     * there too, and a bool is refused as a split count already). */
+    if (PyBool_Check(obj) || numpy_is_bool(obj)) return 1;
+    PyObject *idx = PyNumber_Index(obj);
+    if (!idx) {
+        PyErr_Clear();
+        return 1;
+    }
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    Py_DECREF(idx);
+    PyErr_Clear();
+    *v = x;
+    return overflow ? 2 : 0;
+}
+
+PyObject *params_sequence(PyObject *seq, const char *what, const char *rule) {
+    /* A str is a sequence of characters, never of integers. */
+    PyObject *fast = PyUnicode_Check(seq) || PyBytes_Check(seq) ? NULL : PySequence_Tuple(seq);
     if (!fast) {
         PyErr_Clear();
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s must be a sequence of integers, not %s", what,
-                  ext_type_name(seq, name, sizeof name));
-        return -1;
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", rule, "%s must be a sequence of integers, not %s (%s)",
+                  what, ext_type_name(seq, name, sizeof name), rule);
     }
-    Py_ssize_t n = PySequence_Size(fast);
+    return fast;
+}
+
+int params_item(PyObject *fast, Py_ssize_t i, const char *what, const char *rule, int is_unsigned, int64_t *v) {
+    PyObject *item = PyTuple_GetItem(fast, i);
+    int bad = params_index(item, v);
+    if (bad == 0 && !(is_unsigned && *v < 0)) return 0;
+    char name[128];
+    if (bad == 1)
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", rule, "%s[%zd] is %s, not an integer (%s)", what, i,
+                  ext_type_name(item, name, sizeof name), rule);
+    else
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", rule, "%s[%zd] is %s (%s)", what, i,
+                  bad == 2 ? "outside the 64-bit integers" : "negative", rule);
+    return -1;
+}
+
+/* A sequence of at most `max` integers. Returns the count, or -1. */
+int params_int_list(PyObject *seq, const char *what, const char *rule, int64_t *out, int max, int is_unsigned) {
+    PyObject *fast = params_sequence(seq, what, rule);
+    if (!fast) return -1;
+    Py_ssize_t n = PyTuple_Size(fast);
     if (n > max) {
         Py_DECREF(fast);
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "%s has %zd values; at most %d are taken", what, n, max);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", rule, "%s has %zd values; at most %d are taken (%s)", what, n,
+                  max, rule);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PySequence_GetItem(fast, i);
-        PyObject *idx = item ? PyNumber_Index(item) : NULL;
-        Py_XDECREF(item);
-        if (!idx) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (params_item(fast, i, what, rule, is_unsigned, &out[i]) < 0) {
             Py_DECREF(fast);
-            PyErr_Clear();
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s[%zd] is not an integer", what, i);
             return -1;
         }
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
-        Py_DECREF(idx);
-        if (overflow || (is_unsigned && v < 0)) {
-            Py_DECREF(fast);
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "%s[%zd] is %s", what, i,
-                      overflow ? "outside the 64-bit integers" : "negative");
-            return -1;
-        }
-        out[i] = v;
-    }
     Py_DECREF(fast);
     return (int)n;
+}
+
+const char *params_dml_rule(int op, int field) {
+    static const char *const rules[2][3] = {{"R-SLICE-BOUNDS", "R-SLICE-SIZES", "R-SLICE-STRIDE"},
+                                            {"R-WIN-BOUNDS", "R-WIN-NONEMPTY", "R-WIN-STRIDE"}};
+    return rules[op != DML_SLICE][field];
 }
 
 int params_feature_level(PyObject *obj, int *level) {
@@ -102,12 +130,13 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
         int n[3];
         int64_t *dst[3] = {d.offsets, d.sizes, d.strides};
         for (int i = 0; i < 3; i++)
-            if ((n[i] = params_int_list(a[i], names[d.op][i], dst[i], EXT_MAX_RANK, 0)) < 0) return -1;
+            if ((n[i] = params_int_list(a[i], names[d.op][i], params_dml_rule(d.op, i), dst[i], EXT_MAX_RANK, 0)) < 0)
+                return -1;
         if (n[0] != ndim || n[1] != ndim || n[2] != ndim) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "",
-                      "%s: %s, %s and %s need one value per dimension of the %s (%d); got %d, %d, %d", kind_names[kind],
-                      names[d.op][0], names[d.op][1], names[d.op][2], kind == K_SLICE_GRAD ? "forward input" : "input",
-                      ndim, n[0], n[1], n[2]);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-OP-RANK",
+                      "%s: %s, %s and %s need one value per dimension of the %s (%d); got %d, %d, %d (R-OP-RANK)",
+                      kind_names[kind], names[d.op][0], names[d.op][1], names[d.op][2],
+                      kind == K_SLICE_GRAD ? "forward input" : "input", ndim, n[0], n[1], n[2]);
             return -1;
         }
         d.n = ndim;
@@ -115,15 +144,17 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
     }
     if (kind == K_ONNX) {
         int64_t st[LIST_MAX], en[LIST_MAX], ax[LIST_MAX], sp[LIST_MAX];
-        int ns = params_int_list(a[0], "starts", st, LIST_MAX, 0);
-        int ne = ns < 0 ? -1 : params_int_list(a[1], "ends", en, LIST_MAX, 0);
+        int ns = params_int_list(a[0], "starts", "R-WIN-BOUNDS", st, LIST_MAX, 0);
+        int ne = ns < 0 ? -1 : params_int_list(a[1], "ends", "R-WIN-BOUNDS", en, LIST_MAX, 0);
         if (ne < 0) return -1;
         int nax = -1, nsp = -1;
-        if (na > 2 && a[2] != Py_None && (nax = params_int_list(a[2], "axes", ax, LIST_MAX, 0)) < 0) return -1;
-        if (na > 3 && a[3] != Py_None && (nsp = params_int_list(a[3], "steps", sp, LIST_MAX, 0)) < 0) return -1;
+        if (na > 2 && a[2] != Py_None && (nax = params_int_list(a[2], "axes", "R-OP-RANK", ax, LIST_MAX, 0)) < 0)
+            return -1;
+        if (na > 3 && a[3] != Py_None && (nsp = params_int_list(a[3], "steps", "R-WIN-STRIDE", sp, LIST_MAX, 0)) < 0)
+            return -1;
         if (ns != ne) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
-                      "ONNX Slice: starts has %d values and ends %d; they must agree", ns, ne);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-BOUNDS",
+                      "ONNX Slice: starts has %d values and ends %d; they must agree (R-WIN-BOUNDS)", ns, ne);
             return -1;
         }
         return lower_onnx(ndim, shape, st, en, ns, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, nsp < 0 ? NULL : sp,
@@ -131,16 +162,17 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
     }
     if (kind == K_WEBNN_SLICE) {
         int64_t st[LIST_MAX], sz[LIST_MAX], sd[LIST_MAX];
-        int ns = params_int_list(a[0], "starts", st, LIST_MAX, 1);
-        int nz = ns < 0 ? -1 : params_int_list(a[1], "sizes", sz, LIST_MAX, 1);
+        int ns = params_int_list(a[0], "starts", "R-WIN-BOUNDS", st, LIST_MAX, 1);
+        int nz = ns < 0 ? -1 : params_int_list(a[1], "sizes", "R-WIN-BOUNDS", sz, LIST_MAX, 1);
         if (nz < 0) return -1;
         int nd = -1;
-        if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", sd, LIST_MAX, 1)) < 0) return -1;
+        if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", "R-WIN-STRIDE", sd, LIST_MAX, 1)) < 0)
+            return -1;
         return lower_webnn_slice(ndim, shape, (uint64_t *)st, ns, (uint64_t *)sz, nz, nd < 0 ? NULL : (uint64_t *)sd,
                                  nd < 0 ? 0 : nd, p);
     }
     int64_t ax[LIST_MAX];
     int nax = -1;
-    if (na > 0 && a[0] != Py_None && (nax = params_int_list(a[0], "axes", ax, LIST_MAX, 1)) < 0) return -1;
+    if (na > 0 && a[0] != Py_None && (nax = params_int_list(a[0], "axes", "R-OP-RANK", ax, LIST_MAX, 1)) < 0) return -1;
     return lower_webnn_reverse(ndim, shape, nax < 0 ? NULL : (uint64_t *)ax, nax < 0 ? 0 : nax, p);
 }

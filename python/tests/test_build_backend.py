@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import dmlslice
 
 PYTHON_DIR = Path(__file__).resolve().parents[1]
@@ -56,3 +58,20 @@ def test_wheel_without_setuptools(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=str(tmp_path / "site")))
     assert r.returncode == 0 and r.stdout.strip() == "[3, 2, 1, 0]", r.stderr
+
+
+def test_pip_wheel_offline_as_documented(tmp_path):
+    """python/README.md's `pip wheel --no-deps ./python -w dist`, with no index at all (offline):
+    pip's isolated build needs nothing (requires = []), and --no-deps leaves NumPy to the user."""
+    pip = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True)
+    if pip.returncode != 0:
+        pytest.skip("this interpreter has no pip")
+    readme = (PYTHON_DIR / "README.md").read_text()
+    assert "pip wheel --no-deps ./python -w dist" in readme
+    env = dict(os.environ, DMLSLICE_EXTENSION=str(Path(dmlslice._dmlslice.__file__)), PIP_NO_INDEX="1",
+               PIP_FIND_LINKS="", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1")
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "./python", "-w", str(tmp_path / "dist")],
+                       cwd=PYTHON_DIR.parent, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    wheels = list((tmp_path / "dist").glob(f"dmlslice-{dmlslice.__version__}-cp311-abi3-*.whl"))
+    assert len(wheels) == 1, list((tmp_path / "dist").iterdir())

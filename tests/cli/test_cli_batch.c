@@ -101,6 +101,14 @@ static void test_split_results(void) {
         check_split(what, "in.npy", -1, 3, last, 3, "--sizes 2,0,3");
         const int64_t mid[2] = {1, 3};
         check_split(what, "in.npy", 1, 3, mid, 2, "--sizes 1,3 --threads 3");
+        /* The other conventions (R-SPLIT-COUNT): NumPy's array_split and
+         * PyTorch's tensor_split give the larger parts first, chunk parts of
+         * ceil(d/N), as many as needed. */
+        const int64_t larger_first[4] = {3, 2, 2, 2}, thirds[3] = {2, 1, 1}, chunks[3] = {2, 2, 1};
+        check_split(what, "in.npy", 0, 3, larger_first, 4, "--num-outputs 4 --mode array_split");
+        check_split(what, "in.npy", 1, 3, thirds, 3, "--num-outputs 3 --mode tensor_split");
+        check_split(what, "in.npy", -1, 3, chunks, 3, "--num-outputs 3 --mode chunk");
+        check_split(what, "in.npy", 0, 3, onnx, 4, "--num-outputs 4 --mode onnx");
     }
 }
 
@@ -111,8 +119,8 @@ static void test_split_errors(void) {
     remove("e0.npy"), remove("e1.npy"), remove("e2.npy"), remove("e3.npy");
     /* 5 into 4: ceil(5/4) = 2 each leaves -1 for the last (R-SPLIT-COUNT). */
     CHECK(run("split in.npy --num-outputs 4 -o e0.npy -o e1.npy -o e2.npy -o e3.npy") == 1 &&
-              err_has("R-SPLIT-COUNT") && err_has("array_split"),
-          "5 into 4 is an error naming the other conventions (R-SPLIT-COUNT)");
+              err_has("R-SPLIT-COUNT") && err_has("array_split") && err_has("--mode array_split"),
+          "5 into 4 is an error naming the other conventions and the option that picks them (R-SPLIT-COUNT)");
     CHECK(!exists("e0.npy"), "R-SPLIT-COUNT: an output was written");
     CHECK(run("split in.npy --num-outputs 0 -o e0.npy") == 2 && err_has("R-SPLIT-COUNT"), "--num-outputs 0");
     CHECK(run("split in.npy --sizes 2,2 -o e0.npy -o e1.npy") == 1 && err_has("R-SPLIT-SUM"),
@@ -128,6 +136,16 @@ static void test_split_errors(void) {
     CHECK(run("split in.npy --sizes 5 --num-outputs 1 -o e0.npy") == 2 && err_has("either --sizes or --num-outputs"),
           "both --sizes and --num-outputs");
     CHECK(run("split in.npy -o e0.npy") == 2 && err_has("either --sizes or --num-outputs"), "neither");
+    CHECK(run("split in.npy --num-outputs 2 --mode numpy -o e0.npy -o e1.npy") == 2 && err_has("--mode 'numpy'") &&
+              err_has("array_split"),
+          "an unknown --mode");
+    CHECK(run("split in.npy --sizes 2,3 --mode chunk -o e0.npy -o e1.npy") == 2 &&
+              err_has("--mode reads --num-outputs"),
+          "--mode with --sizes");
+    /* 5 into 4 by chunk: parts of 2, three of them, for four outputs. */
+    CHECK(run("split in.npy --num-outputs 4 --mode chunk -o e0.npy -o e1.npy -o e2.npy -o e3.npy") == 2 &&
+              err_has("gives 3 parts but -o names 4 outputs"),
+          "chunk's count of parts against the outputs");
     CHECK(run("split in.npy --sizes 2,3") == 2 && err_has("needs an input file"), "no -o");
     CHECK(run("split in.npy --sizes 2,3 -o e0.npy -o ./e0.npy") == 1 && err_has("are the same file"),
           "one file named twice");

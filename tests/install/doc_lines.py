@@ -5,14 +5,13 @@ builds them as the page shows them and fails when the page drifts from what
 works.
 
     doc_lines.py PAGE sh           the sh lines (continuations joined), one a line
-    doc_lines.py PAGE cmake [URL]  the CMake blocks, each a NUL-ended record,
+    doc_lines.py PAGE cmake        the CMake blocks, each a NUL-ended record,
                                    with the alternatives their comments offer
 
 A CMake block runs as written, and once for each alternative its comments
 show: commented-out commands ("# find_package(...)") in place of the ones of
-the same name, and "# or dmlslice::NAME" in place of the line's target. The
-placeholder "<dmlslice's repository>" becomes URL; any other <...> is an
-error (a line a reader cannot run).
+the same name, and "# or dmlslice::NAME" in place of the line's target. A
+placeholder <...> is an error (a line a reader cannot run as written).
 """
 import re
 import sys
@@ -26,7 +25,8 @@ def section(text):
 
 
 def blocks(text, lang):
-    return re.findall(r"^```%s\n(.*?)^```" % lang, section(text), re.S | re.M)
+    # A fence may carry markers after the language (```sh install: tests/docs/run_blocks.py).
+    return re.findall(r"^```%s(?:[ \t][^\n]*)?\n(.*?)^```" % lang, section(text), re.S | re.M)
 
 
 def variants(block):
@@ -54,8 +54,6 @@ def main():
         sys.exit("doc_lines.py: %s shows no %s block" % (page, kind))
     if kind == "cmake":
         for b in found:
-            if len(sys.argv) > 3:
-                b = b.replace("<dmlslice's repository>", sys.argv[3])
             if re.search(r"<[^>]*>", b):
                 sys.exit("doc_lines.py: %s: a placeholder in\n%s" % (page, b))
             for v in variants(b):

@@ -6,6 +6,10 @@
 #     package, the .pc file and the shared data; one version everywhere
 #   2 consumers: tests/install/consumers/{find_package,pkg_config,
 #     fetchcontent} built out of tree and run (shared and static links)
+#     2d the consumer lines of README.md and docs/install.md as written:
+#     FetchContent from the source archive of cpack --config
+#     CPackSourceConfig.cmake, pkg-config's programs run without
+#     LD_LIBRARY_PATH
 #   3 the installed shared library exports only dmls_ symbols
 #   4 the installed tool runs demo and a benchmark from an unrelated folder
 #     without LD_LIBRARY_PATH; 4b it and the library need no CUDA library
@@ -138,26 +142,24 @@ fi
 
 step "2d the consumer lines of README.md and docs/install.md, as the pages show them"
 # Extracted from the pages (doc_lines.py), so a page that drifts from what
-# works fails here. FetchContent fetches the checkout's last commit from a
-# repository made here, whose branch main is that commit; only the pages'
-# "<dmlslice's repository>" is filled in.
+# works fails here. FetchContent's URL names the source archive in the
+# project's third_party/: the one cpack --config CPackSourceConfig.cmake
+# makes, put there under its own name. The programs run as built, without
+# LD_LIBRARY_PATH (the pkg-config line's rpath finds the private prefix).
 pc_path=$prefix/$libdir/pkgconfig
-repo=
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-  repo=$work/repo.git
-  git init -q --bare "$repo" && git -C "$src" push -q "$repo" HEAD:refs/heads/main || bad "making $repo"
-fi
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec "$(dirname "$0")/a.out"\n' "$prefix/$libdir" >"$work/with-prefix.sh"
-chmod +x "$work/with-prefix.sh"
+(cd "$build" && rm -f packages/*-Source.tar.gz && cpack --config CPackSourceConfig.cmake >"$work/cpack-source.log" 2>&1) ||
+  { cat "$work/cpack-source.log"; bad "cpack --config CPackSourceConfig.cmake"; }
+source_archive=$build/packages/dmlslice-$version-Source.tar.gz
+[ -f "$source_archive" ] || bad "the source package is not $source_archive: $(ls "$build/packages")"
 for page in README.md docs/install.md; do
   tag=$(basename "$page" .md)
   python3 "$src/tests/install/doc_lines.py" "$src/$page" sh >"$work/doc-$tag.sh" || bad "$page: no sh lines"
   n=0
   while IFS= read -r line; do
     n=$((n + 1)) dir=$work/doc-$tag-sh$n
-    mkdir -p "$dir" && cp "$consumers/app.c" "$dir/app.c" && cp "$work/with-prefix.sh" "$dir/"
+    mkdir -p "$dir" && cp "$consumers/app.c" "$dir/app.c"
     if (cd "$dir" && PKG_CONFIG_PATH=$pc_path sh -c "$line") >"$dir.log" 2>&1; then
-      run_consumer "$page: $line" "$dir/with-prefix.sh"
+      run_consumer "$page: $line" "$dir/a.out"
       case ${line%%#*} in
       *static*) needs_lib "$dir/a.out" && bad "$page: $line: linked to libdmlslice.so" ;;
       *) needs_lib "$dir/a.out" || bad "$page: $line: not linked to libdmlslice.so" ;;
@@ -166,7 +168,7 @@ for page in README.md docs/install.md; do
       cat "$dir.log"; bad "$page: '$line' failed"
     fi
   done <"$work/doc-$tag.sh"
-  python3 "$src/tests/install/doc_lines.py" "$src/$page" cmake "file://$repo" >"$work/doc-$tag.cmake" ||
+  python3 "$src/tests/install/doc_lines.py" "$src/$page" cmake >"$work/doc-$tag.cmake" ||
     bad "$page: no CMake lines"
   python3 - "$work/doc-$tag.cmake" "$work/doc-$tag-cmake" <<'EOF_PY'
 import sys
@@ -178,12 +180,10 @@ EOF_PY
   for blockfile in "$work/doc-$tag-cmake"*.txt; do
     [ -f "$blockfile" ] || continue
     dir=${blockfile%.txt}
-    mkdir -p "$dir/project" && cp "$consumers/app.c" "$dir/project/app.c"
+    mkdir -p "$dir/project/third_party" && cp "$consumers/app.c" "$dir/project/app.c"
+    cp "$source_archive" "$dir/project/third_party/" 2>/dev/null || true
     { printf 'cmake_minimum_required(VERSION 3.20)\nproject(doc_consumer LANGUAGES C)\nadd_executable(app app.c)\n'
       cat "$blockfile"; } >"$dir/project/CMakeLists.txt"
-    if grep -q FetchContent "$blockfile" && [ -z "$repo" ]; then
-      echo "SKIP $page's FetchContent lines: $src is not a git checkout"; continue
-    fi
     if cmake -S "$dir/project" -B "$dir/build" -DCMAKE_PREFIX_PATH="$prefix" >"$dir.log" 2>&1 &&
        cmake --build "$dir/build" -j2 >>"$dir.log" 2>&1; then
       shown=$(sed 's/ *#.*//' "$blockfile" | grep -v '^ *$' | tr '\n' ' ')

@@ -18,7 +18,12 @@ static const option_def split_options[] = {
     {"--axis", NULL, "K", "the axis to split, in [-rank, rank-1] (default 0)"},
     {"--sizes", NULL, "L", "the parts' lengths along the axis, each >= 0, summing to\nits length"},
     {"--num-outputs", NULL, "N",
-     "N parts by ONNX Split-18's rule: ceil(d/N) each, the last\nwhat remains (9 into 4: 3,3,3,0; 5 into 4 is an error)"},
+     "N parts, by --mode's rule (default ONNX Split-18's:\n"
+     "ceil(d/N) each, the last what remains; 9 into 4: 3,3,3,0;\n5 into 4 is an error)"},
+    {"--mode", NULL, "M",
+     "how --num-outputs N cuts an axis of d: onnx (default),\narray_split or tensor_split (NumPy's array_split,\n"
+     "PyTorch's tensor_split: the first d%N parts one longer;\n5 into 4: 2,1,1,1) or chunk (PyTorch's chunk: parts of\n"
+     "ceil(d/N), as many as needed, at most N; 5 into 4: 2,2,1)"},
     {"--device", NULL, "D", "cpu (default), cuda, vulkan or vulkan:N: copy to the device,\nsplit there in one launch (one command buffer), copy back"},
     {"--threads", NULL, "N", "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU)"},
     {"--force", "-f", NULL, "replace existing output files"},
@@ -28,7 +33,7 @@ static const option_def split_options[] = {
 
 const command_def cmd_split_def = {
     "split",
-    "IN.npy [--axis K] (--sizes L | --num-outputs N) -o OUT1.npy -o OUT2.npy ... [--device D] [--threads N] [-f] [-q]",
+    "IN.npy [--axis K] (--sizes L | --num-outputs N [--mode M]) -o OUT1.npy -o OUT2.npy ... [--device D] [--threads N] [-f] [-q]",
     "Split IN along one axis into one output per -o, in order ('-' for standard\n"
     "input or output). Every output is written or none is; existing outputs are\n"
     "kept unless -f is given.",
@@ -37,7 +42,8 @@ const command_def cmd_split_def = {
     "With -f an existing output is replaced; should a later output then fail,\n"
     "the outputs already in place are removed again, the replaced files with them.",
     "dmlslice split x.npy --axis 1 --sizes 2,3 -o left.npy -o right.npy\n"
-    "dmlslice split x.npy --axis -1 --num-outputs 4 -o q0.npy -o q1.npy -o q2.npy -o q3.npy",
+    "dmlslice split x.npy --axis -1 --num-outputs 4 -o q0.npy -o q1.npy -o q2.npy -o q3.npy\n"
+    "dmlslice split x.npy --num-outputs 4 --mode array_split -o p0.npy -o p1.npy -o p2.npy -o p3.npy",
     cmd_split,
     NULL,
     "input file",
@@ -48,14 +54,36 @@ typedef struct split_args {
     int64_t axis, threads, num_outputs;
     int64_t sizes[OPTIONS_MAX_OUTPUTS];
     int32_t nsizes;
-    bool sizes_given;
+    bool sizes_given, mode_given;
+    dmls_split_rule mode;
 } split_args;
+
+/* --mode's names: the library's rules a count can be read by (PyTorch's
+ * split(x, k), parts of k, takes a length, not a count of outputs). */
+static const struct {
+    const char *name;
+    dmls_split_rule rule;
+} split_modes[] = {{"onnx", DMLS_SPLIT_ONNX},
+                   {"array_split", DMLS_SPLIT_ARRAY_SPLIT},
+                   {"tensor_split", DMLS_SPLIT_ARRAY_SPLIT},
+                   {"chunk", DMLS_SPLIT_TORCH_CHUNK}};
+
+static bool split_mode(const char *value, split_args *a) {
+    for (size_t i = 0; i < sizeof split_modes / sizeof split_modes[0]; i++)
+        if (strcmp(value, split_modes[i].name) == 0) {
+            a->mode = split_modes[i].rule;
+            return a->mode_given = true;
+        }
+    fprintf(stderr, "%s: --mode '%s' is not onnx, array_split, tensor_split or chunk\n", args_prog, value);
+    return false;
+}
 
 static bool split_option(void *ctx, const option_def *o, const char *value) {
     split_args *a = ctx;
     if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
     if (option_is(o, "--axis")) return args_int64(o->name, value, &a->axis);
     if (option_is(o, "--sizes")) return a->sizes_given = args_values(o->name, value, a->sizes, OPTIONS_MAX_OUTPUTS, &a->nsizes);
+    if (option_is(o, "--mode")) return split_mode(value, a);
     if (!args_int64(o->name, value, &a->num_outputs)) return false; /* --num-outputs */
     if (a->num_outputs >= 1) return true;
     /* Below 1 is refused here, so 0 means "not given". */
@@ -69,8 +97,10 @@ static bool split_option(void *ctx, const option_def *o, const char *value) {
 static int part_sizes(split_args *a, int64_t d, int noutputs) {
     if (!a->sizes_given) {
         size_t count = 0;
-        if (dmls_split_sizes(d, a->num_outputs, DMLS_SPLIT_ONNX, a->sizes, OPTIONS_MAX_OUTPUTS, &count) != DMLS_OK) {
-            fprintf(stderr, "%s: %s\n", args_prog, dmls_last_error());
+        if (dmls_split_sizes(d, a->num_outputs, a->mode, a->sizes, OPTIONS_MAX_OUTPUTS, &count) != DMLS_OK) {
+            /* The library names the other modes; here they are --mode's. */
+            fprintf(stderr, "%s: %s%s\n", args_prog, dmls_last_error(),
+                    a->mode == DMLS_SPLIT_ONNX ? " (--mode array_split or --mode chunk)" : "");
             return 1;
         }
         a->nsizes = (int32_t)count;
@@ -134,6 +164,10 @@ int cmd_split(int argc, char **argv) {
     }
     if (status < 0 && a->sizes_given == (a->num_outputs > 0)) {
         fprintf(stderr, "%s: takes either --sizes or --num-outputs\n", args_prog);
+        status = 2;
+    }
+    if (status < 0 && a->mode_given && a->sizes_given) {
+        fprintf(stderr, "%s: --mode reads --num-outputs; --sizes gives the parts themselves\n", args_prog);
         status = 2;
     }
     /* Refuse outputs that cannot or must not be written before reading a byte of the input. */
