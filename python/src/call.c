@@ -201,7 +201,7 @@ PyObject *call_run(call *k) {
     memset(&s, 0, offsetof(call_state, in)); /* the views and the lowered slice are set as they are made */
     s.x = k->x;
     PyObject *result = NULL;
-    if (call_input(&s) == 0 && call_plan(k, &s) == 0 && call_target(k, &s) == 0 &&
+    if (call_input(&s) == 0 && call_plan(k, &s) == 0 && (lowered_view(s.p, &s.in), call_target(k, &s) == 0) &&
         run_copy(s.p, s.pr ? &s.pr->c : NULL, &s.in, &s.out, s.stream, s.sync) == 0)
         result = k->out && k->out != Py_None ? Py_NewRef(s.target) : results_finish(s.x, &s.in, s.target);
     call_release(&s);

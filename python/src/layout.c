@@ -220,6 +220,7 @@ int layout_compile(compiled *c, const lowered *p, int64_t itemsize) {
         return 0;
     }
     if (lowered_empty(p)) return 0; /* nothing to copy, ever */
+    if (p->transposed) return 0; /* the packed input's view is not packed: each call binds its own */
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
     side in, out;
