@@ -69,6 +69,9 @@ def test_rank0_and_defaults():
     assert np.array_equal(ds.transpose(y, axes=[-1, 0, 1]), np.transpose(y, (2, 0, 1)))
     op = ds.plan("transpose", (2, 3, 4), np.int32, (1, 2, 0))
     assert op.input_shape == (2, 3, 4) and op.output_shape == (3, 4, 2) and op.kind == "transpose"
+    for _ in range(2):  # a packed input runs the operator planned once, a strided one its own
+        assert np.array_equal(op(y), np.transpose(y, (1, 2, 0)))
+        assert np.array_equal(op(y[:, ::-1].copy()[:, ::-1]), np.transpose(y, (1, 2, 0)))
     with pytest.raises(ds.ArgumentError):  # planned for (2, 3, 4), not its transpose
         op(np.zeros((3, 4, 2), np.int32))
 
