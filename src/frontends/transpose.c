@@ -58,8 +58,8 @@ static dmls_status lower_transpose(const perm_rules *r, int32_t ndim, const int6
                   r->name, (int)i, shape[i]);
     const bool given = signed_perm != NULL || unsigned_perm != NULL;
     RETURN_IF(given && n != ndim, DMLS_ERROR_INVALID_ARGUMENT, "R-PERM",
-              "%s: %s has %d values but the input has rank %d; it names each axis once", r->name, r->arg, (int)n,
-              (int)ndim);
+              "%s: %s has %d value%s but the input has rank %d; it names each axis once", r->name, r->arg, (int)n,
+              n == 1 ? "" : "s", (int)ndim);
     int64_t t[DMLS_NUMPY_MAX_RANK];
     RETURN_IF_ERROR(input_strides(r, ndim, shape, strides, t));
     bool seen[DMLS_NUMPY_MAX_RANK] = {false};

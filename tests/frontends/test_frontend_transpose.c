@@ -147,6 +147,9 @@ static void test_webnn(void) {
     CHECK_MESSAGE("R-PERM", "permutation[3] = 4 is outside [0, 3] for an input of rank 4");
     CHECK_STATUS(dmls_lower_webnn_transpose(4, shape, NULL, wrapped, 4, &t), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-PERM", "permutation[1] = 18446744073709551615 is outside [0, 3]");
+    const uint64_t one[1] = {0};
+    CHECK_STATUS(dmls_lower_webnn_transpose(0, NULL, NULL, one, 1, &t), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-PERM", "permutation has 1 value but the input has rank 0");
     /* A scalar: the empty permutation, given or absent. */
     CHECK_STATUS(dmls_lower_webnn_transpose(0, NULL, NULL, p0231, 0, &t), DMLS_OK);
     CHECK(t.ndim == 0, "scalar");
