@@ -122,6 +122,9 @@ static void test_perm_errors(void) {
     CHECK_STATUS(dmls_lower_numpy_transpose(3, empty, NULL, NULL, 0, &t), DMLS_OK);
     CHECK(t.shape[2] == 0 && t.strides[0] == 1, "empty view: shape %lld stride %lld", (long long)t.shape[2],
           (long long)t.strides[0]);
+    const int64_t empty_last[3] = {INT64_C(1) << 32, INT64_C(1) << 32, 0}; /* empty by its last axis */
+    CHECK_STATUS(dmls_lower_numpy_transpose(3, empty_last, NULL, NULL, 0, &t), DMLS_OK);
+    CHECK(t.shape[0] == 0 && t.strides[0] == 1 && t.strides[2] == INT64_C(1) << 32, "empty by its last axis");
 }
 
 /* WebNN transpose(input, {permutation}), the specification's steps: absent,
