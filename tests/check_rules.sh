@@ -7,8 +7,8 @@ root=$1
 spec=$root/docs/spec.md map=$root/docs/RULES.md
 [ -f "$spec" ] || { echo "skipped: $spec not found, so there is no rule list to check"; exit 77; }
 fail=0
-rules_in_map=$(grep -o '^| R-[A-Z]*-[A-Z]* ' "$map" | tr -d '| ' | sort -u)
-for r in $(grep -o 'R-[A-Z]*-[A-Z]*' "$spec" | sort -u); do
+rules_in_map=$(grep -oE '^\| R-[A-Z]+(-[A-Z]+)? ' "$map" | tr -d '| ' | sort -u)
+for r in $(grep -oE 'R-[A-Z]+(-[A-Z]+)?' "$spec" | sort -u); do
   printf '%s\n' "$rules_in_map" | grep -qx "$r" || { echo "docs/spec.md rule $r has no entry in docs/RULES.md"; fail=1; }
 done
 n=0

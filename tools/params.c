@@ -28,6 +28,9 @@ const option_def params_options[] = {
     {"--webnn-sizes", NULL, "L", "WebNN slice(): window sizes, at least 1"},
     {"--webnn-strides", NULL, "L", "WebNN slice(): strides, at least 1 (default 1)"},
     {"--webnn-reverse", NULL, "L|all", "WebNN reverse(): the listed axes ('' none, 'all' every axis)"},
+    {"--perm", NULL, "P|reverse",
+     "transpose first: PARAMS (if any) apply to np.transpose(x, P),\nP one axis per input axis, negatives from the back;\n"
+     "'reverse' reverses the axes (np.transpose(x), x.T)"},
     {"--feature-level", NULL, "L",
      "DirectML feature level, as 6_4, 6.4 or 0x6400 (default: the\nlatest; an unknown one is answered with the list). The\n"
      "DirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass DirectML's rules at it too"},
@@ -43,9 +46,12 @@ const char params_note[] =
     "    --onnx-starts L --onnx-ends L [--onnx-axes L] [--onnx-steps L]  ONNX Slice\n"
     "    --webnn-starts L --webnn-sizes L [--webnn-strides L]       WebNN slice()\n"
     "    --webnn-reverse L|all                                      WebNN reverse()\n"
+    "    --perm P|reverse alone                                     the transpose\n"
     "  The DirectML forms follow DirectML at --feature-level: 32-bit fields, at most\n"
     "  2^32-1 elements, no empty tensors. The front ends use the native 64-bit API: no\n"
-    "  DirectML size limits, and empty results are valid.";
+    "  DirectML size limits, and empty results are valid. With --perm P any form\n"
+    "  applies to the transposed input, np.transpose(x, P)[...]: ONNX's Transpose\n"
+    "  then Slice; the result is C order.";
 
 typedef struct list_option {
     const char *name;
@@ -90,6 +96,11 @@ int params_option(params *p, const option_def *o, const char *value) {
         p->level_given = true;
         return args_feature_level(opt, value, &p->level) ? 1 : -1;
     }
+    if (strcmp(opt, "--perm") == 0) {
+        p->perm_given = true;
+        p->perm_reverse = strcmp(value, "reverse") == 0;
+        return p->perm_reverse || args_values(opt, value, p->perm, DMLS_NUMPY_MAX_RANK, &p->n_perm) ? 1 : -1;
+    }
     if (strcmp(opt, "--index") == 0) {
         if (!set_form(p, FORM_NUMPY, opt)) return -1;
         p->index = value;
@@ -119,8 +130,9 @@ static bool require(const param_list *l, const char *name, const char *form_opti
 bool params_complete(const params *p) {
     switch (p->form) {
     case FORM_NONE:
+        if (p->perm_given) return true; /* the whole transposed array */
         fprintf(stderr, "%s: no slice parameters: give --index, --onnx-starts/--onnx-ends, --webnn-starts/--webnn-sizes, "
-                        "--webnn-reverse, --offsets/--sizes/--strides or --window-offsets/--window-sizes/--window-strides\n",
+                        "--webnn-reverse, --offsets/--sizes/--strides, --window-offsets/--window-sizes/--window-strides or --perm\n",
                 args_prog);
         return false;
     case FORM_DML_SLICE:

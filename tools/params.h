@@ -44,6 +44,10 @@ typedef struct params {
     param_list onnx_starts, onnx_ends, onnx_axes, onnx_steps;
     param_list webnn_starts, webnn_sizes, webnn_strides, webnn_axes;
     bool webnn_reverse_all;
+    /* --perm: the slice applies to np.transpose(x, perm) (docs/spec.md, R-PERM) */
+    bool perm_given, perm_reverse; /* perm_reverse: 'reverse', NumPy's axes=None */
+    int32_t n_perm;
+    int64_t perm[DMLS_NUMPY_MAX_RANK];
     DML_FEATURE_LEVEL level;
     bool level_given; /* --feature-level: front ends are then also checked as DirectML's SLICE1 */
 } params;
@@ -55,7 +59,8 @@ void params_init(params *p);
  * for any other option; -1 after printing an error. */
 int params_option(params *p, const option_def *opt, const char *value);
 
-/* Exactly one form with all its required lists; prints what is missing. */
+/* Exactly one form with all its required lists (or none, with --perm: the
+ * whole transposed array); prints what is missing. */
 bool params_complete(const params *p);
 
 /* The tensor a setup is made for. */
@@ -105,7 +110,9 @@ typedef struct param_setup {
  * dmls_create_dml at that level. t->out_strides, when given, holds one
  * value per axis of the SLICE1 output: the window's count for the DirectML
  * forms, the input's rank for the front ends (they lower onto SLICE1 over
- * the input's axes). Returns false with setup->error set. */
+ * the input's axes). With --perm every form applies to the transposed
+ * input, a view of t with its axes permuted (DirectML's idiom: a tensor desc
+ * whose Strides are permuted). Returns false with setup->error set. */
 bool params_setup(const params *p, const param_tensor *t, param_setup *setup);
 
 /* SLICE_GRAD from the SLICE1 window lists (p->form must be FORM_DML_SLICE1,

@@ -265,8 +265,9 @@ static bool setup_native(const params *p, const param_tensor *t, param_setup *se
         }
     }
     switch (p->form) {
+    case FORM_NONE: /* --perm alone: the whole (transposed) array */
     case FORM_NUMPY:
-        s = dmls_lower_numpy_view(t->ndim, t->shape, t->strides, p->index, &view);
+        s = dmls_lower_numpy_view(t->ndim, t->shape, t->strides, p->form == FORM_NUMPY ? p->index : "", &view);
         lw = view.slice;
         if (s == DMLS_OK && t->ndim > DMLS_MAX_RANK) {
             viewed.ndim = lw.ndim;
@@ -306,7 +307,7 @@ static bool setup_native(const params *p, const param_tensor *t, param_setup *se
     const dmls_tensor out = {t->dtype, lw.ndim, lw.out_sizes, t->out_strides, 0};
     const dmls_window w = dmls_lowered_window(&lw);
     if (!create_native(t, &in, &out, &w, false, setup)) return false;
-    if (p->form == FORM_NUMPY) {
+    if (p->form == FORM_NUMPY || p->form == FORM_NONE) {
         setup->final_ndim = view.final_ndim;
         memcpy(setup->final_shape, view.final_shape, sizeof(int64_t) * (size_t)view.final_ndim);
     } else {
@@ -354,9 +355,33 @@ const void *params_bind_input(const param_setup *setup, const void *data, uint64
     return *copy;
 }
 
+/* --perm: t's axes permuted, the view every form then slices (its shape
+ * and strides live in *view). A file's own layout (Fortran order) is in
+ * t->strides, so the view reads the bytes where they are. */
+static bool transposed(const params *p, const param_tensor *t, dmls_transposed *view, param_tensor *out,
+                       param_setup *setup) {
+    const dmls_status s = dmls_lower_numpy_transpose(t->ndim, t->shape, t->strides, p->perm_reverse ? NULL : p->perm,
+                                                     p->n_perm, view);
+    if (s != DMLS_OK) {
+        snprintf(setup->error, sizeof setup->error, "%s: --perm: %s", dmls_status_name(s), dmls_last_error());
+        setup->rule = dmls_last_error_rule();
+        return false;
+    }
+    *out = *t;
+    out->shape = view->shape;
+    out->strides = view->strides;
+    return true;
+}
+
 bool params_setup(const params *p, const param_tensor *t, param_setup *setup) {
     memset(setup, 0, sizeof *setup);
     setup->rule = "";
+    dmls_transposed view;
+    param_tensor permuted;
+    if (p->perm_given) {
+        if (!transposed(p, t, &view, &permuted, setup)) return false;
+        t = &permuted;
+    }
     if (p->form == FORM_DML_SLICE || p->form == FORM_DML_SLICE1) return setup_dml(p, t, setup);
     return setup_native(p, t, setup);
 }

@@ -1,5 +1,6 @@
 /*
- * dmlslice/frontends.h: ONNX, NumPy and WebNN slicing, lowered onto SLICE1.
+ * dmlslice/frontends.h: ONNX, NumPy and WebNN slicing, lowered onto SLICE1,
+ * and their transposes, lowered to permuted views of the input.
  *
  * Each front end applies its own rules (negative indices, clamping, dropped
  * and inserted axes, its own validation) and produces a dmls_lowered: a
@@ -166,6 +167,72 @@ DMLS_API dmls_status dmls_lower_webnn_slice(int32_t ndim, const int64_t *shape,
 DMLS_API dmls_status dmls_lower_webnn_reverse(int32_t ndim, const int64_t *shape,
                                               const uint64_t *axes, int32_t n_axes,
                                               dmls_lowered *out);
+
+/*
+ * Transposes (docs/spec.md section 9): ONNX Transpose, WebNN transpose and
+ * NumPy np.transpose name a permutation of the input's axes. Each lowering
+ * checks it (R-PERM) and gives the permuted view of the input: axis i of the
+ * view is input axis perm[i], with that axis's size and element stride. The
+ * view reads the input's own bytes (the same bound buffer and byte_offset),
+ * so a transpose is dmls_create with the view as the input tensor and a
+ * packed (C order) output of the view's shape, or the caller's output view;
+ * a slice of the transposed array, np.transpose(x, P)[key] (ONNX's
+ * Transpose followed by Slice), lowers with any front end above over the
+ * view's rank and shape:
+ *
+ *   dmls_transposed t;
+ *   dmls_lower_numpy_transpose(3, shape, NULL, axes, 3, &t);
+ *   dmls_lowered lw;
+ *   dmls_lower_numpy(t.ndim, t.shape, "[1:, ::-1]", &lw);
+ *   dmls_tensor in = dmls_transposed_tensor(&t, DMLS_FLOAT32, 0);
+ *   dmls_tensor out = {DMLS_FLOAT32, lw.ndim, lw.out_sizes, NULL, 0};
+ *   dmls_window w = dmls_lowered_window(&lw);
+ *   dmls_create(&in, &out, &w, &op);
+ *
+ * Inputs of up to DMLS_NUMPY_MAX_RANK axes are taken (dmls_lower_numpy_view
+ * takes such a view; dmls_create up to DMLS_MAX_RANK). A rank-0 input takes
+ * the empty permutation.
+ */
+typedef struct dmls_transposed {
+    int32_t ndim;                            /* the input's rank, and the view's */
+    int32_t perm[DMLS_NUMPY_MAX_RANK];       /* view axis i is input axis perm[i], in [0, ndim - 1] */
+    int64_t shape[DMLS_NUMPY_MAX_RANK];      /* the view's sizes: shape[perm[i]] */
+    int64_t strides[DMLS_NUMPY_MAX_RANK];    /* its element strides: the input's strides[perm[i]] */
+} dmls_transposed;
+
+/*
+ * The three lowerings share their arguments:
+ *   ndim, shape   the input's rank (0..DMLS_NUMPY_MAX_RANK) and sizes (>= 0).
+ *   strides       the input's element strides (any sign), or NULL for packed
+ *                 C order.
+ *   perm, n_perm  the permutation, n_perm values; NULL means the axes
+ *                 reversed (every front end's default; n_perm is then
+ *                 ignored).
+ * R-PERM: n_perm == ndim, each value in range, no axis twice; the error
+ * (DMLS_ERROR_INVALID_ARGUMENT) names the front end, the entry and its value,
+ * e.g. "ONNX Transpose: perm[1] = 3 is outside [0, 2] for an input of rank 3
+ * (R-PERM)". DMLS_ERROR_OVERFLOW: packed strides of a non-empty shape whose
+ * element count overflows 64 bits. Errors otherwise as above; on failure
+ * *out is left zeroed.
+ */
+
+/* ONNX Transpose (opsets 1, 13, 21): perm values in [0, ndim - 1]. */
+DMLS_API dmls_status dmls_lower_onnx_transpose(int32_t ndim, const int64_t *shape, const int64_t *strides,
+                                               const int64_t *perm, int32_t n_perm, dmls_transposed *out);
+
+/* WebNN MLGraphBuilder.transpose(input, {permutation}): unsigned values,
+ * each < ndim. */
+DMLS_API dmls_status dmls_lower_webnn_transpose(int32_t ndim, const int64_t *shape, const int64_t *strides,
+                                                const uint64_t *permutation, int32_t n_perm, dmls_transposed *out);
+
+/* NumPy np.transpose(x, axes): values in [-ndim, ndim - 1], a negative one
+ * counting from the back (-1 is the last axis). */
+DMLS_API dmls_status dmls_lower_numpy_transpose(int32_t ndim, const int64_t *shape, const int64_t *strides,
+                                                const int64_t *axes, int32_t n_axes, dmls_transposed *out);
+
+/* The view as dmls_create's input tensor (it points into *t): t's rank,
+ * shape and strides, the given dtype and byte_offset (the input's own). */
+DMLS_API dmls_tensor dmls_transposed_tensor(const dmls_transposed *t, dmls_dtype dtype, uint64_t byte_offset);
 
 #ifdef __cplusplus
 }

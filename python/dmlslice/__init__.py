@@ -15,6 +15,7 @@ Vocabularies::
     dmlslice.onnx_slice(x, starts, ends, axes=None, steps=None)
     dmlslice.webnn_slice(x, starts, sizes, strides=None)
     dmlslice.webnn_reverse(x, axes=None)
+    dmlslice.transpose(x, axes=None)            # numpy.transpose, a contiguous result
 
 Plan once, run many times (from any number of threads)::
 
@@ -37,7 +38,7 @@ import numpy as _np
 from . import _errors, _kinds
 from ._dmlslice import (Batch, Operator, check_dml, crops, cuda_available, get_num_threads, index,
                         library_version, onnx_slice, set_num_threads, slice, slice1,
-                        slice_grad, split, webnn_reverse, webnn_slice)
+                        slice_grad, split, transpose, webnn_reverse, webnn_slice)
 from ._dmlslice import _after_fork_child, _batch_init, _init, _plan, _plan_batch, cuda_built as _cuda_built
 from ._errors import (ArgumentError, ArrayLibraryError, DeviceError, DTypeError, Error,
                       IndexKeyError, IndexTypeError, OutOfBoundsError, OutOfMemoryError)
@@ -50,7 +51,8 @@ _batch_init(_kinds)
 # A forked child has none of the parent's pool threads: it makes its own.
 _os.register_at_fork(after_in_child=_after_fork_child)
 
-_KINDS = ("index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse")
+_KINDS = ("index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse",
+          "transpose")
 
 
 def plan(kind, shape, dtype, *params, feature_level=None):
@@ -58,7 +60,7 @@ def plan(kind, shape, dtype, *params, feature_level=None):
 
     kind is the name of the one-shot function whose parameters follow
     (``"index"``, ``"slice"``, ``"slice1"``, ``"slice_grad"``, ``"onnx_slice"``,
-    ``"webnn_slice"``, ``"webnn_reverse"``). For ``"slice_grad"``, shape is the
+    ``"webnn_slice"``, ``"webnn_reverse"``, ``"transpose"``). For ``"slice_grad"``, shape is the
     forward input's shape (the result's); the operator takes the gradient.
     Returns an :class:`Operator`; call it as ``op(x, out=None)``.
     """
@@ -98,4 +100,4 @@ __all__ = ["ArgumentError", "ArrayLibraryError", "Batch", "DTypeError", "DeviceE
            "IndexTypeError", "Operator",
            "OutOfBoundsError", "OutOfMemoryError", "check_dml", "crops", "cuda_available", "cuda_built",
            "get_num_threads", "index", "library_version", "onnx_slice", "plan", "plan_batch",
-           "set_num_threads", "slice", "slice1", "slice_grad", "split", "webnn_reverse", "webnn_slice"]
+           "set_num_threads", "slice", "slice1", "slice_grad", "split", "transpose", "webnn_reverse", "webnn_slice"]

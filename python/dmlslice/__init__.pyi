@@ -23,7 +23,7 @@ Ints = Sequence[SupportsIndex]
 IndexItem = Union[SupportsIndex, bool, slice, "ellipsis", None]
 Key = Union[str, IndexItem, tuple[IndexItem, ...]]
 FeatureLevel = Union[str, int, None]
-Kind = Literal["index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse"]
+Kind = Literal["index", "slice", "slice1", "slice_grad", "onnx_slice", "webnn_slice", "webnn_reverse", "transpose"]
 
 
 def index(x: A, key: Key, *, out: A | None = None) -> A: ...
@@ -38,6 +38,7 @@ def onnx_slice(x: A, starts: Ints, ends: Ints, axes: Ints | None = None, steps: 
 def webnn_slice(x: A, starts: Ints, sizes: Ints, strides: Ints | None = None, *,
                 out: A | None = None) -> A: ...
 def webnn_reverse(x: A, axes: Ints | None = None, *, out: A | None = None) -> A: ...
+def transpose(x: A, axes: Ints | None = None, *, out: A | None = None) -> A: ...
 
 
 class Operator:

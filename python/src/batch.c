@@ -788,6 +788,11 @@ static int check_item(PyObject *op, Py_ssize_t i) {
                   ext_type_name(op, name, sizeof name));
         return -1;
     }
+    if (pr->c.p.transposed) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-B-ITEM",
+                  "plan_batch: item %zd is a transpose; batches take slices of their inputs as they are", i);
+        return -1;
+    }
     if (pr->c.expr) {
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-B-ITEM",
                   "plan_batch: item %zd: an index over more than %d axes is planned for each array's own "

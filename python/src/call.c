@@ -2,7 +2,8 @@
  * call.c: one call of any entry point, straight through:
  *   1. call_input   the array in, its device and (on a GPU) its stream
  *   2. call_plan    an Operator's slice, a NumPy key's cached one, or the
- *                   parameters lowered now
+ *                   parameters lowered now (lowered_view then permutes the
+ *                   input's view for a transpose)
  *   3. call_target  out= checked, or a new array of the input's kind
  *   4. run_copy     the copy, on the CPU or the GPU
  *   5. results_finish  what the caller gets
@@ -201,9 +202,11 @@ PyObject *call_run(call *k) {
     memset(&s, 0, offsetof(call_state, in)); /* the views and the lowered slice are set as they are made */
     s.x = k->x;
     PyObject *result = NULL;
-    if (call_input(&s) == 0 && call_plan(k, &s) == 0 && call_target(k, &s) == 0 &&
-        run_copy(s.p, s.pr ? &s.pr->c : NULL, &s.in, &s.out, s.stream, s.sync) == 0)
-        result = k->out && k->out != Py_None ? Py_NewRef(s.target) : results_finish(s.x, &s.in, s.target);
+    if (call_input(&s) == 0 && call_plan(k, &s) == 0) {
+        lowered_view(s.p, &s.in); /* a transpose reads the array's permuted view */
+        if (call_target(k, &s) == 0 && run_copy(s.p, s.pr ? &s.pr->c : NULL, &s.in, &s.out, s.stream, s.sync) == 0)
+            result = k->out && k->out != Py_None ? Py_NewRef(s.target) : results_finish(s.x, &s.in, s.target);
+    }
     call_release(&s);
     return result;
 }

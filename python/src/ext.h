@@ -239,6 +239,11 @@ typedef struct lowered {
     int64_t out_sizes[EXT_MAX_RANK]; /* the SLICE1 output (grad: the input gradient) */
     int final_ndim;                  /* rank and shape of the result */
     int64_t final_shape[EXT_ARRAY_MAX_RANK];
+    /* A transpose (R-PERM): the window is over the input's view whose axis
+     * i is input axis perm[i] (lowered_view permutes an array's view);
+     * in_shape stays the input's own. */
+    int transposed;
+    int perm[EXT_MAX_RANK];
 } lowered;
 
 int lower_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p);
@@ -250,6 +255,12 @@ int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int6
 int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
                       int n_sizes, const uint64_t *strides, int n_strides, lowered *p);
 int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p);
+/* np.transpose(x, axes) (axes NULL: reversed; negatives from the back)
+ * for an input of at most EXT_MAX_RANK axes: the whole transposed array. */
+int lower_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_axes, lowered *p);
+/* An array's view as the window reads it: its axes permuted for a
+ * transpose, unchanged otherwise. */
+void lowered_view(const lowered *p, array_view *v);
 /* True where the result has no element. */
 int lowered_empty(const lowered *p);
 /* The library's message for a NumPy key it refused, as NumPy's class. */
@@ -383,7 +394,7 @@ const char *run_library_version(void);
 
 /* ---- prepared.c */
 
-enum { K_INDEX, K_SLICE, K_SLICE1, K_SLICE_GRAD, K_ONNX, K_WEBNN_SLICE, K_WEBNN_REVERSE, K_COUNT };
+enum { K_INDEX, K_SLICE, K_SLICE1, K_SLICE_GRAD, K_ONNX, K_WEBNN_SLICE, K_WEBNN_REVERSE, K_TRANSPOSE, K_COUNT };
 extern const char *const kind_names[K_COUNT];
 
 /* A compiled slice with its result shape as a tuple, shared by reference

@@ -188,7 +188,9 @@ static int packed_result(const array_view *out) {
     return 0;
 }
 
-/* The packed arrays of a lowered slice's shapes, as layout_bind would describe them. */
+/* The packed arrays of a lowered slice's shapes, as layout_bind would
+ * describe them (a transpose's input as the view its window reads, which
+ * layout_is_packed_input then compares with an array's view). */
 static void packed_sides(const lowered *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
     static char nowhere[8]; /* a base for the description; never read */
     int64_t ishape[EXT_MAX_RANK] = {0}, istr[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0}, ostr[EXT_MAX_RANK] = {0};
@@ -200,6 +202,12 @@ static void packed_sides(const lowered *p, int64_t itemsize, int64_t unit, side 
         oshape[i] = osz[i], ostr[i] = so, so *= osz[i];
         ei |= p->in_shape[i] == 0;
         eo |= osz[i] == 0;
+    }
+    if (p->transposed) { /* the window reads the packed input's permuted view */
+        int64_t shape[EXT_MAX_RANK], strides[EXT_MAX_RANK];
+        for (int i = 0; i < p->ndim; i++) shape[i] = ishape[p->perm[i]], strides[i] = istr[p->perm[i]];
+        memcpy(ishape, shape, sizeof shape);
+        memcpy(istr, strides, sizeof strides);
     }
     memcpy(in_bstrides, istr, sizeof(int64_t) * (size_t)p->ndim);
     make_side(in, p->ndim, ishape, istr, nowhere, itemsize, unit, ei);

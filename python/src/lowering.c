@@ -84,6 +84,38 @@ int lower_add_axis(lowered *p, int pos, int64_t len) {
     return 0;
 }
 
+int lower_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_axes, lowered *p) {
+    dmls_transposed t;
+    dmls_status st = dmls_lower_numpy_transpose(ndim, shape, NULL, axes, n_axes, &t);
+    if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
+    }
+    if (ndim > EXT_MAX_RANK) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "transpose: the array has %d axes; at most %d are taken",
+                  ndim, EXT_MAX_RANK);
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    p->ndim = p->final_ndim = ndim;
+    p->transposed = 1;
+    memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
+    for (int i = 0; i < ndim; i++) {
+        p->perm[i] = t.perm[i];
+        p->wsizes[i] = p->out_sizes[i] = p->final_shape[i] = t.shape[i];
+        p->wstrides[i] = 1;
+    }
+    return 0;
+}
+
+void lowered_view(const lowered *p, array_view *v) {
+    if (!p->transposed) return;
+    int64_t shape[EXT_MAX_RANK], strides[EXT_MAX_RANK];
+    for (int i = 0; i < p->ndim; i++) shape[i] = v->shape[p->perm[i]], strides[i] = v->strides[p->perm[i]];
+    memcpy(v->shape, shape, sizeof(int64_t) * (size_t)p->ndim);
+    memcpy(v->strides, strides, sizeof(int64_t) * (size_t)p->ndim);
+}
+
 /* True where the result has no element (a boolean scalar's empty axis may
  * be the only sign of it: the SLICE1 window is then the whole input). */
 int lowered_empty(const lowered *p) {

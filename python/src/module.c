@@ -55,9 +55,10 @@ static const char *const kind_args[K_COUNT][8] = {
     {"x", "starts", "ends", "axes", "steps", "out"},
     {"x", "starts", "sizes", "strides", "out"},
     {"x", "axes", "out"},
+    {"x", "axes", "out"},
 };
-static const int kind_npos[K_COUNT] = {2, 4, 4, 5, 5, 4, 2};
-static const int kind_nreq[K_COUNT] = {2, 4, 4, 5, 3, 3, 1};
+static const int kind_npos[K_COUNT] = {2, 4, 4, 5, 5, 4, 2, 2};
+static const int kind_nreq[K_COUNT] = {2, 4, 4, 5, 3, 3, 1, 1};
 
 static PyObject *one_shot(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     PyObject *slots[8];
@@ -89,6 +90,7 @@ ONE_SHOT(slice_grad, K_SLICE_GRAD)
 ONE_SHOT(onnx_slice, K_ONNX)
 ONE_SHOT(webnn_slice, K_WEBNN_SLICE)
 ONE_SHOT(webnn_reverse, K_WEBNN_REVERSE)
+ONE_SHOT(transpose, K_TRANSPOSE)
 
 /* _plan(kind, shape, dtype, params, feature_level) */
 static PyObject *plan_impl(PyObject *self, PyObject *args) {
@@ -301,6 +303,12 @@ PyDoc_STRVAR(doc_webnn_reverse, "webnn_reverse(x, axes=None, *, out=None)\n"
                                 "\n"
                                 "WebNN reverse(input, {axes}); axes=None reverses every axis.");
 
+PyDoc_STRVAR(doc_transpose, "transpose(x, axes=None, *, out=None)\n"
+                            "\n"
+                            "numpy.transpose(x, axes) as a contiguous array of the input's kind (ONNX\n"
+                            "Transpose, WebNN transpose): axes=None reverses the axes; negative axes count\n"
+                            "from the back; each axis once (rule R-PERM).");
+
 PyDoc_STRVAR(doc_check_dml,
              "check_dml(operator, input_sizes, output_sizes, offsets, sizes, strides, *,\n"
              "          dtype=\"float32\", feature_level=None, input_strides=None, output_strides=None,\n"
@@ -337,6 +345,7 @@ static PyMethodDef methods[] = {
     FASTKW(onnx_slice, doc_onnx_slice),
     FASTKW(webnn_slice, doc_webnn_slice),
     FASTKW(webnn_reverse, doc_webnn_reverse),
+    FASTKW(transpose, doc_transpose),
     {"check_dml", (PyCFunction)(void (*)(void))fn_check_dml, METH_VARARGS | METH_KEYWORDS, doc_check_dml},
     {"_plan", fn_plan, METH_VARARGS, NULL},
     {"_init", fn_init, METH_VARARGS, NULL},

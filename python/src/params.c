@@ -103,8 +103,8 @@ int params_feature_level(PyObject *obj, int *level) {
     return 0;
 }
 
-static const int kind_min[K_COUNT] = {1, 3, 3, 3, 2, 2, 0};
-static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1};
+static const int kind_min[K_COUNT] = {1, 3, 3, 3, 2, 2, 0, 0};
+static const int kind_max[K_COUNT] = {1, 3, 3, 3, 4, 3, 1, 1};
 
 #define LIST_MAX 64 /* ONNX and WebNN lists longer than any rank: the front end names the excess */
 
@@ -173,6 +173,10 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
     }
     int64_t ax[LIST_MAX];
     int nax = -1;
-    if (na > 0 && a[0] != Py_None && (nax = params_int_list(a[0], "axes", "R-OP-RANK", ax, LIST_MAX, 1)) < 0) return -1;
+    const char *axes_rule = kind == K_TRANSPOSE ? "R-PERM" : "R-OP-RANK";
+    if (na > 0 && a[0] != Py_None &&
+        (nax = params_int_list(a[0], "axes", axes_rule, ax, LIST_MAX, kind != K_TRANSPOSE)) < 0)
+        return -1;
+    if (kind == K_TRANSPOSE) return lower_transpose(ndim, shape, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, p);
     return lower_webnn_reverse(ndim, shape, nax < 0 ? NULL : (uint64_t *)ax, nax < 0 ? 0 : nax, p);
 }

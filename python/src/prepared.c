@@ -6,7 +6,7 @@
 #include "ext.h"
 
 const char *const kind_names[K_COUNT] = {"index",      "slice",       "slice1",       "slice_grad",
-                                         "onnx_slice", "webnn_slice", "webnn_reverse"};
+                                         "onnx_slice", "webnn_slice", "webnn_reverse", "transpose"};
 
 prepared *prepared_new(int kind, const lowered *p, int64_t itemsize) {
     prepared *pr = PyMem_Calloc(1, sizeof *pr);

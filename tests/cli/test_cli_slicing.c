@@ -386,6 +386,159 @@ static void test_fortran(void) {
     rm("o.npy");
 }
 
+/* --perm (docs/spec.md, R-PERM): the slice parameters apply to
+ * np.transpose(x, P); a Fortran-order file is read where its bytes are. The
+ * expected values come from coordinates: view axis k is input axis
+ * perm[k]. */
+typedef struct perm_case {
+    int ndim;
+    int64_t shape[4], perm[4];
+    int64_t first[4], count[4], step[4]; /* per view axis */
+} perm_case;
+
+/* The file's elements in C order are 1000 + their C-order index; stored
+ * Fortran-order where fortran says so. */
+static void write_perm_input(const perm_case *c, bool fortran) {
+    int64_t n = 1;
+    for (int i = 0; i < c->ndim; i++) n *= c->shape[i];
+    int32_t data[256];
+    for (int64_t e = 0; e < n; e++) {
+        int64_t rest = e, f = 0, fstride = 1, coord[4];
+        for (int i = c->ndim - 1; i >= 0; i--) coord[i] = rest % c->shape[i], rest /= c->shape[i];
+        for (int i = 0; i < c->ndim; i++) f += coord[i] * fstride, fstride *= c->shape[i];
+        data[fortran ? f : e] = (int32_t)(1000 + e);
+    }
+    write_npy("p.npy", "<i4", fortran, c->ndim, c->shape, data, sizeof(int32_t) * (size_t)n);
+}
+
+/* What the tool must write for the case: out[o] = x[c] with
+ * c[perm[k]] = first[k] + o[k] * step[k]. Returns the element count. */
+static int64_t perm_expected(const perm_case *c, int32_t *want, int64_t *out_shape) {
+    int64_t n = 1, o[4] = {0};
+    for (int k = 0; k < c->ndim; k++) n *= out_shape[k] = c->count[k];
+    for (int64_t e = 0; e < n; e++) {
+        int64_t coord[4], lin = 0;
+        for (int k = 0; k < c->ndim; k++) coord[c->perm[k] < 0 ? c->perm[k] + c->ndim : c->perm[k]] =
+            c->first[k] + o[k] * c->step[k];
+        for (int i = 0; i < c->ndim; i++) lin = lin * c->shape[i] + coord[i];
+        want[e] = (int32_t)(1000 + lin);
+        for (int k = c->ndim - 1; k >= 0; k--) {
+            if (++o[k] < c->count[k]) break;
+            o[k] = 0;
+        }
+    }
+    return n;
+}
+
+/* The case's slice as NumPy text: a positive step's stop is past its last
+ * element; a negative step that reaches 0 omits the stop. */
+static void perm_index(const perm_case *c, char *buf, size_t cap) {
+    size_t k = (size_t)snprintf(buf, cap, "[");
+    for (int a = 0; a < c->ndim; a++) {
+        const int64_t stop = c->first[a] + c->count[a] * c->step[a];
+        if (stop < 0)
+            k += (size_t)snprintf(buf + k, cap - k, "%s%lld::%lld", a ? ", " : "", (long long)c->first[a],
+                                  (long long)c->step[a]);
+        else
+            k += (size_t)snprintf(buf + k, cap - k, "%s%lld:%lld:%lld", a ? ", " : "", (long long)c->first[a],
+                                  (long long)stop, (long long)c->step[a]);
+    }
+    snprintf(buf + k, cap - k, "]");
+}
+
+static void perm_text(const perm_case *c, char *buf, size_t cap) {
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < c->ndim; a++) k += (size_t)snprintf(buf + k, cap - k, "%s%lld", a ? "," : "", (long long)c->perm[a]);
+}
+
+/* Random shapes, permutations (NumPy's negative form too), C and Fortran
+ * files, and slices with any step, against the coordinates above. */
+static void test_perm_random(void) {
+    for (int iter = 0; iter < 24; iter++) {
+        perm_case c;
+        c.ndim = (int)test_range(1, 4);
+        for (int i = 0; i < c.ndim; i++) c.shape[i] = test_range(1, 4), c.perm[i] = i;
+        for (int i = c.ndim - 1; i > 0; i--) {
+            const int64_t j = test_range(0, i), keep = c.perm[i];
+            c.perm[i] = c.perm[j], c.perm[j] = keep;
+        }
+        for (int k = 0; k < c.ndim; k++) {
+            if (test_range(0, 3) == 0) c.perm[k] -= c.ndim;
+            const int64_t dim = c.shape[c.perm[k] < 0 ? c.perm[k] + c.ndim : c.perm[k]];
+            c.first[k] = test_range(0, dim - 1);
+            c.step[k] = test_range(1, 3) * (test_range(0, 1) ? 1 : -1);
+            const int64_t most = c.step[k] > 0 ? (dim - 1 - c.first[k]) / c.step[k] + 1 : c.first[k] / -c.step[k] + 1;
+            c.count[k] = test_range(c.step[k] > 0 ? 1 : 0, most);
+        }
+        const bool fortran = test_range(0, 1) == 1;
+        write_perm_input(&c, fortran);
+        char idx[200], perm[64], what[64];
+        perm_index(&c, idx, sizeof idx);
+        perm_text(&c, perm, sizeof perm);
+        int32_t want[256];
+        int64_t out_shape[4];
+        const int64_t n = perm_expected(&c, want, out_shape);
+        snprintf(what, sizeof what, "random --perm case %d (%s)", iter, fortran ? "Fortran" : "C order");
+        CHECK(run("slice p.npy -o o.npy --perm %s --index '%s'", perm, idx) == 0, "%s: --perm %s --index '%s' failed",
+              what, perm, idx);
+        if (!check_npy(what, "o.npy", "<i4", c.ndim, out_shape, want, sizeof(int32_t) * (size_t)n))
+            fprintf(stderr, "  --perm %s --index '%s'\n", perm, idx);
+        rm("o.npy");
+    }
+    rm("p.npy");
+}
+
+/* --perm alone, 'reverse', with the other forms, with check, and its errors. */
+static void test_perm(void) {
+    perm_case c = {3, {2, 3, 4}, {2, 0, 1}, {0, 0, 0}, {4, 2, 3}, {1, 1, 1}};
+    int32_t want[24];
+    int64_t s[4];
+    for (int fortran = 0; fortran <= 1; fortran++) {
+        write_perm_input(&c, fortran);
+        perm_expected(&c, want, s);
+        CHECK(run("slice p.npy -o o.npy --perm 2,0,1") == 0, "--perm alone failed");
+        check_npy(fortran ? "--perm alone, Fortran" : "--perm alone", "o.npy", "<i4", 3, s, want, sizeof want);
+        rm("o.npy");
+    }
+    /* 'reverse' is np.transpose(x): a Fortran file's bytes, in C order. */
+    perm_case r = {3, {2, 3, 4}, {2, 1, 0}, {0, 0, 0}, {4, 3, 2}, {1, 1, 1}};
+    perm_expected(&r, want, s);
+    CHECK(run("slice p.npy -o o.npy --perm reverse") == 0, "--perm reverse failed");
+    check_npy("--perm reverse", "o.npy", "<i4", 3, s, want, sizeof want);
+    rm("o.npy");
+    /* ONNX Transpose then Slice: ends on the transposed axes (4, 3, 2). */
+    perm_case o = {3, {2, 3, 4}, {-1, 0, 1}, {3, 0, 1}, {2, 2, 2}, {-2, 1, 1}};
+    int64_t n = perm_expected(&o, want, s);
+    CHECK(run("slice p.npy -o o.npy --perm -1,0,1 --onnx-starts 3,1 --onnx-ends -9223372036854775808,3 "
+              "--onnx-axes 0,2 --onnx-steps -2,1") == 0,
+          "--perm with ONNX failed");
+    check_npy("--perm with ONNX", "o.npy", "<i4", 3, s, want, sizeof(int32_t) * (size_t)n);
+    rm("o.npy");
+    /* DirectML SLICE1 over the permuted tensor desc (its Strides permuted). */
+    perm_case d = {3, {2, 3, 4}, {1, 2, 0}, {1, 3, 1}, {2, 2, 1}, {1, -2, 1}};
+    n = perm_expected(&d, want, s);
+    CHECK(run("slice p.npy -o o.npy --perm 1,2,0 --window-offsets 1,1,1 --window-sizes 2,3,1 "
+              "--window-strides 1,-2,1") == 0,
+          "--perm with SLICE1 failed");
+    check_npy("--perm with SLICE1", "o.npy", "<i4", 3, s, want, sizeof(int32_t) * (size_t)n);
+    rm("o.npy");
+    CHECK(run("check --dtype int32 --input-sizes 2,3,4 --perm 2,0,1 --index '[::2]'") == 0 &&
+              out_has("valid: output shape (2, 2, 3)"),
+          "check --perm");
+    CHECK(run("check --dtype int32 --input-sizes 2,3,4 --perm 0,1,-3") == 1 && out_has("rule: R-PERM") &&
+              out_has("--perm: NumPy transpose: axes[2] = -3 names axis 0 a second time"),
+          "check --perm: a repeated axis");
+    CHECK(run("slice p.npy -o o.npy --perm 0,1") == 1 && err_has("axes has 2 values but the input has rank 3") &&
+              err_has("(R-PERM)") && !exists("o.npy"),
+          "slice --perm: too few axes");
+    CHECK(run("slice p.npy -o o.npy --perm 0,1,3") == 1 && err_has("axes[2] = 3 is outside [-3, 2]"),
+          "slice --perm: out of range");
+    CHECK(run("slice p.npy -o o.npy --perm x") == 2 && err_has("--perm"), "slice --perm x");
+    CHECK(run("slice p.npy -o o.npy --perm") == 2 && err_has("--perm needs a value"), "slice --perm without a value");
+    rm("p.npy");
+}
+
 static void test_versions_and_pipes(void) {
     const int64_t shape[1] = {6};
     const uint16_t v[6] = {1, 2, 3, 4, 5, 6};
@@ -566,6 +719,8 @@ int main(int argc, char **argv) {
     test_pieces();
     test_grad_threads();
     test_fortran();
+    test_perm();
+    test_perm_random();
     test_versions_and_pipes();
     test_unaligned_data();
     test_index_edges();

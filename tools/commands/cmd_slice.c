@@ -31,6 +31,7 @@ const command_def cmd_slice_def = {
     "dmlslice slice x.npy -o y.npy --webnn-starts 0,1,0 --webnn-sizes 2,3,6 --webnn-strides 1,2,3\n"
     "dmlslice slice x.npy -o y.npy --webnn-reverse 1\n"
     "dmlslice slice x.npy -o y.npy --offsets 0,1,2 --sizes 2,2,2 --strides 2,1,2\n"
+    "dmlslice slice x.npy -o y.npy --perm -1,0,1 --index '[::2, 1:]'\n"
     "dmlslice slice x.npy -o - --window-offsets 0,0,1 --window-sizes 4,5,3 \\\n"
     "    --window-strides -2,1,2 --feature-level 4_1 | dmlslice info -",
     cmd_slice,
