@@ -3,8 +3,11 @@
  * natively, Windows under Wine): once runs once under a race, a timed wait
  * waits and a signal ends it, aligned blocks are aligned and writable,
  * guard pages open where asked, the environment is set and removed as
- * getenv sees it, and the CPU facts are sane. */
+ * getenv sees it, the CPU facts are sane, folders are made with their
+ * parents and a file is replaced whole (the Vulkan pipeline cache's). */
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "platform/platform.h"
 #include "test.h"
@@ -123,10 +126,42 @@ static void test_environment_and_cpu(void) {
     CHECK(dmls_thread_self() == dmls_thread_self(), "thread identity changes within one thread");
 }
 
+/* The file at path holds exactly want (n bytes). */
+static bool holds(const char *path, const char *want, size_t n) {
+    char got[64];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return false;
+    const size_t k = fread(got, 1, sizeof got, f);
+    fclose(f);
+    return k == n && memcmp(got, want, n) == 0;
+}
+
+static void test_files(void) {
+    /* In the test's working folder (the build tree), relative: any system. */
+    CHECK(dmls_dirs_make("platform-files/a/b") == 0, "dirs_make of a new path failed");
+    CHECK(dmls_dirs_make("platform-files/a/b") == 0, "dirs_make of an existing path failed");
+    FILE *f = fopen("platform-files/a/plain", "wb");
+    CHECK(f != NULL, "cannot make platform-files/a/plain");
+    if (f != NULL) fclose(f);
+    CHECK(dmls_dirs_make("platform-files/a/plain/c") != 0, "dirs_make through a regular file succeeded");
+    CHECK(dmls_file_replace("platform-files/a/b/x.bin", "hello", 5) == 0 &&
+              holds("platform-files/a/b/x.bin", "hello", 5),
+          "file_replace of a new file");
+    CHECK(dmls_file_replace("platform-files/a/b/x.bin", "bye", 3) == 0 && holds("platform-files/a/b/x.bin", "bye", 3),
+          "file_replace over an existing file");
+    CHECK(dmls_file_replace("platform-files/none/x.bin", "x", 1) != 0, "file_replace into a missing folder succeeded");
+    f = fopen("platform-files/none/x.bin", "rb");
+    CHECK(f == NULL, "a failed file_replace left a file");
+    if (f != NULL) fclose(f);
+    remove("platform-files/a/b/x.bin"), remove("platform-files/a/plain");
+    remove("platform-files/a/b"), remove("platform-files/a"), remove("platform-files");
+}
+
 int main(void) {
     test_once();
     test_timed_wait();
     test_memory();
     test_environment_and_cpu();
+    test_files();
     TEST_MAIN_END();
 }

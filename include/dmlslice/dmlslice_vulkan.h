@@ -78,6 +78,12 @@ DMLS_API dmls_status dmls_vulkan_device_name(int device, char *name, size_t name
  * VK_KHR_push_descriptor missing), DMLS_ERROR_DEVICE (a Vulkan call failed;
  * its VkResult is in the message) or DMLS_ERROR_OUT_OF_MEMORY; *ctx is NULL
  * on failure.
+ * No pipeline is compiled here: each is made the first time a record needs
+ * it, through a VkPipelineCache that the library keeps on disk, one file per
+ * device in $XDG_CACHE_HOME/dmlslice (else ~/.cache/dmlslice), loaded here
+ * when valid for this device, driver and library version (a damaged or
+ * foreign file is ignored) and written when the context is destroyed.
+ * DMLSLICE_DISABLE_PIPELINE_CACHE=1 in the environment turns the file off.
  */
 DMLS_API dmls_status dmls_vulkan_context_create(int device, unsigned flags, dmls_vulkan_context **ctx);
 
@@ -87,9 +93,9 @@ DMLS_API dmls_status dmls_vulkan_context_create(int device, unsigned flags, dmls
  * from physical_device with VK_KHR_push_descriptor enabled and a queue of
  * queue_family, which must support compute (queue_index names the queue
  * dmls_vulkan_execute submits to; dmls_vulkan_record never submits). The
- * library creates its pipelines, and a command pool and fence for
- * dmls_vulkan_execute, on that device; it never destroys the caller's
- * objects. The caller keeps them alive until dmls_vulkan_context_destroy.
+ * library creates its pipelines (as records first need them), its pipeline
+ * cache, and a command pool and fence for dmls_vulkan_execute, on that
+ * device; it never destroys the caller's objects. The caller keeps them alive until dmls_vulkan_context_destroy.
  * Returns as dmls_vulkan_context_create.
  */
 DMLS_API dmls_status dmls_vulkan_context_create_from(VkInstance instance, VkPhysicalDevice physical_device,
@@ -127,9 +133,12 @@ DMLS_API uint64_t dmls_vulkan_context_messages(const dmls_vulkan_context *ctx);
  * fill before its scatter). Synchronisation with the caller's other work is
  * the caller's: a barrier before (the input written) and after (the output
  * read). The bound compute pipeline, descriptors and push constants of cmd
- * are changed. Nothing is allocated; ctx's state is only read, so many
- * threads may record at once (each into its own command buffer).
- * Returns DMLS_OK or a binding error (nothing recorded).
+ * are changed. The first record that needs one of ctx's pipelines makes it
+ * (under a lock of ctx); nothing else is allocated, so many threads may
+ * record at once (each into its own command buffer).
+ * Returns DMLS_OK, a binding error, or DMLS_ERROR_DEVICE when a pipeline
+ * cannot be made (its VkResult in the message; a later record tries
+ * again); nothing is recorded on an error.
  */
 DMLS_API dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
                                         VkBuffer in, uint64_t in_offset, uint64_t in_bytes, VkBuffer out,

@@ -1,6 +1,6 @@
 /* The library's one place that knows the operating system: threads, CPU
- * facts, memory, clocks and environment (posix.c for Linux, macOS and other
- * POSIX systems, win32.c for Windows). The pool, contexts, CPU detection and
+ * facts, memory, clocks, environment and the atomic replace of a file
+ * (posix.c for Linux, macOS and other POSIX systems, win32.c for Windows). The pool, contexts, CPU detection and
  * error messages use it; the kernels, the planner and the validation never
  * see a system call. The tool compiles it in as well (its own copy: the
  * library's is hidden); its files, standard streams, command line and
@@ -132,5 +132,17 @@ void dmls_pages_release(void *p, size_t bytes);
 /* Sets (value non-NULL) or removes (value NULL) an environment variable of
  * this process, as getenv then sees it. */
 int dmls_env_set(const char *name, const char *value);
+
+/* --------------------------------------------------------------- files */
+
+/* Makes the folder path and any missing folder above it (readable by the
+ * user alone where the system has permissions); 0 when it exists already. */
+int dmls_dirs_make(const char *path);
+
+/* Replaces the file path by bytes bytes of data, atomically: written to a
+ * new file beside it, then renamed over it, so that a reader sees the old
+ * file or the whole new one, never a part (the Vulkan pipeline cache). On
+ * failure path is as it was and nothing is left beside it. */
+int dmls_file_replace(const char *path, const void *data, size_t bytes);
 
 #endif

@@ -1,4 +1,4 @@
-/* platform.h's threads, CPU, memory and environment for POSIX systems
+/* platform.h's threads, CPU, memory, environment and files for POSIX systems
  * (Linux, macOS, the BSDs); the tool's files are in tools/platform/. What
  * only Linux has (sched_getaffinity, the cache-size sysconf names) sits
  * behind a test of its own macro with a POSIX fallback. */
@@ -6,7 +6,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -140,4 +144,51 @@ void dmls_pages_release(void *p, size_t bytes) { munmap(p, bytes); }
 
 int dmls_env_set(const char *name, const char *value) {
     return value ? setenv(name, value, 1) : unsetenv(name);
+}
+
+/* --------------------------------------------------------------- files */
+
+int dmls_dirs_make(const char *path) {
+    char *p = malloc(strlen(path) + 1);
+    if (p == NULL) return ENOMEM;
+    strcpy(p, path);
+    int err = 0;
+    /* Each folder from the top down; one that exists is no error. */
+    for (char *at = p + 1; err == 0; at++) {
+        const char c = *at;
+        if (c != '/' && c != '\0') continue;
+        *at = '\0';
+        struct stat st;
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) err = errno;
+        else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) err = ENOTDIR;
+        *at = c;
+        if (c == '\0') break;
+    }
+    free(p);
+    return err;
+}
+
+static int write_all(int fd, const void *data, size_t bytes) {
+    const char *at = data;
+    while (bytes > 0) {
+        const ssize_t n = write(fd, at, bytes);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n < 0 ? errno : EIO;
+        at += n, bytes -= (size_t)n;
+    }
+    return 0;
+}
+
+int dmls_file_replace(const char *path, const void *data, size_t bytes) {
+    const size_t n = strlen(path) + sizeof ".XXXXXX";
+    char *tmp = malloc(n);
+    if (tmp == NULL) return ENOMEM;
+    snprintf(tmp, n, "%s.XXXXXX", path);
+    const int fd = mkstemp(tmp); /* a new file only this call knows (mode 0600) */
+    int err = fd < 0 ? errno : write_all(fd, data, bytes);
+    if (fd >= 0 && close(fd) != 0 && err == 0) err = errno;
+    if (err == 0 && rename(tmp, path) != 0) err = errno;
+    if (err != 0 && fd >= 0) unlink(tmp);
+    free(tmp);
+    return err;
 }

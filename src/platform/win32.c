@@ -1,4 +1,4 @@
-/* platform.h's threads, CPU, memory and environment for Windows (Vista
+/* platform.h's threads, CPU, memory, environment and files for Windows (Vista
  * and later: slim reader/writer locks, condition variables and one-time
  * initialisation are the kernel's own); the tool's files are in
  * tools/platform/. Built with MinGW-w64 and written to MSVC's C11. */
@@ -6,7 +6,9 @@
 #include <windows.h>
 #include <errno.h>
 #include <process.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "platform.h"
 
@@ -158,4 +160,46 @@ int dmls_env_set(const char *name, const char *value) {
     /* The C runtime's copy, which getenv reads; "" removes the variable
      * there, so an empty value cannot be told from none on Windows. */
     return _putenv_s(name, value ? value : "") == 0 ? 0 : -1;
+}
+
+/* --------------------------------------------------------------- files */
+
+int dmls_dirs_make(const char *path) {
+    char *p = malloc(strlen(path) + 1);
+    if (p == NULL) return ENOMEM;
+    strcpy(p, path);
+    int err = 0;
+    /* Each folder from the top down (after a drive's "C:\\"); one that exists is no error. */
+    for (char *at = p + 1; err == 0; at++) {
+        const char c = *at;
+        if (c != '/' && c != '\\' && c != '\0') continue;
+        if (c != '\0' && at[-1] == ':') continue;
+        *at = '\0';
+        const DWORD attr = CreateDirectoryA(p, NULL) ? FILE_ATTRIBUTE_DIRECTORY : GetFileAttributesA(p);
+        if (attr == INVALID_FILE_ATTRIBUTES || !(attr & FILE_ATTRIBUTE_DIRECTORY)) err = ENOTDIR;
+        *at = c;
+        if (c == '\0') break;
+    }
+    free(p);
+    return err;
+}
+
+int dmls_file_replace(const char *path, const void *data, size_t bytes) {
+    const size_t n = strlen(path) + 40;
+    char *tmp = malloc(n);
+    if (tmp == NULL) return ENOMEM;
+    snprintf(tmp, n, "%s.%lu.%llu", path, (unsigned long)GetCurrentProcessId(),
+             (unsigned long long)GetTickCount64());
+    HANDLE h = CreateFileA(tmp, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+    int err = h == INVALID_HANDLE_VALUE ? EEXIST : 0;
+    for (const char *at = data; err == 0 && bytes > 0;) {
+        DWORD chunk = bytes > (1u << 30) ? (1u << 30) : (DWORD)bytes, wrote = 0;
+        if (!WriteFile(h, at, chunk, &wrote, NULL) || wrote == 0) err = EIO;
+        at += wrote, bytes -= wrote;
+    }
+    if (h != INVALID_HANDLE_VALUE && !CloseHandle(h) && err == 0) err = EIO;
+    if (err == 0 && !MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING)) err = EIO;
+    if (err != 0 && h != INVALID_HANDLE_VALUE) DeleteFileA(tmp);
+    free(tmp);
+    return err;
 }

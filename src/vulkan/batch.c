@@ -89,8 +89,22 @@ static int record_phase(const vk_batch_call *c, const dmls_vulkan_context *ctx, 
     return n;
 }
 
+/* The pipelines of the items recorded one by one (record_phase), made
+ * before anything is recorded. */
+static dmls_status make_item_pipelines(const vk_batch_call *c, const dmls_vulkan_context *ctx) {
+    for (int phase = c->b->has_grad ? 0 : 1; phase < 2; phase++)
+        for (size_t i = 0; i < c->b->count; i++) {
+            if (c->table && dmls_vk_batch_grouped(c->table, i, phase)) continue;
+            const dmls_batch_entry *e = &c->b->items[i];
+            RETURN_IF_ERROR(dmls_vk_pipelines_for(ctx, c->b->ops[e->op], phase, c->in[e->in_slot].offset + e->in_offset,
+                                                  c->out[e->out_slot].offset + e->out_offset));
+        }
+    return DMLS_OK;
+}
+
 static dmls_status record_checked(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
     const vk_batch_call *c = arg;
+    RETURN_IF_ERROR(make_item_pipelines(c, ctx));
     if (c->b->has_grad && record_phase(c, ctx, cmd, 0) > 0) dmls_vk_barrier(cmd);
     record_phase(c, ctx, cmd, 1);
     return DMLS_OK;

@@ -40,8 +40,21 @@ struct dmls_vulkan_context {
     uint64_t narrow_below; /* dispatches of fewer items run ctx->narrow (DMLS_VK_NARROW_TILES tiles) */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
+    /* Each pipeline is made on its first use (dmls_vk_pipelines_for, under
+     * pipe_lock): a run compiles only the shaders it records, and those
+     * through cache, kept on disk (pipeline_cache.c), so that a later
+     * process finds them compiled. A slot once set stays until
+     * dmls_vk_tune or the context's end. */
     VkPipeline pipelines[DMLS_VK_SHADERS];
     VkPipeline narrow[DMLS_VK_SHADERS]; /* the walking shaders at 1 item per invocation: small dispatches */
+    dmls_mutex pipe_lock;
+    int has_pipe_lock;
+    VkPipelineCache cache;
+    char *cache_path;      /* the cache's file; NULL: none read or written */
+    int cache_state;       /* DMLS_VK_CACHE_* (pipeline_cache.h) */
+    uint64_t cache_sum;    /* the loaded data's checksum and length: unchanged data is not written back */
+    size_t cache_bytes;
+    _Atomic uint32_t made; /* pipelines made with this context */
     /* The batch shaders (walk.glsl's BATCH form), made when a batch is
      * first prepared (dmls_vk_batch_pipeline, under lock): [0] tuned, [1]
      * at 1 item per invocation; their layout adds the table (binding 2)
@@ -58,10 +71,23 @@ struct dmls_vulkan_context {
     int has_lock;    /* lock was initialised */
 };
 
-/* Builds the pipelines and the submit objects of ctx, whose device fields
- * are set (context.c, pipelines.c). */
+/* Builds the layouts, the pipeline cache and the submit objects of ctx,
+ * whose device fields are set (context.c, pipelines.c); no pipeline yet. */
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx);
 void dmls_vk_release(dmls_vulkan_context *ctx);
+
+/* Makes, where not made yet, the pipelines that phase `phase` of op
+ * records at these offsets (dmls_vk_record_phase), under ctx->pipe_lock:
+ * called before recording, so that a pipeline that cannot be made is an
+ * error at record with nothing recorded. ctx is the library's own heap
+ * object: its pipeline slots fill in behind the const of a recording
+ * (execute.c). */
+dmls_status dmls_vk_pipelines_for(const dmls_vulkan_context *ctx, const dmls_operator *op, int phase,
+                                  uint64_t in_offset, uint64_t out_offset);
+
+/* The pipeline of shader `shader` (narrow: 1 item per invocation), made
+ * now where it is not yet, under ctx->pipe_lock (pipelines.c). */
+dmls_status dmls_vk_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow);
 
 /* Makes ctx's batch pipeline for a walking shader (narrow: 1 item per
  * invocation), and the batch layout, where they are not made yet; the
@@ -69,9 +95,10 @@ void dmls_vk_release(dmls_vulkan_context *ctx);
 dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow);
 
 /* Rebuilds the pipelines of ctx with another tuning (workgroup
- * 1..max_workgroup invocations, items 1..DMLS_VK_MAX_ITEMS): for the
- * developer probe (bench/probes/vk_probe.c) and the tests, while nothing
- * records with ctx. On failure ctx has no pipelines left: destroy it. */
+ * 1..max_workgroup invocations, items 1..DMLS_VK_MAX_ITEMS), all of them
+ * at once: for the developer probe (bench/probes/vk_probe.c, which swaps
+ * whole sets) and the tests, while nothing records with ctx. On failure
+ * ctx has no pipelines left: destroy it. */
 dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t items);
 
 /* The Vulkan API loaded at run time (a build with volk): the loader, once

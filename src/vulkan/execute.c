@@ -33,12 +33,15 @@ static dmls_status check_binding(const dmls_operator *op, VkBuffer in, uint64_t 
 
 /* One launch's recording: its buffers, the dispatches it has made (a
  * barrier goes between two of them, as a later one may rewrite a word an
- * earlier one wrote). */
+ * earlier one wrote). With `making` the same walk records nothing and makes
+ * the pipelines the dispatches would bind (dmls_vk_pipelines_for). */
 typedef struct recorder {
     const dmls_vulkan_context *ctx;
     VkCommandBuffer cmd;
     VkBuffer src, dst;
     int dispatches;
+    bool making;
+    dmls_status made; /* the first failure to make a pipeline */
 } recorder;
 
 static void barrier(VkCommandBuffer cmd) {
@@ -103,6 +106,14 @@ void dmls_vk_walk_params(const dmls_vk_launch *L, uint32_t src, uint32_t dst, dm
  * spans fit one binding each. */
 static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t dst) {
     const dmls_vulkan_context *ctx = r->ctx;
+    const uint64_t items = dmls_vk_items(L), tile = (uint64_t)ctx->workgroup * ctx->items;
+    const bool narrow = L->shader != DMLS_VK_BYTES && items < ctx->narrow_below;
+    if (r->making) {
+        /* The context is the library's own heap object (context.c), never
+         * a const one: its pipeline slots fill in under pipe_lock. */
+        if (r->made == DMLS_OK) r->made = dmls_vk_pipeline((dmls_vulkan_context *)ctx, L->shader, narrow);
+        return;
+    }
     int64_t slo, shi, dlo, dhi;
     dmls_vk_span(L, false, src, &slo, &shi);
     dmls_vk_span(L, true, dst, &dlo, &dhi);
@@ -112,8 +123,6 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
     dmls_vk_binding_range(ctx, dlo, dhi, &d0, &dn);
     const VkDescriptorBufferInfo bi[2] = {{L->fill ? r->dst : r->src, s0, sn}, {r->dst, d0, dn}};
     if (r->dispatches++ > 0) barrier(r->cmd);
-    const uint64_t items = dmls_vk_items(L), tile = (uint64_t)ctx->workgroup * ctx->items;
-    const bool narrow = L->shader != DMLS_VK_BYTES && items < ctx->narrow_below;
     vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                       narrow ? ctx->narrow[L->shader] : ctx->pipelines[L->shader]);
     dmls_vk_push_buffers(ctx, r->cmd, ctx->layout, bi, 2);
@@ -178,21 +187,33 @@ uint64_t dmls_vk_reach(const dmls_vulkan_context *ctx) {
     return ctx->max_range > ctx->bind_align + 4 ? ctx->max_range - ctx->bind_align - 4 : 0;
 }
 
+/* Walks phase `phase` of op at these offsets through r. */
+static void walk_phase(recorder *r, const dmls_operator *op, int phase, uint64_t in_offset, uint64_t out_offset) {
+    const dmls_vk_prepared *v = prepared(op);
+    if (phase == 0) {
+        if (!v->zero_fill) return;
+        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, dmls_vk_reach(r->ctx));
+        if (F->shader != DMLS_VK_NOTHING)
+            record_split(r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
+        return;
+    }
+    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, dmls_vk_reach(r->ctx));
+    if (L->shader != DMLS_VK_NOTHING)
+        record_split(r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
+                     (int64_t)(out_offset + (uint64_t)L->dst_offset));
+}
+
+dmls_status dmls_vk_pipelines_for(const dmls_vulkan_context *ctx, const dmls_operator *op, int phase,
+                                  uint64_t in_offset, uint64_t out_offset) {
+    recorder r = {ctx, VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE, 0, true, DMLS_OK};
+    walk_phase(&r, op, phase, in_offset, out_offset);
+    return r.made;
+}
+
 int dmls_vk_record_phase(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, const dmls_operator *op, int phase,
                          VkBuffer in, uint64_t in_offset, VkBuffer out, uint64_t out_offset) {
-    const dmls_vk_prepared *v = prepared(op);
-    recorder r = {ctx, cmd, in, out, 0};
-    if (phase == 0) {
-        if (!v->zero_fill) return 0;
-        const dmls_vk_launch *F = dmls_vk_choose(v->fill, out_offset, out_offset, dmls_vk_reach(ctx));
-        if (F->shader != DMLS_VK_NOTHING)
-            record_split(&r, *F, (int64_t)out_offset, (int64_t)(out_offset + (uint64_t)F->dst_offset));
-        return r.dispatches;
-    }
-    const dmls_vk_launch *L = dmls_vk_choose(v->copy, in_offset, out_offset, dmls_vk_reach(ctx));
-    if (L->shader != DMLS_VK_NOTHING)
-        record_split(&r, *L, (int64_t)(in_offset + (uint64_t)L->src_offset),
-                     (int64_t)(out_offset + (uint64_t)L->dst_offset));
+    recorder r = {ctx, cmd, in, out, 0, false, DMLS_OK};
+    walk_phase(&r, op, phase, in_offset, out_offset);
     return r.dispatches;
 }
 
@@ -207,6 +228,8 @@ dmls_status dmls_vulkan_record(const dmls_operator *op, const dmls_vulkan_contex
     RETURN_IF(cmd == VK_NULL_HANDLE, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: command buffer is VK_NULL_HANDLE",
               op->problem.name);
     RETURN_IF_ERROR(check_binding(op, in, in_offset, in_bytes, out, out_offset, out_bytes));
+    for (int phase = 0; phase < 2; phase++)
+        RETURN_IF_ERROR(dmls_vk_pipelines_for(ctx, op, phase, in_offset, out_offset));
     /* SLICE_GRAD's fill completes before its scatter writes the same words. */
     if (dmls_vk_record_phase(ctx, cmd, op, 0, in, in_offset, out, out_offset) > 0) dmls_vk_barrier(cmd);
     dmls_vk_record_phase(ctx, cmd, op, 1, in, in_offset, out, out_offset);

@@ -14,7 +14,8 @@
 #   4 the installed tool runs demo and a benchmark from an unrelated folder
 #     without LD_LIBRARY_PATH; 4b it and the library need no CUDA library
 #     to start, and --device cuda falls back to the CPU where CUDA's
-#     libraries are hidden from the loader
+#     libraries are hidden from the loader; 4c the same for the Vulkan
+#     loader (a build with volk), which --device vulkan then names
 #   5 packages: cpack's .tar.gz holds the install; each .deb's Depends names
 #     the packages of every library its files need; the .deb packages install
 #     with dpkg -i, consumer 1 builds against them, dpkg -r removes them
@@ -251,6 +252,61 @@ else
     echo "without CUDA's libraries: -V and slice --device cuda ran ($(cat "$work/hidden.err"))"
   else
     bad "slice --device cuda without CUDA's libraries: $(cat "$work/hidden.err")"
+  fi
+fi
+
+step "4c the installed tool and library start where the Vulkan loader is not"
+# In a build with volk both load the Vulkan loader at run time: neither
+# file may need libvulkan at load time, and in a private mount namespace
+# (unshare -r -m) where the loader is an empty file (/dev/null bound over
+# it), the tool starts, slices on the CPU, and --device vulkan fails saying
+# that there is no loader. A build without volk links the loader by design.
+pc=$prefix/$libdir/pkgconfig/dmlslice.pc
+if ! grep -q DMLS_HAVE_VULKAN "$pc"; then
+  echo "SKIP: no Vulkan backend in this build"
+elif grep -q -- '-lvulkan' "$pc"; then
+  echo "SKIP: this build links the Vulkan loader (no volk: docs/vulkan.md)"
+else
+  for f in bin/dmlslice "$libdir/libdmlslice.so.$version"; do
+    vk_needed=$(readelf -d "$prefix/$f" | sed -n 's/.*(NEEDED).*\[\(libvulkan[^]]*\)\]/\1/p' | tr '\n' ' ')
+    [ -z "$vk_needed" ] || bad "$f needs $vk_needed at load time"
+  done
+  ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+  loader=$("$ldconfig" -p 2>/dev/null | sed -n 's/.*libvulkan\.so\.1 .*=> //p' | head -n 1)
+  if [ -z "$loader" ] || ! unshare -r -m true 2>/dev/null; then
+    echo "SKIP: no Vulkan loader installed, or no private mount namespace (unshare -r -m): readelf -d only"
+  else
+    printf '\223NUMPY\001\000\166\000%-117s\n\001\000\000\000\002\000\000\000' \
+      "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }" >"$elsewhere/vk-two.npy"
+    cat >"$work/no-loader.sh" <<'EOS'
+# $1 the loader's file, $2 the tool, $3 a folder: run inside unshare -r -m.
+mount --bind /dev/null "$1" || exit 3
+[ ! -s "$1" ] || exit 3
+"$2" -V >"$3/nl-version.out" 2>&1 || exit 4
+"$2" slice "$3/vk-two.npy" -o "$3/nl-cpu.npy" --index '[::-1]' 2>"$3/nl-cpu.err" || exit 5
+"$2" slice "$3/vk-two.npy" -o "$3/nl-vk.npy" --index '[::-1]' --device vulkan 2>"$3/nl-vk.err" && exit 6
+exit 0
+EOS
+    rc=0
+    unshare -r -m sh "$work/no-loader.sh" "$(readlink -f "$loader")" "$prefix/bin/dmlslice" "$elsewhere" || rc=$?
+    case $rc in
+    0) ;;
+    3) bad "could not hide the Vulkan loader $loader in the namespace" ;;
+    4) bad "the tool does not start without the Vulkan loader: $(cat "$elsewhere/nl-version.out")" ;;
+    5) bad "slice on the CPU without the Vulkan loader: $(cat "$elsewhere/nl-cpu.err")" ;;
+    6) bad "slice --device vulkan succeeded without a Vulkan loader" ;;
+    *) bad "the run without the Vulkan loader ended with status $rc" ;;
+    esac
+    if [ "$rc" = 0 ]; then
+      [ "$(cat "$elsewhere/nl-version.out")" = "dmlslice $version" ] ||
+        bad "-V without the Vulkan loader says '$(cat "$elsewhere/nl-version.out")'"
+      [ "$(od -A n -t d4 -j 128 "$elsewhere/nl-cpu.npy" | tr -s ' ')" = " 2 1" ] ||
+        bad "slice without the Vulkan loader: wrong output"
+      grep -q 'no Vulkan loader' "$elsewhere/nl-vk.err" ||
+        bad "--device vulkan without the loader says: $(cat "$elsewhere/nl-vk.err")"
+      [ ! -e "$elsewhere/nl-vk.npy" ] || bad "--device vulkan without the loader left an output"
+      echo "without the Vulkan loader ($loader hidden): -V and slice ran; --device vulkan said: $(cat "$elsewhere/nl-vk.err")"
+    fi
   fi
 fi
 

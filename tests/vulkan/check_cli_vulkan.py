@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """dmlslice slice and grad with --device vulkan give the CPU's bytes, for
 element sizes 1, 2, 4 and 8, reversed, strided and empty windows; so do
-split and crops (one batch on the device); bench --device vulkan runs a
-case and its batch rows with right outputs; info
+split and crops (one batch on the device); bench --device vulkan --quick
+runs a case and its batch rows with right outputs, printing its warm-up
+bursts only with -v (issue 35 item 9); info
 --devices lists the Vulkan device; a device that does not exist is a clean
 DMLS_ERROR_NO_DEVICE with no output file left; a malformed vulkan:N is a
 usage error; with EXAMPLES_DIR (builds with `dmlslice dispatch`), DirectML's
@@ -12,6 +13,7 @@ DMLSLICE [EXAMPLES_DIR]. Exit 77 (skipped) when the tool sees no Vulkan
 device."""
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -100,11 +102,17 @@ with tempfile.TemporaryDirectory() as d:
     r = run("bench", "--device", "vulkan", "--quick", "--cases", cases, "--reps", "1", "--json", report)
     if r.returncode != 0:
         failures.append("bench --device vulkan: exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-600:]))
+    elif "burst" in r.stderr:
+        failures.append("bench --device vulkan printed burst lines without -v: %s" % r.stderr[-600:])
     else:
         got = json.load(open(report))
         batches = [b["timing"] for b in got["batches"] if b["correct"] and b["us"] > 0]
         if got["device"] != "vulkan" or len(got["cases"]) != 1 or len(batches) != 4:
             failures.append("bench --device vulkan: unexpected report %s" % json.dumps(got)[:600])
+    # -v: each warm-up burst's median, on stderr.
+    r = run("bench", "--device", "vulkan", "--quick", "--cases", cases, "--reps", "1", "-v")
+    if r.returncode != 0 or not re.search(r"^dmlslice bench: burst 1: [0-9.]+ ms", r.stderr, re.M):
+        failures.append("bench --device vulkan -v: exit %d, no burst lines: %s" % (r.returncode, r.stderr[-600:]))
     x = os.path.join(d, "x1.npy")
     out = os.path.join(d, "none.npy")
     r = run("slice", x, "-o", out, "--index", "[1:]", "--device", "vulkan:99")

@@ -86,7 +86,15 @@ int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows);
  * bench_vulkan_floor prints the host cost of a tiny slice's record + submit
  * + wait beside an empty submission's. */
 bool bench_vulkan_built(void);
-bool bench_vulkan_open(int device, char *gpu, size_t gpu_size);
+/* GPU time of the warm-up burst before each case's timed runs, and the
+ * most bursts until two agree (quick: a first look, one burst of about
+ * BENCH_VK_QUICK_WARM_MS); verbose: each burst's median on stderr, to see
+ * how slow a GPU's clock rose. */
+#define BENCH_VK_WARM_MS       200.0
+#define BENCH_VK_QUICK_WARM_MS 20.0
+#define BENCH_VK_BURSTS        6
+#define BENCH_VK_QUICK_BURSTS  1
+bool bench_vulkan_open(int device, bool quick, bool verbose, char *gpu, size_t gpu_size);
 bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row);
 /* The Vulkan batch rows into rows (four), each batch prepared: the 1,024
  * crops as one recorded batch by timestamps, against the crops recorded one

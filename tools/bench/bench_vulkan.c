@@ -112,30 +112,37 @@ done:
 }
 
 /* The heat of the floor: the library's copy of 16 MiB (~12 us a run on the
- * H100), first for about WARM_MS. */
-#define HEAT_BYTES ((uint64_t)16 << 20)
+ * H100; --quick: 1 MiB, as a run on a CPU driver takes tens of ms), first
+ * for about the warm-up burst's time (vkb_warm_runs). */
+#define HEAT_BYTES       ((uint64_t)16 << 20)
+#define QUICK_HEAT_BYTES ((uint64_t)1 << 20)
+/* Host-timed runs of the floor's each side (--quick: a first look). */
+#define FLOOR_RUNS       200
+#define QUICK_FLOOR_RUNS 20
 
 static void floor_measure(const dmls_operator *op, const vk_buffer *a, const vk_buffer *b, dmls_operator *copy) {
     vk_buffer x, y;
     memset(&x, 0, sizeof x), memset(&y, 0, sizeof y);
-    if (!vkb_make_buffer(HEAT_BYTES, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &x) ||
-        !vkb_make_buffer(HEAT_BYTES, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &y)) {
+    const uint64_t heat_bytes = vkb.quick ? QUICK_HEAT_BYTES : HEAT_BYTES;
+    if (!vkb_make_buffer(heat_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &x) ||
+        !vkb_make_buffer(heat_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &y)) {
         printf("floor: not measured: no device memory for the warm-up\n");
         goto done;
     }
     const vk_work tiny = {.op = op, .src = a->buffer, .dst = b->buffer, .src_bytes = 64, .dst_bytes = 16},
                   empty = {.src = a->buffer, .dst = b->buffer},
                   heat = {
-                      .op = copy, .src = x.buffer, .dst = y.buffer, .src_bytes = HEAT_BYTES, .dst_bytes = HEAT_BYTES};
+                      .op = copy, .src = x.buffer, .dst = y.buffer, .src_bytes = heat_bytes, .dst_bytes = heat_bytes};
     double first = 0;
     if (!vkb_submit_burst(&heat, 0, 1, &first) || !vkb_submit_burst(&heat, vkb_warm_runs(first), 0, NULL)) goto done;
     /* ~1 ms of heat by the cold estimate (more at full clock); one run where a run is slower (lavapipe). */
     const int heat_runs = first > 0 && first < 1.0 / 256 ? 256 : first > 0 && first < 1 ? (int)(1 / first) : 1;
-    const double t = host_us(&tiny, true, &heat, heat_runs, 200), e = host_us(&empty, false, &heat, heat_runs, 200);
+    const int n = vkb.quick ? QUICK_FLOOR_RUNS : FLOOR_RUNS;
+    const double t = host_us(&tiny, true, &heat, heat_runs, n), e = host_us(&empty, false, &heat, heat_runs, n);
     printf("floor: a 2x2 slice through dmls_vulkan_execute (record + submit + wait) %.1f us; an empty command "
-           "buffer's submit + wait %.1f us (host clock, medians of 200, each right after ~1 ms of copies: the "
+           "buffer's submit + wait %.1f us (host clock, medians of %d, each right after ~1 ms of copies: the "
            "clock up)\n",
-           t, e);
+           t, e, n);
 done:
     vkb_free_buffer(&x), vkb_free_buffer(&y);
 }
@@ -145,7 +152,7 @@ void bench_vulkan_floor(void) {
                          steps[2] = {2, -1};
     dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
     dmls_window w = {offs, sizes, steps};
-    dmls_operator *op = NULL, *copy = vkb_copy_op(HEAT_BYTES);
+    dmls_operator *op = NULL, *copy = vkb_copy_op(vkb.quick ? QUICK_HEAT_BYTES : HEAT_BYTES);
     vk_buffer a, b;
     memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
     if (copy == NULL || dmls_create(&in, &out, &w, &op) != DMLS_OK) {
@@ -165,8 +172,8 @@ done:
 
 bool bench_vulkan_built(void) { return false; }
 
-bool bench_vulkan_open(int device, char *gpu, size_t gpu_size) {
-    (void)device, (void)gpu_size;
+bool bench_vulkan_open(int device, bool quick, bool verbose, char *gpu, size_t gpu_size) {
+    (void)device, (void)quick, (void)verbose, (void)gpu_size;
     gpu[0] = '\0';
     fprintf(stderr, "dmlslice bench: this build has no Vulkan backend (--device vulkan)\n");
     return false;

@@ -7,18 +7,17 @@
 #include <string.h>
 
 #include "dmlslice/batch_vulkan.h"
+#include "vulkan_buffer.h" /* the tool's Vulkan API (vk_api_load) */
 
 bool bench_vulkan_built(void) { return true; }
 
 vk_bench_device vkb;
 
 
-/* GPU time of the warm-up burst before the timed runs, and the most runs
- * it may hold (a tiny case is launch-bound: its burst is capped). */
-#define WARM_MS  200.0
+/* The most runs a warm-up burst may hold (a tiny case is launch-bound:
+ * its burst is capped). Its GPU time, and the most bursts until two agree
+ * (vkb_time_work): BENCH_VK_* (bench.h), set at bench_vulkan_open. */
 #define WARM_MAX 20000
-/* At most this many warm-up bursts and timed runs until two agree (time_work). */
-#define STEADY_BURSTS 6
 
 #define VK(call)                                                                                                       \
     do {                                                                                                               \
@@ -29,11 +28,20 @@ vk_bench_device vkb;
         }                                                                                                              \
     } while (0)
 
-bool bench_vulkan_open(int device, char *gpu, size_t gpu_size) {
+bool bench_vulkan_open(int device, bool quick, bool verbose, char *gpu, size_t gpu_size) {
     const char *what = "--device vulkan";
+    vkb.warm_ms = quick ? BENCH_VK_QUICK_WARM_MS : BENCH_VK_WARM_MS;
+    vkb.bursts = quick ? BENCH_VK_QUICK_BURSTS : BENCH_VK_BURSTS;
+    vkb.quick = quick, vkb.verbose = verbose;
     if (dmls_vulkan_context_create(device, 0, &vkb.ctx) != DMLS_OK ||
         dmls_vulkan_device_name(device, gpu, gpu_size, NULL, NULL) != DMLS_OK) {
         fprintf(stderr, "dmlslice bench: --device vulkan:%d: %s\n", device, dmls_last_error());
+        gpu[0] = '\0';
+        return false;
+    }
+    char err[256];
+    if (!vk_api_load(vkb.ctx, err)) {
+        fprintf(stderr, "dmlslice bench: --device vulkan:%d: %s\n", device, err);
         gpu[0] = '\0';
         return false;
     }
@@ -215,8 +223,9 @@ bool vkb_submit(const vk_work *w) {
 
 /* See vulkan_run.h. */
 int vkb_warm_runs(double ms) {
-    const double n = ms > 0 ? WARM_MS / ms : WARM_MAX;
-    return n < 3 ? 3 : n > WARM_MAX ? WARM_MAX : (int)n;
+    const double n = ms > 0 ? vkb.warm_ms / ms : WARM_MAX;
+    const double least = vkb.quick ? 1 : 3;
+    return n < least ? (int)least : n > WARM_MAX ? WARM_MAX : (int)n;
 }
 
 /* Median ms of reps timed runs of w in the steady state: a single run
@@ -232,11 +241,11 @@ double vkb_time_work(vk_work w, int reps, double *times) {
      * job timed per case read ~2x slow (chan_f16, stride2_f32,
      * flip_last_f32, neg2_f32 on 2026-11-24; vk_probe's first compute job
      * per case alike), the library's launch the same as vk_probe's. */
-    for (int b = 0; b < STEADY_BURSTS; b++) {
+    for (int b = 0; b < vkb.bursts; b++) {
         if (!vkb_submit_burst(&w, vkb_warm_runs(last > 0 ? last : first), reps, times)) return -1;
         const double m = bench_median(times, reps);
         /* On stderr, so that a GPU run's log shows how slow the clock rose. */
-        if (b >= 1) fprintf(stderr, "dmlslice bench: burst %d: %.4f ms after %.4f ms\n", b + 1, m, last);
+        if (vkb.verbose) fprintf(stderr, "dmlslice bench: burst %d: %.4f ms (the one before: %.4f ms)\n", b + 1, m, last);
         if (last > 0 && m >= 0.98 * last) return m;
         last = m;
     }

@@ -2,7 +2,7 @@
  * rows: the canonical cases and the floor (bench_vulkan.c) and the batch
  * rows (bench_batch_vulkan.c); vulkan_run.c holds them. Work is timed on
  * the GPU with timestamp queries in the steady state a real workload sees:
- * one command buffer holds a warm-up burst (untimed runs, about WARM_MS of
+ * one command buffer holds a warm-up burst (untimed runs, about warm_ms of
  * GPU time by a first single run's estimate) and then the reps timed runs
  * back to back, a barrier and a timestamp after each, repeated until a
  * burst's median is no faster than the one before (the clock up). Timed one
@@ -31,6 +31,10 @@ typedef struct vk_bench_device {
     VkQueryPool queries;
     uint32_t query_count;
     double ns_per_tick;
+    double warm_ms; /* a warm-up burst's GPU time */
+    int bursts;     /* the most bursts until two agree */
+    bool quick;     /* --quick: fewer bursts and runs, a first look */
+    bool verbose;   /* each burst's median on stderr */
 } vk_bench_device;
 extern vk_bench_device vkb;
 
@@ -69,7 +73,7 @@ bool vkb_submit_burst(const vk_work *w, int warm, int timed, double *ms);
 /* One run of w (a copy, the operator, the crops, or nothing), submitted and waited for. */
 bool vkb_submit(const vk_work *w);
 
-/* How many untimed runs of w, each `ms` long, fill about WARM_MS. */
+/* How many untimed runs of w, each `ms` long, fill about vkb.warm_ms. */
 int vkb_warm_runs(double ms);
 
 /* Median ms of reps timed runs of w in the steady state; < 0 on failure. */

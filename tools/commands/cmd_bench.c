@@ -23,6 +23,7 @@ static const option_def bench_options[] = {
      "timed repetitions per case, median reported (default 7 on\ncpu, 30 on cuda and vulkan; 3 with --quick)"},
     {"--quick", NULL, NULL, "a first look in seconds: each case shrunk to at most 4 MiB\nof input (halving its widest axes)"},
     {"--json", NULL, "FILE", "also write the results as JSON"},
+    {"--verbose", "-v", NULL, "vulkan: each warm-up burst's median on stderr (how fast\nthe GPU's clock rose)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -30,7 +31,7 @@ static void bench_memory_help(FILE *f);
 
 const command_def cmd_bench_def = {
     "bench",
-    "[--device cpu|cuda|vulkan[:N]] [--threads N] [--cases FILE] [--reps N] [--quick] [--json FILE]",
+    "[--device cpu|cuda|vulkan[:N]] [--threads N] [--cases FILE] [--reps N] [--quick] [--json FILE] [-v]",
     "Time each case on random data beside a copy of the same bytes timed in the\n"
     "same run, and check every output against the reference executor (a wrong\n"
     "output fails the run). GB/s counts 2 x output bytes (read + written).",
@@ -69,7 +70,7 @@ const command_def cmd_bench_def = {
 };
 
 typedef struct bench_opts {
-    bool cuda, vulkan, quick;
+    bool cuda, vulkan, quick, verbose;
     int vulkan_device;
     int threads, reps; /* reps 0: the device's default */
     const char *cases_path, *json_path;
@@ -91,6 +92,7 @@ static bool bench_option(void *ctx, const option_def *o, const char *value) {
     if (option_is(o, "--threads")) return int_option(o, value, 0, 1024, &b->threads);
     if (option_is(o, "--reps")) return int_option(o, value, 1, 100000, &b->reps);
     if (option_is(o, "--quick")) b->quick = true;
+    else if (option_is(o, "--verbose")) b->verbose = true;
     else if (option_is(o, "--cases")) b->cases_path = value;
     else b->json_path = value; /* --json */
     return true;
@@ -212,11 +214,12 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
 
 static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu,
                       size_t gpu_size, bench_batch_row *batch_rows, int *nbatch) {
-    if (!bench_vulkan_open(b->vulkan_device, gpu, gpu_size)) return 1;
+    if (!bench_vulkan_open(b->vulkan_device, b->quick, b->verbose, gpu, gpu_size)) return 1;
     printf("device vulkan:%d: %s, %d reps%s, median times by timestamp queries, the reps back to back in one "
-           "command buffer after ~200 ms of untimed runs (the clock up); GB/s = 2 x output bytes / time;\n"
+           "command buffer after ~%.0f ms of untimed runs (the clock up); GB/s = 2 x output bytes / time;\n"
            "copy = the library's 16-byte copy shader over the output's bytes\n",
-           b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "");
+           b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "",
+           b->quick ? BENCH_VK_QUICK_WARM_MS : BENCH_VK_WARM_MS);
     bench_print_header();
     int status = 0;
     for (int k = 0; k < n; k++) {

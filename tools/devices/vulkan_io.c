@@ -28,6 +28,7 @@ static dmls_status run_open(vk_run *r, int device, const void *in, uint64_t in_b
     memset(r, 0, sizeof *r);
     dmls_status s = dmls_vulkan_context_create(device, 0, &r->ctx);
     if (s != DMLS_OK) return s;
+    if (!vk_api_load(r->ctx, err)) return DMLS_ERROR_NO_DEVICE;
     VkPhysicalDevice phys;
     dmls_vulkan_context_handles(r->ctx, NULL, &phys, &r->dev, NULL, NULL);
     VkResult e = vk_host_buffer_make(phys, r->dev, in_bytes, &r->in);

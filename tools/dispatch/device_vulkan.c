@@ -36,10 +36,10 @@ dmls_status vk_upload(int device, size_t n, unsigned char *const *host, const ui
     }
     d->n = n;
     dmls_status s = dmls_vulkan_context_create(device, 0, &d->ctx);
-    if (s != DMLS_OK) {
-        snprintf(err, 256, "%s", dmls_last_error());
+    if (s != DMLS_OK || !vk_api_load(d->ctx, err)) {
+        if (s != DMLS_OK) snprintf(err, 256, "%s", dmls_last_error());
         vk_free(d);
-        return s;
+        return s != DMLS_OK ? s : DMLS_ERROR_NO_DEVICE;
     }
     VkPhysicalDevice phys;
     dmls_vulkan_context_handles(d->ctx, NULL, &phys, &d->dev, NULL, NULL);
