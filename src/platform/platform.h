@@ -135,6 +135,13 @@ int dmls_env_set(const char *name, const char *value);
 
 /* --------------------------------------------------------------- files */
 
+/* The user's cache folder, where a program keeps what it can make again
+ * (the Vulkan pipeline cache): $XDG_CACHE_HOME when absolute (the XDG rule:
+ * a relative one is ignored), else ~/.cache ($HOME); on Windows, where those
+ * are unset, %LOCALAPPDATA%. A malloc'd path the caller frees, or NULL when
+ * none is known. */
+char *dmls_user_cache_dir(void);
+
 /* Makes the folder path and any missing folder above it (readable by the
  * user alone where the system has permissions); 0 when it exists already. */
 int dmls_dirs_make(const char *path);

@@ -164,6 +164,18 @@ int dmls_env_set(const char *name, const char *value) {
 
 /* --------------------------------------------------------------- files */
 
+char *dmls_user_cache_dir(void) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *sub = "";
+    const char *base = xdg != NULL && (xdg[0] == '/' || (xdg[0] != '\0' && xdg[1] == ':')) ? xdg : NULL;
+    if (base == NULL && home != NULL && home[0] != '\0') base = home, sub = "/.cache";
+    if (base == NULL) base = getenv("LOCALAPPDATA"), sub = "";
+    if (base == NULL) return NULL;
+    const size_t n = strlen(base) + strlen(sub) + 1;
+    char *path = malloc(n);
+    if (path != NULL) snprintf(path, n, "%s%s", base, sub);
+    return path;
+}
+
 int dmls_dirs_make(const char *path) {
     char *p = malloc(strlen(path) + 1);
     if (p == NULL) return ENOMEM;

@@ -69,20 +69,16 @@ static bool expected_header(const dmls_vulkan_context *ctx, file_header *h) {
 
 /* The file's path for this device, or NULL (no cache folder known). */
 static char *cache_path(const file_header *want) {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *sub = "";
-    /* The XDG rule: a relative XDG_CACHE_HOME is ignored. */
-    const char *base = xdg != NULL && (xdg[0] == '/' || (xdg[0] != '\0' && xdg[1] == ':')) ? xdg : NULL;
-    if (base == NULL && home != NULL && home[0] != '\0') base = home, sub = "/.cache";
-#ifdef _WIN32
-    if (base == NULL) base = getenv("LOCALAPPDATA"), sub = "";
-#endif
+    char *base = dmls_user_cache_dir();
     if (base == NULL) return NULL;
-    const size_t n = strlen(base) + strlen(sub) + sizeof "/dmlslice/vulkan-.bin" + 32;
+    const size_t n = strlen(base) + sizeof "/dmlslice/vulkan-.bin" + 32;
     char *path = malloc(n);
-    if (path == NULL) return NULL;
-    int at = snprintf(path, n, "%s%s/dmlslice/vulkan-", base, sub);
-    for (int i = 0; i < 16; i++) at += snprintf(path + at, n - (size_t)at, "%02x", want->device_uuid[i]);
-    snprintf(path + at, n - (size_t)at, ".bin");
+    if (path != NULL) {
+        int at = snprintf(path, n, "%s/dmlslice/vulkan-", base);
+        for (int i = 0; i < 16; i++) at += snprintf(path + at, n - (size_t)at, "%02x", want->device_uuid[i]);
+        snprintf(path + at, n - (size_t)at, ".bin");
+    }
+    free(base);
     return path;
 }
 
