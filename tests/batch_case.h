@@ -183,9 +183,10 @@ static inline void batch_oracle_free(const batch_case *c, unsigned char **ref) {
 /* A random case (batch_case_make's arguments), its batch, host buffers and
  * the oracle's outputs; false, with the case freed, when the batch could
  * not be made (a failed check). Free with batch_case_teardown. */
-static inline bool batch_case_setup(batch_case *c, size_t n, size_t n_ops, bool per_item, dmls_batch **b,
-                                    batch_buffers *bb, unsigned char ***ref) {
-    batch_case_make(c, n, n_ops, per_item);
+static inline bool batch_case_setup_with(batch_case *c, size_t n, size_t n_ops, bool per_item,
+                                         dmls_operator *(*make_op)(bool allow_empty), dmls_batch **b,
+                                         batch_buffers *bb, unsigned char ***ref) {
+    batch_case_make_with(c, n, n_ops, per_item, make_op);
     *b = NULL;
     CHECK_STATUS(dmls_batch_create(c->items, c->n, c->in_slots, c->out_slots, b), DMLS_OK);
     if (*b == NULL) {
@@ -195,6 +196,11 @@ static inline bool batch_case_setup(batch_case *c, size_t n, size_t n_ops, bool 
     batch_buffers_make(bb, c);
     *ref = batch_case_oracle(c, bb);
     return true;
+}
+
+static inline bool batch_case_setup(batch_case *c, size_t n, size_t n_ops, bool per_item, dmls_batch **b,
+                                    batch_buffers *bb, unsigned char ***ref) {
+    return batch_case_setup_with(c, n, n_ops, per_item, batch_case_op, b, bb, ref);
 }
 
 static inline void batch_case_teardown(batch_case *c, dmls_batch *b, batch_buffers *bb, unsigned char **ref) {

@@ -274,7 +274,8 @@ static void open_device(void) {
 static const char *family(int shader) {
     static const char *names[DMLS_VK_SHADERS] = {"units4",   "units8",   "units16",  "reverse1", "reverse2",
                                                  "reverse4", "reverse8", "gather16/1", "gather16/2", "gather16/4",
-                                                 "gather16/8", "gather4/1", "gather4/2", "bytes"};
+                                                 "gather16/8", "gather4/1", "gather4/2", "bytes", "tile1",
+                                                 "tile2", "tile4", "tile8"};
     return shader >= 0 && shader < DMLS_VK_SHADERS ? names[shader] : "nothing";
 }
 

@@ -96,7 +96,7 @@ static const dmls_vk_launch *choose_for_crops(const dmls_batch_bound_crops *c, c
         steps = gcd(steps, (uint64_t)(c->stride_bytes[k] < 0 ? -c->stride_bytes[k] : c->stride_bytes[k]));
     for (int i = 0; i < DMLS_VK_CHOICES - 1; i++) {
         const dmls_vk_launch *L = &choices[i];
-        if ((uint64_t)(L->src_hi - L->src_lo) > reach) continue;
+        if ((uint64_t)(L->src_hi - L->src_lo) > reach || dmls_vk_is_tile(L->shader)) continue; /* no batch form */
         if (steps % L->src_align == 0 && (uint64_t)(c->base_offset + L->src_offset) % L->src_align == 0 &&
             (dst + (uint64_t)L->dst_offset) % L->dst_align == 0)
             return L;
@@ -117,7 +117,8 @@ static fate candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, si
     uint64_t off, bytes;
     dmls_batch_out_range(b, i, &off, &bytes);
     if (bytes != 0 && (off % 4 != 0 || (off + bytes) % 4 != 0)) return ALONE; /* shares a word: batch.c's barriers */
-    if (L->shader == DMLS_VK_BYTES) return ALONE;
+    /* tile.comp has no batch form (docs/vulkan.md): a tiled item is a dispatch of its own. */
+    if (L->shader == DMLS_VK_BYTES || dmls_vk_is_tile(L->shader)) return ALONE;
     const uint64_t items = dmls_vk_items(L);
     if (items > ctx->max_items) return ALONE;
     const int64_t src = phase == 0 ? (int64_t)e->out_offset : (int64_t)e->in_offset + L->src_offset;

@@ -139,7 +139,7 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         dmls_vk_walk_params(L, (uint32_t)(((uint64_t)src - s0) / (uint64_t)L->src_unit),
                             (uint32_t)(((uint64_t)dst - d0) / (uint64_t)L->unit), &p);
         vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-        const uint64_t per_group = narrow ? ctx->workgroup : tile;
+        const uint64_t per_group = dmls_vk_is_tile(L->shader) ? 1 : narrow ? ctx->workgroup : tile;
         groups = (items + per_group - 1) / per_group;
     }
     vkCmdDispatch(r->cmd, (uint32_t)(groups < ctx->max_groups ? groups : ctx->max_groups), 1, 1);
@@ -169,7 +169,10 @@ static void record_split(recorder *r, dmls_vk_launch L, int64_t src, int64_t dst
         dispatch(r, &L, src, dst);
         return;
     }
-    const int o = L.ndim - 1;
+    const bool tiled = dmls_vk_is_tile(L.shader);
+    /* A tile launch keeps its two tile dims (a single tile fits: prepare.c
+     * and dmls_vk_choose): past its outer dims it splits the A tiles. */
+    const int o = tiled && L.ndim == 2 && L.shape[1] == 1 ? 0 : L.ndim - 1;
     if (L.shape[o] == 1) { /* only reached with ndim > 1: one element fits any binding */
         L.ndim--;
         record_split(r, L, src, dst);
@@ -178,8 +181,16 @@ static void record_split(recorder *r, dmls_vk_launch L, int64_t src, int64_t dst
     const int64_t half = L.shape[o] / 2;
     dmls_vk_launch rest = L;
     L.shape[o] = half;
-    record_split(r, L, src, dst);
     rest.shape[o] -= half;
+    if (tiled && o < 2) { /* the extent of A or B that each part covers */
+        int64_t *n = o == 0 ? &L.run : &L.step, *m = o == 0 ? &rest.run : &rest.step;
+        const int64_t covered = half * (o == 0 ? dmls_vk_tile_a(L.esize) : dmls_vk_tile_b(L.esize));
+        *n = covered, *m -= covered;
+        /* Dim 0 divides the item index when dims follow it. */
+        dmls_vk_magic((uint64_t)L.shape[o], &L.magic[o], &L.shift[o]);
+        dmls_vk_magic((uint64_t)rest.shape[o], &rest.magic[o], &rest.shift[o]);
+    }
+    record_split(r, L, src, dst);
     record_split(r, rest, src + half * rest.src_stride[o], dst + half * rest.dst_stride[o]);
 }
 

@@ -47,8 +47,17 @@ typedef enum dmls_vk_shader {
     DMLS_VK_GATHER16 = 7,  /* gather.comp over uvec4: 16 output bytes per item; +0..3 for 1/2/4/8-byte elements */
     DMLS_VK_GATHER4 = 11,  /* gather.comp over uint: one output word per item; +0..1 for 1/2-byte elements */
     DMLS_VK_BYTES = 13,    /* bytes.comp: one output word per item, any element size and position */
-    DMLS_VK_SHADERS = 14
+    DMLS_VK_TILE1 = 14,    /* tile.comp: a transposed copy, a tile per item; +0..3 for 1/2/4/8-byte elements */
+    DMLS_VK_SHADERS = 18
 } dmls_vk_shader;
+
+/* tile.comp's tile (the shader's WA, TA and TB must agree): 128 output
+ * bytes of A (the output's fast dim) by 128 input bytes of B (the input's),
+ * 64 elements of B at most, so that the shared array (B rows of 33 words)
+ * stays within the 16 KiB every device has. */
+static inline int64_t dmls_vk_tile_a(int64_t esize) { return 128 / esize; }
+static inline int64_t dmls_vk_tile_b(int64_t esize) { return esize == 1 ? 64 : 128 / esize; }
+static inline bool dmls_vk_is_tile(int32_t shader) { return shader >= DMLS_VK_TILE1 && shader < DMLS_VK_TILE1 + 4; }
 
 /* One dispatch's worth of work before it is bound: dims innermost first,
  * strides and offsets in bytes (from the bound offsets). */
@@ -65,11 +74,15 @@ typedef struct dmls_vk_launch {
     int64_t src_stride[DMLS_VK_MAX_DIMS];
     int64_t dst_stride[DMLS_VK_MAX_DIMS];
     /* What one item reads around its source position: [src_lo, src_hi)
-     * bytes (a unit; a gather's pattern of elements). */
+     * bytes (a unit; a gather's pattern of elements; for a tile, the span
+     * of a whole tile on either side, which dmls_vk_choose weighs against
+     * a binding). */
     int64_t src_lo, src_hi;
     int64_t src_offset, dst_offset;
     /* Gather: the k elements of an item lie at (j / run) * row + (j % run)
-     * * step bytes from its position, j < k (one inner row: run = k). */
+     * * step bytes from its position, j < k (one inner row: run = k).
+     * Tile: run and step are the extents of A and B in elements (the
+     * items are tiles, dims 0 and 1 the tiles along A and B), row unused. */
     int64_t run, step, row;
     /* Fast division by shape[i] for the walking shaders, (mulhi(n, magic)
      * + n) >> shift, exact for n < 2^31 (dmls_vk_magic). */
@@ -105,7 +118,7 @@ typedef struct dmls_vk_params {
  * beside each level's multiplier. */
 typedef struct dmls_vk_walk {
     uint32_t count;
-    uint32_t info;      /* ndim | DMLS_VK_WALK_FILL */
+    uint32_t info; /* ndim | DMLS_VK_WALK_FILL */
     uint32_t src_base, dst_base;
     uint32_t shifts[2]; /* shift of level k (1..7) in byte (k-1) % 4 of shifts[(k-1) / 4] */
     uint32_t magic[DMLS_VK_MAX_DIMS - 1];

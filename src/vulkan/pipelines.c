@@ -22,9 +22,9 @@ typedef struct spirv {
 } spirv;
 #define SPIRV(name) {dmls_vk_spv_##name, sizeof dmls_vk_spv_##name}
 
-/* Each pipeline's SPIR-V, its batch form's (none for bytes.comp) and its
- * element size (specialization constant 2 of reverse.comp and
- * gather.comp). */
+/* Each pipeline's SPIR-V, its batch form's (none for bytes.comp and
+ * tile.comp) and its element size (specialization constant 2 of
+ * reverse.comp, gather.comp and tile.comp). */
 static const struct {
     spirv code, batch;
     uint32_t esize;
@@ -43,6 +43,10 @@ static const struct {
     [DMLS_VK_GATHER4] = {SPIRV(gather4), SPIRV(gather4b), 1},
     [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), SPIRV(gather4b), 2},
     [DMLS_VK_BYTES] = {SPIRV(bytes), {NULL, 0}, 1},
+    [DMLS_VK_TILE1] = {SPIRV(tile), {NULL, 0}, 1},
+    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), {NULL, 0}, 2},
+    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), {NULL, 0}, 4},
+    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), {NULL, 0}, 8},
 };
 
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");

@@ -5,6 +5,8 @@
  * families of the CUDA backend (src/cuda/prepare.c), best first:
  *   - wide units: a contiguous inner run on both sides (or a fill) moves as
  *     16-, 8- or 4-byte units when its length and every outer stride allow;
+ *   - tile: a transposed copy (the plan's tile_dim) through shared memory,
+ *     one tile of the two fast dims per item (tile.comp);
  *   - reversal: a reversed inner run loads 16 bytes and reverses its
  *     elements in registers;
  *   - gather: a contiguous output row from a strided input: each item
@@ -202,13 +204,53 @@ static bool gather(const dmls_vk_launch *B, dmls_vk_launch *out) {
     return false;
 }
 
+static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
+
+/* A transposed copy through shared-memory tiles (tile.comp): the launch's
+ * dims become tiles, A's (dim 0, the output's contiguous dim) and B's (the
+ * plan's tile_dim, the input's fastest) first, the others after them;
+ * run and step keep the extents of A and B for the partial last tiles.
+ * Each output word must belong to one tile row (the shader stores whole
+ * words): rows of A of whole words, every other destination stride a
+ * multiple of 4 bytes. A tile's in-tile strides stay below 2^25 bytes, so
+ * they are exact 32-bit values in the shader and a whole tile fits any
+ * binding (maxStorageBufferRange is at least 2^27). */
+static bool tile(const dmls_copy_plan *p, const dmls_vk_launch *B, dmls_vk_launch *out) {
+    const int64_t es = B->esize;
+    if (B->fill || p->tile_dim < 0 || p->ndim != B->ndim || es > 8 || B->dst_stride[0] != es) return false;
+    const int b = p->ndim - 1 - p->tile_dim; /* the launch's dims run innermost first */
+    const int64_t na = B->shape[0], nb = B->shape[b], ta = dmls_vk_tile_a(es), tb = dmls_vk_tile_b(es);
+    /* Narrower than 64 bytes on a side, the gather's element loads do as well. */
+    if (b < 1 || na * es < 64 || nb * es < 64 || !divides(na * es, 4) || !side_divides(B, B->dst_stride, 1, 4))
+        return false;
+    const int64_t sa = B->src_stride[0], sb = B->src_stride[b], db = B->dst_stride[b], limit = (int64_t)1 << 25;
+    if (magnitude(sa) * ta >= limit || magnitude(sb) * tb >= limit || db * tb >= limit) return false;
+    *out = *B;
+    out->shape[0] = (na + ta - 1) / ta, out->src_stride[0] = sa * ta, out->dst_stride[0] = es * ta;
+    out->shape[1] = (nb + tb - 1) / tb, out->src_stride[1] = sb * tb, out->dst_stride[1] = db * tb;
+    for (int i = 1, k = 2; i < B->ndim; i++)
+        if (i != b) {
+            out->shape[k] = B->shape[i], out->src_stride[k] = B->src_stride[i], out->dst_stride[k] = B->dst_stride[i];
+            k++;
+        }
+    out->shader = DMLS_VK_TILE1 + (es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3);
+    out->unit = out->src_unit = 1;                /* positions in bytes */
+    out->src_align = (uint32_t)(es < 4 ? es : 4); /* an element within one word, or whole words */
+    out->dst_align = 4;
+    out->run = na, out->step = nb, out->row = 0;
+    const int64_t src_reach = (ta - 1) * magnitude(sa) + (tb - 1) * magnitude(sb) + es, dst_reach = (tb - 1) * db + 128;
+    out->src_lo = 0, out->src_hi = src_reach > dst_reach ? src_reach : dst_reach;
+    return true;
+}
+
 static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_vk_launch *choices) {
     const dmls_vk_launch bytes = from_plan(p, fill);
     for (int i = 0; i < DMLS_VK_CHOICES; i++) choices[i] = bytes;
     if (bytes.shader == DMLS_VK_NOTHING) return;
     dmls_vk_launch *best = &choices[0], *second = &choices[1];
     if (!natural(&bytes, second)) *second = bytes;
-    if (!widen(&bytes, best) && !reverse(&bytes, best) && !gather(&bytes, best)) *best = *second;
+    if (!widen(&bytes, best) && !tile(p, &bytes, best) && !reverse(&bytes, best) && !gather(&bytes, best))
+        *best = *second;
     for (int i = 0; i < DMLS_VK_CHOICES; i++) set_magic(&choices[i]);
 }
 
@@ -239,15 +281,30 @@ const dmls_vk_launch *dmls_vk_choose(const dmls_vk_launch *choices, uint64_t src
     return &choices[DMLS_VK_CHOICES - 1];
 }
 
+/* How far dim i of L reaches from its first element on one side: for a
+ * tile's A and B, to their last elements rather than their last tiles'
+ * first. */
+static int64_t reach_of(const dmls_vk_launch *L, const int64_t *stride, int i) {
+    if (dmls_vk_is_tile(L->shader) && i < 2) {
+        const int64_t per = i == 0 ? dmls_vk_tile_a(L->esize) : dmls_vk_tile_b(L->esize);
+        return ((i == 0 ? L->run : L->step) - 1) * (stride[i] / per);
+    }
+    return (L->shape[i] - 1) * stride[i];
+}
+
 void dmls_vk_span(const dmls_vk_launch *L, bool dst_side, int64_t pos, int64_t *lo, int64_t *hi) {
     const int64_t *stride = dst_side ? L->dst_stride : L->src_stride;
     int64_t low = pos, high = pos;
     for (int i = 0; i < L->ndim; i++) {
-        const int64_t reach = (L->shape[i] - 1) * stride[i];
+        const int64_t reach = reach_of(L, stride, i);
         if (reach < 0)
             low += reach;
         else
             high += reach;
+    }
+    if (dmls_vk_is_tile(L->shader)) { /* one element at the far end, either side */
+        *lo = low, *hi = high + L->esize;
+        return;
     }
     *lo = low + (dst_side ? 0 : L->src_lo);
     *hi = high + (dst_side ? L->unit : L->src_hi);

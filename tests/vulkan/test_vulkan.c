@@ -37,6 +37,7 @@
 #include "support/layout.h"
 #include "test.h"
 #include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
+#include "permuted_case.h"
 #include "vk_harness.h"
 
 static vk_harness H;
@@ -45,6 +46,7 @@ static dmls_vulkan_context *ctx;
 #define GUARD 64
 static vk_buf in_arena, out_arena;
 static int splits_run;
+static int tiled_splits; /* lowered runs that took tile.comp, with more tiles than a binding holds */
 static int family_runs[DMLS_VK_SHADERS]; /* copies run by each shader, limits as they are */
 
 /* Runs op with the test's own command buffer: record, then submit and wait. */
@@ -84,10 +86,18 @@ static void run_one(dmls_operator *op, const char *label, size_t in_shift, size_
     const uint64_t saved_range = ctx->max_range, saved_items = ctx->max_items, saved_narrow = ctx->narrow_below;
     if (how & 1) ctx->narrow_below = 0; /* recorded runs: the tuned pipelines even on small cases */
     const uint32_t saved_groups = ctx->max_groups;
+    const dmls_vk_launch *first = &((const dmls_vk_prepared *)dmls_operator_prepared(op, DMLS_BACKEND_VULKAN))->copy[0];
     if (how >= 2) { /* small enough that most cases split; an element and its alignment still fit */
         ctx->max_range = 64 << test_range(0, 4);
         ctx->max_groups = (uint32_t)test_range(1, 3);
         ctx->max_items = (uint64_t)test_range(1, 40);
+        /* A tiled copy: a tile's reach and up to a few more, so that it splits by tiles. */
+        if (dmls_vk_is_tile(first->shader))
+            ctx->max_range =
+                (uint64_t)(first->src_hi - first->src_lo) * (uint64_t)test_range(1, 4) + ctx->bind_align + 4;
+        if (dmls_vk_is_tile(dmls_vk_choose(first, in_shift, out_shift, dmls_vk_reach(ctx))->shader) &&
+            dmls_vk_items(first) > 4)
+            tiled_splits++;
     } else {
         const dmls_vk_prepared *v = dmls_operator_prepared(op, DMLS_BACKEND_VULKAN);
         const int shader = dmls_vk_choose(v->copy, in_shift, out_shift, UINT64_MAX)->shader;
@@ -124,7 +134,10 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
     memcpy(h_ref, h_poison, out_alloc);
     dmls_status s = dmls_execute_reference(op, h_in, in_bytes, h_ref, out_bytes);
     CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
-    const int ways = in_bytes + out_bytes <= (1u << 14) ? 4 : 2;
+    /* A tiled copy splits by whole tiles, so bigger ones split in time. */
+    const dmls_vk_launch *first = &((const dmls_vk_prepared *)dmls_operator_prepared(op, DMLS_BACKEND_VULKAN))->copy[0];
+    const uint64_t small = dmls_vk_is_tile(first->shader) ? 1u << 20 : 1u << 14;
+    const int ways = in_bytes + out_bytes <= small ? 4 : 2;
     for (int how = 0; how < ways; how++) run_one(op, label, in_shift, out_shift, how, h_in, h_poison, h_ref);
     free(h_in), free(h_poison), free(h_ref);
 }
@@ -528,12 +541,67 @@ static void test_families(int iters) {
     printf("family cases: %d\n", iters);
 }
 
+/* Plain 2-D transposes of each element size, with whole and partial
+ * tiles on both sides, so that every tile.comp pipeline runs whatever the
+ * random cases draw. */
+static void test_transposes(void) {
+    static const int64_t sizes[3][2] = {{200, 136}, {132, 97}, {64, 513}};
+    for (int e = 0; e < 4; e++)
+        for (int k = 0; k < 3; k++) {
+            const int64_t rows = sizes[k][0], cols = sizes[k][1];
+            int64_t view[2] = {cols, rows}, in_strides[2] = {1, cols}, out_strides[2] = {rows, 1};
+            int64_t offs[2] = {0, 0}, steps[2] = {1, 1};
+            const dmls_tensor in = {test_dtype_of_size(1 << e), 2, view, in_strides, 0};
+            const dmls_tensor out = {test_dtype_of_size(1 << e), 2, view, out_strides, 0};
+            const dmls_window w = {offs, view, steps};
+            dmls_operator *op = NULL;
+            char label[64];
+            snprintf(label, sizeof label, "transpose (%lld, %lld), %d-byte", (long long)rows, (long long)cols, 1 << e);
+            CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+            if (op == NULL) continue;
+            differential(op, label, (size_t)(k * 8), (size_t)(k * 4));
+            dmls_destroy(op);
+        }
+}
+
+/* Tiled copies run so far (each case's unlowered runs). */
+static int tiled_runs(void) {
+    int n = 0;
+    for (int e = 0; e < 4; e++) n += family_runs[DMLS_VK_TILE1 + e];
+    return n;
+}
+
+/* Random permuted slices (permuted_case.h, issue 34) against the
+ * reference, at random byte shifts now and then; tile.comp must have run in
+ * a good share of them (each case runs twice with the limits as they are),
+ * and split across bindings in some. */
+static void test_permuted(int iters) {
+    const int before = tiled_runs();
+    int cases = 0;
+    for (int iter = 0; iter < iters; iter++) {
+        dmls_operator *op = NULL;
+        char label[128];
+        const dmls_status s = permuted_case_create(iter, &op, label, sizeof label);
+        CHECK(s == DMLS_OK, "%s: create failed: %s", label, dmls_last_error());
+        if (op == NULL) continue;
+        const size_t in_shift = test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0;
+        differential(op, label, in_shift, test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0);
+        dmls_destroy(op);
+        cases++;
+    }
+    const int tiled = (tiled_runs() - before) / 2;
+    printf("permuted: %d cases, %d tiled, %d tiled runs split\n", cases, tiled, tiled_splits);
+    CHECK(tiled >= iters / 8, "tile.comp ran in %d of %d permuted cases", tiled, iters);
+    CHECK(tiled_splits > 0, "no tiled copy split across bindings");
+}
+
 /* Every family ran in the random and family cases, so that each is
  * checked against the reference. */
 static void check_families(void) {
     static const char *names[DMLS_VK_SHADERS] = {"units4",     "units8",     "units16",    "reverse1",  "reverse2",
                                                  "reverse4",   "reverse8",   "gather16/1", "gather16/2",
-                                                 "gather16/4", "gather16/8", "gather4/1",  "gather4/2", "bytes"};
+                                                 "gather16/4", "gather16/8", "gather4/1",  "gather4/2", "bytes",
+                                                 "tile1",      "tile2",      "tile4",      "tile8"};
     for (int i = 0; i < DMLS_VK_SHADERS; i++) {
         printf("%s %d%s", names[i], family_runs[i], i + 1 < DMLS_VK_SHADERS ? ", " : " runs\n");
         CHECK(family_runs[i] > 0, "no random case ran the %s shader", names[i]);
@@ -592,6 +660,8 @@ int main(void) {
     for (int i = 0; i < iters; i++) random_case(i);
     printf("random: %d cases, %d runs with the binding range and workgroup count lowered\n", iters, splits_run);
     test_families(iters / 2 > 48 ? iters / 2 : 48);
+    test_transposes();
+    test_permuted(iters / 2 > 40 ? iters / 2 : 40);
     check_families();
     test_tunings(iters / 6);
     if (getenv("DMLS_TEST_CANONICAL")) test_canonical();

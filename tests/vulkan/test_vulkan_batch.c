@@ -11,6 +11,8 @@
  *     compared (the poison around the outputs included); every fourth
  *     with the context's limits lowered, so that items split into several
  *     dispatches inside the batch;
+ *   - batches of a few items, half of their operators random permuted
+ *     slices (permuted_case.h), whose tiled copies run inside the batch;
  *   - outputs that meet inside a 32-bit word: a split of 1-byte elements
  *     into odd sizes, packed into one slot and bound as adjacent slots of
  *     one buffer, and crops of 3-byte windows stacked. lavapipe runs one
@@ -39,8 +41,10 @@
 #endif
 #include "batch_case.h"
 #include "dmlslice/batch_vulkan.h"
+#include "operator.h"
 #include "test.h"
 #include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
+#include "permuted_case.h"
 #include "vk_harness.h"
 
 static vk_harness H;
@@ -106,14 +110,33 @@ static bool place(int a, const uint64_t *bytes, uint32_t n, uint64_t from, uint6
     return true;
 }
 
-/* R-B-ITEM: one random batch on the device against the oracle. */
-static void random_batch(int round) {
+/* A batch operator: a permuted slice (permuted_case.h) half the time. */
+static dmls_operator *mixed_op(bool allow_empty) {
+    if (test_range(0, 1) == 0) return batch_case_op(allow_empty);
+    dmls_operator *op = NULL;
+    char label[128];
+    CHECK_STATUS(permuted_case_create(0, &op, label, sizeof label), DMLS_OK);
+    return op ? op : batch_case_op(allow_empty);
+}
+
+static int tiled_items; /* items of permuted batches whose operator's first launch is tile.comp */
+
+/* R-B-ITEM: one random batch on the device against the oracle; permuted:
+ * a few items, half of their operators permuted slices (issue 34), whose
+ * tiled copies run as items of their own dispatch (docs/vulkan.md). */
+static void random_batch(int round, bool permuted) {
     batch_case c;
-    const size_t n = round == 0 ? 3000 : (size_t)test_range(0, 200);
+    const size_t n = permuted ? (size_t)test_range(1, 12) : round == 0 ? 3000 : (size_t)test_range(0, 200);
     dmls_batch *b;
     batch_buffers bb;
     unsigned char **ref;
-    if (!batch_case_setup(&c, n, (size_t)test_range(1, 10), round % 7 == 3 && n <= 40, &b, &bb, &ref)) return;
+    if (!batch_case_setup_with(&c, n, permuted ? (size_t)test_range(1, 4) : (size_t)test_range(1, 10),
+                               round % 7 == 3 && n <= 40, permuted ? mixed_op : batch_case_op, &b, &bb, &ref))
+        return;
+    for (size_t i = 0; permuted && i < c.n; i++) {
+        const dmls_vk_prepared *v = dmls_operator_prepared(c.items[i].op, DMLS_BACKEND_VULKAN);
+        tiled_items += dmls_vk_is_tile(v->copy[0].shader);
+    }
     /* Inputs in arena 0; outputs in arena 1, or after the inputs in arena 0. */
     const bool shared = round % 3 == 1;
     const uint64_t align = round % 2 ? 4 : 16;
@@ -459,7 +482,10 @@ int main(void) {
     prepared();
     bound_starts();
     const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
-    for (int r = 0; r < rounds; r++) random_batch(r);
+    for (int r = 0; r < rounds; r++) random_batch(r, false);
+    for (int r = 0; r < (rounds / 3 > 8 ? rounds / 3 : 8); r++) random_batch(r, true);
+    printf("permuted batches: %d items with a tiled copy\n", tiled_items);
+    CHECK(tiled_items > 0, "no permuted batch item had a tiled copy");
     for (int a = 0; a < 3; a++) vk_buf_free(H.device, &arena[a]);
     dmls_vulkan_context_destroy(ctx);
     vk_harness_close(&H);
