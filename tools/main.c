@@ -148,8 +148,8 @@ int main(int argc, char **argv) {
     const char *wanted = help ? argv[at + 1] : name;
     const command_def *cmd = find_command(wanted);
     if (cmd == NULL) {
-        const char *near = nearest_command(wanted);
-        if (near) fprintf(stderr, "dmlslice: unknown command '%s'; did you mean '%s'?\n", wanted, near);
+        const char *guess = nearest_command(wanted); /* not "near": a macro of windows.h */
+        if (guess) fprintf(stderr, "dmlslice: unknown command '%s'; did you mean '%s'?\n", wanted, guess);
         else fprintf(stderr, "dmlslice: unknown command '%s' (try 'dmlslice --help')\n", wanted);
         return 2;
     }
