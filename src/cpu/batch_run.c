@@ -89,6 +89,10 @@ static void run_whole_items(const dmls_batch *b, const dmls_batch_input *in, con
     while (a < z) {
         const uint32_t id = b->items[a].op;
         const dmls_cpu_prepared *cp = dmls_cpu_prepared_of(b->ops[id]);
+        if (cp->items == 0) { /* an empty item's offsets may be any value: no address is formed from them */
+            while (a < z && b->items[a].op == id) a++;
+            continue;
+        }
         for (; a < z && b->items[a].op == id; a++) {
             const dmls_batch_entry *e = &b->items[a];
             if (e->in_slot != in_slot) src = (const unsigned char *)in[in_slot = e->in_slot].data;
