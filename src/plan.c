@@ -33,8 +33,6 @@
 #include "checked.h"
 #include "copy_plan.h"
 
-static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
-
 /* See dmls_copy_plan.tile_dim: among the outer dims, the one with the
  * smallest non-zero |src_stride|, when it is smaller than the innermost's
  * and the output is packed along the innermost. A broadcast dim (stride 0)
@@ -44,10 +42,10 @@ static int32_t tile_dim(const dmls_copy_plan *p) {
     if (p->ndim < 2 || p->dst_stride[inner] != 1) return -1;
     int32_t best = -1;
     for (int i = 0; i < inner; i++) {
-        uint64_t s = magnitude(p->src_stride[i]);
-        if (s != 0 && (best < 0 || s < magnitude(p->src_stride[best]))) best = i;
+        uint64_t s = dmls_abs_i64(p->src_stride[i]);
+        if (s != 0 && (best < 0 || s < dmls_abs_i64(p->src_stride[best]))) best = i;
     }
-    if (best < 0 || magnitude(p->src_stride[best]) >= magnitude(p->src_stride[inner])) return -1;
+    if (best < 0 || dmls_abs_i64(p->src_stride[best]) >= dmls_abs_i64(p->src_stride[inner])) return -1;
     return best;
 }
 

@@ -4,6 +4,7 @@
  * the CPU has and whose pick accepts the copy wins. */
 #include <string.h>
 
+#include "../checked.h"
 #include "copy_tiled.h"
 #include "features.h"
 #include "kernels.h"
@@ -224,7 +225,6 @@ static void select_kernel(dmls_cpu_prepared *cp, unsigned features) {
 
 /* ------------------------------------------------------------ prepare */
 
-static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
 
 /* A transposed copy (copy_tiled.h): the output packed along the innermost
  * dim, which the input walks in steps past what the gathers read whole
@@ -235,13 +235,13 @@ static uint64_t magnitude(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_
  * contiguous on both sides is one 16-byte item to transpose. */
 static void tile_rows(dmls_cpu_prepared *cp) {
     const int n = cp->ndim, inner = n - 1;
-    if (n < 2 || cp->dst_step[inner] != cp->width || magnitude(cp->src_step[inner]) <= 32) return;
+    if (n < 2 || cp->dst_step[inner] != cp->width || dmls_abs_i64(cp->src_step[inner]) <= 32) return;
     int a = -1;
     for (int i = 0; i < inner; i++) {
-        uint64_t s = magnitude(cp->src_step[i]);
-        if (s != 0 && (a < 0 || s < magnitude(cp->src_step[a]))) a = i;
+        uint64_t s = dmls_abs_i64(cp->src_step[i]);
+        if (s != 0 && (a < 0 || s < dmls_abs_i64(cp->src_step[a]))) a = i;
     }
-    if (a < 0 || magnitude(cp->src_step[a]) >= DMLS_TILE_BYTES) return;
+    if (a < 0 || dmls_abs_i64(cp->src_step[a]) >= DMLS_TILE_BYTES) return;
     const int64_t shape = cp->shape[a], src = cp->src_step[a], dst = cp->dst_step[a];
     for (int i = a; i < inner - 1; i++) {
         cp->shape[i] = cp->shape[i + 1];
@@ -297,7 +297,7 @@ void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigne
     cp->row_src_step = n >= 2 ? cp->src_step[n - 2] : 0;
     cp->row_dst_step = n >= 2 ? cp->dst_step[n - 2] : 0;
     /* a tiled copy reads the input along its rows, a line for a line's worth of items */
-    uint64_t per_item = magnitude(cp->tiled ? cp->row_src_step : ss);
+    uint64_t per_item = dmls_abs_i64(cp->tiled ? cp->row_src_step : ss);
     if (per_item > 64) per_item = 64;
     if (per_item < (uint64_t)w) per_item = (uint64_t)w;
     const uint64_t in_bytes = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
