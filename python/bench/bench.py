@@ -16,7 +16,14 @@
      `dmlslice bench` run on the same machine, and Python / C. out= is made by
      np.empty / torch.empty as a user would make it (NumPy places a large
      array 16 bytes past a page boundary; the C bench's buffers are 64-byte
-     aligned: the "align" field records the offset).
+     aligned: the "align" field records the offset). The layout cases (a
+     stored shape and a "perm", issue 34) time ds.plan("transpose", ...)
+     making x.transpose(perm) contiguous, beside the library's own copy of
+     the same bytes on the same threads (column "copy", the yardstick of
+     `dmlslice bench`), NumPy's copyto and PyTorch's copy_ into a reused
+     output, ONNX Runtime's Transpose (all cores, a new output per call;
+     where onnxruntime and onnx are installed), and on the GPU PyTorch's
+     copy_, CuPy's ascontiguousarray and JAX's transpose.
 
   3. Many slices in one call (issue 24), in microseconds per call: ds.crops
      of 1,024 boxes of 3 x 4 x 4 float32 from a 3 x 512 x 512 image (starts on
@@ -68,6 +75,8 @@ def optional(name):
 torch = optional("torch")
 cupy = optional("cupy")
 jax = optional("jax")
+ort = optional("onnxruntime")
+onnx = optional("onnx")
 
 
 def gpu_ready():
@@ -308,18 +317,119 @@ def shrink(case, max_mib):
     return c, True
 
 
+def shrink_perm(case, max_mib):
+    """A layout case with its first stored axis cut so that the input fits max_mib."""
+    c = dict(case)
+    size = np.dtype(c["dtype"]).itemsize * int(np.prod(c["input_shape"]))
+    if not max_mib or size <= max_mib << 20:
+        return c, False
+    d0 = c["input_shape"][0]
+    c["input_shape"] = [max(1, min(d0, int(d0 * (max_mib << 20) / size)))] + c["input_shape"][1:]
+    return c, True
+
+
+def random_array(rng, shape, dt):
+    return (rng.standard_normal(shape, dtype=np.float32).astype(dt) if dt.kind == "f"
+            else rng.integers(0, 100, shape).astype(dt))
+
+
+def ort_transpose(x, perm):
+    """ONNX Runtime's Transpose of x (all cores, a new output per call), or
+    None where onnxruntime or onnx is missing or has no such tensor type."""
+    if ort is None or onnx is None:
+        return None
+    from onnx import TensorProto, helper
+    types = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16, "uint8": TensorProto.UINT8,
+             "float64": TensorProto.DOUBLE, "int64": TensorProto.INT64, "int32": TensorProto.INT32}
+    if x.dtype.name not in types:
+        return None
+    tt, out_shape = types[x.dtype.name], [x.shape[p] for p in perm]
+    g = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))], "t",
+                          [helper.make_tensor_value_info("x", tt, list(x.shape))],
+                          [helper.make_tensor_value_info("y", tt, out_shape)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = os.cpu_count() or 1
+    sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return lambda: sess.run(None, {"x": x})
+
+
+def perm_cands(c, x, device):
+    """A layout case: the planned transpose, its checks, and the peers."""
+    perm = tuple(c["perm"])
+    op = ds.plan("transpose", x.shape, x.dtype, perm)
+    want = np.ascontiguousarray(x.transpose(perm))
+    if device == "cpu":
+        out = np.empty(op.output_shape, x.dtype)
+        op(x, out=out)
+        assert np.array_equal(out.view(np.uint8), want.view(np.uint8)), c["name"]
+        flat = x.reshape(-1).view(np.uint8)  # the yardstick: the library copying the same bytes whole
+        cop = ds.plan("index", flat.shape, flat.dtype, "[:]")
+        cout, dst = np.empty_like(flat), np.empty_like(want)
+        cands = [("dmlslice", lambda: op(x, out=out), None), ("new", lambda: op(x), None),
+                 ("copy", lambda: cop(flat, out=cout), None),
+                 ("numpy", lambda: np.copyto(dst, x.transpose(perm)), None)]
+        if torch is not None:
+            tv, tout = torch.from_numpy(x).permute(perm), torch.from_numpy(np.empty_like(want))
+            cands.append(("torch", lambda: tout.copy_(tv), None))
+        f = ort_transpose(x, perm)
+        if f is not None:
+            cands.append(("ort", f, None))
+        return out, cands
+    tx = torch.from_numpy(x).cuda()
+    out = torch.empty(op.output_shape, dtype=tx.dtype, device="cuda")
+    op(tx, out=out)
+    torch.cuda.synchronize()
+    assert np.array_equal(out.cpu().numpy().view(np.uint8), want.view(np.uint8)), c["name"]
+    sync, tv, tout = torch.cuda.synchronize, tx.permute(perm), torch.empty_like(out)
+    flat = tx.reshape(-1)
+    cflat = torch.empty_like(flat)
+    cands = [("dmlslice", lambda: op(tx, out=out), sync), ("new", lambda: op(tx), sync),
+             ("copy", lambda: cflat.copy_(flat), sync), ("torch", lambda: tout.copy_(tv), sync)]
+    if cupy is not None:
+        cv = cupy.asarray(x).transpose(perm)
+        cands.append(("cupy", lambda: cupy.ascontiguousarray(cv), cupy.cuda.Device().synchronize))
+    if jax is not None and any(d.platform == "gpu" for d in jax.devices()):
+        jx = jax.device_put(x, [d for d in jax.devices() if d.platform == "gpu"][0])
+        f = jax.jit(lambda a: jax.numpy.transpose(a, perm))
+        cands.append(("jax", lambda: f(jx).block_until_ready(), None))
+    return out, cands
+
+
+def time_cands(row, cands, reps):
+    for name, fn, sync in cands:
+        try:
+            s, batch = time_batches(fn, reps, sync)
+            row[name + "_GBps"] = 2 * row["out_bytes"] / s / 1e9
+            row[name + "_ms"] = s * 1e3
+        except Exception as e:  # a peer that cannot run the case: say so, go on
+            row[name + "_error"] = str(e)[:200]
+    if "dmlslice_GBps" in row and "copy_GBps" in row:
+        row["of_copy"] = row["dmlslice_GBps"] / row["copy_GBps"]
+
+
 def cases(path, reps, device, max_mib):
     rows = []
     rng = np.random.default_rng(0)
     for case in json.load(open(path)):
-        if "perm" in case:  # a layout case: timed by `dmlslice bench`, not yet here
-            print(f"  {case['name']}: a permuted input, not timed here (dmlslice bench times it)")
+        if "perm" in case:
+            c, scaled = shrink_perm(case, max_mib)
+            x = random_array(rng, c["input_shape"], np.dtype(c["dtype"]))
+            out, cands = perm_cands(c, x, device)
+            row = {"device": device, "case": c["name"], "out_bytes": x.nbytes, "scaled": scaled}
+            if device == "cpu":
+                row["align"] = out.ctypes.data % 64
+            time_cands(row, cands, reps)
+            rows.append(row)
+            print(fmt_case(row), flush=True)
+            del x, out, cands
+            if device == "cuda":
+                torch.cuda.empty_cache()
             continue
         c, scaled = shrink(case, max_mib)
         dt, shape = np.dtype(c["dtype"]), c["input_shape"]
         offs, sizes, strides = c["window_offsets"], c["window_sizes"], c["window_strides"]
-        x = (rng.standard_normal(shape, dtype=np.float32).astype(dt) if dt.kind == "f"
-             else rng.integers(0, 100, shape).astype(dt))
+        x = random_array(rng, shape, dt)
         op = ds.plan("slice1", x.shape, x.dtype, offs, sizes, strides)
         out_bytes = int(np.prod(op.output_shape)) * dt.itemsize
         nview = numpy_view(offs, sizes, strides)
@@ -359,13 +469,7 @@ def cases(path, reps, device, max_mib):
                 jx = jax.device_put(x, [d for d in jax.devices() if d.platform == "gpu"][0])
                 f = jax.jit(lambda a: a[nview])
                 cands.append(("jax", lambda: f(jx).block_until_ready(), None))
-        for name, fn, sync in cands:
-            try:
-                s, batch = time_batches(fn, reps, sync)
-                row[name + "_GBps"] = 2 * out_bytes / s / 1e9
-                row[name + "_ms"] = s * 1e3
-            except Exception as e:  # a peer that cannot run the case: say so, go on
-                row[name + "_error"] = str(e)[:200]
+        time_cands(row, cands, reps)
         rows.append(row)
         print(fmt_case(row), flush=True)
         del x
@@ -377,9 +481,11 @@ def cases(path, reps, device, max_mib):
 
 def fmt_case(r):
     cols = [f"{r['device']:4s} {r['case']:14s}{'*' if r['scaled'] else ' '} {r['out_bytes'] / 2**20:8.1f} MiB"]
-    for k in ("dmlslice", "new", "numpy", "torch", "cupy", "jax", "c"):
+    for k in ("dmlslice", "new", "copy", "numpy", "torch", "ort", "cupy", "jax", "c"):
         if k + "_GBps" in r:
             cols.append(f"{k} {r[k + '_GBps']:7.1f}")
+    if "of_copy" in r:
+        cols.append(f"of copy {r['of_copy']:.2f}")
     if r.get("align"):
         cols.append(f"out= at 64+{r['align']}")
     if "py_over_c" in r:

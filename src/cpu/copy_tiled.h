@@ -22,13 +22,26 @@ static inline int64_t dmls_tile_items(int64_t w) {
     return w >= DMLS_TILE_BYTES / 2 ? 2 : DMLS_TILE_BYTES / w;
 }
 
-/* Columns of a panel: the kernels walk a panel of columns down all the
- * rows before the next, so the pages of its columns (a page each, in a wide
- * input) stay in the TLB while each row block reads the next line of each. */
+/* The walk of the SIMD kernels: panels of columns, each walked down a chunk
+ * of rows (its blocks row block by row block) before the next panel, chunk
+ * by chunk. Items of 4 and 8 bytes take panels of one block's columns and
+ * chunks of DMLS_TILE_CHUNK_ROWS rows: the input is then read as b = 16 or 8
+ * streams in order, which the hardware prefetchers follow, and the chunk's
+ * output rows (a page each, in a wide output) stay in the TLB from one panel
+ * to the next. A panel of 256 float32 columns walked down all the rows reads
+ * one line from each of 256 pages in turn, which no prefetcher follows: in a
+ * sweep of walks of the 8192 x 8192 float32 transpose on the 16-core Xeon
+ * host that ran at 0.4x the speed of strips, on one thread and on 16
+ * (bench/RESULTS.md). Items of 1 and 2 bytes would make 64 and 32 streams,
+ * at or past what the prefetchers follow, and were not measured there: they
+ * keep panels of DMLS_TILE_PANEL_BYTES of output row down all the rows. */
+#define DMLS_TILE_CHUNK_ROWS 512
 #define DMLS_TILE_PANEL_BYTES 1024
 static inline int64_t dmls_tile_panel(int64_t w) {
-    const int64_t b = dmls_tile_items(w), p = DMLS_TILE_PANEL_BYTES / w;
-    return p < b ? b : p - p % b;
+    return w >= 4 ? dmls_tile_items(w) : DMLS_TILE_PANEL_BYTES / w;
+}
+static inline int64_t dmls_tile_chunk(int64_t w) {
+    return w >= 4 ? DMLS_TILE_CHUNK_ROWS : INT64_MAX;
 }
 
 /* The body of a SIMD tiled kernel (dst, src, n, rows, p in scope, and
@@ -43,35 +56,38 @@ static inline int64_t dmls_tile_panel(int64_t w) {
  * backwards (row_src_step == -W) are staged from the block's last row, whose
  * address is lowest, and go out last to first. A block's ragged edge goes
  * item by item. */
-#define DMLS_TILED_WALK(W, S, TILE)                                                                 \
-    do {                                                                                            \
-        enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                              \
-        _Alignas(64) unsigned char in[B * LINE];                                                    \
-        _Alignas(64) unsigned char out[B * LINE];                                                   \
-        const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;            \
-        const int64_t flip = rs < 0 ? B - 1 : 0, ds = rs < 0 ? -rd : rd;                            \
-        const int64_t panel = dmls_tile_panel(W);                                                   \
-        const bool nt = p->nontemporal;                                                             \
-        for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                 \
-            const int64_t p1 = n - p0 < panel ? n : p0 + panel;                                     \
-            for (int64_t r0 = 0; r0 < rows; r0 += B) {                                              \
-                const int64_t rb = rows - r0 < B ? rows - r0 : B;                                   \
-                for (int64_t c0 = p0; c0 < p1; c0 += B) {                                           \
-                    const int64_t cb = p1 - c0 < B ? p1 - c0 : B;                                   \
-                    if (rb < B || cb < B) {                                                         \
-                        dmls_cpu_tiled_items(dst + r0 * rd + c0 * W, src + r0 * rs + c0 * ss, cb, rb, p); \
-                        continue;                                                                   \
-                    }                                                                               \
-                    const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                     \
-                    for (int64_t c = 0; c < B; c++) LOAD64(in + c * LINE, s0 + c * ss);            \
-                    for (int64_t r = 0; r < B; r += S)                                              \
-                        for (int64_t c = 0; c < B; c += S)                                          \
-                            TILE(in + c * LINE + r * W, LINE, out + r * LINE + c * W, LINE);          \
-                    unsigned char *d0 = dst + (r0 + flip) * rd + c0 * W;                            \
-                    for (int64_t r = 0; r < B; r++) STORE64(d0 + r * ds, out + r * LINE, nt);       \
-                }                                                                                   \
-            }                                                                                       \
-        }                                                                                           \
+#define DMLS_TILED_WALK(W, S, TILE)                                                                           \
+    do {                                                                                                      \
+        enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                                        \
+        _Alignas(64) unsigned char in[B * LINE];                                                              \
+        _Alignas(64) unsigned char out[B * LINE];                                                             \
+        const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                      \
+        const int64_t flip = rs < 0 ? B - 1 : 0, ds = rs < 0 ? -rd : rd;                                      \
+        const bool nt = p->nontemporal;                                                                       \
+        const int64_t panel = dmls_tile_panel(W), chunk = dmls_tile_chunk(W);                                 \
+        for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                        \
+            const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                         \
+            for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                       \
+                const int64_t p1 = n - p0 < panel ? n : p0 + panel;                                           \
+                for (int64_t r0 = q0; r0 < q1; r0 += B) {                                                     \
+                    const int64_t rb = q1 - r0 < B ? q1 - r0 : B;                                             \
+                    for (int64_t c0 = p0; c0 < p1; c0 += B) {                                                 \
+                        const int64_t cb = p1 - c0 < B ? p1 - c0 : B;                                         \
+                        if (rb < B || cb < B) {                                                               \
+                            dmls_cpu_tiled_items(dst + r0 * rd + c0 * W, src + r0 * rs + c0 * ss, cb, rb, p); \
+                            continue;                                                                         \
+                        }                                                                                     \
+                        const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                           \
+                        for (int64_t c = 0; c < B; c++) LOAD64(in + c * LINE, s0 + c * ss);                   \
+                        for (int64_t r = 0; r < B; r += S)                                                    \
+                            for (int64_t c = 0; c < B; c += S)                                                \
+                                TILE(in + c * LINE + r * W, LINE, out + r * LINE + c * W, LINE);              \
+                        unsigned char *d0 = dst + (r0 + flip) * rd + c0 * W;                                  \
+                        for (int64_t r = 0; r < B; r++) STORE64(d0 + r * ds, out + r * LINE, nt);             \
+                    }                                                                                         \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
     } while (0)
 
 /* The portable tiled kernel, for items of any width and any steps. */

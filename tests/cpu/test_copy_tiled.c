@@ -1,7 +1,7 @@
 /* The tiled kernels (src/cpu/copy_tiled.h) against dmls_execute_reference,
  * byte for byte, through every CPU plan variant (variants.h): transposes of
  * every item width (1, 2, 4, 8, and 3 and 16 bytes folded from short runs)
- * at sizes around the sub-tile, the block and the panel, with the input or
+ * at sizes around the sub-tile, the block, the panel and the chunk of rows, with the input or
  * the output view permuted and either axis reversed, asserting the dispatch
  * chose the tiled kernel; random permuted views of ranks 2-8 under random
  * windows, steps, reversals and padding; and transposes with the input
@@ -72,9 +72,10 @@ static void directed_tests(void) {
     static const int esizes[4] = {1, 2, 4, 8};
     for (int e = 0; e < 4; e++) {
         const int64_t w = esizes[e], sub = w == 1 ? 16 : w == 8 ? 4 : 8, b = dmls_tile_items(w),
-                      panel = dmls_tile_panel(w);
-        /* around a sub-tile, a block and a panel */
-        const int64_t sizes[] = {sub - 1, sub + 1, b - 1, b, b + 3, 2 * b + sub + 1, panel + 5};
+                      panel = dmls_tile_panel(w), chunk = w >= 4 ? dmls_tile_chunk(w) : 0;
+        /* around a sub-tile, a block, a panel and (4 and 8 bytes) a chunk of
+         * rows, the last chunk whole, then ragged */
+        const int64_t sizes[] = {sub - 1, sub + 1, b - 1, b, b + 3, 2 * b + sub + 1, panel + 5, chunk + b, chunk + 5};
         const int n = (int)(sizeof sizes / sizeof sizes[0]);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
