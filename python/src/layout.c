@@ -104,7 +104,7 @@ static int create(const lowered *p, int64_t unit, int64_t k, const side *in, con
     /* An empty result is written nowhere: its elements need no splitting. */
     if (k > 1 && out->v.bytes) { /* the bytes of one element, as k units along a last axis */
         if (n == EXT_MAX_RANK) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                       "%d axes not of size 1 with elements copied as %lld parts of %lld bytes (the "
                       "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
                       "dimension than the %d dmlslice takes",
@@ -134,7 +134,7 @@ static int view_strides(const array_view *in, int64_t unit, int64_t *t, uint64_t
     for (int i = 0; i < in->ndim; i++) {
         int64_t st = in->shape[i] > 1 ? in->strides[i] : 0;
         if (st < 0) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                       "the array has %d axes and a negative stride on axis %d (%lld bytes): arrays of more "
                       "than %d axes are read through a view whose strides are not negative (as .npy files' "
                       "are); pass a copy, e.g. np.ascontiguousarray(x)",
@@ -153,7 +153,7 @@ static int packed_result(const array_view *out) {
     int64_t want = out->itemsize;
     for (int i = out->ndim - 1; i >= 0; i--) {
         if (out->shape[i] > 1 && out->strides[i] != want) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-OUT",
                       "out= has stride %lld on axis %d: the result of an array of more than %d axes is "
                       "written C-contiguous; pass a C-contiguous out=",
                       (long long)out->strides[i], i, EXT_MAX_RANK);

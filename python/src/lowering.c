@@ -74,7 +74,7 @@ int lower_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p) {
 
 int lower_add_axis(lowered *p, int pos, int64_t len) {
     if (p->final_ndim == EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "", "NumPy index: the result would have more than %d axes",
+        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "R-PY-KEY", "NumPy index: the result would have more than %d axes",
                   EXT_ARRAY_MAX_RANK);
         return -1;
     }
@@ -92,7 +92,7 @@ int lower_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_a
         return -1;
     }
     if (ndim > EXT_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "transpose: the array has %d axes; at most %d are taken",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-OP-RANK", "transpose: the array has %d axes; at most %d are taken",
                   ndim, EXT_MAX_RANK);
         return -1;
     }

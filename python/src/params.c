@@ -95,7 +95,7 @@ int params_feature_level(PyObject *obj, int *level) {
     if (*level < 0) {
         PyObject *r = PyObject_Repr(obj);
         const char *s = r ? PyUnicode_AsUTF8AndSize(r, NULL) : "?";
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL",
                   "feature_level %s is not a DirectML feature level (e.g. \"6_4\" or 0x6400)", s ? s : "?");
         Py_XDECREF(r);
         return -1;
