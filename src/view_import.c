@@ -50,15 +50,16 @@ static dmls_status extent(const dmls_byte_view *v, dmls_imported_view *out) {
         RETURN_IF(dmls_mul_u64((uint64_t)(v->shape[i] - 1), dmls_abs_i64(v->byte_strides[i]), &reach) ||
                       dmls_add_u64(*side, reach, side) || *side > INT64_MAX,
                   DMLS_ERROR_OVERFLOW, "R-V-EXTENT",
-                  "view: axis %d (size %lld, byte stride %lld) reaches past 2^63 - 1 bytes", i,
-                  (long long)v->shape[i], (long long)v->byte_strides[i]);
+                  "view: axis %d (size %lld, byte stride %lld) reaches past 2^63 - 1 bytes", i, (long long)v->shape[i],
+                  (long long)v->byte_strides[i]);
     }
     uint64_t bytes;
     RETURN_IF(dmls_add_u64(below, above, &bytes) || dmls_add_u64(bytes, (uint64_t)v->item_size, &bytes) ||
                   bytes > INT64_MAX,
-              DMLS_ERROR_OVERFLOW, "R-V-EXTENT", "view: %llu bytes below element 0, %llu above and an item of %lld "
-              "span more than 2^63 - 1 bytes", (unsigned long long)below, (unsigned long long)above,
-              (long long)v->item_size);
+              DMLS_ERROR_OVERFLOW, "R-V-EXTENT",
+              "view: %llu bytes below element 0, %llu above and an item of %lld "
+              "span more than 2^63 - 1 bytes",
+              (unsigned long long)below, (unsigned long long)above, (long long)v->item_size);
     out->byte_offset = below;
     out->bytes = bytes;
     return DMLS_OK;

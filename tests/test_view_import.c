@@ -19,9 +19,8 @@ static void test_view_layouts(void) {
     CHECK_STATUS(import_view(2, shape, packed, 4, 4, &iv), DMLS_OK);
     CHECK(iv.dtype == DMLS_UINT32 && iv.strides[0] == 3 && iv.strides[1] == 1 && iv.byte_offset == 0 &&
               iv.bytes == 24 && iv.units_per_item == 1,
-          "packed 2x3 float32: dtype %d strides %lld %lld offset %llu bytes %llu", iv.dtype,
-          (long long)iv.strides[0], (long long)iv.strides[1], (unsigned long long)iv.byte_offset,
-          (unsigned long long)iv.bytes);
+          "packed 2x3 float32: dtype %d strides %lld %lld offset %llu bytes %llu", iv.dtype, (long long)iv.strides[0],
+          (long long)iv.strides[1], (unsigned long long)iv.byte_offset, (unsigned long long)iv.bytes);
     int64_t rshape[2] = {4, 1}, reversed[2] = {-8, 3};
     CHECK_STATUS(import_view(2, rshape, reversed, 8, 8, &iv), DMLS_OK);
     CHECK(iv.strides[0] == -1 && iv.strides[1] == 0 && iv.byte_offset == 24 && iv.bytes == 32,

@@ -39,13 +39,13 @@ typedef struct dmls_byte_view {
 
 /* The view as the native API takes it, in elements of `unit` bytes. */
 typedef struct dmls_imported_view {
-    dmls_dtype dtype;                /* the unsigned integer type of unit bytes */
-    int32_t ndim;                    /* the view's */
-    int64_t shape[DMLS_MAX_RANK];    /* the view's */
-    int64_t strides[DMLS_MAX_RANK];  /* in units; 0 on an axis of size 0 or 1, which moves no address */
-    int64_t units_per_item;          /* item_size / unit: an element is copied as this many units */
-    uint64_t byte_offset;            /* from the lowest byte the view touches to element 0 */
-    uint64_t bytes;                  /* from that byte to the byte after the highest one; 0 when empty */
+    dmls_dtype dtype;               /* the unsigned integer type of unit bytes */
+    int32_t ndim;                   /* the view's */
+    int64_t shape[DMLS_MAX_RANK];   /* the view's */
+    int64_t strides[DMLS_MAX_RANK]; /* in units; 0 on an axis of size 0 or 1, which moves no address */
+    int64_t units_per_item;         /* item_size / unit: an element is copied as this many units */
+    uint64_t byte_offset;           /* from the lowest byte the view touches to element 0 */
+    uint64_t bytes;                 /* from that byte to the byte after the highest one; 0 when empty */
 } dmls_imported_view;
 
 /* Narrows *unit (on entry 8, or a unit another view already gave) to the

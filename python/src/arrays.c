@@ -41,8 +41,8 @@ static int from_buffer(PyObject *obj, int writable, array_view *v) {
     v->has_buffer = 1;
     Py_buffer *b = &v->buffer;
     if (b->ndim > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK", "the array has %d dimensions; dmlslice takes at most %d",
-                  b->ndim, EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+                  "the array has %d dimensions; dmlslice takes at most %d", b->ndim, EXT_ARRAY_MAX_RANK);
         return -1;
     }
     int cls = format_class(b->format);
@@ -131,8 +131,8 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
         DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
         if (m->version.major != 1) {
             Py_DECREF(cap); /* still named: its destructor frees it */
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", "DLPack version %u.%u is not supported (1.x is)",
-                      m->version.major, m->version.minor);
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
+                      "DLPack version %u.%u is not supported (1.x is)", m->version.major, m->version.minor);
             return -1;
         }
         if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) {

@@ -246,8 +246,8 @@ static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_vi
     } else if (!same) {
         ext_shape_text(a, sizeof a, v->ndim, v->shape);
         ext_shape_text(b, sizeof b, ndim, shape);
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "%s has shape %s; the result has shape %s", what, a,
-                  b);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "%s has shape %s; the result has shape %s",
+                  what, a, b);
     } else if (!dtype) {
         ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT",
                   "%s must have the input's dtype (slicing copies bits; no casting)", what);
@@ -388,7 +388,8 @@ static int split_outs(PyObject *out, const dev_state *d, const array_view *in, c
     int64_t shape[EXT_MAX_RANK];
     memcpy(shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
     if (m != (Py_ssize_t)a->n)
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "split: out= has %zd arrays for %zu parts", m, a->n);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "split: out= has %zd arrays for %zu parts", m,
+                  a->n);
     for (; m == (Py_ssize_t)a->n && j < m; j++) {
         shape[a->axis] = a->sizes[j];
         PyObject *o = PyTuple_GetItem(fast, j);

@@ -110,7 +110,8 @@ static int call_lower(call *k, call_state *s) {
         return -1;
     s->p = &s->local;
     if (same_shape(s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape)) return 0;
-    return shape_mismatch("R-PY-SHAPE", "slice_grad: the array has shape %s; the window makes an input gradient of shape %s",
+    return shape_mismatch("R-PY-SHAPE",
+                          "slice_grad: the array has shape %s; the window makes an input gradient of shape %s",
                           s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape);
 }
 
@@ -125,8 +126,8 @@ static int call_plan(call *k, call_state *s) {
     }
     s->p = &s->pr->c.p;
     if (!same_shape(s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape))
-        return shape_mismatch("R-PY-SHAPE", "the array has shape %s; the operator was planned for input shape %s", s->in.ndim,
-                              s->in.shape, s->p->ndim, s->p->in_shape);
+        return shape_mismatch("R-PY-SHAPE", "the array has shape %s; the operator was planned for input shape %s",
+                              s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape);
     if (s->in.itemsize == s->pr->c.itemsize) return 0;
     ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-SHAPE",
               "the operator was planned for %lld-byte elements; the array has %lld-byte elements",
@@ -165,8 +166,8 @@ static int call_out(PyObject *out, call_state *s) {
     if (import_out(out, s) < 0) return -1;
     const lowered *p = s->p;
     if (!same_shape(s->out.ndim, s->out.shape, p->final_ndim, p->final_shape))
-        return shape_mismatch("R-PY-OUT", "out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape, p->final_ndim,
-                              p->final_shape);
+        return shape_mismatch("R-PY-OUT", "out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape,
+                              p->final_ndim, p->final_shape);
     int same = s->out.itemsize == s->in.itemsize && s->out.dtype_class == s->in.dtype_class;
     if (same && numpy_is_array(s->x) && numpy_is_array(out))
         same = PyObject_RichCompareBool(numpy_descr(s->x), numpy_descr(out), Py_EQ);

@@ -50,8 +50,8 @@ int frameworks_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls) {
 }
 
 static int too_many_dims(Py_ssize_t ndim) {
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK", "the array has %zd dimensions; dmlslice takes at most %d",
-              ndim, EXT_ARRAY_MAX_RANK);
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+              "the array has %zd dimensions; dmlslice takes at most %d", ndim, EXT_ARRAY_MAX_RANK);
     return -1;
 }
 

@@ -190,8 +190,8 @@ int keys_lower(int ndim, const int64_t *shape, PyObject *key, lowered *p) {
     int64_t len = 1;
     if (keys_have_bool(key) && !(key = rest = split_bools(key, ndim, &pos, &len))) return -1;
     char *expr = keys_text(key);
-    int rc = expr ? lower_numpy(ndim, shape, expr, p) : -1;
-    if (rc == 0 && rest) rc = lower_add_axis(p, pos, len);
+    int rc = expr ? lowering_numpy(ndim, shape, expr, p) : -1;
+    if (rc == 0 && rest) rc = lowering_add_axis(p, pos, len);
     if (rc < 0 || !p->expr) PyMem_Free(expr); /* else p->expr is expr: the caller's to free */
     Py_XDECREF(rest);
     return rc;

@@ -246,10 +246,11 @@ static int bind_view(const lowered *p, const array_view *in, const array_view *o
     if (view_strides(in, unit, t, &in_bytes) < 0 || packed_result(out) < 0) return -1;
     dmls_lowered_view v;
     dmls_status st = dmls_lower_numpy_view(in->ndim, in->shape, t, p->expr, &v);
-    if (st != DMLS_OK) return lower_numpy_failed(st);
+    if (st != DMLS_OK) return lowering_numpy_failed(st);
     const dmls_lowered *w = &v.slice;
     lowered q = {.ndim = w->ndim};
-    side si = {.v = {.ndim = w->ndim, .byte_offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes}, .base = in->data};
+    side si = {.v = {.ndim = w->ndim, .byte_offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes},
+               .base = in->data};
     side so = {.v = {.ndim = w->ndim, .bytes = (uint64_t)out->itemsize}, .base = out->data};
     int64_t packed = k;
     for (int i = w->ndim - 1; i >= 0; i--) {

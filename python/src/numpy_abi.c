@@ -143,8 +143,8 @@ int numpy_dtype(PyObject *descr, int64_t *itemsize, int *cls) {
 int numpy_view(PyObject *arr, int writable, array_view *v) {
     const numpy_fields *a = (const numpy_fields *)arr;
     if (a->nd > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK", "the array has %d dimensions; dmlslice takes at most %d",
-                  a->nd, EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+                  "the array has %d dimensions; dmlslice takes at most %d", a->nd, EXT_ARRAY_MAX_RANK);
         return -1;
     }
     const dtype_entry *d = dtype_lookup(a->descr);
