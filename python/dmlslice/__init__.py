@@ -66,7 +66,7 @@ def plan(kind, shape, dtype, *params, feature_level=None):
     """
     if kind not in _KINDS:
         raise ArgumentError(f"kind {kind!r} is not one of {', '.join(_KINDS)}",
-                            "DMLS_ERROR_INVALID_ARGUMENT", "")
+                            "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-KIND")
     return _plan(kind, shape, dtype, params, feature_level)
 
 

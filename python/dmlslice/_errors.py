@@ -14,10 +14,13 @@ class Error(Exception):
     Attributes:
         message: the library's message, naming the field, axis and values.
         status: the status name, e.g. ``"DMLS_ERROR_OUT_OF_BOUNDS"``.
-        rule: the rule ID of docs/spec.md, e.g. ``"R-WIN-BOUNDS"``, or ``""``.
+        rule: the rule ID of docs/spec.md, e.g. ``"R-WIN-BOUNDS"``, or of the
+            package's own (``"R-PY-OUT"``, python/README.md).
     """
 
     def __init__(self, message: str, status: str = "", rule: str = "") -> None:
+        if rule and f"({rule})" not in message:  # named as the library's messages name theirs
+            message = f"{message} ({rule})"
         super().__init__(message)
         self.message = message
         self.status = status

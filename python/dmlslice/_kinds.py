@@ -37,11 +37,11 @@ def dtype_info(dtype):
         dt = np.dtype(dtype)
     except TypeError as e:
         from ._errors import DTypeError
-        raise DTypeError(f"{dtype!r} is not a dtype", "DMLS_ERROR_INVALID_ARGUMENT", "") from e
+        raise DTypeError(f"{dtype!r} is not a dtype", "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY") from e
     if dt.hasobject:
         from ._errors import DTypeError
         raise DTypeError(f"dtype {dt} holds Python objects; slicing copies bits",
-                         "DMLS_ERROR_INVALID_ARGUMENT", "")
+                         "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY")
     cls = {"f": _FLOAT, "i": _INT, "u": _UINT}.get(dt.kind, _OTHER)
     if cls == _FLOAT and dt.itemsize not in (2, 4, 8):
         cls = _OTHER
@@ -157,7 +157,7 @@ def empty_like(x, shape, dtype_hint):
         return np.empty(shape, dtype=np.dtype(dtype_hint))
     from ._errors import DTypeError
     raise DTypeError(f"cannot make a result for a {type(x).__name__} on DLPack device "
-                     f"{dev_type}; pass out=", "DMLS_ERROR_INVALID_ARGUMENT", "")
+                     f"{dev_type}; pass out=", "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE")
 
 
 def finish(x, target):
@@ -178,7 +178,7 @@ def host_starts(starts, rank, extra):
     if a.size == 0 and a.dtype.kind == "f":  # np.asarray([[], []]) is float64: no value to read
         a = a.astype(np.int64)
     if a.dtype.kind not in "iu":
-        raise DTypeError(f"crops: starts must hold integers, not {a.dtype}", "DMLS_ERROR_INVALID_ARGUMENT", "")
+        raise DTypeError(f"crops: starts must hold integers, not {a.dtype}", "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY")
     if a.ndim != 2 or a.shape[1] != rank:
         raise ArgumentError(f"crops: starts has shape {a.shape}; an (N, {rank}) array is needed (row i: the "
                             f"starts of crop i, one per axis of x)", "DMLS_ERROR_SHAPE_MISMATCH", "R-CROP-BOUNDS")

@@ -22,7 +22,7 @@ static int format_class(const char *fmt) {
             if (!end) break;
             c = end;
         } else if (*c == 'O') {
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                       "arrays of Python objects (format '%s') cannot be sliced by copying bits", fmt);
             return -1;
         }
@@ -41,19 +41,19 @@ static int from_buffer(PyObject *obj, int writable, array_view *v) {
     v->has_buffer = 1;
     Py_buffer *b = &v->buffer;
     if (b->ndim > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "the array has %d dimensions; dmlslice takes at most %d",
-                  b->ndim, EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+                  "the array has %d dimensions; dmlslice takes at most %d", b->ndim, EXT_ARRAY_MAX_RANK);
         return -1;
     }
     int cls = format_class(b->format);
     if (cls < 0) return -1;
     if (b->itemsize < 1) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %lld bytes cannot be sliced",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-V-SIZES", "elements of %lld bytes cannot be sliced",
                   (long long)b->itemsize);
         return -1;
     }
     if (writable && b->readonly) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "out= is read-only");
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
         return -1;
     }
     v->source = SRC_BUFFER;
@@ -91,7 +91,7 @@ static PyObject *call_dlpack(PyObject *obj, PyObject *stream) {
     if (!meth) {
         PyErr_Clear();
         char name[128];
-        return ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        return ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                          "expected an array (the buffer protocol or __dlpack__), got %s",
                          ext_type_name(obj, name, sizeof name));
     }
@@ -131,8 +131,8 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
         DLManagedTensorVersioned *m = PyCapsule_GetPointer(cap, "dltensor_versioned");
         if (m->version.major != 1) {
             Py_DECREF(cap); /* still named: its destructor frees it */
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "DLPack version %u.%u is not supported (1.x is)",
-                      m->version.major, m->version.minor);
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
+                      "DLPack version %u.%u is not supported (1.x is)", m->version.major, m->version.minor);
             return -1;
         }
         if (PyCapsule_SetName(cap, "used_dltensor_versioned") < 0) {
@@ -154,7 +154,7 @@ static int from_dlpack(PyObject *obj, int writable, PyObject *stream, array_view
     } else {
         Py_DECREF(cap);
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "__dlpack__ of %s returned no DLPack capsule",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", "__dlpack__ of %s returned no DLPack capsule",
                   ext_type_name(obj, name, sizeof name));
         return -1;
     }

@@ -110,7 +110,7 @@ static int check_device(dev_state *d, int type, int id) {
     d->w.device = id;
     if (d->w.cuda) return run_cuda_check(id);
     if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
               "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
     return -1;
 }
@@ -168,7 +168,7 @@ static int same_device(PyObject *obj, const dev_state *d, const char *name, Py_s
     int cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
     if (cuda == d->w.cuda && (!cuda || id == d->w.device)) return 0;
     char what[64];
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
               cuda ? "CUDA device" : "the CPU", cuda ? id : 0, d->w.cuda ? "CUDA device" : "the CPU",
               d->w.cuda ? d->w.device : 0);
@@ -181,7 +181,7 @@ static int view_on_device(const array_view *v, const dev_state *d, const char *n
     int cuda = v->device_type == DL_CUDA || v->device_type == DL_CUDA_MANAGED;
     if (cuda == d->w.cuda && (!cuda || v->device_id == d->w.device)) return 0;
     char what[64];
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
               cuda ? "CUDA device" : "the CPU", cuda ? v->device_id : 0, d->w.cuda ? "CUDA device" : "the CPU",
               d->w.cuda ? d->w.device : 0);
@@ -246,13 +246,13 @@ static int take_out(PyObject *o, const dev_state *d, PyObject *x, const array_vi
     } else if (!same) {
         ext_shape_text(a, sizeof a, v->ndim, v->shape);
         ext_shape_text(b, sizeof b, ndim, shape);
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "%s has shape %s; the result has shape %s", what, a,
-                  b);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "%s has shape %s; the result has shape %s",
+                  what, a, b);
     } else if (!dtype) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT",
                   "%s must have the input's dtype (slicing copies bits; no casting)", what);
     } else {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-OUT",
                   "%s is not C-contiguous: batched results are written packed; pass a C-contiguous array", what);
     }
     view_release(v);
@@ -380,7 +380,7 @@ static int split_outs(PyObject *out, const dev_state *d, const array_view *in, c
     PyObject *fast = PySequence_Tuple(out);
     if (!fast) {
         PyErr_Clear();
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT",
                   "split: out= must be a sequence of arrays, one per part");
         return -1;
     }
@@ -388,7 +388,8 @@ static int split_outs(PyObject *out, const dev_state *d, const array_view *in, c
     int64_t shape[EXT_MAX_RANK];
     memcpy(shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
     if (m != (Py_ssize_t)a->n)
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "split: out= has %zd arrays for %zu parts", m, a->n);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "split: out= has %zd arrays for %zu parts", m,
+                  a->n);
     for (; m == (Py_ssize_t)a->n && j < m; j++) {
         shape[a->axis] = a->sizes[j];
         PyObject *o = PyTuple_GetItem(fast, j);
@@ -547,7 +548,7 @@ static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_t
         return -1;
     }
     if (t->k > 1) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                   "crops: x's elements are copied as %lld parts of %lld bytes (an item size or a byte stride "
                   "not a multiple of 8, 4 or 2), which adds an axis starts on the device have no column for; "
                   "pass the starts as a host array",
@@ -567,13 +568,13 @@ static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_t
         return -1;
     }
     if (v->dtype_class != CLS_INT || (v->itemsize != 4 && v->itemsize != 8)) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                   "crops: starts on the device must be 32- or 64-bit signed integers, not %lld-byte %s",
                   (long long)v->itemsize, v->dtype_class == CLS_UINT ? "unsigned integers" : "elements");
         return -1;
     }
     if (!is_packed(v)) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                   "crops: starts on the device must be C-contiguous (e.g. starts.contiguous())");
         return -1;
     }
@@ -1018,7 +1019,7 @@ static int batch_input(const BatchObject *b, uint32_t s, PyObject *obj, bcall *c
                   "elements",
                   s, x1, (long long)v->itemsize, b->slot_op[s], x2, (long long)p->itemsize);
     else
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                   "Batch: inputs[%u] is not C-contiguous: a planned batch reads packed arrays "
                   "(np.ascontiguousarray(x), x.contiguous())",
                   s);
@@ -1101,7 +1102,7 @@ static int run_rows(const BatchObject *b, const brun *r, PyObject *buf, char *ba
         Py_XDECREF(zero);
         if (rows && (!PyTuple_Check(rows) || PyTuple_Size(rows) != r->count)) {
             Py_CLEAR(rows);
-            ext_raise(ERR_FOREIGN, "DMLS_ERROR_INVALID_ARGUMENT", "", "Batch: unbind(0) gave no tuple of %zd",
+            ext_raise(ERR_FOREIGN, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", "Batch: unbind(0) gave no tuple of %zd",
                       r->count);
         }
     }
@@ -1170,12 +1171,12 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
     if (out != Py_None) {
         if (!(fast = PySequence_Tuple(out))) {
             PyErr_Clear();
-            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+            ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT",
                       "Batch: out= must be a sequence of arrays, one per item");
             return -1;
         }
         if (PyTuple_Size(fast) != b->n) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", "Batch: out= has %zd arrays for %zd items",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-OUT", "Batch: out= has %zd arrays for %zd items",
                       PyTuple_Size(fast), b->n);
             Py_DECREF(fast);
             return -1;
@@ -1211,7 +1212,7 @@ static int batch_device(BatchObject *b, const bcall *c) {
     if (!c->d.w.cuda || !b->batch) return 0;
     if (b->device < 0) b->device = c->d.w.device;
     if (b->device == c->d.w.device) return 0;
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "Batch: prepared for CUDA device %d, called with arrays on device %d; plan another batch for it",
               b->device, c->d.w.device);
     return -1;

@@ -36,7 +36,7 @@ static int check_device(call_state *s, int type, int id) {
     s->cuda = is_cuda(type);
     if (!s->cuda) {
         if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
                   "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
         return -1;
     }
@@ -84,11 +84,11 @@ static int call_input(call_state *s) {
     return 0;
 }
 
-static int shape_mismatch(const char *fmt, int n, const int64_t *have, int m, const int64_t *want) {
+static int shape_mismatch(const char *rule, const char *fmt, int n, const int64_t *have, int m, const int64_t *want) {
     char a[256], b[256];
     ext_shape_text(a, sizeof a, n, have);
     ext_shape_text(b, sizeof b, m, want);
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "", fmt, a, b);
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", rule, fmt, a, b);
     return -1;
 }
 
@@ -110,7 +110,8 @@ static int call_lower(call *k, call_state *s) {
         return -1;
     s->p = &s->local;
     if (same_shape(s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape)) return 0;
-    return shape_mismatch("slice_grad: the array has shape %s; the window makes an input gradient of shape %s",
+    return shape_mismatch("R-PY-SHAPE",
+                          "slice_grad: the array has shape %s; the window makes an input gradient of shape %s",
                           s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape);
 }
 
@@ -125,10 +126,10 @@ static int call_plan(call *k, call_state *s) {
     }
     s->p = &s->pr->c.p;
     if (!same_shape(s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape))
-        return shape_mismatch("the array has shape %s; the operator was planned for input shape %s", s->in.ndim,
-                              s->in.shape, s->p->ndim, s->p->in_shape);
+        return shape_mismatch("R-PY-SHAPE", "the array has shape %s; the operator was planned for input shape %s",
+                              s->in.ndim, s->in.shape, s->p->ndim, s->p->in_shape);
     if (s->in.itemsize == s->pr->c.itemsize) return 0;
-    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-SHAPE",
               "the operator was planned for %lld-byte elements; the array has %lld-byte elements",
               (long long)s->pr->c.itemsize, (long long)s->in.itemsize);
     return -1;
@@ -138,7 +139,7 @@ static int call_plan(call *k, call_state *s) {
 static int same_device(const call_state *s, int type, int id) {
     int cuda = is_cuda(type);
     if (cuda == s->cuda && (!cuda || id == s->in.device_id)) return 0;
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "out= is on %s %d and the array on %s %d; they must share a device", cuda ? "CUDA device" : "the CPU",
               cuda ? id : 0, s->cuda ? "CUDA device" : "the CPU", s->cuda ? s->in.device_id : 0);
     return -1;
@@ -165,14 +166,14 @@ static int call_out(PyObject *out, call_state *s) {
     if (import_out(out, s) < 0) return -1;
     const lowered *p = s->p;
     if (!same_shape(s->out.ndim, s->out.shape, p->final_ndim, p->final_shape))
-        return shape_mismatch("out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape, p->final_ndim,
-                              p->final_shape);
+        return shape_mismatch("R-PY-OUT", "out= has shape %s; the result has shape %s", s->out.ndim, s->out.shape,
+                              p->final_ndim, p->final_shape);
     int same = s->out.itemsize == s->in.itemsize && s->out.dtype_class == s->in.dtype_class;
     if (same && numpy_is_array(s->x) && numpy_is_array(out))
         same = PyObject_RichCompareBool(numpy_descr(s->x), numpy_descr(out), Py_EQ);
     if (same < 0) return -1;
     if (!same) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT",
                   "out= must have the input's dtype (slicing copies bits; no casting)");
         return -1;
     }

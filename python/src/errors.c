@@ -122,7 +122,7 @@ PyObject *ext_own_error(void) {
     PyObject *text = PyObject_Str(value);
     const char *msg = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
     if (!msg) PyErr_Clear();
-    ext_raise(role, status, "", "%s: %s", ext_type_name(value, name, sizeof name), msg ? msg : "");
+    ext_raise(role, status, "R-PY-ARRAY", "%s: %s", ext_type_name(value, name, sizeof name), msg ? msg : "");
     Py_XDECREF(text);
     PyObject *t2, *mine, *tb2;
     PyErr_Fetch(&t2, &mine, &tb2);

@@ -59,19 +59,19 @@ const void *exchange_api(PyObject *obj) {
 int dlpack_read(const void *tensor, uint64_t flags, int writable, array_view *v) {
     const DLTensor *t = tensor;
     if (t->ndim < 0 || t->ndim > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "the array has %d dimensions; dmlslice takes at most %d",
-                  (int)t->ndim, EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+                  "the array has %d dimensions; dmlslice takes at most %d", (int)t->ndim, EXT_ARRAY_MAX_RANK);
         return -1;
     }
     uint64_t bits = (uint64_t)t->dtype.bits * t->dtype.lanes;
     if (bits == 0 || bits % 8) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %u bits x %u lanes are not whole bytes",
-                  t->dtype.bits, t->dtype.lanes);
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
+                  "elements of %u bits x %u lanes are not whole bytes", t->dtype.bits, t->dtype.lanes);
         return -1;
     }
     v->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     if (writable && v->readonly) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "out= is read-only");
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
         return -1;
     }
     v->itemsize = (int64_t)(bits / 8);
@@ -99,8 +99,8 @@ static int from_managed(DLManagedTensorVersioned *m, int writable, array_view *v
     v->managed = m;
     v->versioned = 1;
     if (m->version.major != 1) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "DLPack version %u.%u is not supported (1.x is)",
-                  m->version.major, m->version.minor);
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
+                  "DLPack version %u.%u is not supported (1.x is)", m->version.major, m->version.minor);
         return -1;
     }
     return dlpack_read(&m->dl_tensor, m->flags, writable, v);
@@ -144,7 +144,7 @@ static void set_error(void *ctx, const char *kind, const char *message) {
     (void)ctx;
     int memory = kind && strstr(kind, "Memory");
     ext_raise(memory ? ERR_MEMORY : ERR_FOREIGN, memory ? "DMLS_ERROR_OUT_OF_MEMORY" : "DMLS_ERROR_INVALID_ARGUMENT",
-              "", "the array's library could not make the result: %s: %s", kind ? kind : "error",
+              "R-PY-ARRAY", "the array's library could not make the result: %s: %s", kind ? kind : "error",
               message ? message : "");
 }
 

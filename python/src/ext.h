@@ -246,25 +246,25 @@ typedef struct lowered {
     int perm[EXT_MAX_RANK];
 } lowered;
 
-int lower_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p);
+int lowering_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p);
 /* Adds an axis of length len (1, or 0: the result is then empty) to the
  * result's shape at pos: NumPy's axis of boolean scalars. */
-int lower_add_axis(lowered *p, int pos, int64_t len);
-int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n, const int64_t *axes,
-               int n_axes, const int64_t *steps, int n_steps, lowered *p);
-int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
-                      int n_sizes, const uint64_t *strides, int n_strides, lowered *p);
-int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p);
+int lowering_add_axis(lowered *p, int pos, int64_t len);
+int lowering_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n,
+                  const int64_t *axes, int n_axes, const int64_t *steps, int n_steps, lowered *p);
+int lowering_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
+                         int n_sizes, const uint64_t *strides, int n_strides, lowered *p);
+int lowering_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p);
 /* np.transpose(x, axes) (axes NULL: reversed; negatives from the back)
  * for an input of at most EXT_MAX_RANK axes: the whole transposed array. */
-int lower_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_axes, lowered *p);
+int lowering_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_axes, lowered *p);
 /* An array's view as the window reads it: its axes permuted for a
  * transpose, unchanged otherwise. */
 void lowered_view(const lowered *p, array_view *v);
 /* True where the result has no element. */
 int lowered_empty(const lowered *p);
 /* The library's message for a NumPy key it refused, as NumPy's class. */
-int lower_numpy_failed(int st);
+int lowering_numpy_failed(int st);
 
 /* ---- dml.c */
 

@@ -50,8 +50,8 @@ int frameworks_dtype_info(PyObject *dtype, int64_t *itemsize, int *cls) {
 }
 
 static int too_many_dims(Py_ssize_t ndim) {
-    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "the array has %zd dimensions; dmlslice takes at most %d",
-              ndim, EXT_ARRAY_MAX_RANK);
+    ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+              "the array has %zd dimensions; dmlslice takes at most %d", ndim, EXT_ARRAY_MAX_RANK);
     return -1;
 }
 
@@ -187,7 +187,7 @@ int frameworks_torch_view(PyObject *obj, array_view *v) {
     int conj = neg == 0 && d->dl_code == 5 ? torch_bool(obj, s_is_conj, 1) : 0;
     if (neg != 0 || conj != 0) {
         if (neg > 0 || conj > 0)
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                       "the tensor has PyTorch's %s bit set (a lazily %s view, e.g. %s): its memory does "
                       "not hold its values; pass x.%s()",
                       neg > 0 ? "negative" : "conjugate", neg > 0 ? "negated" : "conjugated",
@@ -346,7 +346,7 @@ int frameworks_device_of(PyObject *obj, int *type, int *id) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
         PyErr_Clear();
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                   "expected an array (the buffer protocol or __dlpack__), got %s",
                   ext_type_name(obj, name, sizeof name));
         return -1;
@@ -358,7 +358,7 @@ int frameworks_device_of(PyObject *obj, int *type, int *id) {
     if (!t0 || PyErr_Occurred()) {
         PyErr_Clear();
         char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                   "__dlpack_device__ of %s did not return (device_type, device_id)",
                   ext_type_name(obj, name, sizeof name));
         return -1;

@@ -94,7 +94,7 @@ static uint64_t hash_bytes(const char *s, size_t n) {
 /* The compiled slice for text `expr`, lowered and compiled now. */
 static prepared *plan_text(const array_view *in, const char *expr) {
     lowered p;
-    if (lower_numpy(in->ndim, in->shape, expr, &p) < 0) return NULL;
+    if (lowering_numpy(in->ndim, in->shape, expr, &p) < 0) return NULL;
     return prepared_new(K_INDEX, &p, in->itemsize); /* p.expr (expr) copied */
 }
 

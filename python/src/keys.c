@@ -46,7 +46,7 @@ static int add_int(char **buf, size_t *len, size_t *cap, PyObject *v) {
 
 static int bad_index(PyObject *item) {
     char name[128];
-    ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+    ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-KEY",
               "only integers, slices (`:`), ellipsis (`...`) and None are valid indices for "
               "slicing, not %s (arrays, lists and booleans are advanced indexing)",
               ext_type_name(item, name, sizeof name));
@@ -67,7 +67,7 @@ static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item) {
                 return add_text(buf, len, cap, "::0");
             }
             PyErr_Clear();
-            ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+            ext_raise(ERR_INDEX_TYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-KEY",
                       "slice indices must be integers or None or have an __index__ method");
             return -1;
         }
@@ -91,7 +91,7 @@ static int add_item(char **buf, size_t *len, size_t *cap, PyObject *item) {
 const char *keys_string(PyObject *key, Py_ssize_t *n) {
     const char *s = PyUnicode_AsUTF8AndSize(key, n);
     if (s && strlen(s) != (size_t)*n) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_FORMAT", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_FORMAT", "R-PY-KEY",
                   "NumPy index string holds a NUL character at position %zu; a key is text", strlen(s));
         return NULL;
     }
@@ -190,8 +190,8 @@ int keys_lower(int ndim, const int64_t *shape, PyObject *key, lowered *p) {
     int64_t len = 1;
     if (keys_have_bool(key) && !(key = rest = split_bools(key, ndim, &pos, &len))) return -1;
     char *expr = keys_text(key);
-    int rc = expr ? lower_numpy(ndim, shape, expr, p) : -1;
-    if (rc == 0 && rest) rc = lower_add_axis(p, pos, len);
+    int rc = expr ? lowering_numpy(ndim, shape, expr, p) : -1;
+    if (rc == 0 && rest) rc = lowering_add_axis(p, pos, len);
     if (rc < 0 || !p->expr) PyMem_Free(expr); /* else p->expr is expr: the caller's to free */
     Py_XDECREF(rest);
     return rc;

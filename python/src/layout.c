@@ -13,64 +13,41 @@
 
 #include <dmlslice/dmlslice.h>
 #include <dmlslice/frontends.h>
+#include <dmlslice/view.h>
 
 _Static_assert(EXT_MAX_RANK == DMLS_MAX_RANK, "the extension's rank limit is the library's");
 _Static_assert(EXT_ARRAY_MAX_RANK == DMLS_NUMPY_MAX_RANK, "the extension's array rank limit is the library's");
 
-/* One side of a copy as the native API takes it: sizes and element strides
- * in units of `unit` bytes, the lowest byte the tensor touches (base), the
- * offset from there to element 0, and the bytes from base to its end. */
+/* One side of a copy: the library's import of its view (sizes and strides
+ * in copy units, the offset from its lowest byte to element 0, its span)
+ * and that lowest byte. */
 typedef struct side {
-    int ndim;
-    int64_t shape[EXT_MAX_RANK];
-    int64_t strides[EXT_MAX_RANK];
+    dmls_imported_view v;
     char *base;
-    uint64_t offset;
-    uint64_t bytes;
 } side;
 
-static int64_t gcd64(int64_t a, int64_t b) {
-    if (a < 0) a = -a;
-    if (b < 0) b = -b;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
+/* data's view in elements of `unit` bytes; raises the library's error. */
+static int make_side(side *s, int ndim, const int64_t *shape, const int64_t *bstrides, char *data, int64_t itemsize,
+                     int64_t unit) {
+    dmls_byte_view bv = {ndim, shape, bstrides, itemsize};
+    dmls_status st = dmls_view_import(&bv, unit, &s->v);
+    if (st != DMLS_OK) {
+        ext_raise_status(st);
+        return -1;
     }
-    return a;
-}
-
-/* Byte strides -> element strides of `unit`, and the span. Strides of
- * size-1 axes never move an address and are set to 0. */
-static void make_side(side *s, int ndim, const int64_t *shape, const int64_t *bstrides, char *data, int64_t itemsize,
-                      int64_t unit, int empty) {
-    s->ndim = ndim;
-    int64_t lo = 0, hi = 0;
-    for (int i = 0; i < ndim; i++) {
-        s->shape[i] = shape[i];
-        int64_t st = shape[i] > 1 ? bstrides[i] : 0;
-        s->strides[i] = st / unit;
-        if (!empty) {
-            if (st < 0)
-                lo += (shape[i] - 1) * st;
-            else
-                hi += (shape[i] - 1) * st;
-        }
-    }
-    s->base = empty ? data : data + lo;
-    s->offset = empty ? 0 : (uint64_t)-lo;
-    s->bytes = empty ? 0 : (uint64_t)(hi - lo + itemsize);
+    s->base = s->v.bytes ? data - s->v.byte_offset : data;
+    return 0;
 }
 
 /* Packed as layout_compile describes a lowered slice's arrays: element strides in units,
  * an element being k units. */
 static int is_packed(const side *s, int64_t k) {
     int64_t want = k;
-    for (int i = s->ndim - 1; i >= 0; i--) {
-        if (s->shape[i] > 1 && s->strides[i] != want) return 0;
-        want *= s->shape[i];
+    for (int i = s->v.ndim - 1; i >= 0; i--) {
+        if (s->v.shape[i] > 1 && s->v.strides[i] != want) return 0;
+        want *= s->v.shape[i];
     }
-    return s->offset == 0;
+    return s->v.byte_offset == 0;
 }
 
 int layout_unit_dtype(int64_t unit) {
@@ -79,16 +56,15 @@ int layout_unit_dtype(int64_t unit) {
 
 /* See ext.h. A byte stride that is no multiple of the item size (a field of
  * a record array, a view through np.lib.stride_tricks) is read exactly this
- * way. */
+ * way. The arrays were read by arrays.c (an item of at least 1 byte, sizes
+ * of at least 0, at most EXT_ARRAY_MAX_RANK axes), so the library finds no
+ * fault with them; unit 1 would serve any view. */
 int64_t layout_copy_unit(int64_t itemsize, int n, const int64_t *shape, const int64_t *strides, int m,
                          const int64_t *shape2, const int64_t *strides2) {
-    int64_t g = itemsize;
-    for (int i = 0; i < n; i++)
-        if (shape[i] > 1) g = gcd64(g, strides[i]);
-    for (int i = 0; i < m; i++)
-        if (shape2[i] > 1) g = gcd64(g, strides2[i]);
-    g &= -g; /* its largest power-of-two factor */
-    return g > 8 ? 8 : g;
+    int64_t unit = 8;
+    dmls_byte_view a = {n, shape, strides, itemsize}, b = {m, shape2, strides2, itemsize};
+    if (dmls_view_unit(&a, &unit) != DMLS_OK || dmls_view_unit(&b, &unit) != DMLS_OK) return 1;
+    return unit;
 }
 
 /* The output's strides on the lowered slice's SLICE1 axes. Dropped (NumPy integer)
@@ -115,20 +91,20 @@ static int create(const lowered *p, int64_t unit, int64_t k, const side *in, con
     int64_t ishape[EXT_MAX_RANK + 1], istr[EXT_MAX_RANK + 1], oshape[EXT_MAX_RANK + 1], ostr[EXT_MAX_RANK + 1];
     int n = 0;
     for (int i = 0; i < p->ndim; i++) {
-        if (in->shape[i] == 1 && out->shape[i] == 1) continue;
+        if (in->v.shape[i] == 1 && out->v.shape[i] == 1) continue;
         off[n] = p->offsets[i];
         ws[n] = p->wsizes[i];
         wst[n] = p->wstrides[i];
-        ishape[n] = in->shape[i];
-        istr[n] = in->strides[i];
-        oshape[n] = out->shape[i];
-        ostr[n] = out->strides[i];
+        ishape[n] = in->v.shape[i];
+        istr[n] = in->v.strides[i];
+        oshape[n] = out->v.shape[i];
+        ostr[n] = out->v.strides[i];
         n++;
     }
     /* An empty result is written nowhere: its elements need no splitting. */
-    if (k > 1 && out->bytes) { /* the bytes of one element, as k units along a last axis */
+    if (k > 1 && out->v.bytes) { /* the bytes of one element, as k units along a last axis */
         if (n == EXT_MAX_RANK) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                       "%d axes not of size 1 with elements copied as %lld parts of %lld bytes (the "
                       "item size or a byte stride is not a multiple of 8, 4 or 2) need one more "
                       "dimension than the %d dmlslice takes",
@@ -140,8 +116,8 @@ static int create(const lowered *p, int64_t unit, int64_t k, const side *in, con
         istr[n] = ostr[n] = 1;
         n++;
     }
-    dmls_tensor ti = {(dmls_dtype)layout_unit_dtype(unit), n, ishape, istr, in->offset};
-    dmls_tensor to = {(dmls_dtype)layout_unit_dtype(unit), n, oshape, ostr, out->offset};
+    dmls_tensor ti = {(dmls_dtype)layout_unit_dtype(unit), n, ishape, istr, in->v.byte_offset};
+    dmls_tensor to = {(dmls_dtype)layout_unit_dtype(unit), n, oshape, ostr, out->v.byte_offset};
     dmls_window w = {off, ws, wst};
     dmls_status st = p->grad ? dmls_create_grad(&ti, &to, &w, op) : dmls_create(&ti, &to, &w, op);
     if (st != DMLS_OK) {
@@ -158,7 +134,7 @@ static int view_strides(const array_view *in, int64_t unit, int64_t *t, uint64_t
     for (int i = 0; i < in->ndim; i++) {
         int64_t st = in->shape[i] > 1 ? in->strides[i] : 0;
         if (st < 0) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                       "the array has %d axes and a negative stride on axis %d (%lld bytes): arrays of more "
                       "than %d axes are read through a view whose strides are not negative (as .npy files' "
                       "are); pass a copy, e.g. np.ascontiguousarray(x)",
@@ -177,7 +153,7 @@ static int packed_result(const array_view *out) {
     int64_t want = out->itemsize;
     for (int i = out->ndim - 1; i >= 0; i--) {
         if (out->shape[i] > 1 && out->strides[i] != want) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-OUT",
                       "out= has stride %lld on axis %d: the result of an array of more than %d axes is "
                       "written C-contiguous; pass a C-contiguous out=",
                       (long long)out->strides[i], i, EXT_MAX_RANK);
@@ -191,17 +167,14 @@ static int packed_result(const array_view *out) {
 /* The packed arrays of a lowered slice's shapes, as layout_bind would
  * describe them (a transpose's input as the view its window reads, which
  * layout_is_packed_input then compares with an array's view). */
-static void packed_sides(const lowered *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
+static int packed_sides(const lowered *p, int64_t itemsize, int64_t unit, side *in, side *out, int64_t *in_bstrides) {
     static char nowhere[8]; /* a base for the description; never read */
     int64_t ishape[EXT_MAX_RANK] = {0}, istr[EXT_MAX_RANK] = {0}, oshape[EXT_MAX_RANK] = {0}, ostr[EXT_MAX_RANK] = {0};
     const int64_t *osz = p->grad ? p->final_shape : p->out_sizes;
     int64_t si = itemsize, so = itemsize;
-    int ei = 0, eo = 0;
     for (int i = p->ndim - 1; i >= 0; i--) {
         ishape[i] = p->in_shape[i], istr[i] = si, si *= p->in_shape[i];
         oshape[i] = osz[i], ostr[i] = so, so *= osz[i];
-        ei |= p->in_shape[i] == 0;
-        eo |= osz[i] == 0;
     }
     if (p->transposed) { /* the window reads the packed input's permuted view */
         int64_t shape[EXT_MAX_RANK], strides[EXT_MAX_RANK];
@@ -210,8 +183,8 @@ static void packed_sides(const lowered *p, int64_t itemsize, int64_t unit, side 
         memcpy(istr, strides, sizeof strides);
     }
     memcpy(in_bstrides, istr, sizeof(int64_t) * (size_t)p->ndim);
-    make_side(in, p->ndim, ishape, istr, nowhere, itemsize, unit, ei);
-    make_side(out, p->ndim, oshape, ostr, nowhere, itemsize, unit, eo);
+    if (make_side(in, p->ndim, ishape, istr, nowhere, itemsize, unit) < 0) return -1;
+    return make_side(out, p->ndim, oshape, ostr, nowhere, itemsize, unit);
 }
 
 int layout_compile(compiled *c, const lowered *p, int64_t itemsize) {
@@ -231,12 +204,12 @@ int layout_compile(compiled *c, const lowered *p, int64_t itemsize) {
     int64_t unit = itemsize & -itemsize;
     if (unit > 8) unit = 8;
     side in, out;
-    packed_sides(p, itemsize, unit, &in, &out, c->in_strides);
+    if (packed_sides(p, itemsize, unit, &in, &out, c->in_strides) < 0) return -1;
     dmls_operator *op = NULL;
     if (create(p, unit, itemsize / unit, &in, &out, &op) < 0) return -1;
     c->packed_op = op;
-    c->in_bytes = in.bytes;
-    c->out_bytes = out.bytes;
+    c->in_bytes = in.v.bytes;
+    c->out_bytes = out.v.bytes;
     return 0;
 }
 
@@ -273,22 +246,23 @@ static int bind_view(const lowered *p, const array_view *in, const array_view *o
     if (view_strides(in, unit, t, &in_bytes) < 0 || packed_result(out) < 0) return -1;
     dmls_lowered_view v;
     dmls_status st = dmls_lower_numpy_view(in->ndim, in->shape, t, p->expr, &v);
-    if (st != DMLS_OK) return lower_numpy_failed(st);
+    if (st != DMLS_OK) return lowering_numpy_failed(st);
     const dmls_lowered *w = &v.slice;
     lowered q = {.ndim = w->ndim};
-    side si = {.ndim = w->ndim, .base = in->data, .offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes};
-    side so = {.ndim = w->ndim, .base = out->data, .bytes = (uint64_t)out->itemsize};
+    side si = {.v = {.ndim = w->ndim, .byte_offset = (uint64_t)(v.in_offset * unit), .bytes = in_bytes},
+               .base = in->data};
+    side so = {.v = {.ndim = w->ndim, .bytes = (uint64_t)out->itemsize}, .base = out->data};
     int64_t packed = k;
     for (int i = w->ndim - 1; i >= 0; i--) {
         q.offsets[i] = w->offsets[i], q.wsizes[i] = w->sizes[i], q.wstrides[i] = w->strides[i];
-        si.shape[i] = v.in_shape[i], si.strides[i] = v.in_strides[i];
-        so.shape[i] = w->out_sizes[i], so.strides[i] = packed;
+        si.v.shape[i] = v.in_shape[i], si.v.strides[i] = v.in_strides[i];
+        so.v.shape[i] = w->out_sizes[i], so.v.strides[i] = packed;
         packed *= w->out_sizes[i];
-        so.bytes *= (uint64_t)w->out_sizes[i];
+        so.v.bytes *= (uint64_t)w->out_sizes[i];
     }
     dmls_operator *op = NULL;
     if (create(&q, unit, k, &si, &so, &op) < 0) return -1;
-    *b = (bound_copy){op, 1, si.base, so.base, si.bytes, so.bytes};
+    *b = (bound_copy){op, 1, si.base, so.base, si.v.bytes, so.v.bytes};
     return 0;
 }
 
@@ -300,15 +274,11 @@ int layout_bind(const lowered *p, const compiled *c, const array_view *in, const
     out_strides(p, out, ob, oshape);
     int64_t unit = layout_copy_unit(in->itemsize, in->ndim, in->shape, in->strides, p->ndim, oshape, ob);
     int64_t k = in->itemsize / unit;
-    int ei = 0, eo = 0;
-    for (int i = 0; i < p->ndim; i++) {
-        ei |= in->shape[i] == 0;
-        eo |= oshape[i] == 0;
-    }
     side si, so;
-    make_side(&si, p->ndim, in->shape, in->strides, in->data, in->itemsize, unit, ei);
-    make_side(&so, p->ndim, oshape, ob, out->data, in->itemsize, unit, eo);
-    if (so.bytes == 0) return 0; /* an empty result: the lowered slice is valid, nothing to copy */
+    if (make_side(&si, p->ndim, in->shape, in->strides, in->data, in->itemsize, unit) < 0 ||
+        make_side(&so, p->ndim, oshape, ob, out->data, in->itemsize, unit) < 0)
+        return -1;
+    if (so.v.bytes == 0) return 0; /* an empty result: the lowered slice is valid, nothing to copy */
     int64_t cunit = in->itemsize & -in->itemsize;
     if (cunit > 8) cunit = 8;
     dmls_operator *op = NULL;
@@ -319,7 +289,7 @@ int layout_bind(const lowered *p, const compiled *c, const array_view *in, const
         return -1;
     else
         owned = 1;
-    *b = (bound_copy){op, owned, si.base, so.base, si.bytes, so.bytes};
+    *b = (bound_copy){op, owned, si.base, so.base, si.v.bytes, so.v.bytes};
     return 0;
 }
 

@@ -29,7 +29,7 @@ static int from_lowered(dmls_status st, const dmls_lowered *l, int ndim, const i
     return 0;
 }
 
-int lower_numpy_failed(int st) {
+int lowering_numpy_failed(int st) {
     /* What NumPy refuses with IndexError (two ellipses, too many axes) is an
      * IndexError here too; out of bounds already is one. */
     if (st == DMLS_ERROR_INVALID_ARGUMENT || st == DMLS_ERROR_UNSUPPORTED) {
@@ -40,13 +40,14 @@ int lower_numpy_failed(int st) {
     return -1;
 }
 
-/* More than EXT_MAX_RANK input or result axes: the library's view of a
- * packed array of that shape checks the key and gives NumPy's shape; each
- * array's own view is made when it is sliced (run_view). */
-static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, lowered *p) {
+/* One parse of the key, whatever the rank: the library's view of a packed
+ * array of this shape checks the key and gives NumPy's shape. Up to
+ * EXT_MAX_RANK input axes its window is over the input itself; above that,
+ * each array's own view is made when it is sliced (layout.c's bind_view). */
+int lowering_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p) {
     dmls_lowered_view v;
     dmls_status st = dmls_lower_numpy_view(ndim, shape, NULL, expr, &v);
-    if (st != DMLS_OK) return lower_numpy_failed(st);
+    if (st != DMLS_OK) return lowering_numpy_failed(st);
     memset(p, 0, sizeof *p);
     p->ndim = ndim;
     memcpy(p->in_shape, shape, sizeof(int64_t) * (size_t)ndim);
@@ -63,19 +64,10 @@ static int lower_numpy_view(int ndim, const int64_t *shape, const char *expr, lo
     return 0;
 }
 
-int lower_numpy(int ndim, const int64_t *shape, const char *expr, lowered *p) {
-    if (ndim > EXT_MAX_RANK) return lower_numpy_view(ndim, shape, expr, p);
-    dmls_lowered l;
-    dmls_status st = dmls_lower_numpy(ndim, shape, expr, &l);
-    if (st == DMLS_ERROR_UNSUPPORTED) return lower_numpy_view(ndim, shape, expr, p);
-    if (st != DMLS_OK) return lower_numpy_failed(st);
-    return from_lowered(st, &l, ndim, shape, p);
-}
-
-int lower_add_axis(lowered *p, int pos, int64_t len) {
+int lowering_add_axis(lowered *p, int pos, int64_t len) {
     if (p->final_ndim == EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "", "NumPy index: the result would have more than %d axes",
-                  EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_INDEX_KEY, "DMLS_ERROR_UNSUPPORTED", "R-PY-KEY",
+                  "NumPy index: the result would have more than %d axes", EXT_ARRAY_MAX_RANK);
         return -1;
     }
     memmove(p->final_shape + pos + 1, p->final_shape + pos, sizeof(int64_t) * (size_t)(p->final_ndim - pos));
@@ -84,7 +76,7 @@ int lower_add_axis(lowered *p, int pos, int64_t len) {
     return 0;
 }
 
-int lower_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_axes, lowered *p) {
+int lowering_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_axes, lowered *p) {
     dmls_transposed t;
     dmls_status st = dmls_lower_numpy_transpose(ndim, shape, NULL, axes, n_axes, &t);
     if (st != DMLS_OK) {
@@ -92,8 +84,8 @@ int lower_transpose(int ndim, const int64_t *shape, const int64_t *axes, int n_a
         return -1;
     }
     if (ndim > EXT_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "transpose: the array has %d axes; at most %d are taken",
-                  ndim, EXT_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-OP-RANK",
+                  "transpose: the array has %d axes; at most %d are taken", ndim, EXT_MAX_RANK);
         return -1;
     }
     memset(p, 0, sizeof *p);
@@ -124,21 +116,21 @@ int lowered_empty(const lowered *p) {
     return 0;
 }
 
-int lower_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n, const int64_t *axes,
-               int n_axes, const int64_t *steps, int n_steps, lowered *p) {
+int lowering_onnx(int ndim, const int64_t *shape, const int64_t *starts, const int64_t *ends, int n,
+                  const int64_t *axes, int n_axes, const int64_t *steps, int n_steps, lowered *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_onnx(ndim, shape, starts, ends, n, axes, n_axes, steps, n_steps, &l);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
-int lower_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
-                      int n_sizes, const uint64_t *strides, int n_strides, lowered *p) {
+int lowering_webnn_slice(int ndim, const int64_t *shape, const uint64_t *starts, int n_starts, const uint64_t *sizes,
+                         int n_sizes, const uint64_t *strides, int n_strides, lowered *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_webnn_slice(ndim, shape, starts, n_starts, sizes, n_sizes, strides, n_strides, &l);
     return from_lowered(st, &l, ndim, shape, p);
 }
 
-int lower_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p) {
+int lowering_webnn_reverse(int ndim, const int64_t *shape, const uint64_t *axes, int n_axes, lowered *p) {
     dmls_lowered l;
     dmls_status st = dmls_lower_webnn_reverse(ndim, shape, axes, n_axes, &l);
     return from_lowered(st, &l, ndim, shape, p);

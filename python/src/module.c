@@ -224,7 +224,7 @@ static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg) {
     long n = PyLong_AsLong(arg);
     if (n == -1 && PyErr_Occurred()) return NULL;
     if (n < 0 || n > 1024)
-        return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-THREADS",
                          "num_threads %ld is not 0 (the default) or 1 to 1024", n);
     if (pool_set_threads((int)n) < 0) return NULL;
     Py_RETURN_NONE;

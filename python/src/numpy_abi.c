@@ -143,25 +143,25 @@ int numpy_dtype(PyObject *descr, int64_t *itemsize, int *cls) {
 int numpy_view(PyObject *arr, int writable, array_view *v) {
     const numpy_fields *a = (const numpy_fields *)arr;
     if (a->nd > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "", "the array has %d dimensions; dmlslice takes at most %d",
-                  a->nd, EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
+                  "the array has %d dimensions; dmlslice takes at most %d", a->nd, EXT_ARRAY_MAX_RANK);
         return -1;
     }
     const dtype_entry *d = dtype_lookup(a->descr);
     if (!d) return -1;
     if (d->cls < 0) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
                   "arrays of Python objects cannot be sliced by copying bits");
         return -1;
     }
     if (d->itemsize < 1) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "", "elements of %lld bytes cannot be sliced",
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-V-SIZES", "elements of %lld bytes cannot be sliced",
                   (long long)d->itemsize);
         return -1;
     }
     v->readonly = !(a->flags & NUMPY_WRITEABLE);
     if (writable && v->readonly) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "", "out= is read-only");
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
         return -1;
     }
     v->source = SRC_NUMPY;

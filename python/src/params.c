@@ -95,7 +95,7 @@ int params_feature_level(PyObject *obj, int *level) {
     if (*level < 0) {
         PyObject *r = PyObject_Repr(obj);
         const char *s = r ? PyUnicode_AsUTF8AndSize(r, NULL) : "?";
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL",
                   "feature_level %s is not a DirectML feature level (e.g. \"6_4\" or 0x6400)", s ? s : "?");
         Py_XDECREF(r);
         return -1;
@@ -157,8 +157,8 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
                       "ONNX Slice: starts has %d values and ends %d; they must agree (R-WIN-BOUNDS)", ns, ne);
             return -1;
         }
-        return lower_onnx(ndim, shape, st, en, ns, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, nsp < 0 ? NULL : sp,
-                          nsp < 0 ? 0 : nsp, p);
+        return lowering_onnx(ndim, shape, st, en, ns, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, nsp < 0 ? NULL : sp,
+                             nsp < 0 ? 0 : nsp, p);
     }
     if (kind == K_WEBNN_SLICE) {
         int64_t st[LIST_MAX], sz[LIST_MAX], sd[LIST_MAX];
@@ -168,8 +168,8 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
         int nd = -1;
         if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", "R-WIN-STRIDE", sd, LIST_MAX, 1)) < 0)
             return -1;
-        return lower_webnn_slice(ndim, shape, (uint64_t *)st, ns, (uint64_t *)sz, nz, nd < 0 ? NULL : (uint64_t *)sd,
-                                 nd < 0 ? 0 : nd, p);
+        return lowering_webnn_slice(ndim, shape, (uint64_t *)st, ns, (uint64_t *)sz, nz, nd < 0 ? NULL : (uint64_t *)sd,
+                                    nd < 0 ? 0 : nd, p);
     }
     int64_t ax[LIST_MAX];
     int nax = -1;
@@ -177,6 +177,6 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
     if (na > 0 && a[0] != Py_None &&
         (nax = params_int_list(a[0], "axes", axes_rule, ax, LIST_MAX, kind != K_TRANSPOSE)) < 0)
         return -1;
-    if (kind == K_TRANSPOSE) return lower_transpose(ndim, shape, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, p);
-    return lower_webnn_reverse(ndim, shape, nax < 0 ? NULL : (uint64_t *)ax, nax < 0 ? 0 : nax, p);
+    if (kind == K_TRANSPOSE) return lowering_transpose(ndim, shape, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, p);
+    return lowering_webnn_reverse(ndim, shape, nax < 0 ? NULL : (uint64_t *)ax, nax < 0 ? 0 : nax, p);
 }

@@ -42,7 +42,7 @@ def test_out_of_bounds_is_both_value_and_index_error():
 def test_slice_grad_rules_name_the_gradient():
     g = np.zeros((2, 2), np.float32)
     raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WIN-BOUNDS", ds.slice_grad, g, (3, 4), [2, 0], [2, 2], [1, 1])
-    raises(ds.ArgumentError, "DMLS_ERROR_SHAPE_MISMATCH", "", ds.slice_grad, g, (3, 4), [0, 0], [3, 2], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_SHAPE_MISMATCH", "R-PY-SHAPE", ds.slice_grad, g, (3, 4), [0, 0], [3, 2], [1, 1])
 
 
 def test_rank_zero_is_not_directml():
@@ -56,13 +56,13 @@ def test_feature_levels():
     raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "R-OP-RANK", ds.slice, X, [0, 0], [1, 1], [1, 1],
            feature_level="1_0")
     assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level="5_0").shape == (1, 1, 1, 1)
-    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL", ds.slice1, X, [0, 0], [1, 1], [1, 1],
            feature_level="9_9")
     # The library's parser: its three forms, nothing around them.
     for text in ("5.0", "0x5000", "0X5000"):
         assert ds.slice(x4, [0] * 4, [1] * 4, [1] * 4, feature_level=text).shape == (1, 1, 1, 1)
     for text in (" 6_4", "6_4 ", "6_4\x00", "0x", "", "6" * 1000):
-        raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.slice1, X, [0, 0], [1, 1], [1, 1],
+        raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL", ds.slice1, X, [0, 0], [1, 1], [1, 1],
                feature_level=text)
 
 
@@ -102,10 +102,10 @@ def test_numpy_index_mistakes_raise_what_numpy_raises():
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, X, np.s_[::0])
     raises(ds.ArgumentError, "DMLS_ERROR_FORMAT", "", ds.index, X, "[1:2")
     for key in ([1, 2], np.array([0, 1]), 1.5, "x", (0, [1])):  # (booleans: test_keys.py)
-        err = raises(ds.IndexTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, X,
+        err = raises(ds.IndexTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-KEY", ds.index, X,
                      key if not isinstance(key, str) else (key,))
         assert isinstance(err, IndexError) and isinstance(err, TypeError)
-    raises(ds.IndexTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, X, np.s_[1.5:])
+    raises(ds.IndexTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-KEY", ds.index, X, np.s_[1.5:])
 
 
 def test_front_end_errors():
@@ -120,8 +120,8 @@ def test_front_end_errors():
 
 
 def test_arrays_it_cannot_take():
-    raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, np.array([None, 1]), "...")
-    raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.index, [1, 2], "...")
+    raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", ds.index, np.array([None, 1]), "...")
+    raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", ds.index, [1, 2], "...")
     assert ds.index(np.zeros((1,) * 9), "...").shape == (1,) * 9  # more axes: test_ranks.py
     with pytest.raises(TypeError):
         ds.index(X, "[0]", bogus=1)
@@ -142,8 +142,8 @@ def test_cuda_array_without_cuda_says_so():
 
 
 def test_settings_errors():
-    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.set_num_threads, -1)
-    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "", ds.plan, "cut", (2,), "f4")
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-THREADS", ds.set_num_threads, -1)
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-KIND", ds.plan, "cut", (2,), "f4")
 
 
 def test_a_result_too_large_for_memory_is_a_package_memory_error():
@@ -180,5 +180,47 @@ def test_more_axes_than_numpy_allows_are_refused():
             t.ndim, t.shape, t.strides = 65, shape, None
             return t
 
-    err = raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "", ds.index, Wide(np.zeros(1, np.float32)), "...")
+    err = raises(ds.ArgumentError, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK", ds.index, Wide(np.zeros(1, np.float32)), "...")
     assert "65 dimensions" in err.message and "at most 64" in err.message
+
+
+def _read_only():
+    out = np.zeros((1, 1), np.float32)
+    out.flags.writeable = False
+    return out
+
+
+def _documented_rules():
+    """The rule IDs of docs/spec.md and the package's own (python/README.md)."""
+    import pathlib
+    import re
+    root = pathlib.Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "spec.md").read_text() + (root / "python" / "README.md").read_text()
+    return set(re.findall(r"\*\*(R-[A-Z]+(?:-[A-Z]+)*)\*\*", text))
+
+
+@pytest.mark.parametrize("call, cls, rule", [
+    (lambda: ds.slice1(object(), [0], [1], [1]), ds.DTypeError, "R-PY-ARRAY"),
+    (lambda: ds.slice1(np.array([None, 1], dtype=object), [0], [1], [1]), ds.DTypeError, "R-PY-ARRAY"),
+    (lambda: ds.slice1(X, [0, 0], [1, 1], [1, 1], out=_read_only()), ds.ArgumentError, "R-PY-OUT"),
+    (lambda: ds.slice1(X, [0, 0], [1, 1], [1, 1], out=np.zeros((1, 1), np.float64)), ds.DTypeError, "R-PY-OUT"),
+    (lambda: ds.slice1(X, [0, 0], [1, 1], [1, 1], out=np.zeros((2, 1), np.float32)), ds.ArgumentError, "R-PY-OUT"),
+    (lambda: ds.split(X, 2, out=[np.zeros((2, 4), np.float32)]), ds.ArgumentError, "R-PY-OUT"),
+    (lambda: ds.index(X, (1.5,)), ds.IndexTypeError, "R-PY-KEY"),
+    (lambda: ds.index(X, "0\x00"), ds.ArgumentError, "R-PY-KEY"),
+    (lambda: ds.plan("nope", (3, 4), np.float32), ds.ArgumentError, "R-PY-KIND"),
+    (lambda: ds.slice1(X, [0, 0], [1, 1], [1, 1], feature_level="9_9"), ds.ArgumentError, "R-PY-LEVEL"),
+    (lambda: ds.set_num_threads(5000), ds.ArgumentError, "R-PY-THREADS"),
+    (lambda: ds.plan("slice1", (3, 4), np.float32, [0, 0], [1, 1], [1, 1])(np.zeros((2, 2), np.float32)),
+     ds.ArgumentError, "R-PY-SHAPE"),
+    # 3-byte items copied as 3 bytes along a ninth axis: one more than the library takes.
+    (lambda: ds.slice1(np.zeros((2,) * 8, "V3"), [0] * 8, [2] * 8, [1] * 8), ds.ArgumentError, "R-PY-LAYOUT"),
+])
+def test_errors_of_python_only_arguments_carry_a_documented_rule(call, cls, rule):
+    """Issue 35 item 7: no error the package raises has an empty .rule; what only Python checks has the
+    package's own rule of python/README.md, named in the message as the library names its rules."""
+    with pytest.raises(cls) as e:
+        call()
+    assert e.value.rule == rule, (e.value.rule, str(e.value))
+    assert f"({rule})" in str(e.value)
+    assert rule in _documented_rules()
