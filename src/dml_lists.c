@@ -47,7 +47,7 @@ static dmls_status check_list(const char *op, const char *role, const char *fiel
 static dmls_status to_field(const char *op, const char *role, const char *field, int32_t i, int64_t v,
                             bool is_signed, UINT *out) {
     const bool fits = is_signed ? v >= INT32_MIN && v <= INT32_MAX : v >= 0 && v <= (int64_t)UINT32_MAX;
-    RETURN_IF(!fits, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(!fits, DMLS_ERROR_INVALID_ARGUMENT, "R-DML-FIELD",
               "%s: " FIELD_FMT "[%" PRId32 "] = %" PRId64 " does not fit DirectML's 32-bit %s field (%s)", op,
               FIELD_ARGS(role, field), i, v, is_signed ? "INT" : "UINT",
               is_signed ? "-2147483648 to 2147483647" : "0 to 4294967295");
@@ -73,7 +73,7 @@ static dmls_status build_tensor(const char *op, const char *role, const dmls_dml
         sizes[i] = (UINT)v;
         if (t->strides != NULL) RETURN_IF_ERROR(to_field(op, role, "Strides", i, t->strides[i], false, &strides[i]));
     }
-    RETURN_IF(t->alignment > UINT32_MAX, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(t->alignment > UINT32_MAX, DMLS_ERROR_INVALID_ARGUMENT, "R-DML-FIELD",
               "%s: %s.GuaranteedBaseOffsetAlignment = %" PRIu64 " does not fit DirectML's 32-bit UINT field", op,
               role, t->alignment);
     memset(buf, 0, sizeof *buf);

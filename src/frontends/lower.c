@@ -8,14 +8,14 @@
 #include "../error.h"
 
 dmls_status dmls_fe_init(const char *name, int32_t ndim, const int64_t *shape, dmls_lowered *out) {
-    RETURN_IF(out == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: the result pointer is NULL", name);
+    RETURN_IF(out == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", "%s: the result pointer is NULL", name);
     memset(out, 0, sizeof *out);
-    RETURN_IF(ndim < 0 || ndim > DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,
+    RETURN_IF(ndim < 0 || ndim > DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, "R-FE-INPUT",
               "%s: input rank %d is outside 0 to %d", name, (int)ndim, DMLS_MAX_RANK);
-    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT",
               "%s: input shape is NULL with rank %d", name, (int)ndim);
     for (int32_t i = 0; i < ndim; i++) {
-        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: input shape[%d] = %" PRId64 " is negative",
+        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", "%s: input shape[%d] = %" PRId64 " is negative",
                   name, (int)i, shape[i]);
         out->offsets[i] = 0;
         out->sizes[i] = shape[i];

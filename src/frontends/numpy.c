@@ -72,7 +72,7 @@ static bool parse_int(parser *ps, int64_t *value, bool *overflow) {
 }
 
 static dmls_status syntax_error(const parser *ps, const char *what) {
-    return dmls_fail(DMLS_ERROR_FORMAT, NULL, NUMPY " \"%.80s\": %s at column %d", ps->expr, what,
+    return dmls_fail(DMLS_ERROR_FORMAT, "R-NP-SYNTAX", NUMPY " \"%.80s\": %s at column %d", ps->expr, what,
                      (int)(ps->p - ps->expr) + 1);
 }
 
@@ -225,7 +225,7 @@ typedef struct numpy_axis {
  * shape, of at most max_final axes. */
 static dmls_status numpy_meaning(int32_t ndim, const int64_t *shape, const char *expr, numpy_axis *axes,
                                  int32_t max_final, int32_t *final_ndim, int64_t *final_shape) {
-    RETURN_IF(expr == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": the expression is NULL");
+    RETURN_IF(expr == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", NUMPY ": the expression is NULL");
     parser ps = {expr, expr};
     item items[MAX_ITEMS];
     int n_items;
@@ -236,12 +236,12 @@ static dmls_status numpy_meaning(int32_t ndim, const int64_t *shape, const char 
         indexing += items[k].kind == ITEM_INT || items[k].kind == ITEM_SLICE;
         ellipses += items[k].kind == ITEM_ELLIPSIS;
         RETURN_IF(items[k].kind == ITEM_SLICE && items[k].has_step && items[k].step == 0,
-                  DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY " \"%.80s\": item %d (%.*s) has step 0; slice step cannot be zero",
+                  DMLS_ERROR_INVALID_ARGUMENT, "R-NP-STEP", NUMPY " \"%.80s\": item %d (%.*s) has step 0; slice step cannot be zero",
                   expr, k, items[k].text_len, items[k].text);
     }
-    RETURN_IF(ellipses > 1, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(ellipses > 1, DMLS_ERROR_INVALID_ARGUMENT, "R-NP-SYNTAX",
               NUMPY " \"%.80s\": %d ellipses; an index can only have a single ellipsis ('...')", expr, ellipses);
-    RETURN_IF(indexing > ndim, DMLS_ERROR_OUT_OF_BOUNDS, NULL,
+    RETURN_IF(indexing > ndim, DMLS_ERROR_OUT_OF_BOUNDS, "R-NP-BOUNDS",
               NUMPY " \"%.80s\": too many indices: the array is %d-dimensional, but %d were indexed", expr, (int)ndim,
               indexing);
     for (int32_t i = 0; i < ndim; i++) axes[i] = (numpy_axis){0, shape[i], 1};
@@ -249,7 +249,7 @@ static dmls_status numpy_meaning(int32_t ndim, const int64_t *shape, const char 
     int32_t axis = 0, fin = 0;
 #define PUSH_FINAL(v)                                                                                      \
     do {                                                                                                   \
-        RETURN_IF(fin == max_final, DMLS_ERROR_UNSUPPORTED, NULL,                                          \
+        RETURN_IF(fin == max_final, DMLS_ERROR_UNSUPPORTED, "R-NP-RANK",                                          \
                   NUMPY " \"%.80s\": the result would have more than %d axes", expr, (int)max_final);      \
         final_shape[fin++] = (v);                                                                          \
     } while (0)
@@ -264,7 +264,7 @@ static dmls_status numpy_meaning(int32_t ndim, const int64_t *shape, const char 
             const int64_t dim = shape[axis];
             int64_t idx = it->index;
             if (idx < 0) idx += dim;
-            RETURN_IF(it->index_overflow || idx < 0 || idx >= dim, DMLS_ERROR_OUT_OF_BOUNDS, NULL,
+            RETURN_IF(it->index_overflow || idx < 0 || idx >= dim, DMLS_ERROR_OUT_OF_BOUNDS, "R-NP-BOUNDS",
                       NUMPY " \"%.80s\": index %.*s is out of bounds for axis %d with size %" PRId64, expr,
                       it->text_len, it->text, (int)axis, dim);
             axes[axis++] = (numpy_axis){idx, 1, 1};
@@ -317,7 +317,7 @@ static dmls_status input_strides(int32_t ndim, const int64_t *shape, const int64
     for (int32_t i = 0; i < ndim; i++) empty |= shape[i] == 0;
     for (int32_t i = ndim - 1; i >= 0; i--) {
         if (strides) {
-            RETURN_IF(strides[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+            RETURN_IF(strides[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT",
                       NUMPY ": input stride[%d] = %" PRId64 " is negative", (int)i, strides[i]);
             t[i] = strides[i];
         } else {
@@ -325,7 +325,7 @@ static dmls_status input_strides(int32_t ndim, const int64_t *shape, const int64
             /* An empty array addresses nothing, whatever its other dims
              * (NumPy takes (0, 2**32, 2**32, 4)): its strides saturate. */
             if (dmls_mul_i64(packed, shape[i] ? shape[i] : 1, &packed)) {
-                RETURN_IF(!empty, DMLS_ERROR_OVERFLOW, NULL, NUMPY ": the input's element count overflows 64 bits");
+                RETURN_IF(!empty, DMLS_ERROR_OVERFLOW, "R-FE-OVERFLOW", NUMPY ": the input's element count overflows 64 bits");
                 packed = INT64_MAX;
             }
         }
@@ -346,7 +346,7 @@ static dmls_status set_view(dmls_lowered_view *v, const run *runs, int32_t n, in
         v->in_strides[k] = mag;
         if (runs[k].stride < 0)
             RETURN_IF(dmls_mul_i64(runs[k].count - 1, mag, &back) || dmls_add_i64(origin, -back, &origin),
-                      DMLS_ERROR_OVERFLOW, NULL, NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
+                      DMLS_ERROR_OVERFLOW, "R-FE-OVERFLOW", NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
         lw->offsets[k] = 0;
         lw->sizes[k] = runs[k].count;
         lw->strides[k] = runs[k].stride < 0 ? -1 : 1;
@@ -375,10 +375,10 @@ static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *ax
         int64_t at, stride;
         /* Every element taken lies inside the input, so these fit when the
          * input's extent does; a hostile shape and strides may not. */
-        RETURN_IF(dmls_mul_i64(axes[i].first, t[i], &at) || dmls_add_i64(base, at, &base), DMLS_ERROR_OVERFLOW, NULL,
+        RETURN_IF(dmls_mul_i64(axes[i].first, t[i], &at) || dmls_add_i64(base, at, &base), DMLS_ERROR_OVERFLOW, "R-FE-OVERFLOW",
                   NUMPY " \"%.80s\": element offsets overflow 64 bits", expr);
         if (axes[i].count == 1) continue;
-        RETURN_IF(dmls_mul_i64(axes[i].step, t[i], &stride) || stride == INT64_MIN, DMLS_ERROR_OVERFLOW, NULL,
+        RETURN_IF(dmls_mul_i64(axes[i].step, t[i], &stride) || stride == INT64_MIN, DMLS_ERROR_OVERFLOW, "R-FE-OVERFLOW",
                   NUMPY " \"%.80s\": element strides overflow 64 bits", expr);
         int64_t span, merged;
         if (n > 0 && !dmls_mul_i64(axes[i].count, stride, &span) && span == runs[n - 1].stride &&
@@ -389,7 +389,7 @@ static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *ax
             runs[n++] = (run){axes[i].count, stride};
         }
     }
-    RETURN_IF(n > DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,
+    RETURN_IF(n > DMLS_MAX_RANK, DMLS_ERROR_UNSUPPORTED, "R-NP-RANK",
               NUMPY " \"%.80s\": the slice needs %d strided dimensions (after dropping axes of one element and "
                     "merging contiguous runs); the library handles at most %d",
               expr, (int)n, DMLS_MAX_RANK);
@@ -398,14 +398,14 @@ static dmls_status compress(int32_t ndim, const int64_t *t, const numpy_axis *ax
 
 static dmls_status lower_numpy_view(int32_t ndim, const int64_t *shape, const int64_t *strides, const char *expr,
                                     dmls_lowered_view *v) {
-    RETURN_IF(v == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": the result pointer is NULL");
+    RETURN_IF(v == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", NUMPY ": the result pointer is NULL");
     memset(v, 0, sizeof *v);
-    RETURN_IF(ndim < 0 || ndim > DMLS_NUMPY_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,
+    RETURN_IF(ndim < 0 || ndim > DMLS_NUMPY_MAX_RANK, DMLS_ERROR_UNSUPPORTED, "R-FE-INPUT",
               NUMPY ": input rank %d is outside 0 to %d", (int)ndim, DMLS_NUMPY_MAX_RANK);
-    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT",
               NUMPY ": input shape is NULL with rank %d", (int)ndim);
     for (int32_t i = 0; i < ndim; i++)
-        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, NUMPY ": input shape[%d] = %" PRId64 " is negative",
+        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", NUMPY ": input shape[%d] = %" PRId64 " is negative",
                   (int)i, shape[i]);
     int64_t t[DMLS_NUMPY_MAX_RANK];
     RETURN_IF_ERROR(input_strides(ndim, shape, strides, t));

@@ -15,29 +15,29 @@ static dmls_status lower_onnx(int32_t ndim, const int64_t *shape, const int64_t 
                               int32_t n, const int64_t *axes, int32_t n_axes, const int64_t *steps,
                               int32_t n_steps, dmls_lowered *out) {
     RETURN_IF_ERROR(dmls_fe_init(ONNX, ndim, shape, out));
-    RETURN_IF(n < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, ONNX ": %d starts", (int)n);
-    RETURN_IF(n > 0 && (starts == NULL || ends == NULL), DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(n < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-ARGS", ONNX ": %d starts", (int)n);
+    RETURN_IF(n > 0 && (starts == NULL || ends == NULL), DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-ARGS",
               ONNX ": %s is NULL with %d values", starts == NULL ? "starts" : "ends", (int)n);
-    RETURN_IF(axes != NULL && n_axes != n, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(axes != NULL && n_axes != n, DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-ARGS",
               ONNX ": axes has %d values but starts and ends have %d", (int)n_axes, (int)n);
-    RETURN_IF(steps != NULL && n_steps != n, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(steps != NULL && n_steps != n, DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-ARGS",
               ONNX ": steps has %d values but starts and ends have %d", (int)n_steps, (int)n);
-    RETURN_IF(axes == NULL && n > ndim, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+    RETURN_IF(axes == NULL && n > ndim, DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-ARGS",
               ONNX ": %d starts and ends without axes, but the input has rank %d", (int)n, (int)ndim);
 
     bool seen[DMLS_MAX_RANK] = {false};
     for (int32_t i = 0; i < n; i++) {
         int64_t axis = axes ? axes[i] : i;
-        RETURN_IF(axis < -(int64_t)ndim || axis >= ndim, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+        RETURN_IF(axis < -(int64_t)ndim || axis >= ndim, DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-AXES",
                   ONNX ": axes[%d] = %" PRId64 " is outside [%d, %d] for an input of rank %d", (int)i, axis,
                   -(int)ndim, (int)ndim - 1, (int)ndim);
         if (axis < 0) axis += ndim;
-        RETURN_IF(seen[axis], DMLS_ERROR_INVALID_ARGUMENT, NULL,
+        RETURN_IF(seen[axis], DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-AXES",
                   ONNX ": axes[%d] = %" PRId64 " names axis %d a second time", (int)i, axes[i], (int)axis);
         seen[axis] = true;
 
         const int64_t step = steps ? steps[i] : 1;
-        RETURN_IF(step == 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, ONNX ": steps[%d] = 0 (axis %d); steps must be non-zero",
+        RETURN_IF(step == 0, DMLS_ERROR_INVALID_ARGUMENT, "R-ONNX-STEP", ONNX ": steps[%d] = 0 (axis %d); steps must be non-zero",
                   (int)i, (int)axis);
         const int64_t dim = shape[axis];
         /* dim >= 0 and the value < 0: the sum cannot overflow. */

@@ -36,7 +36,7 @@ static dmls_status input_strides(const perm_rules *r, int32_t ndim, const int64_
         }
         t[i] = packed;
         if (dmls_mul_i64(packed, shape[i] ? shape[i] : 1, &packed)) {
-            RETURN_IF(!empty, DMLS_ERROR_OVERFLOW, NULL, "%s: the input's element count overflows 64 bits", r->name);
+            RETURN_IF(!empty, DMLS_ERROR_OVERFLOW, "R-FE-OVERFLOW", "%s: the input's element count overflows 64 bits", r->name);
             packed = INT64_MAX;
         }
     }
@@ -47,14 +47,14 @@ static dmls_status input_strides(const perm_rules *r, int32_t ndim, const int64_
 static dmls_status lower_transpose(const perm_rules *r, int32_t ndim, const int64_t *shape, const int64_t *strides,
                                    const int64_t *signed_perm, const uint64_t *unsigned_perm, int32_t n,
                                    dmls_transposed *out) {
-    RETURN_IF(out == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: the result pointer is NULL", r->name);
+    RETURN_IF(out == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", "%s: the result pointer is NULL", r->name);
     memset(out, 0, sizeof *out);
-    RETURN_IF(ndim < 0 || ndim > DMLS_NUMPY_MAX_RANK, DMLS_ERROR_UNSUPPORTED, NULL,
+    RETURN_IF(ndim < 0 || ndim > DMLS_NUMPY_MAX_RANK, DMLS_ERROR_UNSUPPORTED, "R-FE-INPUT",
               "%s: input rank %d is outside 0 to %d", r->name, (int)ndim, DMLS_NUMPY_MAX_RANK);
-    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: input shape is NULL with rank %d",
+    RETURN_IF(ndim > 0 && shape == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", "%s: input shape is NULL with rank %d",
               r->name, (int)ndim);
     for (int32_t i = 0; i < ndim; i++)
-        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: input shape[%d] = %" PRId64 " is negative",
+        RETURN_IF(shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-FE-INPUT", "%s: input shape[%d] = %" PRId64 " is negative",
                   r->name, (int)i, shape[i]);
     const bool given = signed_perm != NULL || unsigned_perm != NULL;
     RETURN_IF(given && n != ndim, DMLS_ERROR_INVALID_ARGUMENT, "R-PERM",

@@ -171,9 +171,71 @@ static void test_numpy_axis_limit(void) {
     CHECK_FINAL(lw, 1, 1, 1, 1, 1, 4, 5, 6);
 }
 
+/* Every front-end error names its rule (docs/spec.md section 6): R-FE-INPUT,
+ * R-FE-OVERFLOW, R-ONNX-ARGS, R-ONNX-AXES, R-ONNX-STEP, R-NP-SYNTAX,
+ * R-NP-STEP, R-NP-BOUNDS, R-NP-RANK, R-WEBNN-ARGS, R-WEBNN-SIZE,
+ * R-WEBNN-BOUNDS, R-WEBNN-AXES. */
+static void test_rule_ids(void) {
+    dmls_lowered lw;
+    dmls_lowered_view v;
+    const int64_t st[1] = {0}, en[1] = {1}, zero_step[1] = {0}, axis5[1] = {5}, axes00[2] = {0, -3};
+    const int64_t st2[2] = {0, 0}, en2[2] = {1, 1};
+    const uint64_t u0[3] = {0, 0, 0}, u1[3] = {1, 1, 1}, usz0[3] = {1, 0, 1}, ustr2[3] = {1, 2, 1};
+    const uint64_t ust4[3] = {0, 4, 0}, usz3[3] = {1, 3, 1}, rev_bad[1] = {3}, rev_twice[2] = {1, 1};
+
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[0]", NULL), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-FE-INPUT", "the result pointer is NULL");
+    CHECK_STATUS(dmls_lower_onnx(9, S3, st, en, 1, NULL, 0, NULL, 0, &lw), DMLS_ERROR_UNSUPPORTED);
+    CHECK_MESSAGE("R-FE-INPUT", "input rank 9 is outside 0 to 8");
+    CHECK_STATUS(dmls_lower_numpy(3, S3, NULL, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-FE-INPUT", "the expression is NULL");
+    const int64_t big[2] = {INT64_C(1) << 40, INT64_C(1) << 40};
+    CHECK_STATUS(dmls_lower_numpy_view(2, big, NULL, "[...]", &v), DMLS_ERROR_OVERFLOW);
+    CHECK_MESSAGE("R-FE-OVERFLOW", "element count overflows 64 bits");
+    const int64_t s9[9] = {3, 1, 1, 1, 1, 1, 1, 1, 2}, wide[9] = {INT64_C(4611686018427387905), 1, 1, 1, 1, 1, 1, 1, 1};
+    CHECK_STATUS(dmls_lower_numpy_view(9, s9, wide, "[::2]", &v), DMLS_ERROR_OVERFLOW);
+    CHECK_MESSAGE("R-FE-OVERFLOW", "element strides overflow 64 bits");
+
+    CHECK_STATUS(dmls_lower_onnx(3, S3, st2, en2, 2, axis5, 1, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-ONNX-ARGS", "axes has 1 values but starts and ends have 2");
+    CHECK_STATUS(dmls_lower_onnx(3, S3, st, en, 1, axis5, 1, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-ONNX-AXES", "axes[0] = 5 is outside [-3, 2]");
+    CHECK_STATUS(dmls_lower_onnx(3, S3, st2, en2, 2, axes00, 2, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-ONNX-AXES", "axes[1] = -3 names axis 0 a second time");
+    CHECK_STATUS(dmls_lower_onnx(3, S3, st, en, 1, NULL, 0, zero_step, 1, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-ONNX-STEP", "steps[0] = 0");
+
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[1:2", &lw), DMLS_ERROR_FORMAT);
+    CHECK_MESSAGE("R-NP-SYNTAX", "at column");
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[..., ...]", &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-NP-SYNTAX", "2 ellipses");
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[::0]", &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-NP-STEP", "has step 0");
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[0, 0, 0, 0]", &lw), DMLS_ERROR_OUT_OF_BOUNDS);
+    CHECK_MESSAGE("R-NP-BOUNDS", "too many indices");
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[-5]", &lw), DMLS_ERROR_OUT_OF_BOUNDS);
+    CHECK_MESSAGE("R-NP-BOUNDS", "index -5 is out of bounds for axis 0 with size 4");
+    CHECK_STATUS(dmls_lower_numpy(3, S3, "[None, None, None, None, None, None]", &lw), DMLS_ERROR_UNSUPPORTED);
+    CHECK_MESSAGE("R-NP-RANK", "more than 8 axes");
+
+    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, u0, 2, u1, 3, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-WEBNN-ARGS", "starts has 2 values but the input has rank 3");
+    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, u0, 3, usz0, 3, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-WEBNN-SIZE", "sizes[1] = 0");
+    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, u0, 3, u1, 3, ustr2, 3, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-WEBNN-SIZE", "strides[1] = 2 is greater than sizes[1] = 1");
+    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, ust4, 3, usz3, 3, NULL, 0, &lw), DMLS_ERROR_OUT_OF_BOUNDS);
+    CHECK_MESSAGE("R-WEBNN-BOUNDS", "starts[1] + sizes[1] = 4 + 3 exceeds");
+    CHECK_STATUS(dmls_lower_webnn_reverse(3, S3, rev_bad, 1, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-WEBNN-AXES", "axes[0] = 3 is not less than the input's rank 3");
+    CHECK_STATUS(dmls_lower_webnn_reverse(3, S3, rev_twice, 2, &lw), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-WEBNN-AXES", "names that axis a second time");
+}
+
 int main(void) {
     test_shared_checks();
     test_onnx_webnn_arguments();
+    test_rule_ids();
     test_numpy_spelling();
     test_numpy_syntax();
     test_numpy_axis_limit();
