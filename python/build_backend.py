@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PACKAGE_FILES = ["__init__.py", "__init__.pyi", "_errors.py", "_kinds.py", "py.typed"]
+PACKAGE_FILES = ["__init__.py", "__init__.pyi", "_errors.py", "_kinds.py", "dask.py", "py.typed"]
 EXTENSION = "_dmlslice.abi3.so"
 
 

@@ -15,7 +15,8 @@
 # python3-setuptools, python3-wheel and python3-pip to build and install it;
 # python3-numpy, python3-pytest and python3-hypothesis for its tests;
 # python3-torch for its DLPack round trips (about 300 MB with its dependencies;
-# about a minute to install here).
+# about a minute to install here). Optional, for dmlslice.dask (docs/dask.md)
+# and its tests: python3-dask, python3-distributed, python3-zarr.
 # The Vulkan backend (docs/vulkan.md): libvulkan-dev (headers and loader),
 # glslc (compiles its shaders at build time) and libvulkan-volk-dev (volk:
 # the library loads the API at run time rather than linking the loader); its tests run on
@@ -28,6 +29,7 @@ set -eu
 pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
 python3-numpy python3-pytest python3-hypothesis python3-torch
+python3-dask python3-distributed python3-zarr
 qemu-user-static
 libvulkan-dev glslc libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers"
 

@@ -22,3 +22,7 @@ COMMON = dict(
 settings.register_profile("dmlslice", derandomize=True, **COMMON)
 settings.register_profile("random", derandomize=False, print_blob=True, **COMMON)
 settings.load_profile(os.environ.get("DMLS_HYPOTHESIS_PROFILE", "dmlslice"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (and CuPy); run on the GPU machine, skipped elsewhere")

@@ -36,7 +36,7 @@ def test_wheel_without_setuptools(tmp_path):
     with zipfile.ZipFile(whl) as z:
         names = set(z.namelist())
         info = f"dmlslice-{dmlslice.__version__}.dist-info"
-        assert {"dmlslice/__init__.py", "dmlslice/_errors.py", "dmlslice/_kinds.py", "dmlslice/py.typed",
+        assert {"dmlslice/__init__.py", "dmlslice/_errors.py", "dmlslice/_kinds.py", "dmlslice/dask.py", "dmlslice/py.typed",
                 "dmlslice/__init__.pyi", "dmlslice/_dmlslice.abi3.so", f"{info}/METADATA", f"{info}/WHEEL",
                 f"{info}/RECORD"} == names
         record = z.read(f"{info}/RECORD").decode().splitlines()

@@ -1,0 +1,176 @@
+"""dmlslice.dask (docs/dask.md): crops over chunked Dask arrays, checked
+against ds.crops on the whole array (R-CROP-SIZE, R-CROP-BOUNDS), on the
+threaded scheduler, a LocalCluster of worker processes and a Zarr store
+larger than the workers' memory limit; the graph's size; errors at graph time."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import dmlslice as ds
+
+# The interpreter is not instrumented under CI's sanitizer stages: the
+# sanitizers' runtimes are preloaded, and a cluster's worker processes (and
+# Dask's own threads) would run under them for minutes. Said, not silent.
+pytestmark = pytest.mark.skipif(any(s in os.environ.get("LD_PRELOAD", "") for s in ("asan", "tsan", "ubsan")),
+                                reason="Dask tests do not run under the sanitizers' preloaded runtimes")
+da = pytest.importorskip("dask.array", reason="Dask is not installed (Debian: python3-dask)")
+from dmlslice import dask as dsd  # noqa: E402 (after the skips above)
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32, np.float32,
+          np.int64, np.uint64, np.float64]
+
+
+def test_without_dask_the_package_works_and_the_import_says_why():
+    """import dmlslice needs no Dask; dmlslice.dask names the package it lacks."""
+    code = ("import sys; sys.modules['dask'] = None\n"
+            "import dmlslice\n"
+            "try:\n    from dmlslice import dask\nexcept ImportError as e:\n    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "needs Dask" in r.stdout and "python3-dask" in r.stdout
+
+
+def _random_case(rng, dtype):
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(v) for v in rng.integers(1, 24, rank))
+    a = rng.integers(0, 250, shape).astype(dtype)
+    chunks = tuple(int(rng.integers(1, d + 1)) for d in shape)
+    size = tuple(int(rng.integers(0, d + 1)) for d in shape)
+    n = int(rng.integers(0, 30))
+    starts = np.stack([rng.integers(0, d - s + 1, n) for d, s in zip(shape, size)], 1).astype(np.int64)
+    return a, chunks, size, starts.reshape(n, rank)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_crops_equal_whole_array_every_dtype(dtype):
+    """R-CROP-BOUNDS, R-CROP-SIZE: random shapes, chunkings, sizes, boxes on and across chunk borders."""
+    rng = np.random.default_rng(abs(hash(np.dtype(dtype).str)) % 2**32)
+    for _ in range(25):
+        a, chunks, size, starts = _random_case(rng, dtype)
+        y = dsd.crops(da.from_array(a, chunks=chunks), starts, size, chunks=int(rng.integers(1, 8)))
+        ref = ds.crops(a, starts, size)
+        got = y.compute(scheduler="threads")
+        assert got.shape == ref.shape == y.shape and got.dtype == ref.dtype
+        assert np.array_equal(got, ref), (a.shape, chunks, size, starts)
+
+
+def test_crops_edges_and_straddles():
+    """R-CROP-BOUNDS: every start on and next to every chunk border and at both ends of each axis."""
+    a = np.arange(30 * 17, dtype=np.float32).reshape(30, 17)
+    x = da.from_array(a, chunks=((7, 3, 11, 9), (5, 5, 7)))
+    size = (4, 6)
+    starts = np.array([(i, j) for i in (0, 3, 6, 7, 9, 10, 21, 26) for j in (0, 1, 4, 5, 9, 10, 11)])
+    assert np.array_equal(dsd.crops(x, starts, size).compute(), ds.crops(a, starts, size))
+    whole = np.array([[0, 0]])  # a crop of the whole array touches every block
+    assert np.array_equal(dsd.crops(x, whole, a.shape).compute()[0], a)
+
+
+def test_dask_starts_are_clamped():
+    """R-CROP-BOUNDS: starts given as a Dask array are clamped to [0, dim - size], as on the device."""
+    a = np.arange(20 * 9, dtype=np.int16).reshape(20, 9)
+    x = da.from_array(a, chunks=(6, 4))
+    raw = np.array([[-5, 2], [18, 7], [3, -1], [100, 100], [4, 4]], np.int32)
+    y = dsd.crops(x, da.from_array(raw, chunks=2), (5, 3))
+    ref = ds.crops(a, np.clip(raw, 0, [15, 6]), (5, 3))
+    assert np.array_equal(y.compute(), ref)
+
+
+def test_errors_at_graph_time():
+    """R-CROP-SIZE, R-CROP-BOUNDS: raised when the graph is built, with ds.crops's own message."""
+    a = np.zeros((10, 12), np.float32)
+    x = da.from_array(a, chunks=5)
+    bad = np.array([[0, 0], [7, 2]])
+    with pytest.raises(ds.OutOfBoundsError) as mine:
+        dsd.crops(x, bad, (4, 4))
+    with pytest.raises(ds.OutOfBoundsError) as theirs:
+        ds.crops(a, bad, (4, 4))
+    assert str(mine.value) == str(theirs.value) and mine.value.rule == "R-CROP-BOUNDS"
+    with pytest.raises(ds.OutOfBoundsError, match=r"size\[1\] = 13") as e:
+        dsd.crops(x, bad[:1], (4, 13))
+    assert e.value.rule == "R-CROP-SIZE"
+    with pytest.raises(ds.ArgumentError, match=r"shape \(2, 3\)"):
+        dsd.crops(x, np.zeros((2, 3), np.int64), (4, 4))
+    with pytest.raises(ds.DTypeError, match="not a Dask array"):
+        dsd.crops(a, bad[:1], (4, 4))
+
+
+def test_graph_grows_with_chunks_not_boxes():
+    """The tasks: one per anchor block and one per output block, whatever N."""
+    x = da.zeros((4000, 4000, 4000), np.float32, chunks=500)  # 256 GB, nothing materialised
+    rng = np.random.default_rng(3)
+    sizes = []
+    for n in (1_000, 100_000):
+        starts = rng.integers(0, 980, (n, 3))  # boxes in the first 2^3 blocks and their borders
+        y = dsd.crops(x, starts, (20, 20, 20), chunks=n // 4)
+        own = [k for k in y.dask.layers[y.name]]
+        sizes.append(len(own))
+        assert len(own) <= 8 + 4
+    assert sizes[0] == sizes[1]
+
+
+def test_graph_for_many_boxes_over_a_huge_array_is_fast():
+    """200,000 boxes over a 10 TB da.zeros: the graph is built in seconds (docs/dask.md records 1 M)."""
+    x = da.zeros((20000, 20000, 25000), np.float32, chunks=256)
+    rng = np.random.default_rng(0)
+    starts = np.stack([rng.integers(0, d - s + 1, 200_000) for d, s in zip(x.shape, (20, 50, 50))], 1)
+    t = time.perf_counter()
+    y = dsd.crops(x, starts, (20, 50, 50))
+    assert time.perf_counter() - t < 30 and y.shape == (200_000, 20, 50, 50)
+
+
+def test_transpose_blocks_are_contiguous():
+    """R-PERM: dsd.transpose equals np.transpose, block by block contiguous; a bad axes raises now."""
+    a = np.arange(6 * 7 * 5, dtype=np.float64).reshape(6, 7, 5)
+    x = da.from_array(a, chunks=(4, 3, 5))
+    y = dsd.transpose(x, (2, 0, 1))
+    assert np.array_equal(y.compute(), np.transpose(a, (2, 0, 1)))
+    assert all(b.flags.c_contiguous for b in y.to_delayed().ravel() for b in [b.compute()])
+    with pytest.raises(ds.ArgumentError) as e:
+        dsd.transpose(x, (0, 0, 1))
+    assert e.value.rule == "R-PERM"
+
+
+def _value(i, j, k):
+    """The Zarr test volume, by formula: its crops are checked without holding it."""
+    return ((i * 7 + j * 13 + k * 17) % 251).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed", reason="distributed is not installed (python3-distributed)")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="400MB",
+                                  dashboard_address=None) as c, distributed.Client(c) as client:
+        yield client
+
+
+def test_local_cluster_of_processes(cluster):
+    """R-CROP-BOUNDS: the same result on worker processes."""
+    rng = np.random.default_rng(5)
+    a = rng.random((60, 50, 40)).astype(np.float32)
+    starts = np.stack([rng.integers(0, d - s + 1, 500) for d, s in zip(a.shape, (9, 11, 13))], 1)
+    y = dsd.crops(da.from_array(a, chunks=(16, 20, 10)), starts, (9, 11, 13), chunks=128)
+    assert np.array_equal(cluster.compute(y).result(), ds.crops(a, starts, (9, 11, 13)))
+
+
+@pytest.mark.skipif(not os.environ.get("DMLS_DASK_LARGE"),
+                    reason="about 80 s on 2 cores: set DMLS_DASK_LARGE=1 to run it (docs/dask.md)")
+def test_zarr_store_larger_than_worker_memory(cluster, tmp_path):
+    """A 512 MB Zarr store, two workers of 400 MB each: crops from all of it, input never held whole."""
+    zarr = pytest.importorskip("zarr", reason="Zarr is not installed (python3-zarr)")
+    shape, chunks = (128, 1024, 1024), (16, 256, 256)
+    z = zarr.open(str(tmp_path / "v.zarr"), mode="w", shape=shape, chunks=chunks, dtype=np.float32,
+                  compressor=None)
+    i, j, k = np.ogrid[:16, :1024, :1024]
+    for c in range(0, shape[0], 16):
+        z[c:c + 16] = _value(i + c, j, k)
+    x = da.from_zarr(str(tmp_path / "v.zarr"))
+    rng = np.random.default_rng(9)
+    size = (8, 40, 40)
+    starts = np.stack([rng.integers(0, d - s + 1, 500) for d, s in zip(shape, size)], 1)
+    got = cluster.compute(dsd.crops(x, starts, size, chunks=100)).result()
+    ii, jj, kk = (np.arange(s)[None, :] + starts[:, [a]] for a, s in enumerate(size))
+    ref = _value(ii[:, :, None, None], jj[:, None, :, None], kk[:, None, None, :])
+    assert np.array_equal(got, ref)
