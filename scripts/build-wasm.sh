@@ -6,9 +6,9 @@
 # browsers.
 #
 #   scripts/build-wasm.sh [BUILD_DIR]          single-threaded (the default)
-#   DMLS_WASM_THREADS=1 scripts/build-wasm.sh   emscripten pthreads: the
-#       library's pool runs on Web Workers (needs SharedArrayBuffer: Node,
-#       or a cross-origin-isolated page); written to js/dist/threads/.
+#   DMLS_WASM_OUT=DIR scripts/build-wasm.sh     the package staged in DIR
+#       (its files, tests and dist/) rather than built into js/ (the CTest
+#       tests do this: js/CMakeLists.txt)
 #
 # The glue is built for the web alone: under Node, js/dmlslice.mjs reads
 # the .wasm itself and hands it over (emscripten 3.1.6's Node glue is
@@ -17,14 +17,12 @@
 # with NODE_PATH=/usr/share/nodejs under Node 20.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-threads=${DMLS_WASM_THREADS:-0}
-if [ "$threads" = 1 ]; then sub=threads; else sub=single; fi
-build=${1:-$root/build-wasm/$sub}
+build=${1:-$root/build-wasm}
+pkg=${DMLS_WASM_OUT:-$root/js}
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 mkdir -p "$(dirname "$build")"
 
 flags="-msimd128 -O3"
-[ "$threads" = 1 ] && flags="$flags -pthread"
 
 emcmake cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS="$flags" -DDMLS_BUILD_TESTS=OFF -DDMLS_BUILD_TOOLS=OFF \
@@ -32,13 +30,16 @@ emcmake cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DDMLS_WEB=OFF >"$build.configure.log"
 cmake --build "$build" -j "${JOBS:-2}" --target dmlslice_static
 
-out=$root/js/dist
-[ "$threads" = 1 ] && out=$out/threads
+if [ "$pkg" != "$root/js" ]; then
+  mkdir -p "$pkg"
+  cp -R "$root/js/dmlslice.mjs" "$root/js/dmlslice.d.ts" "$root/js/package.json" "$root/js/README.md" \
+        "$root/js/test" "$pkg/"
+fi
+out=$pkg/dist
 mkdir -p "$out"
 link="-sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createDmlslice -sENVIRONMENT=web,worker
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8
   -sEXPORTED_FUNCTIONS=_malloc,_free,_dmls_last_error,_dmls_last_error_rule,_dmls_destroy,_dmls_lower_webnn_slice,_dmls_lower_webnn_reverse,_dmls_lower_webnn_transpose,_dmls_lower_onnx_transpose,_dmls_lower_numpy,_dmls_lower_onnx,_dmls_batch_output_bytes,_dmls_batch_destroy -sFILESYSTEM=0"
-[ "$threads" = 1 ] && link="$link -pthread -sPTHREAD_POOL_SIZE=navigator.hardwareConcurrency"
 # shellcheck disable=SC2086
 emcc $flags -I"$root/include" -I"$build/include" "$root"/js/src/*.c "$build/src/libdmlslice.a" \
   $link -o "$out/dmlslice.mjs"
