@@ -20,14 +20,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-wasm}
 pkg=${DMLS_WASM_OUT:-$root/js}
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
-mkdir -p "$(dirname "$build")"
+mkdir -p "$build"
 
 flags="-msimd128 -O3"
 
 emcmake cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS="$flags" -DDMLS_BUILD_TESTS=OFF -DDMLS_BUILD_TOOLS=OFF \
   -DDMLS_BUILD_PROBES=OFF -DDMLS_INSTALL=OFF -DDMLS_CUDA=OFF -DDMLS_VULKAN=OFF \
-  -DDMLS_WEB=OFF >"$build.configure.log"
+  -DDMLS_WEB=OFF >"$build/configure.log"
 cmake --build "$build" -j "${JOBS:-2}" --target dmlslice_static
 
 if [ "$pkg" != "$root/js" ]; then
