@@ -71,7 +71,7 @@ if "$compiler" --version 2>/dev/null | head -1 | grep -q clang; then
   cuda_arg=(-DDMLS_CUDA=OFF)
   echo "coverage: clang build: CUDA backend left out"
 fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DDMLS_BUILD_TESTS=ON -DDMLS_BUILD_TOOLS=ON -DDMLS_SANITIZE= \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DDMLS_BUILD_TESTS=ON -DDMLS_BUILD_TOOLS=ON -DDMLS_SANITIZE= -DDMLS_WEB=OFF \
   ${cuda_arg[@]+"${cuda_arg[@]}"} \
   "-DCMAKE_C_FLAGS=--coverage -fprofile-update=atomic" -DCMAKE_EXE_LINKER_FLAGS=--coverage \
   "-DCMAKE_SHARED_LINKER_FLAGS=--coverage -Wl,--exclude-libs,ALL" "-DCMAKE_CUDA_FLAGS_DEBUG=-O3 -DNDEBUG" \

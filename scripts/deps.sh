@@ -22,6 +22,10 @@
 # the library loads the API at run time rather than linking the loader); its tests run on
 # mesa-vulkan-drivers (lavapipe, Mesa's CPU driver) with
 # vulkan-validationlayers on.
+# The web build (scripts/build-wasm.sh, js/README.md): emscripten (emcc) and
+# nodejs, whose tests CTest runs when both are found; node-acorn is the
+# parser emscripten's JavaScript optimizer loads (NODE_PATH=/usr/share/nodejs);
+# npm packs the package and chromium loads it in a page (js/test/package.sh).
 # The tests: qemu-user-static, whose x86-64 emulator plays a CPU without AVX2
 # for the CPU-feature test on x86-64 hosts (tests/CMakeLists.txt).
 set -eu
@@ -30,7 +34,7 @@ pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
 python3-numpy python3-pytest python3-hypothesis python3-torch
 python3-dask python3-distributed python3-zarr
-qemu-user-static
+qemu-user-static emscripten nodejs node-acorn npm chromium
 libvulkan-dev glslc libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers"
 
 [ $# -gt 0 ] && pkgs="$*"

@@ -443,7 +443,7 @@ class Worker:
         q = os.path.join(self.build, ".cmake", "api", "v1", "query", "codemodel-v2")
         os.makedirs(os.path.dirname(q), exist_ok=True)
         open(q, "w").close()
-        cmd = ["cmake", "-S", self.tree, "-B", self.build, "-DDMLS_CUDA=OFF",
+        cmd = ["cmake", "-S", self.tree, "-B", self.build, "-DDMLS_CUDA=OFF", "-DDMLS_WEB=OFF",
                "-DCMAKE_BUILD_TYPE=" + self.args.build_type] + self.args.cmake_arg
         if shutil.which("ninja") and not os.path.exists(os.path.join(self.build, "CMakeCache.txt")):
             cmd += ["-G", "Ninja"]
@@ -460,7 +460,7 @@ class Worker:
     def configure_san(self):
         """The sanitizer build of this copy, configured on first use."""
         if not os.path.exists(os.path.join(self.san_build, "CMakeCache.txt")):
-            cmd = ["cmake", "-S", self.tree, "-B", self.san_build, "-DDMLS_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Debug",
+            cmd = ["cmake", "-S", self.tree, "-B", self.san_build, "-DDMLS_CUDA=OFF", "-DDMLS_WEB=OFF", "-DCMAKE_BUILD_TYPE=Debug",
                    "-DDMLS_SANITIZE=" + self.args.sanitize] + self.args.cmake_arg
             if shutil.which("ninja"):
                 cmd += ["-G", "Ninja"]

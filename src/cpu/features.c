@@ -33,10 +33,15 @@ static void detect(void) {
 #elif defined(__aarch64__) || defined(_M_ARM64)
     /* The system's answer (platform.h), never a trial instruction. */
     if (dmls_cpu_has_neon()) f |= DMLS_CPU_NEON;
+#elif defined(__wasm_simd128__)
+    /* A WebAssembly module with SIMD128 instructions does not load where
+     * the engine lacks them: compiled in is present. */
+    f |= DMLS_CPU_SIMD128;
 #endif
     const char *off = getenv("DMLSLICE_DISABLE_CPU_FEATURES");
     if (off && listed(off, "avx2")) f &= ~(unsigned)DMLS_CPU_AVX2;
     if (off && listed(off, "neon")) f &= ~(unsigned)DMLS_CPU_NEON;
+    if (off && listed(off, "simd128")) f &= ~(unsigned)DMLS_CPU_SIMD128;
     detected = f;
 
     const uint64_t llc = dmls_cpu_cache_bytes();

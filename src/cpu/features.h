@@ -9,10 +9,11 @@
 enum {
     DMLS_CPU_AVX2 = 1u << 0,
     DMLS_CPU_NEON = 1u << 1, /* AArch64 Advanced SIMD (ASIMD) */
+    DMLS_CPU_SIMD128 = 1u << 2, /* WebAssembly SIMD128, where the module is compiled with it */
 };
 
 /* The features of this CPU, minus those named in DMLSLICE_DISABLE_CPU_FEATURES
- * (comma-separated: "avx2", "neon", or "all"). Detected once per process,
+ * (comma-separated: "avx2", "neon", "simd128", or "all"). Detected once per process,
  * from the system (CPUID on x86, the auxiliary vector on Linux AArch64). */
 unsigned dmls_cpu_features(void);
 

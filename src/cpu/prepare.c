@@ -20,7 +20,7 @@
  * that span (at 0 and span - 16), so it must be 16..32 bytes. Returns false
  * when the pattern does not fit. (The x86 and AArch64 gathers use them; a
  * build with neither has no SIMD kernels.) */
-#if defined(__x86_64__) || defined(__i386__) || DMLS_CPU_NEON_KERNELS
+#if defined(__x86_64__) || defined(__i386__) || DMLS_CPU_NEON_KERNELS || DMLS_CPU_SIMD128_KERNELS
 #define DMLS_CPU_SIMD_KERNELS 1
 #else
 #define DMLS_CPU_SIMD_KERNELS 0
@@ -124,6 +124,18 @@ static dmls_cpu_rows_fn pick_shuffle_neon(dmls_cpu_prepared *cp) {
 }
 #endif
 
+#if DMLS_CPU_SIMD128_KERNELS
+/* The same cases in WebAssembly (kernels_wasm_simd128.c), the same minimum row. */
+static dmls_cpu_rows_fn pick_reverse_simd128(dmls_cpu_prepared *cp) {
+    return packed_long_rows(cp) ? dmls_cpu_pick_reverse_simd128(cp->width, cp->item_src_step) : NULL;
+}
+
+static dmls_cpu_rows_fn pick_shuffle_simd128(dmls_cpu_prepared *cp) {
+    bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);
+    return fits ? dmls_cpu_rows_shuffle_simd128 : NULL;
+}
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 static dmls_cpu_rows_fn pick_contig_nt_avx2(dmls_cpu_prepared *cp) {
     return contiguous(cp) && cp->nontemporal ? dmls_cpu_rows_contig_nt_avx2 : NULL;
@@ -195,6 +207,10 @@ static const kernel_row kernels[] = {
 #if DMLS_CPU_NEON_KERNELS
     {DMLS_CPU_REVERSE_NEON, "reverse_neon", DMLS_CPU_NEON, false, pick_reverse_neon},
     {DMLS_CPU_SHUFFLE_NEON, "shuffle_neon", DMLS_CPU_NEON, false, pick_shuffle_neon},
+#endif
+#if DMLS_CPU_SIMD128_KERNELS
+    {DMLS_CPU_REVERSE_SIMD128, "reverse_simd128", DMLS_CPU_SIMD128, false, pick_reverse_simd128},
+    {DMLS_CPU_SHUFFLE_SIMD128, "shuffle_simd128", DMLS_CPU_SIMD128, false, pick_shuffle_simd128},
 #endif
     {DMLS_CPU_STRIDED_WIDE, "strided_wide", 0, false, pick_wide},
     {DMLS_CPU_STRIDED, "strided", 0, false, pick_strided},

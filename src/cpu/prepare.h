@@ -16,6 +16,14 @@
 #define DMLS_CPU_NEON_KERNELS 0
 #endif
 
+/* 1 where this build compiles the WebAssembly SIMD128 kernels
+ * (kernels_wasm_simd128.c: emscripten with -msimd128, scripts/build-wasm.sh). */
+#if defined(__wasm_simd128__)
+#define DMLS_CPU_SIMD128_KERNELS 1
+#else
+#define DMLS_CPU_SIMD128_KERNELS 0
+#endif
+
 /* The kernels, for tests that assert the choice (dmls_cpu_kernel_name). */
 typedef enum dmls_cpu_kernel {
     DMLS_CPU_EMPTY = 0,         /* nothing to copy */
@@ -33,6 +41,8 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_TILED,             /* a transposed copy in line-sized blocks, item by item (copy_tiled.h) */
     DMLS_CPU_TILED_AVX2,        /* the same, sub-tiles transposed in registers */
     DMLS_CPU_TILED_NEON,        /* the same on AArch64 */
+    DMLS_CPU_REVERSE_SIMD128,   /* packed output, items of 1/2/4/8 bytes at step -width (WebAssembly) */
+    DMLS_CPU_SHUFFLE_SIMD128,   /* packed output gathered by swizzles (the shuffle masks; WebAssembly) */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 

@@ -1,0 +1,66 @@
+// TypeScript declarations of dmlslice.mjs.
+
+export type DType = 'float32' | 'float16' | 'uint32' | 'uint16' | 'uint8' | 'int32' | 'int16' | 'int8' |
+  'float64' | 'uint64' | 'int64';
+export type Data = Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array |
+  Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+/** A tensor: data holds its elements at shape's (or strides') positions; float16 is a Uint16Array with dtype 'float16'. */
+export interface Tensor<T extends Data = Data> {
+  data: T;
+  shape: number[];
+  /** Element strides, one per axis; packed row-major when absent. */
+  strides?: number[];
+  dtype?: DType;
+}
+
+export interface RunOptions<T extends Data = Data> {
+  /** Where the result goes: an array of the input's kind, of at least the result's element count. */
+  out?: T;
+  /** Run through the library's scalar reference executor (the tests' oracle). */
+  reference?: boolean;
+}
+
+/** A planned slice, reusable on tensors of the shape, strides and dtype it was planned for. */
+export class Planned {
+  readonly shape: number[];
+  run<T extends Data>(t: Tensor<T>, options?: RunOptions<T>): Tensor<T>;
+  free(): void;
+}
+
+/** A planned batch (split, crops): one result tensor per output. */
+export class PlannedBatch {
+  readonly shapes: number[][];
+  run<T extends Data>(t: Tensor<T>): Tensor<T>[];
+  free(): void;
+}
+
+/** Loads the WebAssembly module; await it once before any other call. */
+export function init(options?: object): Promise<unknown>;
+export function dtypeOf(t: Tensor): DType;
+/** An array in the module's own memory: tensors over it pass in (and results out) without a copy. */
+export function alloc(dtype: DType, count: number): Data;
+export function free(array: Data): void;
+
+export function planSlice(t: Tensor, starts: number[], sizes: number[], options?: {strides?: number[]}): Planned;
+export function slice<T extends Data>(t: Tensor<T>, starts: number[], sizes: number[],
+  options?: {strides?: number[]} & RunOptions<T>): Tensor<T>;
+export function planReverse(t: Tensor, options?: {axes?: number[]}): Planned;
+export function reverse<T extends Data>(t: Tensor<T>, options?: {axes?: number[]} & RunOptions<T>): Tensor<T>;
+export function planTranspose(t: Tensor, options?: {permutation?: number[]}): Planned;
+export function transpose<T extends Data>(t: Tensor<T>, options?: {permutation?: number[]} & RunOptions<T>): Tensor<T>;
+export function planSplit(t: Tensor, splits: number | number[], options?: {axis?: number}): PlannedBatch;
+export function split<T extends Data>(t: Tensor<T>, splits: number | number[], options?: {axis?: number}): Tensor<T>[];
+
+/** NumPy basic indexing written as Python writes it: "[1:3, ::-1, None, ...]". */
+export function planIndex(t: Tensor, expr: string): Planned;
+export function index<T extends Data>(t: Tensor<T>, expr: string, options?: RunOptions<T>): Tensor<T>;
+type Int = number | bigint;
+export function planOnnxSlice(t: Tensor, starts: Int[], ends: Int[], axes?: Int[], steps?: Int[]): Planned;
+export function onnxSlice<T extends Data>(t: Tensor<T>, starts: Int[], ends: Int[], axes?: Int[], steps?: Int[],
+  options?: RunOptions<T>): Tensor<T>;
+export function onnxTranspose<T extends Data>(t: Tensor<T>, perm?: number[], options?: RunOptions<T>): Tensor<T>;
+export function onnxSplit<T extends Data>(t: Tensor<T>, sizes: number[], options?: {axis?: number}): Tensor<T>[];
+/** Windows of one size at each row of starts, stacked: shape [starts.length, ...size]. */
+export function planCrops(t: Tensor, starts: number[][], size: number[]): PlannedBatch;
+export function crops<T extends Data>(t: Tensor<T>, starts: number[][], size: number[]): Tensor<T>;

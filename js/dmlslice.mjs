@@ -1,0 +1,388 @@
+// dmlslice for JavaScript: a thin adapter over the library compiled to
+// WebAssembly (dist/dmlslice.wasm). Every slice is lowered and copied by the
+// C library; this file only converts arguments, moves bytes into and out of
+// the module's memory, and turns status codes into exceptions.
+import createDmlslice from './dist/dmlslice.mjs';
+
+const DTYPES = {
+  float32: [1, 4, Float32Array], float16: [2, 2, Uint16Array], uint32: [3, 4, Uint32Array],
+  uint16: [4, 2, Uint16Array], uint8: [5, 1, Uint8Array], int32: [6, 4, Int32Array],
+  int16: [7, 2, Int16Array], int8: [8, 1, Int8Array], float64: [9, 8, Float64Array],
+  uint64: [10, 8, BigUint64Array], int64: [11, 8, BigInt64Array],
+};
+// The dtype a TypedArray's kind means when the tensor names none.
+const KIND_DTYPE = new Map([
+  [Float32Array, 'float32'], [Float64Array, 'float64'], [Int8Array, 'int8'], [Uint8Array, 'uint8'],
+  [Uint8ClampedArray, 'uint8'], [Int16Array, 'int16'], [Uint16Array, 'uint16'], [Int32Array, 'int32'],
+  [Uint32Array, 'uint32'], [BigInt64Array, 'int64'], [BigUint64Array, 'uint64'],
+]);
+// Status codes (include/dmlslice/dmlslice.h) that are a wrong range or size
+// rather than a wrong kind of argument.
+const RANGE_STATUSES = new Set([12, 14, 20, 30]);
+const WASM32_BYTES = 2 ** 32;
+
+let M = null;
+
+/** Loads the module; call (and await) once before anything else. */
+export async function init(options = {}) {
+  if (M) return M;
+  const opts = {...options};
+  // Node: the module's bytes from beside this file (the glue, built for
+  // the web, would fetch() a file: URL). Browsers and bundlers fetch
+  // dist/dmlslice.wasm relative to the glue.
+  if (!opts.wasmBinary && typeof process === 'object' && process.versions?.node) {
+    const {readFile} = await import('node:fs/promises');
+    opts.wasmBinary = await readFile(new URL('./dist/dmlslice.wasm', import.meta.url));
+  }
+  M = await createDmlslice(opts);
+  return M;
+}
+
+function mod() {
+  if (!M) throw new Error('dmlslice: call and await init() first');
+  return M;
+}
+
+// WebNN's builder throws TypeError for every invalid argument; the other
+// forms throw RangeError for a value out of range or size.
+function throwStatus(status, what) {
+  const m = mod();
+  const msg = m.UTF8ToString(m._dmls_last_error());
+  const rule = m.UTF8ToString(m._dmls_last_error_rule());
+  const text = `${msg.startsWith(what) ? '' : `${what}: `}${msg}${rule && !msg.includes(rule) ? ` (${rule})` : ''}`;
+  const range = !what.startsWith('WebNN') && RANGE_STATUSES.has(status);
+  const err = range ? new RangeError(text) : new TypeError(text);
+  err.status = status;
+  err.rule = rule;
+  throw err;
+}
+
+/** The dtype name of a tensor: its dtype field, else its array's kind. */
+export function dtypeOf(t) {
+  const name = t.dtype ?? KIND_DTYPE.get(t.data?.constructor);
+  if (!name || !(name in DTYPES)) throw new TypeError(`dmlslice: unknown dtype ${String(t.dtype ?? t.data?.constructor?.name)}`);
+  const kind = DTYPES[name][2];
+  if (!(t.data instanceof kind) && !(name === 'uint8' && t.data instanceof Uint8ClampedArray))
+    throw new TypeError(`dmlslice: dtype ${name} is carried in a ${kind.name}, not a ${t.data?.constructor?.name}`);
+  return name;
+}
+
+function checkShape(shape, what) {
+  if (!Array.isArray(shape)) throw new TypeError(`${what}: shape must be an array of sizes`);
+  shape.forEach((d, i) => {
+    if (!Number.isSafeInteger(d) || d < 0) throw new TypeError(`${what}: shape[${i}] = ${d} is not a size`);
+  });
+}
+
+// A scratch area on the module's heap, freed by the caller's finally.
+class Scratch {
+  constructor() { this.ptrs = []; }
+  alloc(bytes) {
+    const p = mod()._malloc(Math.max(bytes, 8));
+    if (!p) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
+    this.ptrs.push(p);
+    return p;
+  }
+  i64(values) {
+    const p = this.alloc(values.length * 8);
+    new BigInt64Array(mod().HEAPU8.buffer, p, values.length).set(values.map(BigInt));
+    return p;
+  }
+  u64(values) { return this.i64(values); }
+  free() { for (const p of this.ptrs) mod()._free(p); this.ptrs = []; }
+}
+
+function onHeap(data) {
+  return data.buffer === mod().HEAPU8.buffer;
+}
+
+/**
+ * A TypedArray of `count` elements of `dtype` in the module's own memory:
+ * a tensor whose data is one passes into the library without a copy.
+ * Release it with free(). Views are invalidated when the memory grows;
+ * call view() again then.
+ */
+export function alloc(dtype, count) {
+  const [, size, Kind] = DTYPES[dtype] ?? [];
+  if (!Kind) throw new TypeError(`dmlslice: unknown dtype ${dtype}`);
+  const bytes = count * size;
+  if (bytes >= WASM32_BYTES) throw new RangeError(`dmlslice: ${bytes} bytes exceed wasm32's 4 GiB memory`);
+  const p = mod()._malloc(bytes);
+  if (!p) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
+  return new Kind(mod().HEAPU8.buffer, p, count);
+}
+
+/** Releases an array made by alloc(). */
+export function free(array) {
+  if (onHeap(array)) mod()._free(array.byteOffset);
+}
+
+// The input's bytes in the module: a pointer and a byte count. Strided
+// tensors bring every byte up to their last element.
+function bindInput(t, scratch) {
+  const bytes = t.data.byteLength;
+  if (bytes >= WASM32_BYTES) throw new RangeError(`dmlslice: the input holds ${bytes} bytes; wasm32's memory is 4 GiB`);
+  if (onHeap(t.data)) return [t.data.byteOffset, bytes];
+  const p = scratch.alloc(bytes);
+  mod().HEAPU8.set(new Uint8Array(t.data.buffer, t.data.byteOffset, bytes), p);
+  return [p, bytes];
+}
+
+function count(shape) { return shape.reduce((a, b) => a * b, 1); }
+
+// Runs op on t, into out (a TypedArray of the input's kind) or a new array.
+function runOp(op, t, dtype, shape, out, reference, what) {
+  const m = mod(), scratch = new Scratch();
+  try {
+    const [size, Kind] = [DTYPES[dtype][1], DTYPES[dtype][2]];
+    const outBytes = m._dmlsw_output_bytes(op);
+    if (outBytes >= WASM32_BYTES) throw new RangeError(`${what}: the result holds ${outBytes} bytes; wasm32's memory is 4 GiB`);
+    const [pin, inBytes] = bindInput(t, scratch);
+    const n = count(shape);
+    let result = out;
+    if (result && !(result instanceof t.data.constructor)) throw new TypeError(`${what}: out must be a ${t.data.constructor.name}`);
+    if (result && result.length < n) throw new RangeError(`${what}: out holds ${result.length} elements; the result has ${n}`);
+    const pout = result && onHeap(result) ? result.byteOffset : scratch.alloc(outBytes);
+    const status = m._dmlsw_execute(op, pin, inBytes, pout, outBytes, reference ? 1 : 0);
+    if (status !== 0) throwStatus(status, what);
+    if (!result) result = new Kind(n);
+    if (!onHeap(result)) new Uint8Array(result.buffer, result.byteOffset, n * size).set(m.HEAPU8.subarray(pout, pout + n * size));
+    return t.dtype ? {data: result, shape, dtype: t.dtype} : {data: result, shape};
+  } finally {
+    scratch.free();
+  }
+}
+
+function inputStrides(t, what, scratch) {
+  if (t.strides == null) return 0;
+  if (!Array.isArray(t.strides) || t.strides.length !== t.shape.length)
+    throw new TypeError(`${what}: strides must hold one element stride per axis (${t.shape.length})`);
+  return scratch.i64(t.strides);
+}
+
+function unsignedList(values, name, what, rule) {
+  if (!Array.isArray(values)) throw new TypeError(`${what}: ${name} must be an array`);
+  values.forEach((v, i) => {
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new TypeError(`${what}: ${name}[${i}] = ${v} is not an unsigned integer (${rule})`);
+  });
+}
+
+/**
+ * A planned slice: the front end's lowering and the operator, made once and
+ * run on any number of tensors of the same shape, strides and dtype.
+ */
+export class Planned {
+  constructor(op, dtype, shape, what) { Object.assign(this, {op, dtype, shape, what}); }
+  run(t, {out, reference} = {}) {
+    if (!this.op) throw new TypeError(`${this.what}: the plan was released`);
+    if (dtypeOf(t) !== this.dtype) throw new TypeError(`${this.what}: planned for ${this.dtype}, given ${dtypeOf(t)}`);
+    return runOp(this.op, t, this.dtype, this.shape, out, reference, this.what);
+  }
+  free() { if (this.op) mod()._dmls_destroy(this.op); this.op = 0; }
+}
+
+// A lowering (fn fills a dmls_lowered) and its operator over t.
+function planLowered(t, what, lower) {
+  const m = mod(), scratch = new Scratch();
+  checkShape(t.shape, what);
+  const dtype = dtypeOf(t);
+  try {
+    const shape = scratch.i64(t.shape);
+    const lw = scratch.alloc(m._dmlsw_layout(0));
+    const status = lower(shape, lw, scratch);
+    if (status !== 0) throwStatus(status, what);
+    const op = m._dmlsw_create_lowered(DTYPES[dtype][0], lw, shape, inputStrides(t, what, scratch));
+    if (!op) throwStatus(m._dmlsw_status(), what);
+    const rank = m.HEAP32[(lw + m._dmlsw_layout(1)) >> 2];
+    const fs = new BigInt64Array(m.HEAPU8.buffer, lw + m._dmlsw_layout(2), rank);
+    return new Planned(op, dtype, Array.from(fs, Number), what);
+  } finally {
+    scratch.free();
+  }
+}
+
+function once(plan, t, opts) {
+  try { return plan.run(t, opts); } finally { plan.free(); }
+}
+
+/** Plans WebNN's slice(input, starts, sizes, {strides}). */
+export function planSlice(t, starts, sizes, {strides} = {}) {
+  const what = 'WebNN slice';
+  unsignedList(starts, 'starts', what, 'WebNN slice: starts are unsigned');
+  unsignedList(sizes, 'sizes', what, 'WebNN slice: sizes are unsigned');
+  if (strides !== undefined) unsignedList(strides, 'strides', what, 'WebNN slice: strides are unsigned');
+  return planLowered(t, what, (shape, lw, s) => mod()._dmls_lower_webnn_slice(
+    t.shape.length, shape, s.u64(starts), starts.length, s.u64(sizes), sizes.length,
+    strides === undefined ? 0 : s.u64(strides), strides === undefined ? 0 : strides.length, lw));
+}
+export function slice(t, starts, sizes, options = {}) { return once(planSlice(t, starts, sizes, options), t, options); }
+
+/** Plans WebNN's reverse(input, {axes}). */
+export function planReverse(t, {axes} = {}) {
+  const what = 'WebNN reverse';
+  if (axes !== undefined) unsignedList(axes, 'axes', what, 'WebNN reverse: axes are unsigned');
+  return planLowered(t, what, (shape, lw, s) => mod()._dmls_lower_webnn_reverse(
+    t.shape.length, shape, axes === undefined ? 0 : s.u64(axes), axes === undefined ? 0 : axes.length, lw));
+}
+export function reverse(t, options = {}) { return once(planReverse(t, options), t, options); }
+
+/** Plans a NumPy basic index, e.g. "[1:3, ::-1, None]". */
+export function planIndex(t, expr) {
+  const m = mod();
+  if (typeof expr !== 'string') throw new TypeError('NumPy index: the index must be a string');
+  return planLowered(t, 'NumPy index', (shape, lw, s) => {
+    const p = s.alloc(m.lengthBytesUTF8(expr) + 1);
+    m.stringToUTF8(expr, p, m.lengthBytesUTF8(expr) + 1);
+    return m._dmls_lower_numpy(t.shape.length, shape, p, lw);
+  });
+}
+export function index(t, expr, options = {}) { return once(planIndex(t, expr), t, options); }
+
+/** Plans ONNX Slice: starts, ends, and optional axes and steps (numbers or BigInts). */
+export function planOnnxSlice(t, starts, ends, axes, steps) {
+  if (starts?.length !== ends?.length) throw new TypeError(`ONNX Slice: starts has ${starts?.length} values, ends ${ends?.length}`);
+  return planLowered(t, 'ONNX Slice', (shape, lw, s) => mod()._dmls_lower_onnx(
+    t.shape.length, shape, s.i64(starts), s.i64(ends), starts.length, axes ? s.i64(axes) : 0, axes ? axes.length : 0,
+    steps ? s.i64(steps) : 0, steps ? steps.length : 0, lw));
+}
+export function onnxSlice(t, starts, ends, axes, steps, options = {}) {
+  return once(planOnnxSlice(t, starts, ends, axes, steps), t, options);
+}
+
+// The permuted view of t (a lowering of kind fn) and its copy.
+function planPermute(t, perm, what, lower, s64) {
+  const m = mod(), scratch = new Scratch();
+  checkShape(t.shape, what);
+  const dtype = dtypeOf(t);
+  try {
+    const tr = scratch.alloc(m._dmlsw_layout(3));
+    const status = lower(t.shape.length, scratch.i64(t.shape), inputStrides(t, what, scratch),
+                         perm ? (s64 ? scratch.i64(perm) : scratch.u64(perm)) : 0, perm ? perm.length : 0, tr);
+    if (status !== 0) throwStatus(status, what);
+    const op = m._dmlsw_create_transposed(DTYPES[dtype][0], tr);
+    if (!op) throwStatus(m._dmlsw_status(), what);
+    const shape = Array.from(new BigInt64Array(m.HEAPU8.buffer, tr + m._dmlsw_layout(4), t.shape.length), Number);
+    return new Planned(op, dtype, shape, what);
+  } finally {
+    scratch.free();
+  }
+}
+
+/** Plans WebNN's transpose(input, {permutation}). */
+export function planTranspose(t, {permutation} = {}) {
+  const what = 'WebNN transpose';
+  if (permutation !== undefined) unsignedList(permutation, 'permutation', what, 'R-PERM');
+  return planPermute(t, permutation, what, mod()._dmls_lower_webnn_transpose, false);
+}
+export function transpose(t, options = {}) { return once(planTranspose(t, options), t, options); }
+
+/** ONNX Transpose (perm may be omitted: the axes reversed). */
+export function onnxTranspose(t, perm, options = {}) {
+  return once(planPermute(t, perm, 'ONNX Transpose', mod()._dmls_lower_onnx_transpose, true), t, options);
+}
+
+/**
+ * A planned batch (split, crops): one input, its outputs packed one after
+ * another in one output buffer, which run() hands back as one tensor each.
+ */
+export class PlannedBatch {
+  constructor(batch, dtype, shapes, what) { Object.assign(this, {batch, dtype, shapes, what}); }
+  run(t) {
+    if (!this.batch) throw new TypeError(`${this.what}: the plan was released`);
+    if (dtypeOf(t) !== this.dtype) throw new TypeError(`${this.what}: planned for ${this.dtype}, given ${dtypeOf(t)}`);
+    const m = mod(), scratch = new Scratch(), [, size, Kind] = DTYPES[this.dtype];
+    try {
+      const [pin, inBytes] = bindInput(t, scratch);
+      const outBytes = m._dmls_batch_output_bytes(this.batch, 0);
+      const bytes = Number(outBytes);
+      if (bytes >= WASM32_BYTES) throw new RangeError(`${this.what}: the results hold ${bytes} bytes; wasm32's memory is 4 GiB`);
+      const pout = scratch.alloc(bytes);
+      const status = m._dmlsw_batch_run(this.batch, pin, inBytes, pout, bytes);
+      if (status !== 0) throwStatus(status, this.what);
+      let at = pout;
+      return this.shapes.map((shape) => {
+        const n = count(shape), data = new Kind(n);
+        new Uint8Array(data.buffer).set(m.HEAPU8.subarray(at, at + n * size));
+        at += n * size;
+        return t.dtype ? {data, shape, dtype: t.dtype} : {data, shape};
+      });
+    } finally {
+      scratch.free();
+    }
+  }
+  free() { if (this.batch) mod()._dmls_batch_destroy(this.batch); this.batch = 0; }
+}
+
+// WebNN split's sizes along the axis: a count that divides the axis, or
+// sizes >= 1 that sum to it (the WebNN specification's validation steps).
+function webnnSplitSizes(t, splits, axis, what) {
+  const rank = t.shape.length;
+  if (!Number.isSafeInteger(axis) || axis < 0 || axis >= rank)
+    throw new TypeError(`${what}: axis = ${axis} is outside [0, ${rank - 1}] for an input of rank ${rank} (WebNN split: axis < rank)`);
+  const d = t.shape[axis];
+  if (typeof splits === 'number') {
+    if (!Number.isSafeInteger(splits) || splits < 1 || d % splits !== 0)
+      throw new TypeError(`${what}: splits = ${splits} does not divide axis ${axis} of size ${d} (WebNN split: splits divides the axis)`);
+    return new Array(splits).fill(d / splits);
+  }
+  unsignedList(splits, 'splits', what, 'WebNN split: splits are unsigned');
+  splits.forEach((v, i) => {
+    if (v === 0) throw new TypeError(`${what}: splits[${i}] = 0 (WebNN split: each split is at least 1)`);
+  });
+  const sum = splits.reduce((a, b) => a + b, 0);
+  if (sum !== d) throw new TypeError(`${what}: splits sum to ${sum}, axis ${axis} has size ${d} (WebNN split: splits sum to the axis)`);
+  return splits;
+}
+
+function planSplitSizes(t, sizes, axis, what) {
+  const m = mod(), scratch = new Scratch();
+  checkShape(t.shape, what);
+  const dtype = dtypeOf(t);
+  try {
+    const b = m._dmlsw_split(DTYPES[dtype][0], t.shape.length, scratch.i64(t.shape), inputStrides(t, what, scratch),
+                             axis, scratch.i64(sizes), sizes.length);
+    if (!b) throwStatus(m._dmlsw_status(), what);
+    const a = axis < 0 ? axis + t.shape.length : axis;
+    return new PlannedBatch(b, dtype, sizes.map((s) => t.shape.map((d, i) => (i === a ? Number(s) : d))), what);
+  } finally {
+    scratch.free();
+  }
+}
+
+/** Plans WebNN's split(input, splits, {axis}). */
+export function planSplit(t, splits, {axis = 0} = {}) {
+  const what = 'WebNN split';
+  checkShape(t.shape, what);
+  return planSplitSizes(t, webnnSplitSizes(t, splits, axis, what), axis, what);
+}
+export function split(t, splits, options = {}) {
+  const p = planSplit(t, splits, options);
+  try { return p.run(t); } finally { p.free(); }
+}
+
+/** ONNX Split: explicit sizes along axis (negative counts from the back). */
+export function onnxSplit(t, sizes, {axis = 0} = {}) {
+  const p = planSplitSizes(t, sizes, axis, 'ONNX Split');
+  try { return p.run(t); } finally { p.free(); }
+}
+
+/** Plans crops: starts is an array of rows (one start per axis), size the window. */
+export function planCrops(t, starts, size) {
+  const m = mod(), scratch = new Scratch(), what = 'crops';
+  checkShape(t.shape, what);
+  const dtype = dtypeOf(t);
+  try {
+    const flat = starts.flat();
+    const b = m._dmlsw_crops(DTYPES[dtype][0], t.shape.length, scratch.i64(t.shape), inputStrides(t, what, scratch),
+                             scratch.i64(size), scratch.i64(flat), starts.length);
+    if (!b) throwStatus(m._dmlsw_status(), what);
+    return new PlannedBatch(b, dtype, [[starts.length, ...size]], what);
+  } finally {
+    scratch.free();
+  }
+}
+export function crops(t, starts, size) {
+  const p = planCrops(t, starts, size);
+  try { return p.run(t)[0]; } finally { p.free(); }
+}

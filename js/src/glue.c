@@ -1,0 +1,89 @@
+/* The C side of the JavaScript package (js/dmlslice.mjs): operators made from
+ * the front ends' results, and the few facts of their structs JavaScript
+ * cannot read by itself. Public API only (include/dmlslice/); the front ends,
+ * dmls_execute and the batch functions are called from JavaScript directly.
+ * Every pointer here is an offset into the module's memory. */
+#include <stddef.h>
+
+#include <emscripten.h>
+
+#include <dmlslice/batch.h>
+#include <dmlslice/frontends.h>
+
+/* The status of the last create below, which returns the handle or NULL
+ * (the module runs JavaScript on one thread). */
+static dmls_status last_status;
+EMSCRIPTEN_KEEPALIVE int dmlsw_status(void) { return (int)last_status; }
+
+/* A front end's slice over a (possibly strided) input: the operator, or
+ * NULL with dmls_last_error() saying why. in_strides NULL: packed. */
+EMSCRIPTEN_KEEPALIVE dmls_operator *dmlsw_create_lowered(int dtype, const dmls_lowered *lw, const int64_t *in_shape,
+                                                         const int64_t *in_strides) {
+    dmls_tensor in = {(dmls_dtype)dtype, lw->ndim, in_shape, in_strides, 0};
+    dmls_tensor out = {(dmls_dtype)dtype, lw->ndim, lw->out_sizes, NULL, 0};
+    dmls_window w = dmls_lowered_window(lw);
+    dmls_operator *op = NULL;
+    last_status = dmls_create(&in, &out, &w, &op);
+    return op;
+}
+
+/* A transpose: the permuted view copied into a packed output of its shape. */
+EMSCRIPTEN_KEEPALIVE dmls_operator *dmlsw_create_transposed(int dtype, const dmls_transposed *t) {
+    dmls_tensor in = dmls_transposed_tensor(t, (dmls_dtype)dtype, 0);
+    dmls_tensor out = {(dmls_dtype)dtype, t->ndim, t->shape, NULL, 0};
+    int64_t ones[DMLS_MAX_RANK], offsets[DMLS_MAX_RANK] = {0};
+    for (int i = 0; i < DMLS_MAX_RANK; i++) ones[i] = 1;
+    dmls_window w = {offsets, t->shape, ones};
+    dmls_operator *op = NULL;
+    last_status = dmls_create(&in, &out, &w, &op);
+    return op;
+}
+
+/* The input tensor of a split or crops batch. */
+EMSCRIPTEN_KEEPALIVE dmls_batch *dmlsw_split(int dtype, int32_t ndim, const int64_t *shape, const int64_t *strides,
+                                             int32_t axis, const int64_t *sizes, int32_t n) {
+    dmls_tensor in = {(dmls_dtype)dtype, ndim, shape, strides, 0};
+    dmls_batch *b = NULL;
+    last_status = dmls_batch_create_split(&in, axis, sizes, (size_t)n, 1, &b);
+    return b;
+}
+
+EMSCRIPTEN_KEEPALIVE dmls_batch *dmlsw_crops(int dtype, int32_t ndim, const int64_t *shape, const int64_t *strides,
+                                             const int64_t *size, const int64_t *starts, int32_t n) {
+    dmls_tensor in = {(dmls_dtype)dtype, ndim, shape, strides, 0};
+    dmls_batch *b = NULL;
+    last_status = dmls_batch_create_crops(&in, size, (size_t)n, starts, DMLS_STARTS_INT64, &b);
+    return b;
+}
+
+/* One input slot, one output slot: what split and crops bind. */
+EMSCRIPTEN_KEEPALIVE int dmlsw_batch_run(const dmls_batch *b, const void *in, double in_bytes, void *out,
+                                         double out_bytes) {
+    dmls_batch_input i = {in, (uint64_t)in_bytes};
+    dmls_batch_output o = {out, (uint64_t)out_bytes};
+    return dmls_batch_execute(b, NULL, &i, 1, &o, 1);
+}
+
+/* dmls_execute, or the reference executor (the oracle of the tests). Byte
+ * counts come as doubles: exact up to 2^53, and wasm32's memory is 4 GiB. */
+EMSCRIPTEN_KEEPALIVE int dmlsw_execute(const dmls_operator *op, const void *in, double in_bytes, void *out,
+                                       double out_bytes, int reference) {
+    if (reference) return dmls_execute_reference(op, in, (uint64_t)in_bytes, out, (uint64_t)out_bytes);
+    return dmls_execute(op, in, (uint64_t)in_bytes, out, (uint64_t)out_bytes);
+}
+
+EMSCRIPTEN_KEEPALIVE double dmlsw_input_bytes(const dmls_operator *op) { return (double)dmls_input_bytes(op); }
+EMSCRIPTEN_KEEPALIVE double dmlsw_output_bytes(const dmls_operator *op) { return (double)dmls_output_bytes(op); }
+
+/* Where the fields JavaScript reads lie in the structs (their layout is
+ * the compiler's, asked here rather than written twice). */
+EMSCRIPTEN_KEEPALIVE int dmlsw_layout(int what) {
+    switch (what) {
+    case 0: return (int)sizeof(dmls_lowered);
+    case 1: return (int)offsetof(dmls_lowered, final_ndim);
+    case 2: return (int)offsetof(dmls_lowered, final_shape);
+    case 3: return (int)sizeof(dmls_transposed);
+    case 4: return (int)offsetof(dmls_transposed, shape);
+    default: return -1;
+    }
+}

@@ -1,0 +1,134 @@
+// The adapter over the library: every dtype, random slices of random
+// layouts against the library's reference executor (compiled into the same
+// module), NumPy and ONNX forms, planned reuse, the module's heap, and the
+// refusal of what wasm32 cannot hold.
+import assert from 'node:assert/strict';
+import {test} from 'node:test';
+
+import {DTYPES, iota, load, plain, rng} from './helpers.mjs';
+
+const d = await load();
+
+test('every dtype: the result is a new array of the input kind', () => {
+  for (const dtype of Object.keys(DTYPES)) {
+    const r = d.reverse(iota([2, 5], dtype), {axes: [1]});
+    assert.ok(r.data instanceof DTYPES[dtype], dtype);
+    assert.equal(r.dtype, dtype === 'float16' ? 'float16' : undefined);
+    assert.deepEqual(plain(r.data), [4, 3, 2, 1, 0, 9, 8, 7, 6, 5], dtype);
+    const s = d.slice(iota([3, 4], dtype), [1, 1], [2, 3], {strides: [1, 2]});
+    assert.deepEqual(plain(s.data), [5, 7, 9, 11], dtype);
+  }
+  const clamped = d.transpose({data: new Uint8ClampedArray([1, 2, 3, 4, 5, 6]), shape: [2, 3]});
+  assert.deepEqual(plain(clamped.data), [1, 4, 2, 5, 3, 6]);
+});
+
+test('a dtype that disagrees with the array kind is refused', () => {
+  assert.throws(() => d.reverse({data: new Float32Array(2), shape: [2], dtype: 'float16'}), /float16 is carried in a Uint16Array/);
+  assert.throws(() => d.reverse({data: [1, 2], shape: [2]}), /unknown dtype/);
+});
+
+// A random layout: shape, element strides (any sign, with a byte offset
+// folded into the data's start), and a random NumPy index over it.
+function randomCase(r) {
+  const rank = 1 + r(4), shape = [], key = [];
+  for (let i = 0; i < rank; i++) shape.push(1 + r(6));
+  for (const dim of shape) {
+    const step = (1 + r(3)) * (r(2) ? -1 : 1), a = r(dim), b = r(dim + 1);
+    key.push(r(5) === 0 ? String(a) : `${a}:${b}:${step}`);
+  }
+  return {shape, expr: `[${key.join(', ')}]`};
+}
+
+test('random NumPy indexes: dmls_execute equals the reference executor', () => {
+  const r = rng(37), names = Object.keys(DTYPES);
+  for (let n = 0; n < 200; n++) {
+    const {shape, expr} = randomCase(r);
+    const x = iota(shape, names[n % names.length]);
+    const plan = d.planIndex(x, expr);
+    try {
+      const fast = plan.run(x), ref = plan.run(x, {reference: true});
+      assert.deepEqual(fast.shape, ref.shape, expr);
+      assert.deepEqual(plain(fast.data), plain(ref.data), `${expr} over [${shape}]`);
+    } finally {
+      plan.free();
+    }
+  }
+});
+
+test('strided inputs: element strides, transposed and sliced', () => {
+  // A [3, 2] view of a [2, 3] buffer read column-major.
+  const x = {data: new Int16Array([0, 1, 2, 3, 4, 5]), shape: [3, 2], strides: [1, 3]};
+  assert.deepEqual(plain(d.slice(x, [1, 0], [2, 2]).data), [1, 4, 2, 5]);
+  assert.deepEqual(plain(d.transpose(x).data), [0, 1, 2, 3, 4, 5]);
+});
+
+test('NumPy index strings, ONNX Slice, ONNX Transpose and Split, crops', () => {
+  const x = iota([2, 3, 4]);
+  const r = d.index(x, '[1, ::-1, None, 1:3]');
+  assert.deepEqual(r.shape, [3, 1, 2]);
+  assert.deepEqual(plain(r.data), [21, 22, 17, 18, 13, 14]);
+  assert.throws(() => d.index(x, '[1:2:0]'), TypeError);
+  const o = d.onnxSlice(x, [-1, 0], [-1000, 4], [2, 0], [-2, 1]);
+  assert.deepEqual(o.shape, [2, 3, 2]);
+  assert.deepEqual(plain(o.data).slice(0, 4), [3, 1, 7, 5]);
+  assert.deepEqual(d.onnxTranspose(x, [2, 0, 1]).shape, [4, 2, 3]);
+  assert.deepEqual(d.onnxSplit(x, [1, 3], {axis: -1}).map((p) => p.shape), [[2, 3, 1], [2, 3, 3]]);
+  const c = d.crops(x, [[0, 0, 0], [1, 1, 1]], [1, 2, 2]);
+  assert.deepEqual(c.shape, [2, 1, 2, 2]);
+  assert.deepEqual(plain(c.data), [0, 1, 4, 5, 17, 18, 21, 22]);
+  assert.throws(() => d.crops(x, [[1, 2, 3]], [1, 2, 2]), (e) => e instanceof RangeError && /R-CROP-BOUNDS/.test(e.message));
+});
+
+test('planned reuse: one plan, many inputs, the caller\'s out, the module\'s heap', () => {
+  const plan = d.planSlice(iota([4, 4]), [1, 0], [2, 4], {strides: [1, 2]});
+  try {
+    const a = iota([4, 4]), b = {data: a.data.map((v) => -v), shape: [4, 4]};
+    assert.deepEqual(plain(plan.run(a).data), [4, 6, 8, 10]);
+    const out = new Float32Array(4);
+    assert.equal(plan.run(b, {out}).data, out);
+    assert.deepEqual(plain(out), [-4, -6, -8, -10]);
+    // Input and output in the module's memory: no copy either way.
+    const hin = d.alloc('float32', 16), hout = d.alloc('float32', 4);
+    hin.set(a.data);
+    assert.equal(plan.run({data: hin, shape: [4, 4]}, {out: hout}).data, hout);
+    assert.deepEqual(plain(hout), [4, 6, 8, 10]);
+    d.free(hin);
+    d.free(hout);
+    assert.throws(() => plan.run({data: new Int32Array(16), shape: [4, 4]}), /planned for float32/);
+    assert.throws(() => plan.run(a, {out: new Float32Array(3)}), RangeError);
+  } finally {
+    plan.free();
+  }
+  assert.throws(() => plan.run(iota([4, 4])), /released/);
+});
+
+test('nothing over wasm32\'s 4 GiB: refused with the figure', () => {
+  // 2^31 x 4 float32 elements read through zero strides: a 32 GiB result.
+  const x = {data: new Float32Array(1), shape: [2 ** 31, 4], strides: [0, 0]};
+  assert.throws(() => d.reverse(x), (e) => e instanceof RangeError && e.message.includes('34359738368 bytes'));
+  assert.throws(() => d.alloc('float64', 2 ** 29), (e) => e instanceof RangeError && e.message.includes('4294967296 bytes'));
+});
+
+// The cases the SIMD128 kernels take (kernels_wasm_simd128.c): reversed and
+// short-step gathers into packed rows of at least 32 bytes, items of 1, 2,
+// 4 and 8 bytes, odd lengths for the scalar tails; the portable C path's
+// reference executor is the oracle.
+test('SIMD128 reversal and gathers equal the reference executor', () => {
+  const cases = [];
+  for (const dtype of ['int8', 'uint16', 'float32', 'float64']) {
+    for (const n of [33, 64, 77, 130]) {
+      cases.push([dtype, [3, n], '[:, ::-1]'], [dtype, [2, n], '[::-1, ::-2]'], [dtype, [2, n], '[:, 1::2]'],
+                 [dtype, [2, n], '[:, ::3]'], [dtype, [2, n], '[:, ::-3]']);
+    }
+  }
+  // 2 of 3 channels of an image: 2-byte items read every 3 bytes.
+  cases.push(['uint8', [5, 40, 3], '[:, :, 0:2]'], ['uint8', [5, 40, 3], '[:, ::-1, 1:]']);
+  for (const [dtype, shape, expr] of cases) {
+    const x = iota(shape, dtype), plan = d.planIndex(x, expr);
+    try {
+      assert.deepEqual(plain(plan.run(x).data), plain(plan.run(x, {reference: true}).data), `${dtype} [${shape}] ${expr}`);
+    } finally {
+      plan.free();
+    }
+  }
+});
