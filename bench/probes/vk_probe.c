@@ -275,7 +275,9 @@ static const char *family(int shader) {
     static const char *names[DMLS_VK_SHADERS] = {"units4",   "units8",   "units16",  "reverse1", "reverse2",
                                                  "reverse4", "reverse8", "gather16/1", "gather16/2", "gather16/4",
                                                  "gather16/8", "gather4/1", "gather4/2", "bytes", "tile1",
-                                                 "tile2", "tile4", "tile8"};
+                                                 "tile2", "tile4", "tile8", "tile1/L16", "tile2/L16",
+                                                 "tile4/L16", "tile8/L16", "tile1/S16", "tile2/S16", "tile4/S16",
+                                                 "tile8/S16", "tile1/LS16", "tile2/LS16", "tile4/LS16", "tile8/LS16"};
     return shader >= 0 && shader < DMLS_VK_SHADERS ? names[shader] : "nothing";
 }
 

@@ -47,17 +47,24 @@ typedef enum dmls_vk_shader {
     DMLS_VK_GATHER16 = 7,  /* gather.comp over uvec4: 16 output bytes per item; +0..3 for 1/2/4/8-byte elements */
     DMLS_VK_GATHER4 = 11,  /* gather.comp over uint: one output word per item; +0..1 for 1/2-byte elements */
     DMLS_VK_BYTES = 13,    /* bytes.comp: one output word per item, any element size and position */
-    DMLS_VK_TILE1 = 14,    /* tile.comp: a transposed copy, a tile per item; +0..3 for 1/2/4/8-byte elements */
-    DMLS_VK_SHADERS = 18
+    DMLS_VK_TILE1 = 14,    /* tile.comp: a transposed copy, a tile per item; +0..3 for 1/2/4/8-byte elements,
+                            * +4 * (DMLS_VK_TILE_LOAD16 | DMLS_VK_TILE_STORE16) for its 16-byte sides */
+    DMLS_VK_SHADERS = 30
 } dmls_vk_shader;
 
-/* tile.comp's tile (the shader's WA, TA and TB must agree): 128 output
- * bytes of A (the output's fast dim) by 128 input bytes of B (the input's),
- * 64 elements of B at most, so that the shared array (B rows of 33 words)
- * stays within the 16 KiB every device has. */
-static inline int64_t dmls_vk_tile_a(int64_t esize) { return 128 / esize; }
-static inline int64_t dmls_vk_tile_b(int64_t esize) { return esize == 1 ? 64 : 128 / esize; }
-static inline bool dmls_vk_is_tile(int32_t shader) { return shader >= DMLS_VK_TILE1 && shader < DMLS_VK_TILE1 + 4; }
+/* tile.comp's tile, its one home (pipelines.c passes both to the shader as
+ * specialization constants): DMLS_VK_TILE_A elements of A (the output's
+ * fast dim) by DMLS_VK_TILE_ROW input bytes of B (the input's), so that the
+ * shared array (64 rows of 33 words, 8.25 KiB) stays within the 16 KiB
+ * every device has. The 16-byte store needs TILE_A * esize / 16 >= 8 (the
+ * shader's groups of 8 vectors along A for 8-byte elements). */
+#define DMLS_VK_TILE_A   64
+#define DMLS_VK_TILE_ROW 128
+#define DMLS_VK_TILE_LOAD16  1 /* the load phase moves 16-byte vectors along B */
+#define DMLS_VK_TILE_STORE16 2 /* the store phase moves 16-byte vectors along A */
+static inline int64_t dmls_vk_tile_a(int64_t esize) { return (void)esize, DMLS_VK_TILE_A; }
+static inline int64_t dmls_vk_tile_b(int64_t esize) { return DMLS_VK_TILE_ROW / esize; }
+static inline bool dmls_vk_is_tile(int32_t shader) { return shader >= DMLS_VK_TILE1 && shader < DMLS_VK_TILE1 + 16; }
 
 /* One dispatch's worth of work before it is bound: dims innermost first,
  * strides and offsets in bytes (from the bound offsets). */

@@ -23,11 +23,12 @@ typedef struct spirv {
 #define SPIRV(name) {dmls_vk_spv_##name, sizeof dmls_vk_spv_##name}
 
 /* Each pipeline's SPIR-V, its batch form's (none for bytes.comp and
- * tile.comp) and its element size (specialization constant 2 of
- * reverse.comp, gather.comp and tile.comp). */
+ * tile.comp), its element size (specialization constant 2 of
+ * reverse.comp, gather.comp and tile.comp) and tile.comp's 16-byte sides
+ * (constant 4). */
 static const struct {
     spirv code, batch;
-    uint32_t esize;
+    uint32_t esize, wide;
 } pipeline_of[DMLS_VK_SHADERS] = {
     [DMLS_VK_UNITS4] = {SPIRV(units4), SPIRV(units4b), 4},
     [DMLS_VK_UNITS8] = {SPIRV(units8), SPIRV(units8b), 8},
@@ -43,10 +44,22 @@ static const struct {
     [DMLS_VK_GATHER4] = {SPIRV(gather4), SPIRV(gather4b), 1},
     [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), SPIRV(gather4b), 2},
     [DMLS_VK_BYTES] = {SPIRV(bytes), {NULL, 0}, 1},
-    [DMLS_VK_TILE1] = {SPIRV(tile), {NULL, 0}, 1},
-    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), {NULL, 0}, 2},
-    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), {NULL, 0}, 4},
-    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), {NULL, 0}, 8},
+    [DMLS_VK_TILE1 + 0] = {SPIRV(tile), {NULL, 0}, 1, 0},
+    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), {NULL, 0}, 2, 0},
+    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), {NULL, 0}, 4, 0},
+    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), {NULL, 0}, 8, 0},
+    [DMLS_VK_TILE1 + 4] = {SPIRV(tile), {NULL, 0}, 1, 1},
+    [DMLS_VK_TILE1 + 5] = {SPIRV(tile), {NULL, 0}, 2, 1},
+    [DMLS_VK_TILE1 + 6] = {SPIRV(tile), {NULL, 0}, 4, 1},
+    [DMLS_VK_TILE1 + 7] = {SPIRV(tile), {NULL, 0}, 8, 1},
+    [DMLS_VK_TILE1 + 8] = {SPIRV(tile), {NULL, 0}, 1, 2},
+    [DMLS_VK_TILE1 + 9] = {SPIRV(tile), {NULL, 0}, 2, 2},
+    [DMLS_VK_TILE1 + 10] = {SPIRV(tile), {NULL, 0}, 4, 2},
+    [DMLS_VK_TILE1 + 11] = {SPIRV(tile), {NULL, 0}, 8, 2},
+    [DMLS_VK_TILE1 + 12] = {SPIRV(tile), {NULL, 0}, 1, 3},
+    [DMLS_VK_TILE1 + 13] = {SPIRV(tile), {NULL, 0}, 2, 3},
+    [DMLS_VK_TILE1 + 14] = {SPIRV(tile), {NULL, 0}, 4, 3},
+    [DMLS_VK_TILE1 + 15] = {SPIRV(tile), {NULL, 0}, 8, 3},
 };
 
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
@@ -95,9 +108,12 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch
     const spirv *code = batch ? &pipeline_of[which].batch : &pipeline_of[which].code;
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     m.codeSize = code->bytes, m.pCode = code->code;
-    const uint32_t values[4] = {ctx->workgroup, items, pipeline_of[which].esize, ctx->variant};
-    const VkSpecializationMapEntry entries[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
-    const VkSpecializationInfo spec = {4, entries, sizeof values, values};
+    /* Constants 5 and 6: tile.comp's tile (launch.h); a shader without them ignores them. */
+    const uint32_t values[7] = {ctx->workgroup, items, pipeline_of[which].esize, ctx->variant, pipeline_of[which].wide,
+                                DMLS_VK_TILE_A, DMLS_VK_TILE_ROW};
+    VkSpecializationMapEntry entries[7];
+    for (uint32_t i = 0; i < 7; i++) entries[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+    const VkSpecializationInfo spec = {7, entries, sizeof values, values};
     VkShaderModule module;
     VK_TRY(vkCreateShaderModule(ctx->device, &m, NULL, &module));
     VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};

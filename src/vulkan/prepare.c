@@ -206,6 +206,27 @@ static bool gather(const dmls_vk_launch *B, dmls_vk_launch *out) {
 
 static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
 
+/* tile.comp's 16-byte sides for tile launch T of B (dims A and b): a load
+ * side whose rows of B are contiguous, whole vectors and 16-byte apart; a
+ * store side whose rows of A are whole vectors and 16-byte apart (the
+ * bound positions' alignment is dmls_vk_choose's). */
+static int tile_wide(const dmls_vk_launch *B, const dmls_vk_launch *T, int b) {
+    const int64_t es = B->esize;
+    const bool load = B->src_stride[b] == es && divides(B->shape[b] * es, 16) && divides(B->src_stride[0], 16) &&
+                      side_divides(T, T->src_stride, 1, 16);
+    const bool store = divides(B->shape[0] * es, 16) && divides(B->dst_stride[b], 16) && side_divides(T, T->dst_stride, 0, 16);
+    return (load ? DMLS_VK_TILE_LOAD16 : 0) | (store ? DMLS_VK_TILE_STORE16 : 0);
+}
+
+/* T as tile.comp's launch with 16-byte sides `wide`. */
+static void tile_sides(dmls_vk_launch *T, int wide) {
+    const int64_t es = T->esize;
+    T->shader = DMLS_VK_TILE1 + (es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3) + 4 * wide;
+    /* An element within one word, or whole words; a vector side, vectors. */
+    T->src_align = wide & DMLS_VK_TILE_LOAD16 ? 16 : (uint32_t)(es < 4 ? es : 4);
+    T->dst_align = wide & DMLS_VK_TILE_STORE16 ? 16 : 4;
+}
+
 /* A transposed copy through shared-memory tiles (tile.comp): the launch's
  * dims become tiles, A's (dim 0, the output's contiguous dim) and B's (the
  * plan's tile_dim, the input's fastest) first, the others after them;
@@ -214,8 +235,9 @@ static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
  * words): rows of A of whole words, every other destination stride a
  * multiple of 4 bytes. A tile's in-tile strides stay below 2^25 bytes, so
  * they are exact 32-bit values in the shader and a whole tile fits any
- * binding (maxStorageBufferRange is at least 2^27). */
-static bool tile(const dmls_copy_plan *p, const dmls_vk_launch *B, dmls_vk_launch *out) {
+ * binding (maxStorageBufferRange is at least 2^27). With 16-byte sides,
+ * *words is the same tile with none, for positions not 16-byte aligned. */
+static bool tile(const dmls_copy_plan *p, const dmls_vk_launch *B, dmls_vk_launch *out, dmls_vk_launch *words) {
     const int64_t es = B->esize;
     if (B->fill || p->tile_dim < 0 || p->ndim != B->ndim || es > 8 || B->dst_stride[0] != es) return false;
     const int b = p->ndim - 1 - p->tile_dim; /* the launch's dims run innermost first */
@@ -233,13 +255,16 @@ static bool tile(const dmls_copy_plan *p, const dmls_vk_launch *B, dmls_vk_launc
             out->shape[k] = B->shape[i], out->src_stride[k] = B->src_stride[i], out->dst_stride[k] = B->dst_stride[i];
             k++;
         }
-    out->shader = DMLS_VK_TILE1 + (es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3);
-    out->unit = out->src_unit = 1;                /* positions in bytes */
-    out->src_align = (uint32_t)(es < 4 ? es : 4); /* an element within one word, or whole words */
-    out->dst_align = 4;
+    out->unit = out->src_unit = 1; /* positions in bytes */
     out->run = na, out->step = nb, out->row = 0;
-    const int64_t src_reach = (ta - 1) * magnitude(sa) + (tb - 1) * magnitude(sb) + es, dst_reach = (tb - 1) * db + 128;
+    const int64_t src_reach = (ta - 1) * magnitude(sa) + (tb - 1) * magnitude(sb) + es, dst_reach = (tb - 1) * db + ta * es;
     out->src_lo = 0, out->src_hi = src_reach > dst_reach ? src_reach : dst_reach;
+    const int wide = tile_wide(B, out, b);
+    tile_sides(out, 0);
+    if (wide != 0) {
+        *words = *out;
+        tile_sides(out, wide);
+    }
     return true;
 }
 
@@ -249,7 +274,7 @@ static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_vk_launch *cho
     if (bytes.shader == DMLS_VK_NOTHING) return;
     dmls_vk_launch *best = &choices[0], *second = &choices[1];
     if (!natural(&bytes, second)) *second = bytes;
-    if (!widen(&bytes, best) && !tile(p, &bytes, best) && !reverse(&bytes, best) && !gather(&bytes, best))
+    if (!widen(&bytes, best) && !tile(p, &bytes, best, second) && !reverse(&bytes, best) && !gather(&bytes, best))
         *best = *second;
     for (int i = 0; i < DMLS_VK_CHOICES; i++) set_magic(&choices[i]);
 }

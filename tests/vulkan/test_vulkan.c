@@ -541,14 +541,19 @@ static void test_families(int iters) {
     printf("family cases: %d\n", iters);
 }
 
-/* Plain 2-D transposes of each element size, with whole and partial
- * tiles on both sides, so that every tile.comp pipeline runs whatever the
- * random cases draw. */
+/* Plain 2-D transposes (A: rows, B: cols) of each element size, so that
+ * every tile.comp pipeline runs whatever the random cases draw: both sides
+ * in 16-byte vectors (rows and cols whole vectors), either one, neither
+ * (rows of 132 or 133 elements are whole words, not whole vectors; 97
+ * columns neither), and shifted positions that take the word tile at
+ * execute; partial tiles along A and B, bigger than one on either side. */
 static void test_transposes(void) {
-    static const int64_t sizes[3][2] = {{200, 136}, {132, 97}, {64, 513}};
+    enum { WORDS = -1 }; /* rows of whole words, not whole vectors */
+    static const int64_t cases[][4] = {{208, 144, 0, 0}, {WORDS, 144, 0, 0}, {208, 97, 0, 0}, {WORDS, 97, 0, 0},
+                                       {208, 144, 8, 4}, {200, 136, 0, 0},   {64, 513, 16, 8}};
     for (int e = 0; e < 4; e++)
-        for (int k = 0; k < 3; k++) {
-            const int64_t rows = sizes[k][0], cols = sizes[k][1];
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            const int64_t rows = cases[k][0] == WORDS ? (e >= 2 ? 133 : 132) : cases[k][0], cols = cases[k][1];
             int64_t view[2] = {cols, rows}, in_strides[2] = {1, cols}, out_strides[2] = {rows, 1};
             int64_t offs[2] = {0, 0}, steps[2] = {1, 1};
             const dmls_tensor in = {test_dtype_of_size(1 << e), 2, view, in_strides, 0};
@@ -559,7 +564,7 @@ static void test_transposes(void) {
             snprintf(label, sizeof label, "transpose (%lld, %lld), %d-byte", (long long)rows, (long long)cols, 1 << e);
             CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
             if (op == NULL) continue;
-            differential(op, label, (size_t)(k * 8), (size_t)(k * 4));
+            differential(op, label, (size_t)cases[k][2], (size_t)cases[k][3]);
             dmls_destroy(op);
         }
 }
@@ -567,7 +572,7 @@ static void test_transposes(void) {
 /* Tiled copies run so far (each case's unlowered runs). */
 static int tiled_runs(void) {
     int n = 0;
-    for (int e = 0; e < 4; e++) n += family_runs[DMLS_VK_TILE1 + e];
+    for (int e = 0; e < 16; e++) n += family_runs[DMLS_VK_TILE1 + e];
     return n;
 }
 
@@ -601,7 +606,10 @@ static void check_families(void) {
     static const char *names[DMLS_VK_SHADERS] = {"units4",     "units8",     "units16",    "reverse1",  "reverse2",
                                                  "reverse4",   "reverse8",   "gather16/1", "gather16/2",
                                                  "gather16/4", "gather16/8", "gather4/1",  "gather4/2", "bytes",
-                                                 "tile1",      "tile2",      "tile4",      "tile8"};
+                                                 "tile1",      "tile2",      "tile4",      "tile8",     "tile1/L16",
+                                                 "tile2/L16",  "tile4/L16",  "tile8/L16",  "tile1/S16", "tile2/S16",
+                                                 "tile4/S16",  "tile8/S16",  "tile1/LS16", "tile2/LS16", "tile4/LS16",
+                                                 "tile8/LS16"};
     for (int i = 0; i < DMLS_VK_SHADERS; i++) {
         printf("%s %d%s", names[i], family_runs[i], i + 1 < DMLS_VK_SHADERS ? ", " : " runs\n");
         CHECK(family_runs[i] > 0, "no random case ran the %s shader", names[i]);

@@ -1,77 +1,132 @@
 #version 450
 // A transposed copy (a plan with a tile dim, src/copy_plan.h) through
-// shared memory, one workgroup per tile: A is the dim the output walks
-// fastest (contiguous, the launch's dim 0), B the one the input walks
-// fastest (the launch's dim 1). A tile is TA elements of A (WA = 32 output
-// words) by TB elements of B. The load phase reads along B, so
-// neighbouring invocations read neighbouring input bytes; the store phase
-// writes along A, one whole output word per invocation, so neighbouring
-// invocations write neighbouring words and no two write one word (prepare.c
-// gives 1- and 2-byte elements a tile only where every output row is whole
-// words). Elements of 1 and 2 bytes are read as the word holding them and
-// packed 4 or 2 to a word before they reach shared memory; 8-byte elements
-// move as two words. Positions are bytes; the walk (walk.glsl) gives each
-// tile's first element, run and step the launch's extents of A and B (the
-// last tiles along each are partial).
+// shared memory, one workgroup per tile, as the CUDA backend's tile kernel
+// does it (src/cuda/loops.cuh): A is the dim the output walks fastest
+// (contiguous, the launch's dim 0), B the one the input walks fastest (the
+// launch's dim 1). A tile is TILE_A elements of A by TILE_ROW bytes of B
+// (launch.h sets both through specialization constants: one home). Shared
+// memory holds the tile as the input lays it out, a row per A of TILE_ROW
+// bytes plus one word: an odd pitch in words, so that the store phase,
+// reading down columns, spreads over the banks.
+//   Load phase, along B: WIDE bit 0, a 16-byte vector an invocation (B
+//   contiguous and 16-byte aligned, prepare.c checks); else one shared word
+//   an invocation, built from the elements it holds (1- and 2-byte elements
+//   packed 4 or 2 to a word; 8-byte elements as two words).
+//   Store phase, along A: WIDE bit 1, a 16-byte vector an invocation, built
+//   down a column from 16 / ESIZE rows; else one output word an invocation
+//   (prepare.c gives a tile only where every output row is whole words).
+// Positions are bytes; the walk (walk.glsl) gives each tile's first
+// element, run and step the launch's extents of A and B (the last tiles
+// along each are partial).
 #include "walk.glsl"
 
 layout(constant_id = 2) const uint ESIZE = 4u;
+layout(constant_id = 4) const uint WIDE = 0u;       // launch.h: DMLS_VK_TILE_LOAD16 | DMLS_VK_TILE_STORE16
+layout(constant_id = 5) const uint TILE_A = 64u;    // launch.h: DMLS_VK_TILE_A
+layout(constant_id = 6) const uint TILE_ROW = 128u; // launch.h: DMLS_VK_TILE_ROW
 
 layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint src[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer Src4 { uvec4 src4[]; };
 layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { uint dst[]; };
+layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst4 { uvec4 dst4[]; };
 
-// src/vulkan/launch.h (dmls_vk_tile_a, dmls_vk_tile_b) must agree.
-const uint WA = 32u;
-const uint TA = WA * 4u / ESIZE;
-const uint TB = ESIZE == 1u ? 64u : 128u / ESIZE;
-// A row of the tile (one B) is WA words plus one: the load phase writes
-// down a column (neighbouring B), which the odd pitch spreads over the
-// banks; the store phase reads along a row.
-const uint PITCH = WA + 1u;
-shared uint tile[64u * (32u + 1u)]; // TB * PITCH at its largest (1-byte elements)
+const uint RW = TILE_ROW / 4u;  // words of B a row
+const uint PITCH = RW + 1u;
+const uint TB = TILE_ROW / ESIZE;
+shared uint tile[TILE_A * PITCH];
 
-// Output word w of B-row b of the tile at source byte s: the element (or
-// the 4 / ESIZE elements, packed) of A that the word holds.
-uint load_word(uint s, uint w, uint b, uint sa, uint sb) {
+// Shared word w of the row at source byte r (the elements of B it holds,
+// below eb).
+uint load_word(uint r, uint w, uint eb, uint sb) {
     if (ESIZE >= 4u) {
-        const uint a = w / (ESIZE / 4u), h = w % (ESIZE / 4u);
-        return src[(s + a * sa + b * sb + h * 4u) >> 2];
+        const uint b = w * 4u / ESIZE, h = w * 4u % ESIZE;
+        return src[(r + b * sb + h) >> 2];
     }
     const uint k = 4u / ESIZE, mask = (1u << (8u * ESIZE)) - 1u;
     uint v = 0u;
     [[unroll]] for (uint j = 0u; j < k; j++) {
-        const uint at = s + (w * k + j) * sa + b * sb;
-        v |= ((src[at >> 2] >> ((at & 3u) * 8u)) & mask) << (j * 8u * ESIZE);
+        const uint b = w * k + j, at = r + b * sb;
+        if (b < eb) v |= ((src[at >> 2] >> ((at & 3u) * 8u)) & mask) << (j * 8u * ESIZE);
     }
     return v;
 }
 
-void main() {
+// The output word at byte o along A of column b: one element's word, or
+// 4 / ESIZE elements from as many rows, packed.
+uint out_word(uint o, uint b) {
+    if (ESIZE >= 4u) return tile[(o / ESIZE) * PITCH + (b * ESIZE + o % ESIZE) / 4u];
+    const uint k = 4u / ESIZE, mask = (1u << (8u * ESIZE)) - 1u, shift = (b * ESIZE % 4u) * 8u;
+    uint v = 0u;
+    [[unroll]] for (uint j = 0u; j < k; j++)
+        v |= ((tile[(o / ESIZE + j) * PITCH + b * ESIZE / 4u] >> shift) & mask) << (j * 8u * ESIZE);
+    return v;
+}
+
+void load_tile(uint s, uint ea, uint eb, uint sa, uint sb) {
     const uint wg = gl_WorkGroupSize.x, me = gl_LocalInvocationID.x;
+    if ((WIDE & 1u) != 0u) {
+        // 8 invocations a 128-byte row: the 32 of a subgroup meet 32 banks.
+        for (uint i = me; i < TILE_A * RW / 4u; i += wg) {
+            const uint a = i / (RW / 4u), c = i % (RW / 4u);
+            if (a < ea && c * 16u < eb * ESIZE) {
+                const uvec4 x = src4[(s + a * sa) / 16u + c];
+                const uint at = a * PITCH + c * 4u;
+                tile[at] = x.x, tile[at + 1u] = x.y, tile[at + 2u] = x.z, tile[at + 3u] = x.w;
+            }
+        }
+        return;
+    }
+    for (uint i = me; i < TILE_A * RW; i += wg) {
+        const uint a = i / RW, w = i % RW;
+        if (a < ea && w * 4u < eb * ESIZE) tile[a * PITCH + w] = load_word(s + a * sa, w, eb, sb);
+    }
+}
+
+// The 16-byte store: each group of 32 invocations is G vectors along A by
+// Q columns, laid out so that each shared read of the 32 meets 32 banks
+// (or one word): for ESIZE <= 4 neighbouring columns, for 8 columns TB / Q
+// apart (the CUDA kernel's layout).
+void store_tile(uint d, uint ea, uint eb, uint db) {
+    const uint wg = gl_WorkGroupSize.x, me = gl_LocalInvocationID.x;
+    if ((WIDE & 2u) != 0u) {
+        const uint V = 16u / ESIZE, G = ESIZE >= 4u ? 8u : 2u * ESIZE, Q = 32u / G;
+        const uint SA = TILE_A * ESIZE / 16u / G; // groups of G vectors along A
+        for (uint i = me; i < TILE_A * TILE_ROW / 16u; i += wg) {
+            const uint l = i % 32u, n = i / 32u, g = l % G, q = l / G, na = n % SA, nb = n / SA;
+            const uint b = ESIZE >= 8u ? q * (TB / Q) + nb : nb * Q + q, a0 = (na * G + g) * V;
+            if (a0 < ea && b < eb) {
+                const uint o = a0 * ESIZE;
+                dst4[(d + b * db) / 16u + o / 16u] =
+                    uvec4(out_word(o, b), out_word(o + 4u, b), out_word(o + 8u, b), out_word(o + 12u, b));
+            }
+        }
+        return;
+    }
+    const uint WA = TILE_A * ESIZE / 4u; // output words of A a column
+    for (uint i = me; i < TB * WA; i += wg) {
+        const uint w = i % WA, b = i / WA;
+        if (b < eb && w * 4u < ea * ESIZE) dst[((d + b * db) >> 2) + w] = out_word(w * 4u, b);
+    }
+}
+
+void main() {
     const uint na = p.run, nb = p.step;
-    const uint tiles_a = (na + TA - 1u) / TA, tiles_b = (nb + TB - 1u) / TB;
-    // The in-tile byte strides from the walk's steps (level 0 steps by TA
-    // elements of A, level 1 by TB of B less a row of A tiles); prepare.c
-    // keeps TA * |sa|, TB * |sb| and TB * db below 2^25, so they divide
-    // exactly as signed 32-bit values.
-    const uint sa = uint(int(p.src_step[0]) / int(TA));
+    const uint tiles_a = (na + TILE_A - 1u) / TILE_A, tiles_b = (nb + TB - 1u) / TB;
+    // The in-tile byte strides from the walk's steps (level 0 steps by
+    // TILE_A elements of A, level 1 by TB of B less a row of A tiles);
+    // prepare.c keeps TILE_A * |sa|, TB * |sb| and TB * db below 2^25, so
+    // they divide exactly as signed 32-bit values.
+    const uint sa = uint(int(p.src_step[0]) / int(TILE_A));
     const uint sb = uint(int(p.src_step[1] + tiles_a * p.src_step[0]) / int(TB));
     const uint db = uint(int(p.dst_step[1] + tiles_a * p.dst_step[0]) / int(TB));
     for (uint t = gl_WorkGroupID.x; t < p.count; t += gl_NumWorkGroups.x) {
         uint s, d;
         walk(t, s, d);
         const uint ia = t % tiles_a, ib = (t / tiles_a) % tiles_b;
-        const uint ea = min(TA, na - ia * TA), eb = min(TB, nb - ib * TB);
-        const uint wa = ea * ESIZE / 4u; // whole words: prepare.c
-        for (uint i = me; i < TB * WA; i += wg) {
-            const uint b = i % TB, w = i / TB;
-            if (b < eb && w < wa) tile[b * PITCH + w] = load_word(s, w, b, sa, sb);
-        }
+        const uint ea = min(TILE_A, na - ia * TILE_A), eb = min(TB, nb - ib * TB);
+        load_tile(s, ea, eb, sa, sb);
         barrier();
-        for (uint i = me; i < TB * WA; i += wg) {
-            const uint w = i % WA, b = i / WA;
-            if (b < eb && w < wa) dst[((d + b * db) >> 2) + w] = tile[b * PITCH + w];
-        }
+        store_tile(d, ea, eb, db);
         barrier(); // the next tile reuses the shared array
     }
 }
