@@ -80,7 +80,9 @@ DMLS_API dmls_status dmls_device_describe(const dmls_device *dev, dmls_device_in
 /*
  * dmls_device_alloc: a buffer of `bytes` (0 allowed) in the device's
  * memory, its contents undefined. The buffer extends past `bytes` to the
- * next multiple of 16 bytes, as the Vulkan shaders need. Returns DMLS_OK,
+ * next multiple of 16 bytes, as the Vulkan shaders need. Its start is
+ * aligned as D3D12 places buffers (64 KiB), so that DirectML's base
+ * alignment (R-X-ALIGN) holds exactly where the binding's offset meets it. Returns DMLS_OK,
  * DMLS_ERROR_OUT_OF_MEMORY or DMLS_ERROR_DEVICE; *buf is NULL on failure.
  */
 DMLS_API dmls_status dmls_device_alloc(dmls_device *dev, uint64_t bytes, dmls_device_buffer **buf);

@@ -30,11 +30,10 @@ static void cpu_close(dmls_device *dev) { dmls_context_destroy(dev->state); }
 static dmls_status cpu_alloc(dmls_device *dev, uint64_t bytes, dmls_device_buffer **buf) {
     (void)dev;
     const uint64_t padded = (bytes + 15) / 16 * 16;
-    RETURN_IF(padded > SIZE_MAX / 2, DMLS_ERROR_OUT_OF_MEMORY, NULL,
+    RETURN_IF(padded > SIZE_MAX / 2 || padded != (size_t)padded, DMLS_ERROR_OUT_OF_MEMORY, NULL,
               "cpu: a buffer of %llu bytes exceeds the address space", (unsigned long long)bytes);
     dmls_device_buffer *b = calloc(1, sizeof *b);
-    /* 64: a cache line, where the kernels' non-temporal stores want it. */
-    void *data = b != NULL ? dmls_aligned_alloc(64, padded ? (size_t)padded : 64) : NULL;
+    void *data = b != NULL ? dmls_aligned_alloc(DMLS_DEVICE_ALIGN, padded ? (size_t)padded : 16) : NULL;
     if (data == NULL) {
         free(b);
         return dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "cpu: no memory for a buffer of %llu bytes",

@@ -3,6 +3,7 @@
  * first (the runtime's current device is per thread), and work is
  * enqueued in call order; download and synchronize wait on the stream. */
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,27 +54,37 @@ static void cuda_close(dmls_device *dev) {
     cudaStreamDestroy(dev->state);
 }
 
+/* A buffer's memory as cudaMalloc gave it; head.address is raw rounded up
+ * to DMLS_DEVICE_ALIGN. */
+typedef struct cuda_buffer {
+    dmls_device_buffer head;
+    void *raw;
+} cuda_buffer;
+
 static dmls_status cuda_alloc(dmls_device *dev, uint64_t bytes, dmls_device_buffer **buf) {
     RETURN_IF_ERROR(current(dev));
-    dmls_device_buffer *b = calloc(1, sizeof *b);
+    cuda_buffer *b = calloc(1, sizeof *b);
     RETURN_IF(b == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for a buffer's record");
-    b->bytes = bytes;
+    b->head.bytes = bytes;
     /* Empty buffers hold no memory: cudaMalloc(0) is not portable. */
-    const cudaError_t e = bytes ? cudaMalloc(&b->address, (size_t)((bytes + 15) / 16 * 16)) : cudaSuccess;
+    const cudaError_t e = bytes ? cudaMalloc(&b->raw, (size_t)((bytes + 15) / 16 * 16 + DMLS_DEVICE_ALIGN)) : cudaSuccess;
     if (e != cudaSuccess) {
         free(b);
         cudaGetLastError(); /* not sticky: clear it for the next call */
         return dmls_fail(e == cudaErrorMemoryAllocation ? DMLS_ERROR_OUT_OF_MEMORY : DMLS_ERROR_DEVICE, NULL,
                          "CUDA: cudaMalloc of %llu bytes: %s", (unsigned long long)bytes, cudaGetErrorString(e));
     }
-    *buf = b;
+    if (b->raw != NULL)
+        b->head.address = (unsigned char *)b->raw + (DMLS_DEVICE_ALIGN - (uintptr_t)b->raw % DMLS_DEVICE_ALIGN) %
+                                                        DMLS_DEVICE_ALIGN;
+    *buf = &b->head;
     return DMLS_OK;
 }
 
 static void cuda_free(dmls_device *dev, dmls_device_buffer *buf) {
     if (current(dev) == DMLS_OK) {
         cudaStreamSynchronize(dev->state);
-        cudaFree(buf->address);
+        cudaFree(((cuda_buffer *)buf)->raw);
     }
     free(buf);
 }

@@ -94,9 +94,14 @@ dmls_status dmls_device_open(const char *name, dmls_device **dev) {
     const dmls_backend *b = backend_of(name, kind_len);
     RETURN_IF(b == NULL || b->device == NULL, DMLS_ERROR_NO_DEVICE, NULL,
               "device '%s': this build has no %.*s backend", name, (int)kind_len, name);
+    dmls_clear_error();
     const int n = b->device->count();
-    RETURN_IF(index >= n, DMLS_ERROR_NO_DEVICE, NULL, "device '%s': the %s backend sees %d device%s%s%s", name,
-              b->name, n, n == 1 ? "" : "s", n == 0 && dmls_last_error()[0] ? ": " : "", n == 0 ? dmls_last_error() : "");
+    if (index >= n) {
+        char why[256]; /* count's reason, kept apart from the message it becomes part of */
+        snprintf(why, sizeof why, "%s", n == 0 ? dmls_last_error() : "");
+        return dmls_fail(DMLS_ERROR_NO_DEVICE, NULL, "device '%s': the %s backend sees %d device%s%s%s", name, b->name,
+                         n, n == 1 ? "" : "s", why[0] ? ": " : "", why);
+    }
     dmls_device *d = calloc(1, sizeof *d);
     RETURN_IF(d == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "device '%s': no memory", name);
     d->ops = b->device;

@@ -11,6 +11,12 @@
 
 #include "dmlslice/device.h"
 
+/* Where a backend's memory has addresses, a buffer's first byte is a
+ * multiple of this, as D3D12 places buffers: a DirectML operator's base
+ * alignment (R-X-ALIGN) then holds on the device exactly when the
+ * binding's offset meets it, as on Vulkan, whose checks see offsets. */
+#define DMLS_DEVICE_ALIGN 65536u
+
 /* What every backend's buffer starts with (a backend that needs more, as
  * Vulkan's VkBuffer, puts it first in its own struct): the core checks
  * ranges against bytes. */
