@@ -13,13 +13,15 @@
  * data through dmls_operator_prepared (operator.h).
  *
  * Adding a backend: one enumerator below, its entry declared below and
- * defined in its folder, one line in backends.c. */
+ * defined in its folder (with its device table, device.c there), one line
+ * in backends.c. */
 #ifndef DMLS_BACKEND_H
 #define DMLS_BACKEND_H
 
 #include "dmlslice/dmlslice.h"
 
 struct dmls_batch;
+struct dmls_device_ops;
 
 typedef enum dmls_backend_id { DMLS_BACKEND_CPU, DMLS_BACKEND_CUDA, DMLS_BACKEND_VULKAN, DMLS_BACKEND_COUNT } dmls_backend_id;
 
@@ -43,6 +45,9 @@ typedef struct dmls_backend {
      * batch->device[its id], or NULL where a backend keeps nothing there.
      * Called whether or not the batch was prepared. */
     void (*release_batch)(struct dmls_batch *batch);
+    /* The backend's devices as everything above the library sees them
+     * (dmlslice/device.h; the entries in src/device/device_ops.h). */
+    const struct dmls_device_ops *device;
 } dmls_backend;
 
 /* Every backend, indexed by dmls_backend_id; NULL where one is not built

@@ -137,7 +137,7 @@ static bool is_common(const option_def *o) {
 
 int options_parse(const command_def *cmd, int argc, char **argv, common_options *c, option_handler other, void *ctx) {
     memset(c, 0, sizeof *c);
-    c->device.kind = DEVICE_CPU;
+    device_default(&c->device);
     option_parser op;
     options_start(&op, cmd, argc, argv);
     for (;;) {

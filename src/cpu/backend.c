@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../batch.h" /* dmls_cpu_batch_work */
+#include "../device/device_ops.h"
 #include "../error.h"
 #include "../operator.h"
 #include "features.h"
@@ -19,4 +20,5 @@ static dmls_status cpu_prepare(const dmls_operator *op, void **prepared) {
     return DMLS_OK;
 }
 
-const dmls_backend dmls_cpu_backend = {"cpu", cpu_prepare, free, dmls_cpu_batch_work, NULL};
+const dmls_backend dmls_cpu_backend = {"cpu", cpu_prepare, free, dmls_cpu_batch_work, NULL,
+                                    &dmls_cpu_device};

@@ -4,6 +4,7 @@
  * no CUDA header: preparing needs no device. */
 #include <stdlib.h>
 
+#include "../device/device_ops.h"
 #include "../error.h"
 #include "launch.h"
 
@@ -18,4 +19,5 @@ static dmls_status cuda_prepare(const dmls_operator *op, void **prepared) {
 
 void dmls_batch_cuda_release(struct dmls_batch *b); /* batch_launch.c */
 
-const dmls_backend dmls_cuda_backend = {"cuda", cuda_prepare, free, NULL, dmls_batch_cuda_release};
+const dmls_backend dmls_cuda_backend = {"cuda", cuda_prepare, free, NULL, dmls_batch_cuda_release,
+                                     &dmls_cuda_device};

@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "cuda_io.h"
-#include "vulkan_io.h"
+#include "device_io.h"
 #include "files.h"
 #include "platform.h"
 
@@ -92,7 +91,8 @@ void batch_runner_start(batch_runner *r, const common_options *c, int64_t thread
     memset(r, 0, sizeof *r);
     r->c = c;
     r->threads = (int)threads;
-    r->cuda = c->device.kind == DEVICE_CUDA && cuda_io_use(true);
+    r->device = c->device;
+    device_io_fallback(&r->device);
 }
 
 /* On the CPU: one pass of the pool (threads == 1: the calling thread
@@ -120,10 +120,8 @@ bool batch_runner_exec(batch_runner *r, dmls_batch *batch, const npy_input *in, 
         slots[k].bytes = bytes[k];
     }
     const uint64_t need = dmls_batch_input_bytes(batch, 0), sent = need <= in->readable ? need : in->readable;
-    if (s == DMLS_OK && r->cuda) {
-        s = cuda_io_run_batch(batch, in->data, sent, outs, bytes, (uint32_t)n, device_err);
-    } else if (s == DMLS_OK && r->c->device.kind == DEVICE_VULKAN) {
-        s = vulkan_io_run_batch(batch, r->c->device.index, in->data, sent, outs, bytes, (uint32_t)n, device_err);
+    if (s == DMLS_OK && r->device.kind != DEVICE_CPU) {
+        s = device_io_run_batch(&r->device, batch, in->data, sent, outs, bytes, (uint32_t)n, device_err);
     } else if (s == DMLS_OK) {
         s = run_cpu(r, batch, in, slots, (uint32_t)n);
     }

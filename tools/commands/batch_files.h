@@ -33,13 +33,13 @@ bool batch_outputs_check(const common_options *c, const char *other);
 typedef struct batch_runner {
     const common_options *c;
     int threads; /* 0: $DMLSLICE_THREADS, else every CPU */
-    bool cuda;
+    device_choice device; /* c's, or the CPU where cuda fell back */
     dmls_context *ctx;
     bool ctx_made;
 } batch_runner;
 
 /* --device cuda without a usable device runs on the CPU, saying so
- * (cuda_io.h). */
+ * (device_io.h). */
 void batch_runner_start(batch_runner *r, const common_options *c, int64_t threads);
 /* Runs batch (1 input slot, bound to in; n output slots, slot k written
  * into outs[k], bytes[k] bytes long). False after saying why on stderr. */

@@ -106,6 +106,10 @@ static int parse_options(int argc, char **argv, bench_opts *b) {
     if (parsed >= 0) return parsed;
     b->cuda = c.device.kind == DEVICE_CUDA, b->vulkan = c.device.kind == DEVICE_VULKAN;
     b->vulkan_device = c.device.index;
+    if (b->cuda && c.device.index != 0) { /* bench's CUDA timing runs on the current device, 0 */
+        fprintf(stderr, "%s: --device %s: bench times CUDA device 0 only (--device cuda)\n", args_prog, c.device.name);
+        return 2;
+    }
     if (b->cuda && !bench_cuda_built()) {
         fprintf(stderr, "%s: this build has no CUDA backend (--device cuda)\n", args_prog);
         return 2;

@@ -8,8 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "cuda_io.h"
-#include "device.h"
+#include "device_io.h"
 #include "device_opt.h"
 #include "run.h"
 #include "model.h"
@@ -85,7 +84,7 @@ static char *slurp(const char *path, size_t *len, bool *has_folder) {
 
 /* Reads and runs the model text read from path; the exit status. */
 static int run_model(const char *path, bool has_folder, char *text, size_t len, const char *allowed,
-                     DML_FEATURE_LEVEL level, bool gpu, bool force) {
+                     DML_FEATURE_LEVEL level, const char *device, bool force) {
     /* File initializers are found beside the model first, as in DxDispatch:
      * its path up to its name. A stream has none; a symbolic link's folder
      * is that of the file it leads to (/dev/stdin redirected from a file is
@@ -116,7 +115,7 @@ static int run_model(const char *path, bool has_folder, char *text, size_t len, 
     } else if (!model_read(text, len, name, dir, &reach, &m, err)) {
         report(err);
     } else {
-        const execute_options o = {level, gpu, stdout, name, path, force, &reach};
+        const execute_options o = {level, device, stdout, name, path, force, &reach};
         if (model_execute(&m, &o, err)) status = 0;
         else report(err);
         model_free(&m);
@@ -146,7 +145,7 @@ int cmd_dispatch(int argc, char **argv) {
     if (parsed >= 0) return parsed;
     const char *path = c.input, *allowed = a.allowed;
     const DML_FEATURE_LEVEL level = a.level;
-    const device_choice dev = c.device;
+    device_choice dev = c.device;
     const bool force = c.force;
     if (!path) {
         fprintf(stderr, "%s: needs a model file (MODEL.json, or '-' for stdin)\n", args_prog);
@@ -157,10 +156,10 @@ int cmd_dispatch(int argc, char **argv) {
     char *text = slurp(path, &len, &has_folder);
     if (!text) return 1;
     /* --device cuda without a usable device runs on the CPU, saying so
-     * (cuda_io.h); --device vulkan[:N] without one fails when it is used. */
-    device_select_vulkan(dev.kind == DEVICE_VULKAN ? dev.index : -1);
-    const bool gpu = dev.kind == DEVICE_VULKAN || (dev.kind == DEVICE_CUDA && cuda_io_use(true));
-    const int status = run_model(path, has_folder, text, len, allowed, level, gpu, force);
+     * (device_io.h); another device without one fails when it is used. */
+    device_io_fallback(&dev);
+    const int status =
+        run_model(path, has_folder, text, len, allowed, level, dev.kind == DEVICE_CPU ? NULL : dev.name, force);
     free(text);
     return status;
 }

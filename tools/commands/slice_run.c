@@ -8,13 +8,12 @@
 #include <string.h>
 
 #include "args.h"
-#include "cuda_io.h"
+#include "device_io.h"
 #include "device_opt.h"
 #include "npy_input.h"
 #include "npy_output.h"
 #include "platform.h"
 #include "progress.h"
-#include "vulkan_io.h"
 
 /* Output bytes per piece of a copy run in pieces: large enough that each
  * piece is a full-speed copy on every thread, small enough that progress
@@ -70,9 +69,7 @@ static dmls_status run_on(const param_setup *setup, const npy_input *in, npy_out
     if (dev.kind != DEVICE_CPU) {
         /* Only the tensor's bytes travel; a short input fails R-X-BOUNDS on the device as on the CPU. */
         const uint64_t need = dmls_input_bytes(setup->op), sent = need <= in->readable ? need : in->readable;
-        return dev.kind == DEVICE_CUDA
-                   ? cuda_io_run(setup->op, in->data, sent, out->data, dmls_output_bytes(setup->op), err)
-                   : vulkan_io_run(setup->op, dev.index, in->data, sent, out->data, dmls_output_bytes(setup->op), err);
+        return device_io_run(&dev, setup->op, in->data, sent, out->data, dmls_output_bytes(setup->op), err);
     }
     void *copy = NULL; /* DirectML binds at multiples of 16: an unaligned input is bound as a copy */
     const void *bound = params_bind_input(setup, in->data, in->readable, &copy);
@@ -113,8 +110,8 @@ static int run_input(const common_options *c, int threads, slice_setup_fn make, 
         goto done;
     }
     /* --device cuda without a usable device runs on the CPU, saying so
-     * before the progress line starts (cuda_io.h). */
-    if (dev.kind == DEVICE_CUDA && !cuda_io_use(true)) dev.kind = DEVICE_CPU;
+     * before the progress line starts (device_io.h). */
+    device_io_fallback(&dev);
     /* Progress covers the copy and the sync to disk, the two steps whose
      * time grows with the output. */
     progress *pr = progress_start(c->quiet, what, out.data_bytes);

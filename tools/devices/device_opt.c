@@ -1,67 +1,72 @@
-/* --device parsing: see device_opt.h. */
+/* --device parsing and the device list: see device_opt.h. */
 #include "device_opt.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool device_parse(const char *prog, const char *value, device_choice *d) {
-    d->index = 0;
-    if (strcmp(value, "cpu") == 0) {
-        d->kind = DEVICE_CPU;
+#include "dmlslice/device.h"
+
+void device_default(device_choice *d) {
+    memset(d, 0, sizeof *d);
+    d->kind = DEVICE_CPU;
+    snprintf(d->name, sizeof d->name, "cpu");
+}
+
+static bool parse_number(const char *prog, const char *value, const char *digits, int *index) {
+    char *end = NULL;
+    errno = 0;
+    const long n = strtol(digits, &end, 10);
+    if (digits[0] >= '0' && digits[0] <= '9' && *end == '\0' && errno == 0 && n <= 1000000) {
+        *index = (int)n;
         return true;
     }
-    if (strcmp(value, "cuda") == 0) {
-        d->kind = DEVICE_CUDA;
-        return true;
-    }
-    if (strncmp(value, "vulkan", 6) == 0 && (value[6] == '\0' || value[6] == ':')) {
-        d->kind = DEVICE_VULKAN;
-        if (value[6] == '\0') return true;
-        const char *digits = value + 7;
-        char *end = NULL;
-        errno = 0;
-        const long n = strtol(digits, &end, 10);
-        if (digits[0] >= '0' && digits[0] <= '9' && *end == '\0' && errno == 0 && n <= 1000000) {
-            d->index = (int)n;
-            return true;
-        }
-        fprintf(stderr, "%s: --device '%s': the Vulkan device number after 'vulkan:' is not a number from 0\n", prog,
-                value);
-        return false;
-    }
-    fprintf(stderr, "%s: unknown device '%s' (--device takes cpu, cuda, vulkan or vulkan:N)\n", prog, value);
+    fprintf(stderr, "%s: --device '%s': the device number after ':' is not a number from 0\n", prog, value);
     return false;
 }
 
-#ifdef DMLS_HAVE_CUDA
-#include "dmlslice/dmlslice_cuda.h"
-#endif
-#include "dmlslice/dmlslice.h"
-#include "vulkan_io.h"
+bool device_parse(const char *prog, const char *value, device_choice *d) {
+    static const struct {
+        const char *name;
+        device_kind kind;
+    } kinds[] = {{"cuda", DEVICE_CUDA}, {"vulkan", DEVICE_VULKAN}};
+    device_default(d);
+    if (strcmp(value, "cpu") == 0) return true;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const size_t len = strlen(kinds[k].name);
+        if (strncmp(value, kinds[k].name, len) != 0 || (value[len] != '\0' && value[len] != ':')) continue;
+        d->kind = kinds[k].kind;
+        if (value[len] == ':' && !parse_number(prog, value, value + len + 1, &d->index)) return false;
+        snprintf(d->name, sizeof d->name, "%s:%d", kinds[k].name, d->index);
+        return true;
+    }
+    fprintf(stderr, "%s: unknown device '%s' (--device takes cpu, cuda, cuda:N, vulkan or vulkan:N)\n", prog, value);
+    return false;
+}
 
-static void list_cuda(FILE *f) {
-#ifdef DMLS_HAVE_CUDA
-    int n = 0;
-    if (dmls_cuda_device_count(&n) != DMLS_OK) {
-        fprintf(f, "  cuda: none (%s)\n", dmls_last_error());
+/* "  cuda: none (WHY)" where a backend shows no device. */
+static void list_none(FILE *f, const char *kind, size_t seen) {
+    if (seen) return;
+    dmls_device *dev = NULL;
+    if (dmls_device_open(kind, &dev) == DMLS_OK) {
+        dmls_device_close(dev);
         return;
     }
-    for (int i = 0; i < n; i++) {
-        char name[256] = "";
-        int major = 0, minor = 0;
-        if (dmls_cuda_device_name(i, name, sizeof name, &major, &minor) == DMLS_OK)
-            fprintf(f, "  cuda:%d  %s  compute capability %d.%d%s\n", i, name, major, minor,
-                    i == 0 ? " (--device cuda)" : "");
-    }
-#else
-    fprintf(f, "  cuda: not built (rebuild where nvcc is found)\n");
-#endif
+    fprintf(f, "  %s: none (%s)\n", kind, dmls_last_error());
 }
 
 void device_list(FILE *f) {
-    fprintf(f, "devices:\n  cpu  this machine's processor (--device cpu, the default)\n");
-    list_cuda(f);
-    vulkan_io_list(f, "  ");
+    fprintf(f, "devices:\n");
+    size_t cuda = 0, vulkan = 0;
+    const size_t n = dmls_device_count();
+    for (size_t k = 0; k < n; k++) {
+        dmls_device_info info;
+        if (dmls_device_info_at(k, &info) != DMLS_OK) continue;
+        const bool first_cuda = strcmp(info.name, "cuda:0") == 0, cpu = strcmp(info.kind, "cpu") == 0;
+        cuda += strcmp(info.kind, "cuda") == 0, vulkan += strcmp(info.kind, "vulkan") == 0;
+        fprintf(f, "  %s  %s%s%s%s\n", info.name, info.description, info.driver[0] ? ", " : "", info.driver,
+                cpu ? " (--device cpu, the default)" : first_cuda ? " (--device cuda)" : "");
+    }
+    list_none(f, "cuda", cuda);
+    list_none(f, "vulkan", vulkan);
 }

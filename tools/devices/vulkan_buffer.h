@@ -1,6 +1,6 @@
 /* A host-visible, coherent Vulkan storage buffer, mapped: how the tool puts
  * a file's bytes on a Vulkan device and reads them back with plain memcpy
- * (devices/vulkan_io.c, dispatch/device_vulkan.c); and the Vulkan API as
+ * (bench/vulkan_run.c); and the Vulkan API as
  * the tool's own calls see it (here and bench/vulkan_run.c). In a build
  * with volk (DMLS_TOOL_VOLK) those calls go through volk's pointers, which
  * vk_api_load fills once a context exists, as the library loads its own:

@@ -1,6 +1,7 @@
-/* The GPU side of `dmlslice dispatch --device cuda|vulkan[:N]`: every resource lives in
- * device memory, as it does on DirectML's GPU; each dispatch runs there and
- * the output resource is copied back so print and writeFile see it. */
+/* The device side of `dmlslice dispatch --device D`: every resource lives
+ * in the device's memory, as it does on DirectML's GPU; each dispatch runs
+ * there and the output resource is copied back so print and writeFile see
+ * it. One body for every device, through dmlslice/device.h. */
 #ifndef DMLSLICE_TOOLS_DISPATCH_DEVICE_H
 #define DMLSLICE_TOOLS_DISPATCH_DEVICE_H
 
@@ -11,11 +12,11 @@
 
 typedef struct device_buffers device_buffers;
 
-/* Copies n host buffers (sizes[i] bytes each) to CUDA device 0. On failure
- * returns the status with a message in err (256 bytes): no CUDA backend in
- * this build, no GPU, or the runtime's own error. */
-dmls_status device_upload(size_t n, unsigned char *const *host, const uint64_t *sizes, device_buffers **out,
-                          char *err);
+/* Opens device `name` (as --device spells it) and copies n host buffers
+ * (sizes[i] bytes each) there. On failure returns the status with a
+ * message in err (256 bytes): no such device, or the backend's own error. */
+dmls_status device_upload(const char *name, size_t n, unsigned char *const *host, const uint64_t *sizes,
+                          device_buffers **out, char *err);
 
 /* Runs op with the input at byte in_off of buffer in and the output at
  * out_off of buffer out (the bound sizes reach each buffer's end), then
@@ -25,9 +26,5 @@ dmls_status device_dispatch(device_buffers *d, const dmls_operator *op, size_t i
                             uint64_t out_off, unsigned char *host, char *err);
 
 void device_free(device_buffers *d);
-
-/* Makes the calls above use Vulkan device `index` (dmlslice dispatch
- * --device vulkan:N) instead of CUDA device 0. */
-void device_select_vulkan(int index);
 
 #endif

@@ -334,9 +334,9 @@ bool model_execute(const model *m, const execute_options *o, char *err) {
     device_buffers *dev = NULL;
     bool ok = (ops && plans && outs) || fail(o, err, "$", "out of memory");
     ok = ok && prepare(m, o, ops, plans, err) && buffers_alloc(m, o, &b, err);
-    if (ok && o->cuda) {
+    if (ok && o->device) {
         char device_err[256] = "";
-        const dmls_status s = device_upload(b.n, b.data, b.sizes, &dev, device_err);
+        const dmls_status s = device_upload(o->device, b.n, b.data, b.sizes, &dev, device_err);
         if (s != DMLS_OK) ok = fail(o, err, "--device", "%s: %s", dmls_status_name(s), device_err);
     }
     ok = ok && run_commands(m, o, ops, &b, dev, plans, outs, &n_out, err);

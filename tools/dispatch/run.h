@@ -12,7 +12,7 @@
 
 typedef struct execute_options {
     DML_FEATURE_LEVEL level;
-    bool cuda;       /* dispatch on a GPU (device.h: CUDA device 0, or the Vulkan device selected) instead of the CPU */
+    const char *device; /* dispatch on this device (device.h; its --device name), or NULL: on the host's memory */
     FILE *out;       /* where print and writeFile report */
     const char *name; /* the model's name, for messages */
     const char *path; /* the model's file ("-": standard input): never written over */

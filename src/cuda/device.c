@@ -1,0 +1,143 @@
+/* CUDA devices through the device interface (dmlslice/device.h): each
+ * open device owns a stream, every call is made current on its device
+ * first (the runtime's current device is per thread), and work is
+ * enqueued in call order; download and synchronize wait on the stream. */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../device/device_ops.h"
+#include "../error.h"
+#include "dmlslice/batch_cuda.h"
+#include "dmlslice/dmlslice_cuda.h"
+
+static dmls_status cuda_failed(const char *what, cudaError_t e) {
+    return dmls_fail(DMLS_ERROR_DEVICE, NULL, "CUDA: %s: %s", what, cudaGetErrorString(e));
+}
+
+static int cuda_count(void) {
+    int n = 0;
+    return dmls_cuda_device_count(&n) == DMLS_OK ? n : 0;
+}
+
+static dmls_status cuda_info(int index, dmls_device_info *info) {
+    struct cudaDeviceProp p;
+    const cudaError_t e = cudaGetDeviceProperties(&p, index);
+    if (e != cudaSuccess) return cuda_failed("cudaGetDeviceProperties", e);
+    snprintf(info->description, sizeof info->description, "%.200s, compute capability %d.%d", p.name, p.major, p.minor);
+    info->memory_bytes = (uint64_t)p.totalGlobalMem;
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) == cudaSuccess)
+        snprintf(info->driver, sizeof info->driver, "CUDA driver %d.%d", driver / 1000, driver % 1000 / 10);
+    return DMLS_OK;
+}
+
+/* Makes dev's device current on the calling thread. */
+static dmls_status current(const dmls_device *dev) {
+    const cudaError_t e = cudaSetDevice(dev->index);
+    return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaSetDevice", e);
+}
+
+static dmls_status cuda_open(dmls_device *dev) {
+    RETURN_IF_ERROR(current(dev));
+    cudaStream_t stream = NULL;
+    const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return cuda_failed("cudaStreamCreate", e);
+    dev->state = stream;
+    return DMLS_OK;
+}
+
+static void cuda_close(dmls_device *dev) {
+    if (current(dev) != DMLS_OK) return;
+    cudaStreamSynchronize(dev->state);
+    cudaStreamDestroy(dev->state);
+}
+
+/* A buffer's memory as cudaMalloc gave it; head.address is raw rounded up
+ * to DMLS_DEVICE_ALIGN. */
+typedef struct cuda_buffer {
+    dmls_device_buffer head;
+    void *raw;
+} cuda_buffer;
+
+static dmls_status cuda_alloc(dmls_device *dev, uint64_t bytes, dmls_device_buffer **buf) {
+    RETURN_IF_ERROR(current(dev));
+    cuda_buffer *b = calloc(1, sizeof *b);
+    RETURN_IF(b == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for a buffer's record");
+    b->head.bytes = bytes;
+    /* Empty buffers hold no memory: cudaMalloc(0) is not portable. */
+    const cudaError_t e = bytes ? cudaMalloc(&b->raw, (size_t)((bytes + 15) / 16 * 16 + DMLS_DEVICE_ALIGN)) : cudaSuccess;
+    if (e != cudaSuccess) {
+        free(b);
+        cudaGetLastError(); /* not sticky: clear it for the next call */
+        return dmls_fail(e == cudaErrorMemoryAllocation ? DMLS_ERROR_OUT_OF_MEMORY : DMLS_ERROR_DEVICE, NULL,
+                         "CUDA: cudaMalloc of %llu bytes: %s", (unsigned long long)bytes, cudaGetErrorString(e));
+    }
+    if (b->raw != NULL)
+        b->head.address = (unsigned char *)b->raw + (DMLS_DEVICE_ALIGN - (uintptr_t)b->raw % DMLS_DEVICE_ALIGN) %
+                                                        DMLS_DEVICE_ALIGN;
+    *buf = &b->head;
+    return DMLS_OK;
+}
+
+static void cuda_free(dmls_device *dev, dmls_device_buffer *buf) {
+    if (current(dev) == DMLS_OK) {
+        cudaStreamSynchronize(dev->state);
+        cudaFree(((cuda_buffer *)buf)->raw);
+    }
+    free(buf);
+}
+
+/* Copies on the device's stream, then waits: the host memory may be
+ * pageable and reused as soon as the call returns. */
+static dmls_status copy_and_wait(dmls_device *dev, void *dst, const void *src, uint64_t bytes,
+                                 enum cudaMemcpyKind kind) {
+    RETURN_IF_ERROR(current(dev));
+    cudaError_t e = cudaMemcpyAsync(dst, src, (size_t)bytes, kind, dev->state);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(dev->state);
+    return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaMemcpyAsync", e);
+}
+
+static dmls_status cuda_upload(dmls_device *dev, dmls_device_buffer *dst, uint64_t offset, const void *src,
+                               uint64_t bytes) {
+    return copy_and_wait(dev, (unsigned char *)dst->address + offset, src, bytes, cudaMemcpyHostToDevice);
+}
+
+static dmls_status cuda_download(dmls_device *dev, const dmls_device_buffer *src, uint64_t offset, void *dst,
+                                 uint64_t bytes) {
+    return copy_and_wait(dev, dst, (const unsigned char *)src->address + offset, bytes, cudaMemcpyDeviceToHost);
+}
+
+static dmls_status cuda_execute(dmls_device *dev, const dmls_operator *op, const dmls_device_binding *in,
+                                const dmls_device_binding *out) {
+    RETURN_IF_ERROR(current(dev));
+    return dmls_execute_cuda(op, dmls_device_binding_address(in), in->bytes, dmls_device_binding_address(out),
+                             out->bytes, dev->state);
+}
+
+static dmls_status cuda_batch_prepare(dmls_device *dev, dmls_batch *batch) {
+    RETURN_IF_ERROR(current(dev));
+    return dmls_batch_prepare_cuda(batch);
+}
+
+static dmls_status cuda_run_batch(dmls_device *dev, const dmls_batch *batch, const dmls_batch_input *in,
+                                  uint32_t n_in, const dmls_batch_output *out, uint32_t n_out) {
+    return dmls_batch_execute_cuda(batch, in, n_in, out, n_out, dev->state);
+}
+
+static dmls_status cuda_batch_execute(dmls_device *dev, const dmls_batch *batch, const dmls_device_binding *inputs,
+                                      uint32_t n_inputs, const dmls_device_binding *outputs, uint32_t n_outputs) {
+    RETURN_IF_ERROR(current(dev));
+    return dmls_device_batch_by_address(dev, batch, inputs, n_inputs, outputs, n_outputs, cuda_run_batch);
+}
+
+static dmls_status cuda_synchronize(dmls_device *dev) {
+    RETURN_IF_ERROR(current(dev));
+    const cudaError_t e = cudaStreamSynchronize(dev->state);
+    return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaStreamSynchronize", e);
+}
+
+const dmls_device_ops dmls_cuda_device = {cuda_count,   cuda_info,          cuda_open,          cuda_close,
+                                          cuda_alloc,   cuda_free,          cuda_upload,        cuda_download,
+                                          cuda_execute, cuda_batch_prepare, cuda_batch_execute, cuda_synchronize};

@@ -1,0 +1,243 @@
+/* The device interface's one front (dmlslice/device.h): names parsed,
+ * ranges checked, then the backend's entry called through the backend
+ * table (backend.h). No backend is named here: a new one is found by its
+ * line in backends.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "../error.h"
+#include "device_ops.h"
+
+static const dmls_backend *backend_of(const char *kind, size_t len) {
+    for (int b = 0; b < DMLS_BACKEND_COUNT; b++) {
+        const dmls_backend *e = dmls_backends[b];
+        if (e != NULL && strlen(e->name) == len && strncmp(e->name, kind, len) == 0) return e;
+    }
+    return NULL;
+}
+
+/* Whether a backend of that name exists at all (built in or not), so that
+ * "cuda" in a build without CUDA is NO_DEVICE and "gpu" is a bad name. */
+static int known_kind(const char *kind, size_t len) {
+    static const char *const kinds[] = {"cpu", "cuda", "vulkan"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strlen(kinds[i]) == len && strncmp(kinds[i], kind, len) == 0) return 1;
+    return 0;
+}
+
+static int backend_count(const dmls_backend *b) {
+    return b != NULL && b->device != NULL ? b->device->count() : 0;
+}
+
+size_t dmls_device_count(void) {
+    size_t n = 0;
+    for (int b = 0; b < DMLS_BACKEND_COUNT; b++) n += (size_t)backend_count(dmls_backends[b]);
+    return n;
+}
+
+static void fill_names(const dmls_backend *b, int index, dmls_device_info *info) {
+    if (strcmp(b->name, "cpu") == 0)
+        snprintf(info->name, sizeof info->name, "cpu");
+    else
+        snprintf(info->name, sizeof info->name, "%s:%d", b->name, index);
+    snprintf(info->kind, sizeof info->kind, "%s", b->name);
+}
+
+static dmls_status describe(const dmls_backend *b, int index, dmls_device_info *info) {
+    memset(info, 0, sizeof *info);
+    fill_names(b, index, info);
+    return b->device->info(index, info);
+}
+
+dmls_status dmls_device_info_at(size_t index, dmls_device_info *info) {
+    dmls_clear_error();
+    RETURN_IF(info == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_info_at: info is NULL");
+    size_t first = 0;
+    for (int b = 0; b < DMLS_BACKEND_COUNT; b++) {
+        const size_t n = (size_t)backend_count(dmls_backends[b]);
+        if (index < first + n) return describe(dmls_backends[b], (int)(index - first), info);
+        first += n;
+    }
+    return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_info_at: device %zu of %zu", index, first);
+}
+
+/* "kind" or "kind:N" into the backend's name length and N (0 without). */
+static dmls_status parse_name(const char *name, size_t *kind_len, int *index) {
+    const char *colon = strchr(name, ':');
+    *kind_len = colon ? (size_t)(colon - name) : strlen(name);
+    *index = 0;
+    RETURN_IF(!known_kind(name, *kind_len), DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "device '%s': unknown (cpu, cuda, cuda:N, vulkan or vulkan:N)", name);
+    if (colon == NULL) return DMLS_OK;
+    char *end = NULL;
+    errno = 0;
+    const long n = strtol(colon + 1, &end, 10);
+    RETURN_IF(colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 || n > 1000000 ||
+                  strncmp(name, "cpu", *kind_len) == 0,
+              DMLS_ERROR_INVALID_ARGUMENT, NULL, "device '%s': the device number after ':' is not a number from 0%s",
+              name, strncmp(name, "cpu", *kind_len) == 0 ? " (the CPU takes none)" : "");
+    *index = (int)n;
+    return DMLS_OK;
+}
+
+dmls_status dmls_device_open(const char *name, dmls_device **dev) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || name == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_open: %s is NULL",
+              dev == NULL ? "dev" : "name");
+    *dev = NULL;
+    size_t kind_len;
+    int index;
+    RETURN_IF_ERROR(parse_name(name, &kind_len, &index));
+    const dmls_backend *b = backend_of(name, kind_len);
+    RETURN_IF(b == NULL || b->device == NULL, DMLS_ERROR_NO_DEVICE, NULL,
+              "device '%s': this build has no %.*s backend", name, (int)kind_len, name);
+    dmls_clear_error();
+    const int n = b->device->count();
+    if (index >= n) {
+        char why[256]; /* count's reason, kept apart from the message it becomes part of */
+        snprintf(why, sizeof why, "%s", n == 0 ? dmls_last_error() : "");
+        return dmls_fail(DMLS_ERROR_NO_DEVICE, NULL, "device '%s': the %s backend sees %d device%s%s%s", name, b->name,
+                         n, n == 1 ? "" : "s", why[0] ? ": " : "", why);
+    }
+    dmls_device *d = calloc(1, sizeof *d);
+    RETURN_IF(d == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "device '%s': no memory", name);
+    d->ops = b->device;
+    d->index = index;
+    const dmls_status s = d->ops->open(d);
+    if (s != DMLS_OK) {
+        free(d);
+        return s;
+    }
+    *dev = d;
+    return DMLS_OK;
+}
+
+void dmls_device_close(dmls_device *dev) {
+    if (dev == NULL) return;
+    dev->ops->close(dev);
+    free(dev);
+}
+
+dmls_status dmls_device_describe(const dmls_device *dev, dmls_device_info *info) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || info == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_describe: %s is NULL",
+              dev == NULL ? "dev" : "info");
+    for (int b = 0; b < DMLS_BACKEND_COUNT; b++)
+        if (dmls_backends[b] != NULL && dmls_backends[b]->device == dev->ops)
+            return describe(dmls_backends[b], dev->index, info);
+    return dmls_fail(DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_describe: not an open device");
+}
+
+dmls_status dmls_device_alloc(dmls_device *dev, uint64_t bytes, dmls_device_buffer **buf) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || buf == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_alloc: %s is NULL",
+              dev == NULL ? "dev" : "buf");
+    *buf = NULL;
+    RETURN_IF(bytes > UINT64_MAX - 16, DMLS_ERROR_OUT_OF_MEMORY, NULL, "dmls_device_alloc: %llu bytes",
+              (unsigned long long)bytes);
+    return dev->ops->alloc(dev, bytes, buf);
+}
+
+void dmls_device_free(dmls_device *dev, dmls_device_buffer *buf) {
+    if (dev != NULL && buf != NULL) dev->ops->free(dev, buf);
+}
+
+uint64_t dmls_device_buffer_bytes(const dmls_device_buffer *buf) { return buf != NULL ? buf->bytes : 0; }
+
+/* The range [offset, offset + bytes) of buf, named `what` in the error. */
+static dmls_status check_range(const char *what, const dmls_device_buffer *buf, uint64_t offset, uint64_t bytes) {
+    RETURN_IF(buf == NULL && bytes > 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: the buffer is NULL for %llu bytes",
+              what, (unsigned long long)bytes);
+    const uint64_t size = buf != NULL ? buf->bytes : 0;
+    RETURN_IF(offset > size || bytes > size - offset, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "%s: bytes [%llu, %llu + %llu) leave the buffer of %llu bytes", what, (unsigned long long)offset,
+              (unsigned long long)offset, (unsigned long long)bytes, (unsigned long long)size);
+    return DMLS_OK;
+}
+
+dmls_status dmls_device_upload(dmls_device *dev, dmls_device_buffer *dst, uint64_t offset, const void *src,
+                               uint64_t bytes) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || (src == NULL && bytes > 0), DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_upload: %s is NULL", dev == NULL ? "dev" : "src");
+    RETURN_IF_ERROR(check_range("dmls_device_upload", dst, offset, bytes));
+    return bytes > 0 ? dev->ops->upload(dev, dst, offset, src, bytes) : DMLS_OK;
+}
+
+dmls_status dmls_device_download(dmls_device *dev, const dmls_device_buffer *src, uint64_t offset, void *dst,
+                                 uint64_t bytes) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || (dst == NULL && bytes > 0), DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_download: %s is NULL", dev == NULL ? "dev" : "dst");
+    RETURN_IF_ERROR(check_range("dmls_device_download", src, offset, bytes));
+    return bytes > 0 ? dev->ops->download(dev, src, offset, dst, bytes) : dev->ops->synchronize(dev);
+}
+
+dmls_status dmls_device_execute(dmls_device *dev, const dmls_operator *op, dmls_device_binding in,
+                                dmls_device_binding out) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_execute: dev is NULL");
+    RETURN_IF(op == NULL, DMLS_ERROR_INVALID_ARGUMENT, "R-OP-NULL", "dmls_device_execute: op is NULL");
+    RETURN_IF_ERROR(check_range("dmls_device_execute: input", in.buffer, in.offset, in.bytes));
+    RETURN_IF_ERROR(check_range("dmls_device_execute: output", out.buffer, out.offset, out.bytes));
+    return dev->ops->execute(dev, op, &in, &out);
+}
+
+dmls_status dmls_device_batch_prepare(dmls_device *dev, dmls_batch *batch) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || batch == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_batch_prepare: %s is NULL",
+              dev == NULL ? "dev" : "batch");
+    return dev->ops->batch_prepare != NULL ? dev->ops->batch_prepare(dev, batch) : DMLS_OK;
+}
+
+static dmls_status check_slots(const char *what, const dmls_device_binding *b, uint32_t n) {
+    RETURN_IF(b == NULL && n > 0, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_batch_execute: %s is NULL", what);
+    for (uint32_t k = 0; k < n; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "dmls_device_batch_execute: %s[%u]", what, k);
+        RETURN_IF_ERROR(check_range(name, b[k].buffer, b[k].offset, b[k].bytes));
+    }
+    return DMLS_OK;
+}
+
+dmls_status dmls_device_batch_execute(dmls_device *dev, const dmls_batch *batch, const dmls_device_binding *inputs,
+                                      uint32_t n_inputs, const dmls_device_binding *outputs, uint32_t n_outputs) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || batch == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_batch_execute: %s is NULL",
+              dev == NULL ? "dev" : "batch");
+    RETURN_IF_ERROR(check_slots("inputs", inputs, n_inputs));
+    RETURN_IF_ERROR(check_slots("outputs", outputs, n_outputs));
+    return dev->ops->batch_execute(dev, batch, inputs, n_inputs, outputs, n_outputs);
+}
+
+dmls_status dmls_device_synchronize(dmls_device *dev) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_synchronize: dev is NULL");
+    return dev->ops->synchronize(dev);
+}
+
+dmls_status dmls_device_batch_by_address(dmls_device *dev, const dmls_batch *batch, const dmls_device_binding *inputs,
+                                         uint32_t n_inputs, const dmls_device_binding *outputs, uint32_t n_outputs,
+                                         dmls_device_batch_fn run) {
+    /* The usual few slots need no allocation. */
+    dmls_batch_input in_fixed[8];
+    dmls_batch_output out_fixed[8];
+    dmls_batch_input *in = n_inputs <= 8 ? in_fixed : malloc(n_inputs * sizeof *in);
+    dmls_batch_output *out = n_outputs <= 8 ? out_fixed : malloc(n_outputs * sizeof *out);
+    dmls_status s;
+    if (in == NULL || out == NULL) {
+        s = dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for %u + %u batch slots", n_inputs, n_outputs);
+    } else {
+        for (uint32_t k = 0; k < n_inputs; k++)
+            in[k].data = dmls_device_binding_address(&inputs[k]), in[k].bytes = inputs[k].bytes;
+        for (uint32_t k = 0; k < n_outputs; k++)
+            out[k].data = dmls_device_binding_address(&outputs[k]), out[k].bytes = outputs[k].bytes;
+        s = run(dev, batch, in, n_inputs, out, n_outputs);
+    }
+    if (in != in_fixed) free(in);
+    if (out != out_fixed) free(out);
+    return s;
+}
