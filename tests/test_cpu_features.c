@@ -9,7 +9,7 @@
  * portable one when it is off, and gives the reference's bytes either way. */
 #include "cpu/features.h"
 #include "cpu/kernels.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "operator.h"
 #include "test.h"
 

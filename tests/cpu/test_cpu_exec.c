@@ -23,7 +23,7 @@
 
 #include "cpu/context.h"
 #include "dmlslice/batch.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
 #include "cpu/pool.h"

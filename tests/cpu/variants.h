@@ -12,7 +12,7 @@
 #include "cpu/context.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "operator.h"
 #include "support/dtype.h"
 #include "test.h"

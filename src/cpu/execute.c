@@ -2,7 +2,7 @@
  * walks a prepared copy with an odometer from any starting item, so the same
  * code runs a whole copy on one thread or one thread's share of it, and cuts
  * large copies between a context's threads (split.h says where). */
-#include "run.h"
+#include "execute.h"
 
 #include "../bindings.h"
 #include "../error.h"

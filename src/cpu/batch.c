@@ -14,7 +14,7 @@
 #include "../error.h"
 #include "context.h"
 #include "../checked.h"
-#include "run.h"
+#include "execute.h"
 #include "split.h"
 
 /* The CPU's work prefix: an item costs its memory traffic (split.h), in
