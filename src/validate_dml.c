@@ -7,7 +7,7 @@
 
 #include "dml_types.h"
 #include "error.h"
-#include "validate.h"
+#include "plan/validate.h"
 
 /* ------------------------------------------------------------ tensors */
 

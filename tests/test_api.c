@@ -8,7 +8,7 @@
 #include "dml_fixture.h"
 #include "dmlslice/frontends.h"
 #include "operator.h"
-#include "validate.h"
+#include "plan/validate.h"
 #include "test.h"
 
 #define FL41 DML_FEATURE_LEVEL_4_1

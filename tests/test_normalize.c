@@ -1,4 +1,4 @@
-/* The normalizer on its own: the worked examples of src/plan.c's comment,
+/* The normalizer on its own: the worked examples of src/plan/plan.c's comment,
  * plus the cases that must not merge. */
 #include "operator.h"
 #include "test.h"
