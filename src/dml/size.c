@@ -2,7 +2,7 @@
  * minimum TotalTensorSizeInBytes of a buffer tensor, for validation and for
  * the public dmls_calc_buffer_tensor_size. */
 #include "checked.h"
-#include "dml_types.h"
+#include "types.h"
 #include "error.h"
 
 unsigned dmls_dml_bits(DML_TENSOR_DATA_TYPE t) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dml_types.h"
+#include "types.h"
 #include "error.h"
 
 /* Every DML_FEATURE_LEVEL, oldest first, as (major, minor): the one list

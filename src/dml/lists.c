@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dml_types.h"
+#include "types.h"
 #include "error.h"
 
 /* Room for every field of one operator: the values dmls_create_dml reads. */

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "dml_types.h"
+#include "types.h"
 #include "error.h"
 #include "plan/validate.h"
 
