@@ -10,7 +10,7 @@
  * position, so the shares tile the batch exactly. A SLICE_GRAD item's place is always
  * its start: its zero fill must precede its scatter, so one thread does it
  * whole. */
-#include "../batch.h"
+#include "../batch/batch.h"
 #include "../error.h"
 #include "context.h"
 #include "../checked.h"

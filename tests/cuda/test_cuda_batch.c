@@ -17,7 +17,7 @@
  * part; a failed check still fails it. Seeded (DMLS_TEST_SEED; fixed default). */
 #include <cuda_runtime_api.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "batch_case.h"
 #include "cuda/batch_launch.h"
 #include "cuda_check.h"
