@@ -5,11 +5,11 @@
  * written), empty operators, the 64-bit edges of native views (R-T-ELEMS,
  * R-T-TOTAL), and the overflow guards of the output-layout check
  * (R-T-OUTLAYOUT) and of the normalizer. */
-#include "dml_fixture.h"
+#include "support/dml_fixture.h"
 #include "dmlslice/frontends.h"
 #include "operator.h"
 #include "plan/validate.h"
-#include "test.h"
+#include "support/test.h"
 
 #define FL41 DML_FEATURE_LEVEL_4_1
 

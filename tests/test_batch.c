@@ -4,7 +4,7 @@
  * slot per item, on the calling thread and cut between threads; the plan's
  * and the binding's errors name the item (R-B-ITEM, R-B-OVERLAP, R-X-BOUNDS,
  * R-X-ALIGN) and write nothing. Seeded (DMLS_TEST_SEED; fixed default). */
-#include "batch_case.h"
+#include "support/batch_case.h"
 #include "cpu/context.h"
 #include "dmlslice/dml.h"
 

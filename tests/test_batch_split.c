@@ -8,7 +8,7 @@
  * bound starts (clamped), and every rule's error. Seeded (DMLS_TEST_SEED;
  * fixed default). */
 #include "batch/batch.h" /* the batch's own item table, for the one-by-one oracle */
-#include "batch_case.h"
+#include "support/batch_case.h"
 #include "cpu/context.h" /* dmls_context_set_parallel_min_bytes: the tests' threshold */
 
 /* ------------------------------------------------------------ split sizes */

@@ -1,7 +1,7 @@
 /* Slicing copies bits: NaN payloads (quiet and signalling), -0.0, infinities
  * and denormals come out exactly as they went in, for 16, 32 and 64 bits. */
 #include "dmlslice/dml.h"
-#include "test.h"
+#include "support/test.h"
 
 static void roundtrip(dmls_dtype dtype, const void *values, size_t n, size_t esize) {
     int64_t in_shape[1] = {(int64_t)n}, out_shape[1] = {(int64_t)n};

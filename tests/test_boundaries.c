@@ -18,10 +18,10 @@
  * sanitizer runs of CI. */
 #include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/frontends.h"
-#include "dml_fixture.h"
+#include "support/dml_fixture.h"
 #include "operator.h" /* the normalized plan */
 #include "support/native_op.h"
-#include "test.h"
+#include "support/test.h"
 
 /* ------------------------------------------------------------------ R-T-TOTAL */
 

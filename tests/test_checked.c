@@ -6,7 +6,7 @@
 #define DMLS_NO_OVERFLOW_BUILTINS
 #include "checked.h"
 #include "overflow.h"
-#include "test.h"
+#include "support/test.h"
 
 #ifdef DMLS_OVERFLOW_BUILTINS
 #error "DMLS_NO_OVERFLOW_BUILTINS must select the portable code"

@@ -19,7 +19,7 @@
 #include "cpu/pool.h"
 #include "dmlslice/dmlslice.h"
 #include "platform/platform.h"
-#include "test.h"
+#include "support/test.h"
 
 static void test_threads_env(void) {
     dmls_context *ctx = NULL;

@@ -11,7 +11,7 @@
 #include "cpu/kernels.h"
 #include "cpu/execute.h"
 #include "operator.h"
-#include "test.h"
+#include "support/test.h"
 
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>

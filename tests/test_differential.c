@@ -4,7 +4,7 @@
  * random cases again on thread pools that cut every copy and every
  * SLICE_GRAD zero fill between their threads. */
 #include "cpu/context.h"
-#include "slice_case.h"
+#include "support/slice_case.h"
 
 static void table(void) {
     static const int esizes[] = {1, 2, 4, 8};

@@ -6,8 +6,8 @@
  * R-T-ELEMS, or a field it cannot hold) and leave no operator. Then the
  * edges one by one: each field's limits, NULL lists, too many values,
  * TotalTensorSizeInBytes and the alignment passed through. */
-#include "dml_fixture.h"
-#include "test.h"
+#include "support/dml_fixture.h"
+#include "support/test.h"
 
 #define MAXN 8
 

@@ -21,7 +21,7 @@
 #include "cpu/pool.h"
 #include "dmlslice/batch.h"
 #include "dmlslice/dml.h"
-#include "test.h"
+#include "support/test.h"
 
 /* ------------------------------------------------------------ injection */
 

@@ -4,9 +4,9 @@
  * written out here independently of the library's own. Covers R-OP-RANK
  * and R-OP-TYPE at every level. Then the levels' names, list and parsing
  * (dmls_feature_level_name, _count, _at, _parse), hostile text included. */
-#include "dml_fixture.h"
+#include "support/dml_fixture.h"
 #include "support/guarded.h"
-#include "test.h"
+#include "support/test.h"
 
 static const DML_FEATURE_LEVEL levels[] = {
     DML_FEATURE_LEVEL_1_0, DML_FEATURE_LEVEL_2_0, DML_FEATURE_LEVEL_2_1, DML_FEATURE_LEVEL_3_0,

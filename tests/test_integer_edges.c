@@ -4,8 +4,8 @@
  * operator that matches the reference; nothing wraps. */
 #include <limits.h>
 
-#include "dml_fixture.h"
-#include "test.h"
+#include "support/dml_fixture.h"
+#include "support/test.h"
 
 static void check_result(dmls_status s, dmls_operator *op, const char *what) {
     if (s != DMLS_OK) {

@@ -2,10 +2,10 @@
  * a message that names the wrong value misleads as much as a wrong status.
  * (Mutation testing found these printed values unchecked; docs/mutation.md.) */
 #include "dmlslice/frontends.h"
-#include "dml_fixture.h"
+#include "support/dml_fixture.h"
 #include "error.h" /* dmls_fail, for messages longer than any the library writes */
 #include "support/native_op.h"
-#include "test.h"
+#include "support/test.h"
 
 /* The message contains `want` verbatim. */
 #define CHECK_TEXT(want) \

@@ -1,7 +1,7 @@
 /* The normalizer on its own: the worked examples of src/plan/plan.c's comment,
  * plus the cases that must not merge. */
 #include "operator.h"
-#include "test.h"
+#include "support/test.h"
 
 static dmls_copy_plan plan(int32_t esize, int32_t n, const int64_t *shape, const int64_t *src, const int64_t *dst,
                            int64_t src_off, int64_t dst_off) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "platform/platform.h"
-#include "test.h"
+#include "support/test.h"
 
 enum { RACERS = 8 };
 

@@ -16,7 +16,7 @@
 
 #include "files.h"
 #include "platform/platform.h"
-#include "test.h"
+#include "support/test.h"
 
 static char dir[512];
 

@@ -1,9 +1,9 @@
 /* One test per rule of docs/spec.md section 2: each builds a descriptor that breaks
  * exactly that rule and checks the status, the rule ID, and that the message
  * names the field, the dimension and the values. */
-#include "dml_fixture.h"
+#include "support/dml_fixture.h"
 #include "operator.h" /* sizeof (dmls_operator), for the allocation check */
-#include "test.h"
+#include "support/test.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>

@@ -3,7 +3,7 @@
  * show on another. */
 #include "dmlslice/dmlslice.h"
 #include "platform/platform.h"
-#include "test.h"
+#include "support/test.h"
 
 enum { THREADS = 8, ROUNDS = 50 };
 

@@ -1,7 +1,7 @@
 /* The four worked examples of DirectML's SLICE and SLICE1 pages, byte-exact,
  * on both API paths; and SLICE_GRAD on the reverse of each SLICE1 example. */
-#include "dml_fixture.h"
-#include "test.h"
+#include "support/dml_fixture.h"
+#include "support/test.h"
 #include "worked_examples.h"
 
 static void set_example(fixture *f, const dmls_worked_example *s, DML_OPERATOR_TYPE type) {

@@ -30,7 +30,7 @@
 #include "cpu/prepare.h"
 #include "operator.h"
 #include "platform/platform.h"
-#include "test.h"
+#include "support/test.h"
 
 /* ------------------------------------------------------------ the wrappers */
 

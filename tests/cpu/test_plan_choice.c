@@ -24,7 +24,7 @@
 #include "dmlslice/batch.h"
 #include "operator.h"
 #include "support/native_op.h"
-#include "test.h"
+#include "support/test.h"
 
 /* ------------------------------------------------------------ the wrappers */
 

@@ -15,7 +15,7 @@
 #include "cpu/execute.h"
 #include "operator.h"
 #include "support/dtype.h"
-#include "test.h"
+#include "support/test.h"
 
 typedef struct spec {
     int esize, ndim;

@@ -7,9 +7,9 @@
 #define DMLS_SLICE_CASE_H
 
 #include "dmlslice/dmlslice.h"
-#include "support/compare.h"
-#include "support/dtype.h"
-#include "support/layout.h"
+#include "compare.h"
+#include "dtype.h"
+#include "layout.h"
 #include "test.h"
 
 typedef enum { PAT_FULL, PAT_INTERIOR, PAT_SINGLE, PAT_STRIDED, PAT_NEGATIVE, PAT_COUNT } dim_pattern;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "support/rng.h" /* test_seed, printed by CHECK */
+#include "rng.h" /* test_seed, printed by CHECK */
 
 static int test_checks_failed = 0, test_checks_passed = 0;
 

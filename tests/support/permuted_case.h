@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "dmlslice/dmlslice.h"
-#include "support/dtype.h"
+#include "dtype.h"
 #include "test.h"
 
 /* Strides of shape packed row-major, each row padded by pad elements. */

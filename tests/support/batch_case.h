@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "dmlslice/batch.h"
-#include "support/dtype.h"
-#include "support/layout.h"
+#include "dtype.h"
+#include "layout.h"
 #include "test.h"
 
 /* Seeds from DMLS_TEST_SEED, else from a fixed default (so CI runs are
