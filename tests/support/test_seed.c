@@ -2,7 +2,7 @@
  * draws the same cases, so CI's verdict depends only on the code; a given
  * seed replays a run's cases exactly; "random" asks for new ones. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "support/test.h"
+#include "test.h"
 
 /* Sets or (value NULL) removes DMLS_TEST_SEED for test_seed_rng. */
 static void set_seed_env(const char *value) {
