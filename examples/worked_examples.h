@@ -1,7 +1,7 @@
 /* The four worked examples of DirectML's SLICE and SLICE1 documentation
  * pages: their descriptors' values, the one input they share, and the
  * outputs the pages print. One home for them: the demo (tools/commands/demo.c) prints
- * them and the tests (tests/test_worked_examples.c) check the library
+ * them and the tests (tests/dml/test_worked_examples.c) check the library
  * against them byte for byte. */
 #ifndef DMLSLICE_WORKED_EXAMPLES_H
 #define DMLSLICE_WORKED_EXAMPLES_H

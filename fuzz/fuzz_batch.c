@@ -11,7 +11,7 @@
  * either succeeds or fails with nothing written. */
 #include <stdlib.h>
 
-#include "batch.h"
+#include "batch/batch.h"
 #include "cpu/context.h"
 #include "fuzz_input.h"
 #include "support/dtype.h"

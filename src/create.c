@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "operator.h"
-#include "validate.h"
+#include "plan/validate.h"
 
 dmls_status dmls_operator_build(const dmls_problem *problem, const dmls_buffer_needs *needs, dmls_operator **out) {
     dmls_operator *op = calloc(1, sizeof *op);

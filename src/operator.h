@@ -8,8 +8,8 @@
 #include <stdbool.h>
 
 #include "backend.h"
-#include "copy_plan.h"
-#include "problem.h"
+#include "plan/copy_plan.h"
+#include "plan/problem.h"
 
 struct dmls_operator {
     dmls_problem problem;

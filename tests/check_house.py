@@ -9,7 +9,7 @@
             The tool and the extension compile none of src/ themselves but
             the platform layer (src/platform: the operating system's
             threads, clock and memory, which the library keeps hidden).
-  core      no core file (src/*.c, src/*.h, outside the backend folders and
+  core      no core file (src/**.c, src/**.h, outside the backend folders and
             src/platform, src/frontends) includes a backend's header or names
             a backend's type: those the backend folders' headers and the
             backends' public headers declare, and the device APIs' own
@@ -204,6 +204,12 @@ def declared_types(paths):
     return names
 
 
+def core_files(source_dir):
+    """src/ and its folders but the backends', the platform layer's and the front ends'."""
+    return [p for p in files_under(source_dir, "src", (".c", ".h"))
+            if not any(rel(p, source_dir).startswith(f + "/") for f in NOT_CORE)]
+
+
 def check_core(source_dir):
     headers = [p for b in BACKENDS for p in files_under(source_dir, b, (".h",))]  # .cuh: C++ for .cu files alone
     backend = declared_types(headers + [os.path.join(source_dir, p) for p in BACKEND_PUBLIC
@@ -211,21 +217,18 @@ def check_core(source_dir):
     # What the core or the public API declares is theirs, wherever a backend
     # also declares it (a forward declaration, the opaque context a backend
     # defines).
-    shared = [os.path.join(source_dir, "src", n) for n in os.listdir(os.path.join(source_dir, "src"))
-              if n.endswith(".h")]
+    shared = [p for p in core_files(source_dir) if p.endswith(".h")]
     shared += [p for p in files_under(source_dir, "include/dmlslice", (".h",))
                if rel(p, source_dir) not in BACKEND_PUBLIC]
     backend -= declared_types(shared)
     names = re.compile(r"\b(" + "|".join(sorted(map(re.escape, backend))) + r")\b") if backend else None
     problems = []
-    core = [os.path.join(source_dir, "src", n) for n in sorted(os.listdir(os.path.join(source_dir, "src")))
-            if n.endswith((".c", ".h"))]
-    for path in core:
+    for path in core_files(source_dir):
         text = read(path)
         code = strip_c(text)
         where = rel(path, source_dir)
         for m in re.finditer(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', text, re.M):
-            if re.match(r"(\./)?(cpu|cuda|vulkan)/", m.group(1)):
+            if re.match(r"(\.\.?/)*(cpu|cuda|vulkan)/", m.group(1)):
                 problems.append("core: %s:%d includes the backend's %s" %
                                 (where, text.count("\n", 0, m.start()) + 1, m.group(1)))
         for rx in filter(None, (names, DEVICE_API_TYPES)):

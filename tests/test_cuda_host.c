@@ -7,7 +7,7 @@
  * the GPU paths are tests/cuda's. */
 #include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_cuda.h"
-#include "test.h"
+#include "support/test.h"
 
 int main(void) {
     int count = -5;

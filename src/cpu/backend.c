@@ -4,7 +4,7 @@
  * its work prefix (batch_run.c). */
 #include <stdlib.h>
 
-#include "../batch.h" /* dmls_cpu_batch_work */
+#include "../batch/batch.h" /* dmls_cpu_batch_work */
 #include "../device/device_ops.h"
 #include "../error.h"
 #include "../operator.h"

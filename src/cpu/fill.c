@@ -3,7 +3,7 @@
  * copy itself runs through the kernels of kernels.c.) */
 #include <string.h>
 
-#include "run.h"
+#include "execute.h"
 #include "split.h"
 
 void dmls_cpu_fill_zero_range(const dmls_copy_plan *p, void *dst_base, uint64_t first, uint64_t last) {

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../copy_plan.h"
+#include "../plan/copy_plan.h"
 
 /* 1 where this build compiles the NEON kernels (kernels_neon.c). */
 #if defined(__aarch64__)

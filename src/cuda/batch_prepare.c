@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../batch.h"
+#include "../batch/batch.h"
 #include "../error.h"
 #include "batch_launch.h"
 

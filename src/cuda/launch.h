@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../copy_plan.h"
+#include "../plan/copy_plan.h"
 #include "../operator.h"
 #include "dmlslice/dmlslice.h"
 

@@ -14,7 +14,7 @@
  * then every item's copy. */
 #include <stdlib.h>
 
-#include "../batch.h"
+#include "../batch/batch.h"
 #include "../error.h"
 #include "batch_table.h"
 #include "context.h"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../batch.h"
+#include "../batch/batch.h"
 #include "../error.h"
 #include "../operator.h"
 

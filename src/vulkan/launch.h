@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../copy_plan.h"
+#include "../plan/copy_plan.h"
 
 struct dmls_operator;
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 static bool host_big_endian(void) {
     const uint16_t probe = 0x0102;

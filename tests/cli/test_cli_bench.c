@@ -13,7 +13,7 @@
 
 #include "dmlslice/dmlslice.h"
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 /* The file read as one JSON value, nothing after it, no key twice; NULL
  * (said, with Jansson's reason) when it is not. */

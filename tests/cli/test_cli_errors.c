@@ -8,7 +8,7 @@
 
 #include "dmlslice/dmlslice.h"
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 /* Front-end errors name the problem and leave nothing behind. */
 static void test_front_end_errors(void) {

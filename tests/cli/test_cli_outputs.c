@@ -10,7 +10,7 @@
 
 #include "dmlslice/dmlslice.h"
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 /* An output is written whole or not at all, and never over the input. */
 static void test_atomic_output(void) {

@@ -10,7 +10,7 @@
 
 #include "dmlslice/dmlslice.h"
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 /* Each front end and DirectML form on a.npy, empty results and rank 0. */
 static void test_front_ends(void) {

@@ -8,7 +8,7 @@
 
 #include "dmlslice/dmlslice.h"
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 /* --help and -V answer; a usage error exits 2 and writes nothing. */
 static void test_usage(void) {

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test.h"
+#include "support/test.h"
 
 static const char *tool;
 static char dir[4096];

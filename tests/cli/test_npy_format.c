@@ -5,7 +5,7 @@
  * buffers' exact sizes, the number bounds, the preamble's lengths and
  * npy_escape's truncation. */
 #include "npy_format.h"
-#include "test.h"
+#include "support/test.h"
 
 static const char *name = "t.npy";
 static unsigned char file[1 << 17];

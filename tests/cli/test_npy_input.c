@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "npy_input.h"
-#include "test.h"
+#include "support/test.h"
 
 /* The sanitizers' realloc copies the old block into a new one, touching
  * every page of a multi-GiB buffer: the giant-stream cases run in plain

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "npy_output.h"
-#include "test.h"
+#include "support/test.h"
 
 static int fail_next_malloc, fail_next_calloc, fail_next_mmap, fail_next_fchmod, fake_fault;
 

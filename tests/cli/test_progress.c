@@ -2,7 +2,7 @@
  * done and the time left at the rate so far, formatted as a terminal shows
  * it. */
 #include "progress.h"
-#include "test.h"
+#include "support/test.h"
 
 static void expect(uint64_t bytes, uint64_t done, double seconds, const char *want) {
     char line[PROGRESS_LINE_MAX];

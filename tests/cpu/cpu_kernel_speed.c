@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cpu/context.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "cpu/features.h"
 #include "operator.h"
 #include "platform/platform.h"

@@ -23,14 +23,14 @@
 
 #include "cpu/context.h"
 #include "dmlslice/batch.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
 #include "cpu/pool.h"
 #include "cpu/prepare.h"
 #include "operator.h"
 #include "platform/platform.h"
-#include "test.h"
+#include "support/test.h"
 
 /* ------------------------------------------------------------ the wrappers */
 

@@ -20,11 +20,11 @@
 #include "cpu/features.h"
 #include "cpu/pool.h"
 #include "cpu/prepare.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "dmlslice/batch.h"
 #include "operator.h"
 #include "support/native_op.h"
-#include "test.h"
+#include "support/test.h"
 
 /* ------------------------------------------------------------ the wrappers */
 

@@ -12,10 +12,10 @@
 #include "cpu/context.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
-#include "cpu/run.h"
+#include "cpu/execute.h"
 #include "operator.h"
 #include "support/dtype.h"
-#include "test.h"
+#include "support/test.h"
 
 typedef struct spec {
     int esize, ndim;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cuda/launch.h"
-#include "test.h"
+#include "support/test.h"
 
 /* The kernels' quotients (kernels.cu: quotient): 32-bit arithmetic, wrapping
  * as the device's does, and 64-bit with a 128-bit product. */

@@ -33,10 +33,10 @@
 #include "cuda/launch.h"
 #include "support/dtype.h"
 #include "support/layout.h"
-#include "test.h"
+#include "support/test.h"
 #include "cuda_check.h"
 #include "emulator.h"
-#include "permuted_case.h"
+#include "support/permuted_case.h"
 
 static bool have_gpu;
 

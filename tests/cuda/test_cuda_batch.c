@@ -17,12 +17,12 @@
  * part; a failed check still fails it. Seeded (DMLS_TEST_SEED; fixed default). */
 #include <cuda_runtime_api.h>
 
-#include "batch.h"
-#include "batch_case.h"
+#include "batch/batch.h"
+#include "support/batch_case.h"
 #include "cuda/batch_launch.h"
 #include "cuda_check.h"
 #include "emulator.h"
-#include "permuted_case.h"
+#include "support/permuted_case.h"
 
 /* One index of launch L from item bases src/dst (emulator.h's checks). */
 static bool emu_index(const dmls_cuda_launch *L, const unsigned char *src, uint64_t sb, unsigned char *dst, uint64_t db,

@@ -4,7 +4,7 @@
  * byte for byte with the reference executor on the host, output padding
  * included; each failure must leave the device's buffers as they were. */
 #include "dmlslice/device.h"
-#include "test.h"
+#include "support/test.h"
 
 /* Runs op on dev over in_bytes of input and an output buffer of out_bytes
  * holding 0x5A, and compares every output byte with the reference's. */

@@ -10,7 +10,7 @@
 
 #include "dmlslice/dml.h"
 #include "support/tool.h"
-#include "test.h"
+#include "support/test.h"
 
 static uint32_t next(void) { return (uint32_t)(test_rand() >> 11); }
 

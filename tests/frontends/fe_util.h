@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "dmlslice/frontends.h"
-#include "test.h"
+#include "support/test.h"
 
 /* Expected picks: for each input axis, the input indices in output order. */
 typedef struct fe_expect {

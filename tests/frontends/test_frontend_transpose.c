@@ -6,7 +6,7 @@
  * permutations. Expected values are computed here from coordinates, never
  * by the lowering under test. */
 #include "dmlslice/frontends.h"
-#include "test.h"
+#include "support/test.h"
 
 #define MAXN 4096
 

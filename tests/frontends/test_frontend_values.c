@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "dmlslice/frontends.h"
-#include "test.h"
+#include "support/test.h"
 
 static void expect(const char *what, dmls_status got, dmls_status want, const char *fragment) {
     CHECK(got == want, "%s: %s, want %s (%s)", what, dmls_status_name(got), dmls_status_name(want),

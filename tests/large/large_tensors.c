@@ -9,7 +9,7 @@
 
 #include "dmlslice/batch.h"
 #include "dmlslice/dml.h"
-#include "test.h"
+#include "support/test.h"
 
 /* The input's element i holds a hash of i, so a wrong index shows. */
 static inline uint8_t value_u8(uint64_t i) { return (uint8_t)((i * 0x9E3779B97F4A7C15ull) >> 56); }

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "dmlslice/dmlslice.h"
-#include "test.h"
+#include "support/test.h"
 
 typedef struct op_spec {
     dmls_dtype dtype;

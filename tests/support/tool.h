@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "support/run.h"
-#include "test.h"
+#include "support/test.h"
 
 static const char *tool;                   /* the tool under test, an absolute path */
 static char tool_scratch[4096], tool_parent[4096];

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "dmlslice/dmlslice_vulkan.h"
-#include "test.h"
+#include "support/test.h"
 
 static int refused;
 

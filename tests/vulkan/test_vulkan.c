@@ -35,9 +35,9 @@
 #include "../../src/platform/platform.h" /* the library's threads */
 #include "support/dtype.h"
 #include "support/layout.h"
-#include "test.h"
+#include "support/test.h"
 #include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
-#include "permuted_case.h"
+#include "support/permuted_case.h"
 #include "vk_harness.h"
 
 static vk_harness H;

@@ -39,12 +39,12 @@
 #if defined(__linux__)
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE: vk_harness.h */
 #endif
-#include "batch_case.h"
+#include "support/batch_case.h"
 #include "dmlslice/batch_vulkan.h"
 #include "operator.h"
-#include "test.h"
+#include "support/test.h"
 #include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
-#include "permuted_case.h"
+#include "support/permuted_case.h"
 #include "vk_harness.h"
 
 static vk_harness H;

@@ -21,7 +21,7 @@
 
 #include "dmlslice/dmlslice_vulkan.h"
 #include "../../src/platform/platform.h" /* dmls_env_set */
-#include "test.h"
+#include "support/test.h"
 #include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
 #include "vulkan/pipeline_cache.h"
 #include "vk_harness.h"
