@@ -33,7 +33,7 @@ int bt_describe(const array_view *v, const char *what, bt_tensor *t) {
     t->k = v->itemsize / t->unit;
     int rank = v->ndim + (t->k > 1);
     if (rank > EXT_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "",
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-PY-LAYOUT",
                   "%s has %d axes%s; split, crops and batches take at most %d", what, v->ndim,
                   t->k > 1 ? " and elements copied in parts (one more axis)" : "", EXT_MAX_RANK);
         return -1;
@@ -179,7 +179,7 @@ static int run_cuda(dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_sl
         return -1;
     }
     if (err != cudaSuccess) {
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "", "CUDA device %d: %s failed: %s", w->device, what,
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "R-PY-DEVICE", "CUDA device %d: %s failed: %s", w->device, what,
                   cudaGetErrorString(err));
         return -1;
     }
@@ -193,7 +193,7 @@ int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, ui
 #ifdef DMLS_HAVE_CUDA
     return run_cuda(batch, in, n_in, out, n_out, w);
 #else
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
               "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
               "backend (no nvcc at build time); only CPU arrays can be sliced",
               w->device);

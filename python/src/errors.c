@@ -58,7 +58,11 @@ PyObject *ext_raise_status(int st) {
                : st == DMLS_ERROR_OUT_OF_MEMORY                                                 ? ERR_MEMORY
                : (st == DMLS_ERROR_NO_DEVICE || st == DMLS_ERROR_DEVICE || st == DMLS_ERROR_IO) ? ERR_DEVICE
                                                                                                 : ERR_ARGUMENT;
-    return ext_raise(role, dmls_status_name((dmls_status)st), dmls_last_error_rule(), "%s", dmls_last_error());
+    /* The library names no rule for a missing or failing device (no input
+     * broke one); the package's own, R-PY-DEVICE, says where to look. */
+    const char *rule = dmls_last_error_rule();
+    if (rule[0] == '\0' && role == ERR_DEVICE) rule = "R-PY-DEVICE";
+    return ext_raise(role, dmls_status_name((dmls_status)st), rule, "%s", dmls_last_error());
 }
 
 PyObject *ext_shape_tuple(int n, const int64_t *shape) {

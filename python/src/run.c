@@ -43,13 +43,13 @@ int run_cuda_check(int device) {
         return -1;
     }
     if (device < 0 || device >= count) {
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
                   "the array is on CUDA device %d; the runtime sees %d device(s)", device, count);
         return -1;
     }
     return 0;
 #else
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
               "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
               "backend (no nvcc at build time); only CPU arrays can be sliced",
               device);
@@ -110,14 +110,14 @@ static int run_cuda(const bound_copy *b, int device, uintptr_t stream, int sync)
         return -1;
     }
     if (err != cudaSuccess) {
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "", "CUDA device %d: %s failed: %s", device, what,
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "R-PY-DEVICE", "CUDA device %d: %s failed: %s", device, what,
                   cudaGetErrorString(err));
         return -1;
     }
     return 0;
 #else
     (void)b, (void)stream, (void)sync;
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "",
+    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
               "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
               "backend (no nvcc at build time); only CPU arrays can be sliced",
               device);

@@ -137,6 +137,7 @@ def test_cuda_array_without_cuda_says_so():
     with pytest.raises(ds.DeviceError) as e:
         ds.index(p, "[::-1]")
     assert e.value.status == "DMLS_ERROR_NO_DEVICE"
+    assert e.value.rule == "R-PY-DEVICE", str(e.value)
     if not ds.cuda_built:
         assert "without the CUDA backend" in e.value.message
 
