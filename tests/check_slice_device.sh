@@ -37,7 +37,7 @@ has_libcuda() {
   for d in $(echo "${LD_LIBRARY_PATH:-}" | tr ':' ' '); do [ -e "$d/libcuda.so.1" ] && return 0; done
   return 1
 }
-if [ -s "$dir/err" ] && ! grep -q 'no CUDA backend' "$dir/err" && command -v ldconfig >/dev/null && ! has_libcuda; then
+if [ -s "$dir/err" ] && ! grep -qi 'no CUDA backend' "$dir/err" && command -v ldconfig >/dev/null && ! has_libcuda; then
   grep -q 'no CUDA device: no NVIDIA driver is installed' "$dir/err" ||
     { echo "--device cuda with no driver: $(cat "$dir/err")"; fail=1; }
 fi
