@@ -5,7 +5,9 @@
  * (-msimd128), so dmls_cpu_features() reports it in such a build and
  * DMLSLICE_DISABLE_CPU_FEATURES=simd128 falls back to the portable kernels.
  * Every load covers only the input bytes of the items it gathers, so
- * nothing outside the tensor is read. */
+ * nothing outside the tensor is read. The row walks are kernels_neon.c's
+ * line for line, only the intrinsics differ: a twin kept on purpose, as the
+ * AVX2 and NEON files are, so each instruction set's kernel reads alone. */
 #include "kernels.h"
 
 #if DMLS_CPU_SIMD128_KERNELS
