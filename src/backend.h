@@ -54,6 +54,11 @@ typedef struct dmls_backend {
  * in (backends.c). */
 extern const dmls_backend *const dmls_backends[DMLS_BACKEND_COUNT];
 
+/* Every backend's name, built in or not, indexed by dmls_backend_id
+ * (backends.c): a device name of a backend this build lacks is "not built",
+ * any other an unknown name. */
+extern const char *const dmls_backend_names[DMLS_BACKEND_COUNT];
+
 /* The entries, each defined in its backend's folder (backend.c there). */
 extern const dmls_backend dmls_cpu_backend;
 extern const dmls_backend dmls_cuda_backend;   /* only where DMLS_HAVE_CUDA */

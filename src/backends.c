@@ -11,3 +11,9 @@ const dmls_backend *const dmls_backends[DMLS_BACKEND_COUNT] = {
     [DMLS_BACKEND_VULKAN] = &dmls_vulkan_backend,
 #endif
 };
+
+const char *const dmls_backend_names[DMLS_BACKEND_COUNT] = {
+    [DMLS_BACKEND_CPU] = "cpu",
+    [DMLS_BACKEND_CUDA] = "cuda",
+    [DMLS_BACKEND_VULKAN] = "vulkan",
+};

@@ -22,9 +22,8 @@ static const dmls_backend *backend_of(const char *kind, size_t len) {
 /* Whether a backend of that name exists at all (built in or not), so that
  * "cuda" in a build without CUDA is NO_DEVICE and "gpu" is a bad name. */
 static int known_kind(const char *kind, size_t len) {
-    static const char *const kinds[] = {"cpu", "cuda", "vulkan"};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strlen(kinds[i]) == len && strncmp(kinds[i], kind, len) == 0) return 1;
+    for (int b = 0; b < DMLS_BACKEND_COUNT; b++)
+        if (strlen(dmls_backend_names[b]) == len && strncmp(dmls_backend_names[b], kind, len) == 0) return 1;
     return 0;
 }
 
