@@ -26,6 +26,8 @@
 # nodejs, whose tests CTest runs when both are found; node-acorn is the
 # parser emscripten's JavaScript optimizer loads (NODE_PATH=/usr/share/nodejs);
 # npm packs the package and chromium loads it in a page (js/test/package.sh).
+# Debian's npm only where no npm is there: NodeSource's nodejs package (the
+# one some machines carry) holds npm itself and conflicts with Debian's.
 # The tests: qemu-user-static, whose x86-64 emulator plays a CPU without AVX2
 # for the CPU-feature test on x86-64 hosts (tests/CMakeLists.txt).
 set -eu
@@ -34,9 +36,10 @@ pkgs="cmake gcc make pkg-config libjansson-dev dpkg-dev file binutils
 python3-dev python3-setuptools python3-wheel python3-pip
 python3-numpy python3-pytest python3-hypothesis python3-torch
 python3-dask python3-distributed python3-zarr
-qemu-user-static emscripten nodejs node-acorn npm chromium
+qemu-user-static emscripten nodejs node-acorn chromium
 libvulkan-dev glslc libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers"
 
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 [ $# -gt 0 ] && pkgs="$*"
 
 missing=""
