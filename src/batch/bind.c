@@ -190,13 +190,14 @@ static dmls_status check_slot(const char *who, const dmls_batch *b, const dmls_b
 
 /* Bound crop starts (input slot 1) are read while the outputs are written:
  * they must not share a byte with output slot 0's crops, which tile its
- * span. */
+ * span from the slot's offset 0 (crop i at i times the crop's bytes), so
+ * that span is [at, at + hi). */
 static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
     const dmls_batch_slot *o = &b->slots[b->in_slots], *st = &b->slots[1];
     const dmls_place *sp = &pl->slot[1], *op = &pl->slot[b->in_slots];
     if (o->n == 0 || st->need_bytes == 0 || sp->space != op->space) return DMLS_OK;
     const uint64_t s_lo = sp->at, s_hi = s_lo + st->need_bytes;
-    const uint64_t o_lo = op->at + o->lo, o_hi = o_lo + (o->hi - o->lo);
+    const uint64_t o_lo = op->at, o_hi = op->at + o->hi;
     RETURN_IF(s_lo < o_hi && o_lo < s_hi, DMLS_ERROR_OVERLAP, "R-B-OVERLAP",
               "%s: the crops' output bytes [%s%#" PRIx64 ", +%" PRIu64 ") overlap their starts [%s%#" PRIx64
               ", +%" PRIu64 ") (input slot 1)",

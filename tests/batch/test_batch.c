@@ -69,6 +69,9 @@ static void test_item_errors(void) {
     items[2].out_slot = 3;
     CHECK_STATUS(dmls_batch_create(items, 3, 1, 1, &b), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-B-ITEM", "item 2", "out_slot 3", "1 output slots");
+    items[2].out_slot = 1; /* the first slot past the end */
+    CHECK_STATUS(dmls_batch_create(items, 3, 1, 1, &b), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("R-B-ITEM", "item 2", "out_slot 1", "1 output slots");
     items[2].out_slot = 0;
     items[2].in_slot = 1;
     CHECK_STATUS(dmls_batch_create(items, 3, 1, 1, &b), DMLS_ERROR_INVALID_ARGUMENT);

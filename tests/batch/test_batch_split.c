@@ -323,6 +323,17 @@ static void test_crop_errors(void) {
     bo.data = buf + 16;
     bi[1].data = buf;
     CHECK_STATUS(dmls_batch_execute(b, NULL, bi, 2, &bo, 1), DMLS_OK);
+    /* Touching is not overlapping, on either side: the output's 64 bytes
+     * end where the starts begin, then the starts end where it begins. */
+    bo.data = buf;
+    bi[1].data = buf + 8;
+    CHECK_STATUS(dmls_batch_execute(b, NULL, bi, 2, &bo, 1), DMLS_OK);
+    bo.data = buf + 12;
+    bi[1].data = buf;
+    CHECK_STATUS(dmls_batch_execute(b, NULL, bi, 2, &bo, 1), DMLS_OK);
+    bi[1].data = buf + 1;
+    CHECK_STATUS(dmls_batch_execute(b, NULL, bi, 2, &bo, 1), DMLS_ERROR_OVERLAP);
+    CHECK_MESSAGE("R-B-OVERLAP", "starts");
     dmls_batch_destroy(b);
 }
 
