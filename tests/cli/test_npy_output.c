@@ -31,8 +31,8 @@ void *__real_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off);
 void *__wrap_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off);
 int __real_fchmod(int fd, mode_t mode);
 int __wrap_fchmod(int fd, mode_t mode);
-int __real_dmls_new_file_faulted(const dmls_new_file *f);
-int __wrap_dmls_new_file_faulted(const dmls_new_file *f);
+int __real_dmls_atomic_file_faulted(const dmls_atomic_file *f);
+int __wrap_dmls_atomic_file_faulted(const dmls_atomic_file *f);
 void *__wrap_mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off) {
     if (fail_next_mmap) {
         fail_next_mmap = 0;
@@ -51,7 +51,7 @@ int __wrap_fchmod(int fd, mode_t mode) {
 }
 /* A write through the mapping that failed (SIGBUS on a full disk): the
  * platform layer's flag, faked. */
-int __wrap_dmls_new_file_faulted(const dmls_new_file *f) { return fake_fault || __real_dmls_new_file_faulted(f); }
+int __wrap_dmls_atomic_file_faulted(const dmls_atomic_file *f) { return fake_fault || __real_dmls_atomic_file_faulted(f); }
 
 void *__real_malloc(size_t n);
 void *__wrap_malloc(size_t n);

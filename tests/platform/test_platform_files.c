@@ -51,9 +51,9 @@ static dmls_file_kind kind_of(const char *path) {
  * strlen(text) bytes. Returns commit's answer; *tmp gets the temporary
  * name, if the system gave the file one, for the nothing-left checks. */
 static int make(const char *path, const char *text, uint64_t bytes, int replace, char *tmp, size_t tmp_cap) {
-    dmls_new_file f;
+    dmls_atomic_file f;
     tmp[0] = '\0';
-    int err = dmls_new_file_create(&f, path, bytes, 0644);
+    int err = dmls_atomic_file_create(&f, path, bytes, 0644);
     CHECK(err == 0, "create %s: %s", path, dmls_error_text(err));
     if (err) return err;
     if (f.tmp_path) snprintf(tmp, tmp_cap, "%s", f.tmp_path);
@@ -61,8 +61,8 @@ static int make(const char *path, const char *text, uint64_t bytes, int replace,
           (unsigned long long)f.bytes);
     if (tmp[0]) CHECK(kind_of(tmp) == DMLS_FILE_REGULAR, "the temporary file %s is not there", tmp);
     if (f.data) memcpy(f.data, text, strlen(text));
-    err = dmls_new_file_commit(&f, strlen(text), replace);
-    dmls_new_file_abort(&f);
+    err = dmls_atomic_file_commit(&f, strlen(text), replace);
+    dmls_atomic_file_abort(&f);
     return err;
 }
 
@@ -92,21 +92,21 @@ static void test_new_files(void) {
     if (tmp[0]) CHECK(kind_of(tmp) == DMLS_FILE_MISSING, "%s left behind after a replace", tmp);
 
     /* An abort: nothing under the name, nothing left, the old file kept. */
-    dmls_new_file f;
-    CHECK(dmls_new_file_create(&f, path, 4096, -1) == 0, "create over an existing name");
+    dmls_atomic_file f;
+    CHECK(dmls_atomic_file_create(&f, path, 4096, -1) == 0, "create over an existing name");
     snprintf(tmp, sizeof tmp, "%s", f.tmp_path ? f.tmp_path : "");
     if (f.data) memcpy(f.data, "junk", 4);
-    dmls_new_file_abort(&f);
+    dmls_atomic_file_abort(&f);
     CHECK(strcmp(read_file(path, buf, sizeof buf), "third!") == 0, "abort changed the file: '%s'", buf);
     if (tmp[0]) CHECK(kind_of(tmp) == DMLS_FILE_MISSING, "%s left behind after an abort", tmp);
 
     /* More than any disk holds: the reservation fails, with nothing left
      * and the old file untouched. */
-    const int err = dmls_new_file_create(&f, path, (uint64_t)1 << 60, -1);
+    const int err = dmls_atomic_file_create(&f, path, (uint64_t)1 << 60, -1);
     CHECK(err != 0, "reserving 2^60 bytes succeeded");
     CHECK(err == ENOSPC || err == EFBIG || err == EINVAL || err == ENOMEM, "reserving 2^60 bytes: %s",
           dmls_error_text(err));
-    dmls_new_file_abort(&f);
+    dmls_atomic_file_abort(&f);
     CHECK(strcmp(read_file(path, buf, sizeof buf), "third!") == 0, "a failed reservation changed the file");
 
     /* A name outside ASCII (UTF-8 through the wide-character API on
@@ -123,8 +123,8 @@ static void test_new_files(void) {
 
     /* A folder that does not exist: an error, nothing made. */
     path_in(path, sizeof path, "no-such-folder/x.npy");
-    CHECK(dmls_new_file_create(&f, path, 16, -1) == ENOENT, "a missing folder is not ENOENT");
-    dmls_new_file_abort(&f);
+    CHECK(dmls_atomic_file_create(&f, path, 16, -1) == ENOENT, "a missing folder is not ENOENT");
+    dmls_atomic_file_abort(&f);
 }
 
 static void test_info(void) {
@@ -217,8 +217,8 @@ int main(int argc, char **argv) {
         char path[1200], note[1200];
         path_in(path, sizeof path, "dead.npy");
         path_in(note, sizeof note, "tmpname.txt");
-        dmls_new_file f;
-        if (dmls_new_file_create(&f, path, 1 << 20, -1) != 0) return 2;
+        dmls_atomic_file f;
+        if (dmls_atomic_file_create(&f, path, 1 << 20, -1) != 0) return 2;
         write_file(note, f.tmp_path ? f.tmp_path : "");
         fflush(NULL);
         raise(SIGTERM);

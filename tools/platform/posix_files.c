@@ -276,7 +276,7 @@ static int reserve_by_writing(int fd, uint64_t bytes) {
     return 0;
 }
 
-int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
+int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t bytes, int mode) {
     memset(f, 0, sizeof *f);
     f->handle = -1;
     struct stat st;
@@ -343,7 +343,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     }
     if (err) {
         const char *failed = f->failed;
-        dmls_new_file_abort(f);
+        dmls_atomic_file_abort(f);
         f->failed = failed;
         return err;
     }
@@ -365,7 +365,7 @@ static int link_unnamed(int fd, const char *to) {
 }
 
 /* Puts the complete file under f->final_path. */
-static int name_file(dmls_new_file *f, int replace) {
+static int name_file(dmls_atomic_file *f, int replace) {
     if (f->tmp_path == NULL && !replace) return link_unnamed((int)f->handle, f->final_path);
     if (f->tmp_path == NULL) {
         /* Replacing needs rename, which needs a name: link the file under a
@@ -400,10 +400,10 @@ static int name_file(dmls_new_file *f, int replace) {
     return rename(f->tmp_path, f->final_path) == 0 ? 0 : errno;
 }
 
-int dmls_new_file_faulted(const dmls_new_file *f) { return posix_guard_faulted(f->guard); }
+int dmls_atomic_file_faulted(const dmls_atomic_file *f) { return posix_guard_faulted(f->guard); }
 
 /* The data durable and the file length bytes long: the commit's first step. */
-static int finish_data(dmls_new_file *f, uint64_t length) {
+static int finish_data(dmls_atomic_file *f, uint64_t length) {
     int err = posix_guard_faulted(f->guard) ? EIO : 0;
     if (f->data) {
         if (!err && msync(f->data, (size_t)f->bytes, MS_SYNC) != 0) err = errno;
@@ -418,7 +418,7 @@ static int finish_data(dmls_new_file *f, uint64_t length) {
 
 /* After the name is given: the temporary name disarmed and dropped, the
  * folder's new entry made durable. */
-static void named(dmls_new_file *f) {
+static void named(dmls_atomic_file *f) {
     posix_keep_on_signal(f->tmp_path);
     free(f->tmp_path);
     f->tmp_path = NULL; /* committed: nothing left to remove */
@@ -431,12 +431,12 @@ static void named(dmls_new_file *f) {
     free(dir);
 }
 
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit(dmls_atomic_file *f, uint64_t length, int replace) {
     int err = finish_data(f, length);
     if (!err) err = name_file(f, replace);
     if (err) return err;
     named(f);
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
     return 0;
 }
 
@@ -486,7 +486,7 @@ static void free_undo(posix_undo *u) {
     free(u);
 }
 
-int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit_undoable(dmls_atomic_file *f, uint64_t length, int replace) {
     int err = finish_data(f, length);
     struct stat st;
     if (!err && fstat((int)f->handle, &st) != 0) err = errno;
@@ -516,7 +516,7 @@ int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace
     return 0;
 }
 
-void dmls_new_file_undo(dmls_new_file *f) {
+void dmls_atomic_file_undo(dmls_atomic_file *f) {
     posix_undo *u = f->undo;
     if (u == NULL) return;
     /* Not also by a handler meanwhile: it would undo the same commit. */
@@ -528,16 +528,16 @@ void dmls_new_file_undo(dmls_new_file *f) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     free_undo(u);
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_settle(dmls_new_file *f) {
+void dmls_atomic_file_settle(dmls_atomic_file *f) {
     free_undo(f->undo); /* the replaced file's copy goes */
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_abort(dmls_new_file *f) {
+void dmls_atomic_file_abort(dmls_atomic_file *f) {
     free_undo(f->undo); /* an undoable commit left as it is: kept */
     posix_unguard_range(f->guard);
     if (f->data) munmap(f->data, (size_t)f->bytes);

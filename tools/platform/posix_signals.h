@@ -33,7 +33,7 @@ int posix_remove_on_signal(char *path);
 /* Disarms it (the file was named or removed). */
 void posix_keep_on_signal(const char *path);
 
-/* An undoable commit (posix_files.c's dmls_new_file_commit_undoable): the
+/* An undoable commit (posix_files.c's dmls_atomic_file_commit_undoable): the
  * name the new file took, that file's identity, the file it replaced kept
  * under backup_path (or NULL), and a spare name in the same folder to move
  * whatever holds the name aside while it is checked. */

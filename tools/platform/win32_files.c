@@ -344,7 +344,7 @@ static BOOL set_length(HANDLE h, uint64_t bytes) {
 }
 
 /* True for ".dmlslice-PID-K" (K of at most 9 digits): a temporary name of
- * dmls_new_file_create, or a replaced file's while an undoable commit
+ * dmls_atomic_file_create, or a replaced file's while an undoable commit
  * lasts. */
 static int temporary_name(const char *name) {
     static const char prefix[] = ".dmlslice-";
@@ -386,7 +386,7 @@ static void remove_stale_names(const char *path, size_t dir_len) {
     FindClose(find);
 }
 
-int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
+int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t bytes, int mode) {
     (void)mode;
     memset(f, 0, sizeof *f);
     f->handle = (intptr_t)INVALID_HANDLE_VALUE;
@@ -435,7 +435,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     }
     if (err) {
         const char *failed = f->failed;
-        dmls_new_file_abort(f);
+        dmls_atomic_file_abort(f);
         f->failed = failed;
         return err;
     }
@@ -447,7 +447,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
 /* Space is allocated at create, so a write through the view has nowhere to
  * fail short of a device error, which Windows raises as an exception that
  * ends the process (and with it the uncommitted file). */
-int dmls_new_file_faulted(const dmls_new_file *f) {
+int dmls_atomic_file_faulted(const dmls_atomic_file *f) {
     (void)f;
     return 0;
 }
@@ -482,7 +482,7 @@ static int rename_handle(HANDLE h, const char *path, int replace) {
 }
 
 /* Everything of a commit but the release of f: its handle stays open. */
-static int commit_named(dmls_new_file *f, uint64_t length, int replace) {
+static int commit_named(dmls_atomic_file *f, uint64_t length, int replace) {
     HANDLE h = (HANDLE)f->handle;
     int err = 0;
     if (f->data) {
@@ -506,9 +506,9 @@ static int commit_named(dmls_new_file *f, uint64_t length, int replace) {
     return 0;
 }
 
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit(dmls_atomic_file *f, uint64_t length, int replace) {
     const int err = commit_named(f, length, replace);
-    if (!err) dmls_new_file_abort(f); /* closes the handle; the file stays, named */
+    if (!err) dmls_atomic_file_abort(f); /* closes the handle; the file stays, named */
     return err;
 }
 
@@ -539,7 +539,7 @@ static char *keep_replaced(const char *path) {
     return backup;
 }
 
-int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit_undoable(dmls_atomic_file *f, uint64_t length, int replace) {
     char *backup = replace ? keep_replaced(f->final_path) : NULL;
     const int err = commit_named(f, length, replace);
     wchar_t *wb = backup ? wide(backup) : NULL;
@@ -555,9 +555,9 @@ int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace
 }
 
 /* The replaced file's copy, when there is one. */
-static char *backup_of(const dmls_new_file *f) { return f->undo != (const void *)f ? f->undo : NULL; }
+static char *backup_of(const dmls_atomic_file *f) { return f->undo != (const void *)f ? f->undo : NULL; }
 
-void dmls_new_file_undo(dmls_new_file *f) {
+void dmls_atomic_file_undo(dmls_atomic_file *f) {
     if (f->undo == NULL) return;
     char *backup = backup_of(f);
     /* Moved through its own handle to a hidden name and deleted when the
@@ -573,10 +573,10 @@ void dmls_new_file_undo(dmls_new_file *f) {
         free(backup);
     }
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_settle(dmls_new_file *f) {
+void dmls_atomic_file_settle(dmls_atomic_file *f) {
     char *backup = backup_of(f);
     if (backup) {
         wchar_t *wb = wide(backup);
@@ -585,12 +585,12 @@ void dmls_new_file_settle(dmls_new_file *f) {
         free(backup);
     }
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_abort(dmls_new_file *f) {
+void dmls_atomic_file_abort(dmls_atomic_file *f) {
     if (f->undo) {
-        dmls_new_file_settle(f); /* an undoable commit left as it is: kept */
+        dmls_atomic_file_settle(f); /* an undoable commit left as it is: kept */
         return;
     }
     if (f->data) UnmapViewOfFile(f->data);
