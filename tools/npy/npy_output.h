@@ -9,6 +9,9 @@
  *   symbolic link to one (the target is replaced and the link stays): the
  *   data goes to a new file in the same folder with its space reserved
  *   first, so a full disk or the file-size limit is an error, never a crash.
+ *   That folder is resolved once, when the output is created, and held
+ *   open (files.h's atomic file): a folder swapped meanwhile cannot
+ *   redirect the commit.
  *   On Linux the file has no name until it is complete (O_TMPFILE), then it
  *   is linked in; elsewhere, or where the file system refuses that, it is a
  *   named temporary file that every catchable terminating signal removes.

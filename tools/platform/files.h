@@ -105,25 +105,34 @@ int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now);
 void dmls_file_unmap(dmls_mapped_file *m);
 
 /* An atomic file: a new file that appears under its name only when
- * complete, atomically, and leaves nothing behind otherwise: created in the final name's folder
- * with its bytes reserved up front (a full disk or a file-size limit is an
- * error here, never a crash later), written through data, then committed.
- * Until the commit, no way the process can end leaves the file behind on
- * Windows (the system deletes it when its handle closes); on POSIX systems
- * a catchable terminating signal removes it. A process killed inside the
- * commit of a replace may leave it as .dmlslice-PID-K; creating a new file
- * removes such names in its folder once their process is gone. */
+ * complete, atomically, and leaves nothing behind otherwise: created in the
+ * final name's folder with its bytes reserved up front (a full disk or a
+ * file-size limit is an error here, never a crash later), written through
+ * data, then committed. The folder is resolved once, when the file is
+ * created, and held open: the commit, the undo and every cleanup act in that
+ * folder, never through its name again, so a folder renamed or swapped for
+ * a symbolic link meanwhile cannot send the file anywhere else (a swapped
+ * folder's file lands in the folder it was created in, under its new
+ * name). Until the commit, no way the process can end leaves the file behind
+ * on Windows (the system deletes it when its handle closes); on POSIX
+ * systems a catchable terminating signal removes it. A process killed
+ * before its commit (POSIX, where the file system refuses an unnamed file)
+ * or inside the commit of a replace may leave .dmlslice-PID-K; creating a
+ * new file removes such names in its folder once their process is gone. */
 typedef struct dmls_atomic_file {
-    unsigned char *data; /* bytes writable bytes */
+    unsigned char *data;    /* bytes writable bytes */
     uint64_t bytes;
-    intptr_t handle;     /* the system's handles and names */
-    char *tmp_path;
-    char *final_path;
+    intptr_t handle;        /* the new file, open */
+    intptr_t folder;        /* its folder, held open from the create on */
+    char *tmp_name;         /* the new file's name in folder before the
+                             * commit, or NULL while it has none */
+    char *final_path;       /* the name as given */
+    const char *final_name; /* its last part: the name in folder */
     int guard;
-    const char *failed;  /* after a failed create, the step: "create",
-                          * "permissions", "reserve" or "map" */
-    void *undo;          /* after dmls_atomic_file_commit_undoable: how to take
-                          * it back */
+    const char *failed;     /* after a failed create, the step: "create",
+                             * "permissions", "reserve" or "map" */
+    void *undo;             /* after dmls_atomic_file_commit_undoable: how to
+                             * take it back */
 } dmls_atomic_file;
 /* mode: POSIX permission bits for the new file (the umask applies), or -1
  * to keep those of the file it replaces; ignored on Windows, where the new
@@ -157,6 +166,11 @@ void dmls_atomic_file_settle(dmls_atomic_file *f);
 /* Removes an uncommitted new file; harmless after a commit or a failed
  * create. */
 void dmls_atomic_file_abort(dmls_atomic_file *f);
+/* True when f's folder, held since the create, is the folder folder
+ * (dmls_path_info's identity of it) or lies beneath it now, whatever names
+ * lead to either: a confinement (dispatch's) judged on the folder the file
+ * will be committed into, not on a name. */
+int dmls_atomic_file_beneath(const dmls_atomic_file *f, const dmls_file_info *folder);
 /* Removes the file named path (a committed output taken back when a later
  * one of the same command fails); 0 or an errno value. */
 int dmls_path_remove(const char *path);
