@@ -257,6 +257,48 @@ if truncate -s 1200M big.bin 2>/dev/null; then
   rm -f big.bin
 fi
 
+# --- the write race (issue 35 item 6): a folder swapped for a symbolic link between
+# a file's making and its commit. The model writes a file, then prints a resource
+# larger than a pipe holds; its output goes through a FIFO that the test reads one
+# byte of, so the tool waits inside that print (after the file was made, before the
+# commit) while the test swaps the folder: the same interleaving every run, no timing.
+swap_model() { # NAME TARGET
+  printf '{ "resources": { "r": { "initialValuesDataType": "UINT8", "initialValues": [1, 2, 3, 4] },
+  "big": { "initialValuesDataType": "UINT8", "initialValues": { "valueCount": 300000, "value": 7 } } },
+  "dispatchables": {}, "commands": [ { "type": "writeFile", "resource": "r", "targetPath": "%s" },
+  { "type": "print", "resource": "big" } ] }\n' "$2" >"$1.json"
+}
+swapped() { # NAME COMMAND...: runs NAME.json, COMMAND once its print began; its exit in rc
+  name=$1; shift
+  rm -f "$name.fifo" && mkfifo "$name.fifo"
+  "$tool" dispatch "$name.json" >"$name.fifo" 2>"$name.err" &
+  pid=$!
+  exec 3<"$name.fifo"
+  dd bs=1 count=1 <&3 >/dev/null 2>&1 || true
+  "$@"
+  cat <&3 >/dev/null
+  exec 3<&-
+  rc=0
+  wait $pid || rc=$?
+  rm -f "$name.fifo"
+}
+# The folder swapped for a link that leads outside: the file lands in the folder it
+# was made in (now renamed), never where the link leads.
+mkdir held
+swap_model race_swap held/w.bin
+swapped race_swap sh -c 'mv held held-moved && ln -s ../outside held'
+[ $rc -eq 0 ] || say "race_swap: exit $rc: $(cat race_swap.err)"
+[ -e ../outside/w.bin ] && say "race_swap: the write followed the swapped-in link to ../outside/w.bin"
+[ "$(bytes held-moved/w.bin 2>/dev/null)" = 01020304 ] || say "race_swap: held-moved/w.bin is not the file written"
+# The folder itself moved outside meanwhile: refused, and no file anywhere.
+mkdir away
+swap_model race_away away/w.bin
+swapped race_away mv away ../outside/away
+[ $rc -eq 1 ] || say "race_away: exit $rc: $(cat race_away.err)"
+grep -q "'away/w.bin': its folder was moved or swapped while the file was made" race_away.err ||
+  say "race_away: $(cat race_away.err)"
+[ -e ../outside/away/w.bin ] && say "race_away: the file was committed into ../outside/away"
+
 left=$(find . -name '.dmlslice-*')
 [ -z "$left" ] || say "temporary files were left behind: $left"
 [ $fail -eq 0 ] && echo "dispatch with untrusted models: outputs, confinement and bounded reads as expected"

@@ -11,8 +11,20 @@
  *                                    the process by SIGTERM's default action
  *   test_platform_files empty DIR    DIR holds no file that die left
  */
+#if !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L /* symlink */
+#endif
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#if defined(_WIN32)
+#include <direct.h>
+#define make_folder(p) _mkdir(p)
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#define make_folder(p) mkdir(p, 0777)
+#endif
 
 #include "files.h"
 #include "platform/platform.h"
@@ -51,18 +63,18 @@ static dmls_file_kind kind_of(const char *path) {
  * strlen(text) bytes. Returns commit's answer; *tmp gets the temporary
  * name, if the system gave the file one, for the nothing-left checks. */
 static int make(const char *path, const char *text, uint64_t bytes, int replace, char *tmp, size_t tmp_cap) {
-    dmls_new_file f;
+    dmls_atomic_file f;
     tmp[0] = '\0';
-    int err = dmls_new_file_create(&f, path, bytes, 0644);
+    int err = dmls_atomic_file_create(&f, path, bytes, 0644);
     CHECK(err == 0, "create %s: %s", path, dmls_error_text(err));
     if (err) return err;
-    if (f.tmp_path) snprintf(tmp, tmp_cap, "%s", f.tmp_path);
+    if (f.tmp_name) snprintf(tmp, tmp_cap, "%s/%s", dir, f.tmp_name);
     CHECK(f.bytes == bytes && (bytes == 0 || f.data != NULL), "create %s: %llu bytes mapped", path,
           (unsigned long long)f.bytes);
     if (tmp[0]) CHECK(kind_of(tmp) == DMLS_FILE_REGULAR, "the temporary file %s is not there", tmp);
     if (f.data) memcpy(f.data, text, strlen(text));
-    err = dmls_new_file_commit(&f, strlen(text), replace);
-    dmls_new_file_abort(&f);
+    err = dmls_atomic_file_commit(&f, strlen(text), replace);
+    dmls_atomic_file_abort(&f);
     return err;
 }
 
@@ -92,21 +104,22 @@ static void test_new_files(void) {
     if (tmp[0]) CHECK(kind_of(tmp) == DMLS_FILE_MISSING, "%s left behind after a replace", tmp);
 
     /* An abort: nothing under the name, nothing left, the old file kept. */
-    dmls_new_file f;
-    CHECK(dmls_new_file_create(&f, path, 4096, -1) == 0, "create over an existing name");
-    snprintf(tmp, sizeof tmp, "%s", f.tmp_path ? f.tmp_path : "");
+    dmls_atomic_file f;
+    CHECK(dmls_atomic_file_create(&f, path, 4096, -1) == 0, "create over an existing name");
+    if (f.tmp_name) snprintf(tmp, sizeof tmp, "%s/%s", dir, f.tmp_name);
+    else tmp[0] = '\0';
     if (f.data) memcpy(f.data, "junk", 4);
-    dmls_new_file_abort(&f);
+    dmls_atomic_file_abort(&f);
     CHECK(strcmp(read_file(path, buf, sizeof buf), "third!") == 0, "abort changed the file: '%s'", buf);
     if (tmp[0]) CHECK(kind_of(tmp) == DMLS_FILE_MISSING, "%s left behind after an abort", tmp);
 
     /* More than any disk holds: the reservation fails, with nothing left
      * and the old file untouched. */
-    const int err = dmls_new_file_create(&f, path, (uint64_t)1 << 60, -1);
+    const int err = dmls_atomic_file_create(&f, path, (uint64_t)1 << 60, -1);
     CHECK(err != 0, "reserving 2^60 bytes succeeded");
     CHECK(err == ENOSPC || err == EFBIG || err == EINVAL || err == ENOMEM, "reserving 2^60 bytes: %s",
           dmls_error_text(err));
-    dmls_new_file_abort(&f);
+    dmls_atomic_file_abort(&f);
     CHECK(strcmp(read_file(path, buf, sizeof buf), "third!") == 0, "a failed reservation changed the file");
 
     /* A name outside ASCII (UTF-8 through the wide-character API on
@@ -123,8 +136,70 @@ static void test_new_files(void) {
 
     /* A folder that does not exist: an error, nothing made. */
     path_in(path, sizeof path, "no-such-folder/x.npy");
-    CHECK(dmls_new_file_create(&f, path, 16, -1) == ENOENT, "a missing folder is not ENOENT");
-    dmls_new_file_abort(&f);
+    CHECK(dmls_atomic_file_create(&f, path, 16, -1) == ENOENT, "a missing folder is not ENOENT");
+    dmls_atomic_file_abort(&f);
+}
+
+
+/* An atomic file's folder is resolved once, at its create (item 1 of the
+ * write race, issue 35): the folder renamed away and another put under its
+ * name (on POSIX a symbolic link to a folder elsewhere, the swap of the
+ * race; on Windows a plain folder, the held folder refusing the rename)
+ * before the commit, the file lands in the folder it was made in, never in
+ * what the name leads to now. Checked for a new name, a replace and an
+ * undone commit. */
+static void test_folder_held(void) {
+    char held[1200], moved[1200], other[1200], path[1300], buf[256];
+    path_in(held, sizeof held, "held");
+    path_in(moved, sizeof moved, "held-moved");
+    path_in(other, sizeof other, "elsewhere");
+    CHECK(make_folder(held) == 0 && make_folder(other) == 0, "cannot make the folders");
+    snprintf(path, sizeof path, "%s/b.bin", held);
+    write_file(path, "old");
+    snprintf(path, sizeof path, "%s/b.bin", other);
+    write_file(path, "theirs");
+    const char *names[] = {"a.bin", "b.bin", "c.bin"};
+    dmls_atomic_file f[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", held, names[k]);
+        const int err = dmls_atomic_file_create(&f[k], path, 64, 0644);
+        CHECK(err == 0, "create %s: %s", path, dmls_error_text(err));
+        if (err) return;
+        memcpy(f[k].data, "ours", 4);
+    }
+    CHECK(dmls_atomic_file_commit_undoable(&f[2], 4, 0) == 0, "the undoable commit of c.bin");
+    const bool renamed = rename(held, moved) == 0;
+#if defined(_WIN32)
+    if (!renamed) snprintf(moved, sizeof moved, "%s", held); /* held without sharing its deletion: kept */
+    const bool swapped = renamed && make_folder(held) == 0;
+#else
+    CHECK(renamed, "rename %s: %s", held, strerror(errno));
+    const bool swapped = renamed && symlink("elsewhere", held) == 0;
+    CHECK(swapped, "symlink %s: %s", held, strerror(errno));
+#endif
+    dmls_file_info in_moved, in_other, in_dir;
+    CHECK(dmls_path_info(moved, 1, &in_moved) == 0 && dmls_path_info(other, 1, &in_other) == 0 &&
+              dmls_path_info(dir, 1, &in_dir) == 0, "path_info of the folders");
+    CHECK(dmls_atomic_file_beneath(&f[0], &in_moved) && dmls_atomic_file_beneath(&f[0], &in_dir),
+          "the held folder is not found where it was moved");
+    CHECK(!dmls_atomic_file_beneath(&f[0], &in_other), "the held folder is taken for the swapped-in one");
+    CHECK(dmls_atomic_file_commit(&f[0], 4, 0) == 0, "commit a.bin after the swap");
+    CHECK(dmls_atomic_file_commit(&f[1], 4, 1) == 0, "commit b.bin (a replace) after the swap");
+    dmls_atomic_file_abort(&f[0]);
+    dmls_atomic_file_abort(&f[1]);
+    if (swapped) { /* the undo finds a c.bin of another's under the name now */
+        snprintf(path, sizeof path, "%s/c.bin", other);
+        write_file(path, "theirs");
+    }
+    dmls_atomic_file_undo(&f[2]);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", moved, names[k]);
+        CHECK(strcmp(read_file(path, buf, sizeof buf), k < 2 ? "ours" : "") == 0,
+              "%s holds '%s' (a.bin, b.bin: ours; c.bin undone)", path, buf);
+        snprintf(path, sizeof path, "%s/%s", other, names[k]);
+        CHECK(strcmp(read_file(path, buf, sizeof buf), k == 1 || (k == 2 && swapped) ? "theirs" : "") == 0,
+              "the swapped-in folder's %s holds '%s'", names[k], buf);
+    }
 }
 
 static void test_info(void) {
@@ -217,9 +292,11 @@ int main(int argc, char **argv) {
         char path[1200], note[1200];
         path_in(path, sizeof path, "dead.npy");
         path_in(note, sizeof note, "tmpname.txt");
-        dmls_new_file f;
-        if (dmls_new_file_create(&f, path, 1 << 20, -1) != 0) return 2;
-        write_file(note, f.tmp_path ? f.tmp_path : "");
+        dmls_atomic_file f;
+        if (dmls_atomic_file_create(&f, path, 1 << 20, -1) != 0) return 2;
+        char tmp[1400] = "";
+        if (f.tmp_name) snprintf(tmp, sizeof tmp, "%s/%s", dir, f.tmp_name);
+        write_file(note, tmp);
         fflush(NULL);
         raise(SIGTERM);
         return 3; /* not reached: SIGTERM's default action ends the process */
@@ -240,6 +317,7 @@ int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argv[1]);
     CHECK(kind_of(dir) == DMLS_FILE_FOLDER, "%s is not a folder", dir);
     test_new_files();
+    test_folder_held();
     test_info();
     test_map();
     test_path_parts();

@@ -83,6 +83,11 @@ bool reach_init(model_reach *r, const char *model_dir, const char *allowed, char
     bool ok = add(&r->read, &r->n_read, ".", why) && add(&r->write, &r->n_write, ".", why);
     if (ok && model_dir) ok = add(&r->read, &r->n_read, model_dir[0] ? model_dir : ".", why);
     if (ok && allowed) ok = add_allowed(r, allowed, why);
+    /* Identities taken once, as the folders were resolved: what a held
+     * folder is compared with (reach_holds). */
+    r->write_id = ok ? calloc(r->n_write + 1, sizeof *r->write_id) : NULL;
+    if (ok && r->write_id == NULL) ok = (snprintf(why, REACH_WHY_LEN, "out of memory"), false);
+    for (size_t i = 0; ok && i < r->n_write; i++) dmls_path_info(r->write[i], 1, &r->write_id[i]);
     if (!ok) reach_free(r);
     return ok;
 }
@@ -92,6 +97,7 @@ void reach_free(model_reach *r) {
     for (size_t i = 0; i < r->n_write; i++) free(r->write[i]);
     free(r->read);
     free(r->write);
+    free(r->write_id);
     memset(r, 0, sizeof *r);
 }
 
@@ -179,4 +185,17 @@ bool reach_may_write(const model_reach *r, const char *path, char *why) {
     if (!ok) outside(why, path, real, "write", r->write, r->n_write);
     free(real);
     return ok;
+}
+
+bool reach_holds(const model_reach *r, const dmls_atomic_file *file, const char *path, char *why) {
+    for (size_t i = 0; i < r->n_write; i++)
+        if (dmls_atomic_file_beneath(file, &r->write_id[i])) return true;
+    int at = snprintf(why, REACH_WHY_LEN,
+                      "'%.300s': its folder was moved or swapped while the file was made, and lies outside the "
+                      "folders a model may write (",
+                      path);
+    for (size_t i = 0; i < r->n_write && at > 0 && at < REACH_WHY_LEN; i++)
+        at += snprintf(why + at, REACH_WHY_LEN - (size_t)at, "%s%.100s", i ? ", " : "", r->write[i]);
+    if (at > 0 && at < REACH_WHY_LEN) snprintf(why + at, REACH_WHY_LEN - (size_t)at, ")");
+    return false;
 }

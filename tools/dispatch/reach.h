@@ -8,9 +8,11 @@
  *
  * A read is checked again after the file is open: the file opened must be
  * the one a path beneath the folders names then, so renaming folders while
- * the model runs reaches nothing outside. A write is checked by name just
- * before the file is made; a model cannot create links or folders, so only
- * another process renaming folders at that moment could redirect it. */
+ * the model runs reaches nothing outside. A write is checked by name before
+ * its file is made (for a message that names what it resolves to), then on
+ * the folder the new file holds open (reach_holds): the file is committed
+ * into that folder, never through a name again, so a folder renamed or
+ * swapped for a link meanwhile cannot lead it outside. */
 #ifndef DMLSLICE_TOOLS_DISPATCH_REACH_H
 #define DMLSLICE_TOOLS_DISPATCH_REACH_H
 
@@ -19,12 +21,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "files.h"
+
 #define REACH_WHY_LEN 600
 
 typedef struct model_reach {
     char **read; /* resolved folders: the model's, the current one, the allowed */
     size_t n_read;
     char **write; /* the current folder and the allowed */
+    dmls_file_info *write_id; /* each write folder's identity, when resolved */
     size_t n_write;
 } model_reach;
 
@@ -44,5 +49,10 @@ FILE *reach_open_read(const model_reach *r, const char *path, uint64_t *size, ch
  * why. A name that does not resolve (a missing folder, a dangling link)
  * passes here: the output's own checks refuse it with their message. */
 bool reach_may_write(const model_reach *r, const char *path, char *why);
+
+/* True when the folder that file (created for path) holds open is a write
+ * folder or lies beneath one now, judged by the folders' identities, not
+ * by names; else false with why naming path. */
+bool reach_holds(const model_reach *r, const dmls_atomic_file *file, const char *path, char *why);
 
 #endif

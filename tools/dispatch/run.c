@@ -208,7 +208,10 @@ static bool check_write(const model_command *c, const model_resource *r, const e
 
 /* The file of a checked writeFile, made with the resource's bytes as they
  * are now and kept uncommitted: the model's files appear together at its
- * end (npy_commit_all), or none does. */
+ * end (npy_commit_all), or none does. The name is checked again just
+ * before, then the folder the file was made in (held open, and the one it
+ * is committed into): a folder swapped between the two cannot lead it
+ * outside. */
 static bool stage_write(const model_command *c, const write_plan *w, const unsigned char *data, npy_output *out,
                         const execute_options *o, char *err) {
     char nerr[NPY_ERR_LEN], why[REACH_WHY_LEN];
@@ -218,6 +221,10 @@ static bool stage_write(const model_command *c, const write_plan *w, const unsig
     if (!made) {
         npy_abort(out);
         return fail(o, err, c->where, "%s", nerr);
+    }
+    if (out->created && !reach_holds(o->reach, &out->file, w->path, why)) {
+        npy_abort(out);
+        return fail(o, err, c->where, "writeFile: %s", why);
     }
     if (w->count) memcpy(out->data, data, w->count * w->esize);
     return true;
@@ -298,16 +305,16 @@ static bool run_commands(const model *m, const execute_options *o, dmls_operator
 }
 
 /* The staged files made whole under their names together, or none; then
- * one line each, in command order. Each name is checked against the
- * confinement again just before: folders renamed while the model ran
- * lead nowhere else. */
-static bool commit_writes(const model *m, const execute_options *o, const write_plan *plans, npy_output *outs,
-                          int n_out, char *err) {
+ * one line each, in command order. Each file's folder, held since it was
+ * made, is checked against the confinement again just before: a folder
+ * moved out while the model ran takes no file with it. No name is resolved
+ * again: each file is committed into the folder it holds. */
+static bool commit_writes(const model *m, const execute_options *o, npy_output *outs, int n_out, char *err) {
     char nerr[NPY_ERR_LEN], why[REACH_WHY_LEN];
-    for (size_t i = 0; i < m->command_count; i++) {
-        if (m->commands[i].kind == CMD_WRITE_FILE && !reach_may_write(o->reach, plans[i].path, why)) {
-            for (int k = 0; k < n_out; k++) npy_abort(&outs[k]);
-            return fail(o, err, m->commands[i].where, "writeFile: %s; no file was written", why);
+    for (int k = 0; k < n_out; k++) {
+        if (outs[k].created && !reach_holds(o->reach, &outs[k].file, outs[k].shown, why)) {
+            for (int j = 0; j < n_out; j++) npy_abort(&outs[j]);
+            return fail(o, err, "writeFile", "%s; no file was written", why);
         }
     }
     if (!npy_commit_all(outs, n_out, nerr)) return fail(o, err, "writeFile", "%s; no file was written", nerr);
@@ -340,7 +347,7 @@ bool model_execute(const model *m, const execute_options *o, char *err) {
         if (s != DMLS_OK) ok = fail(o, err, "--device", "%s: %s", dmls_status_name(s), device_err);
     }
     ok = ok && run_commands(m, o, ops, &b, dev, plans, outs, &n_out, err);
-    if (ok) ok = commit_writes(m, o, plans, outs, n_out, err);
+    if (ok) ok = commit_writes(m, o, outs, n_out, err);
     else
         for (int k = 0; k < n_out; k++) npy_abort(&outs[k]);
     fflush(o->out);

@@ -161,7 +161,7 @@ static bool create(const char *path, bool force, const unsigned char *header, ui
     /* Every byte reserved before one is written through the mapping, so that
      * a full disk or the file-size limit is an error here, not a crash later;
      * a replaced file's permission bits carry over. */
-    const int e = dmls_new_file_create(&out->file, out->path, len, -1);
+    const int e = dmls_atomic_file_create(&out->file, out->path, len, -1);
     if (e != 0) {
         const char *failed = out->file.failed ? out->file.failed : "";
         if (strcmp(failed, "reserve") == 0)
@@ -215,13 +215,13 @@ static bool commit_stream(npy_output *out, char *err) {
 
 /* Commits a regular file, undoably when undoable (npy_commit_all). */
 static bool commit_file(npy_output *out, bool undoable, char *err) {
-    if (dmls_new_file_faulted(&out->file)) {
+    if (dmls_atomic_file_faulted(&out->file)) {
         snprintf(err, NPY_ERR_LEN, "%s: the file system could not store the data (a write through the mapping failed)",
                  out->shown);
         return false;
     }
-    const int e = undoable ? dmls_new_file_commit_undoable(&out->file, out->file_len, out->force)
-                           : dmls_new_file_commit(&out->file, out->file_len, out->force);
+    const int e = undoable ? dmls_atomic_file_commit_undoable(&out->file, out->file_len, out->force)
+                           : dmls_atomic_file_commit(&out->file, out->file_len, out->force);
     if (e == EEXIST) {
         snprintf(err, NPY_ERR_LEN, "%s: already exists; not overwritten (use -f to replace it)", out->shown);
         return false;
@@ -254,8 +254,8 @@ bool npy_commit_all(npy_output *outs, int n, char *err) {
         }
     for (int k = n - 1; k >= 0; k--) {
         if (!outs[k].committed) continue;
-        if (ok) dmls_new_file_settle(&outs[k].file);
-        else dmls_new_file_undo(&outs[k].file);
+        if (ok) dmls_atomic_file_settle(&outs[k].file);
+        else dmls_atomic_file_undo(&outs[k].file);
         outs[k].created = outs[k].committed = false;
         npy_abort(&outs[k]);
     }
@@ -264,7 +264,7 @@ bool npy_commit_all(npy_output *outs, int n, char *err) {
 }
 
 void npy_abort(npy_output *out) {
-    if (out->created || out->committed) dmls_new_file_abort(&out->file);
+    if (out->created || out->committed) dmls_atomic_file_abort(&out->file);
     if (out->own_stream) fclose(out->stream);
     free(out->path);
     free(out->heap);

@@ -9,6 +9,9 @@
  *   symbolic link to one (the target is replaced and the link stays): the
  *   data goes to a new file in the same folder with its space reserved
  *   first, so a full disk or the file-size limit is an error, never a crash.
+ *   That folder is resolved once, when the output is created, and held
+ *   open (files.h's atomic file): a folder swapped meanwhile cannot
+ *   redirect the commit.
  *   On Linux the file has no name until it is complete (O_TMPFILE), then it
  *   is linked in; elsewhere, or where the file system refuses that, it is a
  *   named temporary file that every catchable terminating signal removes.
@@ -36,7 +39,7 @@ typedef struct npy_output {
     bool force;
     FILE *stream;        /* written straight through at commit, or NULL */
     bool own_stream;     /* stream is a device this output opened */
-    dmls_new_file file;  /* a regular file on its way (while created) */
+    dmls_atomic_file file;  /* a regular file on its way (while created) */
     bool created;
     bool committed;      /* undoably, by npy_commit_all, until it ends */
     unsigned char *data; /* capacity bytes the copy writes */
@@ -66,7 +69,7 @@ bool npy_commit(npy_output *out, char *err);
 /* Commits n outputs, all or none: regular files first, then streams (whose
  * bytes cannot be taken back). When one fails, or a terminating signal
  * comes (POSIX), the files already committed are taken back
- * (dmls_new_file_undo: only where the name still holds the file this run
+ * (dmls_atomic_file_undo: only where the name still holds the file this run
  * made), a file that -f replaced comes back, and the rest are dropped. */
 bool npy_commit_all(npy_output *outs, int n, char *err);
 

@@ -104,59 +104,73 @@ int dmls_file_map(const char *path, size_t pad, dmls_mapped_file *m);
 int dmls_file_map_intact(const dmls_mapped_file *m, uint64_t *size_now);
 void dmls_file_unmap(dmls_mapped_file *m);
 
-/* A new file that appears under its name only when complete, atomically,
- * and leaves nothing behind otherwise: created in the final name's folder
- * with its bytes reserved up front (a full disk or a file-size limit is an
- * error here, never a crash later), written through data, then committed.
- * Until the commit, no way the process can end leaves the file behind on
- * Windows (the system deletes it when its handle closes); on POSIX systems
- * a catchable terminating signal removes it. A process killed inside the
- * commit of a replace may leave it as .dmlslice-PID-K; creating a new file
- * removes such names in its folder once their process is gone. */
-typedef struct dmls_new_file {
-    unsigned char *data; /* bytes writable bytes */
+/* An atomic file: a new file that appears under its name only when
+ * complete, atomically, and leaves nothing behind otherwise: created in the
+ * final name's folder with its bytes reserved up front (a full disk or a
+ * file-size limit is an error here, never a crash later), written through
+ * data, then committed. The folder is resolved once, when the file is
+ * created, and held open: the commit, the undo and every cleanup act in that
+ * folder, never through its name again, so a folder renamed or swapped for
+ * a symbolic link meanwhile cannot send the file anywhere else (a swapped
+ * folder's file lands in the folder it was created in, under its new
+ * name). Until the commit, no way the process can end leaves the file behind
+ * on Windows (the system deletes it when its handle closes); on POSIX
+ * systems a catchable terminating signal removes it. A process killed
+ * before its commit (POSIX, where the file system refuses an unnamed file)
+ * or inside the commit of a replace may leave .dmlslice-PID-K; creating a
+ * new file removes such names in its folder once their process is gone. */
+typedef struct dmls_atomic_file {
+    unsigned char *data;    /* bytes writable bytes */
     uint64_t bytes;
-    intptr_t handle;     /* the system's handles and names */
-    char *tmp_path;
-    char *final_path;
+    intptr_t handle;        /* the new file, open */
+    intptr_t folder;        /* its folder, held open from the create on */
+    char *tmp_name;         /* the new file's name in folder before the
+                             * commit, or NULL while it has none */
+    char *final_path;       /* the name as given */
+    const char *final_name; /* its last part: the name in folder */
     int guard;
-    const char *failed;  /* after a failed create, the step: "create",
-                          * "permissions", "reserve" or "map" */
-    void *undo;          /* after dmls_new_file_commit_undoable: how to take
-                          * it back */
-} dmls_new_file;
+    const char *failed;     /* after a failed create, the step: "create",
+                             * "permissions", "reserve" or "map" */
+    void *undo;             /* after dmls_atomic_file_commit_undoable: how to
+                             * take it back */
+} dmls_atomic_file;
 /* mode: POSIX permission bits for the new file (the umask applies), or -1
  * to keep those of the file it replaces; ignored on Windows, where the new
  * file takes its folder's inherited permissions like any new file. */
-int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode);
+int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t bytes, int mode);
 /* True when a write through data failed (the file system could not store
  * it: POSIX reports that by a SIGBUS, which a guard turns into this). */
-int dmls_new_file_faulted(const dmls_new_file *f);
+int dmls_atomic_file_faulted(const dmls_atomic_file *f);
 /* Trims the file to length bytes, makes it durable and gives it its name:
  * replacing an existing file atomically when replace is set, else failing
  * with EEXIST if the name is taken. On failure nothing changed under the
  * name and the new file is still uncommitted (abort it). */
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace);
-/* dmls_new_file_commit for one of several files committed together
- * (split's outputs: all or none). Until dmls_new_file_settle or
- * dmls_new_file_undo, a file it replaced is kept under a temporary name in
- * the same folder. dmls_new_file_undo takes the commit back: the new file
+int dmls_atomic_file_commit(dmls_atomic_file *f, uint64_t length, int replace);
+/* dmls_atomic_file_commit for one of several files committed together
+ * (split's outputs: all or none). Until dmls_atomic_file_settle or
+ * dmls_atomic_file_undo, a file it replaced is kept under a temporary name in
+ * the same folder. dmls_atomic_file_undo takes the commit back: the new file
  * comes off its name only if the name still holds this very file (device
  * and inode; a file another process put there since stays), and the
  * replaced file comes back under the name if the name is free. On POSIX
  * systems every catchable terminating signal undoes all unsettled commits
  * before the process ends; on Windows a process that ends meanwhile keeps
  * them (the replaced file as a hidden .dmlslice-PID-K, removed by the next
- * new file in that folder). On failure, as dmls_new_file_commit. */
-int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace);
+ * new file in that folder). On failure, as dmls_atomic_file_commit. */
+int dmls_atomic_file_commit_undoable(dmls_atomic_file *f, uint64_t length, int replace);
 /* Takes an undoable commit back, as above, and releases f. */
-void dmls_new_file_undo(dmls_new_file *f);
+void dmls_atomic_file_undo(dmls_atomic_file *f);
 /* Makes an undoable commit final (the replaced file's copy goes) and
- * releases f. dmls_new_file_abort does the same for a committed f. */
-void dmls_new_file_settle(dmls_new_file *f);
+ * releases f. dmls_atomic_file_abort does the same for a committed f. */
+void dmls_atomic_file_settle(dmls_atomic_file *f);
 /* Removes an uncommitted new file; harmless after a commit or a failed
  * create. */
-void dmls_new_file_abort(dmls_new_file *f);
+void dmls_atomic_file_abort(dmls_atomic_file *f);
+/* True when f's folder, held since the create, is the folder folder
+ * (dmls_path_info's identity of it) or lies beneath it now, whatever names
+ * lead to either: a confinement (dispatch's) judged on the folder the file
+ * will be committed into, not on a name. */
+int dmls_atomic_file_beneath(const dmls_atomic_file *f, const dmls_file_info *folder);
 /* Removes the file named path (a committed output taken back when a later
  * one of the same command fails); 0 or an errno value. */
 int dmls_path_remove(const char *path);

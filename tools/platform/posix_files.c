@@ -1,6 +1,6 @@
 /* files.h's files, standard streams and command line for POSIX systems;
  * the signals they need are posix_signals.c's. Linux-only paths
- * (O_TMPFILE, AT_EMPTY_PATH) each have a POSIX fallback. */
+ * (O_TMPFILE, AT_EMPTY_PATH, O_PATH) each have a POSIX fallback. */
 #define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH, strndup, realpath; MAP_ANONYMOUS under -std=c11 */
 #define _DARWIN_C_SOURCE
 #include <dirent.h>
@@ -229,16 +229,39 @@ static int fallback(const char *what) {
     return v && strstr(v, what) != NULL;
 }
 
-static char *folder_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL) return strdup(".");
-    if (slash == path) return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+/* The folder part of path ("." for a bare name), opened once: every later
+ * step of an atomic file is relative to it, so that a folder renamed or
+ * swapped for a symbolic link meanwhile cannot send the file elsewhere.
+ * Where the folder may be written but not read, Linux's O_PATH still holds
+ * it (only the removal of stale names, which reads it, is then skipped). */
+static int open_folder(const char *path, intptr_t *folder) {
+    const size_t n = dmls_path_folder_len(path);
+    char *dir = n ? strndup(path, n) : strdup(".");
+    if (dir == NULL) return ENOMEM;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#ifdef O_PATH
+    if (fd < 0 && errno == EACCES) fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+#endif
+    const int err = fd < 0 ? errno : 0;
+    free(dir);
+    *folder = fd;
+    return err;
+}
+
+/* A fresh name for the folder, ".dmlslice-PID-K", malloc'd: a named
+ * temporary, a second name for a file being replaced, or a name to move a
+ * file aside under. PID and K say whose it is, so that stale_temporary_name
+ * knows it once that process is gone. */
+static char *fresh_name(void) {
+    static atomic_uint next;
+    char *name = malloc(48);
+    if (name) snprintf(name, 48, ".dmlslice-%ld-%u", (long)getpid(), atomic_fetch_add(&next, 1));
+    return name;
 }
 
 /* True for ".dmlslice-PID-K" (K of at most 9 digits) whose process PID is
- * gone: what a SIGKILL between name_file's link and rename, or during an
- * undoable commit, leaves. A PID now reused, or another user's live process
+ * gone: what a process killed by SIGKILL with a named temporary, or inside
+ * a commit, leaves. A PID now reused, or another user's live process
  * (EPERM), keeps its name. */
 static int stale_temporary_name(const char *name) {
     static const char prefix[] = ".dmlslice-";
@@ -253,13 +276,17 @@ static int stale_temporary_name(const char *name) {
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Removes what stale_temporary_name finds in dir, before a new file is
- * made there: the leftover of a killed replace lasts until then only. */
-static void remove_stale_names(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d == NULL) return; /* then creating the new file fails and says why */
+/* Removes what stale_temporary_name finds in the folder, before a new file
+ * is made there: the leftover of a killed process lasts until then only. */
+static void remove_stale_names(int folder) {
+    const int fd = openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) { /* then creating the new file fails and says why */
+        if (fd >= 0) close(fd);
+        return;
+    }
     for (struct dirent *e; (e = readdir(d)) != NULL;)
-        if (stale_temporary_name(e->d_name)) unlinkat(dirfd(d), e->d_name, 0);
+        if (stale_temporary_name(e->d_name)) unlinkat(folder, e->d_name, 0);
     closedir(d);
 }
 
@@ -276,74 +303,89 @@ static int reserve_by_writing(int fd, uint64_t bytes) {
     return 0;
 }
 
-int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
+/* The new file in f->folder: unnamed where the system can (O_TMPFILE:
+ * nothing to clean up, however the process ends), else under a fresh name
+ * that every catchable terminating signal removes. */
+static int make_temporary(dmls_atomic_file *f) {
+#ifdef O_TMPFILE
+    /* Some file systems refuse: name one instead. */
+    if (!fallback("named")) f->handle = openat((int)f->folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (f->handle >= 0) return 0;
+#endif
+    int err = EEXIST;
+    for (int tries = 0; err == EEXIST && tries < 100; tries++) {
+        free(f->tmp_name);
+        f->tmp_name = fresh_name();
+        if (f->tmp_name == NULL) return ENOMEM;
+        /* No other thread runs yet: blocking signals closes the gap
+         * between the file's creation and its removal being armed. */
+        sigset_t all, old;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, &old);
+        f->handle = openat((int)f->folder, f->tmp_name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        err = f->handle < 0 ? errno : 0;
+        if (!err) err = posix_remove_on_signal((int)f->folder, f->tmp_name);
+        if (err && f->handle >= 0) {
+            unlinkat((int)f->folder, f->tmp_name, 0);
+            close((int)f->handle);
+            f->handle = -1;
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    }
+    if (err) {
+        free(f->tmp_name);
+        f->tmp_name = NULL;
+    }
+    return err;
+}
+
+/* Permissions set, every byte reserved and mapped: the create's last steps,
+ * each naming itself in f->failed. Every byte is reserved before one is
+ * written through the mapping, so a full disk or the file-size limit is an
+ * error here, not SIGBUS later. */
+static int reserve_and_map(dmls_atomic_file *f, uint64_t bytes, int mode) {
+    f->failed = "permissions";
+    if (fchmod((int)f->handle, (mode_t)mode) != 0) return errno;
+    f->failed = "reserve";
+    if (bytes > (uint64_t)INT64_MAX || bytes > SIZE_MAX) return EFBIG;
+    int err = 0;
+    if (bytes > 0) {
+        err = fallback("write") ? EOPNOTSUPP : posix_fallocate((int)f->handle, 0, (off_t)bytes);
+        if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) err = reserve_by_writing((int)f->handle, bytes);
+    }
+    if (err) return err;
+    f->failed = "map";
+    if (bytes > 0) {
+        void *map = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, (int)f->handle, 0);
+        if (map == MAP_FAILED) return errno;
+        f->data = map;
+    }
+    return 0;
+}
+
+int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t bytes, int mode) {
     memset(f, 0, sizeof *f);
-    f->handle = -1;
+    f->handle = f->folder = -1;
+    f->guard = -1;
+    f->failed = "create";
+    f->final_path = strdup(path);
+    int err = f->final_path ? open_folder(path, &f->folder) : ENOMEM;
+    if (!err) f->final_name = f->final_path + dmls_path_folder_len(path);
+    if (!err && f->final_name[0] == '\0') err = EISDIR;
     struct stat st;
-    if (mode < 0) mode = stat(path, &st) == 0 ? (int)(st.st_mode & 0777) : -2;
-    if (mode == -2) {
+    if (!err && mode < 0 && fstatat((int)f->folder, f->final_name, &st, 0) == 0) mode = (int)(st.st_mode & 0777);
+    if (mode < 0) {
         const mode_t mask = umask(0);
         umask(mask);
         mode = 0666 & ~(int)mask;
     }
-    f->guard = -1;
-    f->failed = "create";
-    f->final_path = strdup(path);
-    char *dir = folder_of(path);
-    int err = f->final_path && dir ? 0 : ENOMEM;
     posix_ignore_file_size_limit();
-    if (!err) remove_stale_names(dir);
-#ifdef O_TMPFILE
-    /* Unnamed until committed: nothing to clean up, however the process
-     * ends. Some file systems refuse: name one instead. */
-    if (!err && !fallback("named")) f->handle = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-    if (!err && f->handle < 0) {
-        const size_t need = strlen(dir) + sizeof "/.dmlslice-XXXXXX";
-        f->tmp_path = malloc(need);
-        if (f->tmp_path == NULL) err = ENOMEM;
-        if (!err) {
-            snprintf(f->tmp_path, need, "%s/.dmlslice-XXXXXX", dir);
-            /* No other thread runs yet: blocking signals closes the gap
-             * between the file's creation and its removal being armed. */
-            sigset_t all, old;
-            sigfillset(&all);
-            sigprocmask(SIG_BLOCK, &all, &old);
-            f->handle = mkstemp(f->tmp_path);
-            err = f->handle < 0 ? errno : 0;
-            if (!err) err = posix_remove_on_signal(f->tmp_path);
-            if (err && f->handle >= 0) {
-                unlink(f->tmp_path);
-                close((int)f->handle);
-                f->handle = -1;
-            }
-            sigprocmask(SIG_SETMASK, &old, NULL);
-            if (err) {
-                free(f->tmp_path);
-                f->tmp_path = NULL;
-            }
-        }
-    }
-    free(dir);
-    if (!err) f->failed = "permissions";
-    if (!err && fchmod((int)f->handle, (mode_t)mode) != 0) err = errno;
-    if (!err) f->failed = "reserve";
-    if (!err && (bytes > (uint64_t)INT64_MAX || bytes > SIZE_MAX)) err = EFBIG;
-    /* Every byte reserved before one is written through the mapping, so a
-     * full disk or the file-size limit is this error, not SIGBUS later. */
-    if (!err && bytes > 0) {
-        err = fallback("write") ? EOPNOTSUPP : posix_fallocate((int)f->handle, 0, (off_t)bytes);
-        if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) err = reserve_by_writing((int)f->handle, bytes);
-    }
-    if (!err) f->failed = "map";
-    if (!err && bytes > 0) {
-        void *map = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_SHARED, (int)f->handle, 0);
-        if (map == MAP_FAILED) err = errno;
-        else f->data = map;
-    }
+    if (!err) remove_stale_names((int)f->folder);
+    if (!err) err = make_temporary(f);
+    if (!err) err = reserve_and_map(f, bytes, mode);
     if (err) {
         const char *failed = f->failed;
-        dmls_new_file_abort(f);
+        dmls_atomic_file_abort(f);
         f->failed = failed;
         return err;
     }
@@ -353,57 +395,64 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     return 0;
 }
 
-/* Gives the open unnamed file fd the name to (EEXIST when taken). */
-static int link_unnamed(int fd, const char *to) {
+/* Gives the open unnamed file fd the name `to` in folder (EEXIST when
+ * taken). */
+static int link_unnamed(int fd, int folder, const char *to) {
 #ifdef AT_EMPTY_PATH
-    if (!fallback("proc") && linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH) == 0) return 0;
-    if (errno == EEXIST) return EEXIST;
+    if (!fallback("proc")) {
+        if (linkat(fd, "", folder, to, AT_EMPTY_PATH) == 0) return 0;
+        if (errno == EEXIST) return EEXIST;
+    }
 #endif
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    return linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+    return linkat(AT_FDCWD, proc, folder, to, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
 }
 
-/* Puts the complete file under f->final_path. */
-static int name_file(dmls_new_file *f, int replace) {
-    if (f->tmp_path == NULL && !replace) return link_unnamed((int)f->handle, f->final_path);
-    if (f->tmp_path == NULL) {
-        /* Replacing needs rename, which needs a name: link the file under a
-         * temporary one first (removed by the signal handlers meanwhile). */
-        char *dir = folder_of(f->final_path);
-        const size_t need = (dir ? strlen(dir) : 0) + 64;
-        f->tmp_path = dir ? malloc(need) : NULL;
-        int err = f->tmp_path ? EEXIST : ENOMEM;
-        for (unsigned k = 0; err == EEXIST && k < 100; k++) {
-            snprintf(f->tmp_path, need, "%s/.dmlslice-%ld-%u", dir, (long)getpid(), k);
-            err = posix_remove_on_signal(f->tmp_path);
-            if (!err) err = link_unnamed((int)f->handle, f->tmp_path);
-            if (err) posix_keep_on_signal(f->tmp_path);
-        }
-        free(dir);
-        if (err) {
-            free(f->tmp_path);
-            f->tmp_path = NULL;
-            return err;
-        }
+/* Links the unnamed file under a fresh name, armed for removal on a signal:
+ * replacing needs rename, which needs a name. */
+static int name_temporary(dmls_atomic_file *f) {
+    int err = EEXIST;
+    for (int tries = 0; err == EEXIST && tries < 100; tries++) {
+        free(f->tmp_name);
+        f->tmp_name = fresh_name();
+        if (f->tmp_name == NULL) return ENOMEM;
+        err = posix_remove_on_signal((int)f->folder, f->tmp_name);
+        if (!err) err = link_unnamed((int)f->handle, (int)f->folder, f->tmp_name);
+        if (err) posix_keep_on_signal(f->tmp_name);
     }
-    if (replace) return rename(f->tmp_path, f->final_path) == 0 ? 0 : errno;
+    if (err) {
+        free(f->tmp_name);
+        f->tmp_name = NULL;
+    }
+    return err;
+}
+
+/* Puts the complete file under its final name in its folder. */
+static int name_file(dmls_atomic_file *f, int replace) {
+    const int dir = (int)f->folder;
+    if (f->tmp_name == NULL && !replace) return link_unnamed((int)f->handle, dir, f->final_name);
+    if (f->tmp_name == NULL) {
+        const int err = name_temporary(f);
+        if (err) return err;
+    }
+    if (replace) return renameat(dir, f->tmp_name, dir, f->final_name) == 0 ? 0 : errno;
     /* link() refuses an existing name atomically, unlike rename(). */
-    if (link(f->tmp_path, f->final_path) == 0) {
-        unlink(f->tmp_path);
+    if (linkat(dir, f->tmp_name, dir, f->final_name, 0) == 0) {
+        unlinkat(dir, f->tmp_name, 0);
         return 0;
     }
     if (errno == EEXIST) return EEXIST;
     /* A file system without hard links: check, then rename. */
     struct stat st;
-    if (lstat(f->final_path, &st) == 0) return EEXIST;
-    return rename(f->tmp_path, f->final_path) == 0 ? 0 : errno;
+    if (fstatat(dir, f->final_name, &st, AT_SYMLINK_NOFOLLOW) == 0) return EEXIST;
+    return renameat(dir, f->tmp_name, dir, f->final_name) == 0 ? 0 : errno;
 }
 
-int dmls_new_file_faulted(const dmls_new_file *f) { return posix_guard_faulted(f->guard); }
+int dmls_atomic_file_faulted(const dmls_atomic_file *f) { return posix_guard_faulted(f->guard); }
 
 /* The data durable and the file length bytes long: the commit's first step. */
-static int finish_data(dmls_new_file *f, uint64_t length) {
+static int finish_data(dmls_atomic_file *f, uint64_t length) {
     int err = posix_guard_faulted(f->guard) ? EIO : 0;
     if (f->data) {
         if (!err && msync(f->data, (size_t)f->bytes, MS_SYNC) != 0) err = errno;
@@ -418,56 +467,38 @@ static int finish_data(dmls_new_file *f, uint64_t length) {
 
 /* After the name is given: the temporary name disarmed and dropped, the
  * folder's new entry made durable. */
-static void named(dmls_new_file *f) {
-    posix_keep_on_signal(f->tmp_path);
-    free(f->tmp_path);
-    f->tmp_path = NULL; /* committed: nothing left to remove */
-    char *dir = folder_of(f->final_path);
-    const int dfd = dir ? open(dir, O_RDONLY | O_CLOEXEC) : -1;
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    free(dir);
+static void named(dmls_atomic_file *f) {
+    posix_keep_on_signal(f->tmp_name);
+    free(f->tmp_name);
+    f->tmp_name = NULL; /* committed: nothing left to remove */
+    fsync((int)f->folder); /* fails harmlessly on an O_PATH descriptor */
 }
 
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit(dmls_atomic_file *f, uint64_t length, int replace) {
     int err = finish_data(f, length);
     if (!err) err = name_file(f, replace);
     if (err) return err;
     named(f);
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
     return 0;
 }
 
-/* A fresh name beside path: ".dmlslice-PID-K", K counting from 100 so that
- * it is never one of name_file's (below 100); malloc'd. */
-static char *spare_name(const char *path) {
-    static unsigned next = 100;
-    char *dir = folder_of(path);
-    const size_t need = (dir ? strlen(dir) : 0) + 64;
-    char *name = dir ? malloc(need) : NULL;
-    if (name) snprintf(name, need, "%s/.dmlslice-%ld-%u", dir, (long)getpid(), next++);
-    free(dir);
-    return name;
-}
-
-/* Keeps the file under u->final_path, which the commit replaces, under a
- * spare name (armed for removal on a signal: until the undo is armed, the
+/* Keeps the file under u->final_name, which the commit replaces, under a
+ * fresh name (armed for removal on a signal: until the undo is armed, the
  * file is still under its own name). A file system without hard links
  * keeps no copy: an undo then leaves the name empty. */
 static int keep_replaced(posix_undo *u) {
     struct stat st;
-    if (lstat(u->final_path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (fstatat(u->dir, u->final_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return 0;
     for (int tries = 0; tries < 100; tries++) {
-        u->backup_path = spare_name(u->final_path);
-        if (u->backup_path == NULL) return ENOMEM;
-        int err = posix_remove_on_signal(u->backup_path);
-        if (!err && link(u->final_path, u->backup_path) == 0) return 0;
+        u->backup_name = fresh_name();
+        if (u->backup_name == NULL) return ENOMEM;
+        int err = posix_remove_on_signal(u->dir, u->backup_name);
+        if (!err && linkat(u->dir, u->final_name, u->dir, u->backup_name, 0) == 0) return 0;
         if (!err) err = errno;
-        posix_keep_on_signal(u->backup_path);
-        free(u->backup_path);
-        u->backup_path = NULL;
+        posix_keep_on_signal(u->backup_name);
+        free(u->backup_name);
+        u->backup_name = NULL;
         if (err != EEXIST) return err == ENFILE || err == ENOMEM ? err : 0;
     }
     return EEXIST;
@@ -476,28 +507,28 @@ static int keep_replaced(posix_undo *u) {
 static void free_undo(posix_undo *u) {
     if (u == NULL) return;
     posix_undo_keep(u);
-    if (u->backup_path) {
-        posix_keep_on_signal(u->backup_path);
-        unlink(u->backup_path);
+    if (u->backup_name) {
+        posix_keep_on_signal(u->backup_name);
+        unlinkat(u->dir, u->backup_name, 0);
     }
-    free(u->backup_path);
-    free(u->aside_path);
-    free(u->final_path);
+    free(u->backup_name);
+    free(u->aside_name);
     free(u);
 }
 
-int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit_undoable(dmls_atomic_file *f, uint64_t length, int replace) {
     int err = finish_data(f, length);
     struct stat st;
     if (!err && fstat((int)f->handle, &st) != 0) err = errno;
     posix_undo *u = err ? NULL : calloc(1, sizeof *u);
     if (!err && u == NULL) err = ENOMEM;
     if (!err) {
+        u->dir = (int)f->folder; /* held by f until the undo is freed */
+        u->final_name = f->final_name;
         u->dev = (uint64_t)st.st_dev;
         u->ino = (uint64_t)st.st_ino;
-        u->final_path = strdup(f->final_path);
-        u->aside_path = spare_name(f->final_path);
-        if (u->final_path == NULL || u->aside_path == NULL) err = ENOMEM;
+        u->aside_name = fresh_name();
+        if (u->aside_name == NULL) err = ENOMEM;
     }
     if (!err && replace) err = keep_replaced(u);
     /* Armed before the name is given: a signal in between finds the name
@@ -516,7 +547,7 @@ int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace
     return 0;
 }
 
-void dmls_new_file_undo(dmls_new_file *f) {
+void dmls_atomic_file_undo(dmls_atomic_file *f) {
     posix_undo *u = f->undo;
     if (u == NULL) return;
     /* Not also by a handler meanwhile: it would undo the same commit. */
@@ -528,29 +559,61 @@ void dmls_new_file_undo(dmls_new_file *f) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     free_undo(u);
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_settle(dmls_new_file *f) {
+void dmls_atomic_file_settle(dmls_atomic_file *f) {
     free_undo(f->undo); /* the replaced file's copy goes */
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_abort(dmls_new_file *f) {
+void dmls_atomic_file_abort(dmls_atomic_file *f) {
     free_undo(f->undo); /* an undoable commit left as it is: kept */
     posix_unguard_range(f->guard);
     if (f->data) munmap(f->data, (size_t)f->bytes);
     if (f->handle >= 0) close((int)f->handle);
-    if (f->tmp_path) {
-        posix_keep_on_signal(f->tmp_path);
-        unlink(f->tmp_path);
+    if (f->tmp_name) {
+        posix_keep_on_signal(f->tmp_name);
+        unlinkat((int)f->folder, f->tmp_name, 0);
     }
-    free(f->tmp_path);
+    if (f->folder >= 0) close((int)f->folder); /* last: the steps above are relative to it */
+    free(f->tmp_name);
     free(f->final_path);
     memset(f, 0, sizeof *f);
-    f->handle = -1;
+    f->handle = f->folder = -1;
     f->guard = -1;
+}
+
+/* The folder's identity, and its parent's through "..": no name is read,
+ * so the walk follows where the folder is, not what a path says. O_PATH
+ * (Linux) needs no permission to read the folders passed. */
+#ifdef O_PATH
+#define WALK_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define WALK_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+int dmls_atomic_file_beneath(const dmls_atomic_file *f, const dmls_file_info *folder) {
+    if (f->folder < 0 || folder->kind != DMLS_FILE_FOLDER) return 0;
+    int at = openat((int)f->folder, ".", WALK_FLAGS), found = 0;
+    /* Bounded: a path of PATH_MAX bytes has fewer folders than that. */
+    for (int depth = 0; at >= 0 && !found && depth < PATH_MAX; depth++) {
+        struct stat here, up;
+        if (fstat(at, &here) != 0) break;
+        found = (uint64_t)here.st_dev == folder->volume && (uint64_t)here.st_ino == folder->id;
+        const int parent = found ? -1 : openat(at, "..", WALK_FLAGS);
+        close(at);
+        at = parent;
+        /* The root is its own parent: the walk ends there. */
+        if (at >= 0 && fstat(at, &up) == 0 && up.st_dev == here.st_dev && up.st_ino == here.st_ino) {
+            found = (uint64_t)up.st_dev == folder->volume && (uint64_t)up.st_ino == folder->id;
+            close(at);
+            at = -1;
+        }
+    }
+    if (at >= 0) close(at);
+    return found;
 }
 
 int dmls_path_remove(const char *path) { return unlink(path) == 0 ? 0 : errno; }

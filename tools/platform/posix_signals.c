@@ -6,6 +6,7 @@
 #include "posix_signals.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -18,8 +19,9 @@
 #include "files.h"
 #include "platform.h"
 
-/* Handlers use only async-signal-safe calls (unlink, link, rename,
- * lstat, mmap, sigaction, raise). */
+/* Handlers use only async-signal-safe calls (unlinkat, linkat, renameat,
+ * fstatat, mmap, sigaction, raise), relative to the folders the atomic
+ * files hold open. */
 
 #define SLOTS 4
 
@@ -91,10 +93,12 @@ void posix_unguard_range(int slot) {
 }
 
 /* The temporary files' names a signal removes: one per output on its way
- * (split writes many at once). A slot holds the file's own tmp_path,
- * published whole before the pointer and cleared before it is freed. */
+ * (split writes many at once). A slot holds the file's own tmp_name and
+ * its folder, both published before the pointer, which is cleared before
+ * the name is freed. */
 #define PENDING 1024
 static char *volatile pending[PENDING];
+static volatile int pending_dir[PENDING];
 static int cleanup_installed;
 
 /* Every signal whose default action ends the process and that a handler
@@ -118,30 +122,32 @@ static const int terminating[] = {
  * cleared before it is freed. */
 static posix_undo *volatile undos[PENDING];
 
-/* Moves from to the name to without replacing anything there (a file
- * system without hard links: a rename, only while to is free). */
-static void put_back(const char *from, const char *to) {
-    if (link(from, to) == 0) {
-        unlink(from);
+/* Moves from to the name to in the folder dir without replacing anything
+ * there (a file system without hard links: a rename, only while to is
+ * free). */
+static void put_back(int dir, const char *from, const char *to) {
+    if (linkat(dir, from, dir, to, 0) == 0) {
+        unlinkat(dir, from, 0);
         return;
     }
     const int e = errno;
     struct stat st;
-    if (e != EEXIST && lstat(to, &st) != 0) rename(from, to);
+    if (e != EEXIST && fstatat(dir, to, &st, AT_SYMLINK_NOFOLLOW) != 0) renameat(dir, from, dir, to);
 }
 
 void posix_undo_now(const posix_undo *u) {
     /* Moved aside first, so that what is removed is what was checked. */
-    if (rename(u->final_path, u->aside_path) == 0) {
+    if (renameat(u->dir, u->final_name, u->dir, u->aside_name) == 0) {
         struct stat st;
-        if (lstat(u->aside_path, &st) == 0 && (uint64_t)st.st_dev == u->dev && (uint64_t)st.st_ino == u->ino)
-            unlink(u->aside_path);
+        if (fstatat(u->dir, u->aside_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_dev == u->dev &&
+            (uint64_t)st.st_ino == u->ino)
+            unlinkat(u->dir, u->aside_name, 0);
         else
-            put_back(u->aside_path, u->final_path); /* not ours: it stays */
+            put_back(u->dir, u->aside_name, u->final_name); /* not ours: it stays */
     }
-    if (u->backup_path) {
-        put_back(u->backup_path, u->final_path);
-        unlink(u->backup_path); /* when the name is another's now */
+    if (u->backup_name) {
+        put_back(u->dir, u->backup_name, u->final_name);
+        unlinkat(u->dir, u->backup_name, 0); /* when the name is another's now */
     }
 }
 
@@ -153,9 +159,9 @@ static void cleanup_now(void) {
         if (u) posix_undo_now(u);
     }
     for (int k = 0; k < PENDING; k++) {
-        char *path = pending[k];
+        char *name = pending[k];
         pending[k] = NULL;
-        if (path) unlink(path);
+        if (name) unlinkat(pending_dir[k], name, 0);
     }
     errno = saved;
 }
@@ -169,9 +175,9 @@ static void on_terminate(int sig) {
     raise(sig); /* delivered with the default action once this returns */
 }
 
-void posix_keep_on_signal(const char *path) {
-    for (int k = 0; path && k < PENDING; k++)
-        if (pending[k] == path) pending[k] = NULL;
+void posix_keep_on_signal(const char *name) {
+    for (int k = 0; name && k < PENDING; k++)
+        if (pending[k] == name) pending[k] = NULL;
 }
 
 /* The handlers, installed once: each blocks the other signals while it
@@ -192,11 +198,12 @@ static void install_cleanup(void) {
     }
 }
 
-int posix_remove_on_signal(char *path) {
+int posix_remove_on_signal(int dir, char *name) {
     int slot = 0;
     while (slot < PENDING && pending[slot] != NULL) slot++;
     if (slot == PENDING) return ENFILE;
-    pending[slot] = path;
+    pending_dir[slot] = dir;
+    pending[slot] = name;
     install_cleanup();
     return 0;
 }

@@ -26,19 +26,22 @@ int posix_guard_range(void *addr, size_t len, int writable);
 int posix_guard_faulted(int slot);
 void posix_unguard_range(int slot);
 
-/* Arms the removal of a temporary file; path (the caller's own copy of the
- * name) stays valid until posix_keep_on_signal(path). 0, or ENFILE when
- * every slot is taken. */
-int posix_remove_on_signal(char *path);
+/* Arms the removal of the temporary file name in the folder dir (an atomic
+ * file's, held open); name (the caller's own copy) and dir stay valid until
+ * posix_keep_on_signal(name). 0, or ENFILE when every slot is taken. */
+int posix_remove_on_signal(int dir, char *name);
 /* Disarms it (the file was named or removed). */
-void posix_keep_on_signal(const char *path);
+void posix_keep_on_signal(const char *name);
 
-/* An undoable commit (posix_files.c's dmls_new_file_commit_undoable): the
- * name the new file took, that file's identity, the file it replaced kept
- * under backup_path (or NULL), and a spare name in the same folder to move
- * whatever holds the name aside while it is checked. */
+/* An undoable commit (posix_files.c's dmls_atomic_file_commit_undoable),
+ * all in the folder dir that the atomic file holds open: the name the new
+ * file took, that file's identity, the file it replaced kept under
+ * backup_name (or NULL), and a spare name to move whatever holds the name
+ * aside while it is checked. */
 typedef struct posix_undo {
-    char *final_path, *backup_path, *aside_path;
+    int dir;
+    const char *final_name;
+    char *backup_name, *aside_name;
     uint64_t dev, ino;
 } posix_undo;
 /* Arms it: every catchable terminating signal takes the commit back

@@ -344,7 +344,7 @@ static BOOL set_length(HANDLE h, uint64_t bytes) {
 }
 
 /* True for ".dmlslice-PID-K" (K of at most 9 digits): a temporary name of
- * dmls_new_file_create, or a replaced file's while an undoable commit
+ * dmls_atomic_file_create, or a replaced file's while an undoable commit
  * lasts. */
 static int temporary_name(const char *name) {
     static const char prefix[] = ".dmlslice-";
@@ -386,25 +386,42 @@ static void remove_stale_names(const char *path, size_t dir_len) {
     FindClose(find);
 }
 
-int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int mode) {
-    (void)mode;
-    memset(f, 0, sizeof *f);
-    f->handle = (intptr_t)INVALID_HANDLE_VALUE;
-    f->guard = -1;
-    f->failed = "create";
-    const size_t dir_len = dmls_path_folder_len(path);
-    f->final_path = _strdup(path);
-    f->tmp_path = malloc(dir_len + 64);
-    int err = f->final_path && f->tmp_path ? 0 : ENOMEM;
-    if (!err) remove_stale_names(path, dir_len);
-    /* A hidden file in the final name's folder, so the rename never crosses
-     * volumes, marked for deletion at once: until the commit takes the mark
-     * back, the system removes it however the process ends (a crash, Ctrl+C,
-     * TerminateProcess), as Linux does for an O_TMPFILE file. */
+/* The final name's folder, opened once and held: the commit renames the
+ * file into this very folder (relative to the handle), and, shared for
+ * reading and writing but not for deletion, the folder cannot be renamed,
+ * moved or deleted while it is held. The folder's own name is followed (a
+ * link to a folder leads to that folder, as a name given anywhere does);
+ * only once. */
+static int open_folder(const char *path, size_t dir_len, HANDLE *folder) {
+    char *dir = malloc(dir_len + 2);
+    if (dir == NULL) return ENOMEM;
+    if (dir_len) memcpy(dir, path, dir_len);
+    else dir[dir_len++] = '.';
+    dir[dir_len] = '\0';
+    wchar_t *w = wide(dir);
+    free(dir);
+    if (w == NULL) return errno;
+    *folder = CreateFileW(w, FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES, FILE_SHARE_READ |
+                          FILE_SHARE_WRITE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    return *folder == INVALID_HANDLE_VALUE ? errno_of(GetLastError()) : 0;
+}
+
+/* A hidden file in the final name's folder, so the rename never crosses
+ * volumes, marked for deletion at once: until the commit takes the mark
+ * back, the system removes it however the process ends (a crash, Ctrl+C,
+ * TerminateProcess), as Linux does for an O_TMPFILE file. Win32 creates
+ * files by path only: the folder held cannot move meanwhile, and the
+ * commit's rename is relative to it wherever the file was made. */
+static int make_temporary(dmls_atomic_file *f, const char *path, size_t dir_len) {
+    char *full = malloc(dir_len + 64);
+    f->tmp_name = malloc(64);
+    int err = full && f->tmp_name ? 0 : ENOMEM;
     HANDLE h = INVALID_HANDLE_VALUE;
     for (unsigned k = 0; !err && h == INVALID_HANDLE_VALUE && k < 100; k++) {
-        snprintf(f->tmp_path, dir_len + 64, "%.*s.dmlslice-%lu-%u", (int)dir_len, path, GetCurrentProcessId(), k);
-        wchar_t *w = wide(f->tmp_path);
+        snprintf(f->tmp_name, 64, ".dmlslice-%lu-%u", GetCurrentProcessId(), k);
+        snprintf(full, dir_len + 64, "%.*s%s", (int)dir_len, path, f->tmp_name);
+        wchar_t *w = wide(full);
         if (w == NULL) {
             err = errno;
             break;
@@ -414,11 +431,31 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
         free(w);
         if (h == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_EXISTS) err = errno_of(GetLastError());
     }
+    free(full);
     if (!err && h == INVALID_HANDLE_VALUE) err = EEXIST;
     if (!err) {
         f->handle = (intptr_t)h;
         if (!delete_on_close(h, TRUE)) err = errno_of(GetLastError());
     }
+    return err;
+}
+
+int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t bytes, int mode) {
+    (void)mode;
+    memset(f, 0, sizeof *f);
+    f->handle = f->folder = (intptr_t)INVALID_HANDLE_VALUE;
+    f->guard = -1;
+    f->failed = "create";
+    const size_t dir_len = dmls_path_folder_len(path);
+    f->final_path = _strdup(path);
+    HANDLE folder = INVALID_HANDLE_VALUE;
+    int err = f->final_path ? open_folder(path, dir_len, &folder) : ENOMEM;
+    f->folder = (intptr_t)folder;
+    if (!err) f->final_name = f->final_path + dir_len;
+    if (!err && f->final_name[0] == '\0') err = EISDIR;
+    if (!err) remove_stale_names(path, dir_len);
+    if (!err) err = make_temporary(f, path, dir_len);
+    HANDLE h = (HANDLE)f->handle;
     /* Setting the length allocates every byte (files are not sparse unless
      * asked): a full disk is ERROR_DISK_FULL here, never a failed page
      * write through the mapping later. */
@@ -435,7 +472,7 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
     }
     if (err) {
         const char *failed = f->failed;
-        dmls_new_file_abort(f);
+        dmls_atomic_file_abort(f);
         f->failed = failed;
         return err;
     }
@@ -447,42 +484,67 @@ int dmls_new_file_create(dmls_new_file *f, const char *path, uint64_t bytes, int
 /* Space is allocated at create, so a write through the view has nowhere to
  * fail short of a device error, which Windows raises as an exception that
  * ends the process (and with it the uncommitted file). */
-int dmls_new_file_faulted(const dmls_new_file *f) {
+int dmls_atomic_file_faulted(const dmls_atomic_file *f) {
     (void)f;
     return 0;
 }
 
-/* Renames the open file h to path (replacing a file there when replace is
- * set): atomic, within the folder, refusing a taken name otherwise. The
- * call takes the system's own form of a full path, \??\C:\folder\name. */
-static int rename_handle(HANDLE h, const char *path, int replace) {
-    wchar_t *w = wide(path);
+/* ntdll's NtSetInformationFile, found at run time (no import library
+ * needed): Win32's SetFileInformationByHandle rewrites a rename's name
+ * against the current folder on some systems (Wine), which a name relative
+ * to RootDirectory must not be. */
+typedef struct nt_io_status {
+    union {
+        LONG status;
+        void *pointer;
+    } u;
+    ULONG_PTR information;
+} nt_io_status;
+typedef LONG(WINAPI *nt_set_information_file)(HANDLE, nt_io_status *, void *, ULONG, int);
+#define NT_FILE_RENAME_INFORMATION 10
+
+/* Renames the open file h to name in the folder held open (replacing a
+ * file there when replace is set): atomic, refusing a taken name
+ * otherwise, and relative to the folder's handle, so no path is resolved.
+ * FILE_RENAME_INFO is laid out as the system's FILE_RENAME_INFORMATION. */
+static int rename_handle(HANDLE h, HANDLE folder, const char *name, int replace) {
+    static nt_set_information_file set_information;
+    if (set_information == NULL) {
+        HMODULE nt = GetModuleHandleW(L"ntdll.dll");
+        set_information = nt ? (nt_set_information_file)(void (*)(void))GetProcAddress(nt, "NtSetInformationFile")
+                             : NULL;
+        if (set_information == NULL) return ENOSYS;
+    }
+    wchar_t *w = wide(name);
     if (w == NULL) return errno;
-    const DWORD full_len = GetFullPathNameW(w, 0, NULL, NULL);
-    const size_t name_bytes = (4 + (size_t)full_len) * sizeof(wchar_t);
-    FILE_RENAME_INFO *r = full_len ? calloc(1, sizeof *r + name_bytes) : NULL;
+    const size_t name_bytes = wcslen(w) * sizeof(wchar_t);
+    FILE_RENAME_INFO *r = calloc(1, sizeof *r + name_bytes);
     if (r == NULL) {
         free(w);
-        return full_len ? ENOMEM : errno_of(GetLastError());
+        return ENOMEM;
     }
-    memcpy(r->FileName, L"\\??\\", 4 * sizeof(wchar_t));
-    const DWORD got = GetFullPathNameW(w, full_len, r->FileName + 4, NULL);
+    memcpy(r->FileName, w, name_bytes);
     free(w);
-    if (got == 0 || got >= full_len) {
-        free(r);
-        return EINVAL;
-    }
     r->ReplaceIfExists = replace ? TRUE : FALSE;
-    r->FileNameLength = (DWORD)((4 + got) * sizeof(wchar_t));
-    const int err = SetFileInformationByHandle(h, FileRenameInfo, r, (DWORD)(sizeof *r + r->FileNameLength))
-                        ? 0
-                        : errno_of(GetLastError());
+    r->RootDirectory = folder;
+    r->FileNameLength = (DWORD)name_bytes;
+    nt_io_status io;
+    const LONG status = set_information(h, &io, r, (ULONG)(sizeof *r + name_bytes), NT_FILE_RENAME_INFORMATION);
     free(r);
-    return err;
+    /* The NT statuses a rename gives, onto the Win32 errors errno_of maps. */
+    switch ((unsigned long)status) {
+    case 0: return 0;
+    case 0xC0000035UL: return EEXIST;                          /* STATUS_OBJECT_NAME_COLLISION */
+    case 0xC0000034UL: case 0xC000003AUL: return ENOENT;       /* STATUS_OBJECT_NAME/PATH_NOT_FOUND */
+    case 0xC0000022UL: case 0xC0000043UL: return EACCES;       /* STATUS_ACCESS_DENIED, SHARING_VIOLATION */
+    case 0xC00000D4UL: return EXDEV;                           /* STATUS_NOT_SAME_DEVICE */
+    case 0xC0000033UL: return EINVAL;                          /* STATUS_OBJECT_NAME_INVALID */
+    default: return EIO;
+    }
 }
 
 /* Everything of a commit but the release of f: its handle stays open. */
-static int commit_named(dmls_new_file *f, uint64_t length, int replace) {
+static int commit_named(dmls_atomic_file *f, uint64_t length, int replace) {
     HANDLE h = (HANDLE)f->handle;
     int err = 0;
     if (f->data) {
@@ -496,39 +558,42 @@ static int commit_named(dmls_new_file *f, uint64_t length, int replace) {
      * if it fails; between the two, an end of the process would leave the
      * hidden file. */
     if (!delete_on_close(h, FALSE)) return errno_of(GetLastError());
-    err = rename_handle(h, f->final_path, replace);
+    err = rename_handle(h, (HANDLE)f->folder, f->final_name, replace);
     if (err) {
         delete_on_close(h, TRUE);
         return err;
     }
-    free(f->tmp_path);
-    f->tmp_path = NULL;
+    free(f->tmp_name);
+    f->tmp_name = NULL;
     return 0;
 }
 
-int dmls_new_file_commit(dmls_new_file *f, uint64_t length, int replace) {
+int dmls_atomic_file_commit(dmls_atomic_file *f, uint64_t length, int replace) {
     const int err = commit_named(f, length, replace);
-    if (!err) dmls_new_file_abort(f); /* closes the handle; the file stays, named */
+    if (!err) dmls_atomic_file_abort(f); /* closes the handle; the file stays, named */
     return err;
 }
 
-/* ".dmlslice-PID-K" beside path, K counting from 100 (the create's are
- * below): a name for the replaced file while an undoable commit lasts;
- * malloc'd. */
-static char *spare_name(const char *path) {
+/* ".dmlslice-PID-K", K counting from 100 (the create's are below): a name
+ * for the replaced file while an undoable commit lasts; malloc'd. */
+static char *spare_name(void) {
     static unsigned next = 100;
-    const size_t dir_len = dmls_path_folder_len(path);
-    char *name = malloc(dir_len + 64);
-    if (name) snprintf(name, dir_len + 64, "%.*s.dmlslice-%lu-%u", (int)dir_len, path, GetCurrentProcessId(), next++);
+    char *name = malloc(64);
+    if (name) snprintf(name, 64, ".dmlslice-%lu-%u", GetCurrentProcessId(), next++);
     return name;
 }
 
-/* The replaced file's second name, or NULL where none can be made (then an
- * undo leaves the name empty). */
-static char *keep_replaced(const char *path) {
-    wchar_t *w = wide(path);
+/* The replaced file's second name (its full path), or NULL where none can
+ * be made (then an undo leaves the name empty). Win32 makes a hard link by
+ * path only: the folder's path, which cannot change while it is held. */
+static char *keep_replaced(const dmls_atomic_file *f) {
+    wchar_t *w = wide(f->final_path);
     const DWORD attr = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
-    char *backup = attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY) ? spare_name(path) : NULL;
+    char *name = attr != INVALID_FILE_ATTRIBUTES && !(attr & FILE_ATTRIBUTE_DIRECTORY) ? spare_name() : NULL;
+    const size_t dir_len = (size_t)(f->final_name - f->final_path);
+    char *backup = name ? malloc(dir_len + strlen(name) + 1) : NULL;
+    if (backup) snprintf(backup, dir_len + strlen(name) + 1, "%.*s%s", (int)dir_len, f->final_path, name);
+    free(name);
     wchar_t *wb = backup ? wide(backup) : NULL;
     if (wb == NULL || !CreateHardLinkW(wb, w, NULL)) {
         free(backup);
@@ -539,8 +604,8 @@ static char *keep_replaced(const char *path) {
     return backup;
 }
 
-int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace) {
-    char *backup = replace ? keep_replaced(f->final_path) : NULL;
+int dmls_atomic_file_commit_undoable(dmls_atomic_file *f, uint64_t length, int replace) {
+    char *backup = replace ? keep_replaced(f) : NULL;
     const int err = commit_named(f, length, replace);
     wchar_t *wb = backup ? wide(backup) : NULL;
     if (err && wb) DeleteFileW(wb);
@@ -555,15 +620,16 @@ int dmls_new_file_commit_undoable(dmls_new_file *f, uint64_t length, int replace
 }
 
 /* The replaced file's copy, when there is one. */
-static char *backup_of(const dmls_new_file *f) { return f->undo != (const void *)f ? f->undo : NULL; }
+static char *backup_of(const dmls_atomic_file *f) { return f->undo != (const void *)f ? f->undo : NULL; }
 
-void dmls_new_file_undo(dmls_new_file *f) {
+void dmls_atomic_file_undo(dmls_atomic_file *f) {
     if (f->undo == NULL) return;
     char *backup = backup_of(f);
     /* Moved through its own handle to a hidden name and deleted when the
      * handle closes: only this file, whatever holds its old name now. */
-    char *away = spare_name(f->final_path);
-    if (away && rename_handle((HANDLE)f->handle, away, 0) == 0) delete_on_close((HANDLE)f->handle, TRUE);
+    char *away = spare_name();
+    if (away && rename_handle((HANDLE)f->handle, (HANDLE)f->folder, away, 0) == 0)
+        delete_on_close((HANDLE)f->handle, TRUE);
     free(away);
     if (backup) {
         wchar_t *wb = wide(backup), *wf = wide(f->final_path);
@@ -573,10 +639,10 @@ void dmls_new_file_undo(dmls_new_file *f) {
         free(backup);
     }
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_settle(dmls_new_file *f) {
+void dmls_atomic_file_settle(dmls_atomic_file *f) {
     char *backup = backup_of(f);
     if (backup) {
         wchar_t *wb = wide(backup);
@@ -585,22 +651,53 @@ void dmls_new_file_settle(dmls_new_file *f) {
         free(backup);
     }
     f->undo = NULL;
-    dmls_new_file_abort(f);
+    dmls_atomic_file_abort(f);
 }
 
-void dmls_new_file_abort(dmls_new_file *f) {
+static int held(intptr_t h) { return (HANDLE)h != INVALID_HANDLE_VALUE && h != 0; }
+
+void dmls_atomic_file_abort(dmls_atomic_file *f) {
     if (f->undo) {
-        dmls_new_file_settle(f); /* an undoable commit left as it is: kept */
+        dmls_atomic_file_settle(f); /* an undoable commit left as it is: kept */
         return;
     }
     if (f->data) UnmapViewOfFile(f->data);
     /* Closing the handle deletes a file still marked for deletion. */
-    if ((HANDLE)f->handle != INVALID_HANDLE_VALUE && f->handle != 0) CloseHandle((HANDLE)f->handle);
-    free(f->tmp_path);
+    if (held(f->handle)) CloseHandle((HANDLE)f->handle);
+    if (held(f->folder)) CloseHandle((HANDLE)f->folder);
+    free(f->tmp_name);
     free(f->final_path);
     memset(f, 0, sizeof *f);
-    f->handle = (intptr_t)INVALID_HANDLE_VALUE;
+    f->handle = f->folder = (intptr_t)INVALID_HANDLE_VALUE;
     f->guard = -1;
+}
+
+/* Windows has no ".." to open from a handle: the held folder's path now
+ * (its final path, links resolved), then the identity of each folder above
+ * it, up to the volume's root. The held folder cannot move meanwhile. */
+int dmls_atomic_file_beneath(const dmls_atomic_file *f, const dmls_file_info *folder) {
+    if (!held(f->folder) || folder->kind != DMLS_FILE_FOLDER) return 0;
+    const DWORD cap = 32768;
+    wchar_t *w = malloc(cap * sizeof *w);
+    DWORD n = w ? GetFinalPathNameByHandleW((HANDLE)f->folder, w, cap, FILE_NAME_NORMALIZED) : 0;
+    int found = 0;
+    while (n > 0 && n < cap && !found) {
+        w[n] = L'\0';
+        HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                               FILE_FLAG_BACKUP_SEMANTICS, NULL);
+        if (h == INVALID_HANDLE_VALUE) break;
+        dmls_file_info here;
+        memset(&here, 0, sizeof here);
+        info_of_handle(h, &here);
+        CloseHandle(h);
+        found = dmls_same_file(&here, folder);
+        /* Up one: drop the last name; a root (\\?\C:\) keeps its separator. */
+        while (n > 0 && w[n - 1] == L'\\') n--;
+        while (n > 0 && w[n - 1] != L'\\') n--;
+        if (n >= 2 && w[n - 2] == L'?') n = 0; /* past the root: \\?\ is left */
+    }
+    free(w);
+    return found;
 }
 
 void dmls_ignore_broken_pipe(void) { /* Windows has no SIGPIPE: a write to a closed pipe fails with EPIPE */ }
