@@ -81,6 +81,26 @@ man_levels=$(tr '\n' ' ' <"$dir/man.txt" | grep -o -E '1_0, [0-9_, ]+ or [0-9]_[
 [ "$man_levels" = "$levels" ] || fail "the man page lists the feature levels '$man_levels', the library '$levels'"
 grep -q -F -- "\`$first\` … \`$last\`" "$md" || fail "docs/cli.md does not give the levels as \`$first\` … \`$last\`"
 grep -q -F -- "the latest, \`$last\`" "$md" || fail "docs/cli.md does not name $last as the default level"
+# docs/spec.md's table of levels and values is the library's list, and
+# where README.md and docs/ name the range or the default, they name the
+# library's first and latest.
+spec_levels=$(grep -o -E '\| [0-9]_[0-9] \| 0x[0-9]{4} ' "$src/docs/spec.md" |
+  awk '{ v = $2; sub("_", "", v); if ($4 != "0x" v "00") print "bad"; print $4, $2 }' | sort | awk '{print $2}' |
+  tr '\n' ' ' | sed 's/ $//; s/ /, /g')
+[ "$spec_levels" = "$levels" ] || fail "docs/spec.md's table lists the feature levels '$spec_levels', the library '$levels'"
+sed -e 's/\\-/-/g' -e 's/`//g' "$src/README.md" "$src"/docs/*.md "$man" |
+  grep -o -E 'from [0-9]_[0-9] to [0-9]_[0-9]|default:? [0-9]_[0-9]|[0-9]_[0-9], the newest' |
+  grep -v -x -e "from $first to $last" -e "default:\{0,1\} $last" -e "$last, the newest" >"$dir/stale_levels.txt"
+[ -s "$dir/stale_levels.txt" ] && fail "README.md or docs/ name a range or default other than the library's ($first to $last): $(tr '\n' ';' <"$dir/stale_levels.txt")"
+
+# Each command that takes --feature-level lists them in its --help, from the
+# library at run time, never as a copy in the tool's text.
+while read -r cmd; do
+  grep -q -- '--feature-level' "$dir/opts_$cmd.txt" || continue
+  tr '\n' ' ' <"$dir/help_$cmd.txt" | grep -q -F -- "$levels" || fail "$cmd --help does not list the levels '$levels'"
+  grep -q -F -- "the latest, $last" "$dir/help_$cmd.txt" || fail "$cmd --help does not name $last as the default level"
+done <"$dir/commands.txt"
+
 # The version is the tool's (dmls_version()), never a second copy.
 version=$("$bin" --version | sed 's/^dmlslice //')
 grep -q -F "$version" "$man" && fail "docs/dmlslice.1 carries the version $version"
