@@ -83,6 +83,16 @@ bool args_feature_level(const char *opt, const char *text, DML_FEATURE_LEVEL *le
     return false;
 }
 
+DML_FEATURE_LEVEL args_latest_feature_level(void) { return dmls_feature_level_at(dmls_feature_level_count() - 1); }
+
+void args_feature_levels_help(FILE *f) {
+    fprintf(f, "\nfeature levels (--feature-level; the default is the latest, %s):\n ",
+            dmls_feature_level_name(args_latest_feature_level()));
+    for (size_t i = 0; i < dmls_feature_level_count(); i++)
+        fprintf(f, "%s %s", i ? "," : "", dmls_feature_level_name(dmls_feature_level_at(i)));
+    fputs("\n", f);
+}
+
 bool args_dtype(const char *opt, const char *text, dmls_dtype *dtype, bool *is_bool) {
     *is_bool = strcmp(text, "bool") == 0;
     if (*is_bool) {

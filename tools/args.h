@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dmlslice/dml.h"
 
@@ -31,6 +32,13 @@ bool args_values(const char *opt, const char *text, int64_t *values, int32_t max
 /* --feature-level's text (dmls_feature_level_parse); on failure prints the
  * library's message after the option's name. */
 bool args_feature_level(const char *opt, const char *text, DML_FEATURE_LEVEL *level);
+
+/* The default --feature-level: the latest the library lists. */
+DML_FEATURE_LEVEL args_latest_feature_level(void);
+
+/* The levels --feature-level takes, as the library lists them, for the
+ * help of each command that has the option (command_def.more_help). */
+void args_feature_levels_help(FILE *f);
 
 /* "float32", "int8", ... (dmls_dtype_name's names) or "bool" (copied as
  * uint8). */

@@ -7,7 +7,7 @@
 
 void params_init(params *p) {
     memset(p, 0, sizeof *p);
-    p->level = dmls_feature_level_at(dmls_feature_level_count() - 1);
+    p->level = args_latest_feature_level();
 }
 
 const option_def params_options[] = {
@@ -32,8 +32,8 @@ const option_def params_options[] = {
      "transpose first: PARAMS (if any) apply to np.transpose(x, P),\nP one axis per input axis, negatives from the back;\n"
      "'reverse' reverses the axes (np.transpose(x), x.T)"},
     {"--feature-level", NULL, "L",
-     "DirectML feature level, as 6_4, 6.4 or 0x6400 (default: the\nlatest; an unknown one is answered with the list). The\n"
-     "DirectML forms are validated at it; with a front end the\nlowered SLICE1 must pass DirectML's rules at it too"},
+     "DirectML feature level, by name (4_1), as 4.1 or in hex\n(0x4100); the levels and the default are listed below.\n"
+     "The DirectML forms are validated at it; with a front end\nthe lowered SLICE1 must pass DirectML's rules at it too"},
     {NULL, NULL, NULL, NULL},
 };
 

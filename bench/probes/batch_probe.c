@@ -23,7 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/batch_launch.h" /* dmls_cuda_batch_variant */
+#include "cuda/batch_kernels.h" /* dmls_cuda_batch_variant */
 #include "cuda/launch.h"       /* dmls_cuda_probe: the empty kernel */
 #include "dmlslice/batch.h"
 #include "dmlslice/batch_cuda.h"

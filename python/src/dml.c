@@ -2,7 +2,7 @@
  * dml.c: DirectML's slice operators from their descriptors. The
  * parameters are built into DML_*_OPERATOR_DESC structures and validated by
  * the library as DirectML validates them at the asked feature level; a
- * valid descriptor lowers to a lowered slice. Also DirectML's feature levels by name.
+ * valid descriptor lowers to a lowered slice.
  */
 #include "ext.h"
 
@@ -112,12 +112,3 @@ int dml_check(const dml_params *d, const dml_tensor_args *in, const dml_tensor_a
     dmls_destroy(op);
     return 0;
 }
-
-const char *dml_feature_level_name(int level) { return dmls_feature_level_name((DML_FEATURE_LEVEL)level); }
-
-int dml_feature_level(const char *name) {
-    DML_FEATURE_LEVEL level;
-    return dmls_feature_level_parse(name, &level) == DMLS_OK ? (int)level : -1;
-}
-
-int dml_latest_feature_level(void) { return (int)dmls_feature_level_at(dmls_feature_level_count() - 1); }

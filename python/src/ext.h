@@ -300,11 +300,6 @@ typedef struct dml_tensor_args {
 } dml_tensor_args;
 int dml_check(const dml_params *d, const dml_tensor_args *in, const dml_tensor_args *out, int *rank, int64_t *shape);
 
-const char *dml_feature_level_name(int level);
-/* The DML_FEATURE_LEVEL value of a name ("6_4", "6.4", "0x6400"), or -1. */
-int dml_feature_level(const char *name);
-int dml_latest_feature_level(void);
-
 /* ---- keys.c */
 
 /* A NumPy key (text, an index tuple or one item, boolean scalars included)

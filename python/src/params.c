@@ -5,7 +5,11 @@
  */
 #include "ext.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <dmlslice/dml.h>
 
 int params_index(PyObject *obj, int64_t *v) {
     /* NumPy's operator.index rules: True is no size (NumPy refuses np.bool_
@@ -76,27 +80,43 @@ const char *params_dml_rule(int op, int field) {
     return rules[op != DML_SLICE][field];
 }
 
+/* "1_0, 2_0, ..., 6_4": the library's list (src/dml/levels.c), for a message. */
+static const char *level_list(char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < dmls_feature_level_count() && used < cap; i++) {
+        const char *name = dmls_feature_level_name(dmls_feature_level_at(i));
+        int n = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", name);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
 int params_feature_level(PyObject *obj, int *level) {
     if (!obj || obj == Py_None) {
-        *level = dml_latest_feature_level();
+        *level = (int)dmls_feature_level_at(dmls_feature_level_count() - 1);
         return 0;
     }
+    DML_FEATURE_LEVEL parsed;
     if (PyUnicode_Check(obj)) {
         Py_ssize_t len = 0;
         const char *s = PyUnicode_AsUTF8AndSize(obj, &len);
         if (!s) return -1;
         /* A NUL inside would end the text early: "6_4\0x" is no level. */
-        *level = strlen(s) == (size_t)len ? dml_feature_level(s) : -1;
+        *level = strlen(s) == (size_t)len && dmls_feature_level_parse(s, &parsed) == DMLS_OK ? (int)parsed : -1;
     } else {
         long v = PyLong_AsLong(obj);
         if (v == -1 && PyErr_Occurred()) PyErr_Clear();
-        *level = dml_feature_level_name((int)v) ? (int)v : -1;
+        *level = v > 0 && v <= INT_MAX && dmls_feature_level_name((DML_FEATURE_LEVEL)v) ? (int)v : -1;
     }
     if (*level < 0) {
         PyObject *r = PyObject_Repr(obj);
         const char *s = r ? PyUnicode_AsUTF8AndSize(r, NULL) : "?";
+        char list[256];
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL",
-                  "feature_level %s is not a DirectML feature level (e.g. \"6_4\" or 0x6400)", s ? s : "?");
+                  "feature_level %s is not a DirectML feature level (%s, by name or value)", s ? s : "?",
+                  level_list(list, sizeof list));
         Py_XDECREF(r);
         return -1;
     }

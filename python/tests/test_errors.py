@@ -64,6 +64,13 @@ def test_feature_levels():
     for text in (" 6_4", "6_4 ", "6_4\x00", "0x", "", "6" * 1000):
         raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL", ds.slice1, X, [0, 0], [1, 1], [1, 1],
                feature_level=text)
+    # An unknown level, by name or by value, is answered with the library's list (src/dml/levels.c), the
+    # binding keeping none of its own. The list is written out here independently of the library's.
+    listed = "1_0, 2_0, 2_1, 3_0, 3_1, 4_0, 4_1, 5_0, 5_1, 5_2, 6_0, 6_1, 6_2, 6_3, 6_4"
+    for level in ("9_9", 0x9900):
+        e = raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-LEVEL", ds.slice1, X, [0, 0], [1, 1],
+                   [1, 1], feature_level=level)
+        assert listed in str(e), str(e)
 
 
 def test_check_dml_without_data():

@@ -1,4 +1,4 @@
-// The batch kernel: one launch runs every item of a phase (batch_launch.h).
+// The batch kernel: one launch runs every item of a phase (batch_rules.h).
 // A block finds its work by the phase's regular layout or its block map
 // (one entry striding with that item's other blocks, or a group of tiny
 // entries one warp each), picks each item's launch for the bound addresses
@@ -14,7 +14,8 @@
 #include <string.h>
 
 extern "C" {
-#include "batch_launch.h"
+#include "batch_kernels.h"
+#include "batch_prepare.h" /* dmls_cuda_batch_uniform */
 }
 
 namespace {
@@ -66,7 +67,7 @@ template <int Threads> __device__ __noinline__ void memset_body(const dmls_cuda_
     }
 }
 
-// A streaming launch (batch_launch.h: dmls_cuda_batch_streams): rows of n
+// A streaming launch (batch_rules.h: dmls_cuda_batch_streams): rows of n
 // 16-byte vectors (Rows; else one row: a page, a contiguous part),
 // DMLS_CUDA_BATCH_STREAM_ILP loads in flight per thread. Only the 32 data
 // registers grow with the ILP: each store's address is recomputed from the
@@ -338,13 +339,13 @@ cudaError_t launch_phase(const dmls_cuda_batch_plan *host, const dmls_cuda_batch
 
 } // namespace
 
-// See batch_launch.h.
+// See batch_kernels.h.
 extern "C" int dmls_cuda_batch_variant(int v) {
     if (v == 0 || v == 1) variant = v;
     return variant;
 }
 
-// See batch_launch.h.
+// See batch_kernels.h.
 extern "C" int dmls_cuda_batch_enqueue(const dmls_cuda_batch_plan *host, const dmls_cuda_batch_plan *dev, int phase,
                                        char *const *bases, const void *starts, void *stream) {
     if (host->blocks[phase] == 0) return cudaSuccess;

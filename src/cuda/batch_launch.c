@@ -9,7 +9,8 @@
 
 #include "../batch/batch.h"
 #include "../error.h"
-#include "batch_launch.h"
+#include "batch_kernels.h"
+#include "batch_prepare.h"
 #include "dmlslice/batch_cuda.h"
 
 /* The host tables and their device copies (same layout, device pointers). */

@@ -1,4 +1,4 @@
-/* The CUDA tables of a batch (batch_launch.h), built on the host in plain
+/* The CUDA tables of a batch (batch_rules.h), built on the host in plain
  * C: the distinct operators' launches, and per phase the entries (each
  * item with its slots turned into base indices) and the block map that
  * assigns blocks to items by work, tiny items grouped one warp each.
@@ -16,7 +16,7 @@
 
 #include "../batch/batch.h"
 #include "../error.h"
-#include "batch_launch.h"
+#include "batch_prepare.h"
 
 /* Indices of an item's best launch (MEMSET counts bytes; the batch kernel
  * moves 16 of them per index), 0 for none. */
@@ -87,7 +87,7 @@ static uint64_t align_with(uint64_t a, uint64_t v) {
 }
 
 /* The regular layout of a phase when its entries allow one
- * (batch_launch.h): every entry alone in the same number of blocks, or
+ * (batch_rules.h): every entry alone in the same number of blocks, or
  * every block a full group of tiny entries but the last; the operator
  * when all entries share one; dense when entry k is item k. */
 static dmls_cuda_batch_layout phase_layout(const dmls_cuda_batch_plan *p, int phase) {

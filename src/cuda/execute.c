@@ -9,7 +9,7 @@
 #include "../bindings.h"
 #include "../error.h"
 #include "dmlslice/dmlslice_cuda.h"
-#include "batch_launch.h" /* dmls_cuda_batch_choose */
+#include "batch_rules.h" /* dmls_cuda_batch_choose */
 #include "launch.h"
 
 /* Device presence is asked once: cudaGetDeviceCount costs microseconds and
@@ -91,7 +91,7 @@ dmls_status dmls_cuda_device_name(int device, char *name, size_t name_size, int 
 
 /* The first launch whose alignment needs the bound bases meet; the last
  * choice (byte-wise) needs none, so there is always one. */
-/* The rule has one home, batch_launch.h, where the batch kernel's device
+/* The rule has one home, batch_rules.h, where the batch kernel's device
  * code uses it too. */
 int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const void *dst) {
     return dmls_cuda_batch_choose(choices, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst);

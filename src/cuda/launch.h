@@ -126,7 +126,7 @@ void dmls_cuda_prepare(dmls_cuda_state *state, const dmls_copy_plan *copy, const
 
 /* The index of the launch execute runs for bound bases src and dst: the
  * first whose alignment needs they meet (dmls_cuda_batch_choose in
- * batch_launch.h; tests and the bench ask it which launch ran). */
+ * batch_rules.h; tests and the bench ask it which launch ran). */
 int dmls_cuda_choose(const dmls_cuda_launch *choices, const void *src, const void *dst);
 
 /* Entry points of kernels.cu (C linkage, internal). */

@@ -167,7 +167,7 @@ static void emulate(const dmls_cuda_launch *L, const dmls_cuda_compact *S, const
 /* An execute, emulated: the launches dmls_execute_cuda would choose for
  * these bases, in its order. */
 static void emulate_op(const dmls_operator *op, const unsigned char *in, unsigned char *out, const char *label) {
-    /* dmls_cuda_choose tests alignments by mask (batch_launch.h): each must
+    /* dmls_cuda_choose tests alignments by mask (batch_rules.h): each must
      * be a power of two, and a usable launch's output alignment non-zero. */
     for (int c = 0; c < DMLS_CUDA_CHOICES; c++)
         for (int f = 0; f < 2; f++) {

@@ -3,7 +3,7 @@
  *     by an emulation of the batch kernel on the CPU: every block finds its
  *     item with the kernel's own arithmetic or block map, picks the item's launch for the
  *     bound addresses with the kernel's own rule, clamps bound crop starts
- *     with the kernel's own code (cuda/batch_launch.h), then runs its tiles
+ *     with the kernel's own code (cuda/batch_rules.h), then runs its tiles
  *     index by index (emulator.h: bounds and alignment of every access);
  *     the outputs must equal the items run one by one through the
  *     reference, byte for byte, on random batches (mixed element sizes and
@@ -19,7 +19,7 @@
 
 #include "batch/batch.h"
 #include "support/batch_case.h"
-#include "cuda/batch_launch.h"
+#include "cuda/batch_prepare.h"
 #include "cuda_check.h"
 #include "emulator.h"
 #include "support/permuted_case.h"
@@ -371,7 +371,7 @@ static void three_ways(dmls_batch *b, const dmls_batch_input *in, uint32_t n_in,
     free(cpu), free(emu), free(dev);
 }
 
-/* Streaming launches (rows of 16-byte vectors, batch_launch.h): KV-cache
+/* Streaming launches (rows of 16-byte vectors, batch_rules.h): KV-cache
  * pages picked by bound starts (some out of range: clamped, R-CROP-BOUNDS),
  * pages of one tile and of more than one block, and a split into uneven
  * parts whose rows stream (R-SPLIT-SUM); then the same split at a base

@@ -35,7 +35,7 @@ const command_def cmd_check_def = {
     "    --window-sizes 1,1,3,4 --window-strides 1,1,1,1\n"
     "dmlslice check --dtype float32 --input-sizes 4,5,6 --index '[::2]' --feature-level 2_1",
     cmd_check,
-    NULL,
+    args_feature_levels_help,
     NULL,
     false,
 };

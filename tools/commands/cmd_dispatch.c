@@ -139,7 +139,7 @@ static bool dispatch_option(void *ctx, const option_def *o, const char *value) {
 
 int cmd_dispatch(int argc, char **argv) {
     args_prog = "dmlslice dispatch";
-    dispatch_args a = {dmls_feature_level_at(dmls_feature_level_count() - 1), NULL};
+    dispatch_args a = {args_latest_feature_level(), NULL};
     common_options c;
     const int parsed = options_parse(&cmd_dispatch_def, argc, argv, &c, dispatch_option, &a);
     if (parsed >= 0) return parsed;

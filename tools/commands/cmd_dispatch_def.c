@@ -1,10 +1,12 @@
 /* dmlslice dispatch's usage text and options, compiled in every build:
  * cmd_dispatch.c runs models where the JSON reader is built,
  * cmd_dispatch_absent.c says what is missing where it is not. */
+#include "args.h"
 #include "commands.h"
 
 static const option_def dispatch_options[] = {
-    {"--feature-level", NULL, "L", "DirectML feature level the operators are validated at\n(default: the latest)"},
+    {"--feature-level", NULL, "L",
+     "DirectML feature level the operators are validated at\n(the levels and the default are listed below)"},
     {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]"},
     {"--force", "-f", NULL, "let writeFile replace an existing file"},
     {"--allow-path", NULL, "DIRS",
@@ -25,7 +27,7 @@ const command_def cmd_dispatch_def = {
     NULL,
     NULL,
     cmd_dispatch,
-    NULL,
+    args_feature_levels_help,
     "model",
     false,
 };

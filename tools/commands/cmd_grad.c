@@ -45,7 +45,7 @@ const command_def cmd_grad_def = {
     "dmlslice grad x.npy -o y.npy --window-offsets 1,0,0 --window-sizes 4,5,6 --window-strides 1,1,1 \\\n"
     "    --output-gradient-sizes 6,5,6",
     cmd_grad,
-    NULL,
+    args_feature_levels_help,
     "input file",
     false,
 };

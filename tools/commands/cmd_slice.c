@@ -35,7 +35,7 @@ const command_def cmd_slice_def = {
     "dmlslice slice x.npy -o - --window-offsets 0,0,1 --window-sizes 4,5,3 \\\n"
     "    --window-strides -2,1,2 --feature-level 4_1 | dmlslice info -",
     cmd_slice,
-    NULL,
+    args_feature_levels_help,
     "input file",
     false,
 };

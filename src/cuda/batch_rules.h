@@ -1,9 +1,11 @@
-/* A batch on CUDA: the tables one launch runs from (built by
- * batch_prepare.c, plain C, so the tests' emulator runs the same planning
- * without a GPU), the kernel's parameter block, and the small pieces of
- * logic the host, the emulator and the device share (a block's work, a
- * launch's tile, a clamped crop start, the launch choice), written once here
- * for all three.
+/* A batch on CUDA, what the host, the tests' emulator and the device all
+ * read: the tables one launch runs from (built by batch_prepare.c, plain C,
+ * so the emulator runs the same planning without a GPU), the kernel's
+ * parameter block, and the small rules the three share (a block's work, a
+ * launch's tile, a clamped crop start, the launch choice), written once
+ * here. No .c owns this header: batch_prepare.c builds the tables,
+ * batch_kernels.cu runs them, execute.c chooses single launches by the same
+ * rule, and each includes it without including the others.
  *
  * A launch is a phase: phase 0 zero-fills the SLICE_GRAD items' outputs,
  * phase 1 runs every item's copy. Each phase has a list of entries (an
@@ -20,8 +22,8 @@
  * the host. Blocks per item come from its best launch's index count (a
  * fallback with more indices loops), so blocks follow bytes: one huge item
  * and a thousand tiny ones share the launch in proportion. */
-#ifndef DMLS_CUDA_BATCH_LAUNCH_H
-#define DMLS_CUDA_BATCH_LAUNCH_H
+#ifndef DMLS_CUDA_BATCH_RULES_H
+#define DMLS_CUDA_BATCH_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -219,7 +221,7 @@ DMLS_HD int64_t dmls_cuda_batch_crop_offset(const dmls_cuda_batch_crops *c, cons
 
 /* Which of an item's launches runs for bases src and dst: the first whose
  * alignment needs they meet (the last needs none). The one home of this
- * rule: dmls_cuda_choose (run.c) runs single executes by it. Alignments are
+ * rule: dmls_cuda_choose (execute.c) runs single executes by it. Alignments are
  * element sizes or vector widths, powers of two, so a mask tests them (a
  * 64-bit remainder is a long out-of-line routine on the device, taken up to
  * six times per item). */
@@ -230,35 +232,5 @@ DMLS_HD int dmls_cuda_batch_choose(const dmls_cuda_launch *choices, uint64_t src
             return i;
     return DMLS_CUDA_CHOICES - 1;
 }
-
-/* Whether every entry of a phase runs its operator's first launch, and
- * that launch streams, with these bound bases: the phase has one operator
- * and one entry per per_entry blocks, and the alignment all entries'
- * addresses share (the used bases' and the layout's) chooses the first launch,
- * which every entry, aligned at least as well, then chooses too. Such a
- * phase runs the streaming kernel, which reads that launch from its
- * parameters instead of choosing per entry (batch_kernels.cu). */
-int dmls_cuda_batch_uniform(const dmls_cuda_batch_plan *p, int phase, const uint64_t *bases);
-
-struct dmls_batch;
-
-/* Builds the host tables of a batch; DMLS_ERROR_OUT_OF_MEMORY or
- * DMLS_ERROR_UNSUPPORTED (more than DMLS_BATCH_CUDA_MAX_SLOTS slots, or
- * 2^32 - 1 items or more: the block map numbers entries in 32 bits). */
-dmls_status dmls_cuda_batch_plan_build(const struct dmls_batch *b, dmls_cuda_batch_plan *plan);
-void dmls_cuda_batch_plan_free(dmls_cuda_batch_plan *plan);
-
-/* kernels: enqueues phase `phase` of a prepared batch (device tables in
- * dev, the plan's sizes from host) with the bound bases; returns the CUDA
- * runtime's error code. */
-int dmls_cuda_batch_enqueue(const dmls_cuda_batch_plan *host, const dmls_cuda_batch_plan *dev, int phase,
-                            char *const *bases, const void *starts, void *stream);
-
-/* kernels, for dmlslice_batchbench's sweeps only: which compiled form of
- * the batch kernel later launches use (0, the default: at least
- * DMLS_CUDA_BATCH_MIN_BLOCKS blocks resident per SM; 1: the compiler's own
- * register count). Returns the form now in use; an unknown one is ignored.
- * Not for concurrent use with launches. */
-int dmls_cuda_batch_variant(int variant);
 
 #endif
