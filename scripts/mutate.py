@@ -53,7 +53,7 @@ import time
 # Files mutated by default, relative to the repository root. The .npy code is
 # a glob so that it follows any split of tools/npy/ into more files.
 DEFAULT_FILES = [
-    "src/*.c", "src/plan/*.c", "src/dml/*.c", "src/batch/*.c", "src/checked.h", "src/cpu/*.c", "src/cpu/split.h", "src/frontends/*.c",
+    "src/*.c", "src/plan/*.c", "src/dml/*.c", "src/batch/*.c", "src/checked.h", "src/cpu/*.c", "src/cpu/split.h", "src/cpu/move_pair.h", "src/frontends/*.c",
     "tools/npy/*.c", "tools/npy/npy_text.h",
 ]
 DEFAULT_EQUIVALENTS = "scripts/mutate-equivalents.txt"

@@ -1,26 +1,7 @@
 # Cross-compiling for Linux on AArch64 (ARM64) with Debian's cross toolchain
-# (gcc-aarch64-linux-gnu), tests run by CTest under qemu-aarch64-static
-# (qemu-user-static) with the cross C library's folder as its root:
+# (gcc-aarch64-linux-gnu), tests under qemu-aarch64-static (what every Linux
+# cross build shares: debian-cross-linux.cmake):
 #   cmake -S . -B build-aarch64 --toolchain cmake/toolchains/aarch64-linux-gnu.cmake -DDMLS_CUDA=OFF
-# clang works the same way (-DCMAKE_C_COMPILER=clang: it targets the triple
-# below and links with the cross binutils and sysroot).
-set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(DMLS_CROSS_TRIPLE aarch64-linux-gnu)
-
-if(NOT CMAKE_C_COMPILER)
-  set(CMAKE_C_COMPILER ${DMLS_CROSS_TRIPLE}-gcc)
-endif()
-set(CMAKE_C_COMPILER_TARGET ${DMLS_CROSS_TRIPLE}) # read by clang, ignored by gcc
-# The emulator runs the cross toolchain's loader (-L) and, through
-# LD_LIBRARY_PATH, its C library: where Debian's multiarch libc6:ARCH is
-# installed too (libjansson-dev:ARCH brings it), the loader would otherwise
-# pick that libc from the cache, a different build of glibc, and programs
-# crash or hang.
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/${DMLS_CROSS_TRIPLE}
-    -E LD_LIBRARY_PATH=/usr/${DMLS_CROSS_TRIPLE}/lib)
-
-# Libraries of the target that Debian installs beside the host's (multiarch,
-# e.g. libjansson-dev:ARCH for the tool) live in /usr/lib/TRIPLE; the C
-# library comes from the cross toolchain's own folder.
-set(CMAKE_LIBRARY_ARCHITECTURE ${DMLS_CROSS_TRIPLE})
+include(${CMAKE_CURRENT_LIST_DIR}/debian-cross-linux.cmake)

@@ -1,24 +1,14 @@
-/* The CPU row kernels: the portable ones (kernels.c), the AVX2 variants
- * (kernels_avx2.c) and the NEON ones (kernels_neon.c). prepare.c picks one
- * per copy; run.c calls it. */
+/* The CPU row kernels: the portable ones, one file each (copy_contiguous.c,
+ * copy_strided.c, copy_wide.c), the AVX2 variants (kernels_avx2.c), the NEON
+ * ones (kernels_neon.c) and the WebAssembly SIMD ones
+ * (kernels_wasm_simd128.c). prepare.c picks one per copy; execute.c calls it. */
 #ifndef DMLS_CPU_KERNELS_H
 #define DMLS_CPU_KERNELS_H
 
+#include "copy_contiguous.h"
+#include "copy_strided.h"
+#include "copy_wide.h"
 #include "prepare.h"
-
-/* Rows contiguous on both sides: one memcpy per row. */
-void dmls_cpu_rows_contig(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                          const dmls_cpu_prepared *p);
-
-/* Strided items of w bytes, any steps. */
-dmls_cpu_rows_fn dmls_cpu_pick_strided(int32_t w);
-
-/* Packed output rows of items between powers of two, each moved as k bytes
- * (k = 4, 8 or 16; see kernels.c). */
-dmls_cpu_rows_fn dmls_cpu_pick_wide(int64_t k);
-
-/* The power of two a wide move of items of w bytes uses, 0 if w is one. */
-int64_t dmls_cpu_wide_bytes(int32_t w);
 
 #if defined(__x86_64__) || defined(__i386__)
 void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
