@@ -9,6 +9,7 @@
 
 #include "batch_ext.h"
 #include "devices.h"
+#include "library_loops.h"
 #include "dlpack.h"
 
 #include <stdio.h>
@@ -386,7 +387,8 @@ PyMODINIT_FUNC PyInit__dmlslice(void) {
     }
     if (PyModule_AddStringConstant(m, "library_version", run_library_version()) < 0 ||
         PyModule_AddIntConstant(m, "cuda_built", CUDA_BUILT) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0)
+        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0 ||
+        library_loops_add(m) < 0)
         goto fail;
     return m;
 fail:
