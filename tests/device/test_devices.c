@@ -126,6 +126,10 @@ static void test_batch(dmls_device *dev, const char *name) {
     CHECK_STATUS(dmls_batch_execute(batch, NULL, &hin, 1, hout, 3), DMLS_OK);
     CHECK_STATUS(dmls_device_batch_prepare(dev, batch), DMLS_OK);
     CHECK_STATUS(dmls_device_batch_execute(dev, batch, &din, 1, dout, 2), DMLS_ERROR_INVALID_ARGUMENT);
+    dout[1].offset = 8; /* past the buffer's end: refused, the slot named */
+    CHECK_STATUS(dmls_device_batch_execute(dev, batch, &din, 1, dout, 3), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "outputs[1]: bytes [8, 8 + 384) leave the buffer of 384 bytes") != NULL, "%s: %s", name, dmls_last_error());
+    dout[1].offset = 0;
     CHECK_STATUS(dmls_device_batch_execute(dev, batch, &din, 1, dout, 3), DMLS_OK);
     CHECK_STATUS(dmls_device_synchronize(dev), DMLS_OK);
     for (int j = 0; j < 3; j++) {
