@@ -90,8 +90,50 @@ DMLS_API dmls_status dmls_device_alloc(dmls_device *dev, uint64_t bytes, dmls_de
 /* Frees a buffer of dev after its pending work. NULL is a no-op. */
 DMLS_API void dmls_device_free(dmls_device *dev, dmls_device_buffer *buf);
 
-/* The size a buffer was allocated with. */
+/* The size a buffer was allocated (or wrapped) with. */
 DMLS_API uint64_t dmls_device_buffer_bytes(const dmls_device_buffer *buf);
+
+/* A buffer's first byte where the device's memory has addresses (the CPU:
+ * a host pointer; CUDA: a device pointer); NULL where it has none (Vulkan)
+ * and for an empty buffer. */
+DMLS_API void *dmls_device_buffer_address(const dmls_device_buffer *buf);
+
+/*
+ * dmls_device_wrap: a buffer handle over `bytes` of memory the caller owns
+ * at `address` (the CPU: host memory, as NumPy's; CUDA: device memory of
+ * this device, as CuPy's, PyTorch's or a DLPack tensor's), for bindings
+ * and executes like an allocated buffer's. Nothing is copied; the memory
+ * must outlive the handle, and dmls_device_free releases the handle only,
+ * never the memory. Unlike dmls_device_alloc's, the start is where the
+ * caller's memory is (no 64 KiB placement) and nothing past `bytes` is
+ * usable. Returns DMLS_OK; DMLS_ERROR_INVALID_ARGUMENT for a NULL address
+ * with bytes > 0, or memory the device cannot reach (a host pointer for
+ * CUDA, another GPU's memory: the message says which); DMLS_ERROR_UNSUPPORTED
+ * where the device's memory has no addresses (Vulkan); DMLS_ERROR_OUT_OF_MEMORY.
+ * *buf is NULL on failure.
+ */
+DMLS_API dmls_status dmls_device_wrap(dmls_device *dev, void *address, uint64_t bytes, dmls_device_buffer **buf);
+
+/*
+ * dmls_device_use_stream: enqueue dev's later work on the caller's own
+ * queue, so that it is ordered with the caller's other work there.
+ * `stream` points to the caller's native handle, read at once (CUDA: a
+ * cudaStream_t, as CuPy's and PyTorch's current stream; 0 is CUDA's
+ * default stream); NULL goes back to the device's own queue. Download and
+ * synchronize then wait on that stream. DMLS_ERROR_INVALID_ARGUMENT for a
+ * non-NULL stream on a device without streams (the CPU, Vulkan).
+ */
+DMLS_API dmls_status dmls_device_use_stream(dmls_device *dev, const void *stream);
+
+/*
+ * dmls_device_set_threads: the host threads dev's calls may share a copy
+ * among, as dmls_context_create's num_threads (1..1024; 0: DMLSLICE_THREADS
+ * or one per online CPU). Devices whose copies run elsewhere (CUDA,
+ * Vulkan) ignore it. Not while another thread is using dev.
+ * dmls_device_threads says how many there are (1 for those devices).
+ */
+DMLS_API dmls_status dmls_device_set_threads(dmls_device *dev, int num_threads);
+DMLS_API int dmls_device_threads(const dmls_device *dev);
 
 /*
  * dmls_device_upload / dmls_device_download: copy `bytes` between host

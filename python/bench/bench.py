@@ -5,7 +5,11 @@
      with an index tuple, a planned Operator, an Operator with out=) against
      NumPy's x[1:3, ::2].copy() and PyTorch's x[1:3, ::2].contiguous(); on the
      GPU (when there is one) the same with CUDA tensors, calls back to back,
-     one synchronize per batch.
+     one synchronize per batch. Then, on the CPU, the binding's own cost
+     (issue 36): op(x, out=y) on that slice and ds.split(x, n, out=parts)
+     for 2 and 16 parts, each beside the library's own run of the same work
+     looped in C in the same process (_library_loop), the difference
+     printed per call and per extra array against the issue's targets.
   2. The canonical cases of bench/cases.json in GB/s (2 x output bytes /
      time): dmlslice as a planned Operator writing into a reused out= (column
      "dmlslice", the work `dmlslice bench` times: that is the figure Python /
@@ -176,6 +180,69 @@ def tiny(reps, device, rounds=1):
             ref = s
         rows.append({"device": device, "what": name, "us": s * 1e6, "batch": batch, "vs": s / ref})
     return rows
+
+
+def library_seconds(kind, rows, cols, n, calls=20000, reps=5):
+    """Seconds per call of the library's own run of the same work, looped in
+    C (ds._dmlslice._library_loop: one Python call over `calls` library calls)."""
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        ds._dmlslice._library_loop(kind, rows, cols, n, calls)
+        times.append((time.perf_counter() - t0) / calls)
+    return min(times)
+
+
+def overhead(reps, rounds=1):
+    """The binding's own cost on the CPU (issue 36's targets: at most 3 us per
+    call over one input and one output, at most 0.3 us per further array),
+    each Python form beside the library's own run of the same work timed in
+    C in the same process: a call is Operator op(x, out=y) on the tiny slice
+    against dmls_execute of it; an extra array is the slope of ds.split(x,
+    n, axis=-1, out=parts) of a 4 x 64 float32 array from 2 to 16 parts
+    against dmls_batch_execute of that split. The rows without out= add the
+    results NumPy makes (its own charge, not the binding's)."""
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    op = ds.plan("index", x.shape, x.dtype, "[1:3, ::2]")
+    out = np.empty(op.output_shape, x.dtype)
+    q = np.arange(256, dtype=np.float32).reshape(4, 64)
+    parts = {n: [np.empty((4, 64 // n), np.float32) for _ in range(n)] for n in (2, 16)}
+    forms = {"call": lambda: op(x, out=out), "call new": lambda: op(x)}
+    for n in (2, 16):
+        forms[f"split {n}"] = (lambda n=n: ds.split(q, n, axis=-1, out=parts[n]))
+        forms[f"split {n} new"] = (lambda n=n: ds.split(q, n, axis=-1))
+    best = {}
+    for _ in range(max(1, rounds)):
+        for name, fn in forms.items():
+            best[name] = min(best.get(name, 1.0), time_batches(fn, reps)[0])
+    c = {"call": library_seconds("slice", 8, 8, 0)}
+    for n in (2, 16):
+        c[f"split {n}"] = library_seconds("split", 4, 64, n)
+    py = {k: v * 1e6 for k, v in best.items()}
+    c = {k: v * 1e6 for k, v in c.items()}
+    per = ((py["split 16"] - c["split 16"]) - (py["split 2"] - c["split 2"])) / 14
+    per_new = ((py["split 16 new"] - c["split 16"]) - (py["split 2 new"] - c["split 2"])) / 14
+    return [
+        {"what": "one input, one output: op(x, out=y) (8x8 f32, [1:3, ::2])", "py_us": py["call"],
+         "c_us": c["call"], "binding_us": py["call"] - c["call"], "target_us": 3.0},
+        {"what": "  the same, op(x): NumPy makes the result", "py_us": py["call new"], "c_us": c["call"],
+         "binding_us": py["call new"] - c["call"], "target_us": None},
+        {"what": "split(x, 2, out=) (4x64 f32)", "py_us": py["split 2"], "c_us": c["split 2"],
+         "binding_us": py["split 2"] - c["split 2"], "target_us": None},
+        {"what": "split(x, 16, out=)", "py_us": py["split 16"], "c_us": c["split 16"],
+         "binding_us": py["split 16"] - c["split 16"], "target_us": None},
+        {"what": "  per extra array (slope 2 -> 16, out=)", "py_us": None, "c_us": None, "binding_us": per,
+         "target_us": 0.3},
+        {"what": "  per extra array, NumPy making the parts", "py_us": None, "c_us": None, "binding_us": per_new,
+         "target_us": None},
+    ]
+
+
+def fmt_overhead(r):
+    col = lambda v: f"{v:8.3f}" if v is not None else " " * 8
+    target = f"  (target <= {r['target_us']:g} us: {'met' if r['binding_us'] <= r['target_us'] else 'MISSED'})" \
+        if r["target_us"] is not None else ""
+    return f"  {r['what']:58s} {col(r['py_us'])} {col(r['c_us'])} {col(r['binding_us'])}{target}"
 
 
 # ------------------------------------------------------------------ part 3: batches
@@ -531,6 +598,13 @@ def main():
         for r in tiny(a.reps, dev, a.rounds):
             print(f"  {r['what']:42s} {r['us']:8.3f} us  {r['vs']:5.2f}x")
             result["tiny"].append(r)
+    if "cpu" in devices and not a.batch_only:
+        print("\n== cpu: the binding's own cost, us per call: Python, the library's same work timed in C, "
+              "the difference\n  (CPU here; the issue's targets were set on an H100 host's CUDA path)")
+        print(f"  {'':58s} {'python':>8s} {'C':>8s} {'binding':>8s}")
+        result["overhead"] = overhead(a.reps, a.rounds)
+        for r in result["overhead"]:
+            print(fmt_overhead(r))
     for dev in devices if not (a.tiny or a.batch_only) else []:
         print(f"\n== {dev}: canonical cases, GB/s = 2 x output bytes / time (* = scaled by --max-mib)\n"
               f"   dmlslice: op(x, out=y), y reused (as `dmlslice bench`); new: op(x), a new result each call")

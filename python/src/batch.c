@@ -39,7 +39,7 @@ static void key_add(key_buf *k, int64_t x) { k->v[k->n++] = x; }
 static void key_tensor(key_buf *k, int tag, const bt_where *w, const bt_tensor *t) {
     k->n = 0;
     key_add(k, tag);
-    key_add(k, w->cuda ? w->device : -1);
+    key_add(k, devices_is_gpu(w->dl_type) ? w->dl_id : -1);
     key_add(k, t->unit);
     key_add(k, (int64_t)t->offset);
     key_add(k, t->ndim);
@@ -106,19 +106,15 @@ static void dev_release(dev_state *d) {
 }
 
 static int check_device(dev_state *d, int type, int id) {
-    d->w.cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
-    d->w.device = id;
-    if (d->w.cuda) return run_cuda_check(id);
-    if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
-              "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
-    return -1;
+    d->w.dl_type = type;
+    d->w.dl_id = id;
+    return devices_check(type, id);
 }
 
 /* The current stream of an array read without DLPack. */
 static int known_stream(dev_state *d, const array_view *in) {
     if (check_device(d, in->device_type, in->device_id) < 0) return -1;
-    if (!d->w.cuda) return 0;
+    if (!devices_is_gpu(d->w.dl_type)) return 0;
     int rc = 1;
     if (in->source == SRC_TORCH)
         rc = frameworks_torch_stream(in->device_id, &d->w.stream);
@@ -149,7 +145,7 @@ static int take_input(PyObject *obj, dev_state *d, array_view *in) {
     }
     int type, id;
     if (view_device(obj, &type, &id) < 0 || check_device(d, type, id) < 0) return -1;
-    if (d->w.cuda && frameworks_stream_of(obj, id, &d->w.stream, &d->stream_arg, &d->w.sync) < 0) return -1;
+    if (devices_is_gpu(d->w.dl_type) && frameworks_stream_of(obj, id, &d->w.stream, &d->stream_arg, &d->w.sync) < 0) return -1;
     return view_import(obj, 0, d->stream_arg, in);
 }
 
@@ -165,26 +161,26 @@ static const char *arg_name(char *buf, size_t size, const char *name, Py_ssize_t
 static int same_device(PyObject *obj, const dev_state *d, const char *name, Py_ssize_t idx) {
     int type, id;
     if (view_device(obj, &type, &id) < 0) return -1;
-    int cuda = type == DL_CUDA || type == DL_CUDA_MANAGED;
-    if (cuda == d->w.cuda && (!cuda || id == d->w.device)) return 0;
+    int cuda = devices_is_gpu(type);
+    if (cuda == devices_is_gpu(d->w.dl_type) && (!cuda || id == d->w.dl_id)) return 0;
     char what[64];
     ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
-              cuda ? "CUDA device" : "the CPU", cuda ? id : 0, d->w.cuda ? "CUDA device" : "the CPU",
-              d->w.cuda ? d->w.device : 0);
+              cuda ? "CUDA device" : "the CPU", cuda ? id : 0, devices_is_gpu(d->w.dl_type) ? "CUDA device" : "the CPU",
+              devices_is_gpu(d->w.dl_type) ? d->w.dl_id : 0);
     return -1;
 }
 
 /* A view taken in (name[idx]) on d's device, read from the view (no second
  * question to its library), or an error naming both devices. */
 static int view_on_device(const array_view *v, const dev_state *d, const char *name, Py_ssize_t idx) {
-    int cuda = v->device_type == DL_CUDA || v->device_type == DL_CUDA_MANAGED;
-    if (cuda == d->w.cuda && (!cuda || v->device_id == d->w.device)) return 0;
+    int cuda = devices_is_gpu(v->device_type);
+    if (cuda == devices_is_gpu(d->w.dl_type) && (!cuda || v->device_id == d->w.dl_id)) return 0;
     char what[64];
     ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "%s is on %s %d and the array on %s %d; they must share a device", arg_name(what, sizeof what, name, idx),
-              cuda ? "CUDA device" : "the CPU", cuda ? v->device_id : 0, d->w.cuda ? "CUDA device" : "the CPU",
-              d->w.cuda ? d->w.device : 0);
+              cuda ? "CUDA device" : "the CPU", cuda ? v->device_id : 0, devices_is_gpu(d->w.dl_type) ? "CUDA device" : "the CPU",
+              devices_is_gpu(d->w.dl_type) ? d->w.dl_id : 0);
     return -1;
 }
 
@@ -615,8 +611,8 @@ static int host_starts(PyObject *starts, const dev_state *d, const array_view *i
         rc = check_starts((const int64_t *)(void *)hv.data, s->n, t->ndim, in, size);
         view_release(&hv);
     }
-    if (rc == 0 && d->w.cuda) {
-        s->keep = PyObject_CallFunction(k_to_device, "OOi", d->x, host, d->w.device);
+    if (rc == 0 && devices_is_gpu(d->w.dl_type)) {
+        s->keep = PyObject_CallFunction(k_to_device, "OOi", d->x, host, d->w.dl_id);
         Py_DECREF(host);
     } else {
         s->keep = host;
@@ -1209,12 +1205,12 @@ static int batch_outputs(const BatchObject *b, PyObject *out, bcall *c) {
 
 /* The device a batch's table lives on: the first CUDA call's. */
 static int batch_device(BatchObject *b, const bcall *c) {
-    if (!c->d.w.cuda || !b->batch) return 0;
-    if (b->device < 0) b->device = c->d.w.device;
-    if (b->device == c->d.w.device) return 0;
+    if (!devices_is_gpu(c->d.w.dl_type) || !b->batch) return 0;
+    if (b->device < 0) b->device = c->d.w.dl_id;
+    if (b->device == c->d.w.dl_id) return 0;
     ext_raise(ERR_DEVICE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-DEVICE",
               "Batch: prepared for CUDA device %d, called with arrays on device %d; plan another batch for it",
-              b->device, c->d.w.device);
+              b->device, c->d.w.dl_id);
     return -1;
 }
 

@@ -14,6 +14,7 @@
 #ifndef DMLSLICE_PY_BATCH_EXT_H
 #define DMLSLICE_PY_BATCH_EXT_H
 
+#include "devices.h"
 #include "ext.h"
 
 /* An array as the batch library takes it: strides in copy units of `unit`
@@ -36,12 +37,8 @@ typedef struct bt_slot {
     uint64_t bytes;
 } bt_slot;
 
-/* Where a batch runs: the CPU pool, or a CUDA device's stream (sync: wait
- * for it before returning, for producers whose streams are not visible). */
-typedef struct bt_where {
-    int cuda, device, sync;
-    uintptr_t stream;
-} bt_where;
+/* Where a batch runs (devices.h). */
+typedef run_where bt_where;
 
 /* ---- batch_run.c */
 
@@ -60,9 +57,7 @@ void *bt_crops(const bt_tensor *t, const int64_t *size, size_t n, int width);
 void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_slot, size_t n, uint32_t n_in,
                uint32_t n_out);
 void bt_free(void *batch);
-/* Runs a batch: on the CPU pool (the GIL let go where the outputs hold 64
- * KiB or more), or enqueued on w's stream after preparing the batch for
- * its device. 0, or -1 with an exception. */
+/* Runs a batch where w says (devices_batch). 0, or -1 with an exception. */
 int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
            const bt_where *w);
 

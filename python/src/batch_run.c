@@ -1,8 +1,9 @@
 /*
  * batch_run.c: every call the extension makes into the batch library
  * (<dmlslice/batch.h>): arrays described in copy units, split, crops and
- * item batches made, and run on the shared CPU pool (one pass) or on a
- * CUDA stream (one launch). Errors become the package's exceptions.
+ * item batches made, and run where the arrays live (devices.c: one pass of
+ * the CPU's threads, one launch on a GPU). Errors become the package's
+ * exceptions.
  */
 #include "batch_ext.h"
 
@@ -10,21 +11,12 @@
 #include <string.h>
 
 #include <dmlslice/batch.h>
-#ifdef DMLS_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#include <dmlslice/batch_cuda.h>
-#endif
-
-#include "dlpack.h"
 
 _Static_assert(sizeof(bt_slot) == sizeof(dmls_batch_input) &&
                    offsetof(bt_slot, bytes) == offsetof(dmls_batch_input, bytes) &&
                    sizeof(bt_slot) == sizeof(dmls_batch_output) &&
                    offsetof(bt_slot, bytes) == offsetof(dmls_batch_output, bytes),
                "bt_slot has the layout of the library's bound slots");
-
-/* Outputs below this many bytes keep the GIL (as library.c's copies). */
-#define GIL_FREE_BYTES 65536
 
 int bt_describe(const array_view *v, const char *what, bt_tensor *t) {
     int empty = 0;
@@ -125,78 +117,8 @@ void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_sl
 
 void bt_free(void *batch) { dmls_batch_destroy(batch); }
 
-static int run_cpu(const dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out,
-                   uint64_t out_bytes) {
-    pool_ref *pool = pool_enter();
-    if (!pool) return -1;
-    dmls_context *ctx = pool_context(pool);
-    const dmls_batch_input *bi = (const dmls_batch_input *)(const void *)in;
-    const dmls_batch_output *bo = (const dmls_batch_output *)(const void *)out;
-    dmls_status st;
-    if (out_bytes >= GIL_FREE_BYTES) {
-        Py_BEGIN_ALLOW_THREADS st = dmls_batch_execute(b, ctx, bi, n_in, bo, n_out);
-        Py_END_ALLOW_THREADS
-    } else {
-        st = dmls_batch_execute(b, ctx, bi, n_in, bo, n_out);
-    }
-    pool_leave(pool);
-    if (st != DMLS_OK) {
-        ext_raise_status(st);
-        return -1;
-    }
-    return 0;
-}
-
-#ifdef DMLS_HAVE_CUDA
-static int run_cuda(dmls_batch *b, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out,
-                    const bt_where *w) {
-    const dmls_batch_input *bi = (const dmls_batch_input *)(const void *)in;
-    const dmls_batch_output *bo = (const dmls_batch_output *)(const void *)out;
-    dmls_status st = DMLS_OK;
-    cudaError_t err = cudaSuccess;
-    const char *what = "selecting the array's device";
-    /* The GIL is let go only to wait: an enqueue returns in microseconds,
-     * and handing the GIL over and back costs a call's share of them (the
-     * first call's table upload is the one longer wait it holds). */
-    PyThreadState *ts = w->sync ? PyEval_SaveThread() : NULL;
-    int prev = -1;
-    err = cudaGetDevice(&prev);
-    if (err == cudaSuccess && prev != w->device) err = cudaSetDevice(w->device);
-    if (err == cudaSuccess) {
-        /* Once per batch (it is this device's: the caller keeps batches by
-         * device); at once afterwards. */
-        st = dmls_batch_prepare_cuda(b);
-        if (st == DMLS_OK) st = dmls_batch_execute_cuda(b, bi, n_in, bo, n_out, (void *)w->stream);
-        if (st == DMLS_OK && w->sync) {
-            err = cudaStreamSynchronize((cudaStream_t)w->stream);
-            what = "waiting for the copy";
-        }
-        if (prev >= 0 && prev != w->device) cudaSetDevice(prev);
-    }
-    if (ts) PyEval_RestoreThread(ts);
-    if (st != DMLS_OK) {
-        ext_raise_status(st);
-        return -1;
-    }
-    if (err != cudaSuccess) {
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_DEVICE", "R-PY-DEVICE", "CUDA device %d: %s failed: %s", w->device, what,
-                  cudaGetErrorString(err));
-        return -1;
-    }
-    return 0;
-}
-#endif
-
 int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
            const bt_where *w) {
-    if (!w->cuda) return run_cpu(batch, in, n_in, out, n_out, out_bytes);
-#ifdef DMLS_HAVE_CUDA
-    return run_cuda(batch, in, n_in, out, n_out, w);
-#else
-    ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
-              "the array is on CUDA device %d, but this dmlslice was built without the CUDA "
-              "backend (no nvcc at build time); only CPU arrays can be sliced",
-              w->device);
-    return -1;
-#endif
+    return devices_batch(w, batch, (const dmls_batch_input *)(const void *)in, n_in,
+                         (const dmls_batch_output *)(const void *)out, n_out, out_bytes);
 }

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "devices.h"
 #include "dlpack.h"
 
 /* What one call holds on its way; call_release lets it all go. */
@@ -28,19 +29,13 @@ typedef struct call_state {
     lowered local;
 } call_state;
 
-static int is_cuda(int type) { return type == DL_CUDA || type == DL_CUDA_MANAGED; }
+static int is_cuda(int type) { return devices_is_gpu(type); }
 
 /* The device is one the library runs on; for CUDA, the stream= handed to
  * other producers' __dlpack__ (1: the legacy default stream). */
 static int check_device(call_state *s, int type, int id) {
     s->cuda = is_cuda(type);
-    if (!s->cuda) {
-        if (type == DL_CPU || type == DL_CUDA_HOST) return 0;
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
-                  "the array is on DLPack device type %d; dmlslice slices CPU and CUDA arrays", type);
-        return -1;
-    }
-    return run_cuda_check(id);
+    return devices_check(type, id);
 }
 
 /* The current stream of the input's library, for an array read without

@@ -17,8 +17,9 @@
  *   keys.c        NumPy index keys (text, tuples, booleans) lowered
  *   layout.c      byte strides and element splitting: native operators for
  *                 two array views
- *   pool.c        the process's CPU thread pool
- *   run.c         a copy run on the CPU or the GPU
+ *   devices.c     the devices copies run on, through the library's device
+ *                 interface (devices.h): the CPU's shared threads, GPUs
+ *   run.c         a copy run where its arrays live
  *   prepared.c    a lowered slice compiled once and shared (Operators, the key cache)
  *   key_cache.c   one-shot NumPy keys' prepared plans, by key
  *   params.c      each vocabulary's Python parameters read and lowered
@@ -360,31 +361,13 @@ typedef struct bound_copy {
 int layout_bind(const lowered *p, const compiled *c, const array_view *in, const array_view *out, bound_copy *b);
 void layout_unbind(bound_copy *b);
 
-/* ---- pool.c */
-
-/* The process's CPU pool with one more user, or NULL with an exception;
- * pool_leave it when done (it may have been replaced meanwhile). */
-typedef struct pool_ref pool_ref;
-pool_ref *pool_enter(void);
-void *pool_context(pool_ref *r); /* its dmls_context */
-void pool_leave(pool_ref *r);
-int pool_set_threads(int n);
-int pool_threads(void);
-/* In a forked child: forget the parent's pool (its workers are not here). */
-void pool_after_fork_child(void);
-
 /* ---- run.c */
 
-/* Copy in (shape p->in_shape) to out (shape p->final_shape), on the CPU or
- * the GPU. stream: cudaStream_t as an integer, for CUDA views. c may be
+/* Copy in (shape p->in_shape) to out (shape p->final_shape), where they
+ * live (devices.c). stream: cudaStream_t as an integer, for CUDA views. c may be
  * NULL (a lowered slice lowered for this call). 0, or -1 with an exception. */
 int run_copy(const lowered *p, const compiled *c, const array_view *in, const array_view *out, uintptr_t stream,
              int sync);
-int run_cuda_built(void);
-int run_cuda_available(void);
-/* 0 when CUDA device `device` can run a slice, else -1 with an exception
- * that says why (no CUDA backend in this build, no GPU, no such device). */
-int run_cuda_check(int device);
 const char *run_library_version(void);
 
 /* ---- prepared.c */

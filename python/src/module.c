@@ -8,6 +8,9 @@
 #include "ext.h"
 
 #include "batch_ext.h"
+#include "devices.h"
+#include "library_loops.h"
+#include "dlpack.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -219,6 +222,14 @@ static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* ------------------------------------------------------------ settings */
 
+/* ds.cuda_built: whether this build has the CUDA backend (a build fact the
+ * device interface does not tell apart from a machine without a GPU). */
+#ifdef DMLS_HAVE_CUDA
+#define CUDA_BUILT 1
+#else
+#define CUDA_BUILT 0
+#endif
+
 static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg) {
     (void)self;
     long n = PyLong_AsLong(arg);
@@ -226,7 +237,7 @@ static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg) {
     if (n < 0 || n > 1024)
         return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-THREADS",
                          "num_threads %ld is not 0 (the default) or 1 to 1024", n);
-    if (pool_set_threads((int)n) < 0) return NULL;
+    if (devices_set_threads((int)n) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -237,7 +248,7 @@ static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg) {
 
 static PyObject *get_num_threads_impl(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
-    int n = pool_threads();
+    int n = devices_threads();
     return n < 0 ? NULL : PyLong_FromLong(n);
 }
 
@@ -248,13 +259,13 @@ static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused) {
 
 static PyObject *fn_after_fork_child(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
-    pool_after_fork_child();
+    devices_after_fork_child();
     Py_RETURN_NONE;
 }
 
 static PyObject *fn_cuda_available(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
-    return PyBool_FromLong(run_cuda_available());
+    return PyBool_FromLong(devices_available(DL_CUDA));
 }
 
 static PyObject *fn_init(PyObject *self, PyObject *args) {
@@ -375,8 +386,9 @@ PyMODINIT_FUNC PyInit__dmlslice(void) {
         goto fail;
     }
     if (PyModule_AddStringConstant(m, "library_version", run_library_version()) < 0 ||
-        PyModule_AddIntConstant(m, "cuda_built", run_cuda_built()) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0)
+        PyModule_AddIntConstant(m, "cuda_built", CUDA_BUILT) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0 ||
+        library_loops_add(m) < 0)
         goto fail;
     return m;
 fail:

@@ -145,8 +145,10 @@ def test_cuda_array_without_cuda_says_so():
         ds.index(p, "[::-1]")
     assert e.value.status == "DMLS_ERROR_NO_DEVICE"
     assert e.value.rule == "R-PY-DEVICE", str(e.value)
+    # The library's device interface answers, naming the device it was asked for.
+    assert "device 'cuda:0'" in e.value.message, e.value.message
     if not ds.cuda_built:
-        assert "without the CUDA backend" in e.value.message
+        assert "this build has no cuda backend" in e.value.message
 
 
 def test_settings_errors():

@@ -86,6 +86,25 @@ static dmls_status cpu_synchronize(dmls_device *dev) {
     return DMLS_OK;
 }
 
-const dmls_device_ops dmls_cpu_device = {cpu_count,   cpu_info,    cpu_open,          cpu_close,
-                                         cpu_alloc,   cpu_free,    cpu_upload,        cpu_download,
-                                         cpu_execute, NULL,        cpu_batch_execute, cpu_synchronize};
+/* Any host memory is the CPU's. */
+static dmls_status cpu_check_wrap(dmls_device *dev, const void *address, uint64_t bytes) {
+    (void)dev, (void)address, (void)bytes;
+    return DMLS_OK;
+}
+
+/* A new context of that many threads replaces the old one (whose workers
+ * are joined): the caller has no copy running on it. */
+static dmls_status cpu_set_threads(dmls_device *dev, int num_threads) {
+    dmls_context *ctx = NULL;
+    RETURN_IF_ERROR(dmls_context_create(num_threads, &ctx));
+    dmls_context_destroy(dev->state);
+    dev->state = ctx;
+    return DMLS_OK;
+}
+
+static int cpu_threads(const dmls_device *dev) { return dmls_context_threads(dev->state); }
+
+const dmls_device_ops dmls_cpu_device = {
+    cpu_count,    cpu_info,          cpu_open,        cpu_close,      cpu_alloc, cpu_free,
+    cpu_upload,   cpu_download,      cpu_execute,     NULL,           cpu_batch_execute,
+    cpu_synchronize, cpu_check_wrap, 0 /* no streams */, cpu_set_threads, cpu_threads};

@@ -33,10 +33,30 @@ static dmls_status cuda_info(int index, dmls_device_info *info) {
     return DMLS_OK;
 }
 
+/* The stream dev's work goes on: the caller's (dmls_device_use_stream)
+ * or the device's own. */
+static cudaStream_t stream_of(const dmls_device *dev) {
+    return dev->caller_stream ? (cudaStream_t)dev->stream : (cudaStream_t)dev->state;
+}
+
 /* Makes dev's device current on the calling thread. */
 static dmls_status current(const dmls_device *dev) {
     const cudaError_t e = cudaSetDevice(dev->index);
     return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaSetDevice", e);
+}
+
+/* The same for one call that then puts the caller's current device back
+ * (leave): a library called under a framework (CuPy, PyTorch) must not
+ * move the device the framework's next call runs on. */
+static dmls_status enter(const dmls_device *dev, int *prev) {
+    cudaError_t e = cudaGetDevice(prev);
+    if (e == cudaSuccess && *prev != dev->index) e = cudaSetDevice(dev->index);
+    return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaSetDevice", e);
+}
+
+static dmls_status leave(const dmls_device *dev, int prev, dmls_status s) {
+    if (prev != dev->index) cudaSetDevice(prev);
+    return s;
 }
 
 static dmls_status cuda_open(dmls_device *dev) {
@@ -83,7 +103,7 @@ static dmls_status cuda_alloc(dmls_device *dev, uint64_t bytes, dmls_device_buff
 
 static void cuda_free(dmls_device *dev, dmls_device_buffer *buf) {
     if (current(dev) == DMLS_OK) {
-        cudaStreamSynchronize(dev->state);
+        cudaStreamSynchronize(stream_of(dev));
         cudaFree(((cuda_buffer *)buf)->raw);
     }
     free(buf);
@@ -94,8 +114,8 @@ static void cuda_free(dmls_device *dev, dmls_device_buffer *buf) {
 static dmls_status copy_and_wait(dmls_device *dev, void *dst, const void *src, uint64_t bytes,
                                  enum cudaMemcpyKind kind) {
     RETURN_IF_ERROR(current(dev));
-    cudaError_t e = cudaMemcpyAsync(dst, src, (size_t)bytes, kind, dev->state);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(dev->state);
+    cudaError_t e = cudaMemcpyAsync(dst, src, (size_t)bytes, kind, stream_of(dev));
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_of(dev));
     return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaMemcpyAsync", e);
 }
 
@@ -111,33 +131,58 @@ static dmls_status cuda_download(dmls_device *dev, const dmls_device_buffer *src
 
 static dmls_status cuda_execute(dmls_device *dev, const dmls_operator *op, const dmls_device_binding *in,
                                 const dmls_device_binding *out) {
-    RETURN_IF_ERROR(current(dev));
-    return dmls_execute_cuda(op, dmls_device_binding_address(in), in->bytes, dmls_device_binding_address(out),
-                             out->bytes, dev->state);
+    int prev;
+    RETURN_IF_ERROR(enter(dev, &prev));
+    return leave(dev, prev,
+                 dmls_execute_cuda(op, dmls_device_binding_address(in), in->bytes, dmls_device_binding_address(out),
+                                   out->bytes, stream_of(dev)));
 }
 
 static dmls_status cuda_batch_prepare(dmls_device *dev, dmls_batch *batch) {
-    RETURN_IF_ERROR(current(dev));
-    return dmls_batch_prepare_cuda(batch);
+    int prev;
+    RETURN_IF_ERROR(enter(dev, &prev));
+    return leave(dev, prev, dmls_batch_prepare_cuda(batch));
 }
 
 static dmls_status cuda_run_batch(dmls_device *dev, const dmls_batch *batch, const dmls_batch_input *in,
                                   uint32_t n_in, const dmls_batch_output *out, uint32_t n_out) {
-    return dmls_batch_execute_cuda(batch, in, n_in, out, n_out, dev->state);
+    return dmls_batch_execute_cuda(batch, in, n_in, out, n_out, stream_of(dev));
 }
 
 static dmls_status cuda_batch_execute(dmls_device *dev, const dmls_batch *batch, const dmls_device_binding *inputs,
                                       uint32_t n_inputs, const dmls_device_binding *outputs, uint32_t n_outputs) {
-    RETURN_IF_ERROR(current(dev));
-    return dmls_device_batch_by_address(dev, batch, inputs, n_inputs, outputs, n_outputs, cuda_run_batch);
+    int prev;
+    RETURN_IF_ERROR(enter(dev, &prev));
+    return leave(dev, prev,
+                 dmls_device_batch_by_address(dev, batch, inputs, n_inputs, outputs, n_outputs, cuda_run_batch));
 }
 
 static dmls_status cuda_synchronize(dmls_device *dev) {
-    RETURN_IF_ERROR(current(dev));
-    const cudaError_t e = cudaStreamSynchronize(dev->state);
-    return e == cudaSuccess ? DMLS_OK : cuda_failed("cudaStreamSynchronize", e);
+    int prev;
+    RETURN_IF_ERROR(enter(dev, &prev));
+    const cudaError_t e = cudaStreamSynchronize(stream_of(dev));
+    return leave(dev, prev, e == cudaSuccess ? DMLS_OK : cuda_failed("cudaStreamSynchronize", e));
 }
 
-const dmls_device_ops dmls_cuda_device = {cuda_count,   cuda_info,          cuda_open,          cuda_close,
-                                          cuda_alloc,   cuda_free,          cuda_upload,        cuda_download,
-                                          cuda_execute, cuda_batch_prepare, cuda_batch_execute, cuda_synchronize};
+/* Only this device's memory (or managed memory) is the device's: a host
+ * pointer, or another GPU's, would fault in the kernel. */
+static dmls_status cuda_check_wrap(dmls_device *dev, const void *address, uint64_t bytes) {
+    struct cudaPointerAttributes a;
+    const cudaError_t e = cudaPointerGetAttributes(&a, address);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: clear it for the next call */
+        return cuda_failed("cudaPointerGetAttributes", e);
+    }
+    RETURN_IF(a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "cuda:%d: %llu bytes at %p are %s memory, not the device's", dev->index, (unsigned long long)bytes,
+              address, a.type == cudaMemoryTypeHost ? "pinned host" : "unregistered host");
+    RETURN_IF(a.type == cudaMemoryTypeDevice && a.device != dev->index, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "cuda:%d: %llu bytes at %p are on CUDA device %d", dev->index, (unsigned long long)bytes, address,
+              a.device);
+    return DMLS_OK;
+}
+
+const dmls_device_ops dmls_cuda_device = {cuda_count,      cuda_info,          cuda_open,          cuda_close,
+                                          cuda_alloc,      cuda_free,          cuda_upload,        cuda_download,
+                                          cuda_execute,    cuda_batch_prepare, cuda_batch_execute, cuda_synchronize,
+                                          cuda_check_wrap, 1 /* streams */,   NULL,               NULL};

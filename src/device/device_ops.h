@@ -23,6 +23,7 @@
 struct dmls_device_buffer {
     uint64_t bytes;
     void *address; /* where the backend's memory has addresses (CPU, CUDA): the first byte; else NULL */
+    int wrapped;   /* made by dmls_device_wrap over the caller's memory: the core frees the record only */
 };
 
 typedef struct dmls_device_ops dmls_device_ops;
@@ -33,6 +34,8 @@ struct dmls_device {
     const dmls_device_ops *ops;
     int index;
     void *state;
+    void *stream;      /* the caller's queue (dmls_device_use_stream) where caller_stream */
+    int caller_stream;
 };
 
 struct dmls_device_ops {
@@ -60,6 +63,16 @@ struct dmls_device_ops {
     dmls_status (*batch_execute)(dmls_device *dev, const dmls_batch *batch, const dmls_device_binding *inputs,
                                  uint32_t n_inputs, const dmls_device_binding *outputs, uint32_t n_outputs);
     dmls_status (*synchronize)(dmls_device *dev);
+    /* Whether the caller's memory at [address, address + bytes) is the
+     * device's to read and write (a message saying why not); NULL where
+     * the backend's memory has no addresses. The core makes the record. */
+    dmls_status (*check_wrap)(dmls_device *dev, const void *address, uint64_t bytes);
+    /* Whether the backend has streams (the core sets dev->stream). */
+    int has_streams;
+    /* NULL where copies run off the host; else sets and says the number
+     * of host threads (dmls_device_set_threads). */
+    dmls_status (*set_threads)(dmls_device *dev, int num_threads);
+    int (*threads)(const dmls_device *dev);
 };
 
 /* For backends whose buffers have addresses: the bindings turned into

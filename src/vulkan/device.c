@@ -158,4 +158,6 @@ static dmls_status vk_synchronize(dmls_device *dev) {
 
 const dmls_device_ops dmls_vulkan_device = {vk_count,   vk_info,          vk_open,          vk_close,
                                             vk_alloc,   vk_free,          vk_upload,        vk_download,
-                                            vk_execute, vk_batch_prepare, vk_batch_execute, vk_synchronize};
+                                            vk_execute, vk_batch_prepare, vk_batch_execute, vk_synchronize,
+                                            NULL /* no addresses to wrap */, 0 /* no caller streams */,
+                                            NULL /* no host threads */, NULL};

@@ -126,6 +126,10 @@ static void test_batch(dmls_device *dev, const char *name) {
     CHECK_STATUS(dmls_batch_execute(batch, NULL, &hin, 1, hout, 3), DMLS_OK);
     CHECK_STATUS(dmls_device_batch_prepare(dev, batch), DMLS_OK);
     CHECK_STATUS(dmls_device_batch_execute(dev, batch, &din, 1, dout, 2), DMLS_ERROR_INVALID_ARGUMENT);
+    dout[1].offset = 8; /* past the buffer's end: refused, the slot named */
+    CHECK_STATUS(dmls_device_batch_execute(dev, batch, &din, 1, dout, 3), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "outputs[1]: bytes [8, 8 + 384) leave the buffer of 384 bytes") != NULL, "%s: %s", name, dmls_last_error());
+    dout[1].offset = 0;
     CHECK_STATUS(dmls_device_batch_execute(dev, batch, &din, 1, dout, 3), DMLS_OK);
     CHECK_STATUS(dmls_device_synchronize(dev), DMLS_OK);
     for (int j = 0; j < 3; j++) {
@@ -136,6 +140,49 @@ static void test_batch(dmls_device *dev, const char *name) {
     dmls_device_free(dev, bin);
     for (int j = 0; j < 3; j++) dmls_device_free(dev, bout[j]);
     dmls_batch_destroy(batch);
+}
+
+/* dmls_device_wrap over memory the caller owns (here an allocated
+ * buffer's, by address, so that the same body serves host and device
+ * memory): runs as the buffer would, and freeing the handle leaves the
+ * memory (the buffer still downloads). Devices without addresses refuse. */
+static void test_wrap(dmls_device *dev, const char *name) {
+    static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
+    static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
+    const dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+    const dmls_window w = {offs, sizes, steps};
+    float x[32], want[8], got[8];
+    for (int k = 0; k < 32; k++) x[k] = (float)k;
+    dmls_operator *op = NULL;
+    dmls_device_buffer *b = NULL, *wi = NULL, *wo = NULL;
+    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    CHECK_STATUS(dmls_execute(op, x, sizeof x, want, sizeof want), DMLS_OK);
+    CHECK_STATUS(dmls_device_alloc(dev, 4096, &b), DMLS_OK);
+    CHECK_STATUS(dmls_device_upload(dev, b, 0, x, sizeof x), DMLS_OK);
+    unsigned char *at = dmls_device_buffer_address(b);
+    if (at == NULL) {
+        CHECK_STATUS(dmls_device_wrap(dev, x, sizeof x, &wi), DMLS_ERROR_UNSUPPORTED);
+        CHECK(wi == NULL && strstr(dmls_last_error(), "no addresses") != NULL, "%s: %s", name, dmls_last_error());
+        goto done;
+    }
+    CHECK_STATUS(dmls_device_wrap(dev, at, sizeof x, &wi), DMLS_OK);
+    CHECK_STATUS(dmls_device_wrap(dev, at + 2048, sizeof got, &wo), DMLS_OK);
+    CHECK(dmls_device_buffer_address(wi) == at && dmls_device_buffer_bytes(wo) == sizeof got, "%s: wrap", name);
+    CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){wi, 0, sizeof x},
+                                     (dmls_device_binding){wo, 0, sizeof got}),
+                 DMLS_OK);
+    CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){wi, 0, sizeof x},
+                                     (dmls_device_binding){wo, 4, sizeof got}),
+                 DMLS_ERROR_INVALID_ARGUMENT); /* the wrapped range ends where the caller said */
+    dmls_device_free(dev, wi); /* the handles only: the memory is b's */
+    dmls_device_free(dev, wo);
+    CHECK_STATUS(dmls_device_wrap(dev, NULL, 16, &wi), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(wi == NULL, "%s: a failed wrap left a handle", name);
+    CHECK_STATUS(dmls_device_download(dev, b, 2048, got, sizeof got), DMLS_OK);
+    CHECK(memcmp(got, want, sizeof got) == 0, "%s: the output through wrapped memory differs", name);
+done:
+    dmls_device_free(dev, b);
+    dmls_destroy(op);
 }
 
 /* Names that are no device's: each refused with the name quoted. */
@@ -161,9 +208,24 @@ static void test_names(void) {
           info.kind);
 }
 
+/* The CPU device: no streams to take; its thread count set and read back. */
+static void test_cpu_threads_and_streams(void) {
+    dmls_device *dev = NULL;
+    CHECK_STATUS(dmls_device_open("cpu", &dev), DMLS_OK);
+    void *stream = NULL;
+    CHECK_STATUS(dmls_device_use_stream(dev, &stream), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(dmls_last_error(), "no streams") != NULL, "%s", dmls_last_error());
+    CHECK_STATUS(dmls_device_set_threads(dev, 3), DMLS_OK);
+    CHECK(dmls_device_threads(dev) == 3, "cpu: %d threads, not 3", dmls_device_threads(dev));
+    CHECK_STATUS(dmls_device_set_threads(dev, -1), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK(dmls_device_threads(dev) == 3, "cpu: a refused count changed it to %d", dmls_device_threads(dev));
+    dmls_device_close(dev);
+}
+
 int main(void) {
     test_seed_rng();
     test_names();
+    test_cpu_threads_and_streams();
     const size_t n = dmls_device_count();
     CHECK(n >= 1, "%zu devices: the CPU is always one", n);
     for (size_t k = 0; k < n; k++) {
@@ -178,6 +240,8 @@ int main(void) {
         test_operators(dev, info.name);
         test_binding_errors(dev, info.name);
         test_batch(dev, info.name);
+        test_wrap(dev, info.name);
+        CHECK_STATUS(dmls_device_use_stream(dev, NULL), DMLS_OK);
         dmls_device_close(dev);
     }
     TEST_MAIN_END();
