@@ -24,24 +24,37 @@ static inline int64_t dmls_tile_items(int64_t w) {
 
 /* The walk of the SIMD kernels: panels of columns, each walked down a chunk
  * of rows (its blocks row block by row block) before the next panel, chunk
- * by chunk. Items of 4 and 8 bytes take panels of one block's columns and
- * chunks of DMLS_TILE_CHUNK_ROWS rows: the input is then read as b = 16 or 8
- * streams in order, which the hardware prefetchers follow, and the chunk's
- * output rows (a page each, in a wide output) stay in the TLB from one panel
- * to the next. A panel of 256 float32 columns walked down all the rows reads
- * one line from each of 256 pages in turn, which no prefetcher follows: in a
- * sweep of walks of the 8192 x 8192 float32 transpose on the 16-core Xeon
- * host that ran at 0.4x the speed of strips, on one thread and on 16
- * (bench/RESULTS.md). Items of 1 and 2 bytes would make 64 and 32 streams,
- * at or past what the prefetchers follow, and were not measured there: they
- * keep panels of DMLS_TILE_PANEL_BYTES of output row down all the rows. */
+ * by chunk. The walk is chosen by the shape, from ss = item_src_step, the
+ * input's step from one column to the next:
+ * - strips (panels of one block's columns, chunks of DMLS_TILE_CHUNK_ROWS
+ *   rows) where a wide panel's columns lie far apart in the input: the input
+ *   is then read as b = 64 / W streams in order, which the hardware
+ *   prefetchers follow, and the chunk's output rows (a page each, in a wide
+ *   output) stay in the TLB from one strip to the next. A panel of 256
+ *   float32 columns 32 KiB apart, walked down all the rows, reads one line
+ *   from each of 256 pages in turn, which no prefetcher follows: in a sweep
+ *   of walks of the 8192 x 8192 float32 transpose on the 16-core Xeon host
+ *   that ran at 0.4x the speed of strips, on one thread and on 16
+ *   (bench/RESULTS.md);
+ * - panels of DMLS_TILE_PANEL_BYTES of output row down all the rows where
+ *   the panel's columns lie within DMLS_TILE_PANEL_SPAN of input (short
+ *   input rows, as NHWC to NCHW's 256 channels): the panel's input then
+ *   stays in L2 while its row blocks walk down it, and its output goes out
+ *   as b rows of a kilobyte each, where a strip would write one line into
+ *   each of all the rows (NHWC to NCHW: 256 rows 12 KiB apart) and ran at
+ *   0.42 of the copy on the 16-core host against the panels' 0.57. */
 #define DMLS_TILE_CHUNK_ROWS 512
 #define DMLS_TILE_PANEL_BYTES 1024
-static inline int64_t dmls_tile_panel(int64_t w) {
-    return w >= 4 ? dmls_tile_items(w) : DMLS_TILE_PANEL_BYTES / w;
+#define DMLS_TILE_PANEL_SPAN (256 * 1024)
+static inline bool dmls_tile_strips(int64_t w, int64_t ss) {
+    const int64_t a = ss < 0 ? -ss : ss;
+    return a > DMLS_TILE_PANEL_SPAN / DMLS_TILE_PANEL_BYTES * w; /* a panel's columns span more */
 }
-static inline int64_t dmls_tile_chunk(int64_t w) {
-    return w >= 4 ? DMLS_TILE_CHUNK_ROWS : INT64_MAX;
+static inline int64_t dmls_tile_panel(int64_t w, int64_t ss) {
+    return dmls_tile_strips(w, ss) ? dmls_tile_items(w) : DMLS_TILE_PANEL_BYTES / w;
+}
+static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
+    return dmls_tile_strips(w, ss) ? DMLS_TILE_CHUNK_ROWS : INT64_MAX;
 }
 
 /* The body of a SIMD tiled kernel (dst, src, n, rows, p in scope, and
@@ -64,7 +77,7 @@ static inline int64_t dmls_tile_chunk(int64_t w) {
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                      \
         const int64_t flip = rs < 0 ? B - 1 : 0, ds = rs < 0 ? -rd : rd;                                      \
         const bool nt = p->nontemporal;                                                                       \
-        const int64_t panel = dmls_tile_panel(W), chunk = dmls_tile_chunk(W);                                 \
+        const int64_t panel = dmls_tile_panel(W, ss), chunk = dmls_tile_chunk(W, ss);                                 \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                        \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                         \
             for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                       \

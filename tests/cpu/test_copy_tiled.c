@@ -68,14 +68,30 @@ static void transpose_case(int esize, int64_t run, int64_t R, int64_t C, bool pe
     dmls_destroy(op);
 }
 
+/* The walk by the shape (copy_tiled.h): the six layout cases of
+ * bench/cases.json, as the kernels see them (item width, the input's step
+ * from one output column to the next). */
+static void walk_tests(void) {
+    CHECK(dmls_tile_strips(4, 8192 * 4), "t2d_f32 (columns 32 KiB apart) should walk strips");
+    CHECK(dmls_tile_strips(4, 1024 * 4), "t3d_021_f32 (columns 4 KiB apart) should walk strips");
+    CHECK(!dmls_tile_strips(4, 256 * 4), "nhwc_to_nchw_f32 (256 channels, 1 KiB) should walk panels");
+    CHECK(dmls_tile_strips(2, 56 * 56 * 2), "nchw_to_nhwc_f16 (planes of 6,272 bytes) should walk strips");
+    CHECK(dmls_tile_strips(1, 8192), "t2d_u8 (columns 8 KiB apart) should walk strips");
+    CHECK(dmls_tile_strips(8, -257 * 8) && !dmls_tile_strips(8, -256 * 8), "a reversed step walks by its size");
+}
+
 static void directed_tests(void) {
     static const int esizes[4] = {1, 2, 4, 8};
+    /* An R x C transpose walks strips when the input's rows (C, or R with
+     * the output permuted) hold more than `span` items, panels otherwise. */
+    const int64_t span = DMLS_TILE_PANEL_SPAN / DMLS_TILE_PANEL_BYTES, chunk = DMLS_TILE_CHUNK_ROWS;
     for (int e = 0; e < 4; e++) {
         const int64_t w = esizes[e], sub = w == 1 ? 16 : w == 8 ? 4 : 8, b = dmls_tile_items(w),
-                      panel = dmls_tile_panel(w), chunk = w >= 4 ? dmls_tile_chunk(w) : 0;
-        /* around a sub-tile, a block, a panel and (4 and 8 bytes) a chunk of
-         * rows, the last chunk whole, then ragged */
-        const int64_t sizes[] = {sub - 1, sub + 1, b - 1, b, b + 3, 2 * b + sub + 1, panel + 5, chunk + b, chunk + 5};
+                      panel = DMLS_TILE_PANEL_BYTES / w;
+        /* around a sub-tile, a block, a panel, the span that picks the walk
+         * and a strip's chunk of rows, the last chunk whole, then ragged */
+        const int64_t sizes[] = {sub - 1, sub + 1,    b - 1,     b,         b + 3,
+                                 2 * b + sub + 1, span, span + 1, panel + 5, chunk + b, chunk + 5};
         const int n = (int)(sizeof sizes / sizeof sizes[0]);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
@@ -183,6 +199,7 @@ int main(void) {
         CHECK_STATUS(dmls_context_create(t, &contexts[t]), DMLS_OK);
         if (contexts[t]) dmls_context_set_parallel_min_bytes(contexts[t], 0);
     }
+    walk_tests();
     directed_tests();
     for (int es = 1; es <= 8; es *= 2)
         for (int reverse = 0; reverse <= 2; reverse++) guard_case(es, 35, 67, reverse);
