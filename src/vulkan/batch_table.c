@@ -173,7 +173,9 @@ static dmls_status build(dmls_vk_batch *vb, const dmls_batch *b, const dmls_vulk
             g = &vb->groups[vb->n_groups++];
             *g = c[k].key;
             g->first = (uint32_t)k, g->entries = 0, g->tiles = 0, g->src_hi = g->dst_hi = 0;
+            g->per = (uint32_t)tiles;
         }
+        if (g->per != tiles) g->per = 0;
         dmls_vk_entry *en = &(*entries)[k];
         dmls_vk_walk_params(c[k].L, (uint32_t)(c[k].src / (uint64_t)c[k].L->src_unit),
                             (uint32_t)(c[k].dst / (uint64_t)c[k].L->unit), &en->w);
@@ -407,6 +409,8 @@ int dmls_vk_batch_record_groups(const dmls_vk_batch *vb, const dmls_vulkan_conte
         dmls_vk_batch_push p;
         memset(&p, 0, sizeof p);
         p.first = g->first, p.entries = g->entries, p.tiles = g->tiles;
+        p.per = g->per;
+        if (g->per != 0) dmls_vk_magic(g->per, &p.per_magic, &p.per_shift);
         p.src_shift = (uint32_t)((s->offset - s0) / (uint64_t)g->src_unit);
         p.dst_shift = (uint32_t)((d->offset - d0) / (uint64_t)g->unit);
         const dmls_batch_bound_crops *c = &vb->owner->crops;

@@ -64,7 +64,7 @@ static const struct {
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
 _Static_assert(sizeof(dmls_vk_walk) == 128, "dmls_vk_walk must match shaders/walk.glsl");
 _Static_assert(sizeof(dmls_vk_entry) == 132, "dmls_vk_entry must match shaders/walk.glsl (Entry, std430)");
-_Static_assert(sizeof(dmls_vk_batch_push) == 104, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
+_Static_assert(sizeof(dmls_vk_batch_push) == 116, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
 
 static void read_limits(dmls_vulkan_context *ctx) {
     VkPhysicalDeviceProperties p;
