@@ -4,10 +4,11 @@
  *
  * At prepare, each item's launch is chosen as execute would for slots at
  * offsets that are multiples of 16 (the launches' alignments all divide
- * 16), and items whose launch is a walking shader, whose output owns its
- * 32-bit words and whose bytes fit one binding are grouped by phase,
- * shader, pipeline width, slots and units. Each group is one dispatch of
- * the shader's batch form (shaders/walk.glsl, BATCH) over a table of their
+ * 16), and items whose launch is a walking shader or a tile (anything
+ * but bytes.comp), whose output owns its 32-bit words and whose bytes fit
+ * one binding are grouped by phase, shader, pipeline width, slots and
+ * units. Each group is one dispatch of the shader's batch form
+ * (shaders/walk.glsl, BATCH; tile.comp's a tile a workgroup) over a table of their
  * walks in device memory, with both slots bound whole from their first
  * bytes: an entry's positions are relative to its slots, so the table does
  * not depend on where the slots are bound, and workgroups find their entry
@@ -96,7 +97,7 @@ static const dmls_vk_launch *choose_for_crops(const dmls_batch_bound_crops *c, c
         steps = gcd(steps, (uint64_t)(c->stride_bytes[k] < 0 ? -c->stride_bytes[k] : c->stride_bytes[k]));
     for (int i = 0; i < DMLS_VK_CHOICES - 1; i++) {
         const dmls_vk_launch *L = &choices[i];
-        if ((uint64_t)(L->src_hi - L->src_lo) > reach || dmls_vk_is_tile(L->shader)) continue; /* no batch form */
+        if ((uint64_t)(L->src_hi - L->src_lo) > reach) continue;
         if (steps % L->src_align == 0 && (uint64_t)(c->base_offset + L->src_offset) % L->src_align == 0 &&
             (dst + (uint64_t)L->dst_offset) % L->dst_align == 0)
             return L;
@@ -117,8 +118,7 @@ static fate candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, si
     uint64_t off, bytes;
     dmls_batch_out_range(b, i, &off, &bytes);
     if (bytes != 0 && (off % 4 != 0 || (off + bytes) % 4 != 0)) return ALONE; /* shares a word: batch.c's barriers */
-    /* tile.comp has no batch form (docs/vulkan.md): a tiled item is a dispatch of its own. */
-    if (L->shader == DMLS_VK_BYTES || dmls_vk_is_tile(L->shader)) return ALONE;
+    if (L->shader == DMLS_VK_BYTES) return ALONE;
     const uint64_t items = dmls_vk_items(L);
     if (items > ctx->max_items) return ALONE;
     const int64_t src = phase == 0 ? (int64_t)e->out_offset : (int64_t)e->in_offset + L->src_offset;
@@ -140,7 +140,9 @@ static fate candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, si
      * 0.57 of the copy shader at one per invocation). narrow_below, the
      * tests' hook, lowers the bar. */
     const uint64_t wide = (uint64_t)ctx->workgroup * ctx->items;
-    c->key.narrow = items < (ctx->narrow_below < wide ? ctx->narrow_below : wide);
+    /* tile.comp runs a tile a workgroup whatever its pipeline's items: its
+     * items, large and small, share one group of the tuned pipeline. */
+    c->key.narrow = !dmls_vk_is_tile(L->shader) && items < (ctx->narrow_below < wide ? ctx->narrow_below : wide);
     c->key.in_slot = phase == 0 ? UINT32_MAX : e->in_slot, c->key.out_slot = e->out_slot;
     c->key.src_unit = L->src_unit, c->key.unit = L->unit;
     c->key.src_hi = (uint64_t)shi, c->key.dst_hi = (uint64_t)dhi;
@@ -163,13 +165,17 @@ static dmls_status build(dmls_vk_batch *vb, const dmls_batch *b, const dmls_vulk
               "batch_prepare_vulkan: out of memory for the table of %zu launches", n);
     dmls_vk_group *g = NULL;
     for (size_t k = 0; k < n; k++) {
-        const uint64_t tile = (uint64_t)ctx->workgroup * (c[k].key.narrow ? 1 : ctx->items);
+        /* A workgroup's share: a tile of tile.comp is one item. */
+        const uint64_t tile =
+            dmls_vk_is_tile(c[k].key.shader) ? 1 : (uint64_t)ctx->workgroup * (c[k].key.narrow ? 1 : ctx->items);
         const uint64_t tiles = (c[k].items + tile - 1) / tile;
         if (g == NULL || !same_group(g, &c[k].key) || g->tiles + tiles > ((uint64_t)1 << 31)) {
             g = &vb->groups[vb->n_groups++];
             *g = c[k].key;
             g->first = (uint32_t)k, g->entries = 0, g->tiles = 0, g->src_hi = g->dst_hi = 0;
+            g->per = (uint32_t)tiles;
         }
+        if (g->per != tiles) g->per = 0;
         dmls_vk_entry *en = &(*entries)[k];
         dmls_vk_walk_params(c[k].L, (uint32_t)(c[k].src / (uint64_t)c[k].L->src_unit),
                             (uint32_t)(c[k].dst / (uint64_t)c[k].L->unit), &en->w);
@@ -403,6 +409,8 @@ int dmls_vk_batch_record_groups(const dmls_vk_batch *vb, const dmls_vulkan_conte
         dmls_vk_batch_push p;
         memset(&p, 0, sizeof p);
         p.first = g->first, p.entries = g->entries, p.tiles = g->tiles;
+        p.per = g->per;
+        if (g->per != 0) dmls_vk_magic(g->per, &p.per_magic, &p.per_shift);
         p.src_shift = (uint32_t)((s->offset - s0) / (uint64_t)g->src_unit);
         p.dst_shift = (uint32_t)((d->offset - d0) / (uint64_t)g->unit);
         const dmls_batch_bound_crops *c = &vb->owner->crops;

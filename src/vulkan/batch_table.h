@@ -26,6 +26,7 @@ typedef struct dmls_vk_group {
     uint32_t in_slot, out_slot;
     int32_t src_unit, unit;
     uint32_t first, entries, tiles;
+    uint32_t per; /* the tiles of each entry when all have as many (crops, pages, a split's parts); else 0 */
     uint64_t src_hi, dst_hi;
     int64_t crop_base; /* crops with bound starts: the source position (bytes) of all-zero starts */
 } dmls_vk_group;

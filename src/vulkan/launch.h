@@ -145,10 +145,13 @@ typedef struct dmls_vk_entry {
 /* A batch dispatch's push constants (walk.glsl, Batch): its entries
  * [first, first + entries), their tiles, and where the two slots start in
  * their bindings, in the shader's units; for crops whose starts are bound
- * at execute, how to find each crop's source position from its starts. */
+ * at execute, how to find each crop's source position from its starts;
+ * when every entry has as many tiles (per, else 0), the divisor that finds
+ * a tile's entry without searching the table (dmls_vk_magic's). */
 typedef struct dmls_vk_batch_push {
     uint32_t first, entries, tiles, src_shift, dst_shift;
     uint32_t rank, wide, src_unit, starts_shift, base;
+    uint32_t per, per_magic, per_shift;
     uint32_t limit[DMLS_VK_MAX_DIMS];
     uint32_t stride[DMLS_VK_MAX_DIMS];
 } dmls_vk_batch_push;

@@ -22,10 +22,9 @@ typedef struct spirv {
 } spirv;
 #define SPIRV(name) {dmls_vk_spv_##name, sizeof dmls_vk_spv_##name}
 
-/* Each pipeline's SPIR-V, its batch form's (none for bytes.comp and
- * tile.comp), its element size (specialization constant 2 of
- * reverse.comp, gather.comp and tile.comp) and tile.comp's 16-byte sides
- * (constant 4). */
+/* Each pipeline's SPIR-V, its batch form's (none for bytes.comp), its
+ * element size (specialization constant 2 of reverse.comp, gather.comp and
+ * tile.comp) and tile.comp's 16-byte sides (constant 4). */
 static const struct {
     spirv code, batch;
     uint32_t esize, wide;
@@ -44,28 +43,28 @@ static const struct {
     [DMLS_VK_GATHER4] = {SPIRV(gather4), SPIRV(gather4b), 1},
     [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), SPIRV(gather4b), 2},
     [DMLS_VK_BYTES] = {SPIRV(bytes), {NULL, 0}, 1},
-    [DMLS_VK_TILE1 + 0] = {SPIRV(tile), {NULL, 0}, 1, 0},
-    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), {NULL, 0}, 2, 0},
-    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), {NULL, 0}, 4, 0},
-    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), {NULL, 0}, 8, 0},
-    [DMLS_VK_TILE1 + 4] = {SPIRV(tile), {NULL, 0}, 1, 1},
-    [DMLS_VK_TILE1 + 5] = {SPIRV(tile), {NULL, 0}, 2, 1},
-    [DMLS_VK_TILE1 + 6] = {SPIRV(tile), {NULL, 0}, 4, 1},
-    [DMLS_VK_TILE1 + 7] = {SPIRV(tile), {NULL, 0}, 8, 1},
-    [DMLS_VK_TILE1 + 8] = {SPIRV(tile), {NULL, 0}, 1, 2},
-    [DMLS_VK_TILE1 + 9] = {SPIRV(tile), {NULL, 0}, 2, 2},
-    [DMLS_VK_TILE1 + 10] = {SPIRV(tile), {NULL, 0}, 4, 2},
-    [DMLS_VK_TILE1 + 11] = {SPIRV(tile), {NULL, 0}, 8, 2},
-    [DMLS_VK_TILE1 + 12] = {SPIRV(tile), {NULL, 0}, 1, 3},
-    [DMLS_VK_TILE1 + 13] = {SPIRV(tile), {NULL, 0}, 2, 3},
-    [DMLS_VK_TILE1 + 14] = {SPIRV(tile), {NULL, 0}, 4, 3},
-    [DMLS_VK_TILE1 + 15] = {SPIRV(tile), {NULL, 0}, 8, 3},
+    [DMLS_VK_TILE1 + 0] = {SPIRV(tile), SPIRV(tileb), 1, 0},
+    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), SPIRV(tileb), 2, 0},
+    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), SPIRV(tileb), 4, 0},
+    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), SPIRV(tileb), 8, 0},
+    [DMLS_VK_TILE1 + 4] = {SPIRV(tile), SPIRV(tileb), 1, 1},
+    [DMLS_VK_TILE1 + 5] = {SPIRV(tile), SPIRV(tileb), 2, 1},
+    [DMLS_VK_TILE1 + 6] = {SPIRV(tile), SPIRV(tileb), 4, 1},
+    [DMLS_VK_TILE1 + 7] = {SPIRV(tile), SPIRV(tileb), 8, 1},
+    [DMLS_VK_TILE1 + 8] = {SPIRV(tile), SPIRV(tileb), 1, 2},
+    [DMLS_VK_TILE1 + 9] = {SPIRV(tile), SPIRV(tileb), 2, 2},
+    [DMLS_VK_TILE1 + 10] = {SPIRV(tile), SPIRV(tileb), 4, 2},
+    [DMLS_VK_TILE1 + 11] = {SPIRV(tile), SPIRV(tileb), 8, 2},
+    [DMLS_VK_TILE1 + 12] = {SPIRV(tile), SPIRV(tileb), 1, 3},
+    [DMLS_VK_TILE1 + 13] = {SPIRV(tile), SPIRV(tileb), 2, 3},
+    [DMLS_VK_TILE1 + 14] = {SPIRV(tile), SPIRV(tileb), 4, 3},
+    [DMLS_VK_TILE1 + 15] = {SPIRV(tile), SPIRV(tileb), 8, 3},
 };
 
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
 _Static_assert(sizeof(dmls_vk_walk) == 128, "dmls_vk_walk must match shaders/walk.glsl");
 _Static_assert(sizeof(dmls_vk_entry) == 132, "dmls_vk_entry must match shaders/walk.glsl (Entry, std430)");
-_Static_assert(sizeof(dmls_vk_batch_push) == 104, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
+_Static_assert(sizeof(dmls_vk_batch_push) == 116, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
 
 static void read_limits(dmls_vulkan_context *ctx) {
     VkPhysicalDeviceProperties p;

@@ -31,6 +31,10 @@
  *     prepared and 1,000 not, a split into 8 slots eight; prepare's errors
  *     (NULL, another context); crops whose starts are bound at execute,
  *     clamped on the device (R-CROP-BOUNDS), against the CPU's;
+ *   - transposed items in prepared batches (issue 34): transposes of 4-
+ *     and 2-byte elements mixed with plain windows, one dispatch per
+ *     kernel kind; crops of a transposed input whose starts are bound at
+ *     execute, tiled and clamped on the device in one dispatch;
  *   - R-B-OVERLAP, R-OP-NULL, R-X-BOUNDS and the slot counts on VkBuffer
  *     bindings, nothing written on an error; the same offsets in two
  *     buffers are no overlap; crops with starts bound at execute are
@@ -123,7 +127,7 @@ static int tiled_items; /* items of permuted batches whose operator's first laun
 
 /* R-B-ITEM: one random batch on the device against the oracle; permuted:
  * a few items, half of their operators permuted slices (issue 34), whose
- * tiled copies run as items of their own dispatch (docs/vulkan.md). */
+ * tiled copies run in the batch's groups when prepared (docs/vulkan.md). */
 static void random_batch(int round, bool permuted) {
     batch_case c;
     const size_t n = permuted ? (size_t)test_range(1, 12) : round == 0 ? 3000 : (size_t)test_range(0, 200);
@@ -394,6 +398,102 @@ static void prepared(void) {
     free(x);
 }
 
+/* A native operator over the first bytes of the input: the window (off,
+ * size) of `in`, packed. */
+static dmls_operator *window_op(const dmls_tensor *in, const int64_t *off, const int64_t *size) {
+    const int64_t step[2] = {1, 1};
+    const dmls_window w = {off, size, step};
+    const dmls_tensor out = {in->dtype, 2, size, NULL, 0};
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(in, &out, &w, &op), DMLS_OK);
+    return op;
+}
+
+/* Issue 34 on Vulkan: a prepared batch mixing transposed items (2-D
+ * transposes of 4- and 2-byte elements, whole and windowed) with plain
+ * ones runs in one dispatch per kernel kind, the tiled items' included
+ * (tile.comp's batch form), against the CPU byte for byte. */
+static void tiled_groups(void) {
+    enum { R = 96, C = 80 };
+    unsigned char *x = malloc(4 * R * C);
+    for (int i = 0; i < 4 * R * C; i++) x[i] = (unsigned char)test_range(0, 255);
+    /* The input as an R x C float32 matrix read transposed (C x R), and as
+     * an R x 2C uint16 one, transposed too. */
+    const int64_t t32[2] = {C, R}, t32s[2] = {1, C}, t16[2] = {2 * C, R}, t16s[2] = {1, 2 * C}, m32[2] = {R, C};
+    const dmls_tensor in32 = {DMLS_FLOAT32, 2, t32, t32s, 0}, in16 = {DMLS_UINT16, 2, t16, t16s, 0};
+    const dmls_tensor plain = {DMLS_FLOAT32, 2, m32, NULL, 0};
+    const int64_t zero[2] = {0, 0}, sub_off[2] = {4, 8}, sub[2] = {64, 80}, rows_off[2] = {10, 8}, rows[2] = {40, 64};
+    dmls_operator *ops[4] = {window_op(&in32, zero, t32), window_op(&in32, sub_off, sub), window_op(&in16, zero, t16),
+                             window_op(&plain, rows_off, rows)};
+    if (ops[0] && ops[1] && ops[2] && ops[3]) {
+        const dmls_vk_prepared *v = dmls_operator_prepared(ops[0], DMLS_BACKEND_VULKAN);
+        CHECK(dmls_vk_is_tile(v->copy[0].shader), "a float32 transpose's first launch is not tile.comp");
+        /* Three transposes of float32, two of uint16, two plain windows, interleaved. */
+        const int which[7] = {0, 3, 2, 1, 3, 0, 2};
+        const uint64_t bytes[4] = {4 * R * C, 4 * 64 * 80, 4 * R * C, 4 * 40 * 64};
+        dmls_batch_item items[7];
+        uint64_t at = 0;
+        for (int i = 0; i < 7; i++) {
+            items[i] = (dmls_batch_item){ops[which[i]], 0, 0, 0, at};
+            at += bytes[which[i]];
+        }
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(items, 7, 1, 1, &b), DMLS_OK);
+        if (b != NULL) {
+            const dmls_vulkan_binding out = {arena[1].buffer, 0, at};
+            against_cpu("transposed and plain items, recorded", b, x, 4 * R * C, &out, 1, at, true);
+            CHECK(last_dispatches < 0 || last_dispatches == 7, "unprepared: %d dispatches, want 7", last_dispatches);
+            CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+            against_cpu("transposed and plain items, prepared, recorded", b, x, 4 * R * C, &out, 1, at, true);
+            CHECK(last_dispatches < 0 || last_dispatches == 3,
+                  "transposed and plain items prepared: %d dispatches, want 3 (float32 tiles, uint16 tiles, rows)",
+                  last_dispatches);
+            against_cpu("transposed and plain items, prepared", b, x, 4 * R * C, &out, 1, at, false);
+        }
+        dmls_batch_destroy(b);
+    }
+    for (int i = 0; i < 4; i++) dmls_destroy(ops[i]);
+    free(x);
+}
+
+/* Crops whose starts are bound at execute, of a transposed (Fortran-order)
+ * input of 2- and 4-byte elements: a tiled copy each, read and clamped on
+ * the device (R-CROP-BOUNDS) in one dispatch, against the CPU's. */
+static void bound_transposed_crops(void) {
+    enum { H = 72, W = 88, N = 40 };
+    const int64_t shape[2] = {H, W}, strides[2] = {1, H}, size[2] = {40, 36};
+    unsigned char *x = malloc(4 * H * W);
+    for (int i = 0; i < 4 * H * W; i++) x[i] = (unsigned char)test_range(0, 255);
+    int32_t starts[2 * N];
+    for (int i = 0; i < 2 * N; i++) starts[i] = (int32_t)test_range(-6, (i % 2 ? W : H) + 6);
+    for (int es = 2; es <= 4; es += 2) {
+        const dmls_tensor t = {es == 2 ? DMLS_UINT16 : DMLS_FLOAT32, 2, shape, strides, 0};
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create_crops(&t, size, N, NULL, DMLS_STARTS_INT32, &b), DMLS_OK);
+        if (b == NULL) continue;
+        const uint64_t in_bytes = (uint64_t)es * H * W, out_bytes = dmls_batch_output_bytes(b, 0);
+        unsigned char *want = malloc(out_bytes);
+        const dmls_batch_input hin[2] = {{x, in_bytes}, {starts, sizeof starts}};
+        const dmls_batch_output hout = {want, out_bytes};
+        CHECK_STATUS(dmls_batch_execute(b, NULL, hin, 2, &hout, 1), DMLS_OK);
+        memcpy(arena[0].map, x, in_bytes);
+        memcpy(arena[0].map + 65536, starts, sizeof starts);
+        const dmls_vulkan_binding vin[2] = {{arena[0].buffer, 0, in_bytes}, {arena[0].buffer, 65536, sizeof starts}};
+        const dmls_vulkan_binding vout = {arena[1].buffer, 16, out_bytes};
+        CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+        memset(arena[1].map, 0x5A, out_bytes + 32);
+        CHECK_STATUS(run(b, vin, 2, &vout, 1, true), DMLS_OK);
+        CHECK(memcmp(arena[1].map + 16, want, out_bytes) == 0 && arena[1].map[15] == 0x5A &&
+                  arena[1].map[16 + out_bytes] == 0x5A,
+              "R-CROP-BOUNDS Vulkan: crops of a transposed %d-byte input differ from the CPU's", es);
+        CHECK(last_dispatches < 0 || last_dispatches == 1, "transposed crops, bound starts: %d dispatches, want 1",
+              last_dispatches);
+        free(want);
+        dmls_batch_destroy(b);
+    }
+    free(x);
+}
+
 /* R-CROP-BOUNDS on Vulkan: crops whose starts are bound at execute, read
  * and clamped on the device by a prepared batch, against the CPU's with
  * the same starts (negative and past-the-end ones included), 4- and
@@ -481,6 +581,8 @@ int main(void) {
     shared_words();
     prepared();
     bound_starts();
+    tiled_groups();
+    bound_transposed_crops();
     const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
     for (int r = 0; r < rounds; r++) random_batch(r, false);
     for (int r = 0; r < (rounds / 3 > 8 ? rounds / 3 : 8); r++) random_batch(r, true);

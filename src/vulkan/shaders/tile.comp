@@ -109,7 +109,9 @@ void store_tile(uint d, uint ea, uint eb, uint db) {
     }
 }
 
-void main() {
+// Tile t of the walk p: its first element's positions, its place along A
+// and B (the last tiles along each are partial), through shared memory.
+void run_tile(uint t) {
     const uint na = p.run, nb = p.step;
     const uint tiles_a = (na + TILE_A - 1u) / TILE_A, tiles_b = (nb + TB - 1u) / TB;
     // The in-tile byte strides from the walk's steps (level 0 steps by
@@ -119,14 +121,24 @@ void main() {
     const uint sa = uint(int(p.src_step[0]) / int(TILE_A));
     const uint sb = uint(int(p.src_step[1] + tiles_a * p.src_step[0]) / int(TB));
     const uint db = uint(int(p.dst_step[1] + tiles_a * p.dst_step[0]) / int(TB));
-    for (uint t = gl_WorkGroupID.x; t < p.count; t += gl_NumWorkGroups.x) {
-        uint s, d;
-        walk(t, s, d);
-        const uint ia = t % tiles_a, ib = (t / tiles_a) % tiles_b;
-        const uint ea = min(TILE_A, na - ia * TILE_A), eb = min(TB, nb - ib * TB);
-        load_tile(s, ea, eb, sa, sb);
-        barrier();
-        store_tile(d, ea, eb, db);
-        barrier(); // the next tile reuses the shared array
-    }
+    uint s, d;
+    walk(t, s, d);
+    const uint ia = t % tiles_a, ib = (t / tiles_a) % tiles_b;
+    const uint ea = min(TILE_A, na - ia * TILE_A), eb = min(TB, nb - ib * TB);
+    load_tile(s, ea, eb, sa, sb);
+    barrier();
+    store_tile(d, ea, eb, db);
+    barrier(); // the next tile reuses the shared array
+}
+
+// A workgroup per tile, looping over the grid (capped at
+// maxComputeWorkGroupCount). A batch's tiles (walk.glsl, BATCH) are its
+// entries' tiles in turn, each entry a tiled item's launch; t is the same
+// for the whole workgroup, so every invocation reaches the barriers.
+void main() {
+#ifdef BATCH
+    for (uint t = gl_WorkGroupID.x; t < b.tiles; t += gl_NumWorkGroups.x) run_tile(batch_tile(t));
+#else
+    for (uint t = gl_WorkGroupID.x; t < p.count; t += gl_NumWorkGroups.x) run_tile(t);
+#endif
 }

@@ -56,6 +56,11 @@ layout(push_constant, std430) uniform Batch {
     uint src_unit;     // bytes per source unit
     uint starts_shift; // the starts' first word in their binding
     uint base;
+    // Every entry of per tiles (0: they differ): a tile's entry is
+    // first + t / per, by multiply-high (launch.h: dmls_vk_batch_push).
+    uint per;
+    uint per_magic;
+    uint per_shift;
     uint limit[DMLS_VK_MAX_DIMS];
     uint stride[DMLS_VK_MAX_DIMS];
 } b;
@@ -96,35 +101,59 @@ void walk(uint i, out uint s, out uint d) {
         for (uint base = gl_WorkGroupID.x * tile; base < p.count; base += gl_NumWorkGroups.x * tile) run(base); \
     }
 #else
-// Crop i's source position, in the shader's units.
+// Crop i's source position, in the shader's units. Every start is loaded
+// before any is used, so their loads overlap rather than follow one
+// another (a loop to b.rank would use each before issuing the next); a
+// dim the crop covers whole (limit 0: a KV cache's rows within a page)
+// clamps to 0 whatever its start, so it loads nothing.
 uint crop_position(uint i) {
+    uint lo[DMLS_VK_MAX_DIMS], hi[DMLS_VK_MAX_DIMS];
+    [[unroll]] for (uint k = 0u; k < DMLS_VK_MAX_DIMS; k++) {
+        lo[k] = 0u, hi[k] = 0u;
+        if (k < b.rank && b.limit[k] != 0u) {
+            const uint e = b.starts_shift + (i * b.rank + k) * (b.wide + 1u);
+            lo[k] = starts[e];
+            if (b.wide != 0u) hi[k] = starts[e + 1u];
+        }
+    }
     uint at = b.base;
-    for (uint k = 0u; k < b.rank; k++) {
-        const uint e = b.starts_shift + (i * b.rank + k) * (b.wide + 1u);
-        const uint lo = starts[e], hi = b.wide != 0u ? starts[e + 1u] : ((lo & 0x80000000u) != 0u ? ~0u : 0u);
-        const uint v = (hi & 0x80000000u) != 0u ? 0u : (hi != 0u || lo > b.limit[k]) ? b.limit[k] : lo;
-        at += v * b.stride[k];
+    [[unroll]] for (uint k = 0u; k < DMLS_VK_MAX_DIMS; k++) {
+        const uint h = b.wide != 0u ? hi[k] : ((lo[k] & 0x80000000u) != 0u ? ~0u : 0u);
+        const uint v = (h & 0x80000000u) != 0u ? 0u : (h != 0u || lo[k] > b.limit[k]) ? b.limit[k] : lo[k];
+        if (k < b.rank) at += v * b.stride[k];
     }
     return at / b.src_unit;
 }
 
 // Tile t of the dispatch: the last entry whose first tile is at most t
 // (entries of no items are left out of the table), made the walk p with
-// the slots' shifts; returns t's place among that entry's tiles.
+// the slots' shifts; returns t's place among that entry's tiles. Where
+// every entry has as many tiles (crops, a KV cache's pages) the entry is
+// a quotient, so the first load a workgroup waits on is its entry, not
+// the log2(entries) dependent loads of the search (the KV gather: 9).
 uint batch_tile(uint t) {
-    uint lo = b.first, hi = b.first + b.entries - 1u;
-    while (lo < hi) {
-        const uint mid = (lo + hi + 1u) >> 1;
-        if (table[mid].first_tile <= t)
-            lo = mid;
-        else
-            hi = mid - 1u;
+    uint lo = b.first, at = 0u;
+    if (b.per != 0u) {
+        uint hi, low;
+        umulExtended(t, b.per_magic, hi, low);
+        const uint k = (hi + t) >> b.per_shift;
+        lo += k, at = t - k * b.per;
+    } else {
+        uint hi = b.first + b.entries - 1u;
+        while (lo < hi) {
+            const uint mid = (lo + hi + 1u) >> 1;
+            if (table[mid].first_tile <= t)
+                lo = mid;
+            else
+                hi = mid - 1u;
+        }
+        at = t - table[lo].first_tile;
     }
     p = table[lo].w;
     if (b.rank != 0u) p.src_base = crop_position(p.src_base);
     p.src_base += b.src_shift;
     p.dst_base += b.dst_shift;
-    return t - table[lo].first_tile;
+    return at;
 }
 #define DMLS_VK_MAIN(run)                                                                      \
     void main() {                                                                              \
