@@ -59,11 +59,12 @@ function throwStatus(status, what) {
 
 /** The dtype name of a tensor: its dtype field, else its array's kind. */
 export function dtypeOf(t) {
-  const name = t.dtype ?? KIND_DTYPE.get(t.data?.constructor);
-  if (!name || !(name in DTYPES)) throw new TypeError(`dmlslice: unknown dtype ${String(t.dtype ?? t.data?.constructor?.name)}`);
+  const have = kindOf(t.data);
+  const name = t.dtype ?? (t.data instanceof HeapArray ? t.data.dtype : KIND_DTYPE.get(have));
+  if (!name || !(name in DTYPES)) throw new TypeError(`dmlslice: unknown dtype ${String(t.dtype ?? have?.name)}`);
   const kind = DTYPES[name][2];
-  if (!(t.data instanceof kind) && !(name === 'uint8' && t.data instanceof Uint8ClampedArray))
-    throw new TypeError(`dmlslice: dtype ${name} is carried in a ${kind.name}, not a ${t.data?.constructor?.name}`);
+  if (have !== kind && !(name === 'uint8' && have === Uint8ClampedArray))
+    throw new TypeError(`dmlslice: dtype ${name} is carried in a ${kind.name}, not a ${have?.name}`);
   return name;
 }
 
@@ -92,37 +93,72 @@ class Scratch {
   free() { for (const p of this.ptrs) mod()._free(p); this.ptrs = []; }
 }
 
-function onHeap(data) {
-  return data.buffer === mod().HEAPU8.buffer;
+// The base alignment of alloc()'s arrays: DirectML's minimum for a bound
+// buffer (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, R-X-ALIGN), which also
+// suits the SIMD kernels; the module's malloc promises only 8.
+const HEAP_ALIGNMENT = 16;
+
+/**
+ * An array in the module's own memory (alloc()): a tensor whose data (or
+ * out) is one passes into the library without a copy. It holds an address,
+ * not a view: the module's memory grows when a later allocation needs more,
+ * which replaces its ArrayBuffer and detaches every view of the old one.
+ * `array` is a view of the memory as it is now; take it again after any
+ * call that may allocate rather than keep it.
+ */
+export class HeapArray {
+  constructor(raw, ptr, length, dtype) {
+    Object.assign(this, {raw, ptr, length, dtype, view: null});
+  }
+  get byteLength() { return this.length * DTYPES[this.dtype][1]; }
+  get array() {
+    if (!this.ptr) throw new TypeError(`dmlslice: this ${this.dtype} array was freed`);
+    const buffer = mod().HEAPU8.buffer;
+    if (this.view?.buffer !== buffer) this.view = new DTYPES[this.dtype][2](buffer, this.ptr, this.length);
+    return this.view;
+  }
+  free() {
+    if (this.raw) mod()._free(this.raw);
+    Object.assign(this, {raw: 0, ptr: 0, view: null});
+  }
 }
 
 /**
- * A TypedArray of `count` elements of `dtype` in the module's own memory:
- * a tensor whose data is one passes into the library without a copy.
- * Release it with free(). Views are invalidated when the memory grows;
- * call view() again then.
+ * `count` elements of `dtype` in the module's own memory, 16-byte aligned
+ * (or `alignment`, a power of two): a HeapArray. Release it with free().
  */
-export function alloc(dtype, count) {
+export function alloc(dtype, count, {alignment = HEAP_ALIGNMENT} = {}) {
   const [, size, Kind] = DTYPES[dtype] ?? [];
   if (!Kind) throw new TypeError(`dmlslice: unknown dtype ${dtype}`);
+  if (!Number.isSafeInteger(count) || count < 0) throw new TypeError(`dmlslice: count = ${count} is not a size`);
+  if (!Number.isSafeInteger(alignment) || alignment < 1 || (alignment & (alignment - 1)) !== 0 || alignment > 2 ** 30)
+    throw new TypeError(`dmlslice: alignment = ${alignment} is not a power of two up to 2^30`);
   const bytes = count * size;
-  if (bytes >= WASM32_BYTES) throw new RangeError(`dmlslice: ${bytes} bytes exceed wasm32's 4 GiB memory`);
-  const p = mod()._malloc(bytes);
-  if (!p) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
-  return new Kind(mod().HEAPU8.buffer, p, count);
+  if (bytes + alignment >= WASM32_BYTES) throw new RangeError(`dmlslice: ${bytes} bytes exceed wasm32's 4 GiB memory`);
+  const raw = mod()._malloc(bytes + alignment);
+  if (!raw) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
+  return new HeapArray(raw, Math.ceil(raw / alignment) * alignment, count, dtype);
 }
 
 /** Releases an array made by alloc(). */
 export function free(array) {
-  if (onHeap(array)) mod()._free(array.byteOffset);
+  if (!(array instanceof HeapArray)) throw new TypeError('dmlslice: free() takes an array made by alloc()');
+  array.free();
+}
+
+// The element kind of a tensor's data: its TypedArray's, or a HeapArray's.
+function kindOf(data) {
+  return data instanceof HeapArray ? DTYPES[data.dtype][2] : data?.constructor;
 }
 
 // The input's bytes in the module: a pointer and a byte count. Strided
 // tensors bring every byte up to their last element.
 function bindInput(t, scratch) {
+  if (t.data instanceof HeapArray) return [t.data.array.byteOffset, t.data.byteLength];
+  // Any other array, even a view of the module's memory (which an
+  // allocation below could detach), is copied in.
   const bytes = t.data.byteLength;
   if (bytes >= WASM32_BYTES) throw new RangeError(`dmlslice: the input holds ${bytes} bytes; wasm32's memory is 4 GiB`);
-  if (onHeap(t.data)) return [t.data.byteOffset, bytes];
   const p = scratch.alloc(bytes);
   mod().HEAPU8.set(new Uint8Array(t.data.buffer, t.data.byteOffset, bytes), p);
   return [p, bytes];
@@ -140,13 +176,14 @@ function runOp(op, t, dtype, shape, out, reference, what) {
     const [pin, inBytes] = bindInput(t, scratch);
     const n = count(shape);
     let result = out;
-    if (result && !(result instanceof t.data.constructor)) throw new TypeError(`${what}: out must be a ${t.data.constructor.name}`);
+    if (result && kindOf(result) !== kindOf(t.data)) throw new TypeError(`${what}: out must hold ${kindOf(t.data).name} elements`);
     if (result && result.length < n) throw new RangeError(`${what}: out holds ${result.length} elements; the result has ${n}`);
-    const pout = result && onHeap(result) ? result.byteOffset : scratch.alloc(outBytes);
+    const direct = result instanceof HeapArray;
+    const pout = direct ? result.array.byteOffset : scratch.alloc(outBytes);
     const status = m._dmlsw_execute(op, pin, inBytes, pout, outBytes, reference ? 1 : 0);
     if (status !== 0) throwStatus(status, what);
     if (!result) result = new Kind(n);
-    if (!onHeap(result)) new Uint8Array(result.buffer, result.byteOffset, n * size).set(m.HEAPU8.subarray(pout, pout + n * size));
+    if (!direct) new Uint8Array(result.buffer, result.byteOffset, n * size).set(m.HEAPU8.subarray(pout, pout + n * size));
     return t.dtype ? {data: result, shape, dtype: t.dtype} : {data: result, shape};
   } finally {
     scratch.free();

@@ -89,17 +89,41 @@ test('planned reuse: one plan, many inputs, the caller\'s out, the module\'s hea
     assert.deepEqual(plain(out), [-4, -6, -8, -10]);
     // Input and output in the module's memory: no copy either way.
     const hin = d.alloc('float32', 16), hout = d.alloc('float32', 4);
-    hin.set(a.data);
+    hin.array.set(a.data);
     assert.equal(plan.run({data: hin, shape: [4, 4]}, {out: hout}).data, hout);
-    assert.deepEqual(plain(hout), [4, 6, 8, 10]);
+    assert.deepEqual(plain(hout.array), [4, 6, 8, 10]);
     d.free(hin);
     d.free(hout);
+    assert.throws(() => hin.array, /freed/);
     assert.throws(() => plan.run({data: new Int32Array(16), shape: [4, 4]}), /planned for float32/);
     assert.throws(() => plan.run(a, {out: new Float32Array(3)}), RangeError);
   } finally {
     plan.free();
   }
   assert.throws(() => plan.run(iota([4, 4])), /released/);
+});
+
+// The module's memory grows (a new ArrayBuffer, the old one detached) when
+// an allocation needs more than it holds: arrays from alloc() must still
+// work as inputs, outputs and views afterwards.
+test('heap arrays outlive the module memory growing between alloc and use', async () => {
+  const m = await d.init();
+  const hin = d.alloc('int32', 16), hout = d.alloc('int32', 8);
+  hin.array.set(iota([4, 4], 'int32').data);
+  const before = m.HEAPU8.buffer;
+  const big = d.alloc('uint8', 2 * before.byteLength);
+  try {
+    assert.notEqual(m.HEAPU8.buffer, before, 'the memory grew');
+    assert.equal(before.byteLength, 0, 'the old buffer is detached');
+    const r = d.slice({data: hin, shape: [4, 4]}, [0, 1], [4, 3], {strides: [1, 2], out: hout});
+    assert.equal(r.data, hout);
+    assert.deepEqual(plain(hout.array), [1, 3, 5, 7, 9, 11, 13, 15]);
+    assert.equal(hin.array.byteOffset % 16, 0);
+  } finally {
+    d.free(big);
+    d.free(hin);
+    d.free(hout);
+  }
 });
 
 test('nothing over wasm32\'s 4 GiB: refused with the figure', () => {
