@@ -78,3 +78,38 @@ export function onnxSplit<T extends Data>(t: Tensor<T>, sizes: number[], options
 /** Windows of one size at each row of starts, stacked: shape [starts.length, ...size]. */
 export function planCrops(t: Tensor, starts: number[][], size: number[]): PlannedBatch;
 export function crops<T extends Data>(t: Tensor<T>, starts: number[][], size: number[]): Tensor<T>;
+
+/** A DirectML buffer tensor (DML_BUFFER_TENSOR_DESC); DimensionCount is Sizes.length. */
+export interface DmlTensor {
+  DataType: string | number;
+  Sizes: Int[];
+  Strides?: Int[];
+  /** The least DirectML accepts when absent. */
+  TotalTensorSizeInBytes?: Int;
+  GuaranteedBaseOffsetAlignment?: Int;
+  DimensionCount?: number;
+}
+/** DML_SLICE_OPERATOR_DESC, DML_SLICE1_OPERATOR_DESC or DML_SLICE_GRAD_OPERATOR_DESC, with Type. */
+export type DmlDesc =
+  {Type: 'SLICE'; InputTensor: DmlTensor; OutputTensor: DmlTensor; DimensionCount?: number;
+   Offsets: Int[]; Sizes: Int[]; Strides: Int[]} |
+  {Type: 'SLICE1'; InputTensor: DmlTensor; OutputTensor: DmlTensor; DimensionCount?: number;
+   InputWindowOffsets: Int[]; InputWindowSizes: Int[]; InputWindowStrides: Int[]} |
+  {Type: 'SLICE_GRAD'; InputGradientTensor: DmlTensor; OutputGradientTensor: DmlTensor; DimensionCount?: number;
+   InputWindowOffsets: Int[]; InputWindowSizes: Int[]; InputWindowStrides: Int[]};
+/** A DirectML feature level: its name ("4_1", "4.1", "0x4100") or its DML_FEATURE_LEVEL value; the latest when absent. */
+export interface DmlOptions { featureLevel?: string | number; }
+
+/** A planned DirectML operator: run() binds buffers of the tensors' TotalTensorSizeInBytes. */
+export class PlannedDml {
+  readonly shape: number[];
+  readonly dtype: DType;
+  readonly inputBytes: number;
+  readonly outputBytes: number;
+  run<T extends Data>(input: Data | HeapArray, options?: RunOptions<T>): Tensor<T>;
+  free(): void;
+}
+export function planDml(desc: DmlDesc, options?: DmlOptions): PlannedDml;
+/** The output's sizes where DirectML accepts the descriptor at the level; throws naming the rule otherwise. */
+export function checkDml(desc: DmlDesc, options?: DmlOptions): number[];
+export function sliceDml<T extends Data>(desc: DmlDesc, input: Data | HeapArray, options?: DmlOptions & RunOptions<T>): Tensor<T>;
