@@ -7,7 +7,8 @@ export type Data = Float32Array | Float64Array | Int8Array | Uint8Array | Uint8C
 
 /** A tensor: data holds its elements at shape's (or strides') positions; float16 is a Uint16Array with dtype 'float16'. */
 export interface Tensor<T extends Data = Data> {
-  data: T;
+  /** The elements: a TypedArray, or a HeapArray (alloc()) of the same kind. */
+  data: T | HeapArray;
   shape: number[];
   /** Element strides, one per axis; packed row-major when absent. */
   strides?: number[];
@@ -15,8 +16,8 @@ export interface Tensor<T extends Data = Data> {
 }
 
 export interface RunOptions<T extends Data = Data> {
-  /** Where the result goes: an array of the input's kind, of at least the result's element count. */
-  out?: T;
+  /** Where the result goes: an array (or HeapArray) of the input's kind, of at least the result's element count. */
+  out?: T | HeapArray;
   /** Run through the library's scalar reference executor (the tests' oracle). */
   reference?: boolean;
 }
@@ -38,9 +39,22 @@ export class PlannedBatch {
 /** Loads the WebAssembly module; await it once before any other call. */
 export function init(options?: object): Promise<unknown>;
 export function dtypeOf(t: Tensor): DType;
-/** An array in the module's own memory: tensors over it pass in (and results out) without a copy. */
-export function alloc(dtype: DType, count: number): Data;
-export function free(array: Data): void;
+/**
+ * An array in the module's own memory: a tensor whose data (or out) is one passes in (and results out)
+ * without a copy. It holds an address: `array` views the memory as it is now (the memory's growth detaches
+ * older views), so take it again after a call rather than keep it.
+ */
+export class HeapArray {
+  readonly ptr: number;
+  readonly length: number;
+  readonly dtype: DType;
+  readonly byteLength: number;
+  readonly array: Data;
+  free(): void;
+}
+/** `count` elements of dtype in the module's memory, 16-byte aligned unless alignment (a power of two) says. */
+export function alloc(dtype: DType, count: number, options?: {alignment?: number}): HeapArray;
+export function free(array: HeapArray): void;
 
 export function planSlice(t: Tensor, starts: number[], sizes: number[], options?: {strides?: number[]}): Planned;
 export function slice<T extends Data>(t: Tensor<T>, starts: number[], sizes: number[],
@@ -64,3 +78,38 @@ export function onnxSplit<T extends Data>(t: Tensor<T>, sizes: number[], options
 /** Windows of one size at each row of starts, stacked: shape [starts.length, ...size]. */
 export function planCrops(t: Tensor, starts: number[][], size: number[]): PlannedBatch;
 export function crops<T extends Data>(t: Tensor<T>, starts: number[][], size: number[]): Tensor<T>;
+
+/** A DirectML buffer tensor (DML_BUFFER_TENSOR_DESC); DimensionCount is Sizes.length. */
+export interface DmlTensor {
+  DataType: string | number;
+  Sizes: Int[];
+  Strides?: Int[];
+  /** The least DirectML accepts when absent. */
+  TotalTensorSizeInBytes?: Int;
+  GuaranteedBaseOffsetAlignment?: Int;
+  DimensionCount?: number;
+}
+/** DML_SLICE_OPERATOR_DESC, DML_SLICE1_OPERATOR_DESC or DML_SLICE_GRAD_OPERATOR_DESC, with Type. */
+export type DmlDesc =
+  {Type: 'SLICE'; InputTensor: DmlTensor; OutputTensor: DmlTensor; DimensionCount?: number;
+   Offsets: Int[]; Sizes: Int[]; Strides: Int[]} |
+  {Type: 'SLICE1'; InputTensor: DmlTensor; OutputTensor: DmlTensor; DimensionCount?: number;
+   InputWindowOffsets: Int[]; InputWindowSizes: Int[]; InputWindowStrides: Int[]} |
+  {Type: 'SLICE_GRAD'; InputGradientTensor: DmlTensor; OutputGradientTensor: DmlTensor; DimensionCount?: number;
+   InputWindowOffsets: Int[]; InputWindowSizes: Int[]; InputWindowStrides: Int[]};
+/** A DirectML feature level: its name ("4_1", "4.1", "0x4100") or its DML_FEATURE_LEVEL value; the latest when absent. */
+export interface DmlOptions { featureLevel?: string | number; }
+
+/** A planned DirectML operator: run() binds buffers of the tensors' TotalTensorSizeInBytes. */
+export class PlannedDml {
+  readonly shape: number[];
+  readonly dtype: DType;
+  readonly inputBytes: number;
+  readonly outputBytes: number;
+  run<T extends Data>(input: Data | HeapArray, options?: RunOptions<T>): Tensor<T>;
+  free(): void;
+}
+export function planDml(desc: DmlDesc, options?: DmlOptions): PlannedDml;
+/** The output's sizes where DirectML accepts the descriptor at the level; throws naming the rule otherwise. */
+export function checkDml(desc: DmlDesc, options?: DmlOptions): number[];
+export function sliceDml<T extends Data>(desc: DmlDesc, input: Data | HeapArray, options?: DmlOptions & RunOptions<T>): Tensor<T>;

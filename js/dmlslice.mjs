@@ -59,11 +59,12 @@ function throwStatus(status, what) {
 
 /** The dtype name of a tensor: its dtype field, else its array's kind. */
 export function dtypeOf(t) {
-  const name = t.dtype ?? KIND_DTYPE.get(t.data?.constructor);
-  if (!name || !(name in DTYPES)) throw new TypeError(`dmlslice: unknown dtype ${String(t.dtype ?? t.data?.constructor?.name)}`);
+  const have = kindOf(t.data);
+  const name = t.dtype ?? (t.data instanceof HeapArray ? t.data.dtype : KIND_DTYPE.get(have));
+  if (!name || !(name in DTYPES)) throw new TypeError(`dmlslice: unknown dtype ${String(t.dtype ?? have?.name)}`);
   const kind = DTYPES[name][2];
-  if (!(t.data instanceof kind) && !(name === 'uint8' && t.data instanceof Uint8ClampedArray))
-    throw new TypeError(`dmlslice: dtype ${name} is carried in a ${kind.name}, not a ${t.data?.constructor?.name}`);
+  if (have !== kind && !(name === 'uint8' && have === Uint8ClampedArray))
+    throw new TypeError(`dmlslice: dtype ${name} is carried in a ${kind.name}, not a ${have?.name}`);
   return name;
 }
 
@@ -77,52 +78,94 @@ function checkShape(shape, what) {
 // A scratch area on the module's heap, freed by the caller's finally.
 class Scratch {
   constructor() { this.ptrs = []; }
-  alloc(bytes) {
-    const p = mod()._malloc(Math.max(bytes, 8));
+  alloc(bytes, alignment = 8) {
+    const p = mod()._malloc(Math.max(bytes, 8) + alignment - 8);
     if (!p) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
     this.ptrs.push(p);
-    return p;
+    return Math.ceil(p / alignment) * alignment;
   }
-  i64(values) {
+  // Integers (numbers or BigInts) as int64_t: what does not fit is
+  // refused, not wrapped.
+  i64(values, what = 'dmlslice') {
+    const big = values.map((v, i) => {
+      if (typeof v === 'bigint' ? BigInt.asIntN(64, v) !== v : !Number.isSafeInteger(v))
+        throw new TypeError(`${what}: value [${i}] = ${v} is not an integer of 64 bits`);
+      return BigInt(v);
+    });
     const p = this.alloc(values.length * 8);
-    new BigInt64Array(mod().HEAPU8.buffer, p, values.length).set(values.map(BigInt));
+    new BigInt64Array(mod().HEAPU8.buffer, p, values.length).set(big);
     return p;
   }
   u64(values) { return this.i64(values); }
   free() { for (const p of this.ptrs) mod()._free(p); this.ptrs = []; }
 }
 
-function onHeap(data) {
-  return data.buffer === mod().HEAPU8.buffer;
+// The base alignment of alloc()'s arrays: DirectML's minimum for a bound
+// buffer (DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT, R-X-ALIGN), which also
+// suits the SIMD kernels; the module's malloc promises only 8.
+const HEAP_ALIGNMENT = 16;
+
+/**
+ * An array in the module's own memory (alloc()): a tensor whose data (or
+ * out) is one passes into the library without a copy. It holds an address,
+ * not a view: the module's memory grows when a later allocation needs more,
+ * which replaces its ArrayBuffer and detaches every view of the old one.
+ * `array` is a view of the memory as it is now; take it again after any
+ * call that may allocate rather than keep it.
+ */
+export class HeapArray {
+  constructor(raw, ptr, length, dtype) {
+    Object.assign(this, {raw, ptr, length, dtype, view: null});
+  }
+  get byteLength() { return this.length * DTYPES[this.dtype][1]; }
+  get array() {
+    if (!this.ptr) throw new TypeError(`dmlslice: this ${this.dtype} array was freed`);
+    const buffer = mod().HEAPU8.buffer;
+    if (this.view?.buffer !== buffer) this.view = new DTYPES[this.dtype][2](buffer, this.ptr, this.length);
+    return this.view;
+  }
+  free() {
+    if (this.raw) mod()._free(this.raw);
+    Object.assign(this, {raw: 0, ptr: 0, view: null});
+  }
 }
 
 /**
- * A TypedArray of `count` elements of `dtype` in the module's own memory:
- * a tensor whose data is one passes into the library without a copy.
- * Release it with free(). Views are invalidated when the memory grows;
- * call view() again then.
+ * `count` elements of `dtype` in the module's own memory, 16-byte aligned
+ * (or `alignment`, a power of two): a HeapArray. Release it with free().
  */
-export function alloc(dtype, count) {
+export function alloc(dtype, count, {alignment = HEAP_ALIGNMENT} = {}) {
   const [, size, Kind] = DTYPES[dtype] ?? [];
   if (!Kind) throw new TypeError(`dmlslice: unknown dtype ${dtype}`);
+  if (!Number.isSafeInteger(count) || count < 0) throw new TypeError(`dmlslice: count = ${count} is not a size`);
+  if (!Number.isSafeInteger(alignment) || alignment < 1 || (alignment & (alignment - 1)) !== 0 || alignment > 2 ** 30)
+    throw new TypeError(`dmlslice: alignment = ${alignment} is not a power of two up to 2^30`);
   const bytes = count * size;
-  if (bytes >= WASM32_BYTES) throw new RangeError(`dmlslice: ${bytes} bytes exceed wasm32's 4 GiB memory`);
-  const p = mod()._malloc(bytes);
-  if (!p) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
-  return new Kind(mod().HEAPU8.buffer, p, count);
+  if (bytes + alignment >= WASM32_BYTES) throw new RangeError(`dmlslice: ${bytes} bytes exceed wasm32's 4 GiB memory`);
+  const raw = mod()._malloc(bytes + alignment);
+  if (!raw) throw new RangeError(`dmlslice: out of module memory for ${bytes} bytes`);
+  return new HeapArray(raw, Math.ceil(raw / alignment) * alignment, count, dtype);
 }
 
 /** Releases an array made by alloc(). */
 export function free(array) {
-  if (onHeap(array)) mod()._free(array.byteOffset);
+  if (!(array instanceof HeapArray)) throw new TypeError('dmlslice: free() takes an array made by alloc()');
+  array.free();
+}
+
+// The element kind of a tensor's data: its TypedArray's, or a HeapArray's.
+function kindOf(data) {
+  return data instanceof HeapArray ? DTYPES[data.dtype][2] : data?.constructor;
 }
 
 // The input's bytes in the module: a pointer and a byte count. Strided
 // tensors bring every byte up to their last element.
 function bindInput(t, scratch) {
+  if (t.data instanceof HeapArray) return [t.data.array.byteOffset, t.data.byteLength];
+  // Any other array, even a view of the module's memory (which an
+  // allocation below could detach), is copied in.
   const bytes = t.data.byteLength;
   if (bytes >= WASM32_BYTES) throw new RangeError(`dmlslice: the input holds ${bytes} bytes; wasm32's memory is 4 GiB`);
-  if (onHeap(t.data)) return [t.data.byteOffset, bytes];
   const p = scratch.alloc(bytes);
   mod().HEAPU8.set(new Uint8Array(t.data.buffer, t.data.byteOffset, bytes), p);
   return [p, bytes];
@@ -140,13 +183,14 @@ function runOp(op, t, dtype, shape, out, reference, what) {
     const [pin, inBytes] = bindInput(t, scratch);
     const n = count(shape);
     let result = out;
-    if (result && !(result instanceof t.data.constructor)) throw new TypeError(`${what}: out must be a ${t.data.constructor.name}`);
+    if (result && kindOf(result) !== kindOf(t.data)) throw new TypeError(`${what}: out must hold ${kindOf(t.data).name} elements`);
     if (result && result.length < n) throw new RangeError(`${what}: out holds ${result.length} elements; the result has ${n}`);
-    const pout = result && onHeap(result) ? result.byteOffset : scratch.alloc(outBytes);
+    const direct = result instanceof HeapArray;
+    const pout = direct ? result.array.byteOffset : scratch.alloc(outBytes);
     const status = m._dmlsw_execute(op, pin, inBytes, pout, outBytes, reference ? 1 : 0);
     if (status !== 0) throwStatus(status, what);
     if (!result) result = new Kind(n);
-    if (!onHeap(result)) new Uint8Array(result.buffer, result.byteOffset, n * size).set(m.HEAPU8.subarray(pout, pout + n * size));
+    if (!direct) new Uint8Array(result.buffer, result.byteOffset, n * size).set(m.HEAPU8.subarray(pout, pout + n * size));
     return t.dtype ? {data: result, shape, dtype: t.dtype} : {data: result, shape};
   } finally {
     scratch.free();
@@ -385,4 +429,171 @@ export function planCrops(t, starts, size) {
 export function crops(t, starts, size) {
   const p = planCrops(t, starts, size);
   try { return p.run(t)[0]; } finally { p.free(); }
+}
+
+// DirectML's slice operators, their descriptors as plain objects with
+// DirectML's field names. The library validates them (dmls_create_dml_lists):
+// the JavaScript only reads the objects into its list form.
+const DML_OPS = {
+  SLICE: [60, 'InputTensor', 'OutputTensor', 'Offsets', 'Sizes', 'Strides'],
+  SLICE1: [111, 'InputTensor', 'OutputTensor', 'InputWindowOffsets', 'InputWindowSizes', 'InputWindowStrides'],
+  SLICE_GRAD: [135, 'InputGradientTensor', 'OutputGradientTensor', 'InputWindowOffsets', 'InputWindowSizes',
+    'InputWindowStrides'],
+};
+const DML_TENSOR_FIELDS = ['DataType', 'DimensionCount', 'Sizes', 'Strides', 'TotalTensorSizeInBytes',
+  'GuaranteedBaseOffsetAlignment'];
+
+function dmlList(desc, field, what) {
+  const v = desc[field];
+  if (!Array.isArray(v)) throw new TypeError(`${what}: ${field} must be an array of integers (R-OP-NULL)`);
+  return v;
+}
+
+function onlyFields(obj, allowed, what) {
+  for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw new TypeError(`${what}: unknown field ${k}`);
+}
+
+// A DataType: DirectML's name, with or without DML_TENSOR_DATA_TYPE_, or
+// its value (which the library judges).
+function dmlDataType(v, what) {
+  if (Number.isSafeInteger(v)) return v;
+  const name = typeof v === 'string' ? v.replace(/^DML_TENSOR_DATA_TYPE_/, '').toLowerCase() : '';
+  if (!(name in DTYPES)) throw new TypeError(`${what}: DataType ${String(v)} is not one of ${Object.keys(DTYPES).map((k) => k.toUpperCase()).join(', ')}`);
+  return DTYPES[name][0];
+}
+
+// A tensor's record for the glue (tensor_lists in js/src/glue.c).
+function dmlTensor(t, what, scratch) {
+  onlyFields(t, DML_TENSOR_FIELDS, what);
+  const sizes = dmlList(t, 'Sizes', what), n = t.DimensionCount ?? sizes.length;
+  if (n !== sizes.length) throw new TypeError(`${what}: DimensionCount = ${n} but Sizes holds ${sizes.length} values`);
+  if (t.Strides != null && dmlList(t, 'Strides', what).length !== n)
+    throw new TypeError(`${what}: DimensionCount = ${n} but Strides holds ${t.Strides.length} values`);
+  const rec = [n, scratch.i64(sizes, `${what}.Sizes`), t.Strides == null ? 0 : scratch.i64(t.Strides, `${what}.Strides`),
+    t.TotalTensorSizeInBytes ?? 0, t.GuaranteedBaseOffsetAlignment ?? 0];
+  return scratch.i64(rec, what);
+}
+
+// The feature level an option names (text as DirectML writes it, "4_1",
+// or a DML_FEATURE_LEVEL value); the latest when absent.
+function dmlLevel(level) {
+  const m = mod();
+  if (level === undefined) return m._dmls_feature_level_at(m._dmls_feature_level_count() - 1);
+  if (Number.isSafeInteger(level)) return level;
+  if (typeof level !== 'string') throw new TypeError(`DirectML: featureLevel ${String(level)} is not a level's name or value`);
+  const scratch = new Scratch();
+  try {
+    const p = scratch.alloc(m.lengthBytesUTF8(level) + 1);
+    m.stringToUTF8(level, p, m.lengthBytesUTF8(level) + 1);
+    const v = m._dmlsw_feature_level(p);
+    if (!v) throwStatus(m._dmlsw_status(), 'DirectML');
+    return v;
+  } finally {
+    scratch.free();
+  }
+}
+
+// The operator the descriptor describes, and its type's name.
+function createDml(desc, featureLevel) {
+  const m = mod(), scratch = new Scratch();
+  if (desc === null || typeof desc !== 'object') throw new TypeError('DirectML: the descriptor must be an object');
+  const entry = DML_OPS[desc.Type];
+  if (!entry) throw new TypeError(`DirectML: Type ${String(desc.Type)} is not one of ${Object.keys(DML_OPS).join(', ')}`);
+  const [type, inName, outName, ...lists] = entry, what = desc.Type;
+  onlyFields(desc, ['Type', 'DimensionCount', inName, outName, ...lists], what);
+  const level = dmlLevel(featureLevel);
+  try {
+    for (const f of [inName, outName])
+      if (desc[f] === null || typeof desc[f] !== 'object') throw new TypeError(`${what}: ${f} is missing (R-OP-NULL)`);
+    const [din, dout] = [desc[inName].DataType, desc[outName].DataType];
+    const dt = dmlDataType(din, `${what}: ${inName}`);
+    // The list form carries one data type for both tensors.
+    if (dmlDataType(dout, `${what}: ${outName}`) !== dt)
+      throw new TypeError(`${what}: ${inName}.DataType ${din} and ${outName}.DataType ${dout} differ (R-OP-TYPE)`);
+    const vals = lists.map((f) => dmlList(desc, f, what)), n = desc.DimensionCount ?? vals[0].length;
+    lists.forEach((f, i) => {
+      if (vals[i].length !== n) throw new TypeError(`${what}: DimensionCount = ${n} but ${f} holds ${vals[i].length} values`);
+    });
+    const op = m._dmlsw_create_dml(type, dt, dmlTensor(desc[inName], `${what}: ${inName}`, scratch),
+      dmlTensor(desc[outName], `${what}: ${outName}`, scratch), n,
+      ...lists.map((f, i) => scratch.i64(vals[i], `${what}: ${f}`)), level);
+    if (!op) throwStatus(m._dmlsw_status(), what);
+    // Where run() places a buffer: at the alignment its tensor promises.
+    const align = (t) => Math.max(16, 2 ** Math.ceil(Math.log2(Number(t.GuaranteedBaseOffsetAlignment ?? 0) || 1)));
+    return [op, what, dt, [align(desc[inName]), align(desc[outName])]];
+  } finally {
+    scratch.free();
+  }
+}
+
+function dmlShape(op) {
+  const m = mod(), scratch = new Scratch();
+  try {
+    const rank = m._dmls_output_rank(op), p = scratch.alloc(rank * 8);
+    m._dmls_output_shape(op, p);
+    return Array.from(new BigInt64Array(m.HEAPU8.buffer, p, rank), Number);
+  } finally {
+    scratch.free();
+  }
+}
+
+/**
+ * A planned DirectML operator: run(input) binds a buffer of the input
+ * tensor's TotalTensorSizeInBytes and returns the output buffer (the
+ * output gradient for SLICE_GRAD) as a tensor of the output's sizes.
+ */
+export class PlannedDml {
+  constructor(op, what, dt, alignment) {
+    const m = mod(), dtype = Object.keys(DTYPES).find((k) => DTYPES[k][0] === dt);
+    Object.assign(this, {op, what, dtype, alignment, shape: dmlShape(op), inputBytes: m._dmlsw_input_bytes(op),
+                         outputBytes: m._dmlsw_output_bytes(op)});
+  }
+  run(input, {out, reference} = {}) {
+    if (!this.op) throw new TypeError(`${this.what}: the plan was released`);
+    const m = mod(), scratch = new Scratch(), [, size, Kind] = DTYPES[this.dtype];
+    const heap = (a) => a instanceof HeapArray;
+    if (!heap(input) && !ArrayBuffer.isView(input)) throw new TypeError(`${this.what}: the input must be a TypedArray or a HeapArray`);
+    if (out && kindOf(out) !== Kind) throw new TypeError(`${this.what}: out must hold ${Kind.name} elements`);
+    try {
+      // DirectML's buffers are 16-byte aligned (R-X-ALIGN); only the output's
+      // elements are written, so a caller's out keeps what lies between them.
+      const pin = heap(input) ? input.array.byteOffset : scratch.alloc(input.byteLength, this.alignment[0]);
+      if (!heap(input)) m.HEAPU8.set(new Uint8Array(input.buffer, input.byteOffset, input.byteLength), pin);
+      const inBytes = input.byteLength;
+      const outBytes = out ? out.byteLength : this.outputBytes;
+      const pout = out && heap(out) ? out.array.byteOffset : scratch.alloc(outBytes, this.alignment[1]);
+      if (!out) m.HEAPU8.fill(0, pout, pout + outBytes);
+      else if (!heap(out)) m.HEAPU8.set(new Uint8Array(out.buffer, out.byteOffset, outBytes), pout);
+      const status = m._dmlsw_execute(this.op, pin, inBytes, pout, outBytes, reference ? 1 : 0);
+      if (status !== 0) throwStatus(status, this.what);
+      const data = out ?? new Kind(Math.floor(outBytes / size));
+      if (!heap(data)) new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(m.HEAPU8.subarray(pout, pout + data.byteLength));
+      return {data, shape: this.shape, dtype: this.dtype};
+    } finally {
+      scratch.free();
+    }
+  }
+  free() { if (this.op) mod()._dmls_destroy(this.op); this.op = 0; }
+}
+
+/**
+ * Plans a DirectML SLICE, SLICE1 or SLICE_GRAD descriptor (a plain object:
+ * {Type, InputTensor, OutputTensor, InputWindowOffsets, ...}) at
+ * featureLevel ("4_1"; the latest when absent), as DirectML accepts or
+ * refuses it.
+ */
+export function planDml(desc, {featureLevel} = {}) {
+  return new PlannedDml(...createDml(desc, featureLevel));
+}
+
+/** Would DirectML accept the descriptor? Its output's sizes, or the error naming the rule. */
+export function checkDml(desc, options = {}) {
+  const p = planDml(desc, options);
+  try { return p.shape; } finally { p.free(); }
+}
+
+/** Plans, runs on input (a buffer of the input tensor) and releases. */
+export function sliceDml(desc, input, {featureLevel, out, reference} = {}) {
+  const p = planDml(desc, {featureLevel});
+  try { return p.run(input, {out, reference}); } finally { p.free(); }
 }

@@ -39,7 +39,7 @@ out=$pkg/dist
 mkdir -p "$out"
 link="-sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createDmlslice -sENVIRONMENT=web,worker
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8
-  -sEXPORTED_FUNCTIONS=_malloc,_free,_dmls_last_error,_dmls_last_error_rule,_dmls_destroy,_dmls_lower_webnn_slice,_dmls_lower_webnn_reverse,_dmls_lower_webnn_transpose,_dmls_lower_onnx_transpose,_dmls_lower_numpy,_dmls_lower_onnx,_dmls_batch_output_bytes,_dmls_batch_destroy -sFILESYSTEM=0"
+  -sEXPORTED_FUNCTIONS=_malloc,_free,_dmls_last_error,_dmls_last_error_rule,_dmls_destroy,_dmls_lower_webnn_slice,_dmls_lower_webnn_reverse,_dmls_lower_webnn_transpose,_dmls_lower_onnx_transpose,_dmls_lower_numpy,_dmls_lower_onnx,_dmls_batch_output_bytes,_dmls_batch_destroy,_dmls_feature_level_count,_dmls_feature_level_at,_dmls_feature_level_name,_dmls_output_rank,_dmls_output_shape -sFILESYSTEM=0"
 # shellcheck disable=SC2086
 emcc $flags -I"$root/include" -I"$build/include" "$root"/js/src/*.c "$build/src/libdmlslice.a" \
   $link -o "$out/dmlslice.mjs"

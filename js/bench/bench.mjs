@@ -58,17 +58,13 @@ for (const c of cases) {
   if (!(c.dtype in SIZES) || (!c.perm && !c.window_sizes)) continue;
   const s = shrink(c), n = s.input_shape.reduce((a, b) => a * b, 1);
   const dtype = s.dtype === 'float16' ? 'uint16' : s.dtype;
-  // Pointers, and views made after the last allocation (growing the
-  // module's memory detaches earlier views).
-  const inPtr = d.alloc(dtype, n).byteOffset;
-  const Kind = d.alloc(dtype, 1).constructor;
-  const view = (ptr, count) => new Kind(M.HEAPU8.buffer, ptr, count);
-  const p = plan(s, {data: view(inPtr, n), shape: s.input_shape});
+  // HeapArrays: their views are re-made after any growth of the memory.
+  const data = d.alloc(dtype, n);
+  const p = plan(s, {data, shape: s.input_shape});
   const outN = p.shape.reduce((a, b) => a * b, 1), outBytes = outN * SIZES[s.dtype];
-  const outPtr = d.alloc(dtype, outN).byteOffset;
-  const data = view(inPtr, n), out = view(outPtr, outN);
+  const out = d.alloc(dtype, outN);
   const tSlice = best(() => p.run({data, shape: s.input_shape}, {out}));
-  const tCopy = best(() => M.HEAPU8.copyWithin(out.byteOffset, data.byteOffset, data.byteOffset + outBytes));
+  const tCopy = best(() => M.HEAPU8.copyWithin(out.ptr, data.ptr, data.ptr + outBytes));
   // Traffic: the output's bytes read and written.
   const gb = (t) => ((2 * outBytes) / t / 1e9).toFixed(2);
   console.log(`| ${c.name} | ${(n * SIZES[s.dtype] / 2 ** 20).toFixed(0)} | ${gb(tSlice)} | ${gb(tCopy)} | ${(tCopy / tSlice).toFixed(2)} |`);

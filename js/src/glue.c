@@ -8,6 +8,7 @@
 #include <emscripten.h>
 
 #include <dmlslice/batch.h>
+#include <dmlslice/dml.h>
 #include <dmlslice/frontends.h>
 
 /* The status of the last create below, which returns the handle or NULL
@@ -54,6 +55,35 @@ EMSCRIPTEN_KEEPALIVE dmls_batch *dmlsw_crops(int dtype, int32_t ndim, const int6
     dmls_batch *b = NULL;
     last_status = dmls_batch_create_crops(&in, size, (size_t)n, starts, DMLS_STARTS_INT64, &b);
     return b;
+}
+
+/* A buffer tensor of the list form from its record: DimensionCount, the
+ * addresses of its sizes and strides (0: packed), TotalTensorSizeInBytes
+ * (0: the least DirectML accepts) and GuaranteedBaseOffsetAlignment. */
+static dmls_dml_tensor_lists tensor_lists(const int64_t *r) {
+    dmls_dml_tensor_lists t = {(int32_t)r[0], (const int64_t *)(uintptr_t)r[1], (const int64_t *)(uintptr_t)r[2],
+                               (uint64_t)r[3], (uint64_t)r[4]};
+    return t;
+}
+
+/* A DirectML SLICE, SLICE1 or SLICE_GRAD descriptor in the list form,
+ * validated by the library at the feature level as DirectML validates it
+ * (each value's fit in its 32-bit field included). */
+EMSCRIPTEN_KEEPALIVE dmls_operator *dmlsw_create_dml(int type, int data_type, const int64_t *in, const int64_t *out,
+                                                     int32_t n, const int64_t *offsets, const int64_t *sizes,
+                                                     const int64_t *strides, int level) {
+    dmls_dml_lists lists = {(DML_OPERATOR_TYPE)type, (DML_TENSOR_DATA_TYPE)data_type, tensor_lists(in),
+                            tensor_lists(out), n, offsets, sizes, strides};
+    dmls_operator *op = NULL;
+    last_status = dmls_create_dml_lists(&lists, (DML_FEATURE_LEVEL)level, &op);
+    return op;
+}
+
+/* The feature level a text names, or 0 with dmls_last_error() saying why. */
+EMSCRIPTEN_KEEPALIVE int dmlsw_feature_level(const char *text) {
+    DML_FEATURE_LEVEL level = (DML_FEATURE_LEVEL)0;
+    last_status = dmls_feature_level_parse(text, &level);
+    return last_status == DMLS_OK ? (int)level : 0;
 }
 
 /* One input slot, one output slot: what split and crops bind. */

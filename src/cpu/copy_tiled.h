@@ -122,4 +122,9 @@ dmls_cpu_rows_fn dmls_cpu_pick_tiled_avx2(int32_t w);
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_neon(int32_t w);
 #endif
 
+#if DMLS_CPU_SIMD128_KERNELS
+/* The same cases in WebAssembly (kernels_wasm_simd128.c). */
+dmls_cpu_rows_fn dmls_cpu_pick_tiled_simd128(int32_t w);
+#endif
+
 #endif

@@ -1,7 +1,7 @@
 /* WebAssembly SIMD128 kernel variants (the web build, js/): the cases the
  * NEON variants speed up on AArch64 (reversal, short byte gathers such as
- * stride 2 or 2 of 3 channels), with the same 16-byte blocks and the same
- * shuffle masks. SIMD128 is fixed when the module is compiled
+ * stride 2 or 2 of 3 channels, and at the end the tiled copies of
+ * transposes), with the same 16-byte blocks, shuffle masks and sub-tiles. SIMD128 is fixed when the module is compiled
  * (-msimd128), so dmls_cpu_features() reports it in such a build and
  * DMLSLICE_DISABLE_CPU_FEATURES=simd128 falls back to the portable kernels.
  * Every load covers only the input bytes of the items it gathers, so
@@ -107,6 +107,127 @@ void dmls_cpu_rows_shuffle_simd128(unsigned char *dst, const unsigned char *src,
             i += per, d += 16, s += block_step;
         }
         for (; i < n; i++, d += w, s += ss) memcpy(d, s, (size_t)w);
+    }
+}
+#endif
+
+/* ------------------------------------------------------------------
+ * Tiled copies (copy_tiled.h): kernels_tiled_neon.c's sub-tiles, items of
+ * 1, 2, 4 and 8 bytes read contiguously along the rows, transposed by the
+ * same rounds of zips. SIMD128 has no zip: each is a constant shuffle of
+ * two vectors, which engines lower to the machine's interleave
+ * (punpckl/h on x86, zip1/zip2 on AArch64). No streaming stores exist in
+ * WebAssembly.
+ * ------------------------------------------------------------------ */
+
+#if DMLS_CPU_SIMD128_KERNELS
+#include <stdbool.h>
+
+#include "copy_tiled.h"
+
+static inline void load64(unsigned char *to, const unsigned char *from) {
+    for (int i = 0; i < 64; i += 16) wasm_v128_store(to + i, wasm_v128_load(from + i));
+}
+static inline void store64(unsigned char *to, const unsigned char *from, bool nt) {
+    (void)nt;
+    load64(to, from);
+}
+#define LOAD64 load64
+#define STORE64 store64
+
+static inline v128_t ld(const unsigned char *s) { return wasm_v128_load(s); }
+static inline void st(unsigned char *d, v128_t v) { wasm_v128_store(d, v); }
+static inline v128_t zip1_8(v128_t a, v128_t b) {
+    return wasm_i8x16_shuffle(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+}
+static inline v128_t zip2_8(v128_t a, v128_t b) {
+    return wasm_i8x16_shuffle(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+}
+static inline v128_t zip1_16(v128_t a, v128_t b) { return wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11); }
+static inline v128_t zip2_16(v128_t a, v128_t b) { return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15); }
+static inline v128_t zip1_32(v128_t a, v128_t b) { return wasm_i32x4_shuffle(a, b, 0, 4, 1, 5); }
+static inline v128_t zip2_32(v128_t a, v128_t b) { return wasm_i32x4_shuffle(a, b, 2, 6, 3, 7); }
+static inline v128_t zip1_64(v128_t a, v128_t b) { return wasm_i64x2_shuffle(a, b, 0, 2); }
+static inline v128_t zip2_64(v128_t a, v128_t b) { return wasm_i64x2_shuffle(a, b, 1, 3); }
+
+/* 2 x 2 items of 8 bytes. */
+static inline void tile_8(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    v128_t r0 = ld(s), r1 = ld(s + ss);
+    st(d, zip1_64(r0, r1));
+    st(d + ds, zip2_64(r0, r1));
+}
+
+/* 4 x 4 items of 4 bytes. */
+static inline void tile_4(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    v128_t r0 = ld(s), r1 = ld(s + ss), r2 = ld(s + 2 * ss), r3 = ld(s + 3 * ss);
+    v128_t a0 = zip1_32(r0, r1), a1 = zip2_32(r0, r1), a2 = zip1_32(r2, r3), a3 = zip2_32(r2, r3);
+    st(d, zip1_64(a0, a2));
+    st(d + ds, zip2_64(a0, a2));
+    st(d + 2 * ds, zip1_64(a1, a3));
+    st(d + 3 * ds, zip2_64(a1, a3));
+}
+
+/* 8 x 8 items of 2 bytes. */
+static inline void tile_2(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    v128_t r[8], a[8], b[8];
+    for (int j = 0; j < 8; j++) r[j] = ld(s + j * ss);
+    for (int j = 0; j < 8; j += 2) {
+        a[j] = zip1_16(r[j], r[j + 1]);
+        a[j + 1] = zip2_16(r[j], r[j + 1]);
+    }
+    for (int j = 0; j < 8; j += 4) {
+        b[j] = zip1_32(a[j], a[j + 2]);
+        b[j + 1] = zip2_32(a[j], a[j + 2]);
+        b[j + 2] = zip1_32(a[j + 1], a[j + 3]);
+        b[j + 3] = zip2_32(a[j + 1], a[j + 3]);
+    }
+    for (int i = 0; i < 4; i++) {
+        st(d + (2 * i) * ds, zip1_64(b[i], b[i + 4]));
+        st(d + (2 * i + 1) * ds, zip2_64(b[i], b[i + 4]));
+    }
+}
+
+/* 16 x 16 items of 1 byte. */
+static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
+    v128_t x[16], y[16];
+    for (int j = 0; j < 16; j++) x[j] = ld(s + j * ss);
+    for (int k = 0; k < 8; k++) {
+        y[2 * k] = zip1_8(x[2 * k], x[2 * k + 1]);
+        y[2 * k + 1] = zip2_8(x[2 * k], x[2 * k + 1]);
+    }
+    for (int m = 0; m < 4; m++)
+        for (int h = 0; h < 2; h++) {
+            x[4 * m + 2 * h] = zip1_16(y[4 * m + h], y[4 * m + 2 + h]);
+            x[4 * m + 2 * h + 1] = zip2_16(y[4 * m + h], y[4 * m + 2 + h]);
+        }
+    for (int o = 0; o < 2; o++)
+        for (int q = 0; q < 4; q++) {
+            y[8 * o + 2 * q] = zip1_32(x[8 * o + q], x[8 * o + 4 + q]);
+            y[8 * o + 2 * q + 1] = zip2_32(x[8 * o + q], x[8 * o + 4 + q]);
+        }
+    for (int t = 0; t < 8; t++) {
+        st(d + (2 * t) * ds, zip1_64(y[t], y[8 + t]));
+        st(d + (2 * t + 1) * ds, zip2_64(y[t], y[8 + t]));
+    }
+}
+
+#define DEFINE_TILED_SIMD128(W, S)                                                                  \
+    static void rows_tiled_##W##_simd128(unsigned char *dst, const unsigned char *src, int64_t n,    \
+                                         int64_t rows, const dmls_cpu_prepared *p) {                  \
+        DMLS_TILED_WALK(W, S, tile_##W);                                                            \
+    }
+DEFINE_TILED_SIMD128(1, 16)
+DEFINE_TILED_SIMD128(2, 8)
+DEFINE_TILED_SIMD128(4, 4)
+DEFINE_TILED_SIMD128(8, 2)
+
+dmls_cpu_rows_fn dmls_cpu_pick_tiled_simd128(int32_t w) {
+    switch (w) {
+    case 1: return rows_tiled_1_simd128;
+    case 2: return rows_tiled_2_simd128;
+    case 4: return rows_tiled_4_simd128;
+    case 8: return rows_tiled_8_simd128;
+    default: return NULL;
     }
 }
 #endif

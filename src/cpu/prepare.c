@@ -130,6 +130,10 @@ static dmls_cpu_rows_fn pick_reverse_simd128(dmls_cpu_prepared *cp) {
     return packed_long_rows(cp) ? dmls_cpu_pick_reverse_simd128(cp->width, cp->item_src_step) : NULL;
 }
 
+static dmls_cpu_rows_fn pick_tiled_simd128(dmls_cpu_prepared *cp) {
+    return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_simd128(cp->width) : NULL;
+}
+
 static dmls_cpu_rows_fn pick_shuffle_simd128(dmls_cpu_prepared *cp) {
     bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);
     return fits ? dmls_cpu_rows_shuffle_simd128 : NULL;
@@ -195,6 +199,9 @@ static const kernel_row kernels[] = {
 #endif
 #if DMLS_CPU_NEON_KERNELS
     {DMLS_CPU_TILED_NEON, "tiled_neon", DMLS_CPU_NEON, false, pick_tiled_neon},
+#endif
+#if DMLS_CPU_SIMD128_KERNELS
+    {DMLS_CPU_TILED_SIMD128, "tiled_simd128", DMLS_CPU_SIMD128, false, pick_tiled_simd128},
 #endif
     {DMLS_CPU_TILED, "tiled", 0, false, pick_tiled},
 #if defined(__x86_64__) || defined(__i386__)

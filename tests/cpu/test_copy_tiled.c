@@ -19,6 +19,8 @@ static dmls_cpu_kernel want_tiled(unsigned features, int w) {
     if (pow2 && (features & DMLS_CPU_AVX2)) return DMLS_CPU_TILED_AVX2;
 #elif DMLS_CPU_NEON_KERNELS
     if (pow2 && (features & DMLS_CPU_NEON)) return DMLS_CPU_TILED_NEON;
+#elif DMLS_CPU_SIMD128_KERNELS
+    if (pow2 && (features & DMLS_CPU_SIMD128)) return DMLS_CPU_TILED_SIMD128;
 #endif
     (void)pow2, (void)features;
     return DMLS_CPU_TILED;
