@@ -152,16 +152,32 @@ def crops(x, starts, size, *, chunks=None):
     anchor = _np.ravel_multi_index(tuple(first.T), x.numblocks) if rank else _np.zeros(n, _np.int64)
     straddles = (first != last).any(axis=1)
     dsk, group_of, row_in_group = _group_tasks(x.name, name + "-g", bounds, s, size, first, last, anchor, straddles)
-    start = 0
-    for b, m in enumerate(rows):
-        gs, rs = group_of[start:start + m], row_in_group[start:start + m]
-        by = _np.argsort(gs, kind="stable")
-        pcuts = _np.concatenate([[0], _np.flatnonzero(_np.diff(gs[by])) + 1, [m]])
-        keys = [(name + "-g", g) for g in gs[by[pcuts[:-1]]].tolist()]
-        dsk[(name, b) + (0,) * rank] = (_gather, m, size, by, rs[by], pcuts) + tuple(keys)
-        start += m
+    _gather_tasks(dsk, name, rows, rank, size, group_of, row_in_group)
     graph = _HighLevelGraph.from_collections(name, dsk, dependencies=[x])
     return _da.Array(graph, name, (rows,) + tuple((v,) for v in size), meta=meta)
+
+
+def _starts_of_runs(v):
+    """The positions where the sorted array v changes value, its first included."""
+    return _np.flatnonzero(_np.concatenate([[True], v[1:] != v[:-1]])) if len(v) else _np.zeros(0, _np.int64)
+
+
+def _dep_keys(xname, lo, hi):
+    """The keys of the blocks each group reads (the box [lo, hi] of block
+    indices, C order), built for all groups at once: the list of keys and
+    where each group's run of them starts and ends."""
+    g, rank = lo.shape
+    ext = hi - lo + 1
+    count = ext.prod(axis=1) if rank else _np.ones(g, _np.int64)
+    ends = _np.cumsum(count)
+    owner = _np.repeat(_np.arange(g), count)
+    j = _np.arange(ends[-1] if g else 0) - (ends - count)[owner]
+    idx = _np.empty((len(j), rank), _np.int64)
+    for k in reversed(range(rank)):
+        idx[:, k] = lo[owner, k] + j % ext[owner, k]
+        j //= ext[owner, k]
+    keys = list(zip(_itertools.repeat(xname, len(idx)), *idx.T.tolist()))
+    return keys, (ends - count).tolist(), ends.tolist()
 
 
 def _group_tasks(xname, gname, bounds, s, size, first, last, anchor, straddles):
@@ -170,7 +186,7 @@ def _group_tasks(xname, gname, bounds, s, size, first, last, anchor, straddles):
     its group and its row in the group's result."""
     n, rank = s.shape
     order = _np.lexsort((straddles, anchor))  # by anchor block, the boxes inside it first
-    gstart = _np.concatenate([[0], _np.flatnonzero(_np.diff(anchor[order])) + 1])
+    gstart = _starts_of_runs(anchor[order])
     counts = _np.diff(_np.concatenate([gstart, [n]]))
     lo = first[order[gstart]]
     hi = _np.maximum.reduceat(last[order], gstart, axis=0)
@@ -182,15 +198,37 @@ def _group_tasks(xname, gname, bounds, s, size, first, last, anchor, straddles):
     row_in_group = _np.empty(n, _np.int64)
     group_of[order] = group_sorted
     row_in_group[order] = _np.arange(n) - gstart[group_sorted]
-    dsk = {}
-    lo_l, hi_l, ends = lo.tolist(), hi.tolist(), (gstart + counts).tolist()
-    for g, (l, h, a, e) in enumerate(zip(lo_l, hi_l, gstart.tolist(), ends)):
-        if l == h:
-            deps = ((xname,) + tuple(l),)
-        else:
-            deps = tuple((xname,) + b for b in _itertools.product(*(range(lk, hk + 1) for lk, hk in zip(l, h))))
-        dsk[(gname, g)] = (_cut_group, size, tuple(l), tuple(h), rel[a:e], inside[g]) + deps
+    keys, d0, d1 = _dep_keys(xname, lo, hi)
+    b0, b1 = gstart.tolist(), (gstart + counts).tolist()
+    dsk = {(gname, g): (_cut_group, size, l, h, rel[r0:r1], i) + tuple(keys[a:e])
+           for g, (l, h, r0, r1, i, a, e) in enumerate(zip(map(tuple, lo.tolist()), map(tuple, hi.tolist()),
+                                                           b0, b1, inside, d0, d1))}
     return dsk, group_of, row_in_group
+
+
+def _gather_tasks(dsk, name, rows, rank, size, group_of, row_in_group):
+    """One task per output block, drawing its rows from the groups that cut
+    them: one sort of all rows by (block, group), then slices per block."""
+    n = len(group_of)
+    cuts = _np.cumsum((0,) + tuple(rows))
+    block = _np.repeat(_np.arange(len(rows)), rows)
+    order = _np.lexsort((group_of, block))
+    pair = _starts_of_runs(block[order] * (group_of.max() + 1) + group_of[order])
+    pair_block = block[order[pair]]
+    bpairs = _np.searchsorted(pair_block, _np.arange(len(rows) + 1))
+    gname = name + "-g"
+    # One key per group, picked per (block, group) pair by NumPy, not by a Python loop.
+    gkeys = _np.empty(group_of.max() + 1, object)
+    gkeys[:] = list(zip(_itertools.repeat(gname), range(len(gkeys))))
+    pair_keys = gkeys[group_of[order[pair]]]
+    dst = order - cuts[block[order]]
+    src = row_in_group[order]
+    pair_list = _np.concatenate([pair, [n]])
+    for b in range(len(rows)):
+        p0, p1 = bpairs[b], bpairs[b + 1]
+        r0 = cuts[b]
+        dsk[(name, b) + (0,) * rank] = (_gather, int(rows[b]), size, dst[r0:cuts[b + 1]], src[r0:cuts[b + 1]],
+                                        pair_list[p0:p1 + 1] - r0) + tuple(pair_keys[p0:p1])
 
 
 def transpose(x, axes=None):

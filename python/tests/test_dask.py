@@ -99,7 +99,7 @@ def test_errors_at_graph_time():
 
 def test_graph_grows_with_chunks_not_boxes():
     """The tasks: one per anchor block and one per output block, whatever N."""
-    x = da.zeros((4000, 4000, 4000), np.float32, chunks=500)  # 256 GB, nothing materialised
+    x = da.zeros((4000, 4000, 4000), dtype=np.float32, chunks=500)  # 256 GB, nothing materialised
     rng = np.random.default_rng(3)
     sizes = []
     for n in (1_000, 100_000):
@@ -113,7 +113,7 @@ def test_graph_grows_with_chunks_not_boxes():
 
 def test_graph_for_many_boxes_over_a_huge_array_is_fast():
     """200,000 boxes over a 10 TB da.zeros: the graph is built in seconds (docs/dask.md records 1 M)."""
-    x = da.zeros((20000, 20000, 25000), np.float32, chunks=256)
+    x = da.zeros((10000, 10000, 25000), dtype=np.float32, chunks=256)  # dtype= : the second positional is not it
     rng = np.random.default_rng(0)
     starts = np.stack([rng.integers(0, d - s + 1, 200_000) for d, s in zip(x.shape, (20, 50, 50))], 1)
     t = time.perf_counter()
