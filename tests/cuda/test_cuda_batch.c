@@ -204,25 +204,32 @@ static void emulate_batch(const dmls_batch *b, const dmls_batch_input *in, const
     dmls_cuda_batch_plan_free(&p);
 }
 
+/* Emulates the batch of case c (then freed) and compares its outputs with
+ * the items run one by one; label names the emulated run, what the
+ * comparison. */
+static void emulate_case(batch_case *c, const char *label, const char *what) {
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(c->items, c->n, c->in_slots, c->out_slots, &b), DMLS_OK);
+    if (b != NULL) {
+        batch_buffers bb;
+        batch_buffers_make(&bb, c);
+        unsigned char **ref = batch_case_oracle(c, &bb);
+        emulate_batch(b, bb.inputs, bb.outputs, label);
+        batch_case_same(c, bb.out, ref, what);
+        batch_oracle_free(c, ref);
+        batch_buffers_free(&bb);
+    }
+    dmls_batch_destroy(b);
+    batch_case_free(c);
+}
+
 /* R-B-ITEM: random batches, emulated, against the items one by one. */
 static void test_emulated_batches(void) {
     for (int round = 0; round < 120; round++) {
         batch_case c;
         const size_t n = (size_t)test_range(0, round < 100 ? 10 : 200);
         batch_case_make(&c, n, (size_t)test_range(1, 8), round % 7 == 0 && n <= 60);
-        dmls_batch *b = NULL;
-        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
-        if (b != NULL) {
-            batch_buffers bb;
-            batch_buffers_make(&bb, &c);
-            unsigned char **ref = batch_case_oracle(&c, &bb);
-            emulate_batch(b, bb.inputs, bb.outputs, "emulated batch");
-            batch_case_same(&c, bb.out, ref, "R-B-ITEM emulated batch");
-            batch_oracle_free(&c, ref);
-            batch_buffers_free(&bb);
-        }
-        dmls_batch_destroy(b);
-        batch_case_free(&c);
+        emulate_case(&c, "emulated batch", "R-B-ITEM emulated batch");
     }
 }
 
@@ -242,19 +249,7 @@ static void test_emulated_permuted(void) {
     for (int round = 0; round < 12; round++) {
         batch_case c;
         batch_case_make_with(&c, (size_t)test_range(1, 12), (size_t)test_range(1, 4), round % 3 == 0, mixed_op);
-        dmls_batch *b = NULL;
-        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
-        if (b != NULL) {
-            batch_buffers bb;
-            batch_buffers_make(&bb, &c);
-            unsigned char **ref = batch_case_oracle(&c, &bb);
-            emulate_batch(b, bb.inputs, bb.outputs, "emulated permuted batch");
-            batch_case_same(&c, bb.out, ref, "R-B-ITEM emulated batch of permuted and plain items");
-            batch_oracle_free(&c, ref);
-            batch_buffers_free(&bb);
-        }
-        dmls_batch_destroy(b);
-        batch_case_free(&c);
+        emulate_case(&c, "emulated permuted batch", "R-B-ITEM emulated batch of permuted and plain items");
     }
     CHECK(tiled_items > before, "no permuted batch item ran a tiled copy");
 }
@@ -548,26 +543,32 @@ static void run_on_gpu(const dmls_batch *b, const batch_case *c, batch_buffers *
     free(din), free(dout);
 }
 
+/* Runs the batch of case c (then freed) on the GPU, in a CUDA graph if
+ * graph, and compares its outputs with the items run one by one. */
+static void gpu_case(batch_case *c, bool graph, const char *what) {
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(c->items, c->n, c->in_slots, c->out_slots, &b), DMLS_OK);
+    if (b && dmls_batch_prepare_cuda(b) == DMLS_OK) {
+        batch_buffers bb;
+        batch_buffers_make(&bb, c);
+        unsigned char **ref = batch_case_oracle(c, &bb);
+        run_on_gpu(b, c, &bb, graph);
+        batch_case_same(c, bb.out, ref, what);
+        batch_oracle_free(c, ref);
+        batch_buffers_free(&bb);
+    }
+    dmls_batch_destroy(b);
+    batch_case_free(c);
+}
+
 /* R-B-ITEM on the device: random batches, directly and in a CUDA graph. */
 static void test_gpu_batches(void) {
     for (int round = 0; round < 60; round++) {
         batch_case c;
         const size_t n = round == 59 ? 100000 : (size_t)test_range(0, 300);
         batch_case_make(&c, n, (size_t)test_range(1, 12), round % 9 == 0 && n <= 60);
-        dmls_batch *b = NULL;
-        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
-        if (b && dmls_batch_prepare_cuda(b) == DMLS_OK) {
-            batch_buffers bb;
-            batch_buffers_make(&bb, &c);
-            unsigned char **ref = batch_case_oracle(&c, &bb);
-            const bool graph = round % 3 == 1;
-            run_on_gpu(b, &c, &bb, graph);
-            batch_case_same(&c, bb.out, ref, graph ? "R-B-ITEM GPU batch in a CUDA graph" : "R-B-ITEM GPU batch");
-            batch_oracle_free(&c, ref);
-            batch_buffers_free(&bb);
-        }
-        dmls_batch_destroy(b);
-        batch_case_free(&c);
+        const bool graph = round % 3 == 1;
+        gpu_case(&c, graph, graph ? "R-B-ITEM GPU batch in a CUDA graph" : "R-B-ITEM GPU batch");
     }
 }
 
@@ -577,19 +578,7 @@ static void test_gpu_permuted(void) {
     for (int round = 0; round < 24; round++) {
         batch_case c;
         batch_case_make_with(&c, (size_t)test_range(1, 40), (size_t)test_range(1, 6), round % 4 == 0, mixed_op);
-        dmls_batch *b = NULL;
-        CHECK_STATUS(dmls_batch_create(c.items, c.n, c.in_slots, c.out_slots, &b), DMLS_OK);
-        if (b && dmls_batch_prepare_cuda(b) == DMLS_OK) {
-            batch_buffers bb;
-            batch_buffers_make(&bb, &c);
-            unsigned char **ref = batch_case_oracle(&c, &bb);
-            run_on_gpu(b, &c, &bb, round % 3 == 1);
-            batch_case_same(&c, bb.out, ref, "R-B-ITEM GPU batch of permuted and plain items");
-            batch_oracle_free(&c, ref);
-            batch_buffers_free(&bb);
-        }
-        dmls_batch_destroy(b);
-        batch_case_free(&c);
+        gpu_case(&c, round % 3 == 1, "R-B-ITEM GPU batch of permuted and plain items");
     }
 }
 
