@@ -717,7 +717,10 @@ def main():
         mutants += generate(root, f)
     equivalents = read_equivalents(eq_path)
     keys = {m.key for m in mutants}
-    stale = [e for k, e in equivalents.items() if k[0] in files and k not in keys]
+    # Stale: an entry of a file this run mutates that matches no mutant, or
+    # one of a file the repository no longer has (moved or deleted: it would
+    # otherwise be dropped unseen).
+    stale = [e for k, e in equivalents.items() if (k[0] in files or k[0] not in tracked) and k not in keys]
     for m in mutants:
         m.listed = equivalents.get(m.key)
     listed = [m for m in mutants if m.listed]
