@@ -24,7 +24,8 @@
 
 #include "../examples/worked_examples.h"
 #include "cases.h"
-#include "cpu/pool.h" /* internal: the pool, for the copy baseline */
+#include "cpu/execute.h" /* internal: a tiled copy's cut between threads, forced for timing */
+#include "cpu/pool.h"    /* internal: the pool, for the copy baseline */
 #include "dmlslice/dmlslice.h"
 #include "platform/platform.h"
 
@@ -159,7 +160,27 @@ static const char usage[] =
     "  --cases FILE    case list (default: bench/cases.json, built in)\n"
     "  --reps N        timed repetitions per case, median reported\n"
     "                  (default 7)\n"
-    "  --json FILE     also write the results as JSON\n";
+    "  --json FILE     also write the results as JSON\n"
+    "\n"
+    "  DMLS_DEVBENCH_TILED_SPLIT=input|output forces how the transposed (tiled)\n"
+    "  cases are cut between threads: bands of the input's rows or of the\n"
+    "  output's (unset: the library's choice), to time both in one session\n";
+
+/* The forced cut of tiled copies: -1 the library's, 0 by output rows, 1 by
+ * input rows (DMLS_DEVBENCH_TILED_SPLIT, read once by main). */
+static int tiled_split = -1;
+
+static int read_tiled_split(void) {
+    const char *v = getenv("DMLS_DEVBENCH_TILED_SPLIT");
+    if (!v || !*v) return 0;
+    if (strcmp(v, "input") && strcmp(v, "output")) {
+        fprintf(stderr, "devbench: DMLS_DEVBENCH_TILED_SPLIT is '%s', not 'input' or 'output'\n", v);
+        return -1;
+    }
+    tiled_split = strcmp(v, "input") == 0;
+    printf("tiled copies cut by %s rows (DMLS_DEVBENCH_TILED_SPLIT)\n", v);
+    return 0;
+}
 
 /* ------------------------------------------------------------ tiny */
 
@@ -302,6 +323,8 @@ static int run_cases(const bench_device *dev, const bench_case *cases, int ncase
             status = 1;
             continue;
         }
+        if (tiled_split >= 0) /* the operator's own CPU data, made writable by create */
+            dmls_cpu_split_tiled((dmls_cpu_prepared *)dmls_cpu_prepared_of(op), tiled_split == 1);
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         void *src = dev->alloc(ib), *dst = dev->alloc(ob), *csrc = dev->alloc(ob);
         row *w = &rows[k];
@@ -410,6 +433,7 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     const bench_device *dev;
     if ((rc = find_device(&o, &dev)) >= 0) return rc;
+    if (read_tiled_split()) return 2;
     const int reps = o.reps ? o.reps : 7;
     bench_case *cases = NULL;
     int ncases = 0;

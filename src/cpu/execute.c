@@ -22,9 +22,50 @@ static inline void carry(const dmls_cpu_prepared *cp, int outer, int64_t *c, con
     }
 }
 
-void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base,
+/* Items [first, last) of a tiled copy whose items run column by column in
+ * each plane (split_cols): a share is then a band of the input's rows, the
+ * output's columns, all rows each, so one thread reads one contiguous range
+ * of input. A column cut short at either end is a band of one column. */
+static void run_columns(const dmls_cpu_prepared *cp, const unsigned char *src, unsigned char *dst,
                         uint64_t first, uint64_t last) {
-    if (first >= last) return;
+    const int inner = cp->ndim - 1, outer = inner - 1;
+    const uint64_t R = (uint64_t)cp->shape[outer], C = (uint64_t)cp->shape[inner];
+    const int64_t ss = cp->src_step[inner], ds = cp->dst_step[inner];
+    const int64_t rs = cp->src_step[outer], rd = cp->dst_step[outer];
+    int64_t c[DMLS_MAX_RANK] = {0};
+    uint64_t col = first / R, r = first % R, plane = col / C;
+    col %= C;
+    for (int i = outer - 1; i >= 0; i--) { /* place the planes' odometer */
+        c[i] = (int64_t)(plane % (uint64_t)cp->shape[i]);
+        plane /= (uint64_t)cp->shape[i];
+        src += c[i] * cp->src_step[i];
+        dst += c[i] * cp->dst_step[i];
+    }
+    for (uint64_t left = last - first; left > 0;) {
+        const int64_t k = (int64_t)col;
+        if (r != 0 || left < R) { /* part of one column */
+            const uint64_t len = R - r < left ? R - r : left;
+            cp->rows(dst + k * ds + (int64_t)r * rd, src + k * ss + (int64_t)r * rs, 1, (int64_t)len, cp);
+            left -= len;
+            r += len;
+            if (r < R) break;
+            r = 0, col++;
+        } else { /* whole columns */
+            const uint64_t cols = C - col < left / R ? C - col : left / R;
+            cp->rows(dst + k * ds, src + k * ss, (int64_t)cols, (int64_t)R, cp);
+            left -= cols * R;
+            col += cols;
+        }
+        if (col == C && left > 0) {
+            col = 0;
+            carry(cp, outer, c, &src, &dst);
+        }
+    }
+}
+
+/* Items [first, last) in row-major order over the prepared shape. */
+static void run_rows(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base, uint64_t first,
+                     uint64_t last) {
     const int inner = cp->ndim - 1, outer = inner - 1; /* outer: the rows dim, -1 if none */
     const int64_t n = cp->shape[inner], ss = cp->src_step[inner], ds = cp->dst_step[inner];
     const unsigned char *src = (const unsigned char *)src_base + cp->src_offset;
@@ -47,7 +88,7 @@ void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void 
         if ((uint64_t)len > left) len = (int64_t)left;
         cp->rows(dst + col * ds, src + col * ss, len, 1, cp);
         left -= (uint64_t)len;
-        if (left == 0) goto done;
+        if (left == 0) return;
         /* left > 0 means the row ran to its end and another follows (outer >= 0) */
         src += cp->src_step[outer];
         dst += cp->dst_step[outer];
@@ -83,7 +124,17 @@ void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void 
             carry(cp, outer, c, &src, &dst);
         }
     }
-done:; /* a statement for the label where the fence below is compiled out (C11) */
+}
+
+void dmls_cpu_run_range(const dmls_cpu_prepared *cp, const void *src_base, void *dst_base,
+                        uint64_t first, uint64_t last) {
+    if (first >= last) return;
+    /* a tiled copy's whole range is the same either way: row blocks are its walk */
+    if (cp->split_cols && (first != 0 || last != cp->items))
+        run_columns(cp, (const unsigned char *)src_base + cp->src_offset,
+                    (unsigned char *)dst_base + cp->dst_offset, first, last);
+    else
+        run_rows(cp, src_base, dst_base, first, last);
 #if defined(__x86_64__) || defined(__i386__)
     /* Streaming stores are weakly ordered: fence them before anyone (the
      * caller, or the thread that waits for this one) reads the output. */

@@ -329,9 +329,26 @@ void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigne
     cp->split_grain = row * w <= DMLS_SPLIT_ROW_BYTES
                           ? (uint64_t)row
                           : (uint64_t)(w < DMLS_SPLIT_GRAIN_BYTES ? DMLS_SPLIT_GRAIN_BYTES / w : 1);
-    if (cp->tiled) { /* shares of whole blocks of rows, so no share starts inside a block */
-        const int64_t rows = cp->shape[n - 2] < dmls_tile_items(w) ? cp->shape[n - 2] : dmls_tile_items(w);
-        cp->split_grain = (uint64_t)row > UINT64_MAX / (uint64_t)rows ? UINT64_MAX : (uint64_t)(row * rows);
+    if (cp->tiled) {
+        /* Column blocks to share out: the output's row blocks of a plane
+         * are as many as its column blocks are in the transposed view. */
+        const uint64_t b = (uint64_t)dmls_tile_items(w), col_blocks = (uint64_t)(row + (int64_t)b - 1) / b;
+        const uint64_t plane = (uint64_t)cp->shape[n - 2] * (uint64_t)row;
+        const uint64_t units = cp->items / (plane ? plane : 1) * col_blocks;
+        const uint64_t row_units = cp->items / (plane ? plane : 1) * (((uint64_t)cp->shape[n - 2] + b - 1) / b);
+        dmls_cpu_split_tiled(cp, units >= DMLS_TILE_SPLIT_SHARES || units >= row_units);
     }
     select_kernel(cp, features);
+}
+
+void dmls_cpu_split_tiled(dmls_cpu_prepared *cp, bool by_input_rows) {
+    if (!cp->tiled || cp->ndim < 2) return;
+    const int n = cp->ndim;
+    const int64_t b = dmls_tile_items(cp->width);
+    /* whole blocks on the side that is cut, so no share starts inside a block */
+    const int64_t cut_len = by_input_rows ? cp->shape[n - 1] : cp->shape[n - 2];
+    const int64_t whole = by_input_rows ? cp->shape[n - 2] : cp->shape[n - 1];
+    const uint64_t blk = (uint64_t)(cut_len < b ? cut_len : b);
+    cp->split_cols = by_input_rows;
+    cp->split_grain = (uint64_t)whole > UINT64_MAX / blk ? UINT64_MAX : (uint64_t)whole * blk;
 }

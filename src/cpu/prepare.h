@@ -84,6 +84,7 @@ typedef struct dmls_cpu_prepared {
     int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
     int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
     bool tiled;                    /* a transposed copy: the rows dim is the input's fast dim (copy_tiled.h) */
+    bool split_cols;               /* a tiled copy whose items run column by column (dmls_cpu_split_tiled) */
     unsigned char shuffle[2][16];  /* DMLS_CPU_SHUFFLE_AVX2 and _NEON: byte masks for the low and high load */
     int64_t shuffle_span;          /* bytes of input one 16-byte output block reads */
     int64_t shuffle_items;         /* items in one 16-byte output block (16 / width) */
@@ -96,5 +97,14 @@ typedef struct dmls_cpu_prepared {
  * nt_threshold (0: always, UINT64_MAX: never) and the kernel streams. */
 void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigned features,
                       uint64_t nt_threshold);
+
+/* How a tiled copy is cut between threads. by_input_rows: its items are
+ * ordered column by column within each (rows x cols) plane, so a share of
+ * whole column blocks is a band of the input's rows (the output's columns)
+ * and each thread reads one contiguous range of the input; otherwise by
+ * whole row blocks of the output, as every other copy. prepare picks the
+ * first where there are enough column blocks to share out; the developer
+ * bench (bench/devbench.c) forces either, to time one against the other. */
+void dmls_cpu_split_tiled(dmls_cpu_prepared *cp, bool by_input_rows);
 
 #endif

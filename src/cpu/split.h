@@ -20,4 +20,10 @@
 #define DMLS_SPLIT_ROW_BYTES (64 * 1024)
 #define DMLS_SPLIT_GRAIN_BYTES 4096
 
+/* A tiled copy is cut by bands of the input's rows (dmls_cpu_split_tiled)
+ * when it has at least this many column blocks, or no fewer than row blocks:
+ * 64 shares out evenly to 16 threads, while a copy with few columns (a tall
+ * thin transpose) keeps row blocks, which there are more of. */
+#define DMLS_TILE_SPLIT_SHARES 64
+
 #endif

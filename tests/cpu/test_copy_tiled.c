@@ -195,6 +195,83 @@ static void guard_case(int esize, int64_t R, int64_t C, int reverse) {
     dmls_destroy(op);
 }
 
+/* The bytes of item i of a tiled copy cut by the input's rows, where items
+ * run column by column in each plane (rows x cols): its output address,
+ * from the prepared steps (the oracle of which items a share holds). */
+static int64_t column_order_dst(const dmls_cpu_prepared *cp, uint64_t i) {
+    const int n = cp->ndim;
+    const uint64_t R = (uint64_t)cp->shape[n - 2], C = (uint64_t)cp->shape[n - 1];
+    int64_t at = cp->dst_offset + (int64_t)(i % R) * cp->dst_step[n - 2];
+    i /= R;
+    at += (int64_t)(i % C) * cp->dst_step[n - 1];
+    i /= C;
+    for (int d = n - 3; d >= 0; d--) {
+        at += (int64_t)(i % (uint64_t)cp->shape[d]) * cp->dst_step[d];
+        i /= (uint64_t)cp->shape[d];
+    }
+    return at;
+}
+
+/* One share [first, last) of a tiled copy cut by the input's rows writes
+ * exactly its items in column order (a band of the output's columns, all
+ * rows, a column cut short at either end) and nothing else. */
+static void check_share(const dmls_operator *op, const dmls_cpu_prepared *cp, uint64_t first, uint64_t last,
+                        const char *what) {
+    const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+    unsigned char *in = malloc(ib), *ref = malloc(ob), *out = malloc(ob), *want = malloc(ob);
+    test_fill_random(in, ib);
+    memset(ref, 0xA5, ob);
+    CHECK_STATUS(dmls_execute_reference(op, in, ib, ref, ob), DMLS_OK);
+    memset(out, 0x5A, ob);
+    memset(want, 0x5A, ob);
+    for (uint64_t i = first; i < last; i++) {
+        const int64_t at = column_order_dst(cp, i);
+        memcpy(want + at, ref + at, (size_t)cp->width);
+    }
+    dmls_cpu_run_range(cp, in, out, first, last);
+    CHECK(memcmp(out, want, ob) == 0, "%s: share [%llu, %llu) of %llu items (grain %llu) misplaced", what,
+          (unsigned long long)first, (unsigned long long)last, (unsigned long long)cp->items,
+          (unsigned long long)cp->split_grain);
+    free(in), free(ref), free(out), free(want);
+}
+
+/* The cut by the input's rows: random permuted views of ranks 2-8, odd sizes,
+ * reversals, cut by the input's rows; shares on the grain (as the context
+ * cuts them) and anywhere (as a batch or a test may). */
+static void share_tests(int count) {
+    int tried = 0;
+    for (int k = 0; k < count * 20 && tried < count; k++) {
+        spec s;
+        memset(&s, 0, sizeof s);
+        s.esize = 1 << test_range(0, 3);
+        s.ndim = (int)test_range(2, 8);
+        const int64_t max_dim = s.ndim == 2 ? 90 : s.ndim == 3 ? 30 : s.ndim <= 5 ? 7 : 4;
+        for (int i = 0; i < s.ndim; i++) {
+            s.in_shape[i] = s.sizes[i] = s.out_shape[i] = test_range(1, max_dim);
+            s.steps[i] = test_range(0, 3) ? 1 : -1;
+        }
+        random_permuted_layout(RANDOM_PACKED, s.ndim, s.in_shape, true, (size_t)s.esize, s.in_strides, &s.in_off);
+        random_layout(RANDOM_PACKED, s.ndim, s.out_shape, false, (size_t)s.esize, s.out_strides, &s.out_off);
+        dmls_operator *op = make(&s);
+        if (!op) continue;
+        dmls_cpu_prepared cp;
+        dmls_cpu_prepare(&cp, &op->copy, dmls_cpu_features(), UINT64_MAX);
+        if (cp.tiled && cp.ndim >= 2 && cp.shape[cp.ndim - 1] > 1) {
+            dmls_cpu_split_tiled(&cp, true);
+            char what[64];
+            snprintf(what, sizeof what, "share of random tiled #%d (rank %d, esize %d)", k, cp.ndim, s.esize);
+            const uint64_t units = (cp.items + cp.split_grain - 1) / cp.split_grain;
+            const uint64_t a = (uint64_t)test_range(0, (int64_t)units - 1), z = (uint64_t)test_range((int64_t)a + 1, (int64_t)units);
+            check_share(op, &cp, a * cp.split_grain, z * cp.split_grain < cp.items ? z * cp.split_grain : cp.items, what);
+            const uint64_t f = (uint64_t)test_range(0, (int64_t)cp.items - 1);
+            check_share(op, &cp, f, (uint64_t)test_range((int64_t)f + 1, (int64_t)cp.items), what);
+            tried++;
+        }
+        dmls_destroy(op);
+    }
+    CHECK(tried == count, "only %d of %d random views were tiled copies to cut", tried, count);
+}
+
 int main(void) {
     test_seed_rng();
     for (int t = 1; t <= 4; t++) {
@@ -205,6 +282,7 @@ int main(void) {
     directed_tests();
     for (int es = 1; es <= 8; es *= 2)
         for (int reverse = 0; reverse <= 2; reverse++) guard_case(es, 35, 67, reverse);
+    share_tests(200);
     const int count = 400, tiled = random_tests(count);
     printf("random permuted views: %d of %d tiled\n", tiled, count);
     CHECK(tiled >= count / 8, "only %d of %d random permuted views took a tiled kernel", tiled, count);

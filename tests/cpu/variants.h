@@ -44,6 +44,9 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
     dmls_operator v = *op;
     dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
     dmls_cpu_prepare(&cpu, &v.copy, features, nt_threshold);
+    /* a tiled copy's two cuts between threads: by the input's rows with
+     * streaming, by the output's rows without (the pair runs both) */
+    dmls_cpu_split_tiled(&cpu, nt_threshold == 0);
     v.prepared[DMLS_BACKEND_CPU] = &cpu;
     uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
     size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
