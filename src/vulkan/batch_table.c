@@ -430,7 +430,9 @@ int dmls_vk_batch_record_groups(const dmls_vk_batch *vb, const dmls_vulkan_conte
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->batch_pipelines[g->narrow][g->shader]);
         dmls_vk_push_buffers(ctx, cmd, ctx->batch_layout, bi, 4);
         vkCmdPushConstants(cmd, ctx->batch_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-        vkCmdDispatch(cmd, g->tiles < ctx->max_groups ? g->tiles : ctx->max_groups, 1, 1);
+        /* tile.comp runs ctx->tiles of its tiles a workgroup. */
+        const uint32_t per = dmls_vk_is_tile(g->shader) ? ctx->tiles : 1, groups = (g->tiles + per - 1) / per;
+        vkCmdDispatch(cmd, groups < ctx->max_groups ? groups : ctx->max_groups, 1, 1);
         n++;
     }
     return n;

@@ -37,6 +37,11 @@ struct dmls_vulkan_context {
     /* Shader variants (specialization constant 3, DMLS_VK_VARIANT_*), 0 by
      * default: set before dmls_vk_tune so that a probe can compare them. */
     uint32_t variant;
+    /* tile.comp's tiles a workgroup and its invocations (launch.h:
+     * DMLS_VK_MAX_TILES), the device's choice at dmls_vk_build or the
+     * environment's; set before dmls_vk_tune, as variant. max_shared:
+     * maxComputeSharedMemorySize, which tiles * DMLS_VK_TILE_BYTES meets. */
+    uint32_t tiles, tile_workgroup, max_shared;
     uint64_t narrow_below; /* dispatches of fewer items run ctx->narrow (DMLS_VK_NARROW_TILES tiles) */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
@@ -100,6 +105,10 @@ dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool na
  * whole sets) and the tests, while nothing records with ctx. On failure
  * ctx has no pipelines left: destroy it. */
 dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t items);
+/* Whether tile.comp can run `tiles` tiles a workgroup of `workgroup`
+ * invocations on ctx's device (DMLS_ERROR_INVALID_ARGUMENT, naming both,
+ * where not): dmls_vk_tune checks ctx->tiles and ctx->tile_workgroup. */
+dmls_status dmls_vk_check_tiles(const dmls_vulkan_context *ctx, uint32_t tiles, uint32_t workgroup);
 
 /* The Vulkan API loaded at run time (a build with volk): the loader, once
  * per process (DMLS_ERROR_NO_DEVICE naming it when there is none), and

@@ -139,7 +139,7 @@ static void dispatch(recorder *r, const dmls_vk_launch *L, int64_t src, int64_t 
         dmls_vk_walk_params(L, (uint32_t)(((uint64_t)src - s0) / (uint64_t)L->src_unit),
                             (uint32_t)(((uint64_t)dst - d0) / (uint64_t)L->unit), &p);
         vkCmdPushConstants(r->cmd, ctx->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-        const uint64_t per_group = dmls_vk_is_tile(L->shader) ? 1 : narrow ? ctx->workgroup : tile;
+        const uint64_t per_group = dmls_vk_is_tile(L->shader) ? ctx->tiles : narrow ? ctx->workgroup : tile;
         groups = (items + per_group - 1) / per_group;
     }
     vkCmdDispatch(r->cmd, (uint32_t)(groups < ctx->max_groups ? groups : ctx->max_groups), 1, 1);

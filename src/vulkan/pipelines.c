@@ -3,6 +3,8 @@
  * made on its first use through the context's pipeline cache
  * (pipeline_cache.c), and the command pool, command buffer and fence of the
  * library's submit path. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
@@ -76,6 +78,7 @@ static void read_limits(dmls_vulkan_context *ctx) {
     ctx->max_workgroup = p.limits.maxComputeWorkGroupSize[0] < p.limits.maxComputeWorkGroupInvocations
                              ? p.limits.maxComputeWorkGroupSize[0]
                              : p.limits.maxComputeWorkGroupInvocations;
+    ctx->max_shared = p.limits.maxComputeSharedMemorySize;
 }
 
 /* Storage buffers pushed per dispatch (source, destination, and a batch's
@@ -107,12 +110,20 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch
     const spirv *code = batch ? &pipeline_of[which].batch : &pipeline_of[which].code;
     VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     m.codeSize = code->bytes, m.pCode = code->code;
-    /* Constants 5 and 6: tile.comp's tile (launch.h); a shader without them ignores them. */
-    const uint32_t values[7] = {ctx->workgroup, items, pipeline_of[which].esize, ctx->variant, pipeline_of[which].wide,
-                                DMLS_VK_TILE_A, DMLS_VK_TILE_ROW};
-    VkSpecializationMapEntry entries[7];
-    for (uint32_t i = 0; i < 7; i++) entries[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
-    const VkSpecializationInfo spec = {7, entries, sizeof values, values};
+    /* Constants 5 to 7: tile.comp's tile (launch.h) and tiles a workgroup,
+     * which runs ctx->tile_workgroup invocations; a shader without them
+     * ignores them. */
+    const uint32_t values[8] = {dmls_vk_is_tile(which) ? ctx->tile_workgroup : ctx->workgroup,
+                                items,
+                                pipeline_of[which].esize,
+                                ctx->variant,
+                                pipeline_of[which].wide,
+                                DMLS_VK_TILE_A,
+                                DMLS_VK_TILE_ROW,
+                                ctx->tiles};
+    VkSpecializationMapEntry entries[8];
+    for (uint32_t i = 0; i < 8; i++) entries[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
+    const VkSpecializationInfo spec = {8, entries, sizeof values, values};
     VkShaderModule module;
     VK_TRY(vkCreateShaderModule(ctx->device, &m, NULL, &module));
     VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -182,6 +193,34 @@ static dmls_status make_pipelines(dmls_vulkan_context *ctx) {
     return DMLS_OK;
 }
 
+/* tile.comp's tiles and invocations: the device's (launch.h), or
+ * DMLSLICE_VK_TILES=tiles,invocations, checked as dmls_vk_tune checks. */
+static dmls_status choose_tiles(dmls_vulkan_context *ctx) {
+    const bool wide = ctx->max_shared >= DMLS_VK_TILES_WIDE * DMLS_VK_TILE_BYTES;
+    ctx->tiles = wide ? DMLS_VK_TILES_WIDE : 1;
+    ctx->tile_workgroup = wide ? DMLS_VK_TILES_WIDE_WORKGROUP : DMLS_VK_DEFAULT_WORKGROUP;
+    if (ctx->tile_workgroup > ctx->max_workgroup) ctx->tile_workgroup = ctx->max_workgroup;
+    const char *env = getenv("DMLSLICE_VK_TILES");
+    if (env == NULL || *env == '\0') return DMLS_OK;
+    unsigned tiles = 0, workgroup = 0;
+    char end = 0;
+    RETURN_IF(sscanf(env, "%u,%u%c", &tiles, &workgroup, &end) != 2, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "vulkan: DMLSLICE_VK_TILES is \"%s\", not tiles,invocations (e.g. 2,256)", env);
+    RETURN_IF_ERROR(dmls_vk_check_tiles(ctx, tiles, workgroup));
+    ctx->tiles = tiles, ctx->tile_workgroup = workgroup;
+    return DMLS_OK;
+}
+
+dmls_status dmls_vk_check_tiles(const dmls_vulkan_context *ctx, uint32_t tiles, uint32_t workgroup) {
+    RETURN_IF(tiles < 1 || tiles > DMLS_VK_MAX_TILES || tiles * DMLS_VK_TILE_BYTES > ctx->max_shared || workgroup < 1 ||
+                  workgroup > ctx->max_workgroup,
+              DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "vulkan: %u tiles of %d bytes x %u invocations is outside 1..%d tiles within %u bytes of shared memory "
+              "x 1..%u invocations",
+              tiles, DMLS_VK_TILE_BYTES, workgroup, DMLS_VK_MAX_TILES, ctx->max_shared, ctx->max_workgroup);
+    return DMLS_OK;
+}
+
 dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
     read_limits(ctx);
     RETURN_IF(dmls_mutex_init(&ctx->pipe_lock) != 0, DMLS_ERROR_OUT_OF_MEMORY, NULL, "vulkan: no mutex");
@@ -193,6 +232,7 @@ dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
     RETURN_IF_ERROR(make_layout(ctx, 2, sizeof(dmls_vk_walk), &ctx->set_layout, &ctx->layout));
     ctx->workgroup = DMLS_VK_DEFAULT_WORKGROUP < ctx->max_workgroup ? DMLS_VK_DEFAULT_WORKGROUP : ctx->max_workgroup;
     set_tuning(ctx, ctx->workgroup, DMLS_VK_DEFAULT_ITEMS);
+    RETURN_IF_ERROR(choose_tiles(ctx));
     dmls_vk_cache_open(ctx);
     return make_submit(ctx);
 }
@@ -215,6 +255,7 @@ dmls_status dmls_vk_tune(dmls_vulkan_context *ctx, uint32_t workgroup, uint32_t 
               DMLS_ERROR_INVALID_ARGUMENT, NULL,
               "vulkan: tuning of %u invocations x %u items is outside 1..%u x 1..%d", workgroup, items,
               ctx->max_workgroup, DMLS_VK_MAX_ITEMS);
+    RETURN_IF_ERROR(dmls_vk_check_tiles(ctx, ctx->tiles, ctx->tile_workgroup));
     destroy_pipelines(ctx);
     set_tuning(ctx, workgroup, items);
     dmls_status s = make_pipelines(ctx);

@@ -1,7 +1,8 @@
 #version 450
 // A transposed copy (a plan with a tile dim, src/copy_plan.h) through
-// shared memory, one workgroup per tile, as the CUDA backend's tile kernel
-// does it (src/cuda/loops.cuh): A is the dim the output walks fastest
+// shared memory, TILES tiles a workgroup at a time, as the CUDA backend's
+// tile kernel does it (src/cuda/loops.cuh; TILES = 2 of 256 invocations is
+// its block: 128 rows of A, 4 vectors an invocation each way): A is the dim the output walks fastest
 // (contiguous, the launch's dim 0), B the one the input walks fastest (the
 // launch's dim 1). A tile is TILE_A elements of A by TILE_ROW bytes of B
 // (launch.h sets both through specialization constants: one home). Shared
@@ -24,6 +25,7 @@ layout(constant_id = 2) const uint ESIZE = 4u;
 layout(constant_id = 4) const uint WIDE = 0u;       // launch.h: DMLS_VK_TILE_LOAD16 | DMLS_VK_TILE_STORE16
 layout(constant_id = 5) const uint TILE_A = 64u;    // launch.h: DMLS_VK_TILE_A
 layout(constant_id = 6) const uint TILE_ROW = 128u; // launch.h: DMLS_VK_TILE_ROW
+layout(constant_id = 7) const uint TILES = 1u;      // context.h: tiles (a device's choice, pipelines.c)
 
 layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 0) restrict readonly buffer Src4 { uvec4 src4[]; };
@@ -33,7 +35,10 @@ layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst4 { uvec4 dst4
 const uint RW = TILE_ROW / 4u;  // words of B a row
 const uint PITCH = RW + 1u;
 const uint TB = TILE_ROW / ESIZE;
-shared uint tile[TILE_A * PITCH];
+const uint TILE_WORDS = TILE_A * PITCH;
+const uint WG = gl_WorkGroupSize.x;
+// The TILES tiles in turn: tile j's rows from word j * TILE_WORDS.
+shared uint tile[TILES * TILE_WORDS];
 
 // Shared word w of the row at source byte r (the elements of B it holds,
 // below eb).
@@ -51,94 +56,118 @@ uint load_word(uint r, uint w, uint eb, uint sb) {
     return v;
 }
 
-// The output word at byte o along A of column b: one element's word, or
-// 4 / ESIZE elements from as many rows, packed.
-uint out_word(uint o, uint b) {
-    if (ESIZE >= 4u) return tile[(o / ESIZE) * PITCH + (b * ESIZE + o % ESIZE) / 4u];
+// The output word at byte o along A of column b of the tile at shared word
+// base: one element's word, or 4 / ESIZE elements from as many rows, packed.
+uint out_word(uint base, uint o, uint b) {
+    if (ESIZE >= 4u) return tile[base + (o / ESIZE) * PITCH + (b * ESIZE + o % ESIZE) / 4u];
     const uint k = 4u / ESIZE, mask = (1u << (8u * ESIZE)) - 1u, shift = (b * ESIZE % 4u) * 8u;
     uint v = 0u;
     [[unroll]] for (uint j = 0u; j < k; j++)
-        v |= ((tile[(o / ESIZE + j) * PITCH + b * ESIZE / 4u] >> shift) & mask) << (j * 8u * ESIZE);
+        v |= ((tile[base + (o / ESIZE + j) * PITCH + b * ESIZE / 4u] >> shift) & mask) << (j * 8u * ESIZE);
     return v;
 }
 
-void load_tile(uint s, uint ea, uint eb, uint sa, uint sb) {
-    const uint wg = gl_WorkGroupSize.x, me = gl_LocalInvocationID.x;
+// The loops below run a fixed count an invocation (the work over WG, both
+// constants at pipeline creation), as CUDA's unrolled ones do, so that a
+// compiler can issue every load of an invocation before its first store.
+void load_tile(uint base, uint s, uint ea, uint eb, uint sa, uint sb) {
+    const uint me = gl_LocalInvocationID.x;
     if ((WIDE & 1u) != 0u) {
         // 8 invocations a 128-byte row: the 32 of a subgroup meet 32 banks.
-        for (uint i = me; i < TILE_A * RW / 4u; i += wg) {
-            const uint a = i / (RW / 4u), c = i % (RW / 4u);
+        const uint N = TILE_A * RW / 4u;
+        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
+            const uint i = me + k * WG, a = i / (RW / 4u), c = i % (RW / 4u);
             if (a < ea && c * 16u < eb * ESIZE) {
                 const uvec4 x = src4[(s + a * sa) / 16u + c];
-                const uint at = a * PITCH + c * 4u;
+                const uint at = base + a * PITCH + c * 4u;
                 tile[at] = x.x, tile[at + 1u] = x.y, tile[at + 2u] = x.z, tile[at + 3u] = x.w;
             }
         }
         return;
     }
-    for (uint i = me; i < TILE_A * RW; i += wg) {
-        const uint a = i / RW, w = i % RW;
-        if (a < ea && w * 4u < eb * ESIZE) tile[a * PITCH + w] = load_word(s + a * sa, w, eb, sb);
+    const uint N = TILE_A * RW;
+    for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
+        const uint i = me + k * WG, a = i / RW, w = i % RW;
+        if (a < ea && w * 4u < eb * ESIZE) tile[base + a * PITCH + w] = load_word(s + a * sa, w, eb, sb);
     }
 }
 
 // The 16-byte store: each group of 32 invocations is G vectors along A by
 // Q columns, laid out so that each shared read of the 32 meets 32 banks
 // (or one word): for ESIZE <= 4 neighbouring columns, for 8 columns TB / Q
-// apart (the CUDA kernel's layout).
-void store_tile(uint d, uint ea, uint eb, uint db) {
-    const uint wg = gl_WorkGroupSize.x, me = gl_LocalInvocationID.x;
+// apart (the CUDA kernel's layout). A tile not run has ea = eb = 0.
+void store_tile(uint base, uint d, uint ea, uint eb, uint db) {
+    const uint me = gl_LocalInvocationID.x;
     if ((WIDE & 2u) != 0u) {
         const uint V = 16u / ESIZE, G = ESIZE >= 4u ? 8u : 2u * ESIZE, Q = 32u / G;
         const uint SA = TILE_A * ESIZE / 16u / G; // groups of G vectors along A
-        for (uint i = me; i < TILE_A * TILE_ROW / 16u; i += wg) {
+        const uint N = TILE_A * TILE_ROW / 16u;
+        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
+            const uint i = me + k * WG;
             const uint l = i % 32u, n = i / 32u, g = l % G, q = l / G, na = n % SA, nb = n / SA;
             const uint b = ESIZE >= 8u ? q * (TB / Q) + nb : nb * Q + q, a0 = (na * G + g) * V;
-            if (a0 < ea && b < eb) {
+            if (i < N && a0 < ea && b < eb) {
                 const uint o = a0 * ESIZE;
-                dst4[(d + b * db) / 16u + o / 16u] =
-                    uvec4(out_word(o, b), out_word(o + 4u, b), out_word(o + 8u, b), out_word(o + 12u, b));
+                dst4[(d + b * db) / 16u + o / 16u] = uvec4(out_word(base, o, b), out_word(base, o + 4u, b),
+                                                           out_word(base, o + 8u, b), out_word(base, o + 12u, b));
             }
         }
         return;
     }
     const uint WA = TILE_A * ESIZE / 4u; // output words of A a column
-    for (uint i = me; i < TB * WA; i += wg) {
-        const uint w = i % WA, b = i / WA;
-        if (b < eb && w * 4u < ea * ESIZE) dst[((d + b * db) >> 2) + w] = out_word(w * 4u, b);
+    const uint N = TB * WA;
+    for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
+        const uint i = me + k * WG, w = i % WA, b = i / WA;
+        if (b < eb && w * 4u < ea * ESIZE) dst[((d + b * db) >> 2) + w] = out_word(base, w * 4u, b);
     }
 }
 
-// Tile t of the walk p: its first element's positions, its place along A
-// and B (the last tiles along each are partial), through shared memory.
-void run_tile(uint t) {
+// Tile t of the walk p: its first element's positions, its extents along
+// A and B (the last tiles along each are partial) and its in-tile strides.
+void locate(uint t, out uint s, out uint d, out uint ea, out uint eb, out uint sa, out uint sb, out uint db) {
     const uint na = p.run, nb = p.step;
     const uint tiles_a = (na + TILE_A - 1u) / TILE_A, tiles_b = (nb + TB - 1u) / TB;
     // The in-tile byte strides from the walk's steps (level 0 steps by
     // TILE_A elements of A, level 1 by TB of B less a row of A tiles);
     // prepare.c keeps TILE_A * |sa|, TB * |sb| and TB * db below 2^25, so
     // they divide exactly as signed 32-bit values.
-    const uint sa = uint(int(p.src_step[0]) / int(TILE_A));
-    const uint sb = uint(int(p.src_step[1] + tiles_a * p.src_step[0]) / int(TB));
-    const uint db = uint(int(p.dst_step[1] + tiles_a * p.dst_step[0]) / int(TB));
-    uint s, d;
+    sa = uint(int(p.src_step[0]) / int(TILE_A));
+    sb = uint(int(p.src_step[1] + tiles_a * p.src_step[0]) / int(TB));
+    db = uint(int(p.dst_step[1] + tiles_a * p.dst_step[0]) / int(TB));
     walk(t, s, d);
     const uint ia = t % tiles_a, ib = (t / tiles_a) % tiles_b;
-    const uint ea = min(TILE_A, na - ia * TILE_A), eb = min(TB, nb - ib * TB);
-    load_tile(s, ea, eb, sa, sb);
-    barrier();
-    store_tile(d, ea, eb, db);
-    barrier(); // the next tile reuses the shared array
+    ea = min(TILE_A, na - ia * TILE_A), eb = min(TB, nb - ib * TB);
 }
 
-// A workgroup per tile, looping over the grid (capped at
-// maxComputeWorkGroupCount). A batch's tiles (walk.glsl, BATCH) are its
-// entries' tiles in turn, each entry a tiled item's launch; t is the same
-// for the whole workgroup, so every invocation reaches the barriers.
+// TILES tiles a workgroup, [t0, t0 + TILES), looping over the grid (capped
+// at maxComputeWorkGroupCount): every tile's loads, then every tile's
+// stores, so that an invocation has TILES tiles' loads in flight. A
+// batch's tiles (walk.glsl, BATCH) are its entries' tiles in turn, each
+// entry a tiled item's launch, so each tile keeps what its stores need (p
+// is its entry's only while it is located). t0 is the same for the whole
+// workgroup, so every invocation reaches the barriers.
 void main() {
 #ifdef BATCH
-    for (uint t = gl_WorkGroupID.x; t < b.tiles; t += gl_NumWorkGroups.x) run_tile(batch_tile(t));
+    const uint n = b.tiles;
 #else
-    for (uint t = gl_WorkGroupID.x; t < p.count; t += gl_NumWorkGroups.x) run_tile(t);
+    const uint n = p.count;
 #endif
+    for (uint t0 = gl_WorkGroupID.x * TILES; t0 < n; t0 += gl_NumWorkGroups.x * TILES) {
+        uint d[TILES], ea[TILES], eb[TILES], db[TILES];
+        for (uint j = 0u; j < TILES; j++) {
+            d[j] = 0u, ea[j] = 0u, eb[j] = 0u, db[j] = 0u;
+            if (t0 + j >= n) continue;
+#ifdef BATCH
+            const uint t = batch_tile(t0 + j);
+#else
+            const uint t = t0 + j;
+#endif
+            uint s, sa, sb;
+            locate(t, s, d[j], ea[j], eb[j], sa, sb, db[j]);
+            load_tile(j * TILE_WORDS, s, ea[j], eb[j], sa, sb);
+        }
+        barrier();
+        for (uint j = 0u; j < TILES; j++) store_tile(j * TILE_WORDS, d[j], ea[j], eb[j], db[j]);
+        barrier(); // the next tiles reuse the shared array
+    }
 }
