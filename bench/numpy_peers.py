@@ -7,20 +7,10 @@ Usage: python3 bench/numpy_peers.py [cases.json] [out.json]
 import json, os, statistics, sys, time
 import numpy as np
 
+from numpy_window import window_key  # beside this file
+
 here = os.path.dirname(os.path.abspath(__file__))
 cases = json.load(open(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "cases.json")))
-
-def view(x, offs, sizes, strides):
-    sl = []
-    for o, s, t in zip(offs, sizes, strides):
-        n = 1 + (s - 1) // abs(t)
-        if t > 0:
-            sl.append(slice(o, o + t * (n - 1) + 1, t))
-        else:
-            start = o + s - 1
-            stop = start + t * (n - 1) - 1
-            sl.append(slice(start, None if stop < 0 else stop, t))
-    return x[tuple(sl)]
 
 def median_ms(fn, reps=5):
     for _ in range(3): fn()
@@ -43,7 +33,7 @@ for c in cases:
     src = np.empty(out_bytes, np.uint8); src[:] = 1; dst = np.empty_like(src)
     row = {"case": c["name"], "out_bytes": out_bytes,
            "memcpy1_ms": median_ms(lambda: np.copyto(dst, src)),
-           "numpy_ms": median_ms(lambda: np.ascontiguousarray(view(x, offs, sizes, strides)))}
+           "numpy_ms": median_ms(lambda: np.ascontiguousarray(x[window_key(offs, sizes, strides)]))}
     for k in ("memcpy1", "numpy"):
         row[k + "_GBps"] = 2 * out_bytes / row[k + "_ms"] / 1e6
     rows.append(row)

@@ -49,6 +49,16 @@ typedef struct command_def {
 /* The options every command takes. */
 extern const option_def options_common[];
 
+/* The last rows of a command that copies into files (slice, grad, split,
+ * crops): where it runs, on how many threads, -f and -q, in that order in
+ * every help; each command says in its own words what they do there. */
+#define OPTIONS_COPY_TAIL(device_help, threads_help, force_help, quiet_help)                                          \
+    {"--device", NULL, "D", device_help}, {"--threads", NULL, "N", threads_help},                                     \
+        {"--force", "-f", NULL, force_help}, {"--quiet", "-q", NULL, quiet_help}, {NULL, NULL, NULL, NULL}
+
+/* The threads of a plain copy (split, crops). */
+#define OPTIONS_COPY_THREADS "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU)"
+
 /* True when opt is the option named name (its long name). */
 bool option_is(const option_def *opt, const char *name);
 

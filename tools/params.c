@@ -37,6 +37,10 @@ const option_def params_options[] = {
     {NULL, NULL, NULL, NULL},
 };
 
+/* The one home of the PARAMS summary: scripts/gen-cli-docs.py writes it into
+ * docs/cli.md and docs/dmlslice.1 from `dmlslice slice --help` (each form
+ * and what it is apart by two spaces or more, a long form's on the next
+ * line; the prose after them). */
 const char params_note[] =
     "  PARAMS is one of these forms (L: comma-separated integers, one per axis):\n"
     "    --offsets L --sizes L --strides L                          DML_SLICE\n"
@@ -46,7 +50,7 @@ const char params_note[] =
     "    --onnx-starts L --onnx-ends L [--onnx-axes L] [--onnx-steps L]  ONNX Slice\n"
     "    --webnn-starts L --webnn-sizes L [--webnn-strides L]       WebNN slice()\n"
     "    --webnn-reverse L|all                                      WebNN reverse()\n"
-    "    --perm P|reverse alone                                     the transpose\n"
+    "    --perm P|reverse                                           alone: the transpose\n"
     "  The DirectML forms follow DirectML at --feature-level: 32-bit fields, at most\n"
     "  2^32-1 elements, no empty tensors. The front ends use the native 64-bit API: no\n"
     "  DirectML size limits, and empty results are valid. With --perm P any form\n"

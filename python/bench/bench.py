@@ -67,6 +67,8 @@ import dmlslice as ds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from numpy_window import window_key  # noqa: E402  (bench/numpy_window.py)
 
 
 def optional(name):
@@ -354,19 +356,6 @@ def positive_view(offs, sizes, strides):
     return tuple(sl), flip
 
 
-def numpy_view(offs, sizes, strides):
-    sl = []
-    for o, s, t in zip(offs, sizes, strides):
-        n = 1 + (s - 1) // abs(t)
-        if t > 0:
-            sl.append(slice(o, o + t * (n - 1) + 1, t))
-        else:
-            start = o + s - 1
-            stop = start + t * (n - 1) - 1
-            sl.append(slice(start, None if stop < 0 else stop, t))
-    return tuple(sl)
-
-
 def shrink(case, max_mib):
     """The case with its first axis cut so that the input fits max_mib."""
     c = dict(case)
@@ -499,7 +488,7 @@ def cases(path, reps, device, max_mib):
         x = random_array(rng, shape, dt)
         op = ds.plan("slice1", x.shape, x.dtype, offs, sizes, strides)
         out_bytes = int(np.prod(op.output_shape)) * dt.itemsize
-        nview = numpy_view(offs, sizes, strides)
+        nview = window_key(offs, sizes, strides)
         pview, flip = positive_view(offs, sizes, strides)
         row = {"device": device, "case": c["name"], "out_bytes": out_bytes, "scaled": scaled}
         cands = []

@@ -62,7 +62,9 @@ static void test_operators(dmls_device *dev, const char *name) {
 }
 
 /* Ranges outside a buffer, and the library's own binding rules, through
- * the interface: each an error that names the values, nothing written. */
+ * the interface: each an error that names the values, nothing written.
+ * The one home of the binding rules every backend shares (R-X-BOUNDS,
+ * R-X-OVERLAP); a backend's suite tests only its own entry points' extras. */
 static void test_binding_errors(dmls_device *dev, const char *name) {
     static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
     static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
@@ -88,13 +90,21 @@ static void test_binding_errors(dmls_device *dev, const char *name) {
     CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){b, 0, 128}, (dmls_device_binding){b, 2048, 31}),
                  DMLS_ERROR_BUFFER_TOO_SMALL);
     CHECK_MESSAGE("R-X-BOUNDS", "31");
+    CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){b, 0, 127}, (dmls_device_binding){b, 2048, 32}),
+                 DMLS_ERROR_BUFFER_TOO_SMALL);
+    CHECK_MESSAGE("R-X-BOUNDS", "input buffer holds 127 bytes", "needs 128");
     CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){b, 0, 128}, (dmls_device_binding){b, 64, 32}),
                  DMLS_ERROR_OVERLAP);
     CHECK_MESSAGE("R-X-OVERLAP", "overlap");
-    CHECK_STATUS(dmls_device_execute(dev, NULL, (dmls_device_binding){b, 0, 128}, (dmls_device_binding){b, 2048, 32}),
-                 DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){b, 16, 128}, (dmls_device_binding){b, 0, 32}),
+                 DMLS_ERROR_OVERLAP); /* the output before the input */
     CHECK_STATUS(dmls_device_download(dev, b, 0, back, sizeof back), DMLS_OK);
     CHECK(memcmp(back, fill, sizeof back) == 0, "%s: a failed call wrote to the buffer", name);
+    CHECK_STATUS(dmls_device_execute(dev, op, (dmls_device_binding){b, 0, 128}, (dmls_device_binding){b, 128, 32}),
+                 DMLS_OK); /* adjacent ranges do not overlap */
+    CHECK_STATUS(dmls_device_execute(dev, NULL, (dmls_device_binding){b, 0, 128}, (dmls_device_binding){b, 2048, 32}),
+                 DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_synchronize(dev), DMLS_OK);
 done:
     dmls_device_free(dev, b);
     dmls_destroy(op);

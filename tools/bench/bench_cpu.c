@@ -14,18 +14,6 @@ struct bench_cpu {
     dmls_context *ctx;
 };
 
-double bench_now(void) { return 1e-9 * (double)dmls_monotonic_ns(); }
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void bench_fill(void *p, uint64_t bytes, uint64_t seed) {
     uint64_t x = seed | 1;
     unsigned char *b = p;

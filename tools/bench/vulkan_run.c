@@ -161,6 +161,7 @@ static bool record_one(const vk_work *w) {
         fprintf(stderr, "dmlslice bench: %s\n", dmls_last_error());
         return false;
     }
+    if (w->record != NULL) w->record(w->arg);
     if (w->copy) {
         VkBufferCopy region = {0, 0, w->src_bytes};
         vkCmdCopyBuffer(vkb.cmd, w->src, w->dst, 1, &region);
@@ -218,7 +219,7 @@ fail:
 
 /* See vulkan_run.h. */
 bool vkb_submit(const vk_work *w) {
-    return vkb_submit_burst(w, w->op != NULL || w->copy || w->crops != NULL || w->batch != NULL ? 1 : 0, 0, NULL);
+    return vkb_submit_burst(w, w->op != NULL || w->copy || w->crops != NULL || w->batch != NULL || w->record != NULL ? 1 : 0, 0, NULL);
 }
 
 /* See vulkan_run.h. */

@@ -50,9 +50,9 @@ bool vkb_make_buffer(uint64_t bytes, VkMemoryPropertyFlags want, vk_buffer *b);
 void vkb_free_buffer(vk_buffer *b);
 
 /* What one submission records: a buffer copy, an operator, a batch of
- * crops (or those crops as single operators), or any batch on its
- * bindings, between timestamps (op, crops and batch NULL: nothing, the
- * floor). */
+ * crops (or those crops as single operators), any batch on its bindings,
+ * or a caller's own recording, between timestamps (op, crops, batch and
+ * record NULL: nothing, the floor). */
 typedef struct vk_work {
     const dmls_operator *op;
     VkBuffer src, dst;
@@ -63,6 +63,10 @@ typedef struct vk_work {
     const dmls_batch *batch; /* a batch bound to in[n_in] and out[n_out] */
     const struct dmls_vulkan_binding *in, *out;
     uint32_t n_in, n_out;
+    /* Anything else, recorded into vkb.cmd with arg: a probe's own shader
+     * (bench/probes/vk_probe.c), timed as the library's work is. */
+    void (*record)(const void *arg);
+    const void *arg;
 } vk_work;
 
 /* Records `warm` untimed runs of w, then `timed` runs each followed by a

@@ -18,11 +18,9 @@ static const option_def crops_options[] = {
     {"--output", "-o", "OUT", "the output .npy file, shape (N, *size) ('-' for standard\noutput)"},
     {"--starts", NULL, "STARTS", "an (N, rank) int32 or int64 .npy file: row i holds crop i's\nfirst index on each axis"},
     {"--size", NULL, "L", "the window's size on each axis of the input"},
-    {"--device", NULL, "D", "cpu (default), cuda, vulkan or vulkan:N: copy to the device,\ncrop there in one launch (one command buffer), copy back"},
-    {"--threads", NULL, "N", "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU)"},
-    {"--force", "-f", NULL, "replace an existing output file"},
-    {"--quiet", "-q", NULL, "accepted like slice's; nothing is reported on success"},
-    {NULL, NULL, NULL, NULL},
+    OPTIONS_COPY_TAIL("cpu (default), cuda, vulkan or vulkan:N: copy to the device,\ncrop there in one launch (one command buffer), copy back",
+                      OPTIONS_COPY_THREADS, "replace an existing output file",
+                      "accepted like slice's; nothing is reported on success"),
 };
 
 const command_def cmd_crops_def = {

@@ -16,13 +16,10 @@
 static const option_def grad_options[] = {
     {"--output", "-o", "OUT", "the output gradient .npy file ('-' for standard output)"},
     {"--output-gradient-sizes", NULL, "L", "the output gradient's sizes (the forward SLICE1's input shape)"},
-    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), run there, copy back"},
-    {"--threads", NULL, "N",
-     "threads for the zero fill and the scatter, 1 to 1024 (default:\n"
-     "$DMLSLICE_THREADS, else every CPU); under 512 KiB of work\nruns on one thread"},
-    {"--force", "-f", NULL, "replace an existing output file"},
-    {"--quiet", "-q", NULL, "no progress"},
-    {NULL, NULL, NULL, NULL},
+    OPTIONS_COPY_TAIL("cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), run there, copy back",
+                      "threads for the zero fill and the scatter, 1 to 1024 (default:\n"
+                      "$DMLSLICE_THREADS, else every CPU); under 512 KiB of work\nruns on one thread",
+                      "replace an existing output file", "no progress"),
 };
 
 /* SLICE_GRAD is described by the SLICE1 window and a feature level only. */

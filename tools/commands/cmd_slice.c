@@ -9,13 +9,10 @@
 
 static const option_def slice_options[] = {
     {"--output", "-o", "OUT", "the output .npy file ('-' for standard output)"},
-    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), slice there, copy back"},
-    {"--threads", NULL, "N",
-     "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU); a copy that moves under 512 KiB "
-     "(output\nbytes plus input cache lines read) runs on one thread"},
-    {"--force", "-f", NULL, "replace an existing output file"},
-    {"--quiet", "-q", NULL, "no progress"},
-    {NULL, NULL, NULL, NULL},
+    OPTIONS_COPY_TAIL("cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), slice there, copy back",
+                      "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU); a copy that moves "
+                      "under 512 KiB (output\nbytes plus input cache lines read) runs on one thread",
+                      "replace an existing output file", "no progress"),
 };
 
 const command_def cmd_slice_def = {
