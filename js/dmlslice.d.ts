@@ -37,7 +37,18 @@ export class PlannedBatch {
 }
 
 /** Loads the WebAssembly module; await it once before any other call. */
-export function init(options?: object): Promise<unknown>;
+/**
+ * Loads the module. threads: 1 or absent, the single-threaded build (the
+ * default); n > 1 or 'auto', the threaded build (needs SharedArrayBuffer:
+ * Node, or a cross-origin isolated page) with a pool of n threads.
+ */
+export function init(options?: {threads?: number | 'auto'; [emscripten: string]: unknown}): Promise<unknown>;
+/** Whether the threaded build is loaded. */
+export function threaded(): boolean;
+/** The threads a copy is cut between, the calling thread included. */
+export function threads(): number;
+/** Sets the thread count (1 to 1024; above 1 only in the threaded build); returns it. */
+export function setThreads(n: number): number;
 export function dtypeOf(t: Tensor): DType;
 /**
  * An array in the module's own memory: a tensor whose data (or out) is one passes in (and results out)

@@ -22,20 +22,103 @@ const RANGE_STATUSES = new Set([12, 14, 20, 30]);
 const WASM32_BYTES = 2 ** 32;
 
 let M = null;
+let threadedBuild = false;
+const MAX_THREADS = 1024;   // the library's limit (dmls_context_create)
 
-/** Loads the module; call (and await) once before anything else. */
-export async function init(options = {}) {
-  if (M) return M;
-  const opts = {...options};
-  // Node: the module's bytes from beside this file (the glue, built for
-  // the web, would fetch() a file: URL). Browsers and bundlers fetch
-  // dist/dmlslice.wasm relative to the glue.
-  if (!opts.wasmBinary && typeof process === 'object' && process.versions?.node) {
-    const {readFile} = await import('node:fs/promises');
-    opts.wasmBinary = await readFile(new URL('./dist/dmlslice.wasm', import.meta.url));
+function nodeJs() { return typeof process === 'object' && Boolean(process.versions?.node); }
+
+// The module's bytes from beside this file under Node (the glue, built for
+// the web, would fetch() a file: URL); browsers and bundlers fetch them
+// relative to the glue.
+async function wasmBinary(name) {
+  if (!nodeJs()) return undefined;
+  const {readFile} = await import('node:fs/promises');
+  return readFile(new URL(`./dist/${name}`, import.meta.url));
+}
+
+function checkThreads(n, what) {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_THREADS)
+    throw new RangeError(`${what}: threads = ${n} is not a thread count from 1 to ${MAX_THREADS}`);
+}
+
+// 'auto': the CPUs the engine reports.
+async function autoThreads() {
+  if (nodeJs()) {
+    const os = await import('node:os');
+    return os.availableParallelism?.() ?? os.cpus().length;
   }
-  M = await createDmlslice(opts);
+  return globalThis.navigator?.hardwareConcurrency ?? 1;
+}
+
+/**
+ * Loads the module; call (and await) once before anything else.
+ * {threads}: 1 or absent, the single-threaded build (the default); n > 1 or
+ * 'auto', the threaded build (dist/dmlslice-threads.*: emscripten pthreads,
+ * which need SharedArrayBuffer: Node has it, browsers only on a
+ * cross-origin isolated page) running the library's pool of n threads.
+ */
+export async function init(options = {}) {
+  const {threads: asked, ...opts} = options;
+  let threads = asked === 'auto' ? await autoThreads() : asked ?? 1;
+  if (asked === 'auto') threads = Math.min(Math.max(threads, 1), MAX_THREADS);
+  checkThreads(threads, 'dmlslice: init');
+  if (M) {
+    // Once loaded, init() returns the module; a thread count is a
+    // setThreads(), which the single-threaded build allows only as 1.
+    if (asked !== undefined && threads > 1 && !threadedBuild)
+      throw new TypeError(`dmlslice: init: threads = ${threads}, but the single-threaded build is loaded ` +
+                          '(one build per page or process: ask for threads at the first init)');
+    if (asked !== undefined) setThreads(threads);
+    return M;
+  }
+  if (threads === 1) {
+    opts.wasmBinary ??= await wasmBinary('dmlslice.wasm');
+    M = await createDmlslice(opts);
+    return M;
+  }
+  if (typeof SharedArrayBuffer !== 'function' || globalThis.crossOriginIsolated === false)
+    throw new TypeError(`dmlslice: init: threads = ${threads} needs SharedArrayBuffer, which this page lacks ` +
+                        '(serve it cross-origin isolated: Cross-Origin-Opener-Policy: same-origin and ' +
+                        'Cross-Origin-Embedder-Policy: require-corp)');
+  const {default: create} = await import('./dist/dmlslice-threads.mjs');
+  opts.wasmBinary ??= await wasmBinary('dmlslice-threads.wasm');
+  // The workers are started with the module, as a worker started later
+  // runs only once JavaScript returns to its event loop.
+  const m = await create({...opts, dmlsWorkers: threads - 1});
+  M = m;
+  threadedBuild = true;
+  setThreads(threads);
   return M;
+}
+
+// Node: the pool's idle workers must not keep the process alive (a library
+// loaded is no reason for a program not to end).
+function unrefWorkers() {
+  const p = M.PThread;
+  if (nodeJs() && p) for (const w of [...p.unusedWorkers, ...p.runningWorkers]) w.unref?.();
+}
+
+/** Whether the threaded build is loaded. */
+export function threaded() { mod(); return threadedBuild; }
+
+/** The threads a copy is cut between (1: the calling thread alone). */
+export function threads() { return mod()._dmlsw_threads(); }
+
+/**
+ * Sets the threads every later copy is cut between, the calling thread
+ * included; returns the count. More than init's count start more workers,
+ * which join from the next call on. The single-threaded build has 1.
+ */
+export function setThreads(n) {
+  const m = mod();
+  checkThreads(n, 'dmlslice: setThreads');
+  if (n > 1 && !threadedBuild)
+    throw new RangeError(`dmlslice: setThreads: threads = ${n} in the single-threaded build (load the threaded one ` +
+                         'with init({threads}) instead)');
+  const got = m._dmlsw_set_threads(n);
+  if (!got) throwStatus(m._dmlsw_status(), 'dmlslice: setThreads');
+  if (threadedBuild) unrefWorkers();
+  return got;
 }
 
 function mod() {

@@ -6,6 +6,11 @@
 # browsers.
 #
 #   scripts/build-wasm.sh [BUILD_DIR]          single-threaded (the default)
+#   scripts/build-wasm.sh --threads [BUILD_DIR] the threaded build beside it:
+#       dist/dmlslice-threads.{mjs,wasm,worker.js}, the library compiled
+#       again with -pthread (its objects cannot be shared: thread-local
+#       storage compiled for shared memory loses its initial values in a
+#       single-threaded link); init({threads}) loads it (js/README.md)
 #   DMLS_WASM_OUT=DIR scripts/build-wasm.sh     the package staged in DIR
 #       (its files, tests and dist/) rather than built into js/ (the CTest
 #       tests do this: js/CMakeLists.txt)
@@ -17,12 +22,15 @@
 # with NODE_PATH=/usr/share/nodejs under Node 20.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build-wasm}
+threads=0
+if [ "${1:-}" = --threads ]; then threads=1; shift; fi
+if [ $threads = 1 ]; then build=${1:-$root/build-wasm-threads}; else build=${1:-$root/build-wasm}; fi
 pkg=${DMLS_WASM_OUT:-$root/js}
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 mkdir -p "$build"
 
 flags="-msimd128 -O3"
+[ $threads = 0 ] || flags="$flags -pthread"
 
 emcmake cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS="$flags" -DDMLS_BUILD_TESTS=OFF -DDMLS_BUILD_TOOLS=OFF \
@@ -40,7 +48,19 @@ mkdir -p "$out"
 link="-sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createDmlslice -sENVIRONMENT=web,worker
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8
   -sEXPORTED_FUNCTIONS=_malloc,_free,_dmls_last_error,_dmls_last_error_rule,_dmls_destroy,_dmls_lower_webnn_slice,_dmls_lower_webnn_reverse,_dmls_lower_webnn_transpose,_dmls_lower_onnx_transpose,_dmls_lower_numpy,_dmls_lower_onnx,_dmls_batch_output_bytes,_dmls_batch_destroy,_dmls_feature_level_count,_dmls_feature_level_at,_dmls_feature_level_name,_dmls_output_rank,_dmls_output_shape -sFILESYSTEM=0"
+name=dmlslice
+if [ $threads = 1 ]; then
+  # Node runs the workers too (worker_threads), so the glue is built for
+  # it as well, given require() by node_esm.js; the workers' script is
+  # CommonJS, hence dist/'s own package.json. The pool's workers start
+  # with the module (dmlsWorkers, set by init): a worker started later
+  # runs only once JavaScript returns to its event loop.
+  name=dmlslice-threads
+  link=$(echo "$link" | sed 's/-sENVIRONMENT=web,worker/-sENVIRONMENT=web,worker,node/')
+  link="$link -pthread -sPTHREAD_POOL_SIZE=Module.dmlsWorkers --extern-pre-js $root/js/src/node_esm.js"
+  echo '{"type": "commonjs"}' >"$out/package.json"
+fi
 # shellcheck disable=SC2086
 emcc $flags -I"$root/include" -I"$build/include" "$root"/js/src/*.c "$build/src/libdmlslice.a" \
-  $link -o "$out/dmlslice.mjs"
-echo "build-wasm: $out/dmlslice.mjs"
+  $link -o "$out/$name.mjs"
+echo "build-wasm: $out/$name.mjs"

@@ -12,9 +12,32 @@
 #include <dmlslice/frontends.h>
 
 /* The status of the last create below, which returns the handle or NULL
- * (the module runs JavaScript on one thread). */
+ * (JavaScript calls the module from one thread; the pool's workers run
+ * only copies). */
 static dmls_status last_status;
 EMSCRIPTEN_KEEPALIVE int dmlsw_status(void) { return (int)last_status; }
+
+/* The pool every execute below runs on: NULL (the calling thread alone)
+ * until dmlsw_set_threads asks for more, which only the threaded build
+ * (-pthread) can start. */
+static dmls_context *pool;
+
+/* n threads in all from now on (1: the calling thread alone); returns the
+ * count, or 0 with dmls_last_error() saying why (the old pool stays). */
+EMSCRIPTEN_KEEPALIVE int dmlsw_set_threads(int n) {
+    dmls_context *c = NULL;
+    if (n != 1) {
+        last_status = dmls_context_create(n, &c);
+        if (last_status != DMLS_OK) return 0;
+    }
+    last_status = DMLS_OK;
+    dmls_context_destroy(pool);
+    pool = c;
+    return dmls_context_threads(pool);
+}
+
+/* The pool's thread count: fewer than asked once a worker could not start. */
+EMSCRIPTEN_KEEPALIVE int dmlsw_threads(void) { return dmls_context_threads(pool); }
 
 /* A front end's slice over a (possibly strided) input: the operator, or
  * NULL with dmls_last_error() saying why. in_strides NULL: packed. */
@@ -91,15 +114,15 @@ EMSCRIPTEN_KEEPALIVE int dmlsw_batch_run(const dmls_batch *b, const void *in, do
                                          double out_bytes) {
     dmls_batch_input i = {in, (uint64_t)in_bytes};
     dmls_batch_output o = {out, (uint64_t)out_bytes};
-    return dmls_batch_execute(b, NULL, &i, 1, &o, 1);
+    return dmls_batch_execute(b, pool, &i, 1, &o, 1);
 }
 
-/* dmls_execute, or the reference executor (the oracle of the tests). Byte
+/* dmls_execute on the pool, or the reference executor (the oracle of the tests). Byte
  * counts come as doubles: exact up to 2^53, and wasm32's memory is 4 GiB. */
 EMSCRIPTEN_KEEPALIVE int dmlsw_execute(const dmls_operator *op, const void *in, double in_bytes, void *out,
                                        double out_bytes, int reference) {
     if (reference) return dmls_execute_reference(op, in, (uint64_t)in_bytes, out, (uint64_t)out_bytes);
-    return dmls_execute(op, in, (uint64_t)in_bytes, out, (uint64_t)out_bytes);
+    return dmls_execute_on(op, pool, in, (uint64_t)in_bytes, out, (uint64_t)out_bytes);
 }
 
 EMSCRIPTEN_KEEPALIVE double dmlsw_input_bytes(const dmls_operator *op) { return (double)dmls_input_bytes(op); }

@@ -184,3 +184,14 @@ test('SIMD128 tiled transposes equal the reference executor', () => {
     }
   }
 });
+
+// The single-threaded build (the default) has no pool: more threads are
+// refused, naming the build to load instead.
+test('the single-threaded build refuses more threads', async () => {
+  const d = await load();
+  assert.equal(d.threaded(), false);
+  assert.equal(d.threads(), 1);
+  assert.equal(d.setThreads(1), 1);
+  assert.throws(() => d.setThreads(2), {name: 'RangeError', message: /single-threaded build.*init\(\{threads\}\)/});
+  await assert.rejects(d.init({threads: 2}), /single-threaded build is loaded/);
+});
