@@ -3,6 +3,8 @@ against ds.crops on the whole array (R-CROP-SIZE, R-CROP-BOUNDS), on the
 threaded scheduler, a LocalCluster of worker processes and a Zarr store
 larger than the workers' memory limit; the graph's size; errors at graph time."""
 import os
+import re
+import resource
 import subprocess
 import sys
 
@@ -144,10 +146,16 @@ def test_local_cluster_of_processes(cluster):
     assert np.array_equal(cluster.compute(y).result(), ds.crops(a, starts, (9, 11, 13)))
 
 
+def _spill_writes(client):
+    """Per worker, how many keys its memory manager has written to disk so far."""
+    return client.run(lambda dask_worker: dask_worker.data.get_metrics()["disk_write_count_total"])
+
+
 @pytest.mark.skipif(not os.environ.get("DMLS_DASK_LARGE"),
                     reason="about 80 s on 2 cores: set DMLS_DASK_LARGE=1 to run it (docs/dask.md)")
 def test_zarr_store_larger_than_worker_memory(cluster, tmp_path):
-    """A 512 MB Zarr store, two workers of 400 MB each: crops from all of it, input never held whole."""
+    """A 512 MB Zarr store, two workers of 400 MB each: crops from all of it, the input never
+    held whole: no worker spills a key to disk (distributed's spill counters)."""
     zarr = pytest.importorskip("zarr", reason="Zarr is not installed (python3-zarr)")
     shape, chunks = (128, 1024, 1024), (16, 256, 256)
     z = zarr.open(str(tmp_path / "v.zarr"), mode="w", shape=shape, chunks=chunks, dtype=np.float32,
@@ -159,7 +167,50 @@ def test_zarr_store_larger_than_worker_memory(cluster, tmp_path):
     rng = np.random.default_rng(9)
     size = (8, 40, 40)
     starts = np.stack([rng.integers(0, d - s + 1, 500) for d, s in zip(shape, size)], 1)
+    written = _spill_writes(cluster)
     got = cluster.compute(dsd.crops(x, starts, size, chunks=100)).result()
+    peak = cluster.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10)
+    print(f"keys spilled per worker: {_spill_writes(cluster)} (before: {written}); peak RSS MiB: {peak}")
+    assert _spill_writes(cluster) == written, "a worker spilled to disk: the input was held, not streamed"
     ii, jj, kk = (np.arange(s)[None, :] + starts[:, [a]] for a, s in enumerate(size))
     ref = _value(ii[:, :, None, None], jj[:, None, :, None], kk[:, None, None, :])
     assert np.array_equal(got, ref)
+
+
+def _doc_blocks():
+    """The ```python blocks of docs/dask.md, in order."""
+    text = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "dask.md"), encoding="utf-8").read()
+    blocks = [("\n" * text[:m.start(1)].count("\n")) + m.group(1)  # tracebacks give the page's lines
+              for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)]
+    assert blocks, "docs/dask.md has no python example"
+    return blocks
+
+
+def test_docs_examples_run(tmp_path, monkeypatch):
+    """docs/dask.md's examples run as written (in one namespace, in a scratch folder: they write a store)."""
+    pytest.importorskip("zarr", reason="Zarr is not installed (python3-zarr)")
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    for code in _doc_blocks():
+        exec(compile(code, "docs/dask.md", "exec"), scope)
+
+
+def test_each_block_has_one_reader():
+    """The property that bounds memory: each input block is read by one task (which keeps only
+    the crops and pieces cut from it), so no block waits in memory for an unrelated task."""
+    from dask.core import get_dependencies
+    x = da.zeros((40, 50, 60), dtype=np.float32, chunks=(7, 9, 11))
+    rng = np.random.default_rng(11)
+    size = (8, 10, 12)  # larger than a block: every crop straddles borders
+    starts = np.stack([rng.integers(0, d - s + 1, 300) for d, s in zip(x.shape, size)], 1)
+    y = dsd.crops(x, starts, size, chunks=50)
+    dsk = dict(y.__dask_graph__())
+    readers = {}
+    for key, task in dsk.items():
+        for dep in get_dependencies(dsk, key, task=task):
+            if isinstance(dep, tuple) and dep[0] == x.name:
+                readers.setdefault(dep, []).append(key)
+    assert readers and all(len(r) == 1 for r in readers.values()), max(readers.values(), key=len)
+    outputs = [k for k in dsk if k[0] == y.name]
+    for key in outputs:  # output blocks draw from the block tasks, never from the input's blocks
+        assert all(d[0] != x.name for d in get_dependencies(dsk, key)), key
