@@ -241,6 +241,73 @@ def _gather_tasks(dsk, name, cname, rows, rank, size, whole, pieces):
                                         piece_args) + tuple(ckeys[parts])
 
 
+def _runs(bounds, start, count, stride):
+    """One axis of a window: its count positions start + stride * i, split
+    where they cross from one block into the next (they move one way, so each
+    block holds one run). Per run: its block, its first position in that
+    block, its length."""
+    pos = start + stride * _np.arange(count, dtype=_np.int64)
+    blk = _block_of(bounds, pos)
+    first = _starts_of_runs(blk)
+    return blk[first].tolist(), (pos[first] - bounds[blk[first]]).tolist(), _np.diff(_np.append(first, count)).tolist()
+
+
+def _cut_window(start, count, stride, block):
+    """One output block of a window: SLICE1 over the one input block it reads
+    (the window's negative strides walk from its far end, docs/spec.md)."""
+    offsets = [s if st > 0 else s + (c - 1) * st for s, c, st in zip(start, count, stride)]
+    sizes = [(c - 1) * abs(st) + 1 for c, st in zip(count, stride)]
+    return _ds.slice1(block, offsets, sizes, stride)
+
+
+def _window(x, op, who):
+    """The lazy result of the planned window op on x: one task per output
+    block, each a SLICE1 over the one input block it reads."""
+    if tuple(op.input_shape) != x.shape or _np.dtype(op.dtype) != x.dtype:
+        raise _ds.ArgumentError(f"{who}: the operator is planned for {tuple(op.input_shape)} {_np.dtype(op.dtype)}, "
+                                f"x is {x.shape} {x.dtype}", "DMLS_ERROR_INVALID_ARGUMENT", "")
+    if op.window is None:
+        raise _ds.ArgumentError(f"{who}: a {op.kind} operator is not a window of x (dsd.transpose transposes)",
+                                "DMLS_ERROR_INVALID_ARGUMENT", "")
+    shape = tuple(op.output_shape)
+    meta = _np.empty_like(x._meta, shape=(0,) * len(shape))
+    if math.prod(shape) == 0 or x.ndim == 0:
+        return _da.zeros(shape, dtype=x.dtype, meta=meta) if math.prod(shape) == 0 else x.reshape(shape)
+    offsets, sizes, strides = op.window
+    count = op.window_shape
+    runs = [_runs(_np.concatenate([[0], _np.cumsum(c)]), o + (z - 1 if st < 0 else 0), n, st)
+            for c, o, z, st, n in zip(x.chunks, offsets, sizes, strides, count)]
+    name = "dmls-window-" + _tokenize(x, op.window, count)
+    dsk = {}
+    for idx in _itertools.product(*(range(len(r[0])) for r in runs)):
+        blocks, starts, counts = zip(*((r[0][i], r[1][i], r[2][i]) for r, i in zip(runs, idx)))
+        dsk[(name,) + idx] = (_cut_window, list(starts), list(counts), list(strides), (x.name,) + blocks)
+    graph = _HighLevelGraph.from_collections(name, dsk, dependencies=[x])
+    y = _da.Array(graph, name, tuple(tuple(r[2]) for r in runs), meta=_np.empty_like(x._meta, shape=(0,) * x.ndim))
+    return y if y.shape == shape else y.reshape(shape)
+
+
+def index(x, key):
+    """x[key] (a NumPy basic index: ints, slices with any step, None, ...) of
+    the Dask array x, equal to ``ds.index`` on the whole array: one task per
+    output block, a SLICE1 over the one input block it reads, where Dask's own
+    path copies strided views element by element. A bad key raises now, with
+    ds.index's own error (R-NP-*)."""
+    return _window(x, _ds.plan("index", x.shape, x.dtype, key), "dsd.index")
+
+
+def windows(x, items):
+    """A list of lazy windows of the Dask array x, one per item: a NumPy index
+    key (as ``dsd.index``) or an Operator planned for x's shape and dtype by
+    ``ds.plan`` (slice, slice1, onnx_slice, webnn_slice, webnn_reverse,
+    index). Every item is checked now; the first bad one raises."""
+    if not isinstance(x, _da.Array):
+        raise _ds.DTypeError(f"dsd.windows: x is a {type(x).__name__}, not a Dask array", "DMLS_ERROR_INVALID_ARGUMENT",
+                             "")
+    ops = [item if isinstance(item, _ds.Operator) else _ds.plan("index", x.shape, x.dtype, item) for item in items]
+    return [_window(x, op, f"dsd.windows: item {i}") for i, op in enumerate(ops)]
+
+
 def transpose(x, axes=None):
     """np.transpose of the Dask array x with contiguous blocks: each block is
     transposed by ds.transpose (Dask's own transpose leaves strided views that a

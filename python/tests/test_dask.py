@@ -19,6 +19,7 @@ import dmlslice as ds
 pytestmark = pytest.mark.skipif(any(s in os.environ.get("LD_PRELOAD", "") for s in ("asan", "tsan", "ubsan")),
                                 reason="Dask tests do not run under the sanitizers' preloaded runtimes")
 da = pytest.importorskip("dask.array", reason="Dask is not installed (Debian: python3-dask)")
+import dask  # noqa: E402 (after the skips above)
 from dmlslice import dask as dsd  # noqa: E402 (after the skips above)
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32, np.float32,
@@ -191,8 +192,9 @@ def test_docs_examples_run(tmp_path, monkeypatch):
     pytest.importorskip("zarr", reason="Zarr is not installed (python3-zarr)")
     monkeypatch.chdir(tmp_path)
     scope = {}
-    for code in _doc_blocks():
-        exec(compile(code, "docs/dask.md", "exec"), scope)
+    with dask.config.set(scheduler="threads"):  # not the module's cluster, once it is up
+        for code in _doc_blocks():
+            exec(compile(code, "docs/dask.md", "exec"), scope)
 
 
 def test_each_block_has_one_reader():
@@ -214,3 +216,75 @@ def test_each_block_has_one_reader():
     outputs = [k for k in dsk if k[0] == y.name]
     for key in outputs:  # output blocks draw from the block tasks, never from the input's blocks
         assert all(d[0] != x.name for d in get_dependencies(dsk, key)), key
+
+
+def _random_key(rng, rank):
+    """A NumPy basic index over rank axes: ints (negative too), slices with any step and bounds
+    past the ends, None, sometimes an Ellipsis standing for the last axes."""
+    items = []
+    for _ in range(rank):
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            items.append(int(rng.integers(-1, 1)) if rng.integers(0, 2) else 0)
+        else:
+            step = int(rng.choice([-5, -3, -2, -1, 1, 2, 3, 7]))
+            ends = [None if rng.integers(0, 3) == 0 else int(rng.integers(-30, 30)) for _ in range(2)]
+            items.append(slice(ends[0], ends[1], step))
+        if rng.integers(0, 5) == 0:
+            items.append(None)
+    if rank and rng.integers(0, 4) == 0:
+        items = items[:int(rng.integers(0, rank))] + [Ellipsis]
+    return tuple(items)
+
+
+def test_index_equals_numpy():
+    """R-NP-STEP, R-WIN-COUNT: dsd.index over random shapes, chunkings and keys (negative steps,
+    windows across block borders and at the edges) equals NumPy's and ds.index's on the whole array."""
+    rng = np.random.default_rng(21)
+    for _ in range(60):
+        rank = int(rng.integers(1, 4))
+        shape = tuple(int(v) for v in rng.integers(1, 20, rank))
+        a = rng.integers(0, 1000, shape).astype(np.int32)
+        chunks = tuple(int(rng.integers(1, d + 1)) for d in shape)
+        key = _random_key(rng, rank)
+        y = dsd.index(da.from_array(a, chunks=chunks), key)
+        got = y.compute(scheduler="sync")
+        assert y.shape == got.shape == a[key].shape, (shape, chunks, key)
+        assert np.array_equal(got, a[key]) and np.array_equal(got, ds.index(a, key)), (shape, chunks, key)
+
+
+def test_windows_of_every_form():
+    """R-WIN-BOUNDS: dsd.windows takes NumPy keys and operators of the package's slice forms
+    (SLICE, SLICE1 with negative strides, ONNX, WebNN), each equal to the operator on the whole array."""
+    rng = np.random.default_rng(22)
+    a = rng.random((23, 31, 9)).astype(np.float32)
+    x = da.from_array(a, chunks=(5, 8, 4))
+    s, d = a.shape, a.dtype
+    items = [(slice(None, None, -3), 4), np.s_[2:20, ::-1, None, 1:8:2],
+             ds.plan("slice1", s, d, [1, 2, 0], [20, 29, 9], [-3, 2, -1]),
+             ds.plan("slice", s, d, [3, 0, 1], [5, 31, 3], [4, 1, 2]),
+             ds.plan("onnx_slice", s, d, [-1, 3], [0, 30], [0, 1], [-2, 9]),
+             ds.plan("webnn_slice", s, d, [4, 6, 2], [17, 20, 7], [3, 1, 2]),
+             ds.plan("webnn_reverse", s, d, [1])]
+    got = dsd.windows(x, items)
+    for item, y in zip(items, got):
+        ref = item(a) if isinstance(item, ds.Operator) else a[item]
+        assert y.shape == ref.shape and np.array_equal(y.compute(scheduler="threads"), ref), item
+
+
+def test_window_errors_at_graph_time():
+    """R-NP-BOUNDS: a bad key raises when the graph is built, with ds.index's own error; an
+    operator of another shape or a transpose is refused, naming the item."""
+    a = np.zeros((10, 12), np.float32)
+    x = da.from_array(a, chunks=5)
+    with pytest.raises(ds.Error) as mine:
+        dsd.index(x, (3, 12))
+    with pytest.raises(ds.Error) as theirs:
+        ds.index(a, (3, 12))
+    assert type(mine.value) is type(theirs.value) and str(mine.value) == str(theirs.value)
+    with pytest.raises(ds.ArgumentError, match=r"item 1: the operator is planned for \(10, 13\)"):
+        dsd.windows(x, [np.s_[::2], ds.plan("index", (10, 13), np.float32, np.s_[1:])])
+    with pytest.raises(ds.ArgumentError, match="item 0: a transpose operator is not a window"):
+        dsd.windows(x, [ds.plan("transpose", (10, 12), np.float32, None)])
+    with pytest.raises(ds.DTypeError, match="not a Dask array"):
+        dsd.windows(a, [np.s_[::2]])
