@@ -290,8 +290,8 @@ def _window(x, op, who):
 def index(x, key):
     """x[key] (a NumPy basic index: ints, slices with any step, None, ...) of
     the Dask array x, equal to ``ds.index`` on the whole array: one task per
-    output block, a SLICE1 over the one input block it reads, where Dask's own
-    path copies strided views element by element. A bad key raises now, with
+    output block, a SLICE1 over the one input block it reads (docs/dask.md
+    measures it against Dask's own x[key]). A bad key raises now, with
     ds.index's own error (R-NP-*)."""
     return _window(x, _ds.plan("index", x.shape, x.dtype, key), "dsd.index")
 
