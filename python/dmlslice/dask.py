@@ -3,13 +3,14 @@
     from dmlslice import dask as dsd
     y = dsd.crops(x, starts, (20, 50, 50))   # lazy (N, 20, 50, 50), chunked along N
 
-Dask schedules, dmlslice computes (docs/dask.md): boxes are grouped by the
-chunk their first element lies in (one sort), each group is one task that
-reads that chunk and the neighbours its boxes reach, cuts the boxes lying
-inside the chunk with one ``ds.crops`` call and assembles the others from
-their pieces; each output block then gathers its rows from those tasks. The
-graph grows with the chunks touched and the output blocks, not with the
-number of boxes. Errors are raised when the graph is built, never by a worker.
+Dask schedules, dmlslice computes (docs/dask.md): boxes are placed by the
+chunks they touch (one sort); each chunk touched is read by one task, its
+only reader, which cuts the boxes lying inside it with one ``ds.crops`` call
+and the pieces of the boxes across its borders, and drops the chunk; each
+output block then gathers its rows from those tasks. The graph grows with the
+chunks touched and the output blocks, not with the number of boxes, and the
+input is never held whole. Errors are raised when the graph is built, never
+by a worker.
 """
 import itertools as _itertools
 import math
@@ -68,49 +69,39 @@ def _block_of(bounds, pos):
     return _np.searchsorted(bounds, pos, side="right") - 1
 
 
-def _cut_group(size, lo, hi, rel, inside, *blocks):
-    """The crops of one group, in group order: those inside the anchor block in
-    one ds.crops call, the others assembled from the pieces the blocks hold.
-    blocks are the blocks of the box [lo, hi] of block indices, C order;
-    rel the starts relative to the anchor block's origin; inside how many of
-    the group's first boxes lie inside it."""
-    grid = tuple(h - l + 1 for l, h in zip(lo, hi))
-    first = blocks[0]
-    out = _np.empty_like(first, shape=(len(rel),) + tuple(size))
-    if inside:
-        _ds.crops(blocks[0], rel[:inside], size, out=out[:inside])
-    if inside == len(rel):
-        return out
-    # Block origins relative to the anchor's origin, per axis.
-    origins = []
-    for k in range(len(size)):
-        lens = [blocks[_np.ravel_multi_index(tuple(j if a == k else 0 for a in range(len(size))), grid)].shape[k]
-                for j in range(grid[k])]
-        origins.append(_np.concatenate([[0], _np.cumsum(lens)]))
-    for i in range(inside, len(rel)):
-        r = rel[i]
-        ranges = [range(_block_of(origins[k], r[k]), _block_of(origins[k], r[k] + size[k] - 1) + 1)
-                  for k in range(len(size))]
-        for idx in _np.ndindex(*(len(q) for q in ranges)):
-            b = tuple(ranges[k][j] for k, j in enumerate(idx))
-            src, dst = [], []
-            for k, bk in enumerate(b):
-                o0, o1 = origins[k][bk], origins[k][bk + 1]
-                a, e = max(r[k], o0), min(r[k] + size[k], o1)
-                src.append(slice(a - o0, e - o0))
-                dst.append(slice(a - r[k], e - r[k]))
-            out[(i,) + tuple(dst)] = blocks[_np.ravel_multi_index(b, grid)][tuple(src)]
-    return out
+def _cut_chunk(size, rel, lo, hi, offs, block):
+    """Everything one input block gives, as one flat buffer: first the crops
+    lying inside it (rel: their starts in the block; one ds.crops call), then
+    the pieces [lo, hi) of the crops that straddle its borders, each at its
+    element offset offs. The block itself is not kept: its task is its only
+    reader, so it leaves memory as soon as this returns."""
+    vol = math.prod(size)
+    ends = offs + _np.prod(hi - lo, axis=1)
+    buf = _np.empty_like(block, shape=(int(ends[-1]) if len(ends) else len(rel) * vol,))
+    if len(rel):
+        _ds.crops(block, rel, size, out=buf[:len(rel) * vol].reshape((len(rel),) + tuple(size)))
+    for p in range(len(offs)):
+        src = tuple(slice(a, e) for a, e in zip(lo[p], hi[p]))
+        buf[offs[p]:ends[p]].reshape(tuple(hi[p] - lo[p]))[...] = block[src]
+    return buf
 
 
-def _gather(n, size, dst, src, cuts, *parts):
-    """One output block: its rows dst[cuts[j]:cuts[j+1]] are the rows
-    src[cuts[j]:cuts[j+1]] of parts[j] (arrays, not lists: Dask does not look
-    into them for keys)."""
+def _gather(n, size, rows, cuts, src, pieces, *parts):
+    """One output block. Crops cut whole: rows[cuts[j]:cuts[j+1]] are the crops
+    src[cuts[j]:cuts[j+1]] of parts[j] (one fancy-index copy per part). Crops
+    that straddle: pieces (row, part, offset, lo, hi), one slice copy each.
+    Index arrays, not lists: Dask does not look into them for keys."""
     out = _np.empty_like(parts[0], shape=(n,) + tuple(size))
+    vol = math.prod(size)
     for j, part in enumerate(parts):
-        dst_j, src_j = dst[cuts[j]:cuts[j + 1]], src[cuts[j]:cuts[j + 1]]
-        out[dst_j] = part[src_j]
+        m = src[cuts[j]:cuts[j + 1]]
+        if len(m):
+            out[rows[cuts[j]:cuts[j + 1]]] = part[:(int(m.max()) + 1) * vol].reshape((-1,) + tuple(size))[m]
+    prow, ppart, poff, plo, phi = pieces
+    for i in range(len(prow)):
+        shape = tuple(phi[i] - plo[i])
+        dst = (prow[i],) + tuple(slice(a, e) for a, e in zip(plo[i], phi[i]))
+        out[dst] = parts[ppart[i]][poff[i]:poff[i] + math.prod(shape)].reshape(shape)
     return out
 
 
@@ -142,17 +133,8 @@ def crops(x, starts, size, *, chunks=None):
     meta = _np.empty_like(x._meta, shape=(0,) * (rank + 1))
     if n == 0 or math.prod(size) == 0:
         return _da.zeros((n,) + size, dtype=x.dtype, chunks=(rows,) + size, meta=meta)
-
-    bounds = [_np.concatenate([[0], _np.cumsum(c)]) for c in x.chunks]
-    first = _np.zeros((n, rank), _np.int64)
-    last = _np.zeros((n, rank), _np.int64)
-    for k in range(rank):
-        first[:, k] = _block_of(bounds[k], s[:, k])
-        last[:, k] = _block_of(bounds[k], s[:, k] + size[k] - 1)
-    anchor = _np.ravel_multi_index(tuple(first.T), x.numblocks) if rank else _np.zeros(n, _np.int64)
-    straddles = (first != last).any(axis=1)
-    dsk, group_of, row_in_group = _group_tasks(x.name, name + "-g", bounds, s, size, first, last, anchor, straddles)
-    _gather_tasks(dsk, name, rows, rank, size, group_of, row_in_group)
+    dsk, whole, pieces = _chunk_tasks(x, name + "-c", s, size)
+    _gather_tasks(dsk, name, name + "-c", rows, rank, size, whole, pieces)
     graph = _HighLevelGraph.from_collections(name, dsk, dependencies=[x])
     return _da.Array(graph, name, (rows,) + tuple((v,) for v in size), meta=meta)
 
@@ -162,73 +144,168 @@ def _starts_of_runs(v):
     return _np.flatnonzero(_np.concatenate([[True], v[1:] != v[:-1]])) if len(v) else _np.zeros(0, _np.int64)
 
 
-def _dep_keys(xname, lo, hi):
-    """The keys of the blocks each group reads (the box [lo, hi] of block
-    indices, C order), built for all groups at once: the list of keys and
-    where each group's run of them starts and ends."""
+def _cols(cols, n):
+    """Per-axis columns as an (n, rank) int64 array, rank 0 included."""
+    return _np.stack(cols, axis=1).astype(_np.int64) if cols else _np.zeros((n, 0), _np.int64)
+
+
+def _boxes_of_blocks(lo, hi):
+    """Every block of each box [lo, hi] of block indices (C order), for all
+    boxes at once: per block, its box and its block index."""
     g, rank = lo.shape
     ext = hi - lo + 1
     count = ext.prod(axis=1) if rank else _np.ones(g, _np.int64)
-    ends = _np.cumsum(count)
     owner = _np.repeat(_np.arange(g), count)
-    j = _np.arange(ends[-1] if g else 0) - (ends - count)[owner]
+    j = _np.arange(int(count.sum())) - (_np.cumsum(count) - count)[owner]
     idx = _np.empty((len(j), rank), _np.int64)
     for k in reversed(range(rank)):
         idx[:, k] = lo[owner, k] + j % ext[owner, k]
         j //= ext[owner, k]
-    keys = list(zip(_itertools.repeat(xname, len(idx)), *idx.T.tolist()))
-    return keys, (ends - count).tolist(), ends.tolist()
+    return owner, idx
 
 
-def _group_tasks(xname, gname, bounds, s, size, first, last, anchor, straddles):
-    """One task per anchor block (the block of a box's first element): it reads
-    that block and the blocks its boxes reach. Returns the tasks and, per box,
-    its group and its row in the group's result."""
+def _pieces(bounds, s, size, first, last, numblocks):
+    """The crops that straddle block borders, cut into one piece per block they
+    touch: per piece its crop, its block (flat index and block index) and the
+    piece's corners [lo, hi) in the block and its offset in the crop."""
+    cross = _np.flatnonzero((first != last).any(axis=1))
+    owner, idx = _boxes_of_blocks(first[cross], last[cross])
+    box = cross[owner]
+    b0 = _cols([bounds[k][idx[:, k]] for k in range(len(size))], len(box))
+    b1 = _cols([bounds[k][idx[:, k] + 1] for k in range(len(size))], len(box))
+    a = _np.maximum(s[box], b0)
+    e = _np.minimum(s[box] + _np.asarray(size, _np.int64), b1)
+    return box, _np.ravel_multi_index(tuple(idx.T), numblocks), idx, a - b0, e - b0, a - s[box]
+
+
+def _chunk_tasks(x, cname, s, size):
+    """One task per input block that any crop touches, its block's only reader
+    (_cut_chunk). Returns the tasks and where each crop's data lands: whole
+    crops (box, task, row) and pieces (box, task, offset, lo, hi in the crop)."""
     n, rank = s.shape
-    order = _np.lexsort((straddles, anchor))  # by anchor block, the boxes inside it first
-    gstart = _starts_of_runs(anchor[order])
-    counts = _np.diff(_np.concatenate([gstart, [n]]))
-    lo = first[order[gstart]]
-    hi = _np.maximum.reduceat(last[order], gstart, axis=0)
-    inside = _np.add.reduceat(~straddles[order], gstart).tolist()
-    group_sorted = _np.repeat(_np.arange(len(gstart)), counts)
-    origin = _np.stack([bounds[k][lo[:, k]] for k in range(rank)], axis=1) if rank else lo
-    rel = s[order] - origin[group_sorted]
-    group_of = _np.empty(n, _np.int64)
-    row_in_group = _np.empty(n, _np.int64)
-    group_of[order] = group_sorted
-    row_in_group[order] = _np.arange(n) - gstart[group_sorted]
-    keys, d0, d1 = _dep_keys(xname, lo, hi)
-    b0, b1 = gstart.tolist(), (gstart + counts).tolist()
-    dsk = {(gname, g): (_cut_group, size, l, h, rel[r0:r1], i) + tuple(keys[a:e])
-           for g, (l, h, r0, r1, i, a, e) in enumerate(zip(map(tuple, lo.tolist()), map(tuple, hi.tolist()),
-                                                           b0, b1, inside, d0, d1))}
-    return dsk, group_of, row_in_group
+    bounds = [_np.concatenate([[0], _np.cumsum(c)]) for c in x.chunks]
+    first = _cols([_block_of(bounds[k], s[:, k]) for k in range(rank)], n)
+    last = _cols([_block_of(bounds[k], s[:, k] + size[k] - 1) for k in range(rank)], n)
+    anchor = _np.ravel_multi_index(tuple(first.T), x.numblocks) if rank else _np.zeros(n, _np.int64)
+    inside = _np.flatnonzero((first == last).all(axis=1))
+    inside = inside[_np.argsort(anchor[inside], kind="stable")]
+    pbox, pblock, pidx, plo, phi, pdst = _pieces(bounds, s, size, first, last, x.numblocks)
+    porder = _np.argsort(pblock, kind="stable")
+    pbox, pblock, pidx, plo, phi, pdst = (v[porder] for v in (pbox, pblock, pidx, plo, phi, pdst))
+    used = _np.union1d(anchor[inside], pblock)
+    i_cut = _np.searchsorted(anchor[inside], used, side="left").tolist() + [len(inside)]
+    p_cut = _np.searchsorted(pblock, used, side="left").tolist() + [len(pblock)]
+    vol = math.prod(size)
+    # Offsets in each task's buffer: its whole crops first, then its pieces.
+    task_i = _np.searchsorted(used, anchor[inside])
+    row_i = _np.arange(len(inside)) - _np.asarray(i_cut[:-1], _np.int64)[task_i]
+    task_p = _np.searchsorted(used, pblock)
+    cum = _np.concatenate([[0], _np.cumsum(_np.prod(phi - plo, axis=1))]).astype(_np.int64)
+    poff = (_np.diff(i_cut) * vol)[task_p] + cum[:-1] - cum[_np.asarray(p_cut[:-1], _np.int64)][task_p]
+    origin = _cols([bounds[k][first[inside, k]] for k in range(rank)], len(inside))
+    rel = s[inside] - origin
+    ublocks = _np.unravel_index(used, x.numblocks) if rank else ()
+    keys = list(zip(_itertools.repeat(x.name, len(used)), *(b.tolist() for b in ublocks)))
+    dsk = {(cname, t): (_cut_chunk, size, rel[i_cut[t]:i_cut[t + 1]], plo[p_cut[t]:p_cut[t + 1]],
+                        phi[p_cut[t]:p_cut[t + 1]], poff[p_cut[t]:p_cut[t + 1]], keys[t])
+           for t in range(len(used))}
+    return dsk, (inside, task_i, row_i), (pbox, task_p, poff, pdst, pdst + phi - plo)
 
 
-def _gather_tasks(dsk, name, rows, rank, size, group_of, row_in_group):
-    """One task per output block, drawing its rows from the groups that cut
-    them: one sort of all rows by (block, group), then slices per block."""
-    n = len(group_of)
+def _gather_tasks(dsk, name, cname, rows, rank, size, whole, pieces):
+    """One task per output block, drawing its crops from the block tasks that
+    cut them: whole crops sorted by (output block, task), pieces by output
+    block, then slices per output block."""
     cuts = _np.cumsum((0,) + tuple(rows))
-    block = _np.repeat(_np.arange(len(rows)), rows)
-    order = _np.lexsort((group_of, block))
-    pair = _starts_of_runs(block[order] * (group_of.max() + 1) + group_of[order])
-    pair_block = block[order[pair]]
-    bpairs = _np.searchsorted(pair_block, _np.arange(len(rows) + 1))
-    gname = name + "-g"
-    # One key per group, picked per (block, group) pair by NumPy, not by a Python loop.
-    gkeys = _np.empty(group_of.max() + 1, object)
-    gkeys[:] = list(zip(_itertools.repeat(gname), range(len(gkeys))))
-    pair_keys = gkeys[group_of[order[pair]]]
-    dst = order - cuts[block[order]]
-    src = row_in_group[order]
-    pair_list = _np.concatenate([pair, [n]])
+    box, task, row = whole
+    wb = _np.searchsorted(cuts, box, side="right") - 1
+    order = _np.lexsort((task, wb))
+    box, task, row, wb = box[order], task[order], row[order], wb[order]
+    w_cut = _np.searchsorted(wb, _np.arange(len(rows) + 1))
+    pbox, ptask, poff, plo, phi = pieces
+    pb = _np.searchsorted(cuts, pbox, side="right") - 1
+    porder = _np.argsort(pb, kind="stable")
+    pbox, ptask, poff, plo, phi, pb = (v[porder] for v in (pbox, ptask, poff, plo, phi, pb))
+    p_cut = _np.searchsorted(pb, _np.arange(len(rows) + 1))
+    # The block tasks' keys, picked per output block by NumPy, not built by a Python loop each time.
+    ntask = int(max(task.max(initial=-1), ptask.max(initial=-1))) + 1
+    ckeys = _np.empty(ntask, object)
+    ckeys[:] = list(zip(_itertools.repeat(cname), range(ntask)))
     for b in range(len(rows)):
-        p0, p1 = bpairs[b], bpairs[b + 1]
-        r0 = cuts[b]
-        dsk[(name, b) + (0,) * rank] = (_gather, int(rows[b]), size, dst[r0:cuts[b + 1]], src[r0:cuts[b + 1]],
-                                        pair_list[p0:p1 + 1] - r0) + tuple(pair_keys[p0:p1])
+        w0, w1, p0, p1 = w_cut[b], w_cut[b + 1], p_cut[b], p_cut[b + 1]
+        parts = _np.union1d(task[w0:w1], ptask[p0:p1])
+        part_cuts = _np.searchsorted(task[w0:w1], _np.append(parts, _np.iinfo(_np.int64).max))
+        piece_args = (pbox[p0:p1] - cuts[b], _np.searchsorted(parts, ptask[p0:p1]), poff[p0:p1], plo[p0:p1],
+                      phi[p0:p1])
+        dsk[(name, b) + (0,) * rank] = (_gather, int(rows[b]), size, box[w0:w1] - cuts[b], part_cuts, row[w0:w1],
+                                        piece_args) + tuple(ckeys[parts])
+
+
+def _runs(bounds, start, count, stride):
+    """One axis of a window: its count positions start + stride * i, split
+    where they cross from one block into the next (they move one way, so each
+    block holds one run). Per run: its block, its first position in that
+    block, its length."""
+    pos = start + stride * _np.arange(count, dtype=_np.int64)
+    blk = _block_of(bounds, pos)
+    first = _starts_of_runs(blk)
+    return blk[first].tolist(), (pos[first] - bounds[blk[first]]).tolist(), _np.diff(_np.append(first, count)).tolist()
+
+
+def _cut_window(start, count, stride, block):
+    """One output block of a window: SLICE1 over the one input block it reads
+    (the window's negative strides walk from its far end, docs/spec.md)."""
+    offsets = [s if st > 0 else s + (c - 1) * st for s, c, st in zip(start, count, stride)]
+    sizes = [(c - 1) * abs(st) + 1 for c, st in zip(count, stride)]
+    return _ds.slice1(block, offsets, sizes, stride)
+
+
+def _window(x, op, who):
+    """The lazy result of the planned window op on x: one task per output
+    block, each a SLICE1 over the one input block it reads."""
+    if tuple(op.input_shape) != x.shape or _np.dtype(op.dtype) != x.dtype:
+        raise _ds.ArgumentError(f"{who}: the operator is planned for {tuple(op.input_shape)} {_np.dtype(op.dtype)}, "
+                                f"x is {x.shape} {x.dtype}", "DMLS_ERROR_INVALID_ARGUMENT", "")
+    if op.window is None:
+        raise _ds.ArgumentError(f"{who}: a {op.kind} operator is not a window of x (dsd.transpose transposes)",
+                                "DMLS_ERROR_INVALID_ARGUMENT", "")
+    shape = tuple(op.output_shape)
+    meta = _np.empty_like(x._meta, shape=(0,) * len(shape))
+    if math.prod(shape) == 0 or x.ndim == 0:
+        return _da.zeros(shape, dtype=x.dtype, meta=meta) if math.prod(shape) == 0 else x.reshape(shape)
+    offsets, sizes, strides = op.window
+    count = op.window_shape
+    runs = [_runs(_np.concatenate([[0], _np.cumsum(c)]), o + (z - 1 if st < 0 else 0), n, st)
+            for c, o, z, st, n in zip(x.chunks, offsets, sizes, strides, count)]
+    name = "dmls-window-" + _tokenize(x, op.window, count)
+    dsk = {}
+    for idx in _itertools.product(*(range(len(r[0])) for r in runs)):
+        blocks, starts, counts = zip(*((r[0][i], r[1][i], r[2][i]) for r, i in zip(runs, idx)))
+        dsk[(name,) + idx] = (_cut_window, list(starts), list(counts), list(strides), (x.name,) + blocks)
+    graph = _HighLevelGraph.from_collections(name, dsk, dependencies=[x])
+    y = _da.Array(graph, name, tuple(tuple(r[2]) for r in runs), meta=_np.empty_like(x._meta, shape=(0,) * x.ndim))
+    return y if y.shape == shape else y.reshape(shape)
+
+
+def index(x, key):
+    """x[key] (a NumPy basic index: ints, slices with any step, None, ...) of
+    the Dask array x, equal to ``ds.index`` on the whole array: one task per
+    output block, a SLICE1 over the one input block it reads (docs/dask.md
+    measures it against Dask's own x[key]). A bad key raises now, with
+    ds.index's own error (R-NP-*)."""
+    return _window(x, _ds.plan("index", x.shape, x.dtype, key), "dsd.index")
+
+
+def windows(x, items):
+    """A list of lazy windows of the Dask array x, one per item: a NumPy index
+    key (as ``dsd.index``) or an Operator planned for x's shape and dtype by
+    ``ds.plan`` (slice, slice1, onnx_slice, webnn_slice, webnn_reverse,
+    index). Every item is checked now; the first bad one raises."""
+    if not isinstance(x, _da.Array):
+        raise _ds.DTypeError(f"dsd.windows: x is a {type(x).__name__}, not a Dask array", "DMLS_ERROR_INVALID_ARGUMENT",
+                             "")
+    ops = [item if isinstance(item, _ds.Operator) else _ds.plan("index", x.shape, x.dtype, item) for item in items]
+    return [_window(x, op, f"dsd.windows: item {i}") for i, op in enumerate(ops)]
 
 
 def transpose(x, axes=None):

@@ -72,6 +72,12 @@ static PyObject *op_get(PyObject *self, void *which) {
     case 1: return ext_shape_tuple(p->final_ndim, p->final_shape);
     case 2: Py_INCREF(o->dtype); return o->dtype;
     case 3: return PyUnicode_FromString(kind_names[o->pr->kind]);
+    case 5:
+        /* The SLICE1 window (dmlslice.dask cuts it chunk by chunk); None where
+         * the result is no window of the input's own axes. */
+        if (p->grad || p->transposed || p->expr) Py_RETURN_NONE;
+        return Py_BuildValue("(NNN)", ext_shape_tuple(p->ndim, p->offsets), ext_shape_tuple(p->ndim, p->wsizes),
+                             ext_shape_tuple(p->ndim, p->wstrides));
     default: return ext_shape_tuple(p->ndim, p->out_sizes);
     }
 }
@@ -91,6 +97,8 @@ static PyGetSetDef op_getset[] = {
     {"dtype", op_get, NULL, "The dtype the operator was planned for.", (void *)2},
     {"kind", op_get, NULL, "The vocabulary it was made from (\"index\", \"slice1\", ...).", (void *)3},
     {"window_shape", op_get, NULL, "The SLICE1 output sizes (one per input axis).", (void *)4},
+    {"window", op_get, NULL, "The SLICE1 (offsets, sizes, strides), or None for a gradient or a transpose.",
+     (void *)5},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

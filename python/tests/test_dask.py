@@ -3,6 +3,8 @@ against ds.crops on the whole array (R-CROP-SIZE, R-CROP-BOUNDS), on the
 threaded scheduler, a LocalCluster of worker processes and a Zarr store
 larger than the workers' memory limit; the graph's size; errors at graph time."""
 import os
+import re
+import resource
 import subprocess
 import sys
 
@@ -17,6 +19,7 @@ import dmlslice as ds
 pytestmark = pytest.mark.skipif(any(s in os.environ.get("LD_PRELOAD", "") for s in ("asan", "tsan", "ubsan")),
                                 reason="Dask tests do not run under the sanitizers' preloaded runtimes")
 da = pytest.importorskip("dask.array", reason="Dask is not installed (Debian: python3-dask)")
+import dask  # noqa: E402 (after the skips above)
 from dmlslice import dask as dsd  # noqa: E402 (after the skips above)
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32, np.float32,
@@ -144,10 +147,16 @@ def test_local_cluster_of_processes(cluster):
     assert np.array_equal(cluster.compute(y).result(), ds.crops(a, starts, (9, 11, 13)))
 
 
+def _spill_writes(client):
+    """Per worker, how many keys its memory manager has written to disk so far."""
+    return client.run(lambda dask_worker: dask_worker.data.get_metrics()["disk_write_count_total"])
+
+
 @pytest.mark.skipif(not os.environ.get("DMLS_DASK_LARGE"),
                     reason="about 80 s on 2 cores: set DMLS_DASK_LARGE=1 to run it (docs/dask.md)")
 def test_zarr_store_larger_than_worker_memory(cluster, tmp_path):
-    """A 512 MB Zarr store, two workers of 400 MB each: crops from all of it, input never held whole."""
+    """A 512 MB Zarr store, two workers of 400 MB each: crops from all of it, the input never
+    held whole: no worker spills a key to disk (distributed's spill counters)."""
     zarr = pytest.importorskip("zarr", reason="Zarr is not installed (python3-zarr)")
     shape, chunks = (128, 1024, 1024), (16, 256, 256)
     z = zarr.open(str(tmp_path / "v.zarr"), mode="w", shape=shape, chunks=chunks, dtype=np.float32,
@@ -159,7 +168,123 @@ def test_zarr_store_larger_than_worker_memory(cluster, tmp_path):
     rng = np.random.default_rng(9)
     size = (8, 40, 40)
     starts = np.stack([rng.integers(0, d - s + 1, 500) for d, s in zip(shape, size)], 1)
+    written = _spill_writes(cluster)
     got = cluster.compute(dsd.crops(x, starts, size, chunks=100)).result()
+    peak = cluster.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10)
+    print(f"keys spilled per worker: {_spill_writes(cluster)} (before: {written}); peak RSS MiB: {peak}")
+    assert _spill_writes(cluster) == written, "a worker spilled to disk: the input was held, not streamed"
     ii, jj, kk = (np.arange(s)[None, :] + starts[:, [a]] for a, s in enumerate(size))
     ref = _value(ii[:, :, None, None], jj[:, None, :, None], kk[:, None, None, :])
     assert np.array_equal(got, ref)
+
+
+def _doc_blocks():
+    """The ```python blocks of docs/dask.md, in order."""
+    text = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "dask.md"), encoding="utf-8").read()
+    blocks = [("\n" * text[:m.start(1)].count("\n")) + m.group(1)  # tracebacks give the page's lines
+              for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)]
+    assert blocks, "docs/dask.md has no python example"
+    return blocks
+
+
+def test_docs_examples_run(tmp_path, monkeypatch):
+    """docs/dask.md's examples run as written (in one namespace, in a scratch folder: they write a store)."""
+    pytest.importorskip("zarr", reason="Zarr is not installed (python3-zarr)")
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    with dask.config.set(scheduler="threads"):  # not the module's cluster, once it is up
+        for code in _doc_blocks():
+            exec(compile(code, "docs/dask.md", "exec"), scope)
+
+
+def test_each_block_has_one_reader():
+    """The property that bounds memory: each input block is read by one task (which keeps only
+    the crops and pieces cut from it), so no block waits in memory for an unrelated task."""
+    from dask.core import get_dependencies
+    x = da.zeros((40, 50, 60), dtype=np.float32, chunks=(7, 9, 11))
+    rng = np.random.default_rng(11)
+    size = (8, 10, 12)  # larger than a block: every crop straddles borders
+    starts = np.stack([rng.integers(0, d - s + 1, 300) for d, s in zip(x.shape, size)], 1)
+    y = dsd.crops(x, starts, size, chunks=50)
+    dsk = dict(y.__dask_graph__())
+    readers = {}
+    for key, task in dsk.items():
+        for dep in get_dependencies(dsk, key, task=task):
+            if isinstance(dep, tuple) and dep[0] == x.name:
+                readers.setdefault(dep, []).append(key)
+    assert readers and all(len(r) == 1 for r in readers.values()), max(readers.values(), key=len)
+    outputs = [k for k in dsk if k[0] == y.name]
+    for key in outputs:  # output blocks draw from the block tasks, never from the input's blocks
+        assert all(d[0] != x.name for d in get_dependencies(dsk, key)), key
+
+
+def _random_key(rng, rank):
+    """A NumPy basic index over rank axes: ints (negative too), slices with any step and bounds
+    past the ends, None, sometimes an Ellipsis standing for the last axes."""
+    items = []
+    for _ in range(rank):
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            items.append(int(rng.integers(-1, 1)) if rng.integers(0, 2) else 0)
+        else:
+            step = int(rng.choice([-5, -3, -2, -1, 1, 2, 3, 7]))
+            ends = [None if rng.integers(0, 3) == 0 else int(rng.integers(-30, 30)) for _ in range(2)]
+            items.append(slice(ends[0], ends[1], step))
+        if rng.integers(0, 5) == 0:
+            items.append(None)
+    if rank and rng.integers(0, 4) == 0:
+        items = items[:int(rng.integers(0, rank))] + [Ellipsis]
+    return tuple(items)
+
+
+def test_index_equals_numpy():
+    """R-NP-STEP, R-WIN-COUNT: dsd.index over random shapes, chunkings and keys (negative steps,
+    windows across block borders and at the edges) equals NumPy's and ds.index's on the whole array."""
+    rng = np.random.default_rng(21)
+    for _ in range(60):
+        rank = int(rng.integers(1, 4))
+        shape = tuple(int(v) for v in rng.integers(1, 20, rank))
+        a = rng.integers(0, 1000, shape).astype(np.int32)
+        chunks = tuple(int(rng.integers(1, d + 1)) for d in shape)
+        key = _random_key(rng, rank)
+        y = dsd.index(da.from_array(a, chunks=chunks), key)
+        got = y.compute(scheduler="sync")
+        assert y.shape == got.shape == a[key].shape, (shape, chunks, key)
+        assert np.array_equal(got, a[key]) and np.array_equal(got, ds.index(a, key)), (shape, chunks, key)
+
+
+def test_windows_of_every_form():
+    """R-WIN-BOUNDS: dsd.windows takes NumPy keys and operators of the package's slice forms
+    (SLICE, SLICE1 with negative strides, ONNX, WebNN), each equal to the operator on the whole array."""
+    rng = np.random.default_rng(22)
+    a = rng.random((23, 31, 9)).astype(np.float32)
+    x = da.from_array(a, chunks=(5, 8, 4))
+    s, d = a.shape, a.dtype
+    items = [(slice(None, None, -3), 4), np.s_[2:20, ::-1, None, 1:8:2],
+             ds.plan("slice1", s, d, [1, 2, 0], [20, 29, 9], [-3, 2, -1]),
+             ds.plan("slice", s, d, [3, 0, 1], [5, 31, 3], [4, 1, 2]),
+             ds.plan("onnx_slice", s, d, [-1, 3], [0, 30], [0, 1], [-2, 9]),
+             ds.plan("webnn_slice", s, d, [4, 6, 2], [17, 20, 7], [3, 1, 2]),
+             ds.plan("webnn_reverse", s, d, [1])]
+    got = dsd.windows(x, items)
+    for item, y in zip(items, got):
+        ref = item(a) if isinstance(item, ds.Operator) else a[item]
+        assert y.shape == ref.shape and np.array_equal(y.compute(scheduler="threads"), ref), item
+
+
+def test_window_errors_at_graph_time():
+    """R-NP-BOUNDS: a bad key raises when the graph is built, with ds.index's own error; an
+    operator of another shape or a transpose is refused, naming the item."""
+    a = np.zeros((10, 12), np.float32)
+    x = da.from_array(a, chunks=5)
+    with pytest.raises(ds.Error) as mine:
+        dsd.index(x, (3, 12))
+    with pytest.raises(ds.Error) as theirs:
+        ds.index(a, (3, 12))
+    assert type(mine.value) is type(theirs.value) and str(mine.value) == str(theirs.value)
+    with pytest.raises(ds.ArgumentError, match=r"item 1: the operator is planned for \(10, 13\)"):
+        dsd.windows(x, [np.s_[::2], ds.plan("index", (10, 13), np.float32, np.s_[1:])])
+    with pytest.raises(ds.ArgumentError, match="item 0: a transpose operator is not a window"):
+        dsd.windows(x, [ds.plan("transpose", (10, 12), np.float32, None)])
+    with pytest.raises(ds.DTypeError, match="not a Dask array"):
+        dsd.windows(a, [np.s_[::2]])
