@@ -5,7 +5,7 @@
  * the CPU's threads, one launch on a GPU). Errors become the package's
  * exceptions.
  */
-#include "batch_ext.h"
+#include "batch_run.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -28,8 +28,9 @@
  *   operator.c    the Operator type
  *   batch_run.c   many slices in one call, the library's side: arrays as
  *                 the batch library takes them, batches made and run
- *   batch.c       many slices in one call, the Python surface: split,
- *                 crops, the Batch type (both declared in batch_ext.h)
+ *   batch_cache.c, batch_arrays.c, split.c, crops.c, batch_plan.c,
+ *   batch_call.c  many slices in one call, the Python surface: split,
+ *                 crops, the Batch type (batch_run.h lists them)
  *   module.c      the Python surface: argument parsing, the functions
  */
 #ifndef DMLSLICE_PY_EXT_H

@@ -1,18 +1,20 @@
 /*
- * batch_ext.h: many slices in one call from Python (docs/spec.md section 7):
- * split, crops and planned batches of Operators. Two files, on top of
- * ext.h's:
+ * batch_run.h: every call into the batch library (<dmlslice/batch.h>):
+ * arrays described in copy units, batches made, run on the CPU pool or on
+ * a CUDA stream. Many slices in one call from Python (docs/spec.md section
+ * 7) sit on top of it, a file each:
  *
- *   batch_run.c  every call into the batch library (<dmlslice/batch.h>):
- *                arrays described in copy units, batches made, run on the
- *                CPU pool or on a CUDA stream
- *   batch.c      the Python surface: ds.split, ds.crops, the Batch type
- *                that ds.plan_batch makes
+ *   batch_cache.c   split's and crops' batches kept and reused
+ *   batch_arrays.c  a call's arrays taken in, out= checked, slots bound
+ *   split.c         ds.split
+ *   crops.c         ds.crops
+ *   batch_plan.c    the Batch type ds.plan_batch makes
+ *   batch_call.c    a Batch called
  *
- * module.c adds batch.c's functions to the module (batch_add_functions).
+ * module.c adds their functions to the module (*_add_functions).
  */
-#ifndef DMLSLICE_PY_BATCH_EXT_H
-#define DMLSLICE_PY_BATCH_EXT_H
+#ifndef DMLSLICE_PY_BATCH_RUN_H
+#define DMLSLICE_PY_BATCH_RUN_H
 
 #include "devices.h"
 #include "ext.h"
@@ -40,8 +42,6 @@ typedef struct bt_slot {
 /* Where a batch runs (devices.h). */
 typedef run_where bt_where;
 
-/* ---- batch_run.c */
-
 /* Describes v for the batch library (what: the argument's name, for the
  * error). 0, or -1 with an exception (too many axes). */
 int bt_describe(const array_view *v, const char *what, bt_tensor *t);
@@ -61,9 +61,4 @@ void bt_free(void *batch);
 int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
            const bt_where *w);
 
-/* ---- batch.c */
-
-/* Adds split, crops, _plan_batch, _batch_init and the Batch type to m. */
-int batch_add_functions(PyObject *m);
-
-#endif /* DMLSLICE_PY_BATCH_EXT_H */
+#endif /* DMLSLICE_PY_BATCH_RUN_H */
