@@ -5,6 +5,14 @@
  */
 #include "batch_arrays.h"
 
+#include "arrays.h"
+#include "errors.h"
+#include "exchange.h"
+#include "frameworks.h"
+#include "lowering.h"
+#include "numpy_abi.h"
+#include "params.h"
+#include "results.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -7,8 +7,14 @@
 
 #include <string.h>
 
+#include "arrays.h"
 #include "batch_arrays.h"
 #include "batch_plan.h"
+#include "errors.h"
+#include "layout.h"
+#include "lowering.h"
+#include "numpy_abi.h"
+#include "results.h"
 
 /* One call of a Batch: its arrays, taken in, and the slots bound. */
 typedef struct bcall {

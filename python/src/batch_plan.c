@@ -9,6 +9,11 @@
 
 #include "batch_arrays.h"
 #include "batch_call.h"
+#include "errors.h"
+#include "layout.h"
+#include "lowering.h"
+#include "operator.h"
+#include "prepared.h"
 
 static PyObject *batch_type;
 

@@ -2,7 +2,8 @@
 #ifndef DMLSLICE_PY_BATCH_PLAN_H
 #define DMLSLICE_PY_BATCH_PLAN_H
 
-#include "ext.h"
+#include "layout.h"
+#include "operator.h"
 
 /* Consecutive items reading one input slot with results of one shape:
  * their results are the rows of one (count, *shape) array. */

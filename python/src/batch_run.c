@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "errors.h"
+#include "layout.h"
 #include <dmlslice/batch.h>
 
 _Static_assert(sizeof(bt_slot) == sizeof(dmls_batch_input) &&

@@ -16,8 +16,8 @@
 #ifndef DMLSLICE_PY_BATCH_RUN_H
 #define DMLSLICE_PY_BATCH_RUN_H
 
+#include "array_view.h"
 #include "devices.h"
-#include "ext.h"
 
 /* An array as the batch library takes it: strides in copy units of `unit`
  * bytes (the largest of 8, 4, 2, 1 dividing the item size and every stride

@@ -7,9 +7,13 @@
 
 #include <string.h>
 
+#include "arrays.h"
 #include "batch_arrays.h"
 #include "batch_cache.h"
 #include "dlpack.h"
+#include "errors.h"
+#include "numpy_abi.h"
+#include "results.h"
 
 static PyObject *k_host_starts, *k_to_device; /* dmlslice._kinds */
 

@@ -5,7 +5,17 @@
  * call.c, plan() to operator.c, check_dml to dml.c, the thread pool
  * settings to pool.c.
  */
-#include "ext.h"
+#include "array_view.h"
+#include "call.h"
+#include "dml_params.h"
+#include "errors.h"
+#include "frameworks.h"
+#include "lowering.h"
+#include "numpy_abi.h"
+#include "operator.h"
+#include "params.h"
+#include "prepared.h"
+#include "run.h"
 
 #include "batch_plan.h"
 #include "crops.h"

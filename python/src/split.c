@@ -8,8 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "batch_arrays.h"
 #include "batch_cache.h"
+#include "errors.h"
+#include "numpy_abi.h"
+#include "params.h"
+#include "results.h"
 
 static const struct {
     const char *name;
