@@ -121,9 +121,15 @@ uint64_t view_bytes(const array_view *v) {
     return n;
 }
 
-bt_slot packed_slot(const array_view *v) {
+dmls_batch_output packed_slot(const array_view *v) {
     uint64_t n = view_bytes(v);
-    bt_slot s = {n ? v->data : NULL, n};
+    dmls_batch_output s = {n ? v->data : NULL, n};
+    return s;
+}
+
+dmls_batch_input packed_input(const array_view *v) {
+    uint64_t n = view_bytes(v);
+    dmls_batch_input s = {n ? v->data : NULL, n};
     return s;
 }
 

@@ -9,7 +9,7 @@
  * (owned). */
 typedef struct dev_state {
     PyObject *x, *owned, *stream_arg;
-    bt_where w;
+    run_where w;
 } dev_state;
 
 void dev_release(dev_state *d);
@@ -22,8 +22,9 @@ int view_on_device(const array_view *v, const dev_state *d, const char *name, Py
 /* Row-major without gaps (an array without elements places none). */
 int is_packed(const array_view *v);
 uint64_t view_bytes(const array_view *v);
-/* A packed array as a bound slot. */
-bt_slot packed_slot(const array_view *v);
+/* A packed array bound as an output slot, or as an input slot. */
+dmls_batch_output packed_slot(const array_view *v);
+dmls_batch_input packed_input(const array_view *v);
 /* A new array of x's kind, dtype and device (in: x taken in), described
  * in v; shape_obj: the shape as a tuple where one is at hand, else NULL. */
 PyObject *new_like(PyObject *x, const array_view *in, int ndim, const int64_t *shape, PyObject *shape_obj,

@@ -16,7 +16,7 @@ static PyObject *batch_cache;
 
 static void capsule_free(PyObject *cap) { bt_free(PyCapsule_GetPointer(cap, "dmlslice.batch")); }
 
-void key_tensor(key_buf *k, int tag, const bt_where *w, const bt_tensor *t) {
+void key_tensor(key_buf *k, int tag, const run_where *w, const bt_tensor *t) {
     k->n = 0;
     key_add(k, tag);
     key_add(k, devices_is_gpu(w->dl_type) ? w->dl_id : -1);

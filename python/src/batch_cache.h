@@ -13,7 +13,7 @@ typedef struct key_buf {
 
 static inline void key_add(key_buf *k, int64_t x) { k->v[k->n++] = x; }
 /* Starts k: the kind's tag, the device, t's layout. */
-void key_tensor(key_buf *k, int tag, const bt_where *w, const bt_tensor *t);
+void key_tensor(key_buf *k, int tag, const run_where *w, const bt_tensor *t);
 /* The kept batch for key k + extra[0..n_extra) (a new reference to its
  * capsule "dmlslice.batch"), made by make(arg) on a miss; NULL with an
  * exception. */

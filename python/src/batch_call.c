@@ -24,7 +24,8 @@ typedef struct bcall {
     array_view *in, *out;
     uint32_t n_in_have;
     Py_ssize_t n_out_have;
-    bt_slot *in_slots, *out_slots;
+    dmls_batch_input *in_slots;
+    dmls_batch_output *out_slots;
     uint64_t out_bytes;
     int fresh; /* the outputs were made here */
 } bcall;
@@ -52,7 +53,7 @@ static int batch_input(const BatchObject *b, uint32_t s, PyObject *obj, bcall *c
     const compiled *p = item_plan(b, b->slot_op[s]);
     int same = v->itemsize == p->itemsize && v->ndim == p->p.ndim;
     for (int i = 0; same && i < v->ndim; i++) same = v->shape[i] == p->p.in_shape[i];
-    c->in_slots[s] = packed_slot(v);
+    c->in_slots[s] = packed_input(v);
     if (same && is_packed(v)) return 0;
     char x1[256], x2[256];
     ext_shape_text(x1, sizeof x1, v->ndim, v->shape);
@@ -113,7 +114,7 @@ static PyObject *run_part(const BatchObject *b, const brun *r, PyObject *buf) {
 /* Item i = r->first + g: its result's slot in the slot's array. */
 static void bind_row(const brun *r, Py_ssize_t g, char *base, int64_t itemsize, bcall *c) {
     uint64_t bytes = (uint64_t)(r->per * itemsize);
-    c->out_slots[r->first + g] = (bt_slot){bytes ? base + (r->off + g * r->per) * itemsize : NULL, bytes};
+    c->out_slots[r->first + g] = (dmls_batch_output){bytes ? base + (r->off + g * r->per) * itemsize : NULL, bytes};
     c->out_bytes += bytes;
 }
 

@@ -17,6 +17,8 @@
 #define DMLSLICE_PY_BATCH_RUN_H
 
 #include "array_view.h"
+#include <dmlslice/batch.h>
+
 #include "devices.h"
 
 /* An array as the batch library takes it: strides in copy units of `unit`
@@ -32,15 +34,6 @@ typedef struct bt_tensor {
     char *base;
     uint64_t offset, bytes;
 } bt_tensor;
-
-/* A bound slot: the layout of dmls_batch_input / dmls_batch_output. */
-typedef struct bt_slot {
-    void *data;
-    uint64_t bytes;
-} bt_slot;
-
-/* Where a batch runs (devices.h). */
-typedef run_where bt_where;
 
 /* Describes v for the batch library (what: the argument's name, for the
  * error). 0, or -1 with an exception (too many axes). */
@@ -58,7 +51,7 @@ void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_sl
                uint32_t n_out);
 void bt_free(void *batch);
 /* Runs a batch where w says (devices_batch). 0, or -1 with an exception. */
-int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
-           const bt_where *w);
+int bt_run(void *batch, const dmls_batch_input *in, uint32_t n_in, const dmls_batch_output *out, uint32_t n_out,
+           uint64_t out_bytes, const run_where *w);
 
 #endif /* DMLSLICE_PY_BATCH_RUN_H */

@@ -36,7 +36,7 @@ typedef struct starts_state {
     int have;
     size_t n;
     int width;
-    bt_slot slot;
+    dmls_batch_input slot;
 } starts_state;
 
 static void starts_release(starts_state *s) {
@@ -89,7 +89,7 @@ static int device_starts(PyObject *starts, const dev_state *d, int r, const bt_t
     }
     s->n = (size_t)v->shape[0];
     s->width = (int)v->itemsize;
-    s->slot = packed_slot(v);
+    s->slot = packed_input(v);
     return 0;
 }
 
@@ -133,7 +133,7 @@ static int host_starts(PyObject *starts, const dev_state *d, const array_view *i
     if (rc < 0 || !s->keep || view_import(s->keep, 0, d->stream_arg, &s->v) < 0) return -1;
     s->have = 1;
     s->width = 8;
-    s->slot = packed_slot(&s->v);
+    s->slot = packed_input(&s->v);
     return 0;
 }
 
@@ -170,7 +170,8 @@ static PyObject *crops_run(const dev_state *d, const array_view *in, const bt_te
         target = Py_NewRef(out);
     }
     if (target) {
-        bt_slot ins[2] = {{t->base, t->bytes}, s->slot}, o = packed_slot(&ov);
+        dmls_batch_input ins[2] = {{t->base, t->bytes}, s->slot};
+        dmls_batch_output o = packed_slot(&ov);
         if (bt_run(PyCapsule_GetPointer(cap, "dmlslice.batch"), ins, 2, &o, 1, o.bytes, &d->w) == 0)
             result = out == Py_None ? results_finish(d->x, in, target) : Py_NewRef(target);
         view_release(&ov);

@@ -78,7 +78,7 @@ static void *make_split(void *arg) {
 
 /* The parts' new arrays: one packed array of every part, cut into views. */
 static int split_new(const dev_state *d, const array_view *in, const split_args *a, array_view *flat, PyObject *list,
-                     bt_slot *slot) {
+                     dmls_batch_output *slot) {
     int64_t per = 1, total = 0, shape[EXT_MAX_RANK];
     int r = in->ndim;
     for (int i = 0; i < r; i++) per *= i == a->axis ? 1 : in->shape[i];
@@ -114,7 +114,7 @@ static int split_new(const dev_state *d, const array_view *in, const split_args 
 
 /* out= of split: a sequence of one packed array per part. */
 static int split_outs(PyObject *out, const dev_state *d, const array_view *in, const split_args *a, array_view *views,
-                      bt_slot *slots, PyObject *list) {
+                      dmls_batch_output *slots, PyObject *list) {
     PyObject *fast = PySequence_Tuple(out);
     if (!fast) {
         PyErr_Clear();
@@ -166,7 +166,7 @@ static PyObject *split_run(const dev_state *d, const array_view *in, const bt_te
     PyObject *cap = kept_batch(&k, a->sizes, a->n, make_split, (void *)a);
     if (!cap) return NULL;
     PyObject *list = PyList_New((Py_ssize_t)a->n), *result = NULL;
-    bt_slot *outs = PyMem_Calloc(a->n ? a->n : 1, sizeof *outs);
+    dmls_batch_output *outs = PyMem_Calloc(a->n ? a->n : 1, sizeof *outs);
     /* Not zeroed: view_import fills each (a view is over 1 KiB, mostly its shape arrays). */
     array_view *views = a->one_output ? NULL : PyMem_Malloc((a->n ? a->n : 1) * sizeof *views);
     array_view flat;
@@ -175,7 +175,7 @@ static PyObject *split_run(const dev_state *d, const array_view *in, const bt_te
     if (bound == 0)
         bound = a->one_output ? split_new(d, in, a, &flat, list, outs) : split_outs(out, d, in, a, views, outs, list);
     if (bound == 0) {
-        bt_slot src = {t->base, t->bytes};
+        dmls_batch_input src = {t->base, t->bytes};
         uint32_t n_out = a->one_output ? 1 : (uint32_t)a->n;
         if (bt_run(PyCapsule_GetPointer(cap, "dmlslice.batch"), &src, 1, outs, n_out, view_bytes(in), &d->w) == 0)
             result = split_result(d, in, list, a->one_output);
