@@ -110,10 +110,24 @@ static int check_starts(const int64_t *st, size_t n, int cols, const array_view 
     return 0;
 }
 
-/* Starts given by the host: checked here, then bound as they are on the
- * CPU, or copied to x's device by x's library. */
+/* The kept batch of n crops of size with starts of width bytes (a new
+ * reference to its capsule). Made by the library, which checks size
+ * (R-CROP-SIZE) itself: the binding does not repeat the rule. */
+static PyObject *crops_batch(const dev_state *d, const bt_tensor *t, const int64_t *size, size_t n, int width) {
+    crops_args a = {t, size, n, width};
+    key_buf k;
+    key_tensor(&k, 'C', &d->w, t);
+    for (int i = 0; i < t->ndim; i++) key_add(&k, size[i]);
+    key_add(&k, (int64_t)n);
+    key_add(&k, width);
+    return kept_batch(&k, NULL, 0, make_crops, &a);
+}
+
+/* Starts given by the host: the batch made (size checked), the starts
+ * checked against it, then bound as they are on the CPU, or copied to x's
+ * device by x's library. */
 static int host_starts(PyObject *starts, const dev_state *d, const array_view *in, const int64_t *size,
-                       const bt_tensor *t, starts_state *s) {
+                       const bt_tensor *t, starts_state *s, PyObject **cap) {
     int extra = t->k > 1;
     PyObject *host = PyObject_CallFunction(k_host_starts, "Oii", starts, in->ndim, extra);
     if (!host) return -1;
@@ -121,7 +135,8 @@ static int host_starts(PyObject *starts, const dev_state *d, const array_view *i
     int rc = view_import(host, 0, NULL, &hv);
     if (rc == 0) {
         s->n = (size_t)hv.shape[0];
-        rc = check_starts((const int64_t *)(void *)hv.data, s->n, t->ndim, in, size);
+        *cap = crops_batch(d, t, size, s->n, 8);
+        rc = *cap ? check_starts((const int64_t *)(void *)hv.data, s->n, t->ndim, in, size) : -1;
         view_release(&hv);
     }
     if (rc == 0 && devices_is_gpu(d->w.dl_type)) {
@@ -137,28 +152,9 @@ static int host_starts(PyObject *starts, const dev_state *d, const array_view *i
     return 0;
 }
 
-/* R-CROP-SIZE, before the starts are read (their bounds depend on it). */
-static int check_size(const array_view *in, const int64_t *size) {
-    for (int k = 0; k < in->ndim; k++)
-        if (size[k] < 0 || size[k] > in->shape[k]) {
-            ext_raise(ERR_OUT_OF_BOUNDS, "DMLS_ERROR_OUT_OF_BOUNDS", "R-CROP-SIZE",
-                      "crops: size[%d] = %lld is outside [0, %lld] (input axis %d) (R-CROP-SIZE)", k,
-                      (long long)size[k], (long long)in->shape[k], k);
-            return -1;
-        }
-    return 0;
-}
-
+/* The crops of batch cap written into out= or a new array. */
 static PyObject *crops_run(const dev_state *d, const array_view *in, const bt_tensor *t, const int64_t *size,
-                           const starts_state *s, PyObject *out) {
-    crops_args a = {t, size, s->n, s->width};
-    key_buf k;
-    key_tensor(&k, 'C', &d->w, t);
-    for (int i = 0; i < t->ndim; i++) key_add(&k, size[i]);
-    key_add(&k, (int64_t)s->n);
-    key_add(&k, s->width);
-    PyObject *cap = kept_batch(&k, NULL, 0, make_crops, &a);
-    if (!cap) return NULL;
+                           const starts_state *s, PyObject *cap, PyObject *out) {
     int64_t shape[EXT_MAX_RANK + 1];
     shape[0] = (int64_t)s->n;
     memcpy(shape + 1, size, sizeof(int64_t) * (size_t)in->ndim);
@@ -177,7 +173,6 @@ static PyObject *crops_run(const dev_state *d, const array_view *in, const bt_te
         view_release(&ov);
     }
     Py_XDECREF(target);
-    Py_DECREF(cap);
     return result;
 }
 
@@ -201,7 +196,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     if (ns >= 0 && ns != in.ndim)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_SHAPE_MISMATCH", "R-CROP-SIZE",
                   "crops: size has %zd values; x has %d axes (R-CROP-SIZE)", ns, in.ndim);
-    else if (ns >= 0 && check_size(&in, size) == 0 && bt_describe(&in, "x", &t) == 0) {
+    else if (ns >= 0 && bt_describe(&in, "x", &t) == 0) {
         memcpy(sz, size, sizeof(int64_t) * (size_t)ns);
         if (t.k > 1) sz[ns] = t.k; /* the parts' axis, whole */
         /* Lists and other host objects NumPy reads have no device to ask;
@@ -211,9 +206,13 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
         PyErr_Clear();
         int dev = asked && (type == DL_CUDA || type == DL_CUDA_MANAGED);
         int known = dev ? view_import_known(starts, 0, &sv) : 1;
-        if (known >= 0 && (dev ? device_starts(starts, &d, in.ndim, &t, &s, known == 0 ? &sv : NULL)
-                               : host_starts(starts, &d, &in, sz, &t, &s)) == 0)
-            result = crops_run(&d, &in, &t, sz, &s, out);
+        PyObject *cap = NULL;
+        if (known >= 0 &&
+            (dev ? device_starts(starts, &d, in.ndim, &t, &s, known == 0 ? &sv : NULL)
+                 : host_starts(starts, &d, &in, sz, &t, &s, &cap)) == 0 &&
+            (cap || (cap = crops_batch(&d, &t, sz, s.n, s.width))))
+            result = crops_run(&d, &in, &t, sz, &s, cap, out);
+        Py_XDECREF(cap);
     }
     starts_release(&s);
     PyMem_Free(size);
