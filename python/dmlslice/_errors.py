@@ -64,6 +64,6 @@ class ArrayLibraryError(Error, RuntimeError):
     the result; the original exception is ``__cause__``."""
 
 
-# The order the extension takes them in (ext.h: ERR_BASE ... ERR_FOREIGN).
+# The order the extension takes them in (errors.h: ERR_BASE ... ERR_FOREIGN).
 BY_ROLE = (Error, ArgumentError, OutOfBoundsError, DTypeError, IndexTypeError, DeviceError,
            OutOfMemoryError, IndexKeyError, ArrayLibraryError)

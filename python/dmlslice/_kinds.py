@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-# (itemsize, class) classes as ext.h numbers them.
+# (itemsize, class) classes as array_view.h numbers them (CLS_*).
 _OTHER, _INT, _UINT, _FLOAT = 0, 1, 2, 3
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 

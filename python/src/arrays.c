@@ -6,7 +6,12 @@
  * __dlpack__ (the versioned capsule first, the legacy one when the producer
  * predates it). Strides are kept as they are, in bytes, whatever their sign.
  */
-#include "ext.h"
+#include "arrays.h"
+#include "array_view.h"
+#include "errors.h"
+#include "exchange.h"
+#include "frameworks.h"
+#include "numpy_abi.h"
 
 #include <string.h>
 

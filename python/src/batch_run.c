@@ -5,18 +5,14 @@
  * the CPU's threads, one launch on a GPU). Errors become the package's
  * exceptions.
  */
-#include "batch_ext.h"
+#include "batch_run.h"
 
 #include <stddef.h>
 #include <string.h>
 
+#include "errors.h"
+#include "layout.h"
 #include <dmlslice/batch.h>
-
-_Static_assert(sizeof(bt_slot) == sizeof(dmls_batch_input) &&
-                   offsetof(bt_slot, bytes) == offsetof(dmls_batch_input, bytes) &&
-                   sizeof(bt_slot) == sizeof(dmls_batch_output) &&
-                   offsetof(bt_slot, bytes) == offsetof(dmls_batch_output, bytes),
-               "bt_slot has the layout of the library's bound slots");
 
 int bt_describe(const array_view *v, const char *what, bt_tensor *t) {
     int empty = 0;
@@ -117,8 +113,7 @@ void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_sl
 
 void bt_free(void *batch) { dmls_batch_destroy(batch); }
 
-int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
-           const bt_where *w) {
-    return devices_batch(w, batch, (const dmls_batch_input *)(const void *)in, n_in,
-                         (const dmls_batch_output *)(const void *)out, n_out, out_bytes);
+int bt_run(void *batch, const dmls_batch_input *in, uint32_t n_in, const dmls_batch_output *out, uint32_t n_out,
+           uint64_t out_bytes, const run_where *w) {
+    return devices_batch(w, batch, in, n_in, out, n_out, out_bytes);
 }

@@ -8,7 +8,19 @@
  *   4. run_copy     the copy, on the CPU or the GPU
  *   5. results_finish  what the caller gets
  */
-#include "ext.h"
+#include "call.h"
+#include "array_view.h"
+#include "arrays.h"
+#include "errors.h"
+#include "exchange.h"
+#include "frameworks.h"
+#include "key_cache.h"
+#include "lowering.h"
+#include "numpy_abi.h"
+#include "params.h"
+#include "prepared.h"
+#include "results.h"
+#include "run.h"
 
 #include <string.h>
 

@@ -18,14 +18,14 @@
 #include <string.h>
 
 #include "dlpack.h"
-#include "ext.h"
+#include "errors.h"
 
 /* Outputs below this many bytes keep the GIL: releasing and taking it back
  * costs more than the copy. */
 #define GIL_FREE_BYTES 65536
 /* The most bindings a call wraps without allocating. */
 #define FIXED_SLOTS 8
-#define MAX_GPUS 64
+#define MAX_GPUS    64
 
 typedef struct cpu_ref {
     dmls_device *dev;
@@ -84,8 +84,8 @@ static void cpu_leave(cpu_ref *r) {
  * library gives it; NULL with an exception. */
 static gpu_ref *gpu_of(int dl_id) {
     if (dl_id < 0 || dl_id >= MAX_GPUS) {
-        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE", "the array is on CUDA device %d; at most %d are used",
-                  dl_id, MAX_GPUS);
+        ext_raise(ERR_DEVICE, "DMLS_ERROR_NO_DEVICE", "R-PY-DEVICE",
+                  "the array is on CUDA device %d; at most %d are used", dl_id, MAX_GPUS);
         return NULL;
     }
     gpu_ref *g = &gpus[dl_id];

@@ -4,7 +4,10 @@
  * the library as DirectML validates them at the asked feature level; a
  * valid descriptor lowers to a lowered slice.
  */
-#include "ext.h"
+#include "array_view.h"
+#include "dml_params.h"
+#include "errors.h"
+#include "lowering.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * from elsewhere (Python's, NumPy's, an array library's) is turned into the
  * package's class of the same built-in base.
  */
-#include "ext.h"
+#include "errors.h"
 
 #include <stdarg.h>
 #include <stdio.h>

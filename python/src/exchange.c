@@ -7,7 +7,9 @@
  * type without one (or with only a major version other than 1) takes the
  * other paths of arrays.c and results.c.
  */
-#include "ext.h"
+#include "exchange.h"
+#include "array_view.h"
+#include "errors.h"
 
 #include <stdio.h>
 #include <string.h>

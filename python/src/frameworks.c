@@ -14,7 +14,10 @@
  * time. Neither library is ever imported here: each is looked for only
  * once its module is in sys.modules.
  */
-#include "ext.h"
+#include "frameworks.h"
+#include "array_view.h"
+#include "errors.h"
+#include "numpy_abi.h"
 
 #include <string.h>
 

@@ -13,7 +13,11 @@
  * Entries hold references: a lowered slice evicted while a call runs it stays alive
  * until that call lets go.
  */
-#include "ext.h"
+#include "key_cache.h"
+#include "array_view.h"
+#include "keys.h"
+#include "lowering.h"
+#include "prepared.h"
 
 #include <string.h>
 

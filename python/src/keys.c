@@ -6,7 +6,10 @@
  * out first and their axis added to the lowered slice. keys_binary gives an index
  * tuple a binary form for the key cache, without formatting text.
  */
-#include "ext.h"
+#include "keys.h"
+#include "errors.h"
+#include "lowering.h"
+#include "numpy_abi.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,10 @@
  * the byte range each tensor spans. An array of more than EXT_MAX_RANK axes
  * is first folded by the library's view (dmls_lower_numpy_view).
  */
-#include "ext.h"
+#include "layout.h"
+#include "array_view.h"
+#include "errors.h"
+#include "lowering.h"
 
 #include <string.h>
 
@@ -54,7 +57,7 @@ int layout_unit_dtype(int64_t unit) {
     return unit == 1 ? DMLS_UINT8 : unit == 2 ? DMLS_UINT16 : unit == 4 ? DMLS_UINT32 : DMLS_UINT64;
 }
 
-/* See ext.h. A byte stride that is no multiple of the item size (a field of
+/* See layout.h. A byte stride that is no multiple of the item size (a field of
  * a record array, a view through np.lib.stride_tricks) is read exactly this
  * way. The arrays were read by arrays.c (an item of at least 1 byte, sizes
  * of at least 0, at most EXT_ARRAY_MAX_RANK axes), so the library finds no

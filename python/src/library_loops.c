@@ -17,7 +17,7 @@
 
 #include <dmlslice/batch.h>
 
-#include "ext.h"
+#include "errors.h"
 
 #define MAX_PARTS 64
 
@@ -66,8 +66,7 @@ static PyObject *fn_library_loop(PyObject *self, PyObject *args) {
                             kind, rows, cols, n, MAX_PARTS);
     float *x = calloc((size_t)(rows * cols), sizeof *x), *y = calloc((size_t)(rows * cols), sizeof *y);
     dmls_status st = x && y ? DMLS_OK : DMLS_ERROR_OUT_OF_MEMORY;
-    if (st == DMLS_OK)
-        st = split ? loop_split(rows, cols, n, calls, x, y) : loop_slice(rows, cols, calls, x, y);
+    if (st == DMLS_OK) st = split ? loop_split(rows, cols, n, calls, x, y) : loop_slice(rows, cols, calls, x, y);
     free(x), free(y);
     if (!x || !y) return PyErr_NoMemory();
     if (st != DMLS_OK) return ext_raise_status(st);

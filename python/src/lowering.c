@@ -5,7 +5,9 @@
  * turns its answers into plans and its refusals into the package's
  * exceptions.
  */
-#include "ext.h"
+#include "lowering.h"
+#include "array_view.h"
+#include "errors.h"
 
 #include <string.h>
 

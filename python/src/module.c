@@ -5,12 +5,24 @@
  * call.c, plan() to operator.c, check_dml to dml.c, the thread pool
  * settings to pool.c.
  */
-#include "ext.h"
+#include "array_view.h"
+#include "call.h"
+#include "dml_params.h"
+#include "errors.h"
+#include "frameworks.h"
+#include "lowering.h"
+#include "numpy_abi.h"
+#include "operator.h"
+#include "params.h"
+#include "prepared.h"
+#include "run.h"
 
-#include "batch_ext.h"
+#include "batch_plan.h"
+#include "crops.h"
 #include "devices.h"
-#include "library_loops.h"
 #include "dlpack.h"
+#include "library_loops.h"
+#include "split.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -388,7 +400,7 @@ PyMODINIT_FUNC PyInit__dmlslice(void) {
     if (PyModule_AddStringConstant(m, "library_version", run_library_version()) < 0 ||
         PyModule_AddIntConstant(m, "cuda_built", CUDA_BUILT) < 0 ||
         PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0 ||
-        library_loops_add(m) < 0)
+        split_add_functions(m) < 0 || crops_add_functions(m) < 0 || library_loops_add(m) < 0)
         goto fail;
     return m;
 fail:

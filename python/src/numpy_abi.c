@@ -8,7 +8,9 @@
  * the table cannot be had (an ABI this file does not know), numpy.empty
  * makes the result instead.
  */
-#include "ext.h"
+#include "numpy_abi.h"
+#include "array_view.h"
+#include "errors.h"
 
 #include <string.h>
 

@@ -3,7 +3,11 @@
  * element size (a prepared slice), called on arrays as op(x, out=None).
  * Immutable, so any number of threads may call one at once.
  */
-#include "ext.h"
+#include "operator.h"
+#include "call.h"
+#include "errors.h"
+#include "lowering.h"
+#include "prepared.h"
 
 typedef struct OperatorObject {
     PyObject_HEAD prepared *pr;

@@ -3,7 +3,14 @@
  * feature levels) and lowered to a lowered slice: NumPy keys by keys.c, DirectML
  * descriptors by dml.c, ONNX and WebNN by lowering.c.
  */
-#include "ext.h"
+#include "params.h"
+#include "array_view.h"
+#include "dml_params.h"
+#include "errors.h"
+#include "keys.h"
+#include "lowering.h"
+#include "numpy_abi.h"
+#include "prepared.h"
 
 #include <limits.h>
 #include <stdio.h>

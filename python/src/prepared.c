@@ -3,9 +3,12 @@
  * key cache holds one per key, and a call in flight holds one while it
  * runs; the last to let go frees it. The counts change only under the GIL.
  */
-#include "ext.h"
+#include "prepared.h"
+#include "errors.h"
+#include "layout.h"
+#include "lowering.h"
 
-const char *const kind_names[K_COUNT] = {"index",      "slice",       "slice1",       "slice_grad",
+const char *const kind_names[K_COUNT] = {"index",      "slice",       "slice1",        "slice_grad",
                                          "onnx_slice", "webnn_slice", "webnn_reverse", "transpose"};
 
 prepared *prepared_new(int kind, const lowered *p, int64_t itemsize) {

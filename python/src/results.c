@@ -5,7 +5,14 @@
  * taken in as the view the copy writes, and handed back as that library
  * hands it (JAX's from the buffer it was written into).
  */
-#include "ext.h"
+#include "results.h"
+#include "array_view.h"
+#include "arrays.h"
+#include "errors.h"
+#include "exchange.h"
+#include "frameworks.h"
+#include "lowering.h"
+#include "numpy_abi.h"
 
 #include <stdio.h>
 

@@ -5,7 +5,10 @@
  * input with the packed strides, a C-contiguous result: one this call
  * made, or out=); any other pair is bound by layout.c.
  */
-#include "ext.h"
+#include "run.h"
+#include "array_view.h"
+#include "layout.h"
+#include "lowering.h"
 
 #include <dmlslice/dmlslice.h>
 

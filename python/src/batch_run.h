@@ -1,21 +1,25 @@
 /*
- * batch_ext.h: many slices in one call from Python (docs/spec.md section 7):
- * split, crops and planned batches of Operators. Two files, on top of
- * ext.h's:
+ * batch_run.h: every call into the batch library (<dmlslice/batch.h>):
+ * arrays described in copy units, batches made, run on the CPU pool or on
+ * a CUDA stream. Many slices in one call from Python (docs/spec.md section
+ * 7) sit on top of it, a file each:
  *
- *   batch_run.c  every call into the batch library (<dmlslice/batch.h>):
- *                arrays described in copy units, batches made, run on the
- *                CPU pool or on a CUDA stream
- *   batch.c      the Python surface: ds.split, ds.crops, the Batch type
- *                that ds.plan_batch makes
+ *   batch_cache.c   split's and crops' batches kept and reused
+ *   batch_arrays.c  a call's arrays taken in, out= checked, slots bound
+ *   split.c         ds.split
+ *   crops.c         ds.crops
+ *   batch_plan.c    the Batch type ds.plan_batch makes
+ *   batch_call.c    a Batch called
  *
- * module.c adds batch.c's functions to the module (batch_add_functions).
+ * module.c adds their functions to the module (*_add_functions).
  */
-#ifndef DMLSLICE_PY_BATCH_EXT_H
-#define DMLSLICE_PY_BATCH_EXT_H
+#ifndef DMLSLICE_PY_BATCH_RUN_H
+#define DMLSLICE_PY_BATCH_RUN_H
+
+#include "array_view.h"
+#include <dmlslice/batch.h>
 
 #include "devices.h"
-#include "ext.h"
 
 /* An array as the batch library takes it: strides in copy units of `unit`
  * bytes (the largest of 8, 4, 2, 1 dividing the item size and every stride
@@ -30,17 +34,6 @@ typedef struct bt_tensor {
     char *base;
     uint64_t offset, bytes;
 } bt_tensor;
-
-/* A bound slot: the layout of dmls_batch_input / dmls_batch_output. */
-typedef struct bt_slot {
-    void *data;
-    uint64_t bytes;
-} bt_slot;
-
-/* Where a batch runs (devices.h). */
-typedef run_where bt_where;
-
-/* ---- batch_run.c */
 
 /* Describes v for the batch library (what: the argument's name, for the
  * error). 0, or -1 with an exception (too many axes). */
@@ -58,12 +51,7 @@ void *bt_items(void *const *ops, const uint32_t *in_slot, const uint32_t *out_sl
                uint32_t n_out);
 void bt_free(void *batch);
 /* Runs a batch where w says (devices_batch). 0, or -1 with an exception. */
-int bt_run(void *batch, const bt_slot *in, uint32_t n_in, const bt_slot *out, uint32_t n_out, uint64_t out_bytes,
-           const bt_where *w);
+int bt_run(void *batch, const dmls_batch_input *in, uint32_t n_in, const dmls_batch_output *out, uint32_t n_out,
+           uint64_t out_bytes, const run_where *w);
 
-/* ---- batch.c */
-
-/* Adds split, crops, _plan_batch, _batch_init and the Batch type to m. */
-int batch_add_functions(PyObject *m);
-
-#endif /* DMLSLICE_PY_BATCH_EXT_H */
+#endif /* DMLSLICE_PY_BATCH_RUN_H */
