@@ -63,15 +63,17 @@ typedef enum dmls_vk_shader {
 #define DMLS_VK_TILE_LOAD16  1 /* the load phase moves 16-byte vectors along B */
 #define DMLS_VK_TILE_STORE16 2 /* the store phase moves 16-byte vectors along A */
 /* Tiles a workgroup of tile.comp runs at once (ctx->tiles), each in its
- * own shared array of DMLS_VK_TILE_BYTES: 2 of 256 invocations is CUDA's
- * block (128 rows of A, 4 vectors an invocation each way) where the device
- * has the shared memory (48 KiB on NVIDIA; 16 KiB is the least), else 1 of
- * 64 invocations. DMLSLICE_VK_TILES=tiles,invocations forces another
+ * own shared array of DMLS_VK_TILE_BYTES, and the invocations that run
+ * them. The default, one tile of 128 invocations (8 vectors an invocation
+ * each way in two rounds), was the fastest shape timed on the H200
+ * (bench/RESULTS.md, 2026-11-28 fourth session): 0.92-0.95 of the copy
+ * shader against 0.63-0.71 for CUDA's block (2 tiles of 256) and 0.71-0.81
+ * for 1 of 64. DMLSLICE_VK_TILES=tiles,invocations forces another
  * (pipelines.c), so that a bench can time them in one run. */
 #define DMLS_VK_TILE_BYTES (DMLS_VK_TILE_A * (DMLS_VK_TILE_ROW + 4))
 #define DMLS_VK_MAX_TILES  4
-#define DMLS_VK_TILES_WIDE 2
-#define DMLS_VK_TILES_WIDE_WORKGROUP 256
+#define DMLS_VK_TILES_DEFAULT 1
+#define DMLS_VK_TILES_DEFAULT_WORKGROUP 128
 static inline int64_t dmls_vk_tile_a(int64_t esize) { return (void)esize, DMLS_VK_TILE_A; }
 static inline int64_t dmls_vk_tile_b(int64_t esize) { return DMLS_VK_TILE_ROW / esize; }
 static inline bool dmls_vk_is_tile(int32_t shader) { return shader >= DMLS_VK_TILE1 && shader < DMLS_VK_TILE1 + 16; }

@@ -196,9 +196,8 @@ static dmls_status make_pipelines(dmls_vulkan_context *ctx) {
 /* tile.comp's tiles and invocations: the device's (launch.h), or
  * DMLSLICE_VK_TILES=tiles,invocations, checked as dmls_vk_tune checks. */
 static dmls_status choose_tiles(dmls_vulkan_context *ctx) {
-    const bool wide = ctx->max_shared >= DMLS_VK_TILES_WIDE * DMLS_VK_TILE_BYTES;
-    ctx->tiles = wide ? DMLS_VK_TILES_WIDE : 1;
-    ctx->tile_workgroup = wide ? DMLS_VK_TILES_WIDE_WORKGROUP : DMLS_VK_DEFAULT_WORKGROUP;
+    ctx->tiles = DMLS_VK_TILES_DEFAULT; /* one tile fits the 16 KiB every device has */
+    ctx->tile_workgroup = DMLS_VK_TILES_DEFAULT_WORKGROUP;
     if (ctx->tile_workgroup > ctx->max_workgroup) ctx->tile_workgroup = ctx->max_workgroup;
     const char *env = getenv("DMLSLICE_VK_TILES");
     if (env == NULL || *env == '\0') return DMLS_OK;

@@ -644,7 +644,7 @@ static void test_tunings(int iters) {
  * workgroup of 1 invocation is left out: the tile shader fails the split
  * transposes there on lavapipe, on main too (not yet understood). */
 static void test_tile_shapes(void) {
-    static const uint32_t shapes[][2] = {{1, 64}, {2, 256}, {3, 96}, {4, 256}, {2, 32}, {1, 1024}};
+    static const uint32_t shapes[][2] = {{1, 64}, {3, 96}, {4, 256}, {2, 32}, {1, 1024}};
     const uint32_t tiles = ctx->tiles, workgroup = ctx->tile_workgroup;
     int ran = 0;
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {

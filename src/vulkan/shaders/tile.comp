@@ -2,7 +2,7 @@
 // A transposed copy (a plan with a tile dim, src/copy_plan.h) through
 // shared memory, TILES tiles a workgroup at a time, as the CUDA backend's
 // tile kernel does it (src/cuda/loops.cuh; TILES = 2 of 256 invocations is
-// its block: 128 rows of A, 4 vectors an invocation each way): A is the dim the output walks fastest
+// its block, though 1 of 128 ran faster here: src/vulkan/launch.h): A is the dim the output walks fastest
 // (contiguous, the launch's dim 0), B the one the input walks fastest (the
 // launch's dim 1). A tile is TILE_A elements of A by TILE_ROW bytes of B
 // (launch.h sets both through specialization constants: one home). Shared
