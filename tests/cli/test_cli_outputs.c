@@ -7,6 +7,7 @@
  * Usage: test_cli_outputs DMLSLICE SCRATCH_PARENT_DIR */
 #define _DEFAULT_SOURCE
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "dmlslice/dmlslice.h"
 #include "support/tool.h"
@@ -89,14 +90,25 @@ static bool holds(const char *name, const char *bytes) {
     return ok;
 }
 
-/* A run in progress has its hidden file in the scratch folder. */
-static bool temp_file_present(void) {
+/* A run in progress has its hidden file in the scratch folder; with
+ * reserved, only once that file has its length. The tool marks the file
+ * for deletion just after creating it and sets the length after that, so
+ * a run ended once the length is there must leave nothing behind; a run
+ * ended in the instant between creation and mark leaves a file that the
+ * next run in that folder removes (tools/platform/win32_files.c). */
+static bool hidden_file(bool reserved) {
     DIR *d = opendir(tool_scratch);
     bool found = false;
-    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) found = strncmp(e->d_name, ".dmlslice-", 10) == 0;
+    for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, ".dmlslice-", 10) != 0) continue;
+        struct stat st;
+        found = !reserved || (stat(e->d_name, &st) == 0 && st.st_size > 0);
+    }
     if (d) closedir(d);
     return found;
 }
+
+static bool temp_file_present(void) { return hidden_file(false); }
 
 /* No hidden file once the one a terminated run held is deleted: Wine's
  * server closes a terminated process's handles (so deletes its
@@ -112,7 +124,7 @@ static bool temp_file_gone(void) {
 enum midway { MIDWAY_TERMINATE, MIDWAY_TAKE_NAME };
 
 /* Runs `slice big.npy -o OUT --index :ROWS` (with -f when force) and, once
- * its hidden file is there, either ends it with TerminateProcess or makes
+ * its hidden file has its length, either ends it with TerminateProcess or makes
  * OUT itself, holding "mine". Returns the exit status, or -2 when each of
  * three ever larger runs ended before that moment was caught. */
 static int slice_interrupted(const char *out, bool force, enum midway what) {
@@ -125,7 +137,7 @@ static int slice_interrupted(const char *out, bool force, enum midway what) {
         if (p == RUN_NO_PROC) return -1;
         bool caught = false;
         for (int ms = 0; ms < 20000 && !caught && WaitForSingleObject(p, 0) == WAIT_TIMEOUT; ms++) {
-            caught = temp_file_present();
+            caught = hidden_file(true);
             if (!caught) Sleep(1);
         }
         if (caught && what == MIDWAY_TERMINATE) run_kill(p);

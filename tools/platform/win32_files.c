@@ -3,10 +3,11 @@
  * streams, and new files that the system deletes unless committed.
  *
  * No console-control handler is needed for cleanup: an uncommitted new file
- * is marked for deletion from its creation, so Ctrl+C, Ctrl+Break, closing
- * the console or TerminateProcess all leave nothing behind, but for the
- * instant of the commit's rename, whose leftover the next new file in that
- * folder removes (remove_stale_names). */
+ * is marked for deletion right after its creation, so Ctrl+C, Ctrl+Break,
+ * closing the console or TerminateProcess all leave nothing behind, but for
+ * two instants, between the creation and the mark and at the commit's
+ * rename, whose leftovers the next new file in that folder removes
+ * (remove_stale_names). */
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <shellapi.h> /* CommandLineToArgvW */
@@ -410,7 +411,10 @@ static int open_folder(const char *path, size_t dir_len, HANDLE *folder) {
 /* A hidden file in the final name's folder, so the rename never crosses
  * volumes, marked for deletion at once: until the commit takes the mark
  * back, the system removes it however the process ends (a crash, Ctrl+C,
- * TerminateProcess), as Linux does for an O_TMPFILE file. Win32 creates
+ * TerminateProcess), as Linux does for an O_TMPFILE file. The mark is a
+ * second call: FILE_FLAG_DELETE_ON_CLOSE at creation could not be taken
+ * back by the commit, so a process ended between the two leaves the file
+ * to remove_stale_names. Win32 creates
  * files by path only: the folder held cannot move meanwhile, and the
  * commit's rename is relative to it wherever the file was made. */
 static int make_temporary(dmls_atomic_file *f, const char *path, size_t dir_len) {
