@@ -1,7 +1,8 @@
 /*
  * dmlslice/view.h: importing a byte-strided view (NumPy's strides, the
  * array interface's, DLPack's element strides times the item size) as the
- * native API's tensor.
+ * native API's tensor, and a DLPack tensor (dmls_dlpack_import) as such a
+ * view.
  *
  * The native API counts strides in elements; an array library counts them in
  * bytes, and a byte stride need not be a multiple of the item size (a field of
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "dmlslice.h"
+#include "frontends.h" /* DMLS_NUMPY_MAX_RANK */
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +65,51 @@ DMLS_API dmls_status dmls_view_unit(const dmls_byte_view *v, int64_t *unit);
  * DMLS_ERROR_OVERFLOW (the view's bytes do not fit 63 bits: R-V-EXTENT). On
  * failure *out is left zeroed. */
 DMLS_API dmls_status dmls_view_import(const dmls_byte_view *v, int64_t unit, dmls_imported_view *out);
+
+/* DLPack's DLTensor (ABI 1.x), field for field, so that a DLTensor's
+ * address may be passed where this is taken: the element at coordinates
+ * (c_0, ...) lives at data + byte_offset + item_size * sum c_i * strides[i],
+ * with item_size = bits * lanes / 8 and strides in elements (NULL: packed,
+ * row-major). device_type is DLPack's (1 CPU, 2 CUDA, 3 CUDA host, ...). */
+typedef struct dmls_dlpack_tensor {
+    void *data;
+    struct {
+        int32_t device_type;
+        int32_t device_id;
+    } device;
+    int32_t ndim;
+    struct {
+        uint8_t code; /* 0 int, 1 uint, 2 float, 4 bfloat, 5 complex, 6 bool */
+        uint8_t bits;
+        uint16_t lanes;
+    } dtype;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+} dmls_dlpack_tensor;
+
+/* A DLPack tensor as a byte-strided view: dmls_byte_view v = {d.ndim,
+ * d.shape, d.byte_strides, d.item_size} then goes to dmls_view_unit and
+ * dmls_view_import, and d.data is the address of element 0. */
+typedef struct dmls_dlpack_view {
+    void *data;          /* the tensor's data + byte_offset: element 0 */
+    int32_t device_type; /* the tensor's, as DLPack numbers them */
+    int32_t device_id;
+    dmls_dtype dtype; /* the type of the same code and bits (lanes 1), or 0 for one dmlslice
+                         does not name (bool, bfloat16, complex, vectors): its bytes copy all the same */
+    int64_t item_size; /* bits * lanes / 8 */
+    int32_t ndim;
+    int64_t shape[DMLS_NUMPY_MAX_RANK];
+    int64_t byte_strides[DMLS_NUMPY_MAX_RANK]; /* element strides times item_size */
+} dmls_dlpack_view;
+
+/* Reads t into *out. Returns DMLS_OK, DMLS_ERROR_INVALID_ARGUMENT (t or out
+ * NULL, or a NULL shape: R-V-DLPACK; a rank outside [0, 64]: R-V-RANK; an
+ * element that is not whole bytes: R-V-DLPACK-TYPE; a negative size:
+ * R-V-SIZES) or
+ * DMLS_ERROR_OVERFLOW (a byte stride or the address of element 0 does not
+ * fit: R-V-EXTENT). On failure *out is left zeroed. */
+DMLS_API dmls_status dmls_dlpack_import(const dmls_dlpack_tensor *t, dmls_dlpack_view *out);
 
 #ifdef __cplusplus
 }

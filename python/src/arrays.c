@@ -46,8 +46,8 @@ static int from_buffer(PyObject *obj, int writable, array_view *v) {
     v->has_buffer = 1;
     Py_buffer *b = &v->buffer;
     if (b->ndim > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
-                  "the array has %d dimensions; dmlslice takes at most %d", b->ndim, EXT_ARRAY_MAX_RANK);
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-V-RANK", "buffer: rank %d is outside [0, %d]",
+                  b->ndim, EXT_ARRAY_MAX_RANK);
         return -1;
     }
     int cls = format_class(b->format);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dlpack.h"
+#include "dmlslice/view.h"
 
 /* Types asked, with their table or NULL: a strong reference keeps each
  * type's pointer its own. */
@@ -58,17 +59,23 @@ const void *exchange_api(PyObject *obj) {
     return api;
 }
 
+/* The library reads the tensor (R-V-DLPACK: rank, shape, whole-byte
+ * elements, strides that fit); the binding adds what only Python asks:
+ * read-only tensors refused as out=, and the type's class for DirectML's
+ * checks. The library's struct is DLTensor field for field. */
+_Static_assert(sizeof(dmls_dlpack_tensor) == sizeof(DLTensor), "dmls_dlpack_tensor is DLTensor's layout");
 int dlpack_read(const void *tensor, uint64_t flags, int writable, array_view *v) {
     const DLTensor *t = tensor;
-    if (t->ndim < 0 || t->ndim > EXT_ARRAY_MAX_RANK) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_UNSUPPORTED", "R-V-RANK",
-                  "the array has %d dimensions; dmlslice takes at most %d", (int)t->ndim, EXT_ARRAY_MAX_RANK);
-        return -1;
-    }
-    uint64_t bits = (uint64_t)t->dtype.bits * t->dtype.lanes;
-    if (bits == 0 || bits % 8) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
-                  "elements of %u bits x %u lanes are not whole bytes", t->dtype.bits, t->dtype.lanes);
+    dmls_dlpack_tensor lt;
+    memcpy(&lt, t, sizeof lt);
+    dmls_dlpack_view d;
+    const dmls_status st = dmls_dlpack_import(&lt, &d);
+    if (st != DMLS_OK) {
+        /* An element that is not whole bytes is a type the package cannot take. */
+        if (strcmp(dmls_last_error_rule(), "R-V-DLPACK-TYPE") == 0)
+            ext_raise(ERR_DTYPE, dmls_status_name(st), "R-V-DLPACK-TYPE", "%s", dmls_last_error());
+        else
+            ext_raise_status(st);
         return -1;
     }
     v->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
@@ -76,23 +83,19 @@ int dlpack_read(const void *tensor, uint64_t flags, int writable, array_view *v)
         ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
         return -1;
     }
-    v->itemsize = (int64_t)(bits / 8);
+    v->itemsize = d.item_size;
     v->dtype_class = t->dtype.lanes != 1         ? CLS_OTHER
                      : t->dtype.code == DL_INT   ? CLS_INT
                      : t->dtype.code == DL_UINT  ? CLS_UINT
                      : t->dtype.code == DL_FLOAT ? CLS_FLOAT
                                                  : CLS_OTHER;
     v->dl_code = t->dtype.lanes == 1 ? t->dtype.code : -1;
-    v->device_type = t->device.device_type;
-    v->device_id = t->device.device_id;
-    v->data = (char *)t->data + t->byte_offset;
-    v->ndim = t->ndim;
-    int64_t packed = 1;
-    for (int i = t->ndim - 1; i >= 0; i--) {
-        v->shape[i] = t->shape[i];
-        v->strides[i] = (t->strides ? t->strides[i] : packed) * v->itemsize;
-        packed *= t->shape[i];
-    }
+    v->device_type = d.device_type;
+    v->device_id = d.device_id;
+    v->data = d.data;
+    v->ndim = d.ndim;
+    memcpy(v->shape, d.shape, sizeof(int64_t) * (size_t)d.ndim);
+    memcpy(v->strides, d.byte_strides, sizeof(int64_t) * (size_t)d.ndim);
     return 0;
 }
 
