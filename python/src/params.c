@@ -171,17 +171,17 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
     }
     if (kind == K_ONNX) {
         int64_t st[LIST_MAX], en[LIST_MAX], ax[LIST_MAX], sp[LIST_MAX];
-        int ns = params_int_list(a[0], "starts", "R-WIN-BOUNDS", st, LIST_MAX, 0);
-        int ne = ns < 0 ? -1 : params_int_list(a[1], "ends", "R-WIN-BOUNDS", en, LIST_MAX, 0);
+        int ns = params_int_list(a[0], "starts", "R-ONNX-ARGS", st, LIST_MAX, 0);
+        int ne = ns < 0 ? -1 : params_int_list(a[1], "ends", "R-ONNX-ARGS", en, LIST_MAX, 0);
         if (ne < 0) return -1;
         int nax = -1, nsp = -1;
-        if (na > 2 && a[2] != Py_None && (nax = params_int_list(a[2], "axes", "R-OP-RANK", ax, LIST_MAX, 0)) < 0)
+        if (na > 2 && a[2] != Py_None && (nax = params_int_list(a[2], "axes", "R-ONNX-AXES", ax, LIST_MAX, 0)) < 0)
             return -1;
-        if (na > 3 && a[3] != Py_None && (nsp = params_int_list(a[3], "steps", "R-WIN-STRIDE", sp, LIST_MAX, 0)) < 0)
+        if (na > 3 && a[3] != Py_None && (nsp = params_int_list(a[3], "steps", "R-ONNX-STEP", sp, LIST_MAX, 0)) < 0)
             return -1;
         if (ns != ne) {
-            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-BOUNDS",
-                      "ONNX Slice: starts has %d values and ends %d; they must agree (R-WIN-BOUNDS)", ns, ne);
+            ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-ONNX-ARGS",
+                      "ONNX Slice: starts has %d values and ends %d; they must agree (R-ONNX-ARGS)", ns, ne);
             return -1;
         }
         return lowering_onnx(ndim, shape, st, en, ns, nax < 0 ? NULL : ax, nax < 0 ? 0 : nax, nsp < 0 ? NULL : sp,
@@ -189,18 +189,18 @@ int params_lower(int kind, int ndim, const int64_t *shape, int64_t itemsize, int
     }
     if (kind == K_WEBNN_SLICE) {
         int64_t st[LIST_MAX], sz[LIST_MAX], sd[LIST_MAX];
-        int ns = params_int_list(a[0], "starts", "R-WIN-BOUNDS", st, LIST_MAX, 1);
-        int nz = ns < 0 ? -1 : params_int_list(a[1], "sizes", "R-WIN-BOUNDS", sz, LIST_MAX, 1);
+        int ns = params_int_list(a[0], "starts", "R-WEBNN-BOUNDS", st, LIST_MAX, 1);
+        int nz = ns < 0 ? -1 : params_int_list(a[1], "sizes", "R-WEBNN-SIZE", sz, LIST_MAX, 1);
         if (nz < 0) return -1;
         int nd = -1;
-        if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", "R-WIN-STRIDE", sd, LIST_MAX, 1)) < 0)
+        if (na > 2 && a[2] != Py_None && (nd = params_int_list(a[2], "strides", "R-WEBNN-SIZE", sd, LIST_MAX, 1)) < 0)
             return -1;
         return lowering_webnn_slice(ndim, shape, (uint64_t *)st, ns, (uint64_t *)sz, nz, nd < 0 ? NULL : (uint64_t *)sd,
                                     nd < 0 ? 0 : nd, p);
     }
     int64_t ax[LIST_MAX];
     int nax = -1;
-    const char *axes_rule = kind == K_TRANSPOSE ? "R-PERM" : "R-OP-RANK";
+    const char *axes_rule = kind == K_TRANSPOSE ? "R-PERM" : "R-WEBNN-AXES";
     if (na > 0 && a[0] != Py_None &&
         (nax = params_int_list(a[0], "axes", axes_rule, ax, LIST_MAX, kind != K_TRANSPOSE)) < 0)
         return -1;

@@ -44,8 +44,13 @@ def test_split_axis_far_outside_is_out_of_bounds(axis):
     (lambda b: ds.slice1(X, [0, 0, b], [2, 3, 4], [1, 1, 1]), "R-WIN-BOUNDS"),
     (lambda b: ds.slice1(X, [0, 0, 0], [2, 3, 4], [1, b, 1]), "R-WIN-STRIDE"),
     (lambda b: ds.slice(X, [0, 0, 0], [2, 3, b], [1, 1, 1]), "R-SLICE-SIZES"),
-    (lambda b: ds.onnx_slice(X, [0], [b]), "R-WIN-BOUNDS"),
-    (lambda b: ds.webnn_reverse(X, [b]), "R-OP-RANK"),
+    (lambda b: ds.onnx_slice(X, [0], [b]), "R-ONNX-ARGS"),
+    (lambda b: ds.onnx_slice(X, [0], [1], [b]), "R-ONNX-AXES"),
+    (lambda b: ds.onnx_slice(X, [0], [1], [0], [b]), "R-ONNX-STEP"),
+    (lambda b: ds.webnn_slice(X, [b, 0, 0], [1, 1, 1]), "R-WEBNN-BOUNDS"),
+    (lambda b: ds.webnn_slice(X, [0, 0, 0], [1, b, 1]), "R-WEBNN-SIZE"),
+    (lambda b: ds.webnn_reverse(X, [b]), "R-WEBNN-AXES"),
+    (lambda b: ds.transpose(X, [b, 1, 2]), "R-PERM"),
 ])
 @pytest.mark.parametrize("b", [True, False, np.True_, np.False_])
 def test_booleans_are_no_integers(call, rule, b):

@@ -117,10 +117,12 @@ def test_numpy_index_mistakes_raise_what_numpy_raises():
 
 def test_front_end_errors():
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-ONNX-AXES", ds.onnx_slice, X, [0, 0], [1, 1], [0, 0])
-    # The package's own argument checks name the rule of the parameter (R-WIN-BOUNDS, R-OP-RANK).
-    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-BOUNDS", ds.onnx_slice, X, [0, 0], [1])
+    # The package's own argument checks name the front end's rule of the parameter.
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-ONNX-ARGS", ds.onnx_slice, X, [0, 0], [1])
     raises(ds.OutOfBoundsError, "DMLS_ERROR_OUT_OF_BOUNDS", "R-WEBNN-BOUNDS", ds.webnn_slice, X, [3, 0], [1, 1])
-    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WIN-BOUNDS", ds.webnn_slice, X, [-1, 0], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WEBNN-BOUNDS", ds.webnn_slice, X, [-1, 0], [1, 1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WEBNN-SIZE", ds.webnn_slice, X, [0, 0], [1, -1])
+    raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-ONNX-STEP", ds.onnx_slice, X, [0], [1], None, [2 ** 64])
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WEBNN-SIZE", ds.webnn_slice, X, [0, 0], [1, 2], [2, 1])
     raises(ds.ArgumentError, "DMLS_ERROR_INVALID_ARGUMENT", "R-WEBNN-AXES", ds.webnn_reverse, X, [0, 0])
     raises(ds.ArgumentError, "DMLS_ERROR_SHAPE_MISMATCH", "R-OP-RANK", ds.slice1, X, [0], [1], [1])
