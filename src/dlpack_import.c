@@ -35,8 +35,9 @@ static dmls_status import(const dmls_dlpack_tensor *t, dmls_dlpack_view *out) {
     for (int i = 0; i < t->ndim; i++)
         RETURN_IF(t->shape[i] < 0, DMLS_ERROR_INVALID_ARGUMENT, "R-V-SIZES", "dlpack: shape[%d] = %lld is negative", i,
                   (long long)t->shape[i]);
-    /* Packed strides are products of the later sizes: they overflow only
-     * where a later size is 0 cannot save them, so they are checked too. */
+    /* Without strides, axis i's is the product of the later sizes (a size
+     * of 0 counted as 1, as the tensor is then empty anyway): that product
+     * is checked as it grows, since a producer's sizes are untrusted. */
     int64_t packed = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
         const int64_t elements = t->strides ? t->strides[i] : packed;

@@ -2,10 +2,11 @@
 // dmlslice, e.g. node_modules/dmlslice) and pages that import it over a
 // local HTTP server, loads each page in headless Chromium and waits for the
 // verdict the page posts back (not a DOM dump under a virtual-time budget:
-// that budget runs out while the page waits on its workers). Two pages, one build each (a page
-// loads one): the single-threaded build, and, where the package holds it,
-// the threaded one on a cross-origin isolated page (the COOP and COEP
-// headers below, without which a browser gives no SharedArrayBuffer).
+// that budget runs out while the page waits on its workers). Two pages, one
+// build each (a page loads one): the single-threaded build, and, where the
+// package holds it, the threaded one on a cross-origin isolated page (the
+// COOP and COEP headers below, without which a browser gives no
+// SharedArrayBuffer).
 //   node browser.mjs PACKAGE_DIR [CHROMIUM]
 import {spawn} from 'node:child_process';
 import {existsSync} from 'node:fs';
