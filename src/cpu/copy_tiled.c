@@ -7,9 +7,9 @@
 
 unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, void **allocation) {
     *allocation = NULL;
-    const int64_t bytes = dmls_tile_stage_bytes(w);
+    const int64_t bytes = dmls_tile_stage_bytes(w, ss);
     /* n * rows * w: the call's output bytes, which the plan has checked fit */
-    if (bytes == 0 || !dmls_tile_strips(w, ss) || n * rows * w < DMLS_TILE_STAGE_MIN) return NULL;
+    if (bytes == 0 || n * rows * w < DMLS_TILE_STAGE_MIN) return NULL;
     const int64_t chunk = rows < DMLS_TILE_CHUNK_ROWS ? rows : DMLS_TILE_CHUNK_ROWS;
     *allocation = malloc((size_t)(chunk * bytes) + DMLS_TILE_BYTES - 1);
     if (*allocation == NULL) return NULL; /* the unstaged walk needs no memory */

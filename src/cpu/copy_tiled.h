@@ -60,29 +60,33 @@ static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
     return dmls_tile_strips(w, ss) ? DMLS_TILE_CHUNK_ROWS : INT64_MAX;
 }
 
-/* Two refinements of the walk, measured on the layout cases on the 2-core VM
- * and the 16-core Xeon host (bench/RESULTS.md, 2026-11-29):
- * - a block prefetches its columns' lines DMLS_TILE_PREFETCH_BLOCKS row
- *   blocks ahead, for items of 2 bytes and more: a strip of b = 64 / W
- *   columns reads b streams at once, more than the hardware prefetchers
- *   follow, and a panel reads its columns one line each, in no order they
- *   follow (NHWC to NCHW: 0.57 -> 0.59-0.72 of the copy on the 16-core host,
- *   0.45 -> 0.70 on the VM). For 1-byte items (64 columns a block) it lost
- *   10-25% on the 16-core host, so they take none;
- * - strips stage their output: a strip writes one line into each of its
- *   chunk's rows, lines that DRAM then takes one at a time. Staged, the
- *   strips of DMLS_TILE_STAGE_BYTES of output row are transposed into a
- *   buffer of the chunk's rows (in L2), which then goes out a row at a time,
- *   whole runs of that many bytes (t2d_f32: 0.56 -> 0.73 of the copy on the
- *   16-core host with the prefetch, 0.32 -> 0.57 on the VM). 1-byte items
- *   gained nothing and take none; 2-byte items did best with runs of 256
- *   bytes, 4-byte items with 1 KiB. A call moving less than
- *   DMLS_TILE_STAGE_MIN bytes is not staged (the buffer is allocated per
- *   call), nor one whose buffer cannot be had. */
+/* Staged strips. A strip writes one line into each of its chunk's rows, so
+ * the output goes to DRAM a line at a time, rows apart; and it reads b = 64 / W
+ * columns at once, more streams than the hardware prefetchers follow for
+ * items under 4 bytes. Staged, the strips covering dmls_tile_stage_bytes of
+ * output row are transposed into a buffer of the chunk's rows (it stays in
+ * L2), which then goes out a row at a time in whole runs, and each block asks
+ * for its columns' lines DMLS_TILE_PREFETCH_BLOCKS row blocks ahead. Measured
+ * on the layout cases (bench/RESULTS.md, 2026-11-29), 16 threads of the
+ * Xeon host, slice GB/s, medians of same-run rounds:
+ * - 2-byte items, runs of 256 bytes: nchw_to_nhwc_f16 +14% (runs of 1 KiB,
+ *   or no prefetch, did not gain);
+ * - 4-byte items, runs of 1 KiB: t2d_f32 (columns 32 KiB apart) +14%, but
+ *   t3d_021_f32 (4 KiB apart) -21%, and -14% with the prefetch alone: only
+ *   columns at least DMLS_TILE_STAGE_SPAN apart are staged (8-byte items
+ *   alike, runs of the same bytes);
+ * - 1-byte items (64 columns a block): t2d_u8 gained nothing, and lost
+ *   10-25% with the prefetch: never staged.
+ * A call moving less than DMLS_TILE_STAGE_MIN bytes is not staged (the
+ * buffer is allocated per call), nor one whose buffer cannot be had. */
 #define DMLS_TILE_PREFETCH_BLOCKS 2
+#define DMLS_TILE_STAGE_SPAN (16 * 1024)
 #define DMLS_TILE_STAGE_MIN (64 * 1024)
-static inline int64_t dmls_tile_prefetch(int64_t w) { return w >= 2 ? DMLS_TILE_PREFETCH_BLOCKS : 0; }
-static inline int64_t dmls_tile_stage_bytes(int64_t w) { return w == 1 ? 0 : w == 2 ? 256 : 1024; }
+static inline int64_t dmls_tile_stage_bytes(int64_t w, int64_t ss) {
+    const int64_t a = ss < 0 ? -ss : ss;
+    if (w == 1 || !dmls_tile_strips(w, ss)) return 0;
+    return w == 2 ? 256 : a >= DMLS_TILE_STAGE_SPAN ? 1024 : 0;
+}
 
 /* The staging buffer of a tiled call moving n columns of `rows` rows of w
  * bytes with input step ss between columns, aligned to a line, or NULL where
@@ -111,11 +115,11 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                      \
         const int64_t flip = rs < 0 ? B - 1 : 0;                                                              \
         const bool nt = p->nontemporal;                                                                       \
-        const int64_t ahead = dmls_tile_prefetch(W) * B * rs;                                                 \
         void *allocation;                                                                                     \
         unsigned char *const stage = dmls_tile_stage(W, ss, n, rows, &allocation);                            \
+        const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
         /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes */                              \
-        const int64_t panel = stage ? dmls_tile_stage_bytes(W) / W : dmls_tile_panel(W, ss);                 \
+        const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);             \
         const int64_t chunk = dmls_tile_chunk(W, ss), tp = panel * W;                                         \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                        \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                         \
