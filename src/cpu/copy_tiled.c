@@ -5,15 +5,16 @@
 
 #include "copy_tiled.h"
 
-void dmls_cpu_tiled_items(unsigned char *dst, const unsigned char *src, int64_t cols, int64_t rows,
-                          const dmls_cpu_prepared *p) {
-    const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;
-    const size_t w = (size_t)p->width;
-    for (int64_t c = 0; c < cols; c++, src += ss, dst += w) {
-        const unsigned char *s = src;
-        unsigned char *d = dst;
-        for (int64_t r = 0; r < rows; r++, s += rs, d += rd) memcpy(d, s, w);
-    }
+unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, void **allocation) {
+    *allocation = NULL;
+    const int64_t bytes = dmls_tile_stage_bytes(w, ss);
+    /* n * rows * w: the call's output bytes, which the plan has checked fit */
+    if (bytes == 0 || n * rows * w < DMLS_TILE_STAGE_MIN) return NULL;
+    const int64_t chunk = rows < DMLS_TILE_CHUNK_ROWS ? rows : DMLS_TILE_CHUNK_ROWS;
+    *allocation = malloc((size_t)(chunk * bytes) + DMLS_TILE_BYTES - 1);
+    if (*allocation == NULL) return NULL; /* the unstaged walk needs no memory */
+    const uintptr_t at = (uintptr_t)*allocation;
+    return (unsigned char *)*allocation + ((DMLS_TILE_BYTES - at % DMLS_TILE_BYTES) % DMLS_TILE_BYTES);
 }
 
 /* One width class: W a constant for the widths a move handles whole, so the

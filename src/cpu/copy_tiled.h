@@ -12,6 +12,9 @@
 #ifndef DMLS_CPU_COPY_TILED_H
 #define DMLS_CPU_COPY_TILED_H
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "prepare.h"
 
 /* Bytes of a block's side: one cache line. */
@@ -57,15 +60,50 @@ static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
     return dmls_tile_strips(w, ss) ? DMLS_TILE_CHUNK_ROWS : INT64_MAX;
 }
 
+/* Staged strips. A strip writes one line into each of its chunk's rows, so
+ * the output goes to DRAM a line at a time, rows apart; and it reads b = 64 / W
+ * columns at once, more streams than the hardware prefetchers follow for
+ * items under 4 bytes. Staged, the strips covering dmls_tile_stage_bytes of
+ * output row are transposed into a buffer of the chunk's rows (it stays in
+ * L2), which then goes out a row at a time in whole runs, and each block asks
+ * for its columns' lines DMLS_TILE_PREFETCH_BLOCKS row blocks ahead. Measured
+ * on the layout cases (bench/RESULTS.md, 2026-11-29), 16 threads of the
+ * Xeon host, slice GB/s, medians of same-run rounds:
+ * - 2-byte items, runs of 256 bytes: nchw_to_nhwc_f16 +14% (runs of 1 KiB,
+ *   or no prefetch, did not gain);
+ * - 4-byte items, runs of 1 KiB: t2d_f32 (columns 32 KiB apart) +14%, but
+ *   t3d_021_f32 (4 KiB apart) -21%, and -14% with the prefetch alone: only
+ *   columns at least DMLS_TILE_STAGE_SPAN apart are staged (8-byte items
+ *   alike, runs of the same bytes);
+ * - 1-byte items (64 columns a block): t2d_u8 gained nothing, and lost
+ *   10-25% with the prefetch: never staged.
+ * A call moving less than DMLS_TILE_STAGE_MIN bytes is not staged (the
+ * buffer is allocated per call), nor one whose buffer cannot be had. */
+#define DMLS_TILE_PREFETCH_BLOCKS 2
+#define DMLS_TILE_STAGE_SPAN (16 * 1024)
+#define DMLS_TILE_STAGE_MIN (64 * 1024)
+static inline int64_t dmls_tile_stage_bytes(int64_t w, int64_t ss) {
+    const int64_t a = ss < 0 ? -ss : ss;
+    if (w == 1 || !dmls_tile_strips(w, ss)) return 0;
+    return w == 2 ? 256 : a >= DMLS_TILE_STAGE_SPAN ? 1024 : 0;
+}
+
+/* The staging buffer of a tiled call moving n columns of `rows` rows of w
+ * bytes with input step ss between columns, aligned to a line, or NULL where
+ * the call is not staged (above); the caller frees *allocation. */
+unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, void **allocation);
+
 /* The body of a SIMD tiled kernel (dst, src, n, rows, p in scope, and
- * LOAD64(to, from), STORE64(to, from, nt) moving one line): blocks of
- * b = 64 / W items a side. A block's b input lines are copied whole into
- * `in`, transposed there by S x S sub-tiles, TILE(s, ss, d, ds) (input vector
- * j, a column, at s + j * ss; output vector i, a row, at d + i * ds), into
- * `out`, whose b lines go out whole, streaming where the output is past the
- * cache (nt) and the line is aligned. Staging matters at power-of-two row
- * pitches (an 8192-wide matrix): a block's lines then all fall in one cache
- * set, so lines read or written piecemeal would evict each other. Rows read
+ * LOAD64(to, from), STORE64(to, from, nt) moving one line, PREFETCH(at)
+ * asking for one): blocks of b = 64 / W items a side. A block's b input
+ * lines are copied whole into `in`, transposed there by S x S sub-tiles,
+ * TILE(s, ss, d, ds) (input vector j, a column, at s + j * ss; output vector
+ * i, a row, at d + i * ds), into `out`, whose b lines go out whole, streaming
+ * where the output is past the cache (nt) and the line is aligned; or, where
+ * the call is staged, into the staging buffer's rows, which go out when the
+ * stage is full. Staging a block's input matters at power-of-two row pitches
+ * (an 8192-wide matrix): a block's lines then all fall in one cache set, so
+ * lines read or written piecemeal would evict each other. Rows read
  * backwards (row_src_step == -W) are staged from the block's last row, whose
  * address is lowest, and go out last to first. A block's ragged edge goes
  * item by item. */
@@ -75,41 +113,70 @@ static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
         _Alignas(64) unsigned char in[B * LINE];                                                              \
         _Alignas(64) unsigned char out[B * LINE];                                                             \
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                      \
-        const int64_t flip = rs < 0 ? B - 1 : 0, ds = rs < 0 ? -rd : rd;                                      \
+        const int64_t flip = rs < 0 ? B - 1 : 0;                                                              \
         const bool nt = p->nontemporal;                                                                       \
-        const int64_t panel = dmls_tile_panel(W, ss), chunk = dmls_tile_chunk(W, ss);                                 \
+        void *allocation;                                                                                     \
+        unsigned char *const stage = dmls_tile_stage(W, ss, n, rows, &allocation);                            \
+        const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
+        /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes */                              \
+        const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);             \
+        const int64_t chunk = dmls_tile_chunk(W, ss), tp = panel * W;                                         \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                        \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                         \
             for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                       \
                 const int64_t p1 = n - p0 < panel ? n : p0 + panel;                                           \
-                for (int64_t r0 = q0; r0 < q1; r0 += B) {                                                     \
-                    const int64_t rb = q1 - r0 < B ? q1 - r0 : B;                                             \
-                    for (int64_t c0 = p0; c0 < p1; c0 += B) {                                                 \
-                        const int64_t cb = p1 - c0 < B ? p1 - c0 : B;                                         \
-                        if (rb < B || cb < B) {                                                               \
-                            dmls_cpu_tiled_items(dst + r0 * rd + c0 * W, src + r0 * rs + c0 * ss, cb, rb, p); \
-                            continue;                                                                         \
-                        }                                                                                     \
-                        const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                           \
-                        for (int64_t c = 0; c < B; c++) LOAD64(in + c * LINE, s0 + c * ss);                   \
-                        for (int64_t r = 0; r < B; r += S)                                                    \
-                            for (int64_t c = 0; c < B; c += S)                                                \
-                                TILE(in + c * LINE + r * W, LINE, out + r * LINE + c * W, LINE);              \
-                        unsigned char *d0 = dst + (r0 + flip) * rd + c0 * W;                                  \
-                        for (int64_t r = 0; r < B; r++) STORE64(d0 + r * ds, out + r * LINE, nt);             \
+                /* blocks go to the output, or to the stage, whose row 0 is row q0, column 0 column p0 */     \
+                unsigned char *const to = stage ? stage : dst;                                                \
+                const int64_t q = stage ? q0 : 0, o = stage ? p0 : 0;                                         \
+                const int64_t td = stage ? tp : rd, ts = rs < 0 ? -td : td;                                   \
+                /* unstaged, a row block crosses the panel; staged, a strip goes down the chunk */            \
+                const int64_t rstep = stage ? q1 - q0 : B, cstep = stage ? B : p1 - p0;                       \
+                for (int64_t c1 = p0; c1 < p1; c1 += cstep)                                                   \
+                    for (int64_t r1 = q0; r1 < q1; r1 += rstep)                                               \
+                        for (int64_t r0 = r1; r0 < r1 + rstep && r0 < q1; r0 += B)                            \
+                            for (int64_t c0 = c1; c0 < c1 + cstep && c0 < p1; c0 += B) {                      \
+                                const int64_t rb = q1 - r0 < B ? q1 - r0 : B, cb = p1 - c0 < B ? p1 - c0 : B; \
+                                if (rb < B || cb < B) {                                                       \
+                                    for (int64_t c = 0; c < cb; c++)                                          \
+                                        for (int64_t r = 0; r < rb; r++)                                      \
+                                            memcpy(to + (r0 - q + r) * td + (c0 - o + c) * W,                 \
+                                                   src + (r0 + r) * rs + (c0 + c) * ss, W);                   \
+                                    continue;                                                                 \
+                                }                                                                             \
+                                const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                   \
+                                for (int64_t c = 0; c < B; c++) LOAD64(in + c * LINE, s0 + c * ss);           \
+                                if (ahead != 0)                                                               \
+                                    for (int64_t c = 0; c < B; c++) /* no fault, maybe past the input */      \
+                                        PREFETCH((const void *)((uintptr_t)s0 + (uintptr_t)(c * ss + ahead)));  \
+                                unsigned char *d0 = to + (r0 - q + flip) * td + (c0 - o) * W;                 \
+                                if (stage) {                                                                  \
+                                    for (int64_t r = 0; r < B; r += S)                                        \
+                                        for (int64_t c = 0; c < B; c += S)                                    \
+                                            TILE(in + c * LINE + r * W, LINE, d0 + r * ts + c * W, ts);       \
+                                    continue;                                                                 \
+                                }                                                                             \
+                                for (int64_t r = 0; r < B; r += S)                                            \
+                                    for (int64_t c = 0; c < B; c += S)                                        \
+                                        TILE(in + c * LINE + r * W, LINE, out + r * LINE + c * W, LINE);      \
+                                for (int64_t r = 0; r < B; r++) STORE64(d0 + r * ts, out + r * LINE, nt);     \
+                            }                                                                                 \
+                if (stage) { /* the stage's rows go out whole */                                              \
+                    const int64_t len = (p1 - p0) * W;                                                        \
+                    for (int64_t r = q0; r < q1; r++) {                                                       \
+                        unsigned char *d = dst + r * rd + p0 * W;                                             \
+                        const unsigned char *t = stage + (r - q0) * tp;                                       \
+                        int64_t k = 0;                                                                        \
+                        for (; k + LINE <= len; k += LINE) STORE64(d + k, t + k, nt);                         \
+                        if (k < len) memcpy(d + k, t + k, (size_t)(len - k));                                 \
                     }                                                                                         \
                 }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \
+        free(allocation);                                                                                     \
     } while (0)
 
 /* The portable tiled kernel, for items of any width and any steps. */
 dmls_cpu_rows_fn dmls_cpu_pick_tiled(int32_t w);
-
-/* Copies rows x cols items of a tiled copy one at a time (a block's ragged
- * edges, for the SIMD kernels). */
-void dmls_cpu_tiled_items(unsigned char *dst, const unsigned char *src, int64_t cols, int64_t rows,
-                          const dmls_cpu_prepared *p);
 
 #if defined(__x86_64__) || defined(__i386__)
 /* Items of 1, 2, 4 or 8 bytes read contiguously along the rows (row_src_step

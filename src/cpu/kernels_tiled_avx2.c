@@ -38,6 +38,7 @@ static inline AVX2 void store64(unsigned char *to, const unsigned char *from, bo
 }
 #define LOAD64 load64
 #define STORE64 store64
+#define PREFETCH(at) _mm_prefetch((const char *)(at), _MM_HINT_T0)
 static inline AVX2 void put32(unsigned char *d, __m256i v) { _mm256_storeu_si256((__m256i *)(void *)d, v); }
 static inline AVX2 void put16(unsigned char *d, __m128i v) { _mm_storeu_si128((__m128i *)(void *)d, v); }
 

@@ -6,6 +6,7 @@
 #include <arm_neon.h>
 #include <stdbool.h>
 
+#include "../compiler.h"
 #include "copy_tiled.h"
 
 /* A block's lines in and out (copy_tiled.h); no streaming stores on
@@ -19,6 +20,11 @@ static inline void store64(unsigned char *to, const unsigned char *from, bool nt
 }
 #define LOAD64 load64
 #define STORE64 store64
+#if DMLS_GNU_C
+#define PREFETCH(at) __builtin_prefetch(at)
+#else
+#define PREFETCH(at) ((void)(at))
+#endif
 
 static inline uint8x16_t ld(const unsigned char *s) { return vld1q_u8(s); }
 static inline void st(unsigned char *d, uint8x16_t v) { vst1q_u8(d, v); }

@@ -134,6 +134,7 @@ static inline void store64(unsigned char *to, const unsigned char *from, bool nt
 }
 #define LOAD64 load64
 #define STORE64 store64
+#define PREFETCH(at) ((void)(at)) /* WebAssembly has no prefetch */
 
 static inline v128_t ld(const unsigned char *s) { return wasm_v128_load(s); }
 static inline void st(unsigned char *d, v128_t v) { wasm_v128_store(d, v); }

@@ -80,6 +80,14 @@ static void walk_tests(void) {
     CHECK(dmls_tile_strips(2, 56 * 56 * 2), "nchw_to_nhwc_f16 (planes of 6,272 bytes) should walk strips");
     CHECK(dmls_tile_strips(1, 8192), "t2d_u8 (columns 8 KiB apart) should walk strips");
     CHECK(dmls_tile_strips(8, -257 * 8) && !dmls_tile_strips(8, -256 * 8), "a reversed step walks by its size");
+    /* which strips are staged, in runs of how many bytes (copy_tiled.h) */
+    CHECK(dmls_tile_stage_bytes(4, 8192 * 4) == 1024, "t2d_f32 should be staged in runs of 1 KiB");
+    CHECK(dmls_tile_stage_bytes(4, 1024 * 4) == 0, "t3d_021_f32 (columns 4 KiB apart) should not be staged");
+    CHECK(dmls_tile_stage_bytes(4, 256 * 4) == 0, "nhwc_to_nchw_f32 (panels) should not be staged");
+    CHECK(dmls_tile_stage_bytes(2, 56 * 56 * 2) == 256, "nchw_to_nhwc_f16 should be staged in runs of 256 bytes");
+    CHECK(dmls_tile_stage_bytes(1, 8192) == 0, "t2d_u8 should not be staged");
+    CHECK(dmls_tile_stage_bytes(8, -DMLS_TILE_STAGE_SPAN) == 1024 && dmls_tile_stage_bytes(8, -DMLS_TILE_STAGE_SPAN + 8) == 0,
+          "a reversed step is staged by its size");
 }
 
 static void directed_tests(void) {
@@ -102,6 +110,16 @@ static void directed_tests(void) {
             }
         transpose_case(esizes[e], 1, 2 * b + 1, 3 * b - 1, true, 0);
         transpose_case(esizes[e], 1, 2 * b + 1, 3 * b - 1, false, 2);
+    }
+    /* Staged strips of 4- and 8-byte items (columns DMLS_TILE_STAGE_SPAN
+     * apart and more): the stage's ragged last column panel and row chunk,
+     * rows reversed, either view permuted. */
+    for (int e = 2; e < 4; e++) {
+        const int64_t w = esizes[e], far = DMLS_TILE_STAGE_SPAN / w + 3, b = dmls_tile_items(w);
+        transpose_case(esizes[e], 1, 2 * b + 3, far, true, 0);
+        transpose_case(esizes[e], 1, 2 * b + 3, far, true, 2);
+        transpose_case(esizes[e], 1, far, 2 * b + 1, false, 1);
+        transpose_case(esizes[e], 1, chunk + 3, far, true, 2);
     }
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
