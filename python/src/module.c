@@ -197,8 +197,8 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw) {
     else if (strcmp(opname, "SLICE_GRAD") == 0)
         d.op = DML_SLICE_GRAD;
     else
-        return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-OP-TYPE",
-                         "operator '%s' is not SLICE, SLICE1 or SLICE_GRAD (R-OP-TYPE)", opname);
+        return ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", NULL, /* no rule: as create_dml's */
+                         "operator '%s' is not SLICE, SLICE1 or SLICE_GRAD", opname);
     if (params_feature_level(level, &d.level) < 0) return NULL;
     PyObject *dflt = NULL;
     if (!dtype) dtype = dflt = PyUnicode_FromString("float32");
