@@ -37,6 +37,7 @@
 #include "cuda_check.h"
 #include "emulator.h"
 #include "support/permuted_case.h"
+#include "support/conformance.h"
 
 static bool have_gpu;
 
@@ -98,15 +99,6 @@ static bool compact_expected(const dmls_cuda_launch *L) {
 
 /* ---------------------------------------------------------------- differential */
 
-static void compare(const unsigned char *got, const unsigned char *want, size_t n, uint64_t out_bytes, const char *label,
-                    const char *how) {
-    size_t first = 0;
-    while (first < n && got[first] == want[first]) first++;
-    CHECK(first == n, "%s (%s): byte %zu of %zu differs (got %02x, want %02x)%s", label, how, first, (size_t)out_bytes,
-          first < n ? got[first] : 0, first < n ? want[first] : 0,
-          first >= out_bytes ? " (past the tensor: an out-of-bounds write)" : "");
-}
-
 /* Runs op from the same random input and the same poisoned output as the
  * reference, and compares the whole output buffer plus a guard band after
  * it: emulated on the CPU always, on the GPU when there is one. Each runs
@@ -148,7 +140,8 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
         if (pass) saved = compact_off(op);
         memcpy(e_out + out_shift, h_poison, out_alloc);
         emulate_op(op, e_in + in_shift, e_out + out_shift, label);
-        compare(e_out + out_shift, h_ref, out_alloc, out_bytes, label, pass ? "emulated, general block" : "emulated");
+        conformance_compare(e_out + out_shift, h_ref, out_alloc, out_bytes, label,
+                            pass ? "emulated, general block" : "emulated");
         CHECK(memcmp(e_in + in_shift, h_in, in_alloc) == 0, "%s: the emulation wrote the input", label);
         if (pass) compact_restore(op, saved);
     }
@@ -177,7 +170,7 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
             CHECK(s == DMLS_OK, "%s: execute_cuda returned %s: %s", label, dmls_status_name(s), dmls_last_error());
             CU(cudaStreamSynchronize(stream));
             CU(cudaMemcpy(h_got, d_out + out_shift, out_alloc, cudaMemcpyDeviceToHost));
-            compare(h_got, h_ref, out_alloc, out_bytes, label, pass ? "GPU, general block" : "GPU");
+            conformance_compare(h_got, h_ref, out_alloc, out_bytes, label, pass ? "GPU, general block" : "GPU");
             if (pass) compact_restore(op, saved);
         }
         /* The input is read-only. */
@@ -196,21 +189,8 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
 /* ---------------------------------------------------------------- examples */
 
 static void test_examples(void) {
-    static const struct {
-        DML_OPERATOR_TYPE type;
-        UINT offsets[4], sizes[4];
-        INT strides[4];
-        UINT out[4];
-        float want[4];
-    } ex[] = {
-        {DML_OPERATOR_SLICE, {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}, {1, 1, 3, 2}, {7, 8, 11, 12}},
-        {DML_OPERATOR_SLICE, {0, 0, 1, 0}, {1, 1, 2, 2}, {1, 1, 2, 3}, {1, 1, 2, 2}, {5, 8, 13, 16}},
-        {DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}, {1, 1, 2, 2}, {2, 4, 10, 12}},
-        {DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}, {1, 1, 2, 2}, {14, 16, 6, 8}},
-    };
-    static const UINT in_sizes[4] = {1, 1, 4, 4};
     float in[16];
-    for (int i = 0; i < 16; i++) in[i] = (float)(i + 1);
+    conformance_example_input(in);
     float *d_in = NULL, *d_out = NULL;
     if (have_gpu) {
         CU(cudaMalloc((void **)&d_in, sizeof in));
@@ -218,26 +198,15 @@ static void test_examples(void) {
         CU(cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice));
         CU(cudaDeviceSynchronize()); /* before work on the non-blocking stream */
     }
-    for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
-        DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, in_sizes, NULL, 64, 0};
-        DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, ex[e].out, NULL, 0, 0};
-        uint64_t ob_bytes = 0;
-        dmls_calc_buffer_tensor_size(ob.DataType, 4, ex[e].out, NULL, &ob_bytes);
-        ob.TotalTensorSizeInBytes = ob_bytes;
-        DML_TENSOR_DESC id = {DML_TENSOR_TYPE_BUFFER, &ib}, od = {DML_TENSOR_TYPE_BUFFER, &ob};
-        DML_SLICE_OPERATOR_DESC s0 = {&id, &od, 4, ex[e].offsets, ex[e].sizes, (const UINT *)ex[e].strides};
-        DML_SLICE1_OPERATOR_DESC s1 = {&id, &od, 4, ex[e].offsets, ex[e].sizes, ex[e].strides};
-        DML_OPERATOR_DESC desc = {ex[e].type, ex[e].type == DML_OPERATOR_SLICE ? (const void *)&s0 : (const void *)&s1};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_4_1, &op), DMLS_OK);
+    for (size_t e = 0; e < CONFORMANCE_EXAMPLES; e++) {
+        float want[4], got[4] = {0};
+        dmls_operator *op = conformance_example(e, want);
         if (op == NULL) continue;
         if (have_gpu) {
-            float got[4] = {0};
             CU(cudaMemset(d_out, 0xff, 64));
-            CHECK_STATUS(dmls_execute_cuda(op, d_in, sizeof in, d_out, ob_bytes, NULL), DMLS_OK);
+            CHECK_STATUS(dmls_execute_cuda(op, d_in, sizeof in, d_out, dmls_output_bytes(op), NULL), DMLS_OK);
             CU(cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost));
-            CHECK(memcmp(got, ex[e].want, sizeof got) == 0, "example %zu: got %g %g %g %g", e, got[0], got[1], got[2],
-                  got[3]);
+            conformance_example_check("GPU", e, got, want);
         }
         char label[32];
         snprintf(label, sizeof label, "example %zu", e);
@@ -336,112 +305,33 @@ static void test_binding_errors(void) {
 
 /* ---------------------------------------------------------------- canonical */
 
-static void test_canonical(void) {
-    bench_case *cases = NULL;
-    int n = 0;
-    char err[256] = "";
-    CHECK(bench_read_cases(DMLS_CASES_JSON, &cases, &n, err, sizeof err) == 0 && n > 0, "reading %s: %s",
-          DMLS_CASES_JSON, err);
-    for (int i = 0; i < n; i++) {
-        dmls_operator *op = NULL;
-        CHECK_STATUS(bench_create(&cases[i], &op), DMLS_OK);
-        if (op == NULL) continue;
-        differential(op, cases[i].name, 0, 0);
-        const dmls_cuda_launch *L = &dmls_cuda_state_of(op)->copy[0];
-        printf("canonical %s: launch kind %d unit %d vec %d, %d dims, %s block\n", cases[i].name, L->kernel, L->unit,
-               L->vec, L->ndim, L->compact ? "compact" : "general");
-        dmls_destroy(op);
-    }
-    free(cases);
+static void canonical_run(dmls_operator *op, const char *name) {
+    differential(op, name, 0, 0);
+    const dmls_cuda_launch *L = &dmls_cuda_state_of(op)->copy[0];
+    printf("canonical %s: launch kind %d unit %d vec %d, %d dims, %s block\n", name, L->kernel, L->unit, L->vec,
+           L->ndim, L->compact ? "compact" : "general");
 }
 
 /* ---------------------------------------------------------------- random */
 
 
-/* A random layout (support/layout.h): packed half the time, else padded or
- * anything, plus a small random byte offset (misaligned for the element
- * sometimes). */
-static void cuda_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
-    const int style = (int)test_range(0, 5);
-    random_layout(style <= 2 ? RANDOM_PACKED : style == 3 ? RANDOM_PADDED : RANDOM_ANY, n, shape, input, es, strides,
-                  offset);
-    const int r = (int)test_range(0, 5);
-    *offset += r == 0 ? (uint64_t)test_range(1, 17) : r == 1 ? es * (uint64_t)test_range(1, 5) : 0;
-}
-
+/* A random slice (conformance.h), a third of them shaped for the vector
+ * launches: its launches planned compact exactly where they may be, then
+ * run at random base misalignments (never on the vector-shaped ones). */
 static void random_case(int iter) {
-    const int n = (int)test_range(1, 8);
-    const dmls_dtype dt = test_dtype_of_size(1 << test_range(0, 3));
-    const size_t es = dmls_dtype_size(dt);
-    int64_t big[DMLS_MAX_RANK], small[DMLS_MAX_RANK], offs[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK],
-        steps[DMLS_MAX_RANK];
-    /* Bounded element count; the inner dim sometimes long and a multiple of
-     * 16 (vector paths), sometimes 2-3 (channels). */
-    int64_t budget = test_range(0, 3) == 0 ? 200000 : 4000;
-    for (int i = 0; i < n; i++) {
-        int64_t cap = budget > 1 ? budget : 1;
-        if (cap > 40 && i < n - 1) cap = 40 / (n > 3 ? 2 : 1) + 1;
-        int64_t v = test_range(1, cap < 64 ? cap : 64);
-        if (i == n - 1) {
-            int r = (int)test_range(0, 3);
-            if (r == 0) v = 16 * test_range(1, 32);
-            else if (r == 1) v = test_range(2, 3);
-        }
-        big[i] = v;
-        budget /= v;
-    }
-    for (int i = 0; i < n; i++) {
-        int r = (int)test_range(0, 5);
-        int64_t step = r <= 1 ? 1 : r == 2 ? -1 : r == 3 ? 2 : r == 4 ? -2 : test_range(-4, 4);
-        if (step == 0) step = 3;
-        offs[i] = test_range(0, big[i] - 1);
-        sizes[i] = test_range(1, big[i] - offs[i]);
-        if (test_range(0, 2) == 0) offs[i] = 0, sizes[i] = big[i];
-        int64_t most = 1 + (sizes[i] - 1) / (step < 0 ? -step : step);
-        small[i] = test_range(0, 3) == 0 ? test_range(1, most) : most;
-        steps[i] = step;
-    }
-    /* A third of the cases are shaped for the vector launches (packed,
-     * aligned, a long or channel-like inner dim, inner step +-1 or +-2), so
-     * those are tested on many shapes, not just the canonical ones. */
-    const bool vector_friendly = test_range(0, 2) == 0;
-    if (vector_friendly) {
-        const int in = n - 1;
-        big[in] = test_range(0, 1) ? 16 * test_range(1, 24) : 3 * test_range(1, 2);
-        static const int64_t inner_steps[4] = {1, -1, 2, -2};
-        steps[in] = inner_steps[test_range(0, 3)];
-        offs[in] = test_range(0, 1) ? 0 : test_range(0, big[in] - 1);
-        sizes[in] = big[in] - offs[in];
-        small[in] = 1 + (sizes[in] - 1) / (steps[in] < 0 ? -steps[in] : steps[in]);
-    }
-    const bool grad = test_range(0, 3) == 0;
-    int64_t big_strides[DMLS_MAX_RANK], small_strides[DMLS_MAX_RANK];
-    uint64_t big_off = 0, small_off = 0;
-    if (vector_friendly) {
-        for (int i = n - 1, pb = 1, ps = 1; i >= 0; i--) {
-            big_strides[i] = pb, small_strides[i] = ps;
-            pb *= (int)big[i], ps *= (int)small[i];
-        }
-    } else {
-        cuda_layout(n, big, es, !grad, big_strides, &big_off);
-        cuda_layout(n, small, es, grad, small_strides, &small_off);
-    }
-    dmls_tensor tb = {dt, n, big, big_strides, big_off}, ts = {dt, n, small, small_strides, small_off};
-    dmls_window w = {offs, sizes, steps};
-    dmls_operator *op = NULL;
-    dmls_status s = grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op);
-    CHECK(s == DMLS_OK, "random %d: create failed: %s", iter, dmls_last_error());
-    if (op == NULL) return;
+    static const conformance_random how = {200000, 4000, true, false};
     char label[64];
-    snprintf(label, sizeof label, "random %d (%s, rank %d, %zu-byte)", iter, grad ? "grad" : "slice", n, es);
+    bool vector = false;
+    dmls_operator *op = conformance_random_case(&how, iter, label, sizeof label, &vector);
+    if (op == NULL) return;
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
         CHECK(dmls_cuda_state_of(op)->copy[i].compact == compact_expected(&dmls_cuda_state_of(op)->copy[i]), "%s: copy choice %d: compact %d", label, i,
               dmls_cuda_state_of(op)->copy[i].compact);
         CHECK(dmls_cuda_state_of(op)->fill[i].compact == compact_expected(&dmls_cuda_state_of(op)->fill[i]), "%s: fill choice %d: compact %d", label, i,
               dmls_cuda_state_of(op)->fill[i].compact);
     }
-    size_t in_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
-    size_t out_shift = vector_friendly || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
+    size_t in_shift = vector || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
+    size_t out_shift = vector || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     differential(op, label, in_shift, out_shift);
     dmls_destroy(op);
 }
@@ -452,16 +342,7 @@ static void random_case(int iter) {
  * tiled launch must have run on some and been checked there. */
 static void test_permuted(int iters) {
     const int tiled_before = ran[DMLS_CUDA_TILE][0];
-    for (int iter = 0; iter < iters; iter++) {
-        dmls_operator *op = NULL;
-        char label[128];
-        const dmls_status s = permuted_case_create(iter, &op, label, sizeof label);
-        CHECK(s == DMLS_OK, "%s: create failed: %s", label, dmls_last_error());
-        if (op == NULL) continue;
-        const size_t shift = test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0;
-        differential(op, label, shift, test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0);
-        dmls_destroy(op);
-    }
+    permuted_cases_run(iters, differential);
     CHECK(ran[DMLS_CUDA_TILE][0] - tiled_before >= iters / 8, "the tiled launch ran in %d of %d permuted cases",
           ran[DMLS_CUDA_TILE][0] - tiled_before, iters);
 }
@@ -565,13 +446,19 @@ static int64_t view_offset(const sview *v, const int64_t *c, size_t es) {
     return (int64_t)v->offset + e * (int64_t)es;
 }
 
-static void sampled_run(const sampled_case *sc) {
-    const size_t es = dmls_dtype_size(sc->dt);
-    dmls_tensor tb = {sc->dt, sc->big.n, sc->big.shape, sc->big.strides, sc->big.offset};
-    dmls_tensor ts = {sc->dt, sc->small.n, sc->small.shape, sc->small.strides, sc->small.offset};
-    dmls_window w = {sc->offs, sc->sizes, sc->steps};
+/* sc's operator; NULL after a failed CHECK. */
+static dmls_operator *sampled_create(const sampled_case *sc) {
+    const dmls_tensor tb = {sc->dt, sc->big.n, sc->big.shape, sc->big.strides, sc->big.offset};
+    const dmls_tensor ts = {sc->dt, sc->small.n, sc->small.shape, sc->small.strides, sc->small.offset};
+    const dmls_window w = {sc->offs, sc->sizes, sc->steps};
     dmls_operator *op = NULL;
     CHECK_STATUS(sc->grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op), DMLS_OK);
+    return op;
+}
+
+static void sampled_run(const sampled_case *sc) {
+    const size_t es = dmls_dtype_size(sc->dt);
+    dmls_operator *op = sampled_create(sc);
     if (op == NULL) return;
     const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
     unsigned char *d_in = NULL, *d_out = NULL, *d_samples = NULL;
@@ -728,11 +615,7 @@ static void test_plan_boundaries(void) {
     const size_t nb = sizeof boundary_cases / sizeof boundary_cases[0], nl = sizeof large_cases / sizeof large_cases[0];
     for (size_t k = 0; k < nb + nl; k++) {
         const sampled_case *sc = k < nb ? &boundary_cases[k] : &large_cases[k - nb];
-        dmls_tensor tb = {sc->dt, sc->big.n, sc->big.shape, sc->big.strides, sc->big.offset};
-        dmls_tensor ts = {sc->dt, sc->small.n, sc->small.shape, sc->small.strides, sc->small.offset};
-        dmls_window w = {sc->offs, sc->sizes, sc->steps};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(sc->grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op), DMLS_OK);
+        dmls_operator *op = sampled_create(sc);
         if (op == NULL) continue;
         const dmls_cuda_launch *L = chosen_copy(op, in_base, out_base);
         printf("plan %s: launch kind %d unit %d vec %d, %d dims, count %llu, %s index, %s block\n", sc->name, L->kernel,
@@ -841,7 +724,7 @@ int main(void) {
         printf("SKIPPED (no GPU): %d checks passed, none of them on a GPU\n", test_checks_passed);
         return 77;
     }
-    if (!getenv("DMLS_TEST_NO_CANONICAL")) test_canonical();
+    if (!getenv("DMLS_TEST_NO_CANONICAL")) conformance_canonical(canonical_run);
     if (getenv("DMLS_TEST_LARGE")) {
         test_large();
         test_large_boundaries();

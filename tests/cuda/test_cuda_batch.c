@@ -233,22 +233,14 @@ static void test_emulated_batches(void) {
     }
 }
 
-/* A batch operator: a permuted slice (permuted_case.h) half the time. */
-static dmls_operator *mixed_op(bool allow_empty) {
-    if (test_range(0, 1) == 0) return batch_case_op(allow_empty);
-    dmls_operator *op = NULL;
-    char label[128];
-    CHECK_STATUS(permuted_case_create(0, &op, label, sizeof label), DMLS_OK);
-    return op ? op : batch_case_op(allow_empty);
-}
-
 /* Batches mixing permuted and plain items, emulated against the items one
  * by one: the tiled copies run as batch items (a block per tile). */
 static void test_emulated_permuted(void) {
     const uint64_t before = tiled_items;
     for (int round = 0; round < 12; round++) {
         batch_case c;
-        batch_case_make_with(&c, (size_t)test_range(1, 12), (size_t)test_range(1, 4), round % 3 == 0, mixed_op);
+        batch_case_make_with(&c, (size_t)test_range(1, 12), (size_t)test_range(1, 4), round % 3 == 0,
+                             batch_case_mixed_op);
         emulate_case(&c, "emulated permuted batch", "R-B-ITEM emulated batch of permuted and plain items");
     }
     CHECK(tiled_items > before, "no permuted batch item ran a tiled copy");
@@ -577,7 +569,8 @@ static void test_gpu_batches(void) {
 static void test_gpu_permuted(void) {
     for (int round = 0; round < 24; round++) {
         batch_case c;
-        batch_case_make_with(&c, (size_t)test_range(1, 40), (size_t)test_range(1, 6), round % 4 == 0, mixed_op);
+        batch_case_make_with(&c, (size_t)test_range(1, 40), (size_t)test_range(1, 6), round % 4 == 0,
+                             batch_case_mixed_op);
         gpu_case(&c, round % 3 == 1, "R-B-ITEM GPU batch of permuted and plain items");
     }
 }

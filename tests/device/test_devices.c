@@ -2,33 +2,44 @@
  * this machine has: the CPU always, CUDA and Vulkan devices where they are
  * built and present (lavapipe counts). Each device's results are compared
  * byte for byte with the reference executor on the host, output padding
- * included; each failure must leave the device's buffers as they were. */
+ * included; each failure must leave the device's buffers as they were.
+ * The conformance cases (support/conformance.h: DirectML's examples,
+ * random and permuted slices) run here on every device; the backends'
+ * suites add what only their own entry points have. */
 #include "dmlslice/device.h"
+#include "support/conformance.h"
+#include "support/permuted_case.h"
 #include "support/test.h"
 
-/* Runs op on dev over in_bytes of input and an output buffer of out_bytes
- * holding 0x5A, and compares every output byte with the reference's. */
-static void check_op(dmls_device *dev, const char *dev_name, const char *label, const dmls_operator *op) {
+/* op over random input into a poisoned output buffer, each bound at a byte
+ * offset (shift) into its buffer, against the reference: every byte of the
+ * output buffer compared, padding and a guard band past the tensor
+ * included, and the input unchanged. */
+#define GUARD 64
+static void differential(dmls_device *dev, const char *dev_name, const char *label, const dmls_operator *op,
+                         uint64_t in_shift, uint64_t out_shift) {
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
-    unsigned char *in = malloc(in_bytes + 1), *want = malloc(out_bytes + 1), *got = malloc(out_bytes + 1);
-    test_fill_random(in, (size_t)in_bytes);
-    memset(want, 0x5A, (size_t)out_bytes);
-    memset(got, 0, (size_t)out_bytes);
-    CHECK_STATUS(dmls_execute_reference(op, in, in_bytes, want, out_bytes), DMLS_OK);
+    const size_t in_all = (size_t)(in_shift + in_bytes + 1), out_all = (size_t)(out_shift + out_bytes + GUARD);
+    unsigned char *in = malloc(in_all), *want = malloc(out_all), *got = malloc(out_all);
+    test_fill_random(in, in_all);
+    test_fill_random(want, out_all);
+    memcpy(got, want, out_all);
+    CHECK_STATUS(dmls_execute_reference(op, in + in_shift, in_bytes, want + out_shift, out_bytes), DMLS_OK);
     dmls_device_buffer *bi = NULL, *bo = NULL;
-    CHECK_STATUS(dmls_device_alloc(dev, in_bytes, &bi), DMLS_OK);
-    CHECK_STATUS(dmls_device_alloc(dev, out_bytes, &bo), DMLS_OK);
+    CHECK_STATUS(dmls_device_alloc(dev, in_all, &bi), DMLS_OK);
+    CHECK_STATUS(dmls_device_alloc(dev, out_all, &bo), DMLS_OK);
     if (bi != NULL && bo != NULL) {
-        unsigned char *pad = malloc(out_bytes + 1);
-        memset(pad, 0x5A, (size_t)out_bytes);
-        CHECK_STATUS(dmls_device_upload(dev, bi, 0, in, in_bytes), DMLS_OK);
-        CHECK_STATUS(dmls_device_upload(dev, bo, 0, pad, out_bytes), DMLS_OK);
-        const dmls_device_binding i = {bi, 0, in_bytes}, o = {bo, 0, out_bytes};
+        CHECK_STATUS(dmls_device_upload(dev, bi, 0, in, in_all), DMLS_OK);
+        CHECK_STATUS(dmls_device_upload(dev, bo, 0, got, out_all), DMLS_OK);
+        const dmls_device_binding i = {bi, in_shift, in_bytes}, o = {bo, out_shift, out_bytes};
         CHECK_STATUS(dmls_device_execute(dev, op, i, o), DMLS_OK);
-        CHECK_STATUS(dmls_device_download(dev, bo, 0, got, out_bytes), DMLS_OK);
-        CHECK(memcmp(got, want, (size_t)out_bytes) == 0, "%s: %s: the output differs from the reference", dev_name,
-              label);
-        free(pad);
+        CHECK_STATUS(dmls_device_download(dev, bo, 0, got, out_all), DMLS_OK);
+        conformance_compare(got + out_shift, want + out_shift, out_all - out_shift, out_bytes, label, dev_name);
+        CHECK(memcmp(got, want, (size_t)out_shift) == 0, "%s: %s: wrote before the output", dev_name, label);
+        unsigned char *back = malloc(in_all);
+        CHECK_STATUS(dmls_device_download(dev, bi, 0, back, in_all), DMLS_OK);
+        CHECK(memcmp(back, in, in_all) == 0, "%s: %s: the input buffer changed", dev_name, label);
+        free(back);
     }
     dmls_device_free(dev, bi);
     dmls_device_free(dev, bo);
@@ -37,7 +48,7 @@ static void check_op(dmls_device *dev, const char *dev_name, const char *label, 
 
 /* Slices of every element size the shaders treat apart (1, 2, 4, 8 and 16
  * bytes through the float64 pairs below), forward and reversed, strided
- * and padded, and a SLICE_GRAD, each through check_op. */
+ * and padded, and a SLICE_GRAD, each through differential. */
 static void test_operators(dmls_device *dev, const char *name) {
     static const dmls_dtype types[] = {DMLS_UINT8, DMLS_FLOAT16, DMLS_FLOAT32, DMLS_FLOAT64};
     static const int64_t shape[3] = {5, 7, 33}, out_shape[3] = {2, 7, 16};
@@ -56,9 +67,49 @@ static void test_operators(dmls_device *dev, const char *name) {
             char label[64];
             snprintf(label, sizeof label, "%s, %s", dmls_dtype_name(types[t]),
                      (const char *[]){"forward", "reversed", "padded output", "SLICE_GRAD"}[variant]);
-            if (op != NULL) check_op(dev, name, label, op);
+            if (op != NULL) differential(dev, name, label, op, 0, 0);
             dmls_destroy(op);
         }
+}
+
+/* The conformance body every device runs (support/conformance.h):
+ * DirectML's worked examples with their exact values, then random slices
+ * and permuted slices (some empty, any layouts) at random byte offsets
+ * into their buffers. The backends' suites run the same cases deeper,
+ * through their own entry points and limits. */
+static void test_conformance(dmls_device *dev, const char *name, int iters) {
+    float in[16];
+    conformance_example_input(in);
+    for (size_t e = 0; e < CONFORMANCE_EXAMPLES; e++) {
+        float want[4], got[4] = {0};
+        dmls_operator *op = conformance_example(e, want);
+        if (op == NULL) continue;
+        dmls_device_buffer *bi = NULL, *bo = NULL;
+        CHECK_STATUS(dmls_device_alloc(dev, sizeof in, &bi), DMLS_OK);
+        CHECK_STATUS(dmls_device_alloc(dev, dmls_output_bytes(op), &bo), DMLS_OK);
+        if (bi != NULL && bo != NULL) {
+            CHECK_STATUS(dmls_device_upload(dev, bi, 0, in, sizeof in), DMLS_OK);
+            const dmls_device_binding i = {bi, 0, sizeof in}, o = {bo, 0, dmls_output_bytes(op)};
+            CHECK_STATUS(dmls_device_execute(dev, op, i, o), DMLS_OK);
+            CHECK_STATUS(dmls_device_download(dev, bo, 0, got, sizeof got), DMLS_OK);
+            conformance_example_check(name, e, got, want);
+        }
+        dmls_device_free(dev, bi);
+        dmls_device_free(dev, bo);
+        dmls_destroy(op);
+    }
+    static const conformance_random how = {50000, 2000, true, true};
+    for (int iter = 0; iter < iters; iter++) {
+        char label[128];
+        bool vector = false;
+        dmls_operator *op = NULL;
+        if (iter % 4 == 3) CHECK_STATUS(permuted_case_create(iter, &op, label, sizeof label), DMLS_OK);
+        else op = conformance_random_case(&how, iter, label, sizeof label, &vector);
+        if (op == NULL) continue;
+        const uint64_t in_shift = vector || test_range(0, 1) ? 0 : (uint64_t)test_range(1, 31);
+        differential(dev, name, label, op, in_shift, vector || test_range(0, 1) ? 0 : (uint64_t)test_range(1, 31));
+        dmls_destroy(op);
+    }
 }
 
 /* Ranges outside a buffer, and the library's own binding rules, through
@@ -237,6 +288,7 @@ int main(void) {
     test_names();
     test_cpu_threads_and_streams();
     const size_t n = dmls_device_count();
+    const int iters = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 100;
     CHECK(n >= 1, "%zu devices: the CPU is always one", n);
     for (size_t k = 0; k < n; k++) {
         dmls_device_info info, again;
@@ -248,6 +300,7 @@ int main(void) {
         CHECK_STATUS(dmls_device_describe(dev, &again), DMLS_OK);
         CHECK(strcmp(again.name, info.name) == 0, "describe says %s, not %s", again.name, info.name);
         test_operators(dev, info.name);
+        test_conformance(dev, info.name, iters);
         test_binding_errors(dev, info.name);
         test_batch(dev, info.name);
         test_wrap(dev, info.name);

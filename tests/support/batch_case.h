@@ -14,6 +14,7 @@
 #include "dmlslice/batch.h"
 #include "dtype.h"
 #include "layout.h"
+#include "permuted_case.h"
 #include "test.h"
 
 /* Seeds from DMLS_TEST_SEED, else from a fixed default (so CI runs are
@@ -63,6 +64,17 @@ static inline dmls_operator *batch_case_op(bool allow_empty) {
         dmls_status s = grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op);
         if (s == DMLS_OK) return op;
     }
+}
+
+/* A batch operator for the GPU batch suites: a permuted slice
+ * (permuted_case.h), whose tiled copies then run inside the batch, half
+ * the time; else batch_case_op's. */
+static inline dmls_operator *batch_case_mixed_op(bool allow_empty) {
+    if (test_range(0, 1) == 0) return batch_case_op(allow_empty);
+    dmls_operator *op = NULL;
+    char label[128];
+    CHECK_STATUS(permuted_case_create(0, &op, label, sizeof label), DMLS_OK);
+    return op ? op : batch_case_op(allow_empty);
 }
 
 /* A random batch of n items over n_ops distinct operators (made by

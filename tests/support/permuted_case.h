@@ -87,4 +87,24 @@ static inline dmls_status permuted_case_create(int iter, dmls_operator **op, cha
     return grad ? dmls_create_grad(&small, &big, &w, op) : dmls_create(&big, &small, &w, op);
 }
 
+/* iters permuted cases, each handed to run with byte shifts for its input
+ * and output bindings (1-15 bytes, one time in eight each: misaligned
+ * bases), then destroyed. Returns how many ran. */
+typedef void (*permuted_run_fn)(dmls_operator *op, const char *label, size_t in_shift, size_t out_shift);
+static inline int permuted_cases_run(int iters, permuted_run_fn run) {
+    int cases = 0;
+    for (int iter = 0; iter < iters; iter++) {
+        dmls_operator *op = NULL;
+        char label[128];
+        const dmls_status s = permuted_case_create(iter, &op, label, sizeof label);
+        CHECK(s == DMLS_OK, "%s: create failed: %s", label, dmls_last_error());
+        if (op == NULL) continue;
+        const size_t in_shift = test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0;
+        run(op, label, in_shift, test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0);
+        dmls_destroy(op);
+        cases++;
+    }
+    return cases;
+}
+
 #endif

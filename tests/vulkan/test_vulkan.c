@@ -40,6 +40,7 @@
 #include "vulkan/context.h" /* first: in a build with volk, the Vulkan functions the harness calls */
 #include "support/permuted_case.h"
 #include "vk_harness.h"
+#include "support/conformance.h"
 
 static vk_harness H;
 static dmls_vulkan_context *ctx;
@@ -57,15 +58,6 @@ static dmls_status run_recorded(const dmls_operator *op, VkBuffer in, uint64_t i
     dmls_status s = dmls_vulkan_record(op, ctx, H.cmd, in, in_off, in_bytes, out, out_off, out_bytes);
     vk_harness_submit(&H);
     return s;
-}
-
-static void compare(const unsigned char *got, const unsigned char *want, size_t n, uint64_t out_bytes,
-                    const char *label, const char *how) {
-    size_t first = 0;
-    while (first < n && got[first] == want[first]) first++;
-    CHECK(first == n, "%s (%s): byte %zu of %zu differs (got %02x, want %02x)%s", label, how, first, (size_t)out_bytes,
-          first < n ? got[first] : 0, first < n ? want[first] : 0,
-          first >= out_bytes ? " (past the tensor: an out-of-bounds write)" : "");
 }
 
 /* One run of op on the arenas (or buffers of its own when too big) at byte
@@ -110,7 +102,7 @@ static void run_one(dmls_operator *op, const char *label, size_t in_shift, size_
     ctx->max_range = saved_range, ctx->max_groups = saved_groups, ctx->max_items = saved_items;
     ctx->narrow_below = saved_narrow;
     CHECK(s == DMLS_OK, "%s (%s): returned %s: %s", label, names[how], dmls_status_name(s), dmls_last_error());
-    compare(out.map + out_shift, h_ref, out_alloc, out_bytes, label, names[how]);
+    conformance_compare(out.map + out_shift, h_ref, out_alloc, out_bytes, label, names[how]);
     CHECK(memcmp(in.map + in_shift, h_in, in_alloc) == 0, "%s (%s): the input changed", label, names[how]);
     if (how >= 2) splits_run++;
     if (own) {
@@ -146,44 +138,19 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
 /* DirectML's worked examples: exact values through execute, then the
  * differential runs. */
 static void test_examples(dmls_vulkan_context *on, const char *who) {
-    static const struct {
-        DML_OPERATOR_TYPE type;
-        UINT offsets[4], sizes[4];
-        INT strides[4];
-        UINT out[4];
-        float want[4];
-    } ex[] = {
-        {DML_OPERATOR_SLICE, {0, 0, 1, 2}, {1, 1, 3, 2}, {1, 1, 1, 1}, {1, 1, 3, 2}, {7, 8, 11, 12}},
-        {DML_OPERATOR_SLICE, {0, 0, 1, 0}, {1, 1, 2, 2}, {1, 1, 2, 3}, {1, 1, 2, 2}, {5, 8, 13, 16}},
-        {DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}, {1, 1, 2, 2}, {2, 4, 10, 12}},
-        {DML_OPERATOR_SLICE1, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}, {1, 1, 2, 2}, {14, 16, 6, 8}},
-    };
-    static const UINT in_sizes[4] = {1, 1, 4, 4};
     VkPhysicalDevice phys;
     VkDevice dev;
     dmls_vulkan_context_handles(on, NULL, &phys, &dev, NULL, NULL);
     vk_buf in = vk_buf_make(phys, dev, 64), out = vk_buf_make(phys, dev, 64);
-    for (int i = 0; i < 16; i++) {
-        const float v = (float)(i + 1);
-        memcpy(in.map + 4 * i, &v, 4);
-    }
-    for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++) {
-        DML_BUFFER_TENSOR_DESC ib = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, in_sizes, NULL, 64, 0};
-        DML_BUFFER_TENSOR_DESC ob = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 4, ex[e].out, NULL, 0, 0};
-        uint64_t ob_bytes = 0;
-        dmls_calc_buffer_tensor_size(ob.DataType, 4, ex[e].out, NULL, &ob_bytes);
-        ob.TotalTensorSizeInBytes = ob_bytes;
-        DML_TENSOR_DESC id = {DML_TENSOR_TYPE_BUFFER, &ib}, od = {DML_TENSOR_TYPE_BUFFER, &ob};
-        DML_SLICE_OPERATOR_DESC s0 = {&id, &od, 4, ex[e].offsets, ex[e].sizes, (const UINT *)ex[e].strides};
-        DML_SLICE1_OPERATOR_DESC s1 = {&id, &od, 4, ex[e].offsets, ex[e].sizes, ex[e].strides};
-        DML_OPERATOR_DESC desc = {ex[e].type, ex[e].type == DML_OPERATOR_SLICE ? (const void *)&s0 : (const void *)&s1};
-        dmls_operator *op = NULL;
-        CHECK_STATUS(dmls_create_dml(&desc, DML_FEATURE_LEVEL_4_1, &op), DMLS_OK);
+    conformance_example_input((float *)in.map);
+    for (size_t e = 0; e < CONFORMANCE_EXAMPLES; e++) {
+        float want[4], got[4];
+        dmls_operator *op = conformance_example(e, want);
         if (op == NULL) continue;
         memset(out.map, 0xff, 64);
-        CHECK_STATUS(dmls_vulkan_execute(op, on, in.buffer, 0, 64, out.buffer, 0, ob_bytes), DMLS_OK);
-        CHECK(memcmp(out.map, ex[e].want, 16) == 0, "%s: example %zu: got %g %g %g %g", who, e, ((float *)out.map)[0],
-              ((float *)out.map)[1], ((float *)out.map)[2], ((float *)out.map)[3]);
+        CHECK_STATUS(dmls_vulkan_execute(op, on, in.buffer, 0, 64, out.buffer, 0, dmls_output_bytes(op)), DMLS_OK);
+        memcpy(got, out.map, sizeof got);
+        conformance_example_check(who, e, got, want);
         if (on == ctx) {
             char label[32];
             snprintf(label, sizeof label, "example %zu", e);
@@ -195,62 +162,14 @@ static void test_examples(dmls_vulkan_context *on, const char *who) {
     vk_buf_free(dev, &out);
 }
 
-/* A random layout (support/layout.h) plus a random byte offset. */
-static void any_layout(int n, const int64_t *shape, size_t es, bool input, int64_t *strides, uint64_t *offset) {
-    const int style = (int)test_range(0, 5);
-    random_layout(style <= 2   ? RANDOM_PACKED
-                  : style == 3 ? RANDOM_PADDED
-                               : RANDOM_ANY,
-                  n, shape, input, es, strides, offset);
-    const int r = (int)test_range(0, 5);
-    *offset += r == 0 ? (uint64_t)test_range(1, 17) : r == 1 ? es * (uint64_t)test_range(1, 5) : 0;
-}
-
-/* Random window sizes and steps over a random shape of rank n. */
-static void random_window(int n, int64_t *big, int64_t *small, int64_t *offs, int64_t *sizes, int64_t *steps) {
-    int64_t budget = test_range(0, 3) == 0 ? 100000 : 3000;
-    for (int i = 0; i < n; i++) {
-        int64_t cap = budget > 1 ? budget : 1;
-        if (cap > 40 && i < n - 1) cap = 40 / (n > 3 ? 2 : 1) + 1;
-        int64_t v = test_range(1, cap < 64 ? cap : 64);
-        if (i == n - 1 && test_range(0, 2) == 0) v = 16 * test_range(1, 32);
-        big[i] = v;
-        budget /= v;
-    }
-    for (int i = 0; i < n; i++) {
-        const int r = (int)test_range(0, 5);
-        int64_t step = r <= 1 ? 1 : r == 2 ? -1 : r == 3 ? 2 : r == 4 ? -2 : test_range(-4, 4);
-        if (step == 0) step = 3;
-        offs[i] = test_range(0, big[i] - 1);
-        sizes[i] = test_range(1, big[i] - offs[i]);
-        if (test_range(0, 2) == 0) offs[i] = 0, sizes[i] = big[i];
-        const int64_t most = 1 + (sizes[i] - 1) / (step < 0 ? -step : step);
-        small[i] = test_range(0, 3) == 0 ? test_range(1, most) : most;
-        steps[i] = step;
-    }
-    if (test_range(0, 15) == 0) small[test_range(0, n - 1)] = 0; /* an empty tensor */
-}
-
+/* A random slice (conformance.h), empty now and then, at random byte
+ * offsets in the buffers. */
 static void random_case(int iter) {
-    const int n = (int)test_range(1, 8);
-    const dmls_dtype dt = test_dtype_of_size(1 << test_range(0, 3));
-    const size_t es = dmls_dtype_size(dt);
-    int64_t big[DMLS_MAX_RANK], small[DMLS_MAX_RANK], offs[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK], steps[DMLS_MAX_RANK],
-        big_strides[DMLS_MAX_RANK], small_strides[DMLS_MAX_RANK];
-    random_window(n, big, small, offs, sizes, steps);
-    const bool grad = test_range(0, 3) == 0;
-    uint64_t big_off = 0, small_off = 0;
-    any_layout(n, big, es, !grad, big_strides, &big_off);
-    any_layout(n, small, es, grad, small_strides, &small_off);
-    dmls_tensor tb = {dt, n, big, big_strides, big_off}, ts = {dt, n, small, small_strides, small_off};
-    dmls_window w = {offs, sizes, steps};
-    dmls_operator *op = NULL;
-    dmls_status s = grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op);
-    CHECK(s == DMLS_OK, "random %d: create failed: %s", iter, dmls_last_error());
-    if (op == NULL) return;
+    static const conformance_random how = {100000, 3000, false, true};
     char label[96];
-    snprintf(label, sizeof label, "random %d (%s, rank %d, %zu-byte, %llu elements)", iter, grad ? "grad" : "slice", n,
-             es, (unsigned long long)op->copy.count);
+    bool vector = false;
+    dmls_operator *op = conformance_random_case(&how, iter, label, sizeof label, &vector);
+    if (op == NULL) return;
     const size_t in_shift = test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     const size_t out_shift = test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     differential(op, label, in_shift, out_shift);
@@ -366,22 +285,9 @@ static void test_own_context(void) {
     CHECK(strcmp(name, H.name) == 0, "device name %s, expected %s", name, H.name);
 }
 
-static void test_canonical(void) {
-    bench_case *cases = NULL;
-    int n = 0;
-    char err[256] = "";
-    CHECK(bench_read_cases(DMLS_CASES_JSON, &cases, &n, err, sizeof err) == 0 && n > 0, "reading %s: %s",
-          DMLS_CASES_JSON, err);
-    for (int i = 0; i < n; i++) {
-        dmls_operator *op = NULL;
-        CHECK_STATUS(bench_create(&cases[i], &op), DMLS_OK);
-        if (op == NULL) continue;
-        differential(op, cases[i].name, 0, 0);
-        printf("canonical %s: checked\n", cases[i].name);
-        fflush(stdout);
-        dmls_destroy(op);
-    }
-    free(cases);
+static void canonical_run(dmls_operator *op, const char *name) {
+    differential(op, name, 0, 0);
+    printf("canonical %s: checked\n", name);
 }
 
 /* Tensors past 4 GiB: the split across bindings at a real device's limit.
@@ -578,18 +484,7 @@ static int tiled_runs(void) {
  * and split across bindings in some. */
 static void test_permuted(int iters) {
     const int before = tiled_runs();
-    int cases = 0;
-    for (int iter = 0; iter < iters; iter++) {
-        dmls_operator *op = NULL;
-        char label[128];
-        const dmls_status s = permuted_case_create(iter, &op, label, sizeof label);
-        CHECK(s == DMLS_OK, "%s: create failed: %s", label, dmls_last_error());
-        if (op == NULL) continue;
-        const size_t in_shift = test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0;
-        differential(op, label, in_shift, test_range(0, 7) == 0 ? (size_t)test_range(1, 15) : 0);
-        dmls_destroy(op);
-        cases++;
-    }
+    const int cases = permuted_cases_run(iters, differential);
     const int tiled = (tiled_runs() - before) / 2;
     printf("permuted: %d cases, %d tiled, %d tiled runs split\n", cases, tiled, tiled_splits);
     CHECK(tiled >= iters / 8, "tile.comp ran in %d of %d permuted cases", tiled, iters);
@@ -721,7 +616,7 @@ int main(void) {
     check_families();
     test_tunings(iters / 6);
     test_tile_shapes();
-    if (getenv("DMLS_TEST_CANONICAL")) test_canonical();
+    if (getenv("DMLS_TEST_CANONICAL")) conformance_canonical(canonical_run);
     if (getenv("DMLS_TEST_LARGE")) test_large();
     test_own_context();
     vk_buf_free(H.device, &in_arena);

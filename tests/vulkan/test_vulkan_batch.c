@@ -114,15 +114,6 @@ static bool place(int a, const uint64_t *bytes, uint32_t n, uint64_t from, uint6
     return true;
 }
 
-/* A batch operator: a permuted slice (permuted_case.h) half the time. */
-static dmls_operator *mixed_op(bool allow_empty) {
-    if (test_range(0, 1) == 0) return batch_case_op(allow_empty);
-    dmls_operator *op = NULL;
-    char label[128];
-    CHECK_STATUS(permuted_case_create(0, &op, label, sizeof label), DMLS_OK);
-    return op ? op : batch_case_op(allow_empty);
-}
-
 static int tiled_items; /* items of permuted batches whose operator's first launch is tile.comp */
 
 /* R-B-ITEM: one random batch on the device against the oracle; permuted:
@@ -135,7 +126,8 @@ static void random_batch(int round, bool permuted) {
     batch_buffers bb;
     unsigned char **ref;
     if (!batch_case_setup_with(&c, n, permuted ? (size_t)test_range(1, 4) : (size_t)test_range(1, 10),
-                               round % 7 == 3 && n <= 40, permuted ? mixed_op : batch_case_op, &b, &bb, &ref))
+                               round % 7 == 3 && n <= 40, permuted ? batch_case_mixed_op : batch_case_op, &b, &bb,
+                               &ref))
         return;
     for (size_t i = 0; permuted && i < c.n; i++) {
         const dmls_vk_prepared *v = dmls_operator_prepared(c.items[i].op, DMLS_BACKEND_VULKAN);
