@@ -42,28 +42,22 @@ dmls_status dmls_execute_reference(const dmls_operator *op, const void *input, u
     const size_t es = (size_t)p->esize;
     int64_t c[DMLS_MAX_RANK] = {0}, b[DMLS_MAX_RANK];
 
-    if (p->kind == DMLS_KIND_GRAD) {
-        /* out is the output gradient: zeros, then scatter in[c] to out[start + step * c]. */
-        if (!is_empty(p->ndim, p->out.shape)) {
-            do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, es);
-            while (next_coordinate(p->ndim, p->out.shape, c));
-        }
-        if (is_empty(p->ndim, p->in.shape)) return DMLS_OK;
-        memset(c, 0, sizeof c);
-        do {
-            for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
-            memcpy(out + byte_address(&p->out, p->esize, p->ndim, b),
-                   in + byte_address(&p->in, p->esize, p->ndim, c), es);
-        } while (next_coordinate(p->ndim, p->in.shape, c));
-        return DMLS_OK;
+    /* SLICE / SLICE1: out[c] = in[start + step * c] over the output's
+     * coordinates c. SLICE_GRAD: zeros, then out[start + step * c] = in[c]
+     * over the input gradient's. */
+    const bool grad = p->kind == DMLS_KIND_GRAD;
+    if (grad && !is_empty(p->ndim, p->out.shape)) {
+        do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, es);
+        while (next_coordinate(p->ndim, p->out.shape, c));
     }
-
-    /* SLICE / SLICE1: out[c] = in[start + step * c]. */
-    if (is_empty(p->ndim, p->out.shape)) return DMLS_OK;
+    memset(c, 0, sizeof c);
+    const int64_t *walked = grad ? p->in.shape : p->out.shape;
+    if (is_empty(p->ndim, walked)) return DMLS_OK;
+    const int64_t *at_in = grad ? c : b, *at_out = grad ? b : c;
     do {
         for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
-        memcpy(out + byte_address(&p->out, p->esize, p->ndim, c),
-               in + byte_address(&p->in, p->esize, p->ndim, b), es);
-    } while (next_coordinate(p->ndim, p->out.shape, c));
+        memcpy(out + byte_address(&p->out, p->esize, p->ndim, at_out),
+               in + byte_address(&p->in, p->esize, p->ndim, at_in), es);
+    } while (next_coordinate(p->ndim, walked, c));
     return DMLS_OK;
 }

@@ -48,12 +48,5 @@ DEFINE_TILED(16, 16)
 DEFINE_TILED(any, 0)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled(int32_t w) {
-    switch (w) {
-    case 1: return rows_tiled_1;
-    case 2: return rows_tiled_2;
-    case 4: return rows_tiled_4;
-    case 8: return rows_tiled_8;
-    case 16: return rows_tiled_16;
-    default: return rows_tiled_any;
-    }
+    return w == 16 ? rows_tiled_16 : DMLS_CPU_PICK_WIDTH(w, rows_tiled_, , rows_tiled_any);
 }

@@ -61,14 +61,7 @@ DEFINE_REVERSE(4)
 DEFINE_REVERSE(8)
 
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss) {
-    if (ss != -(int64_t)w) return NULL;
-    switch (w) {
-    case 1: return rows_reverse1;
-    case 2: return rows_reverse2;
-    case 4: return rows_reverse4;
-    case 8: return rows_reverse8;
-    default: return NULL;
-    }
+    return ss == -(int64_t)w ? DMLS_CPU_PICK_WIDTH(w, rows_reverse, , NULL) : NULL;
 }
 
 /* ------------------------------------------------------------------

@@ -141,12 +141,6 @@ DEFINE_TILED_AVX2(4, 8)
 DEFINE_TILED_AVX2(8, 4)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_avx2(int32_t w) {
-    switch (w) {
-    case 1: return rows_tiled_1_avx2;
-    case 2: return rows_tiled_2_avx2;
-    case 4: return rows_tiled_4_avx2;
-    case 8: return rows_tiled_8_avx2;
-    default: return NULL;
-    }
+    return DMLS_CPU_PICK_WIDTH(w, rows_tiled_, _avx2, NULL);
 }
 #endif

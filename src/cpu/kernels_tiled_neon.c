@@ -119,12 +119,6 @@ DEFINE_TILED_NEON(4, 4)
 DEFINE_TILED_NEON(8, 2)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_neon(int32_t w) {
-    switch (w) {
-    case 1: return rows_tiled_1_neon;
-    case 2: return rows_tiled_2_neon;
-    case 4: return rows_tiled_4_neon;
-    case 8: return rows_tiled_8_neon;
-    default: return NULL;
-    }
+    return DMLS_CPU_PICK_WIDTH(w, rows_tiled_, _neon, NULL);
 }
 #endif

@@ -62,14 +62,7 @@ DEFINE_REVERSE(4)
 DEFINE_REVERSE(8)
 
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_simd128(int32_t w, int64_t ss) {
-    if (ss != -(int64_t)w) return NULL;
-    switch (w) {
-    case 1: return rows_reverse1;
-    case 2: return rows_reverse2;
-    case 4: return rows_reverse4;
-    case 8: return rows_reverse8;
-    default: return NULL;
-    }
+    return ss == -(int64_t)w ? DMLS_CPU_PICK_WIDTH(w, rows_reverse, , NULL) : NULL;
 }
 
 /* ------------------------------------------------------------------
@@ -223,12 +216,6 @@ DEFINE_TILED_SIMD128(4, 4)
 DEFINE_TILED_SIMD128(8, 2)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_simd128(int32_t w) {
-    switch (w) {
-    case 1: return rows_tiled_1_simd128;
-    case 2: return rows_tiled_2_simd128;
-    case 4: return rows_tiled_4_simd128;
-    case 8: return rows_tiled_8_simd128;
-    default: return NULL;
-    }
+    return DMLS_CPU_PICK_WIDTH(w, rows_tiled_, _simd128, NULL);
 }
 #endif
