@@ -125,15 +125,19 @@ int frameworks_is_torch(PyObject *obj) {
     return PyObject_TypeCheck(obj, torch_tensor);
 }
 
-int frameworks_torch_stream(int device, uintptr_t *stream) {
-    if (!torch_raw_stream) return 1;
-    PyObject *r = PyObject_CallFunction(torch_raw_stream, "i", device);
+/* *stream from fn(device), a framework's current stream as an integer. */
+static int stream_from(PyObject *fn, int device, uintptr_t *stream) {
+    PyObject *r = PyObject_CallFunction(fn, "i", device);
     if (!r) return -1;
     unsigned long long v = PyLong_AsUnsignedLongLong(r);
     Py_DECREF(r);
     if (PyErr_Occurred()) return -1;
     *stream = (uintptr_t)v;
     return 0;
+}
+
+int frameworks_torch_stream(int device, uintptr_t *stream) {
+    return torch_raw_stream ? stream_from(torch_raw_stream, device, stream) : 1;
 }
 
 PyObject *frameworks_torch_empty(PyObject *x, PyObject *shape) {
@@ -304,15 +308,7 @@ int frameworks_cupy_view(PyObject *obj, array_view *v) {
     return rc;
 }
 
-int frameworks_cupy_stream(int device, uintptr_t *stream) {
-    PyObject *r = PyObject_CallFunction(k_cupy_stream, "i", device);
-    if (!r) return -1;
-    unsigned long long v = PyLong_AsUnsignedLongLong(r);
-    Py_DECREF(r);
-    if (PyErr_Occurred()) return -1;
-    *stream = (uintptr_t)v;
-    return 0;
-}
+int frameworks_cupy_stream(int device, uintptr_t *stream) { return stream_from(k_cupy_stream, device, stream); }
 
 PyObject *frameworks_cupy_empty(PyObject *x, PyObject *shape, int device) {
     return PyObject_CallFunction(k_cupy_empty, "OOi", x, shape, device);
