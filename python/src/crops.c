@@ -221,11 +221,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-static PyObject *fn_crops(PyObject *self, PyObject *args, PyObject *kw) {
-    (void)self;
-    PyObject *r = crops_impl(args, kw);
-    return r ? r : ext_own_error();
-}
+EXT_KW_FUNCTION(fn_crops, crops_impl)
 
 /* _batch_init(dmlslice._kinds): the helpers crops takes host starts with. */
 static PyObject *fn_batch_init(PyObject *self, PyObject *kinds) {

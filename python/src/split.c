@@ -238,11 +238,7 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-static PyObject *fn_split(PyObject *self, PyObject *args, PyObject *kw) {
-    (void)self;
-    PyObject *r = split_impl(args, kw);
-    return r ? r : ext_own_error();
-}
+EXT_KW_FUNCTION(fn_split, split_impl)
 
 PyDoc_STRVAR(doc_split, "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
                         "\n"
