@@ -157,12 +157,4 @@ static void test_perm_cases(void) {
     rm("perm_cases.json");
 }
 
-int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_bench");
-    if (setup != 0) return setup;
-    test_builtin_cases();
-    test_odd_cases();
-    test_perm_cases();
-    tool_finish();
-    TEST_MAIN_END();
-}
+TOOL_TEST_MAIN("cli_bench", test_builtin_cases, test_odd_cases, test_perm_cases)

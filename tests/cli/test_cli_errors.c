@@ -215,13 +215,4 @@ static void test_rule_messages(void) {
     CHECK(!exists("o.npy") && !exists("p.npy"), "refused runs wrote files");
 }
 
-int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_errors");
-    if (setup != 0) return setup;
-    test_front_end_errors();
-    test_malformed();
-    test_check_verdicts();
-    test_rule_messages();
-    tool_finish();
-    TEST_MAIN_END();
-}
+TOOL_TEST_MAIN("cli_errors", test_front_end_errors, test_malformed, test_check_verdicts, test_rule_messages)

@@ -709,23 +709,6 @@ static void test_large_sparse(void) {
     rm("big.npy");
 }
 
-int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_slicing");
-    if (setup != 0) return setup;
-    test_seed_rng();
-    test_front_ends();
-    test_dtypes();
-    test_item_sizes();
-    test_pieces();
-    test_grad_threads();
-    test_fortran();
-    test_perm();
-    test_perm_random();
-    test_versions_and_pipes();
-    test_unaligned_data();
-    test_index_edges();
-    test_high_rank();
-    test_large_sparse();
-    tool_finish();
-    TEST_MAIN_END();
-}
+TOOL_TEST_MAIN("cli_slicing", test_seed_rng, test_front_ends, test_dtypes, test_item_sizes, test_pieces,
+               test_grad_threads, test_fortran, test_perm, test_perm_random, test_versions_and_pipes,
+               test_unaligned_data, test_index_edges, test_high_rank, test_large_sparse)

@@ -166,13 +166,4 @@ static void test_help_examples(void) {
     rm("x.npy");
 }
 
-int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_usage");
-    if (setup != 0) return setup;
-    test_usage();
-    test_argument_passing();
-    test_command_line();
-    test_help_examples();
-    tool_finish();
-    TEST_MAIN_END();
-}
+TOOL_TEST_MAIN("cli_usage", test_usage, test_argument_passing, test_command_line, test_help_examples)

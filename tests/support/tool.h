@@ -62,6 +62,22 @@ static inline void tool_finish(void) {
     }
 }
 
+/* A tool test's main: tool_setup with prefix, each test in turn, then
+ * tool_finish and the verdict. */
+typedef void (*tool_test_fn)(void);
+static inline int tool_main(int argc, char **argv, const char *prefix, const tool_test_fn *tests, size_t n) {
+    const int setup = tool_setup(argc, argv, prefix);
+    if (setup != 0) return setup;
+    for (size_t k = 0; k < n; k++) tests[k]();
+    tool_finish();
+    TEST_MAIN_END();
+}
+#define TOOL_TEST_MAIN(prefix, ...)                                                                              \
+    int main(int argc, char **argv) {                                                                          \
+        static const tool_test_fn tests[] = {__VA_ARGS__};                                                     \
+        return tool_main(argc, argv, prefix, tests, sizeof tests / sizeof tests[0]);                           \
+    }
+
 /* ------------------------------------------------------------ running */
 
 /* Runs "TOOL args" with the given standard streams; the exit status. */
