@@ -110,17 +110,14 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
     /* Host buffers 64-byte aligned, so a shift gives the same alignment as
      * on the device (cudaMalloc: 256) and execute would choose the same. */
     const size_t e_in_size = (in_alloc + in_shift + 63) / 64 * 64, e_out_size = (out_alloc + out_shift + 63) / 64 * 64;
-    unsigned char *h_in = malloc(in_alloc), *h_poison = malloc(out_alloc), *h_ref = malloc(out_alloc),
-                  *h_got = malloc(out_alloc), *e_in = aligned_alloc(64, e_in_size), *e_out = aligned_alloc(64, e_out_size);
-    if (!h_in || !h_poison || !h_ref || !h_got || !e_in || !e_out) {
+    conformance_host host = conformance_host_make(op, in_alloc, out_alloc, label);
+    const unsigned char *h_in = host.in, *h_poison = host.poison, *h_ref = host.ref;
+    unsigned char *h_got = malloc(out_alloc), *e_in = aligned_alloc(64, e_in_size),
+                  *e_out = aligned_alloc(64, e_out_size);
+    if (!h_got || !e_in || !e_out) {
         fprintf(stderr, "out of host memory for %s\n", label);
         exit(1);
     }
-    test_fill_random(h_in, in_alloc);
-    test_fill_random(h_poison, out_alloc);
-    memcpy(h_ref, h_poison, out_alloc);
-    dmls_status s = dmls_execute_reference(op, h_in, in_bytes, h_ref, out_bytes);
-    CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
 
     /* The CPU emulation (skipped above 16 MiB of output: the full-size
      * canonical cases would take seconds each). */
@@ -166,7 +163,8 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
              * landing when cudaMemcpy returns, and `stream` is non-blocking:
              * without this the poison overwrote the result. */
             CU(cudaDeviceSynchronize());
-            s = dmls_execute_cuda(op, d_in + in_shift, in_bytes, d_out + out_shift, out_bytes, stream);
+            const dmls_status s =
+                dmls_execute_cuda(op, d_in + in_shift, in_bytes, d_out + out_shift, out_bytes, stream);
             CHECK(s == DMLS_OK, "%s: execute_cuda returned %s: %s", label, dmls_status_name(s), dmls_last_error());
             CU(cudaStreamSynchronize(stream));
             CU(cudaMemcpy(h_got, d_out + out_shift, out_alloc, cudaMemcpyDeviceToHost));
@@ -183,7 +181,8 @@ static void differential(dmls_operator *op, const char *label, size_t in_shift, 
             CU(cudaFree(d_out));
         }
     }
-    free(h_in), free(h_poison), free(h_ref), free(h_got), free(e_in), free(e_out);
+    conformance_host_free(&host);
+    free(h_got), free(e_in), free(e_out);
 }
 
 /* ---------------------------------------------------------------- examples */

@@ -112,18 +112,24 @@ static void test_conformance(dmls_device *dev, const char *name, int iters) {
     }
 }
 
-/* Ranges outside a buffer, and the library's own binding rules, through
- * the interface: each an error that names the values, nothing written.
- * The one home of the binding rules every backend shares (R-X-BOUNDS,
- * R-X-OVERLAP); a backend's suite tests only its own entry points' extras. */
-static void test_binding_errors(dmls_device *dev, const char *name) {
+/* x[1:3, 2:6] of a 4 x 8 float32 array: 128 bytes in, 32 out. */
+static dmls_operator *small_slice(void) {
     static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
     static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
     const dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
     const dmls_window w = {offs, sizes, steps};
     dmls_operator *op = NULL;
-    dmls_device_buffer *b = NULL;
     CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    return op;
+}
+
+/* Ranges outside a buffer, and the library's own binding rules, through
+ * the interface: each an error that names the values, nothing written.
+ * The one home of the binding rules every backend shares (R-X-BOUNDS,
+ * R-X-OVERLAP); a backend's suite tests only its own entry points' extras. */
+static void test_binding_errors(dmls_device *dev, const char *name) {
+    dmls_operator *op = small_slice();
+    dmls_device_buffer *b = NULL;
     CHECK_STATUS(dmls_device_alloc(dev, 4096, &b), DMLS_OK);
     if (op == NULL || b == NULL) goto done;
     CHECK(dmls_device_buffer_bytes(b) == 4096, "%s: buffer of %llu bytes", name,
@@ -208,15 +214,10 @@ static void test_batch(dmls_device *dev, const char *name) {
  * memory): runs as the buffer would, and freeing the handle leaves the
  * memory (the buffer still downloads). Devices without addresses refuse. */
 static void test_wrap(dmls_device *dev, const char *name) {
-    static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
-    static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
-    const dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    const dmls_window w = {offs, sizes, steps};
     float x[32], want[8], got[8];
     for (int k = 0; k < 32; k++) x[k] = (float)k;
-    dmls_operator *op = NULL;
+    dmls_operator *op = small_slice();
     dmls_device_buffer *b = NULL, *wi = NULL, *wo = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
     CHECK_STATUS(dmls_execute(op, x, sizeof x, want, sizeof want), DMLS_OK);
     CHECK_STATUS(dmls_device_alloc(dev, 4096, &b), DMLS_OK);
     CHECK_STATUS(dmls_device_upload(dev, b, 0, x, sizeof x), DMLS_OK);

@@ -81,6 +81,33 @@ static inline void conformance_compare(const unsigned char *got, const unsigned 
           first >= out_bytes ? " (past the tensor: an out-of-bounds write)" : "");
 }
 
+/* ---------------------------------------------------------------- a differential run's host side */
+
+/* What a differential run compares with: in_alloc random input bytes, an
+ * output buffer's out_alloc random bytes (the poison every run starts
+ * from), and the reference's result over a copy of them. */
+typedef struct conformance_host {
+    unsigned char *in, *poison, *ref;
+} conformance_host;
+
+/* Exits when the host is out of memory (label says for what). */
+static inline conformance_host conformance_host_make(const dmls_operator *op, size_t in_alloc, size_t out_alloc,
+                                                     const char *label) {
+    conformance_host h = {malloc(in_alloc), malloc(out_alloc), malloc(out_alloc)};
+    if (!h.in || !h.poison || !h.ref) {
+        fprintf(stderr, "out of host memory for %s\n", label);
+        exit(1);
+    }
+    test_fill_random(h.in, in_alloc);
+    test_fill_random(h.poison, out_alloc);
+    memcpy(h.ref, h.poison, out_alloc);
+    const dmls_status s = dmls_execute_reference(op, h.in, dmls_input_bytes(op), h.ref, dmls_output_bytes(op));
+    CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
+    return h;
+}
+
+static inline void conformance_host_free(conformance_host *h) { free(h->in), free(h->poison), free(h->ref); }
+
 /* ---------------------------------------------------------------- canonical cases */
 
 #ifdef DMLS_CASES_JSON

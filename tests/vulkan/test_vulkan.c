@@ -117,22 +117,13 @@ static void run_one(dmls_operator *op, const char *label, size_t in_shift, size_
 static void differential(dmls_operator *op, const char *label, size_t in_shift, size_t out_shift) {
     const uint64_t in_bytes = dmls_input_bytes(op), out_bytes = dmls_output_bytes(op);
     const size_t in_alloc = (size_t)in_bytes + 1, out_alloc = (size_t)out_bytes + GUARD;
-    unsigned char *h_in = malloc(in_alloc), *h_poison = malloc(out_alloc), *h_ref = malloc(out_alloc);
-    if (!h_in || !h_poison || !h_ref) {
-        fprintf(stderr, "out of host memory for %s\n", label);
-        exit(1);
-    }
-    test_fill_random(h_in, in_alloc);
-    test_fill_random(h_poison, out_alloc);
-    memcpy(h_ref, h_poison, out_alloc);
-    dmls_status s = dmls_execute_reference(op, h_in, in_bytes, h_ref, out_bytes);
-    CHECK(s == DMLS_OK, "%s: reference failed: %s", label, dmls_last_error());
+    conformance_host h = conformance_host_make(op, in_alloc, out_alloc, label);
     /* A tiled copy splits by whole tiles, so bigger ones split in time. */
     const dmls_vk_launch *first = &((const dmls_vk_prepared *)dmls_operator_prepared(op, DMLS_BACKEND_VULKAN))->copy[0];
     const uint64_t small = dmls_vk_is_tile(first->shader) ? 1u << 20 : 1u << 14;
     const int ways = in_bytes + out_bytes <= small ? 4 : 2;
-    for (int how = 0; how < ways; how++) run_one(op, label, in_shift, out_shift, how, h_in, h_poison, h_ref);
-    free(h_in), free(h_poison), free(h_ref);
+    for (int how = 0; how < ways; how++) run_one(op, label, in_shift, out_shift, how, h.in, h.poison, h.ref);
+    conformance_host_free(&h);
 }
 
 /* DirectML's worked examples: exact values through execute, then the
