@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, example, given, strategies as st
 
 import dmlslice as ds
+from in_threads import run_in_threads
 from strategies import same_bits, views
 
 try:
@@ -415,25 +416,16 @@ def test_one_plan_batch_many_threads():
     keys = ["[::-1, 3:200:2]", "[5]", "[:, ::-7]", "[10:50, None, 1::3]"]
     b = ds.plan_batch([(x.shape, x.dtype, k) for k in keys], inputs=[0] * len(keys))
     want = [x[eval("np.s_" + k)] for k in keys]
-    errors = []
 
     def work():
-        try:
-            for _ in range(30):
-                for g, w in zip(b([x]), want):
-                    assert np.array_equal(g, w)
-                outs = [np.empty_like(w) for w in want]
-                b([x], out=outs)
-                assert all(np.array_equal(o, w) for o, w in zip(outs, want))
-        except Exception as e:  # reported on the main thread
-            errors.append(e)
+        for _ in range(30):
+            for g, w in zip(b([x]), want):
+                assert np.array_equal(g, w)
+            outs = [np.empty_like(w) for w in want]
+            b([x], out=outs)
+            assert all(np.array_equal(o, w) for o, w in zip(outs, want))
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_in_threads(work, 8)
 
 
 def test_large_batches_release_the_gil_and_use_the_pool():
