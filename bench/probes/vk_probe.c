@@ -104,23 +104,11 @@ static double timed(const vk_work *w, int reps) {
 }
 
 static VkPipeline plain_pipeline(const uint32_t *tuning) {
-    VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                  .codeSize = sizeof dmls_vk_spv_plain_copy,
-                                  .pCode = dmls_vk_spv_plain_copy};
-    VkShaderModule module;
-    VK(vkCreateShaderModule(vkb.dev, &m, NULL, &module));
     const VkSpecializationMapEntry e[2] = {{0, 0, 4}, {1, 4, 4}};
     const VkSpecializationInfo spec = {2, e, 8, tuning};
-    VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    info.stage.pSpecializationInfo = &spec;
-    info.layout = vkb.ctx->layout;
     VkPipeline pipe;
-    VK(vkCreateComputePipelines(vkb.dev, VK_NULL_HANDLE, 1, &info, NULL, &pipe));
-    vkDestroyShaderModule(vkb.dev, module, NULL);
+    VK(dmls_vk_compute_pipeline(vkb.dev, VK_NULL_HANDLE, dmls_vk_spv_plain_copy, sizeof dmls_vk_spv_plain_copy, &spec,
+                                vkb.ctx->layout, &pipe));
     return pipe;
 }
 

@@ -106,10 +106,27 @@ static dmls_status make_layout(dmls_vulkan_context *ctx, uint32_t buffers, uint3
     return DMLS_OK;
 }
 
+VkResult dmls_vk_compute_pipeline(VkDevice device, VkPipelineCache cache, const uint32_t *code, size_t bytes,
+                                  const VkSpecializationInfo *spec, VkPipelineLayout layout, VkPipeline *out) {
+    const VkShaderModuleCreateInfo m = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = bytes, .pCode = code};
+    VkShaderModule module;
+    VkResult r = vkCreateShaderModule(device, &m, NULL, &module);
+    if (r != VK_SUCCESS) return r;
+    VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = spec;
+    info.layout = layout;
+    r = vkCreateComputePipelines(device, cache, 1, &info, NULL, out);
+    vkDestroyShaderModule(device, module, NULL);
+    return r;
+}
+
 static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch, uint32_t items, VkPipeline *out) {
     const spirv *code = batch ? &pipeline_of[which].batch : &pipeline_of[which].code;
-    VkShaderModuleCreateInfo m = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    m.codeSize = code->bytes, m.pCode = code->code;
     /* Constants 5 to 7: tile.comp's tile (launch.h) and tiles a workgroup,
      * which runs ctx->tile_workgroup invocations; a shader without them
      * ignores them. */
@@ -124,17 +141,8 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch
     VkSpecializationMapEntry entries[8];
     for (uint32_t i = 0; i < 8; i++) entries[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
     const VkSpecializationInfo spec = {8, entries, sizeof values, values};
-    VkShaderModule module;
-    VK_TRY(vkCreateShaderModule(ctx->device, &m, NULL, &module));
-    VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    info.stage.pSpecializationInfo = &spec;
-    info.layout = batch ? ctx->batch_layout : ctx->layout;
-    VkResult r = vkCreateComputePipelines(ctx->device, ctx->cache, 1, &info, NULL, out);
-    vkDestroyShaderModule(ctx->device, module, NULL);
+    const VkResult r = dmls_vk_compute_pipeline(ctx->device, ctx->cache, code->code, code->bytes, &spec,
+                                                batch ? ctx->batch_layout : ctx->layout, out);
     if (r == VK_SUCCESS) atomic_fetch_add(&ctx->made, 1);
     else *out = VK_NULL_HANDLE; /* the slot stays empty: tried again at the next use */
     RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: vkCreateComputePipelines (shader %d%s) failed: %s",

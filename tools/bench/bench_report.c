@@ -96,6 +96,19 @@ static void json_batch_row(FILE *f, const bench_batch_row *r) {
     fprintf(f, "}, \"correct\": %s}", r->correct ? "true" : "false");
 }
 
+/* The timed ones of rows[0..n), each written by write, as a JSON
+ * array's members (the rows are of either row type). */
+#define JSON_TIMED_ROWS(f, rows, n, write)                                                                        \
+    do {                                                                                                       \
+        bool first_ = true;                                                                                    \
+        for (int k_ = 0; k_ < (n); k_++) {                                                                     \
+            if (!(rows)[k_].timed) continue;                                                                   \
+            fputs(first_ ? "\n" : ",\n", f);                                                                    \
+            write(f, &(rows)[k_]);                                                                             \
+            first_ = false;                                                                                    \
+        }                                                                                                      \
+    } while (0)
+
 bool bench_write_json(const char *path, const char *device, const char *gpu, int threads, int reps, bool quick,
                       const bench_row *rows, int n, const bench_batch_row *batch_rows, int nbatch) {
     FILE *f = fopen(path, "w");
@@ -112,21 +125,9 @@ bool bench_write_json(const char *path, const char *device, const char *gpu, int
     fprintf(f, ", \"threads\": %d, \"reps\": %d, \"quick\": %s, \"version\": ", threads, reps, quick ? "true" : "false");
     json_string(f, dmls_version());
     fputs(",\n \"cases\": [", f);
-    bool first = true;
-    for (int k = 0; k < n; k++) {
-        if (!rows[k].timed) continue;
-        fputs(first ? "\n" : ",\n", f);
-        json_row(f, &rows[k]);
-        first = false;
-    }
+    JSON_TIMED_ROWS(f, rows, n, json_row);
     fputs("\n ],\n \"batches\": [", f);
-    first = true;
-    for (int k = 0; k < nbatch; k++) {
-        if (!batch_rows[k].timed) continue;
-        fputs(first ? "\n" : ",\n", f);
-        json_batch_row(f, &batch_rows[k]);
-        first = false;
-    }
+    JSON_TIMED_ROWS(f, batch_rows, nbatch, json_batch_row);
     fputs("\n ]\n}\n", f);
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "dmlslice bench: %s: write failed\n", path);
