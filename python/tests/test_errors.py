@@ -275,3 +275,18 @@ def test_every_refused_slice_names_its_rule():
             assert f"({err.rule})" in err.message, str(err)
 
     check()
+
+
+def test_not_an_array_names_its_type():
+    e = raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", ds.index, object(), "[0]")
+    assert "expected an array (the buffer protocol or __dlpack__), got object" in e.message
+
+    class BadDevice:
+        def __dlpack__(self, **kw):
+            raise AssertionError("not reached: the device is asked first")
+
+        def __dlpack_device__(self):
+            return "cpu"  # not (device_type, device_id)
+
+    e = raises(ds.DTypeError, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", ds.index, BadDevice(), "[0]")
+    assert "BadDevice did not return (device_type, device_id)" in e.message, e.message
