@@ -271,15 +271,6 @@ static void set_env(const char *name, const char *value) {
 /* A copy run in pieces of its output's rows (as it is, so that progress can
  * count them, when the output is over DMLSLICE_PIECE_BYTES) writes what the
  * whole copy writes: every kind of parameters, both orders, 16-byte items. */
-static bool same_file(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
-    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 static void test_pieces(void) {
     static const char *const params[] = {
         "--index '[::-2, 1:6, ::-1]'",

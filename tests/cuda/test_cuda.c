@@ -320,8 +320,8 @@ static void canonical_run(dmls_operator *op, const char *name) {
 static void random_case(int iter) {
     static const conformance_random how = {200000, 4000, true, false};
     char label[64];
-    bool vector = false;
-    dmls_operator *op = conformance_random_case(&how, iter, label, sizeof label, &vector);
+    size_t shift[2];
+    dmls_operator *op = conformance_random_case(&how, iter, label, sizeof label, shift);
     if (op == NULL) return;
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
         CHECK(dmls_cuda_state_of(op)->copy[i].compact == compact_expected(&dmls_cuda_state_of(op)->copy[i]), "%s: copy choice %d: compact %d", label, i,
@@ -329,9 +329,7 @@ static void random_case(int iter) {
         CHECK(dmls_cuda_state_of(op)->fill[i].compact == compact_expected(&dmls_cuda_state_of(op)->fill[i]), "%s: fill choice %d: compact %d", label, i,
               dmls_cuda_state_of(op)->fill[i].compact);
     }
-    size_t in_shift = vector || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
-    size_t out_shift = vector || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
-    differential(op, label, in_shift, out_shift);
+    differential(op, label, shift[0], shift[1]);
     dmls_destroy(op);
 }
 

@@ -101,13 +101,12 @@ static void test_conformance(dmls_device *dev, const char *name, int iters) {
     static const conformance_random how = {50000, 2000, true, true};
     for (int iter = 0; iter < iters; iter++) {
         char label[128];
-        bool vector = false;
+        size_t shift[2] = {0, 0};
         dmls_operator *op = NULL;
         if (iter % 4 == 3) CHECK_STATUS(permuted_case_create(iter, &op, label, sizeof label), DMLS_OK);
-        else op = conformance_random_case(&how, iter, label, sizeof label, &vector);
+        else op = conformance_random_case(&how, iter, label, sizeof label, shift);
         if (op == NULL) continue;
-        const uint64_t in_shift = vector || test_range(0, 1) ? 0 : (uint64_t)test_range(1, 31);
-        differential(dev, name, label, op, in_shift, vector || test_range(0, 1) ? 0 : (uint64_t)test_range(1, 31));
+        differential(dev, name, label, op, shift[0], shift[1]);
         dmls_destroy(op);
     }
 }

@@ -188,18 +188,20 @@ static inline void conformance_window(const conformance_random *how, int n, int6
 
 /* A random SLICE or SLICE_GRAD of rank 1-8 and element size 1, 2, 4 or 8
  * over random layouts (or, where vector_friendly draws it, packed with an
- * inner dim and step the vector launches take), labelled for messages;
- * *vector says which. NULL after a failed CHECK. */
+ * inner dim and step the vector launches take), labelled for messages, and
+ * byte shifts to bind its input and output at (1-31 half the time each,
+ * misaligning the bases; none for the vector-shaped, whose launches need
+ * them aligned). NULL after a failed CHECK. */
 static inline dmls_operator *conformance_random_case(const conformance_random *how, int iter, char *label,
-                                                     size_t label_size, bool *vector) {
+                                                     size_t label_size, size_t shift[2]) {
     const int n = (int)test_range(1, 8);
     const dmls_dtype dt = test_dtype_of_size(1 << test_range(0, 3));
     const size_t es = dmls_dtype_size(dt);
     int64_t big[DMLS_MAX_RANK], small[DMLS_MAX_RANK], offs[DMLS_MAX_RANK], sizes[DMLS_MAX_RANK],
         steps[DMLS_MAX_RANK], big_strides[DMLS_MAX_RANK], small_strides[DMLS_MAX_RANK];
     conformance_window(how, n, big, small, offs, sizes, steps);
-    *vector = how->vector_friendly && test_range(0, 2) == 0;
-    if (*vector) {
+    const bool vector = how->vector_friendly && test_range(0, 2) == 0;
+    if (vector) {
         const int in = n - 1;
         big[in] = test_range(0, 1) ? 16 * test_range(1, 24) : 3 * test_range(1, 2);
         static const int64_t inner_steps[4] = {1, -1, 2, -2};
@@ -210,7 +212,7 @@ static inline dmls_operator *conformance_random_case(const conformance_random *h
     }
     const bool grad = test_range(0, 3) == 0;
     uint64_t big_off = 0, small_off = 0;
-    if (*vector) {
+    if (vector) {
         for (int i = n - 1, pb = 1, ps = 1; i >= 0; i--) {
             big_strides[i] = pb, small_strides[i] = ps;
             pb *= (int)big[i], ps *= (int)small[i];
@@ -225,6 +227,7 @@ static inline dmls_operator *conformance_random_case(const conformance_random *h
     const dmls_status s = grad ? dmls_create_grad(&ts, &tb, &w, &op) : dmls_create(&tb, &ts, &w, &op);
     CHECK(s == DMLS_OK, "random %d: create failed: %s", iter, dmls_last_error());
     snprintf(label, label_size, "random %d (%s, rank %d, %zu-byte)", iter, grad ? "grad" : "slice", n, es);
+    for (int k = 0; k < 2; k++) shift[k] = vector || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     return op;
 }
 

@@ -134,6 +134,16 @@ static inline unsigned char *slurp(const char *name, size_t *len) {
     return b;
 }
 
+/* Both files exist and are the same bytes. */
+static inline bool same_file(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
 /* A name is there, a dangling link included. */
 static inline bool exists(const char *name) {
     char p[4200];
