@@ -98,41 +98,47 @@ static void test_malformed(void) {
 }
 
 /* `check` says whether parameters are valid, and which rule they break. */
+/* `dmlslice check`'s verdicts: each command line, its exit status and a
+ * piece of what it prints (NULL: the status alone). */
 static void test_check_verdicts(void) {
-    CHECK(run("check --dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,1 --window-sizes 1,1,4,3 "
-              "--window-strides 1,1,-2,2") == 0 && out_has("valid: output shape (1, 1, 2, 2)"),
-          "check valid SLICE1");
-    CHECK(run("check --dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,2,0 --window-sizes 1,1,3,4 "
-              "--window-strides 1,1,1,1") == 1 && out_has("rule: R-WIN-BOUNDS"),
-          "check invalid SLICE1");
-    CHECK(run("check --dtype float32 --input-sizes 4,4 --offsets 0,0 --sizes 1,1 --strides 1,1 --feature-level 2_1")
-                  == 1 && out_has("R-OP-RANK"),
-          "check rank at 2_1");
-    CHECK(run("check --dtype int8 --input-sizes 65536,65536 --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 &&
-              out_has("R-T-ELEMS"),
-          "check DirectML element limit");
-    CHECK(run("check --dtype int8 --input-sizes 65536,65536 --index '[0:1, 0:2]'") == 0 &&
-              out_has("(1, 2)"),
-          "native path lifts the limit");
-    CHECK(run("check --dtype bool --input-sizes 3,0 --onnx-starts 0 --onnx-ends 1") == 0 && out_has("(1, 0)"),
-          "check empty input");
-    CHECK(run("check --dtype float16 --input-sizes 4,5 --input-strides 1,4 --webnn-reverse 1") == 0 &&
-              out_has("(4, 5)"),
-          "check strided input");
-    CHECK(run("check --dtype float16 --input-sizes 4,5 --output-strides 1,1 --webnn-reverse 1") == 1 &&
-              out_has("R-T-OUTLAYOUT"),
-          "check overlapping output");
-    CHECK(run("check --dtype float32 --input-sizes 4,5 --index '[5]' -q") == 1, "check -q invalid");
-    CHECK(run("check --dtype float32 --input-sizes 4,-5 --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 &&
-              out_has("is negative"),
-          "check negative size, DirectML form");
-    CHECK(run("check --dtype float32 --input-sizes 4,-5 --index 0") == 1 && out_has("is negative"),
-          "check negative size, front end");
-    CHECK(run("check --dtype float32 --input-sizes 4,4294967296 --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 &&
-              out_has("exceeds DirectML's limit"),
-          "check size over 32 bits, DirectML form");
-    CHECK(run("check --input-sizes 4,5 --index 0") == 2, "check without dtype");
-    CHECK(run("check --dtype complex64 --input-sizes 4 --index 0") == 2, "check bad dtype");
+    static const struct {
+        const char *what, *cmd;
+        int rc;
+        const char *out;
+    } cases[] = {
+        {"valid SLICE1",
+         "--dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,1 --window-sizes 1,1,4,3 "
+         "--window-strides 1,1,-2,2",
+         0, "valid: output shape (1, 1, 2, 2)"},
+        {"invalid SLICE1",
+         "--dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,2,0 --window-sizes 1,1,3,4 "
+         "--window-strides 1,1,1,1",
+         1, "rule: R-WIN-BOUNDS"},
+        {"rank at 2_1", "--dtype float32 --input-sizes 4,4 --offsets 0,0 --sizes 1,1 --strides 1,1 --feature-level 2_1",
+         1, "R-OP-RANK"},
+        {"DirectML element limit", "--dtype int8 --input-sizes 65536,65536 --offsets 0,0 --sizes 1,1 --strides 1,1", 1,
+         "R-T-ELEMS"},
+        {"native path lifts the limit", "--dtype int8 --input-sizes 65536,65536 --index '[0:1, 0:2]'", 0, "(1, 2)"},
+        {"empty input", "--dtype bool --input-sizes 3,0 --onnx-starts 0 --onnx-ends 1", 0, "(1, 0)"},
+        {"strided input", "--dtype float16 --input-sizes 4,5 --input-strides 1,4 --webnn-reverse 1", 0, "(4, 5)"},
+        {"overlapping output", "--dtype float16 --input-sizes 4,5 --output-strides 1,1 --webnn-reverse 1", 1,
+         "R-T-OUTLAYOUT"},
+        {"-q invalid", "--dtype float32 --input-sizes 4,5 --index '[5]' -q", 1, NULL},
+        {"negative size, DirectML form", "--dtype float32 --input-sizes 4,-5 --offsets 0,0 --sizes 1,1 --strides 1,1",
+         1, "is negative"},
+        {"negative size, front end", "--dtype float32 --input-sizes 4,-5 --index 0", 1, "is negative"},
+        {"size over 32 bits, DirectML form",
+         "--dtype float32 --input-sizes 4,4294967296 --offsets 0,0 --sizes 1,1 --strides 1,1", 1,
+         "exceeds DirectML's limit"},
+        {"without dtype", "--input-sizes 4,5 --index 0", 2, NULL},
+        {"bad dtype", "--dtype complex64 --input-sizes 4 --index 0", 2, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const int rc = run("check %s", cases[k].cmd);
+        CHECK(rc == cases[k].rc && (cases[k].out == NULL || out_has(cases[k].out)),
+              "check %s: exit %d (want %d)%s%s", cases[k].what, rc, cases[k].rc, cases[k].out ? ", printing " : "",
+              cases[k].out ? cases[k].out : "");
+    }
 }
 
 /* Issue 10, "Errors that name the right rule". */

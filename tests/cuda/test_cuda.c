@@ -314,24 +314,20 @@ static void canonical_run(dmls_operator *op, const char *name) {
 /* ---------------------------------------------------------------- random */
 
 
-/* A random slice (conformance.h), a third of them shaped for the vector
- * launches: its launches planned compact exactly where they may be, then
- * run at random base misalignments (never on the vector-shaped ones). */
-static void random_case(int iter) {
-    static const conformance_random how = {200000, 4000, true, false};
-    char label[64];
-    size_t shift[2];
-    dmls_operator *op = conformance_random_case(&how, iter, label, sizeof label, shift);
-    if (op == NULL) return;
+/* A random slice (conformance.h; a third of them shaped for the vector
+ * launches): its launches planned compact exactly where they may be, then
+ * run at its byte shifts. */
+static void random_run(dmls_operator *op, const char *label, size_t in_shift, size_t out_shift) {
+    const dmls_cuda_state *cp = dmls_cuda_state_of(op);
     for (int i = 0; i < DMLS_CUDA_CHOICES; i++) {
-        CHECK(dmls_cuda_state_of(op)->copy[i].compact == compact_expected(&dmls_cuda_state_of(op)->copy[i]), "%s: copy choice %d: compact %d", label, i,
-              dmls_cuda_state_of(op)->copy[i].compact);
-        CHECK(dmls_cuda_state_of(op)->fill[i].compact == compact_expected(&dmls_cuda_state_of(op)->fill[i]), "%s: fill choice %d: compact %d", label, i,
-              dmls_cuda_state_of(op)->fill[i].compact);
+        CHECK(cp->copy[i].compact == compact_expected(&cp->copy[i]), "%s: copy choice %d: compact %d", label, i,
+              cp->copy[i].compact);
+        CHECK(cp->fill[i].compact == compact_expected(&cp->fill[i]), "%s: fill choice %d: compact %d", label, i,
+              cp->fill[i].compact);
     }
-    differential(op, label, shift[0], shift[1]);
-    dmls_destroy(op);
+    differential(op, label, in_shift, out_shift);
 }
+static const conformance_random random_how = {200000, 4000, true, false};
 
 /* ---------------------------------------------------------------- permuted (issue 34) */
 
@@ -708,7 +704,7 @@ int main(void) {
     if (have_gpu) test_binding_errors();
     const char *iters_env = getenv("DMLS_TEST_ITERS");
     const int iters = iters_env ? atoi(iters_env) : have_gpu ? 1500 : 300; /* emulation only: keep CI short */
-    for (int i = 0; i < iters; i++) random_case(i);
+    conformance_random_runs(&random_how, 0, iters, random_run);
     test_permuted(iters / 5);
     test_compact_boundaries();
     printf("launches run (as planned), general/compact block: copy %d/%d, gather %d/%d, reverse %d/%d, memset %d, "

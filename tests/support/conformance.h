@@ -16,6 +16,7 @@
 #include "dmlslice/dmlslice.h"
 #include "dtype.h"
 #include "layout.h"
+#include "permuted_case.h"
 #include "test.h"
 
 /* ---------------------------------------------------------------- DirectML's worked examples */
@@ -229,6 +230,19 @@ static inline dmls_operator *conformance_random_case(const conformance_random *h
     snprintf(label, label_size, "random %d (%s, rank %d, %zu-byte)", iter, grad ? "grad" : "slice", n, es);
     for (int k = 0; k < 2; k++) shift[k] = vector || test_range(0, 1) ? 0 : (size_t)test_range(1, 31);
     return op;
+}
+
+/* count random slices from iteration first on, each handed to run with its
+ * label and byte shifts, then destroyed. */
+static inline void conformance_random_runs(const conformance_random *how, int first, int count, permuted_run_fn run) {
+    for (int iter = first; iter < first + count; iter++) {
+        char label[96];
+        size_t shift[2];
+        dmls_operator *op = conformance_random_case(how, iter, label, sizeof label, shift);
+        if (op == NULL) continue;
+        run(op, label, shift[0], shift[1]);
+        dmls_destroy(op);
+    }
 }
 
 #endif

@@ -153,17 +153,9 @@ static void test_examples(dmls_vulkan_context *on, const char *who) {
     vk_buf_free(dev, &out);
 }
 
-/* A random slice (conformance.h), empty now and then, at random byte
+/* Random slices (conformance.h), empty now and then, at random byte
  * offsets in the buffers. */
-static void random_case(int iter) {
-    static const conformance_random how = {100000, 3000, false, true};
-    char label[96];
-    size_t shift[2];
-    dmls_operator *op = conformance_random_case(&how, iter, label, sizeof label, shift);
-    if (op == NULL) return;
-    differential(op, label, shift[0], shift[1]);
-    dmls_destroy(op);
-}
+static const conformance_random random_how = {100000, 3000, false, true};
 
 /* Binding errors of the Vulkan entry points' own (the rules every device
  * shares are tests/device/test_devices.c's): the record path, null handles
@@ -508,7 +500,7 @@ static void test_tunings(int iters) {
         const uint32_t wg = tunings[k][0] <= ctx->max_workgroup ? tunings[k][0] : ctx->max_workgroup;
         ctx->variant = tunings[k][2];
         CHECK_STATUS(dmls_vk_tune(ctx, wg, tunings[k][1]), DMLS_OK);
-        for (int i = 0; i < iters; i++) random_case(100000 * (int)(k + 1) + i);
+        conformance_random_runs(&random_how, 100000 * (int)(k + 1), iters, differential);
     }
     ctx->variant = 0;
     CHECK_STATUS(dmls_vk_tune(ctx, 0, 4), DMLS_ERROR_INVALID_ARGUMENT);
@@ -597,7 +589,7 @@ int main(void) {
     test_binding_errors();
     test_threads();
     const int iters = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 300;
-    for (int i = 0; i < iters; i++) random_case(i);
+    conformance_random_runs(&random_how, 0, iters, differential);
     printf("random: %d cases, %d runs with the binding range and workgroup count lowered\n", iters, splits_run);
     test_families(iters / 2 > 48 ? iters / 2 : 48);
     test_transposes();
