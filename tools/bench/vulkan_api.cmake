@@ -1,4 +1,4 @@
-# How a target's own Vulkan calls reach Vulkan (tools/devices/vulkan_buffer.h):
+# How a target's own Vulkan calls reach Vulkan (tools/bench/vulkan_api.h):
 # the tool's and vk_probe's (bench/probes), which share tools/bench/vulkan_run.c.
 # As the library does, with volk they go through volk, loaded when a context
 # is made (vk_api_load), so the target does not link libvulkan.so.1 and starts

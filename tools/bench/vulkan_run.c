@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dmlslice/batch_vulkan.h"
-#include "vulkan_buffer.h" /* the tool's Vulkan API (vk_api_load) */
+#include "vulkan_api.h" /* the tool's Vulkan API (vk_api_load) */
 
 bool bench_vulkan_built(void) { return true; }
 
