@@ -93,6 +93,25 @@ static void test_builtin_cases(void) {
     rm("q.json");
 }
 
+/* `bench --cases` over the cases text (NAME_cases.json) with --reps reps
+ * into NAME.json, both removed after: the report (NULL after a failed
+ * check) and its "cases" rows, which must number want_rows. */
+static json_t *run_cases(const char *name, const char *cases, int reps, size_t want_rows, json_t **rows) {
+    char in[64], out[64];
+    snprintf(in, sizeof in, "%s_cases.json", name);
+    snprintf(out, sizeof out, "%s.json", name);
+    write_raw(in, cases, strlen(cases));
+    CHECK(run("bench --cases %s --reps %d --json %s", in, reps, out) == 0, "bench --cases %s", in);
+    json_t *doc = load_json(out);
+    rm(in);
+    rm(out);
+    if (doc == NULL) return NULL;
+    *rows = json_object_get(doc, "cases");
+    CHECK(json_array_size(*rows) == want_rows, "%s cases: %zu rows, want %zu", name, json_array_size(*rows),
+          want_rows);
+    return doc;
+}
+
 /* An empty output (no ratio to give) and a name with a tab (escaped). */
 static void test_odd_cases(void) {
     const char cases[] =
@@ -100,13 +119,9 @@ static void test_odd_cases(void) {
         " \"window_sizes\": [0, 4], \"window_strides\": [1, 1], \"output_sizes\": [0, 4]},"
         " {\"name\": \"tiny\", \"dtype\": \"int8\", \"input_shape\": [3], \"window_offsets\": [1],"
         " \"window_sizes\": [2], \"window_strides\": [-1], \"output_sizes\": [2]}]";
-    write_raw("odd_cases.json", cases, strlen(cases));
-    CHECK(run("bench --cases odd_cases.json --reps 2 --json odd.json") == 0, "bench --cases odd_cases.json");
-    json_t *doc = load_json("odd.json");
+    json_t *rows = NULL, *doc = run_cases("odd", cases, 2, 2, &rows);
     if (doc != NULL) {
         check_head("odd cases", doc, 2, false);
-        json_t *rows = json_object_get(doc, "cases");
-        CHECK(json_array_size(rows) == 2, "odd cases: %zu rows, want 2", json_array_size(rows));
         json_t *empty = row_named(rows, "empty\tcase");
         CHECK(empty != NULL, "the name with a tab did not read back as written");
         check_row("empty case", empty, 0);
@@ -116,8 +131,6 @@ static void test_odd_cases(void) {
     }
     CHECK(run("bench --cases nosuch.json --reps 1 --json n.json") == 1 && err_has("nosuch.json") && !exists("n.json"),
           "--cases missing file");
-    rm("odd.json");
-    rm("odd_cases.json");
 }
 
 /* A case's "perm" views the packed stored array through a permutation: the
@@ -129,17 +142,12 @@ static void test_perm_cases(void) {
         "[{\"name\": \"t27\", \"dtype\": \"int16\", \"input_shape\": [2, 7], \"perm\": [1, 0],"
         " \"window_offsets\": [1, 0], \"window_sizes\": [6, 2], \"window_strides\": [-2, 1], \"output_sizes\": [3, 2]},"
         " {\"name\": \"whole\", \"dtype\": \"uint8\", \"input_shape\": [3, 5, 9], \"perm\": [2, 0, 1]}]";
-    write_raw("perm_cases.json", cases, strlen(cases));
-    CHECK(run("bench --cases perm_cases.json --reps 1 --json perm.json") == 0, "bench --cases perm_cases.json");
-    json_t *doc = load_json("perm.json");
+    json_t *rows = NULL, *doc = run_cases("perm", cases, 1, 2, &rows);
     if (doc != NULL) {
-        json_t *rows = json_object_get(doc, "cases");
-        CHECK(json_array_size(rows) == 2, "perm cases: %zu rows, want 2", json_array_size(rows));
         check_row("t27", row_named(rows, "t27"), 3 * 2 * 2);
         check_row("whole", row_named(rows, "whole"), 3 * 5 * 9);
         json_decref(doc);
     }
-    rm("perm.json");
     /* Not a permutation: a repeated axis, an axis out of range, the wrong count. */
     static const char *const bad[][2] = {{"[0, 0]", "perm [0, 0] is not a permutation of its 2 axes"},
                                          {"[2, 0]", "perm [2, 0] is not a permutation of its 2 axes"},
@@ -154,7 +162,6 @@ static void test_perm_cases(void) {
               "perm %s: want an error naming it", bad[k][0]);
     }
     rm("perm_bad.json");
-    rm("perm_cases.json");
 }
 
 TOOL_TEST_MAIN("cli_bench", test_builtin_cases, test_odd_cases, test_perm_cases)

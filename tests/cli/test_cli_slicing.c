@@ -12,94 +12,76 @@
 #include "support/tool.h"
 #include "support/test.h"
 
+/* `slice IN -o o.npy ARGS` exits 0, and o.npy holds want (bytes of them)
+ * as an array of descr and shape; o.npy is removed after. */
+static void slice_gives(const char *what, const char *in, const char *args, const char *descr, int ndim,
+                        const int64_t *shape, const void *want, size_t bytes) {
+    CHECK(run("slice %s -o o.npy %s", in, args) == 0, "%s: slice %s %s failed", what, in, args);
+    check_npy(what, "o.npy", descr, ndim, shape, want, bytes);
+    rm("o.npy");
+}
+
 /* Each front end and DirectML form on a.npy, empty results and rank 0. */
 static void test_front_ends(void) {
     write_a45();
 
-    CHECK(run("slice a.npy -o o.npy --index '[1:3, ::-2]'") == 0, "numpy slice failed");
     const int32_t w1[6] = {9, 7, 5, 14, 12, 10};
     const int64_t s23[2] = {2, 3};
-    check_npy("numpy", "o.npy", "<i4", 2, s23, w1, sizeof w1);
-    rm("o.npy");
+    slice_gives("numpy", "a.npy", "--index '[1:3, ::-2]'", "<i4", 2, s23, w1, sizeof w1);
 
     /* Integer drops the axis; None inserts one. */
-    CHECK(run("slice a.npy -o o.npy --index '[-1, None, 1::2]'") == 0, "numpy int/None failed");
     const int32_t w2[2] = {16, 18};
     const int64_t s12[2] = {1, 2};
-    check_npy("numpy int None", "o.npy", "<i4", 2, s12, w2, sizeof w2);
-    rm("o.npy");
+    slice_gives("numpy int None", "a.npy", "--index '[-1, None, 1::2]'", "<i4", 2, s12, w2, sizeof w2);
 
-    CHECK(run("slice a.npy -o o.npy --onnx-starts -1,4 --onnx-ends -9223372036854775808,0 --onnx-axes 0,-1 "
-              "--onnx-steps -2,-3") == 0,
-          "onnx failed");
     const int32_t w3[4] = {19, 16, 9, 6};
     const int64_t s22[2] = {2, 2};
-    check_npy("onnx", "o.npy", "<i4", 2, s22, w3, sizeof w3);
-    rm("o.npy");
+    slice_gives("onnx", "a.npy",
+                "--onnx-starts -1,4 --onnx-ends -9223372036854775808,0 --onnx-axes 0,-1 --onnx-steps -2,-3", "<i4", 2,
+                s22, w3, sizeof w3);
 
-    CHECK(run("slice a.npy -o o.npy --webnn-starts 1,1 --webnn-sizes 3,4 --webnn-strides 2,3") == 0, "webnn failed");
     const int32_t w4[4] = {6, 9, 16, 19};
-    check_npy("webnn slice", "o.npy", "<i4", 2, s22, w4, sizeof w4);
-    rm("o.npy");
+    slice_gives("webnn slice", "a.npy", "--webnn-starts 1,1 --webnn-sizes 3,4 --webnn-strides 2,3", "<i4", 2, s22, w4,
+                sizeof w4);
 
-    CHECK(run("slice a.npy -o o.npy --webnn-reverse 0") == 0, "webnn reverse failed");
     int32_t w5[20];
     for (int r = 0; r < 4; r++)
         for (int c = 0; c < 5; c++) w5[r * 5 + c] = a45[(3 - r) * 5 + c];
-    check_npy("webnn reverse", "o.npy", "<i4", 2, S45, w5, sizeof w5);
-    rm("o.npy");
+    slice_gives("webnn reverse", "a.npy", "--webnn-reverse 0", "<i4", 2, S45, w5, sizeof w5);
 
-    CHECK(run("slice a.npy -o o.npy --webnn-reverse all") == 0, "webnn reverse all failed");
     int32_t w6[20];
     for (int i = 0; i < 20; i++) w6[i] = 19 - i;
-    check_npy("webnn reverse all", "o.npy", "<i4", 2, S45, w6, sizeof w6);
-    rm("o.npy");
+    slice_gives("webnn reverse all", "a.npy", "--webnn-reverse all", "<i4", 2, S45, w6, sizeof w6);
 
     /* DML_SLICE: offsets (1, 0), sizes (2, 2), strides (1, 2). */
-    CHECK(run("slice a.npy -o o.npy --offsets 1,0 --sizes 2,2 --strides 1,2") == 0, "DML SLICE failed");
     const int32_t w7[4] = {5, 7, 10, 12};
-    check_npy("DML SLICE", "o.npy", "<i4", 2, s22, w7, sizeof w7);
-    rm("o.npy");
+    slice_gives("DML SLICE", "a.npy", "--offsets 1,0 --sizes 2,2 --strides 1,2", "<i4", 2, s22, w7, sizeof w7);
 
     /* DML_SLICE1 with a negative stride: window rows 0..3 walked by -2,
      * output sizes defaulted to what the window holds. */
-    CHECK(run("slice a.npy -o o.npy --window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2") == 0,
-          "DML SLICE1 failed");
     const int32_t w8[4] = {16, 18, 6, 8};
-    check_npy("DML SLICE1", "o.npy", "<i4", 2, s22, w8, sizeof w8);
-    rm("o.npy");
-    CHECK(run("slice a.npy -o o.npy --window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2 --output-sizes 1,2")
-              == 0,
-          "DML SLICE1 --output-sizes failed");
-    const int64_t s12b[2] = {1, 2};
-    check_npy("DML SLICE1 short output", "o.npy", "<i4", 2, s12b, w8, 8);
-    rm("o.npy");
+    slice_gives("DML SLICE1", "a.npy", "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2", "<i4", 2, s22,
+                w8, sizeof w8);
+    slice_gives("DML SLICE1 short output", "a.npy",
+                "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2 --output-sizes 1,2", "<i4", 2, s12, w8,
+                8);
 
     /* Empty results are answers. */
-    CHECK(run("slice a.npy -o o.npy --index '[2:2]'") == 0, "empty numpy failed");
     const int64_t s05[2] = {0, 5};
-    check_npy("empty", "o.npy", "<i4", 2, s05, "", 0);
-    rm("o.npy");
-    CHECK(run("slice a.npy -o o.npy --onnx-starts 1000 --onnx-ends 1000 --onnx-axes 1") == 0, "empty onnx failed");
+    slice_gives("empty", "a.npy", "--index '[2:2]'", "<i4", 2, s05, "", 0);
     const int64_t s40[2] = {4, 0};
-    check_npy("empty onnx", "o.npy", "<i4", 2, s40, "", 0);
-    rm("o.npy");
+    slice_gives("empty onnx", "a.npy", "--onnx-starts 1000 --onnx-ends 1000 --onnx-axes 1", "<i4", 2, s40, "", 0);
 
     /* Rank 0: a scalar file. */
     const int64_t none[1] = {0};
     const int16_t scalar = 0x1234;
     write_npy("s.npy", "<i2", false, 0, none, &scalar, 2);
-    CHECK(run("slice s.npy -o o.npy --index '[None]'") == 0, "rank 0 failed");
     const int64_t s1[1] = {1};
-    check_npy("rank 0 None", "o.npy", "<i2", 1, s1, &scalar, 2);
-    rm("o.npy");
-    CHECK(run("slice s.npy -o o.npy --webnn-starts '' --webnn-sizes ''") == 0, "rank 0 webnn failed");
-    check_npy("rank 0 webnn", "o.npy", "<i2", 0, none, &scalar, 2);
-    rm("o.npy");
+    slice_gives("rank 0 None", "s.npy", "--index '[None]'", "<i2", 1, s1, &scalar, 2);
+    slice_gives("rank 0 webnn", "s.npy", "--webnn-starts '' --webnn-sizes ''", "<i2", 0, none, &scalar, 2);
     /* DirectML has no rank-0 tensors. */
     CHECK(run("slice s.npy -o o.npy --offsets '' --sizes '' --strides ''") == 1, "rank 0 DML accepted");
     CHECK(!exists("o.npy"), "failed run left o.npy");
-
 }
 
 typedef struct dtype_case {
