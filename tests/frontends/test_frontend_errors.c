@@ -116,22 +116,20 @@ static void test_numpy_spelling(void) {
 
 static void test_numpy_syntax(void) {
     dmls_lowered lw;
-    dirty(&lw);
-    expect_fail("[1:-]", dmls_lower_numpy(3, S3, "[1:-]", &lw), &lw, DMLS_ERROR_FORMAT,
-                "NumPy index \"[1:-]\": a sign without digits at column 4");
-    dirty(&lw);
-    expect_fail("[::+]", dmls_lower_numpy(3, S3, "[::+]", &lw), &lw, DMLS_ERROR_FORMAT,
-                "NumPy index \"[::+]\": a sign without digits at column 4");
-    /* Characters just past 'z' end a name, and do not start an item. */
-    dirty(&lw);
-    expect_fail("[None{]", dmls_lower_numpy(3, S3, "[None{]", &lw), &lw, DMLS_ERROR_FORMAT,
-                "NumPy index \"[None{]\": expected ',' or ']' at column 6");
-    dirty(&lw);
-    expect_fail("[{]", dmls_lower_numpy(3, S3, "[{]", &lw), &lw, DMLS_ERROR_FORMAT,
-                "NumPy index \"[{]\": expected an integer, a slice, '...', None or newaxis at column 2");
-    dirty(&lw);
-    expect_fail("(1 2)", dmls_lower_numpy(3, S3, "(1 2)", &lw), &lw, DMLS_ERROR_FORMAT,
-                "NumPy index \"(1 2)\": expected ',' or ')' at column 4");
+    /* Characters just past 'z' ('{') end a name, and do not start an item. */
+    static const char *const bad[][2] = {
+        {"[1:-]", "a sign without digits at column 4"},
+        {"[::+]", "a sign without digits at column 4"},
+        {"[None{]", "expected ',' or ']' at column 6"},
+        {"[{]", "expected an integer, a slice, '...', None or newaxis at column 2"},
+        {"(1 2)", "expected ',' or ')' at column 4"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char message[160];
+        snprintf(message, sizeof message, "NumPy index \"%s\": %s", bad[k][0], bad[k][1]);
+        dirty(&lw);
+        expect_fail(bad[k][0], dmls_lower_numpy(3, S3, bad[k][0], &lw), &lw, DMLS_ERROR_FORMAT, message);
+    }
 
     /* 32 items parse (and then make too many axes); 33 do not parse. */
     char expr[256] = "[";

@@ -87,27 +87,31 @@ static void test_onnx_node_tests(void) {
 /* R-PERM's errors name the entry and the value, for each front end. */
 static void test_perm_errors(void) {
     const int64_t shape[3] = {2, 3, 4};
+    /* ONNX's perm has no negative form; NumPy's counts negatives from the back. */
+    static const struct {
+        bool numpy;
+        int64_t perm[4];
+        size_t n;
+        const char *message;
+    } bad[] = {
+        {false, {0, 2, 0}, 3, "ONNX Transpose: perm[2] = 0 names axis 0 a second time"},
+        {false, {0, 3, 1}, 3, "ONNX Transpose: perm[1] = 3 is outside [0, 2] for an input of rank 3"},
+        {false, {0, -1, 1}, 3, "perm[1] = -1 is outside [0, 2]"},
+        {false, {1, 0}, 2, "perm has 2 values but the input has rank 3"},
+        {true, {0, 3, 1}, 3, "NumPy transpose: axes[1] = 3 is outside [-3, 2] for an input of rank 3"},
+        {true, {0, -3, 1}, 3, "axes[1] = -3 names axis 0 a second time"},
+        {true, {-4, 0, 1}, 3, "axes[0] = -4 is outside [-3, 2]"},
+        {true, {1, 0}, 4, "axes has 4 values"},
+    };
     dmls_transposed t;
-    const int64_t dup[3] = {0, 2, 0}, big[3] = {0, 3, 1}, neg[3] = {0, -1, 1}, two[2] = {1, 0};
-    CHECK_STATUS(dmls_lower_onnx_transpose(3, shape, NULL, dup, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "ONNX Transpose: perm[2] = 0 names axis 0 a second time");
-    CHECK(t.ndim == 0 && t.shape[0] == 0, "a failure leaves *out zeroed");
-    CHECK_STATUS(dmls_lower_onnx_transpose(3, shape, NULL, big, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "ONNX Transpose: perm[1] = 3 is outside [0, 2] for an input of rank 3");
-    /* ONNX's perm has no negative form. */
-    CHECK_STATUS(dmls_lower_onnx_transpose(3, shape, NULL, neg, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "perm[1] = -1 is outside [0, 2]");
-    CHECK_STATUS(dmls_lower_onnx_transpose(3, shape, NULL, two, 2, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "perm has 2 values but the input has rank 3");
-    CHECK_STATUS(dmls_lower_numpy_transpose(3, shape, NULL, big, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "NumPy transpose: axes[1] = 3 is outside [-3, 2] for an input of rank 3");
-    const int64_t neg_dup[3] = {0, -3, 1}, too_neg[3] = {-4, 0, 1};
-    CHECK_STATUS(dmls_lower_numpy_transpose(3, shape, NULL, neg_dup, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "axes[1] = -3 names axis 0 a second time");
-    CHECK_STATUS(dmls_lower_numpy_transpose(3, shape, NULL, too_neg, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "axes[0] = -4 is outside [-3, 2]");
-    CHECK_STATUS(dmls_lower_numpy_transpose(3, shape, NULL, two, 4, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "axes has 4 values");
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        memset(&t, 0xA5, sizeof t);
+        const dmls_status s = bad[k].numpy ? dmls_lower_numpy_transpose(3, shape, NULL, bad[k].perm, bad[k].n, &t)
+                                           : dmls_lower_onnx_transpose(3, shape, NULL, bad[k].perm, bad[k].n, &t);
+        CHECK_STATUS(s, DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK_MESSAGE("R-PERM", bad[k].message);
+        CHECK(t.ndim == 0 && t.shape[0] == 0, "%s: a failure leaves *out zeroed", bad[k].message);
+    }
     /* Not R-PERM: the tensor itself. */
     CHECK_STATUS(dmls_lower_numpy_transpose(65, shape, NULL, NULL, 0, &t), DMLS_ERROR_UNSUPPORTED);
     CHECK_STATUS(dmls_lower_numpy_transpose(3, NULL, NULL, NULL, 0, &t), DMLS_ERROR_INVALID_ARGUMENT);
