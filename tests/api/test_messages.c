@@ -14,28 +14,33 @@
 /* R-OP-TYPE: the "allowed:" list is the level's whole list, in the order of docs/spec.md §3,
  * and nothing else. */
 static void type_list_tests(void) {
-    fixture f;
-    fixture_init(&f, DML_OPERATOR_SLICE);
-    f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_INT8;
-    fixture_sizes(&f);
-    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_1_0), DMLS_ERROR_UNSUPPORTED);
-    CHECK_MESSAGE("R-OP-TYPE", "SLICE: DataType INT8 is not supported at feature level 1_0");
-    CHECK_TEXT("(allowed: FLOAT32, FLOAT16, INT32, INT16, UINT32, UINT16) (R-OP-TYPE)");
-
-    fixture_init(&f, DML_OPERATOR_SLICE1);
-    f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_FLOAT64;
-    fixture_sizes(&f);
-    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_4_0), DMLS_ERROR_UNSUPPORTED);
-    CHECK_MESSAGE("R-OP-TYPE", "SLICE1: DataType FLOAT64 is not supported at feature level 4_0");
-    CHECK_TEXT("(allowed: FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8) (R-OP-TYPE)");
-
-    /* At 4_1 every 8- to 64-bit type is listed; UINT4 is not among them. */
-    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
-    f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_UINT4;
-    fixture_sizes(&f);
-    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_4_1), DMLS_ERROR_UNSUPPORTED);
-    CHECK_TEXT("(allowed: FLOAT64, FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8) "
-               "(R-OP-TYPE)");
+    static const struct {
+        DML_OPERATOR_TYPE op;
+        DML_TENSOR_DATA_TYPE type;
+        DML_FEATURE_LEVEL level;
+        const char *message, *allowed;
+    } cases[] = {
+        {DML_OPERATOR_SLICE, DML_TENSOR_DATA_TYPE_INT8, DML_FEATURE_LEVEL_1_0,
+         "SLICE: DataType INT8 is not supported at feature level 1_0",
+         "(allowed: FLOAT32, FLOAT16, INT32, INT16, UINT32, UINT16) (R-OP-TYPE)"},
+        {DML_OPERATOR_SLICE1, DML_TENSOR_DATA_TYPE_FLOAT64, DML_FEATURE_LEVEL_4_0,
+         "SLICE1: DataType FLOAT64 is not supported at feature level 4_0",
+         "(allowed: FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8) (R-OP-TYPE)"},
+        /* At 4_1 every 8- to 64-bit type is listed; UINT4 is not among them. */
+        {DML_OPERATOR_SLICE_GRAD, DML_TENSOR_DATA_TYPE_UINT4, DML_FEATURE_LEVEL_4_1,
+         "SLICE_GRAD: DataType UINT4 is not supported at feature level 4_1",
+         "(allowed: FLOAT64, FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8) "
+         "(R-OP-TYPE)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        fixture f;
+        fixture_init(&f, cases[k].op);
+        f.in_buf.DataType = f.out_buf.DataType = cases[k].type;
+        fixture_sizes(&f);
+        CHECK_STATUS(fixture_create(&f, cases[k].level), DMLS_ERROR_UNSUPPORTED);
+        CHECK_MESSAGE("R-OP-TYPE", cases[k].message);
+        CHECK_TEXT(cases[k].allowed);
+    }
 }
 
 /* R-SLICE-BOUNDS prints its sum term by term. */

@@ -203,18 +203,26 @@ static void test_rule_ids(void) {
     CHECK_STATUS(dmls_lower_onnx(3, S3, st, en, 1, NULL, 0, zero_step, 1, &lw), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-ONNX-STEP", "steps[0] = 0");
 
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[1:2", &lw), DMLS_ERROR_FORMAT);
-    CHECK_MESSAGE("R-NP-SYNTAX", "at column");
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[..., ...]", &lw), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-NP-SYNTAX", "2 ellipses");
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[::0]", &lw), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-NP-STEP", "has step 0");
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[0, 0, 0, 0]", &lw), DMLS_ERROR_OUT_OF_BOUNDS);
-    CHECK_MESSAGE("R-NP-BOUNDS", "too many indices");
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[-5]", &lw), DMLS_ERROR_OUT_OF_BOUNDS);
-    CHECK_MESSAGE("R-NP-BOUNDS", "index -5 is out of bounds for axis 0 with size 4");
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[None, None, None, None, None, None]", &lw), DMLS_ERROR_UNSUPPORTED);
-    CHECK_MESSAGE("R-NP-RANK", "more than 8 axes");
+    static const struct {
+        const char *key;
+        dmls_status status;
+        const char *rule, *message;
+    } numpy[] = {
+        {"[1:2", DMLS_ERROR_FORMAT, "R-NP-SYNTAX", "at column"},
+        {"[..., ...]", DMLS_ERROR_INVALID_ARGUMENT, "R-NP-SYNTAX", "2 ellipses"},
+        {"[::0]", DMLS_ERROR_INVALID_ARGUMENT, "R-NP-STEP", "has step 0"},
+        {"[0, 0, 0, 0]", DMLS_ERROR_OUT_OF_BOUNDS, "R-NP-BOUNDS", "too many indices"},
+        {"[-5]", DMLS_ERROR_OUT_OF_BOUNDS, "R-NP-BOUNDS", "index -5 is out of bounds for axis 0 with size 4"},
+        {"[None, None, None, None, None, None]", DMLS_ERROR_UNSUPPORTED, "R-NP-RANK", "more than 8 axes"},
+    };
+    for (size_t k = 0; k < sizeof numpy / sizeof numpy[0]; k++) {
+        dirty(&lw);
+        expect_fail(numpy[k].key, dmls_lower_numpy(3, S3, numpy[k].key, &lw), &lw, numpy[k].status, numpy[k].message);
+        char named[32];
+        snprintf(named, sizeof named, "(%s)", numpy[k].rule);
+        CHECK(strcmp(dmls_last_error_rule(), numpy[k].rule) == 0 && strstr(dmls_last_error(), named) != NULL,
+              "%s: rule %s, want %s: %s", numpy[k].key, dmls_last_error_rule(), numpy[k].rule, dmls_last_error());
+    }
 
     CHECK_STATUS(dmls_lower_webnn_slice(3, S3, u0, 2, u1, 3, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-WEBNN-ARGS", "starts has 2 values but the input has rank 3");
