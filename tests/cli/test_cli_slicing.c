@@ -188,34 +188,26 @@ static void test_item_sizes(void) {
         size_t n = pick_items(want, es, idx, 4);
         for (int fortran = 0; fortran < 2; fortran++) {
             snprintf(what, sizeof what, "%s numpy%s", cases[k].descr, fortran ? " fortran" : "");
-            CHECK(run("slice %s -o o.npy --index '[::-2, 1:4:2]'", fortran ? "tf.npy" : "t.npy") == 0, "%s", what);
-            check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
-            rm("o.npy");
+            slice_gives(what, fortran ? "tf.npy" : "t.npy", "--index '[::-2, 1:4:2]'", cases[k].descr, 2, s22, want, n);
         }
         /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
         const int idx1[4] = {16, 19, 6, 9};
         n = pick_items(want, es, idx1, 4);
         snprintf(what, sizeof what, "%s SLICE1", cases[k].descr);
-        CHECK(run("slice t.npy -o o.npy --window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3") == 0, "%s",
-              what);
-        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
-        rm("o.npy");
+        slice_gives(what, "t.npy", "--window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3", cases[k].descr, 2,
+                    s22, want, n);
         /* DML_SLICE: rows 0, 2 and columns 2, 3 */
         const int idx2[4] = {2, 3, 12, 13};
         n = pick_items(want, es, idx2, 4);
         snprintf(what, sizeof what, "%s SLICE", cases[k].descr);
-        CHECK(run("slice t.npy -o o.npy --offsets 0,2 --sizes 2,2 --strides 2,1") == 0, "%s", what);
-        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
-        rm("o.npy");
+        slice_gives(what, "t.npy", "--offsets 0,2 --sizes 2,2 --strides 2,1", cases[k].descr, 2, s22, want, n);
         /* ONNX: columns 4, 3 of every row */
         const int idx3[8] = {4, 3, 9, 8, 14, 13, 19, 18};
         const int64_t s42[2] = {4, 2};
         n = pick_items(want, es, idx3, 8);
         snprintf(what, sizeof what, "%s ONNX", cases[k].descr);
-        CHECK(run("slice tf.npy -o o.npy --onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1") == 0, "%s",
-              what);
-        check_npy(what, "o.npy", cases[k].descr, 2, s42, want, n);
-        rm("o.npy");
+        slice_gives(what, "tf.npy", "--onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1", cases[k].descr, 2,
+                    s42, want, n);
         /* SLICE_GRAD: the 4x5 input lands in rows 1..4 of a 6x5 zero gradient */
         const int64_t s65[2] = {6, 5};
         memset(want, 0, 30 * es);
