@@ -32,15 +32,6 @@ static unsigned char *npy_data(const char *name, size_t *n) {
     return b;
 }
 
-/* Both files exist and are the same bytes. */
-static bool same_file(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
-    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return same;
-}
 
 
 /* ---------------------------------------------------------------- split */

@@ -158,11 +158,6 @@ static void test_perm_cases(void) {
 }
 
 int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_bench");
-    if (setup != 0) return setup;
-    test_builtin_cases();
-    test_odd_cases();
-    test_perm_cases();
-    tool_finish();
-    TEST_MAIN_END();
+    static void (*const tests[])(void) = {test_builtin_cases, test_odd_cases, test_perm_cases};
+    return tool_main(argc, argv, "cli_bench", tests, sizeof tests / sizeof tests[0]);
 }

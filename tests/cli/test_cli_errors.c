@@ -216,12 +216,7 @@ static void test_rule_messages(void) {
 }
 
 int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_errors");
-    if (setup != 0) return setup;
-    test_front_end_errors();
-    test_malformed();
-    test_check_verdicts();
-    test_rule_messages();
-    tool_finish();
-    TEST_MAIN_END();
+    static void (*const tests[])(void) = {test_front_end_errors, test_malformed, test_check_verdicts,
+                                          test_rule_messages};
+    return tool_main(argc, argv, "cli_errors", tests, sizeof tests / sizeof tests[0]);
 }

@@ -271,15 +271,6 @@ static void set_env(const char *name, const char *value) {
 /* A copy run in pieces of its output's rows (as it is, so that progress can
  * count them, when the output is over DMLSLICE_PIECE_BYTES) writes what the
  * whole copy writes: every kind of parameters, both orders, 16-byte items. */
-static bool same_file(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
-    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 static void test_pieces(void) {
     static const char *const params[] = {
         "--index '[::-2, 1:6, ::-1]'",
@@ -710,22 +701,9 @@ static void test_large_sparse(void) {
 }
 
 int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_slicing");
-    if (setup != 0) return setup;
-    test_seed_rng();
-    test_front_ends();
-    test_dtypes();
-    test_item_sizes();
-    test_pieces();
-    test_grad_threads();
-    test_fortran();
-    test_perm();
-    test_perm_random();
-    test_versions_and_pipes();
-    test_unaligned_data();
-    test_index_edges();
-    test_high_rank();
-    test_large_sparse();
-    tool_finish();
-    TEST_MAIN_END();
+    static void (*const tests[])(void) = {
+        test_seed_rng,       test_front_ends,  test_dtypes,    test_item_sizes,  test_pieces,
+        test_grad_threads,   test_fortran,     test_perm,      test_perm_random, test_versions_and_pipes,
+        test_unaligned_data, test_index_edges, test_high_rank, test_large_sparse};
+    return tool_main(argc, argv, "cli_slicing", tests, sizeof tests / sizeof tests[0]);
 }

@@ -167,12 +167,6 @@ static void test_help_examples(void) {
 }
 
 int main(int argc, char **argv) {
-    const int setup = tool_setup(argc, argv, "cli_usage");
-    if (setup != 0) return setup;
-    test_usage();
-    test_argument_passing();
-    test_command_line();
-    test_help_examples();
-    tool_finish();
-    TEST_MAIN_END();
+    static void (*const tests[])(void) = {test_usage, test_argument_passing, test_command_line, test_help_examples};
+    return tool_main(argc, argv, "cli_usage", tests, sizeof tests / sizeof tests[0]);
 }

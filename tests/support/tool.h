@@ -62,6 +62,15 @@ static inline void tool_finish(void) {
     }
 }
 
+/* The usual main: setup, each test in turn, finish; the exit status. */
+static inline int tool_main(int argc, char **argv, const char *prefix, void (*const *tests)(void), size_t n) {
+    const int setup = tool_setup(argc, argv, prefix);
+    if (setup != 0) return setup;
+    for (size_t k = 0; k < n; k++) tests[k]();
+    tool_finish();
+    TEST_MAIN_END();
+}
+
 /* ------------------------------------------------------------ running */
 
 /* Runs "TOOL args" with the given standard streams; the exit status. */
@@ -118,6 +127,16 @@ static inline unsigned char *slurp(const char *name, size_t *len) {
     return b;
 }
 
+/* Both files exist and are the same bytes. */
+static inline bool same_file(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    const bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
 /* A name is there, a dangling link included. */
 static inline bool exists(const char *name) {
     char p[4200];
@@ -162,6 +181,28 @@ static inline bool err_has(const char *frag) { return file_has("err.txt", frag, 
 static inline bool out_has(const char *frag) { return file_has("out.txt", frag, true); }
 static inline bool err_has_quiet(const char *frag) { return file_has("err.txt", frag, false); }
 static inline bool out_has_quiet(const char *frag) { return file_has("out.txt", frag, false); }
+
+/* A run of the tool and what it must do: exit with status, its standard
+ * error and output holding every fragment given (each list up to its first
+ * NULL). A table of them states a test's many refusals one line each. */
+typedef struct {
+    const char *args; /* as typed after the tool's name */
+    int status;
+    const char *err[4], *out[2];
+    const char *what;
+} tool_expect;
+
+static inline void check_runs(const tool_expect *runs, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        const tool_expect *r = &runs[k];
+        const int rc = run("%s", r->args);
+        bool ok = rc == r->status;
+        for (size_t i = 0; ok && i < 4 && r->err[i]; i++) ok = err_has(r->err[i]);
+        for (size_t i = 0; ok && i < 2 && r->out[i]; i++) ok = out_has(r->out[i]);
+        CHECK(ok, "%s: `%s` exited %d (want %d) or lacks a fragment", r->what, r->args, rc, r->status);
+    }
+}
+#define CHECK_RUNS(table) check_runs((table), sizeof(table) / sizeof((table)[0]))
 
 /* No hidden file (the tool's temporary ".NAME" ones) is in the scratch folder. */
 static inline bool no_temp_files(void) {
