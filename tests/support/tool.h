@@ -189,7 +189,7 @@ typedef struct {
     const char *args; /* as typed after the tool's name */
     int status;
     const char *err[4], *out[2];
-    const char *what;
+    const char *what; /* NULL: the arguments say it */
 } tool_expect;
 
 static inline void check_runs(const tool_expect *runs, size_t n) {
@@ -199,7 +199,8 @@ static inline void check_runs(const tool_expect *runs, size_t n) {
         bool ok = rc == r->status;
         for (size_t i = 0; ok && i < 4 && r->err[i]; i++) ok = err_has(r->err[i]);
         for (size_t i = 0; ok && i < 2 && r->out[i]; i++) ok = out_has(r->out[i]);
-        CHECK(ok, "%s: `%s` exited %d (want %d) or lacks a fragment", r->what, r->args, rc, r->status);
+        CHECK(ok, "%s%s`%s` exited %d (want %d) or lacks a fragment", r->what ? r->what : "", r->what ? ": " : "",
+              r->args, rc, r->status);
     }
 }
 #define CHECK_RUNS(table) check_runs((table), sizeof(table) / sizeof((table)[0]))
