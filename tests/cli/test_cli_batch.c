@@ -103,6 +103,16 @@ static void test_split_results(void) {
     }
 }
 
+/* A float32 input of zeros, rows x cols: for the refusals, whose values
+ * do not matter. */
+static void write_zeros(const char *name, int64_t rows, int64_t cols) {
+    const int64_t shape[2] = {rows, cols};
+    float *x = calloc((size_t)(rows * cols), sizeof *x);
+    if (x == NULL) abort();
+    write_npy(name, "<f4", false, 2, shape, x, (size_t)(rows * cols) * sizeof *x);
+    free(x);
+}
+
 static void test_split_errors(void) {
 #define SPLIT_IN "split in.npy "
     static const tool_expect refused[] = {
@@ -132,9 +142,7 @@ static void test_split_errors(void) {
         {SPLIT_IN "--sizes 2,3 --device vulkan:99 -o e0.npy -o e1.npy", 1, .err = {"DMLS_ERROR_NO_DEVICE"}},
     };
 #undef SPLIT_IN
-    const int64_t shape[2] = {5, 3};
-    float x[15] = {0};
-    write_npy("in.npy", "<f4", false, 2, shape, x, sizeof x);
+    write_zeros("in.npy", 5, 3);
     remove("e0.npy"), remove("e1.npy"), remove("e2.npy"), remove("e3.npy");
     CHECK_RUNS(refused);
     CHECK(!exists("e0.npy") && !exists("e1.npy") && no_temp_files(), "a failed split wrote an output");
@@ -149,9 +157,7 @@ static void test_split_errors(void) {
     free(kept);
     CHECK(run("split in.npy --sizes 2,3 -f -o e0.npy -o e1.npy") == 0 && exists("e0.npy"), "-f replaces");
     /* Many outputs (-o repeats; any other option still once). */
-    const int64_t tall[2] = {70, 2};
-    float y[140] = {0};
-    write_npy("tall.npy", "<f4", false, 2, tall, y, sizeof y);
+    write_zeros("tall.npy", 70, 2);
     /* More words than run() splits: the argument array by hand. */
     static char names[70][16];
     const char *argv[160] = {tool, "split", "tall.npy", "--num-outputs", "70", "-f"};
@@ -185,9 +191,7 @@ static void split_second_fails(const char *what, const char *second) {
 }
 
 static void test_all_or_nothing(void) {
-    const int64_t shape[2] = {64, 64};
-    static float x[64 * 64];
-    write_npy("big.npy", "<f4", false, 2, shape, x, sizeof x);
+    write_zeros("big.npy", 64, 64);
 #ifndef _WIN32
     /* The second output's folder unwritable (not for root, whom no
      * permission stops). */
@@ -350,15 +354,13 @@ static void test_crops_errors(void) {
         {CROPS_IMG "--starts good.npy --size 1,1 --device vulkan:99 -o c.npy", 1, .err = {"DMLS_ERROR_NO_DEVICE"}},
     };
 #undef CROPS_IMG
-    const int64_t shape[2] = {6, 5};
-    float x[30] = {0};
-    write_npy("img.npy", "<f4", false, 2, shape, x, sizeof x);
+    write_zeros("img.npy", 6, 5);
     /* Each starts file under its own name, as the table runs them in turn. */
     const int64_t starts[6] = {0, 0, 4, 1, 1, 3}, negative[2] = {0, -1}, good[2] = {1, 1};
     write_starts("starts.npy", "<i8", false, starts, 3, 2);
     write_starts("negative.npy", "<i4", false, negative, 1, 2);
     write_starts("columns3.npy", "<i4", false, starts, 2, 3);
-    write_npy("float.npy", "<f4", false, 2, shape, x, sizeof x);
+    write_zeros("float.npy", 6, 5);
     write_starts("good.npy", "<i4", false, good, 1, 2);
     remove("c.npy");
     CHECK_RUNS(refused);
