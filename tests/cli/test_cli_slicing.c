@@ -14,76 +14,39 @@
 
 /* Each front end and DirectML form on a.npy, empty results and rank 0. */
 static void test_front_ends(void) {
+    static const struct {
+        const char *what, *params; /* params after "slice a.npy -o o.npy" */
+        int64_t shape[2];
+        int32_t want[20];
+    } cases[] = {
+        {"numpy", "--index '[1:3, ::-2]'", {2, 3}, {9, 7, 5, 14, 12, 10}},
+        /* Integer drops the axis; None inserts one. */
+        {"numpy int None", "--index '[-1, None, 1::2]'", {1, 2}, {16, 18}},
+        {"onnx", "--onnx-starts -1,4 --onnx-ends -9223372036854775808,0 --onnx-axes 0,-1 --onnx-steps -2,-3", {2, 2},
+         {19, 16, 9, 6}},
+        {"webnn slice", "--webnn-starts 1,1 --webnn-sizes 3,4 --webnn-strides 2,3", {2, 2}, {6, 9, 16, 19}},
+        {"webnn reverse", "--webnn-reverse 0", {4, 5},
+         {15, 16, 17, 18, 19, 10, 11, 12, 13, 14, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4}},
+        {"webnn reverse all", "--webnn-reverse all", {4, 5},
+         {19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+        /* DML_SLICE: offsets (1, 0), sizes (2, 2), strides (1, 2). */
+        {"DML SLICE", "--offsets 1,0 --sizes 2,2 --strides 1,2", {2, 2}, {5, 7, 10, 12}},
+        /* DML_SLICE1 with a negative stride: window rows 0..3 walked by -2,
+         * output sizes defaulted to what the window holds, or given. */
+        {"DML SLICE1", "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2", {2, 2}, {16, 18, 6, 8}},
+        {"DML SLICE1 short output", "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2 --output-sizes 1,2",
+         {1, 2}, {16, 18}},
+        /* Empty results are answers. */
+        {"empty", "--index '[2:2]'", {0, 5}, {0}},
+        {"empty onnx", "--onnx-starts 1000 --onnx-ends 1000 --onnx-axes 1", {4, 0}, {0}},
+    };
     write_a45();
-
-    CHECK(run("slice a.npy -o o.npy --index '[1:3, ::-2]'") == 0, "numpy slice failed");
-    const int32_t w1[6] = {9, 7, 5, 14, 12, 10};
-    const int64_t s23[2] = {2, 3};
-    check_npy("numpy", "o.npy", "<i4", 2, s23, w1, sizeof w1);
-    rm("o.npy");
-
-    /* Integer drops the axis; None inserts one. */
-    CHECK(run("slice a.npy -o o.npy --index '[-1, None, 1::2]'") == 0, "numpy int/None failed");
-    const int32_t w2[2] = {16, 18};
-    const int64_t s12[2] = {1, 2};
-    check_npy("numpy int None", "o.npy", "<i4", 2, s12, w2, sizeof w2);
-    rm("o.npy");
-
-    CHECK(run("slice a.npy -o o.npy --onnx-starts -1,4 --onnx-ends -9223372036854775808,0 --onnx-axes 0,-1 "
-              "--onnx-steps -2,-3") == 0,
-          "onnx failed");
-    const int32_t w3[4] = {19, 16, 9, 6};
-    const int64_t s22[2] = {2, 2};
-    check_npy("onnx", "o.npy", "<i4", 2, s22, w3, sizeof w3);
-    rm("o.npy");
-
-    CHECK(run("slice a.npy -o o.npy --webnn-starts 1,1 --webnn-sizes 3,4 --webnn-strides 2,3") == 0, "webnn failed");
-    const int32_t w4[4] = {6, 9, 16, 19};
-    check_npy("webnn slice", "o.npy", "<i4", 2, s22, w4, sizeof w4);
-    rm("o.npy");
-
-    CHECK(run("slice a.npy -o o.npy --webnn-reverse 0") == 0, "webnn reverse failed");
-    int32_t w5[20];
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 5; c++) w5[r * 5 + c] = a45[(3 - r) * 5 + c];
-    check_npy("webnn reverse", "o.npy", "<i4", 2, S45, w5, sizeof w5);
-    rm("o.npy");
-
-    CHECK(run("slice a.npy -o o.npy --webnn-reverse all") == 0, "webnn reverse all failed");
-    int32_t w6[20];
-    for (int i = 0; i < 20; i++) w6[i] = 19 - i;
-    check_npy("webnn reverse all", "o.npy", "<i4", 2, S45, w6, sizeof w6);
-    rm("o.npy");
-
-    /* DML_SLICE: offsets (1, 0), sizes (2, 2), strides (1, 2). */
-    CHECK(run("slice a.npy -o o.npy --offsets 1,0 --sizes 2,2 --strides 1,2") == 0, "DML SLICE failed");
-    const int32_t w7[4] = {5, 7, 10, 12};
-    check_npy("DML SLICE", "o.npy", "<i4", 2, s22, w7, sizeof w7);
-    rm("o.npy");
-
-    /* DML_SLICE1 with a negative stride: window rows 0..3 walked by -2,
-     * output sizes defaulted to what the window holds. */
-    CHECK(run("slice a.npy -o o.npy --window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2") == 0,
-          "DML SLICE1 failed");
-    const int32_t w8[4] = {16, 18, 6, 8};
-    check_npy("DML SLICE1", "o.npy", "<i4", 2, s22, w8, sizeof w8);
-    rm("o.npy");
-    CHECK(run("slice a.npy -o o.npy --window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2 --output-sizes 1,2")
-              == 0,
-          "DML SLICE1 --output-sizes failed");
-    const int64_t s12b[2] = {1, 2};
-    check_npy("DML SLICE1 short output", "o.npy", "<i4", 2, s12b, w8, 8);
-    rm("o.npy");
-
-    /* Empty results are answers. */
-    CHECK(run("slice a.npy -o o.npy --index '[2:2]'") == 0, "empty numpy failed");
-    const int64_t s05[2] = {0, 5};
-    check_npy("empty", "o.npy", "<i4", 2, s05, "", 0);
-    rm("o.npy");
-    CHECK(run("slice a.npy -o o.npy --onnx-starts 1000 --onnx-ends 1000 --onnx-axes 1") == 0, "empty onnx failed");
-    const int64_t s40[2] = {4, 0};
-    check_npy("empty onnx", "o.npy", "<i4", 2, s40, "", 0);
-    rm("o.npy");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        CHECK(run("slice a.npy -o o.npy %s", cases[k].params) == 0, "%s failed", cases[k].what);
+        const size_t n = (size_t)(cases[k].shape[0] * cases[k].shape[1]) * sizeof(int32_t);
+        check_npy(cases[k].what, "o.npy", "<i4", 2, cases[k].shape, cases[k].want, n);
+        rm("o.npy");
+    }
 
     /* Rank 0: a scalar file. */
     const int64_t none[1] = {0};
@@ -99,7 +62,6 @@ static void test_front_ends(void) {
     /* DirectML has no rank-0 tensors. */
     CHECK(run("slice s.npy -o o.npy --offsets '' --sizes '' --strides ''") == 1, "rank 0 DML accepted");
     CHECK(!exists("o.npy"), "failed run left o.npy");
-
 }
 
 typedef struct dtype_case {
