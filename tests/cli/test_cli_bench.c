@@ -69,6 +69,21 @@ static void check_row(const char *what, json_t *row, json_int_t out_bytes) {
     CHECK(json_is_true(json_object_get(row, "correct")), "%s: the output was not right", what);
 }
 
+/* bench run on the cases text (as STEM_cases.json) with --reps reps, and
+ * its --json file (STEM.json) read back; NULL where that fails (said). */
+static json_t *bench_cases(const char *stem, const char *cases, int reps) {
+    char cases_file[64], json_file[64];
+    snprintf(cases_file, sizeof cases_file, "%s_cases.json", stem);
+    snprintf(json_file, sizeof json_file, "%s.json", stem);
+    write_raw(cases_file, cases, strlen(cases));
+    CHECK(run("bench --cases %s --reps %d --json %s", cases_file, reps, json_file) == 0, "bench --cases %s",
+          cases_file);
+    json_t *doc = load_json(json_file);
+    rm(json_file);
+    rm(cases_file);
+    return doc;
+}
+
 static void test_builtin_cases(void) {
     CHECK(run("bench --quick --reps 1 --json q.json") == 0 && out_has("crop4d_f32"),
           "bench --quick from a scratch folder, built-in cases");
@@ -100,9 +115,7 @@ static void test_odd_cases(void) {
         " \"window_sizes\": [0, 4], \"window_strides\": [1, 1], \"output_sizes\": [0, 4]},"
         " {\"name\": \"tiny\", \"dtype\": \"int8\", \"input_shape\": [3], \"window_offsets\": [1],"
         " \"window_sizes\": [2], \"window_strides\": [-1], \"output_sizes\": [2]}]";
-    write_raw("odd_cases.json", cases, strlen(cases));
-    CHECK(run("bench --cases odd_cases.json --reps 2 --json odd.json") == 0, "bench --cases odd_cases.json");
-    json_t *doc = load_json("odd.json");
+    json_t *doc = bench_cases("odd", cases, 2);
     if (doc != NULL) {
         check_head("odd cases", doc, 2, false);
         json_t *rows = json_object_get(doc, "cases");
@@ -116,8 +129,6 @@ static void test_odd_cases(void) {
     }
     CHECK(run("bench --cases nosuch.json --reps 1 --json n.json") == 1 && err_has("nosuch.json") && !exists("n.json"),
           "--cases missing file");
-    rm("odd.json");
-    rm("odd_cases.json");
 }
 
 /* A case's "perm" views the packed stored array through a permutation: the
@@ -129,9 +140,7 @@ static void test_perm_cases(void) {
         "[{\"name\": \"t27\", \"dtype\": \"int16\", \"input_shape\": [2, 7], \"perm\": [1, 0],"
         " \"window_offsets\": [1, 0], \"window_sizes\": [6, 2], \"window_strides\": [-2, 1], \"output_sizes\": [3, 2]},"
         " {\"name\": \"whole\", \"dtype\": \"uint8\", \"input_shape\": [3, 5, 9], \"perm\": [2, 0, 1]}]";
-    write_raw("perm_cases.json", cases, strlen(cases));
-    CHECK(run("bench --cases perm_cases.json --reps 1 --json perm.json") == 0, "bench --cases perm_cases.json");
-    json_t *doc = load_json("perm.json");
+    json_t *doc = bench_cases("perm", cases, 1);
     if (doc != NULL) {
         json_t *rows = json_object_get(doc, "cases");
         CHECK(json_array_size(rows) == 2, "perm cases: %zu rows, want 2", json_array_size(rows));
@@ -139,7 +148,6 @@ static void test_perm_cases(void) {
         check_row("whole", row_named(rows, "whole"), 3 * 5 * 9);
         json_decref(doc);
     }
-    rm("perm.json");
     /* Not a permutation: a repeated axis, an axis out of range, the wrong count. */
     static const char *const bad[][2] = {{"[0, 0]", "perm [0, 0] is not a permutation of its 2 axes"},
                                          {"[2, 0]", "perm [2, 0] is not a permutation of its 2 axes"},
@@ -154,7 +162,6 @@ static void test_perm_cases(void) {
               "perm %s: want an error naming it", bad[k][0]);
     }
     rm("perm_bad.json");
-    rm("perm_cases.json");
 }
 
 int main(int argc, char **argv) {
