@@ -131,6 +131,26 @@ static size_t pick_items(unsigned char *want, size_t es, const int *flat, int n)
     return (size_t)n * es;
 }
 
+/* Each kind of parameters on the 4x5 input, in C order (t.npy) or Fortran
+ * order (tf.npy): the output's shape and the input's items it holds. */
+static const struct {
+    const char *label, *command;
+    int64_t shape[2];
+    int n, items[8];
+} item_forms[] = {
+    /* NumPy [::-2, 1:4:2] (rows 3, 1; columns 1, 3), from C and Fortran order */
+    {"numpy", "slice t.npy -o o.npy --index '[::-2, 1:4:2]'", {2, 2}, 4, {16, 18, 6, 8}},
+    {"numpy fortran", "slice tf.npy -o o.npy --index '[::-2, 1:4:2]'", {2, 2}, 4, {16, 18, 6, 8}},
+    /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
+    {"SLICE1", "slice t.npy -o o.npy --window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3", {2, 2}, 4,
+     {16, 19, 6, 9}},
+    /* DML_SLICE: rows 0, 2 and columns 2, 3 */
+    {"SLICE", "slice t.npy -o o.npy --offsets 0,2 --sizes 2,2 --strides 2,1", {2, 2}, 4, {2, 3, 12, 13}},
+    /* ONNX: columns 4, 3 of every row */
+    {"ONNX", "slice tf.npy -o o.npy --onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1", {4, 2}, 8,
+     {4, 3, 9, 8, 14, 13, 19, 18}},
+};
+
 static void test_item_sizes(void) {
     static const struct {
         const char *descr;
@@ -162,40 +182,13 @@ static void test_item_sizes(void) {
         char what[160];
         snprintf(what, sizeof what, "%s info", cases[k].descr);
         CHECK(run("info t.npy") == 0 && out_has(cases[k].info), "%s", what);
-        /* NumPy [::-2, 1:4:2] (rows 3, 1; columns 1, 3), from C and Fortran order */
-        const int idx[4] = {16, 18, 6, 8};
-        const int64_t s22[2] = {2, 2};
-        size_t n = pick_items(want, es, idx, 4);
-        for (int fortran = 0; fortran < 2; fortran++) {
-            snprintf(what, sizeof what, "%s numpy%s", cases[k].descr, fortran ? " fortran" : "");
-            CHECK(run("slice %s -o o.npy --index '[::-2, 1:4:2]'", fortran ? "tf.npy" : "t.npy") == 0, "%s", what);
-            check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
+        for (size_t f = 0; f < sizeof item_forms / sizeof item_forms[0]; f++) {
+            snprintf(what, sizeof what, "%s %s", cases[k].descr, item_forms[f].label);
+            const size_t n = pick_items(want, es, item_forms[f].items, item_forms[f].n);
+            CHECK(run("%s", item_forms[f].command) == 0, "%s", what);
+            check_npy(what, "o.npy", cases[k].descr, 2, item_forms[f].shape, want, n);
             rm("o.npy");
         }
-        /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
-        const int idx1[4] = {16, 19, 6, 9};
-        n = pick_items(want, es, idx1, 4);
-        snprintf(what, sizeof what, "%s SLICE1", cases[k].descr);
-        CHECK(run("slice t.npy -o o.npy --window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3") == 0, "%s",
-              what);
-        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
-        rm("o.npy");
-        /* DML_SLICE: rows 0, 2 and columns 2, 3 */
-        const int idx2[4] = {2, 3, 12, 13};
-        n = pick_items(want, es, idx2, 4);
-        snprintf(what, sizeof what, "%s SLICE", cases[k].descr);
-        CHECK(run("slice t.npy -o o.npy --offsets 0,2 --sizes 2,2 --strides 2,1") == 0, "%s", what);
-        check_npy(what, "o.npy", cases[k].descr, 2, s22, want, n);
-        rm("o.npy");
-        /* ONNX: columns 4, 3 of every row */
-        const int idx3[8] = {4, 3, 9, 8, 14, 13, 19, 18};
-        const int64_t s42[2] = {4, 2};
-        n = pick_items(want, es, idx3, 8);
-        snprintf(what, sizeof what, "%s ONNX", cases[k].descr);
-        CHECK(run("slice tf.npy -o o.npy --onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1") == 0, "%s",
-              what);
-        check_npy(what, "o.npy", cases[k].descr, 2, s42, want, n);
-        rm("o.npy");
         /* SLICE_GRAD: the 4x5 input lands in rows 1..4 of a 6x5 zero gradient */
         const int64_t s65[2] = {6, 5};
         memset(want, 0, 30 * es);
