@@ -33,6 +33,7 @@ static unsigned char *npy_data(const char *name, size_t *n) {
 }
 
 
+
 /* ---------------------------------------------------------------- split */
 
 /* The outputs of a split, each against `slice --index` of its part. */
@@ -102,51 +103,48 @@ static void test_split_results(void) {
     }
 }
 
+/* A float32 input of zeros, rows x cols: for the refusals, whose values
+ * do not matter. */
+static void write_zeros(const char *name, int64_t rows, int64_t cols) {
+    const int64_t shape[2] = {rows, cols};
+    float *x = calloc((size_t)(rows * cols), sizeof *x);
+    if (x == NULL) abort();
+    write_npy(name, "<f4", false, 2, shape, x, (size_t)(rows * cols) * sizeof *x);
+    free(x);
+}
+
 static void test_split_errors(void) {
-    const int64_t shape[2] = {5, 3};
-    float x[15] = {0};
-    write_npy("in.npy", "<f4", false, 2, shape, x, sizeof x);
+#define SPLIT_IN "split in.npy "
+    static const tool_expect refused[] = {
+        /* 5 into 4: ceil(5/4) = 2 each leaves -1 for the last; the error names
+         * the other conventions and the option that picks them. */
+        {SPLIT_IN "--num-outputs 4 -o e0.npy -o e1.npy -o e2.npy -o e3.npy", 1,
+         .err = {"R-SPLIT-COUNT", "array_split", "--mode array_split"}},
+        {SPLIT_IN "--num-outputs 0 -o e0.npy", 2, .err = {"R-SPLIT-COUNT"}},
+        {SPLIT_IN "--sizes 2,2 -o e0.npy -o e1.npy", 1, .err = {"R-SPLIT-SUM"}, .what = "sizes summing to 4 of 5"},
+        {SPLIT_IN "--sizes 6,-1 -o e0.npy -o e1.npy", 1, .err = {"R-SPLIT-SUM"}, .what = "a negative size"},
+        {SPLIT_IN "--axis 2 --sizes 5 -o e0.npy", 1, .err = {"R-SPLIT-AXIS", "--axis 2"}},
+        {SPLIT_IN "--axis -3 --sizes 5 -o e0.npy", 1, .err = {"R-SPLIT-AXIS"}},
+        {SPLIT_IN "--sizes 2,3 -o e0.npy", 2, .err = {"gives 2 parts but -o names 1 output"}},
+        {SPLIT_IN "--sizes 5 --num-outputs 1 -o e0.npy", 2, .err = {"either --sizes or --num-outputs"}},
+        {SPLIT_IN "-o e0.npy", 2, .err = {"either --sizes or --num-outputs"}},
+        {SPLIT_IN "--num-outputs 2 --mode numpy -o e0.npy -o e1.npy", 2, .err = {"--mode 'numpy'", "array_split"}},
+        {SPLIT_IN "--sizes 2,3 --mode chunk -o e0.npy -o e1.npy", 2, .err = {"--mode reads --num-outputs"}},
+        /* 5 into 4 by chunk: parts of 2, three of them, for four outputs. */
+        {SPLIT_IN "--num-outputs 4 --mode chunk -o e0.npy -o e1.npy -o e2.npy -o e3.npy", 2,
+         .err = {"gives 3 parts but -o names 4 outputs"}},
+        {SPLIT_IN "--sizes 2,3", 2, .err = {"needs an input file"}, .what = "no -o"},
+        {SPLIT_IN "--sizes 2,3 -o e0.npy -o ./e0.npy", 1, .err = {"are the same file"}},
+        {SPLIT_IN "--sizes 2,3 -o e0.npy -o in.npy", 1, .err = {"the output is the input"}},
+        /* A Vulkan device that is not there (or a build without the backend):
+         * the device's error, no output. tests/vulkan/check_cli_vulkan.py runs
+         * split and crops on a real one. */
+        {SPLIT_IN "--sizes 2,3 --device vulkan:99 -o e0.npy -o e1.npy", 1, .err = {"DMLS_ERROR_NO_DEVICE"}},
+    };
+#undef SPLIT_IN
+    write_zeros("in.npy", 5, 3);
     remove("e0.npy"), remove("e1.npy"), remove("e2.npy"), remove("e3.npy");
-    /* 5 into 4: ceil(5/4) = 2 each leaves -1 for the last (R-SPLIT-COUNT). */
-    CHECK(run("split in.npy --num-outputs 4 -o e0.npy -o e1.npy -o e2.npy -o e3.npy") == 1 &&
-              err_has("R-SPLIT-COUNT") && err_has("array_split") && err_has("--mode array_split"),
-          "5 into 4 is an error naming the other conventions and the option that picks them (R-SPLIT-COUNT)");
-    CHECK(!exists("e0.npy"), "R-SPLIT-COUNT: an output was written");
-    CHECK(run("split in.npy --num-outputs 0 -o e0.npy") == 2 && err_has("R-SPLIT-COUNT"), "--num-outputs 0");
-    CHECK(run("split in.npy --sizes 2,2 -o e0.npy -o e1.npy") == 1 && err_has("R-SPLIT-SUM"),
-          "sizes summing to 4 of 5 (R-SPLIT-SUM)");
-    CHECK(run("split in.npy --sizes 6,-1 -o e0.npy -o e1.npy") == 1 && err_has("R-SPLIT-SUM"),
-          "a negative size (R-SPLIT-SUM)");
-    CHECK(run("split in.npy --axis 2 --sizes 5 -o e0.npy") == 1 && err_has("R-SPLIT-AXIS") && err_has("--axis 2"),
-          "axis 2 of a rank-2 input (R-SPLIT-AXIS)");
-    CHECK(run("split in.npy --axis -3 --sizes 5 -o e0.npy") == 1 && err_has("R-SPLIT-AXIS"), "axis -3 (R-SPLIT-AXIS)");
-    CHECK(!exists("e0.npy") && !exists("e1.npy"), "a failed split wrote an output");
-    CHECK(run("split in.npy --sizes 2,3 -o e0.npy") == 2 && err_has("gives 2 parts but -o names 1 output"),
-          "two parts, one output");
-    CHECK(run("split in.npy --sizes 5 --num-outputs 1 -o e0.npy") == 2 && err_has("either --sizes or --num-outputs"),
-          "both --sizes and --num-outputs");
-    CHECK(run("split in.npy -o e0.npy") == 2 && err_has("either --sizes or --num-outputs"), "neither");
-    CHECK(run("split in.npy --num-outputs 2 --mode numpy -o e0.npy -o e1.npy") == 2 && err_has("--mode 'numpy'") &&
-              err_has("array_split"),
-          "an unknown --mode");
-    CHECK(run("split in.npy --sizes 2,3 --mode chunk -o e0.npy -o e1.npy") == 2 &&
-              err_has("--mode reads --num-outputs"),
-          "--mode with --sizes");
-    /* 5 into 4 by chunk: parts of 2, three of them, for four outputs. */
-    CHECK(run("split in.npy --num-outputs 4 --mode chunk -o e0.npy -o e1.npy -o e2.npy -o e3.npy") == 2 &&
-              err_has("gives 3 parts but -o names 4 outputs"),
-          "chunk's count of parts against the outputs");
-    CHECK(run("split in.npy --sizes 2,3") == 2 && err_has("needs an input file"), "no -o");
-    CHECK(run("split in.npy --sizes 2,3 -o e0.npy -o ./e0.npy") == 1 && err_has("are the same file"),
-          "one file named twice");
-    CHECK(run("split in.npy --sizes 2,3 -o e0.npy -o in.npy") == 1 && err_has("the output is the input"),
-          "an output over the input");
-    /* A Vulkan device that is not there (or a build without the backend):
-     * the device's error, no output. tests/vulkan/check_cli_vulkan.py runs
-     * split and crops on a real one. */
-    CHECK(run("split in.npy --sizes 2,3 --device vulkan:99 -o e0.npy -o e1.npy") == 1 &&
-              err_has("DMLS_ERROR_NO_DEVICE"),
-          "--device vulkan:99 fails with the device's error");
+    CHECK_RUNS(refused);
     CHECK(!exists("e0.npy") && !exists("e1.npy") && no_temp_files(), "a failed split wrote an output");
     /* An existing output is kept without -f, replaced with it. */
     FILE *f = fopen("e1.npy", "wb");
@@ -159,9 +157,7 @@ static void test_split_errors(void) {
     free(kept);
     CHECK(run("split in.npy --sizes 2,3 -f -o e0.npy -o e1.npy") == 0 && exists("e0.npy"), "-f replaces");
     /* Many outputs (-o repeats; any other option still once). */
-    const int64_t tall[2] = {70, 2};
-    float y[140] = {0};
-    write_npy("tall.npy", "<f4", false, 2, tall, y, sizeof y);
+    write_zeros("tall.npy", 70, 2);
     /* More words than run() splits: the argument array by hand. */
     static char names[70][16];
     const char *argv[160] = {tool, "split", "tall.npy", "--num-outputs", "70", "-f"};
@@ -195,9 +191,7 @@ static void split_second_fails(const char *what, const char *second) {
 }
 
 static void test_all_or_nothing(void) {
-    const int64_t shape[2] = {64, 64};
-    static float x[64 * 64];
-    write_npy("big.npy", "<f4", false, 2, shape, x, sizeof x);
+    write_zeros("big.npy", 64, 64);
 #ifndef _WIN32
     /* The second output's folder unwritable (not for root, whom no
      * permission stops). */
@@ -299,7 +293,7 @@ static void check_crops(const char *what, const char *in, int rank, const int64_
     free(got);
 }
 
-static void write_starts(const char *descr, bool fortran, const int64_t *starts, int n, int rank) {
+static void write_starts(const char *name, const char *descr, bool fortran, const int64_t *starts, int n, int rank) {
     unsigned char b[64 * 8 * 8];
     const size_t es = descr[2] == '8' ? 8 : 4;
     const bool big = descr[0] == '>';
@@ -310,7 +304,7 @@ static void write_starts(const char *descr, bool fortran, const int64_t *starts,
             for (size_t j = 0; j < es; j++) b[cell + (big ? es - 1 - j : j)] = (unsigned char)((uint64_t)v >> (8 * j));
         }
     const int64_t shape[2] = {n, rank};
-    write_npy("starts.npy", descr, fortran, 2, shape, b, (size_t)(n * rank) * es);
+    write_npy(name, descr, fortran, 2, shape, b, (size_t)(n * rank) * es);
 }
 
 static void test_crops_results(void) {
@@ -329,54 +323,47 @@ static void test_crops_results(void) {
         const int n = (int)test_range(1, 40);
         for (int i = 0; i < n; i++)
             for (int k = 0; k < 3; k++) starts[i * 3 + k] = test_range(0, shape[k] - size[k]);
-        write_starts(starts_types[t], t % 2 == 1, starts, n, 3);
+        write_starts("starts.npy", starts_types[t], t % 2 == 1, starts, n, 3);
         char what[64];
         snprintf(what, sizeof what, "crops of %s, starts %s", kinds[t].descr, starts_types[t]);
         check_crops(what, "img.npy", 3, size, starts, n);
     }
     /* No crops: an output of shape (0, *size). */
-    write_starts("<i4", false, NULL, 0, 3);
+    write_starts("starts.npy", "<i4", false, NULL, 0, 3);
     const int64_t size[3] = {1, 1, 1};
     check_crops("no crops", "img.npy", 3, size, NULL, 0);
 }
 
 static void test_crops_errors(void) {
-    const int64_t shape[2] = {6, 5};
-    float x[30] = {0};
-    write_npy("img.npy", "<f4", false, 2, shape, x, sizeof x);
-    const int64_t starts[6] = {0, 0, 4, 1, 1, 3};
-    write_starts("<i8", false, starts, 3, 2);
+#define CROPS_IMG "crops img.npy "
+    /* starts.npy's crop 1 starts at row 4: rows 4..6 leave the 6 rows;
+     * negative.npy's crop 0 starts at column -1. */
+    static const tool_expect refused[] = {
+        {CROPS_IMG "--starts starts.npy --size 3,2 -o c.npy", 1,
+         .err = {"R-CROP-BOUNDS", "crop 1", "start[0] = 4", "size 3"}},
+        {CROPS_IMG "--starts negative.npy --size 1,1 -o c.npy", 1, .err = {"R-CROP-BOUNDS", "crop 0", "start[1] = -1"}},
+        {CROPS_IMG "--starts negative.npy --size 7,1 -o c.npy", 1, .err = {"R-CROP-SIZE"}},
+        {CROPS_IMG "--starts negative.npy --size 1 -o c.npy", 1,
+         .err = {"R-CROP-SIZE", "--size has 1 value but the input img.npy has 2 axes"}},
+        {CROPS_IMG "--starts columns3.npy --size 1,1 -o c.npy", 1, .err = {"an (N, 2) array"}},
+        {CROPS_IMG "--starts float.npy --size 1,1 -o c.npy", 1, .err = {"int32 or int64"}},
+        {CROPS_IMG "--size 1,1 -o c.npy", 2, .err = {"--starts"}},
+        {CROPS_IMG "--starts float.npy --size 1,1 -o float.npy -f", 1, .err = {"the input"},
+         .what = "the output over the starts"},
+        {CROPS_IMG "--starts missing.npy --size 1,1 -o c.npy", 1, .err = {"missing.npy"}},
+        {CROPS_IMG "--starts good.npy --size 1,1 --device vulkan:99 -o c.npy", 1, .err = {"DMLS_ERROR_NO_DEVICE"}},
+    };
+#undef CROPS_IMG
+    write_zeros("img.npy", 6, 5);
+    /* Each starts file under its own name, as the table runs them in turn. */
+    const int64_t starts[6] = {0, 0, 4, 1, 1, 3}, negative[2] = {0, -1}, good[2] = {1, 1};
+    write_starts("starts.npy", "<i8", false, starts, 3, 2);
+    write_starts("negative.npy", "<i4", false, negative, 1, 2);
+    write_starts("columns3.npy", "<i4", false, starts, 2, 3);
+    write_zeros("float.npy", 6, 5);
+    write_starts("good.npy", "<i4", false, good, 1, 2);
     remove("c.npy");
-    /* Crop 1 starts at row 4: rows 4..6 leave the 6 rows (R-CROP-BOUNDS). */
-    CHECK(run("crops img.npy --starts starts.npy --size 3,2 -o c.npy") == 1 && err_has("R-CROP-BOUNDS") &&
-              err_has("crop 1") && err_has("start[0] = 4") && err_has("size 3"),
-          "a crop leaving the input names the crop, axis and values (R-CROP-BOUNDS)");
-    const int64_t negative[2] = {0, -1};
-    write_starts("<i4", false, negative, 1, 2);
-    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("R-CROP-BOUNDS") &&
-              err_has("crop 0") && err_has("start[1] = -1"),
-          "a negative start (R-CROP-BOUNDS)");
-    CHECK(run("crops img.npy --starts starts.npy --size 7,1 -o c.npy") == 1 && err_has("R-CROP-SIZE"),
-          "a size over the axis (R-CROP-SIZE)");
-    CHECK(run("crops img.npy --starts starts.npy --size 1 -o c.npy") == 1 && err_has("R-CROP-SIZE") &&
-              err_has("--size has 1 value but the input img.npy has 2 axes"),
-          "a size per axis (R-CROP-SIZE)");
-    write_starts("<i4", false, starts, 2, 3);
-    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("an (N, 2) array"),
-          "starts of 3 columns for a rank-2 input");
-    write_npy("starts.npy", "<f4", false, 2, shape, x, sizeof x);
-    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o c.npy") == 1 && err_has("int32 or int64"),
-          "float starts");
-    CHECK(run("crops img.npy --size 1,1 -o c.npy") == 2 && err_has("--starts"), "no --starts");
-    CHECK(run("crops img.npy --starts starts.npy --size 1,1 -o starts.npy -f") == 1 && err_has("the input"),
-          "the output over the starts");
-    CHECK(run("crops img.npy --starts missing.npy --size 1,1 -o c.npy") == 1 && err_has("missing.npy"),
-          "a missing starts file");
-    const int64_t good[2] = {1, 1};
-    write_starts("<i4", false, good, 1, 2);
-    CHECK(run("crops img.npy --starts starts.npy --size 1,1 --device vulkan:99 -o c.npy") == 1 &&
-              err_has("DMLS_ERROR_NO_DEVICE"),
-          "--device vulkan:99");
+    CHECK_RUNS(refused);
     CHECK(!exists("c.npy") && no_temp_files(), "a failed crops wrote something");
 }
 
@@ -496,7 +483,7 @@ int main(int argc, char **argv) {
         const int64_t starts[2] = {1, 3}, size[1] = {2}, shape[1] = {6};
         const float x[6] = {0, 1, 2, 3, 4, 5};
         write_npy("line.npy", "<f4", false, 1, shape, x, sizeof x);
-        write_starts("<i8", false, starts, 2, 1);
+        write_starts("starts.npy", "<i8", false, starts, 2, 1);
         check_crops("crops --device cuda without a GPU", "line.npy", 1, size, starts, 2);
         CHECK(run("crops line.npy --starts starts.npy --size 2 --device cuda -f -o crops.npy") == 0 &&
                   err_has("--device cuda") && err_has("running on the CPU"),

@@ -69,6 +69,21 @@ static void check_row(const char *what, json_t *row, json_int_t out_bytes) {
     CHECK(json_is_true(json_object_get(row, "correct")), "%s: the output was not right", what);
 }
 
+/* bench run on the cases text (as STEM_cases.json) with --reps reps, and
+ * its --json file (STEM.json) read back; NULL where that fails (said). */
+static json_t *bench_cases(const char *stem, const char *cases, int reps) {
+    char cases_file[64], json_file[64];
+    snprintf(cases_file, sizeof cases_file, "%s_cases.json", stem);
+    snprintf(json_file, sizeof json_file, "%s.json", stem);
+    write_raw(cases_file, cases, strlen(cases));
+    CHECK(run("bench --cases %s --reps %d --json %s", cases_file, reps, json_file) == 0, "bench --cases %s",
+          cases_file);
+    json_t *doc = load_json(json_file);
+    rm(json_file);
+    rm(cases_file);
+    return doc;
+}
+
 static void test_builtin_cases(void) {
     CHECK(run("bench --quick --reps 1 --json q.json") == 0 && out_has("crop4d_f32"),
           "bench --quick from a scratch folder, built-in cases");
@@ -93,25 +108,6 @@ static void test_builtin_cases(void) {
     rm("q.json");
 }
 
-/* `bench --cases` over the cases text (NAME_cases.json) with --reps reps
- * into NAME.json, both removed after: the report (NULL after a failed
- * check) and its "cases" rows, which must number want_rows. */
-static json_t *run_cases(const char *name, const char *cases, int reps, size_t want_rows, json_t **rows) {
-    char in[64], out[64];
-    snprintf(in, sizeof in, "%s_cases.json", name);
-    snprintf(out, sizeof out, "%s.json", name);
-    write_raw(in, cases, strlen(cases));
-    CHECK(run("bench --cases %s --reps %d --json %s", in, reps, out) == 0, "bench --cases %s", in);
-    json_t *doc = load_json(out);
-    rm(in);
-    rm(out);
-    if (doc == NULL) return NULL;
-    *rows = json_object_get(doc, "cases");
-    CHECK(json_array_size(*rows) == want_rows, "%s cases: %zu rows, want %zu", name, json_array_size(*rows),
-          want_rows);
-    return doc;
-}
-
 /* An empty output (no ratio to give) and a name with a tab (escaped). */
 static void test_odd_cases(void) {
     const char cases[] =
@@ -119,9 +115,11 @@ static void test_odd_cases(void) {
         " \"window_sizes\": [0, 4], \"window_strides\": [1, 1], \"output_sizes\": [0, 4]},"
         " {\"name\": \"tiny\", \"dtype\": \"int8\", \"input_shape\": [3], \"window_offsets\": [1],"
         " \"window_sizes\": [2], \"window_strides\": [-1], \"output_sizes\": [2]}]";
-    json_t *rows = NULL, *doc = run_cases("odd", cases, 2, 2, &rows);
+    json_t *doc = bench_cases("odd", cases, 2);
     if (doc != NULL) {
         check_head("odd cases", doc, 2, false);
+        json_t *rows = json_object_get(doc, "cases");
+        CHECK(json_array_size(rows) == 2, "odd cases: %zu rows, want 2", json_array_size(rows));
         json_t *empty = row_named(rows, "empty\tcase");
         CHECK(empty != NULL, "the name with a tab did not read back as written");
         check_row("empty case", empty, 0);
@@ -142,8 +140,10 @@ static void test_perm_cases(void) {
         "[{\"name\": \"t27\", \"dtype\": \"int16\", \"input_shape\": [2, 7], \"perm\": [1, 0],"
         " \"window_offsets\": [1, 0], \"window_sizes\": [6, 2], \"window_strides\": [-2, 1], \"output_sizes\": [3, 2]},"
         " {\"name\": \"whole\", \"dtype\": \"uint8\", \"input_shape\": [3, 5, 9], \"perm\": [2, 0, 1]}]";
-    json_t *rows = NULL, *doc = run_cases("perm", cases, 1, 2, &rows);
+    json_t *doc = bench_cases("perm", cases, 1);
     if (doc != NULL) {
+        json_t *rows = json_object_get(doc, "cases");
+        CHECK(json_array_size(rows) == 2, "perm cases: %zu rows, want 2", json_array_size(rows));
         check_row("t27", row_named(rows, "t27"), 3 * 2 * 2);
         check_row("whole", row_named(rows, "whole"), 3 * 5 * 9);
         json_decref(doc);
@@ -164,4 +164,7 @@ static void test_perm_cases(void) {
     rm("perm_bad.json");
 }
 
-TOOL_TEST_MAIN("cli_bench", test_builtin_cases, test_odd_cases, test_perm_cases)
+int main(int argc, char **argv) {
+    static void (*const tests[])(void) = {test_builtin_cases, test_odd_cases, test_perm_cases};
+    return tool_main(argc, argv, "cli_bench", tests, sizeof tests / sizeof tests[0]);
+}

@@ -10,26 +10,35 @@
 #include "support/tool.h"
 #include "support/test.h"
 
-/* Front-end errors name the problem and leave nothing behind. */
+/* Front-end errors (exit 1) and options given twice (usage errors, exit 2)
+ * name the problem and leave nothing behind. */
 static void test_front_end_errors(void) {
+#define SLICE_A "slice a.npy -o o.npy "
+    static const tool_expect refused[] = {
+        {SLICE_A "--index '[4]'", 1, .err = {"index 4 is out of bounds for axis 0 with size 4"}},
+        {SLICE_A "--index '[1:2'", 1, .err = {"DMLS_ERROR_FORMAT"}},
+        {SLICE_A "--onnx-starts 0,0 --onnx-ends 1,1 --onnx-axes 1,1", 1, .err = {"second time"}},
+        {SLICE_A "--onnx-starts 0 --onnx-ends 1 --onnx-steps 0", .status = 1},
+        {SLICE_A "--webnn-starts 0,-1 --webnn-sizes 1,1", 1, .err = {"unsigned"}},
+        {SLICE_A "--webnn-starts 0,4 --webnn-sizes 1,2", 1, .err = {"exceeds the input's size 5"}},
+        {SLICE_A "--window-offsets 0,3 --window-sizes 4,3 --window-strides 1,1", 1, .err = {"R-WIN-BOUNDS"}},
+        {SLICE_A "--offsets 0,-1 --sizes 1,1 --strides 1,1", 1,
+         .err = {"SLICE: Offsets[1] = -1 does not fit DirectML's 32-bit UINT field"}},
+        /* Every option with a value, given twice, is refused alike. */
+        {SLICE_A "-o p.npy --index 0", 2, .err = {"given twice"}},
+        {SLICE_A "--output p.npy --index 0", 2, .err = {"given twice"}},
+        {SLICE_A "--index 0 --threads 1 --threads 2", 2, .err = {"--threads given twice"}},
+        {SLICE_A "--index 0 --device cpu --device cpu", 2, .err = {"--device given twice"}},
+        {SLICE_A "--index 0 --feature-level 6_4 --feature-level=6_3", 2, .err = {"--feature-level given twice"}},
+        {SLICE_A "--index 0 --index 1", 2, .err = {"--index given twice"}},
+        {"check --dtype int8 --dtype int16 --input-sizes 4 --index 0", 2, .err = {"given twice"}},
+    };
+#undef SLICE_A
     write_a45();
-    CHECK(run("slice a.npy -o o.npy --index '[4]'") == 1, "out-of-range index accepted");
-    CHECK(err_has("index 4 is out of bounds for axis 0 with size 4"), "numpy message");
-    CHECK(run("slice a.npy -o o.npy --index '[1:2'") == 1, "bad expression accepted");
-    CHECK(err_has("DMLS_ERROR_FORMAT"), "format status");
-    CHECK(run("slice a.npy -o o.npy --onnx-starts 0,0 --onnx-ends 1,1 --onnx-axes 1,1") == 1, "duplicate axes");
-    CHECK(err_has("second time"), "duplicate message");
-    CHECK(run("slice a.npy -o o.npy --onnx-starts 0 --onnx-ends 1 --onnx-steps 0") == 1, "zero step");
-    CHECK(run("slice a.npy -o o.npy --webnn-starts 0,-1 --webnn-sizes 1,1") == 1, "negative webnn start");
-    CHECK(err_has("unsigned"), "webnn unsigned message");
-    CHECK(run("slice a.npy -o o.npy --webnn-starts 0,4 --webnn-sizes 1,2") == 1, "webnn past the end");
-    CHECK(err_has("exceeds the input's size 5"), "webnn bounds message");
-    CHECK(run("slice a.npy -o o.npy --window-offsets 0,3 --window-sizes 4,3 --window-strides 1,1") == 1,
-          "DML window past the end");
-    CHECK(err_has("R-WIN-BOUNDS"), "rule in message");
-    CHECK(run("slice a.npy -o o.npy --offsets 0,-1 --sizes 1,1 --strides 1,1") == 1, "negative UINT");
-    CHECK(err_has("SLICE: Offsets[1] = -1 does not fit DirectML's 32-bit UINT field"), "UINT message");
-    CHECK(!exists("o.npy") && no_temp_files(), "a failed run left files");
+    rm("o.npy");
+    rm("p.npy");
+    CHECK_RUNS(refused);
+    CHECK(!exists("o.npy") && !exists("p.npy") && no_temp_files(), "a failed run left files");
 }
 
 /* Each broken file: exit 1, a message naming the file and the problem, no
@@ -98,60 +107,77 @@ static void test_malformed(void) {
 }
 
 /* `check` says whether parameters are valid, and which rule they break. */
-/* `dmlslice check`'s verdicts: each command line, its exit status and a
- * piece of what it prints (NULL: the status alone). */
 static void test_check_verdicts(void) {
-    static const struct {
-        const char *what, *cmd;
-        int rc;
-        const char *out;
-    } cases[] = {
-        {"valid SLICE1",
-         "--dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,1 --window-sizes 1,1,4,3 "
-         "--window-strides 1,1,-2,2",
-         0, "valid: output shape (1, 1, 2, 2)"},
-        {"invalid SLICE1",
-         "--dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,2,0 --window-sizes 1,1,3,4 "
-         "--window-strides 1,1,1,1",
-         1, "rule: R-WIN-BOUNDS"},
-        {"rank at 2_1", "--dtype float32 --input-sizes 4,4 --offsets 0,0 --sizes 1,1 --strides 1,1 --feature-level 2_1",
-         1, "R-OP-RANK"},
-        {"DirectML element limit", "--dtype int8 --input-sizes 65536,65536 --offsets 0,0 --sizes 1,1 --strides 1,1", 1,
-         "R-T-ELEMS"},
-        {"native path lifts the limit", "--dtype int8 --input-sizes 65536,65536 --index '[0:1, 0:2]'", 0, "(1, 2)"},
-        {"empty input", "--dtype bool --input-sizes 3,0 --onnx-starts 0 --onnx-ends 1", 0, "(1, 0)"},
-        {"strided input", "--dtype float16 --input-sizes 4,5 --input-strides 1,4 --webnn-reverse 1", 0, "(4, 5)"},
-        {"overlapping output", "--dtype float16 --input-sizes 4,5 --output-strides 1,1 --webnn-reverse 1", 1,
-         "R-T-OUTLAYOUT"},
-        {"-q invalid", "--dtype float32 --input-sizes 4,5 --index '[5]' -q", 1, NULL},
-        {"negative size, DirectML form", "--dtype float32 --input-sizes 4,-5 --offsets 0,0 --sizes 1,1 --strides 1,1",
-         1, "is negative"},
-        {"negative size, front end", "--dtype float32 --input-sizes 4,-5 --index 0", 1, "is negative"},
-        {"size over 32 bits, DirectML form",
-         "--dtype float32 --input-sizes 4,4294967296 --offsets 0,0 --sizes 1,1 --strides 1,1", 1,
-         "exceeds DirectML's limit"},
-        {"without dtype", "--input-sizes 4,5 --index 0", 2, NULL},
-        {"bad dtype", "--dtype complex64 --input-sizes 4 --index 0", 2, NULL},
+#define F32_1144 "check --dtype float32 --input-sizes 1,1,4,4 "
+#define OK_CHECK F32_1144 "--offsets 0,0,0,0 --sizes 1,1,2,2 --strides 1,1,1,1"
+    static const tool_expect verdicts[] = {
+        {F32_1144 "--window-offsets 0,0,0,1 --window-sizes 1,1,4,3 --window-strides 1,1,-2,2", 0,
+         .out = {"valid: output shape (1, 1, 2, 2)"}},
+        {F32_1144 "--window-offsets 0,0,2,0 --window-sizes 1,1,3,4 --window-strides 1,1,1,1", 1,
+         .out = {"rule: R-WIN-BOUNDS"}},
+        {"check --dtype float32 --input-sizes 4,4 --offsets 0,0 --sizes 1,1 --strides 1,1 --feature-level 2_1", 1,
+         .out = {"R-OP-RANK"}},
+        {"check --dtype int8 --input-sizes 65536,65536 --offsets 0,0 --sizes 1,1 --strides 1,1", 1,
+         .out = {"R-T-ELEMS"}},
+        /* DirectML's element limit binds DirectML's forms; the native path is free of it. */
+        {"check --dtype int8 --input-sizes 65536,65536 --index '[0:1, 0:2]'", 0, .out = {"(1, 2)"}},
+        {"check --dtype bool --input-sizes 3,0 --onnx-starts 0 --onnx-ends 1", 0, .out = {"(1, 0)"}},
+        {"check --dtype float16 --input-sizes 4,5 --input-strides 1,4 --webnn-reverse 1", 0, .out = {"(4, 5)"}},
+        {"check --dtype float16 --input-sizes 4,5 --output-strides 1,1 --webnn-reverse 1", 1, .out = {"R-T-OUTLAYOUT"}},
+        {"check --dtype float32 --input-sizes 4,5 --index '[5]' -q", .status = 1},
+        {"check --dtype float32 --input-sizes 4,-5 --offsets 0,0 --sizes 1,1 --strides 1,1", 1, .out = {"is negative"}},
+        {"check --dtype float32 --input-sizes 4,-5 --index 0", 1, .out = {"is negative"}},
+        {"check --dtype float32 --input-sizes 4,4294967296 --offsets 0,0 --sizes 1,1 --strides 1,1", 1,
+         .out = {"exceeds DirectML's limit"}},
+        {"check --input-sizes 4,5 --index 0", .status = 2},
+        {"check --dtype complex64 --input-sizes 4 --index 0", .status = 2},
+        /* --feature-level takes exactly what it documents, and with a front
+         * end the lowered SLICE1 is checked as DirectML would check it. */
+        {OK_CHECK " --feature-level 0x6400junk", 2, .err = {"not a DirectML feature level"}},
+        {OK_CHECK " --feature-level '0x 6400'", .status = 2},
+        {OK_CHECK " --feature-level 6_4x", .status = 2},
+        {OK_CHECK " --feature-level 0x6400", 0, .out = {"6_4"}},
+        {OK_CHECK " --feature-level 6.4", .status = 0},
+        {OK_CHECK " --feature-level 4_1", 0, .out = {"4_1"}},
+        /* Natively any rank; at 2_1 the lowered SLICE1 needs rank 4, 64-bit types
+         * come with 4_1, and an empty result is no DirectML tensor. */
+        {"check --dtype float32 --input-sizes 4,5,6 --index '[::2]'", .status = 0},
+        {"check --dtype float32 --input-sizes 4,5,6 --index '[::2]' --feature-level 2_1", 1,
+         .out = {"rule: R-OP-RANK", "2_1"}},
+        {"check --dtype float32 --input-sizes 1,4,5,6 --index '[:, ::2]' --feature-level 2_1", 0,
+         .out = {"valid at feature level 2_1"}},
+        {"check --dtype float64 --input-sizes 4,5 --onnx-starts 0 --onnx-ends 2 --feature-level 3_0", 1,
+         .out = {"R-OP-TYPE"}},
+        {"check --dtype float32 --input-sizes 4,5 --index '[0:0]' --feature-level 6_4", 1, .out = {"R-T-SIZES"}},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const int rc = run("check %s", cases[k].cmd);
-        CHECK(rc == cases[k].rc && (cases[k].out == NULL || out_has(cases[k].out)),
-              "check %s: exit %d (want %d)%s%s", cases[k].what, rc, cases[k].rc, cases[k].out ? ", printing " : "",
-              cases[k].out ? cases[k].out : "");
-    }
+#undef OK_CHECK
+#undef F32_1144
+    CHECK_RUNS(verdicts);
 }
 
 /* Issue 10, "Errors that name the right rule". */
 static void test_rule_messages(void) {
-    const char *win = "check --dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,0";
-    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,0,1", win) == 1 && out_has("rule: R-WIN-STRIDE") &&
+#define WIN "check --dtype float32 --input-sizes 1,1,4,4 --window-offsets 0,0,0,0"
+    static const tool_expect named[] = {
+        {WIN " --window-sizes 1,1,0,4 --window-strides 1,1,1,1", 1, .out = {"rule: R-WIN-NONEMPTY"},
+         .what = "a zero window size names R-WIN-NONEMPTY"},
+        {WIN " --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-sizes 1,1,0,4", 1,
+         .out = {"--output-sizes[2] = 0", "rule: R-WIN-COUNT"},
+         .what = "an output size of 0 names the output-size rule"},
+        {"check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1", 1,
+         .out = {"--output-strides has 1 value", "input's rank"},
+         .what = "front ends: --output-strides counts the input's rank, and says so"},
+        {"check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1,0", 1, .out = {"R-T-OUTLAYOUT"},
+         .what = "front ends: the input's rank is the count"},
+    };
+    CHECK(run(WIN " --window-sizes 1,1,4,4 --window-strides 1,1,0,1") == 1 && out_has("rule: R-WIN-STRIDE") &&
               !out_has_quiet("calc_buffer_tensor_size"),
           "a zero window stride names R-WIN-STRIDE");
-    CHECK(run("%s --window-sizes 1,1,0,4 --window-strides 1,1,1,1", win) == 1 && out_has("rule: R-WIN-NONEMPTY"),
-          "a zero window size names R-WIN-NONEMPTY");
-    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-sizes 1,1,0,4", win) == 1 &&
-              out_has("--output-sizes[2] = 0") && out_has("rule: R-WIN-COUNT"),
-          "an output size of 0 names the output-size rule");
+    CHECK_RUNS(named);
+    CHECK(run(WIN " --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-strides 1,2") == 1 &&
+              out_has("--output-strides has 2 values") && out_has("4 axes") && !out_has_quiet("OUTLAYOUT"),
+          "--output-strides of the wrong count is a count error");
+#undef WIN
     /* The same through slice, on a file. */
     write_a45();
     CHECK(run("slice a.npy -o o.npy --window-offsets 0,0 --window-sizes 4,5 --window-strides 0,1") == 1 &&
@@ -162,63 +188,23 @@ static void test_rule_messages(void) {
     CHECK(run("slice e.npy -o o.npy --window-offsets 0,0 --window-sizes 1,1 --window-strides 1,1") == 1 &&
               err_has("empty axis") && err_has("cannot be empty") && err_has("--index") && !exists("o.npy"),
           "a DirectML form on an empty .npy says why and what to use");
-    CHECK(run("slice e.npy -o o.npy --offsets 0,0 --sizes 1,1 --strides 1,1") == 1 && err_has("empty axis"),
-          "DML_SLICE on an empty .npy");
-    CHECK(run("slice e.npy -o o.npy --index '[1:]'") == 0, "--index handles the empty .npy");
+    static const tool_expect on_empty[] = {
+        {"slice e.npy -o o.npy --offsets 0,0 --sizes 1,1 --strides 1,1", 1, .err = {"empty axis"},
+         .what = "DML_SLICE on an empty .npy"},
+        {"slice e.npy -o o.npy --index '[1:]'", 0, .what = "--index handles the empty .npy"},
+    };
+    CHECK_RUNS(on_empty);
     rm("o.npy");
-    CHECK(run("%s --window-sizes 1,1,4,4 --window-strides 1,1,1,1 --output-strides 1,2", win) == 1 &&
-              out_has("--output-strides has 2 values") && out_has("4 axes") && !out_has_quiet("OUTLAYOUT"),
-          "--output-strides of the wrong count is a count error");
-    CHECK(run("check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1") == 1 &&
-              out_has("--output-strides has 1 value") && out_has("input's rank"),
-          "front ends: --output-strides counts the input's rank, and says so");
-    CHECK(run("check --dtype float32 --input-sizes 4,5 --index 0 --output-strides 1,0") == 1 &&
-              out_has("R-T-OUTLAYOUT"),
-          "front ends: the input's rank is the count");
-    /* --feature-level takes exactly what it documents. */
-    const char *ok_check = "check --dtype float32 --input-sizes 1,1,4,4 --offsets 0,0,0,0 --sizes 1,1,2,2 "
-                           "--strides 1,1,1,1 --feature-level";
-    CHECK(run("%s 0x6400junk", ok_check) == 2 && err_has("not a DirectML feature level"), "0x6400junk accepted");
-    CHECK(run("%s '0x 6400'", ok_check) == 2, "'0x 6400' accepted");
-    CHECK(run("%s 6_4x", ok_check) == 2, "6_4x accepted");
-    CHECK(run("%s 0x6400", ok_check) == 0 && out_has("6_4"), "0x6400 refused");
-    CHECK(run("%s 6.4", ok_check) == 0, "6.4 refused");
-    CHECK(run("%s 4_1", ok_check) == 0 && out_has("4_1"), "4_1 refused");
-    /* With a front end, the lowered SLICE1 is checked as DirectML would. */
-    CHECK(run("check --dtype float32 --input-sizes 4,5,6 --index '[::2]'") == 0, "native: any rank");
-    CHECK(run("check --dtype float32 --input-sizes 4,5,6 --index '[::2]' --feature-level 2_1") == 1 &&
-              out_has("rule: R-OP-RANK") && out_has("2_1"),
-          "--feature-level 2_1 with --index: SLICE1 needs rank 4 there");
-    CHECK(run("check --dtype float32 --input-sizes 1,4,5,6 --index '[:, ::2]' --feature-level 2_1") == 0 &&
-              out_has("valid at feature level 2_1"),
-          "--feature-level 2_1 with --index, rank 4");
-    CHECK(run("check --dtype float64 --input-sizes 4,5 --onnx-starts 0 --onnx-ends 2 --feature-level 3_0") == 1 &&
-              out_has("R-OP-TYPE"),
-          "--feature-level with ONNX: 64-bit types from 4_1");
-    CHECK(run("check --dtype float32 --input-sizes 4,5 --index '[0:0]' --feature-level 6_4") == 1 &&
-              out_has("R-T-SIZES"),
-          "--feature-level: an empty result is no DirectML tensor");
+    /* slice honours --feature-level with a front end, as check does. */
     CHECK(run("slice a.npy -o o.npy --webnn-reverse all --feature-level 2_1") == 1 && err_has("R-OP-RANK") &&
               !exists("o.npy"),
           "slice honours --feature-level with a front end");
     CHECK(run("slice a.npy -o o.npy --webnn-reverse all --feature-level 4_1") == 0, "slice, front end, 4_1");
     rm("o.npy");
-    /* Every option with a value, given twice, is refused alike. */
-    rm("o.npy");
-    rm("p.npy");
-    CHECK(run("slice a.npy -o o.npy -o p.npy --index 0") == 2 && err_has("given twice"), "-o twice");
-    CHECK(run("slice a.npy -o o.npy --output p.npy --index 0") == 2 && err_has("given twice"), "-o, --output");
-    CHECK(run("slice a.npy -o o.npy --index 0 --threads 1 --threads 2") == 2 && err_has("--threads given twice"),
-          "--threads twice");
-    CHECK(run("slice a.npy -o o.npy --index 0 --device cpu --device cpu") == 2 && err_has("--device given twice"),
-          "--device twice");
-    CHECK(run("slice a.npy -o o.npy --index 0 --feature-level 6_4 --feature-level=6_3") == 2 &&
-              err_has("--feature-level given twice"),
-          "--feature-level twice");
-    CHECK(run("slice a.npy -o o.npy --index 0 --index 1") == 2 && err_has("--index given twice"), "--index twice");
-    CHECK(run("check --dtype int8 --dtype int16 --input-sizes 4 --index 0") == 2 && err_has("given twice"),
-          "--dtype twice");
-    CHECK(!exists("o.npy") && !exists("p.npy"), "refused runs wrote files");
 }
 
-TOOL_TEST_MAIN("cli_errors", test_front_end_errors, test_malformed, test_check_verdicts, test_rule_messages)
+int main(int argc, char **argv) {
+    static void (*const tests[])(void) = {test_front_end_errors, test_malformed, test_check_verdicts,
+                                          test_rule_messages};
+    return tool_main(argc, argv, "cli_errors", tests, sizeof tests / sizeof tests[0]);
+}

@@ -12,73 +12,53 @@
 #include "support/tool.h"
 #include "support/test.h"
 
-/* `slice IN -o o.npy ARGS` exits 0, and o.npy holds want (bytes of them)
- * as an array of descr and shape; o.npy is removed after. */
-static void slice_gives(const char *what, const char *in, const char *args, const char *descr, int ndim,
-                        const int64_t *shape, const void *want, size_t bytes) {
-    CHECK(run("slice %s -o o.npy %s", in, args) == 0, "%s: slice %s %s failed", what, in, args);
-    check_npy(what, "o.npy", descr, ndim, shape, want, bytes);
-    rm("o.npy");
-}
-
 /* Each front end and DirectML form on a.npy, empty results and rank 0. */
 static void test_front_ends(void) {
+    static const struct {
+        const char *what, *params; /* params after "slice a.npy -o o.npy" */
+        int64_t shape[2];
+        int32_t want[20];
+    } cases[] = {
+        {"numpy", "--index '[1:3, ::-2]'", {2, 3}, {9, 7, 5, 14, 12, 10}},
+        /* Integer drops the axis; None inserts one. */
+        {"numpy int None", "--index '[-1, None, 1::2]'", {1, 2}, {16, 18}},
+        {"onnx", "--onnx-starts -1,4 --onnx-ends -9223372036854775808,0 --onnx-axes 0,-1 --onnx-steps -2,-3", {2, 2},
+         {19, 16, 9, 6}},
+        {"webnn slice", "--webnn-starts 1,1 --webnn-sizes 3,4 --webnn-strides 2,3", {2, 2}, {6, 9, 16, 19}},
+        {"webnn reverse", "--webnn-reverse 0", {4, 5},
+         {15, 16, 17, 18, 19, 10, 11, 12, 13, 14, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4}},
+        {"webnn reverse all", "--webnn-reverse all", {4, 5},
+         {19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+        /* DML_SLICE: offsets (1, 0), sizes (2, 2), strides (1, 2). */
+        {"DML SLICE", "--offsets 1,0 --sizes 2,2 --strides 1,2", {2, 2}, {5, 7, 10, 12}},
+        /* DML_SLICE1 with a negative stride: window rows 0..3 walked by -2,
+         * output sizes defaulted to what the window holds, or given. */
+        {"DML SLICE1", "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2", {2, 2}, {16, 18, 6, 8}},
+        {"DML SLICE1 short output", "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2 --output-sizes 1,2",
+         {1, 2}, {16, 18}},
+        /* Empty results are answers. */
+        {"empty", "--index '[2:2]'", {0, 5}, {0}},
+        {"empty onnx", "--onnx-starts 1000 --onnx-ends 1000 --onnx-axes 1", {4, 0}, {0}},
+    };
     write_a45();
-
-    const int32_t w1[6] = {9, 7, 5, 14, 12, 10};
-    const int64_t s23[2] = {2, 3};
-    slice_gives("numpy", "a.npy", "--index '[1:3, ::-2]'", "<i4", 2, s23, w1, sizeof w1);
-
-    /* Integer drops the axis; None inserts one. */
-    const int32_t w2[2] = {16, 18};
-    const int64_t s12[2] = {1, 2};
-    slice_gives("numpy int None", "a.npy", "--index '[-1, None, 1::2]'", "<i4", 2, s12, w2, sizeof w2);
-
-    const int32_t w3[4] = {19, 16, 9, 6};
-    const int64_t s22[2] = {2, 2};
-    slice_gives("onnx", "a.npy",
-                "--onnx-starts -1,4 --onnx-ends -9223372036854775808,0 --onnx-axes 0,-1 --onnx-steps -2,-3", "<i4", 2,
-                s22, w3, sizeof w3);
-
-    const int32_t w4[4] = {6, 9, 16, 19};
-    slice_gives("webnn slice", "a.npy", "--webnn-starts 1,1 --webnn-sizes 3,4 --webnn-strides 2,3", "<i4", 2, s22, w4,
-                sizeof w4);
-
-    int32_t w5[20];
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 5; c++) w5[r * 5 + c] = a45[(3 - r) * 5 + c];
-    slice_gives("webnn reverse", "a.npy", "--webnn-reverse 0", "<i4", 2, S45, w5, sizeof w5);
-
-    int32_t w6[20];
-    for (int i = 0; i < 20; i++) w6[i] = 19 - i;
-    slice_gives("webnn reverse all", "a.npy", "--webnn-reverse all", "<i4", 2, S45, w6, sizeof w6);
-
-    /* DML_SLICE: offsets (1, 0), sizes (2, 2), strides (1, 2). */
-    const int32_t w7[4] = {5, 7, 10, 12};
-    slice_gives("DML SLICE", "a.npy", "--offsets 1,0 --sizes 2,2 --strides 1,2", "<i4", 2, s22, w7, sizeof w7);
-
-    /* DML_SLICE1 with a negative stride: window rows 0..3 walked by -2,
-     * output sizes defaulted to what the window holds. */
-    const int32_t w8[4] = {16, 18, 6, 8};
-    slice_gives("DML SLICE1", "a.npy", "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2", "<i4", 2, s22,
-                w8, sizeof w8);
-    slice_gives("DML SLICE1 short output", "a.npy",
-                "--window-offsets 0,1 --window-sizes 4,3 --window-strides -2,2 --output-sizes 1,2", "<i4", 2, s12, w8,
-                8);
-
-    /* Empty results are answers. */
-    const int64_t s05[2] = {0, 5};
-    slice_gives("empty", "a.npy", "--index '[2:2]'", "<i4", 2, s05, "", 0);
-    const int64_t s40[2] = {4, 0};
-    slice_gives("empty onnx", "a.npy", "--onnx-starts 1000 --onnx-ends 1000 --onnx-axes 1", "<i4", 2, s40, "", 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        CHECK(run("slice a.npy -o o.npy %s", cases[k].params) == 0, "%s failed", cases[k].what);
+        const size_t n = (size_t)(cases[k].shape[0] * cases[k].shape[1]) * sizeof(int32_t);
+        check_npy(cases[k].what, "o.npy", "<i4", 2, cases[k].shape, cases[k].want, n);
+        rm("o.npy");
+    }
 
     /* Rank 0: a scalar file. */
     const int64_t none[1] = {0};
     const int16_t scalar = 0x1234;
     write_npy("s.npy", "<i2", false, 0, none, &scalar, 2);
+    CHECK(run("slice s.npy -o o.npy --index '[None]'") == 0, "rank 0 failed");
     const int64_t s1[1] = {1};
-    slice_gives("rank 0 None", "s.npy", "--index '[None]'", "<i2", 1, s1, &scalar, 2);
-    slice_gives("rank 0 webnn", "s.npy", "--webnn-starts '' --webnn-sizes ''", "<i2", 0, none, &scalar, 2);
+    check_npy("rank 0 None", "o.npy", "<i2", 1, s1, &scalar, 2);
+    rm("o.npy");
+    CHECK(run("slice s.npy -o o.npy --webnn-starts '' --webnn-sizes ''") == 0, "rank 0 webnn failed");
+    check_npy("rank 0 webnn", "o.npy", "<i2", 0, none, &scalar, 2);
+    rm("o.npy");
     /* DirectML has no rank-0 tensors. */
     CHECK(run("slice s.npy -o o.npy --offsets '' --sizes '' --strides ''") == 1, "rank 0 DML accepted");
     CHECK(!exists("o.npy"), "failed run left o.npy");
@@ -151,6 +131,26 @@ static size_t pick_items(unsigned char *want, size_t es, const int *flat, int n)
     return (size_t)n * es;
 }
 
+/* Each kind of parameters on the 4x5 input, in C order (t.npy) or Fortran
+ * order (tf.npy): the output's shape and the input's items it holds. */
+static const struct {
+    const char *label, *command;
+    int64_t shape[2];
+    int n, items[8];
+} item_forms[] = {
+    /* NumPy [::-2, 1:4:2] (rows 3, 1; columns 1, 3), from C and Fortran order */
+    {"numpy", "slice t.npy -o o.npy --index '[::-2, 1:4:2]'", {2, 2}, 4, {16, 18, 6, 8}},
+    {"numpy fortran", "slice tf.npy -o o.npy --index '[::-2, 1:4:2]'", {2, 2}, 4, {16, 18, 6, 8}},
+    /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
+    {"SLICE1", "slice t.npy -o o.npy --window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3", {2, 2}, 4,
+     {16, 19, 6, 9}},
+    /* DML_SLICE: rows 0, 2 and columns 2, 3 */
+    {"SLICE", "slice t.npy -o o.npy --offsets 0,2 --sizes 2,2 --strides 2,1", {2, 2}, 4, {2, 3, 12, 13}},
+    /* ONNX: columns 4, 3 of every row */
+    {"ONNX", "slice tf.npy -o o.npy --onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1", {4, 2}, 8,
+     {4, 3, 9, 8, 14, 13, 19, 18}},
+};
+
 static void test_item_sizes(void) {
     static const struct {
         const char *descr;
@@ -182,32 +182,13 @@ static void test_item_sizes(void) {
         char what[160];
         snprintf(what, sizeof what, "%s info", cases[k].descr);
         CHECK(run("info t.npy") == 0 && out_has(cases[k].info), "%s", what);
-        /* NumPy [::-2, 1:4:2] (rows 3, 1; columns 1, 3), from C and Fortran order */
-        const int idx[4] = {16, 18, 6, 8};
-        const int64_t s22[2] = {2, 2};
-        size_t n = pick_items(want, es, idx, 4);
-        for (int fortran = 0; fortran < 2; fortran++) {
-            snprintf(what, sizeof what, "%s numpy%s", cases[k].descr, fortran ? " fortran" : "");
-            slice_gives(what, fortran ? "tf.npy" : "t.npy", "--index '[::-2, 1:4:2]'", cases[k].descr, 2, s22, want, n);
+        for (size_t f = 0; f < sizeof item_forms / sizeof item_forms[0]; f++) {
+            snprintf(what, sizeof what, "%s %s", cases[k].descr, item_forms[f].label);
+            const size_t n = pick_items(want, es, item_forms[f].items, item_forms[f].n);
+            CHECK(run("%s", item_forms[f].command) == 0, "%s", what);
+            check_npy(what, "o.npy", cases[k].descr, 2, item_forms[f].shape, want, n);
+            rm("o.npy");
         }
-        /* DML_SLICE1: rows 3, 1 and columns 1, 4 */
-        const int idx1[4] = {16, 19, 6, 9};
-        n = pick_items(want, es, idx1, 4);
-        snprintf(what, sizeof what, "%s SLICE1", cases[k].descr);
-        slice_gives(what, "t.npy", "--window-offsets 1,1 --window-sizes 3,4 --window-strides -2,3", cases[k].descr, 2,
-                    s22, want, n);
-        /* DML_SLICE: rows 0, 2 and columns 2, 3 */
-        const int idx2[4] = {2, 3, 12, 13};
-        n = pick_items(want, es, idx2, 4);
-        snprintf(what, sizeof what, "%s SLICE", cases[k].descr);
-        slice_gives(what, "t.npy", "--offsets 0,2 --sizes 2,2 --strides 2,1", cases[k].descr, 2, s22, want, n);
-        /* ONNX: columns 4, 3 of every row */
-        const int idx3[8] = {4, 3, 9, 8, 14, 13, 19, 18};
-        const int64_t s42[2] = {4, 2};
-        n = pick_items(want, es, idx3, 8);
-        snprintf(what, sizeof what, "%s ONNX", cases[k].descr);
-        slice_gives(what, "tf.npy", "--onnx-starts -1 --onnx-ends 2 --onnx-axes 1 --onnx-steps -1", cases[k].descr, 2,
-                    s42, want, n);
         /* SLICE_GRAD: the 4x5 input lands in rows 1..4 of a 6x5 zero gradient */
         const int64_t s65[2] = {6, 5};
         memset(want, 0, 30 * es);
@@ -674,6 +655,10 @@ static void test_large_sparse(void) {
     rm("big.npy");
 }
 
-TOOL_TEST_MAIN("cli_slicing", test_seed_rng, test_front_ends, test_dtypes, test_item_sizes, test_pieces,
-               test_grad_threads, test_fortran, test_perm, test_perm_random, test_versions_and_pipes,
-               test_unaligned_data, test_index_edges, test_high_rank, test_large_sparse)
+int main(int argc, char **argv) {
+    static void (*const tests[])(void) = {
+        test_seed_rng,       test_front_ends,  test_dtypes,    test_item_sizes,  test_pieces,
+        test_grad_threads,   test_fortran,     test_perm,      test_perm_random, test_versions_and_pipes,
+        test_unaligned_data, test_index_edges, test_high_rank, test_large_sparse};
+    return tool_main(argc, argv, "cli_slicing", tests, sizeof tests / sizeof tests[0]);
+}

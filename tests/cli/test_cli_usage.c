@@ -166,4 +166,7 @@ static void test_help_examples(void) {
     rm("x.npy");
 }
 
-TOOL_TEST_MAIN("cli_usage", test_usage, test_argument_passing, test_command_line, test_help_examples)
+int main(int argc, char **argv) {
+    static void (*const tests[])(void) = {test_usage, test_argument_passing, test_command_line, test_help_examples};
+    return tool_main(argc, argv, "cli_usage", tests, sizeof tests / sizeof tests[0]);
+}

@@ -473,9 +473,13 @@ static void test_inputs(void) {
     free(v);
     free(rev);
     free(want);
+}
 
+/* Inputs that are no .npy file, or not the one their header announces:
+ * refused at once, the stream read only as far as the reason. */
+static void test_refused_inputs(void) {
     /* Endless or random devices: refused at once, reading a few bytes. */
-    r = RUN("info", "/dev/zero");
+    int r = RUN("info", "/dev/zero");
     CHECK(r == 1 && err_has("/dev/zero: not a .npy file (bad magic"), "info /dev/zero (exit %d)", r);
     r = RUN("slice", "/dev/zero", "-o", "z.npy", "--index", "0");
     CHECK(r == 1 && err_has("/dev/zero: not a .npy file (bad magic"), "slice /dev/zero (exit %d)", r);
@@ -484,42 +488,42 @@ static void test_inputs(void) {
                  (const char *)NULL);
     close(ur);
     CHECK(r == 1 && err_has("<stdin>: not a .npy file"), "stdin from /dev/urandom (exit %d)", r);
-    r = shell("/bin/sh", "cat /dev/urandom | $TOOL slice - -o z.npy --index 0 2>err.txt", 20);
-    CHECK(r == 1 && err_has("<stdin>: not a .npy file"), "cat /dev/urandom | (exit %d)", r);
-    /* A good header, then endless zeros: exactly the promised bytes are
-     * read, and the one more says the stream is longer. */
     write_npy("hdr16.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (16,), }", NULL, 0);
-    r = shell("/bin/sh", "cat hdr16.npy /dev/zero | $TOOL slice - -o z.npy --index 0 2>err.txt", 20);
-    CHECK(r == 1 && err_has("<stdin>: the header's shape needs 16 bytes of data but more follow"),
-          "header then /dev/zero (exit %d)", r);
-    /* A version 2.0 header claiming 2 GiB, then endless zeros. */
-    write_file("hdr2g.npy", "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12);
-    r = shell("/bin/sh", "cat hdr2g.npy /dev/zero | $TOOL info - 2>err.txt", 20);
-    CHECK(r == 1 && err_has("<stdin>: the header claims 2147483647 bytes; at most 65536"), "2 GiB header (exit %d)",
-          r);
-    /* A stream shorter than its header promises, by a lot: no huge buffer. */
+    write_file("hdr2g.npy", "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12); /* version 2.0, 2 GiB */
     write_npy("short.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (1099511627776,), }", d4, 16);
-    r = shell("/bin/sh", "cat short.npy | $TOOL info - 2>err.txt", 20);
-    CHECK(r == 1 && err_has("<stdin>: the header's shape needs 1099511627776 bytes of data but the file has 16 "
-                            "(truncated file)"),
-          "short stream (exit %d)", r);
-    r = shell("/bin/sh", "cat hdr16.npy | $TOOL info - 2>err.txt", 20); /* no data at all */
-    CHECK(r == 1 && err_has("<stdin>: the header's shape needs 16 bytes of data but the file has 0 (truncated file)"),
-          "a stream that ends with its header (exit %d)", r);
-    /* A stream that ends inside the header it announces. */
-    write_file("hdrcut.npy", "\x93NUMPY\x01\x00\x40\x00{'", 12);
-    r = shell("/bin/sh", "cat hdrcut.npy | $TOOL info - 2>err.txt", 20);
-    CHECK(r == 1 && err_has("<stdin>: the header claims 64 bytes but the file has only 2 after the preamble"),
-          "stream cut in the header (exit %d)", r);
-    /* An empty dictionary (version 1.0, length 0) on a long stream: the
-     * reader takes nothing past the 12 bytes it has. */
-    write_file("hdr0.npy", "\x93NUMPY\x01\x00\x00\x00xx", 12);
-    r = shell("/bin/sh", "(cat hdr0.npy; head -c 1048576 /dev/zero) | $TOOL info - 2>err.txt", 20);
-    CHECK(r == 1 && err_has("<stdin>: malformed header dictionary near byte 10 of ''"), "empty dictionary (exit %d)",
-          r);
-    r = shell("/bin/sh", "cat wide.npy wide.npy | $TOOL info - 2>err.txt", 20);
-    CHECK(r == 1 && err_has("needs 300000 bytes of data but more follow (header and data disagree)"),
-          "two files on one stream (exit %d)", r);
+    write_file("hdrcut.npy", "\x93NUMPY\x01\x00\x40\x00{'", 12);   /* 64 bytes announced, 2 there */
+    write_file("hdr0.npy", "\x93NUMPY\x01\x00\x00\x00xx", 12);     /* version 1.0, length 0 */
+    static const struct {
+        const char *line, *fragment, *what;
+    } streams[] = {
+        {"cat /dev/urandom | $TOOL slice - -o z.npy --index 0 2>err.txt", "<stdin>: not a .npy file",
+         "cat /dev/urandom |"},
+        /* A good header, then endless zeros: exactly the promised bytes are
+         * read, and the one more says the stream is longer. */
+        {"cat hdr16.npy /dev/zero | $TOOL slice - -o z.npy --index 0 2>err.txt",
+         "<stdin>: the header's shape needs 16 bytes of data but more follow", "header then /dev/zero"},
+        {"cat hdr2g.npy /dev/zero | $TOOL info - 2>err.txt",
+         "<stdin>: the header claims 2147483647 bytes; at most 65536", "2 GiB header"},
+        /* A stream shorter than its header promises, by a lot: no huge buffer. */
+        {"cat short.npy | $TOOL info - 2>err.txt",
+         "<stdin>: the header's shape needs 1099511627776 bytes of data but the file has 16 (truncated file)",
+         "short stream"},
+        {"cat hdr16.npy | $TOOL info - 2>err.txt",
+         "<stdin>: the header's shape needs 16 bytes of data but the file has 0 (truncated file)",
+         "a stream that ends with its header"},
+        {"cat hdrcut.npy | $TOOL info - 2>err.txt",
+         "<stdin>: the header claims 64 bytes but the file has only 2 after the preamble", "stream cut in the header"},
+        /* An empty dictionary on a long stream: the reader takes nothing past
+         * the 12 bytes it has. */
+        {"(cat hdr0.npy; head -c 1048576 /dev/zero) | $TOOL info - 2>err.txt",
+         "<stdin>: malformed header dictionary near byte 10 of ''", "empty dictionary"},
+        {"cat wide.npy wide.npy | $TOOL info - 2>err.txt",
+         "needs 300000 bytes of data but more follow (header and data disagree)", "two files on one stream"},
+    };
+    for (size_t k = 0; k < sizeof streams / sizeof streams[0]; k++) {
+        r = shell("/bin/sh", streams[k].line, 20);
+        CHECK(r == 1 && err_has(streams[k].fragment), "%s (exit %d)", streams[k].what, r);
+    }
     /* A read that fails (standard input open for writing only) is a read
      * error with the system's reason, not an empty or truncated file. */
     const int wo = open(P("wo.npy"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -1189,6 +1193,7 @@ int main(int argc, char **argv) {
     } else {
         test_messages();
         test_inputs();
+        test_refused_inputs();
         test_outputs();
         test_special_outputs();
         write_sparse_u1("big.npy", BIG_BYTES, NULL, 0);

@@ -12,12 +12,18 @@ static unsigned char file[1 << 17];
 static npy_header h;
 static char err[NPY_ERR_LEN];
 
-/* A version 1.0 file: the dictionary's dlen bytes, then the after bytes. */
-static bool parse_n(const char *dict, size_t dlen, const char *after) {
+/* file: a version 1.0 preamble and the dictionary's dlen bytes; their length. */
+static size_t put_dict(const char *dict, size_t dlen) {
     memcpy(file, "\x93NUMPY\x01\x00", 8);
     file[8] = (unsigned char)(dlen & 0xff);
     file[9] = (unsigned char)(dlen >> 8);
     memcpy(file + 10, dict, dlen);
+    return 10 + dlen;
+}
+
+/* A version 1.0 file: the dictionary's dlen bytes, then the after bytes. */
+static bool parse_n(const char *dict, size_t dlen, const char *after) {
+    put_dict(dict, dlen);
     memcpy(file + 10 + dlen, after, strlen(after));
     err[0] = '\0';
     return npy_parse_header(name, file, 10 + dlen + strlen(after), &h, err);
@@ -99,6 +105,67 @@ static void test_numbers(void) {
     CHECK(h.shape[0] == 9 && h.shape[1] == 99, "nines: %" PRId64 " %" PRId64, h.shape[0], h.shape[1]);
 }
 
+/* Descrs a reader refuses, and the reason it gives: the strict reader
+ * (npy_parse_header: the types the library computes with) or the reader of
+ * items (npy_parse_header_items: any fixed-size type NumPy saves). */
+static const struct {
+    bool items;
+    const char *descr, *msg;
+} refused_descrs[] = {
+    {false, "'|i2'", "t.npy: dtype '|i2' claims no byte order for a 2-byte type"},
+    {false, "'|O'", "unsupported dtype '|O' (object arrays hold"},
+    {false, "'O'", "unsupported dtype 'O' (object arrays hold"},
+    {false, "'<U5'", "unsupported dtype '<U5' (strings are not"},
+    {false, "'|S3'", "unsupported dtype '|S3' (strings are not"},
+    {false, "'<M8[ns]'", "unsupported dtype '<M8[ns]' (dates are not"},
+    {false, "'<m8'", "unsupported dtype '<m8' (dates are not"},
+    {false, "'<x4'", "unsupported dtype '<x4'; supported:"},
+    /* the descr buffer holds 15 bytes */
+    {false, "'<U1234567890123'", "unsupported dtype '<U1234567890123' (strings"},
+    {false, "'<U12345678901234'", "'descr' is malformed, not a simple type string"},
+    {false, "5", "'descr' is malformed, not a simple type string"},
+    {false, "[('a', '<f4')]", "'descr' is a structured (record) type"},
+    /* The reader of items. */
+    {true, "'|O'", "t.npy: unsupported dtype '|O' (object arrays hold Python pointers"},
+    {true, "[('a', '<i4'), ('o', '|O')]", "t.npy: unsupported dtype: field 'o' is '|O' (object arrays hold"},
+    {true, "[('a', [('b', 'O')])]", "field 'b' is 'O' (object arrays"},
+    {true, "'|i2'", "t.npy: dtype '|i2' claims no byte order for a 2-byte type"},
+    {true, "'|c16'", "dtype '|c16' claims no byte order"},
+    {true, "'<c12'", "t.npy: unsupported dtype '<c12'"},
+    {true, "'<i3'", "unsupported dtype '<i3'"},
+    {true, "'<M8[xs]'", "unsupported dtype '<M8[xs]'"},
+    {true, "'<M4'", "unsupported dtype '<M4'"},
+    {true, "'|S'", "unsupported dtype '|S'"},
+    {true, "'|S0'", "t.npy: elements of 0 bytes"},
+    {true, "'<U99999999999999999999'", "unsupported dtype"},
+    {true, "'|V9223372036854775807'", "2 elements of 9223372036854775807 bytes overflow the byte size"},
+    {true, "[('a', '<i4')", "t.npy: malformed 'descr'"},
+    {true, "[('a' '<i4')]", "malformed 'descr'"},
+    {true, "[('a', '<i4', (2, -1))]", "malformed 'descr'"},
+    {true, "[('a', 5)]", "malformed 'descr'"},
+    {true, "[('a', '<i4', (4294967296, 4294967296, 2))]", "item size"},
+    {true, "[('a\x01', '|O')]", "field 'a\\x01' is '|O'"},
+    {true, "[('\x83', '|S0123456789012345678901234567890123456789012345678901234567890123')]",
+     "field '\\x83' has a type string over 63 bytes"},
+};
+
+static bool parse_items(const char *descr);
+
+/* One reader's rows of refused_descrs, each refused with its reason. */
+static void check_refused_descrs(bool items) {
+    for (size_t k = 0; k < sizeof refused_descrs / sizeof refused_descrs[0]; k++) {
+        const char *descr = refused_descrs[k].descr, *msg = refused_descrs[k].msg;
+        if (refused_descrs[k].items != items) continue;
+        if (items) {
+            CHECK(!parse_items(descr) && strstr(err, msg) != NULL, "%s: expected \"%s\", got \"%s\"", descr, msg, err);
+        } else {
+            char d[128];
+            snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (), }", descr);
+            FAILS(d, "", msg);
+        }
+    }
+}
+
 static void test_descr(void) {
     OK("{'descr': '|b1', 'fortran_order': False, 'shape': (), }", "");
     CHECK(h.is_bool && h.dtype == DMLS_UINT8 && strcmp(h.descr, "|b1") == 0, "bool: %s", h.descr);
@@ -106,29 +173,7 @@ static void test_descr(void) {
     CHECK(!h.is_bool && h.dtype == DMLS_UINT8, "u1 is not bool");
     OK("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", "");
     CHECK(!h.is_bool && h.dtype == DMLS_INT32 && strcmp(h.descr, "<i4") == 0, "i4: %s", h.descr);
-    FAILS("{'descr': '|i2', 'fortran_order': False, 'shape': (), }", "",
-          "t.npy: dtype '|i2' claims no byte order for a 2-byte type");
-    static const struct {
-        const char *descr, *msg;
-    } bad[] = {
-        {"'|O'", "unsupported dtype '|O' (object arrays hold"},
-        {"'O'", "unsupported dtype 'O' (object arrays hold"},
-        {"'<U5'", "unsupported dtype '<U5' (strings are not"},
-        {"'|S3'", "unsupported dtype '|S3' (strings are not"},
-        {"'<M8[ns]'", "unsupported dtype '<M8[ns]' (dates are not"},
-        {"'<m8'", "unsupported dtype '<m8' (dates are not"},
-        {"'<x4'", "unsupported dtype '<x4'; supported:"},
-        /* the descr buffer holds 15 bytes */
-        {"'<U1234567890123'", "unsupported dtype '<U1234567890123' (strings"},
-        {"'<U12345678901234'", "'descr' is malformed, not a simple type string"},
-        {"5", "'descr' is malformed, not a simple type string"},
-        {"[('a', '<f4')]", "'descr' is a structured (record) type"},
-    };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        char d[128];
-        snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (), }", bad[k].descr);
-        FAILS(d, "", bad[k].msg);
-    }
+    check_refused_descrs(false);
     FAILS("{'descr':", "[", "'descr' is malformed, not a simple type string"); /* '[' past the end */
     /* The same for a reader of records: a '[' past the end starts no list. */
     memcpy(file, "\x93NUMPY\x01\x00\x09\x00{'descr':[", 20);
@@ -141,13 +186,9 @@ static void test_descr(void) {
 static bool parse_items(const char *descr) {
     char d[4096];
     snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (2,), }", descr);
-    const size_t dlen = strlen(d);
-    memcpy(file, "\x93NUMPY\x01\x00", 8);
-    file[8] = (unsigned char)(dlen & 0xff);
-    file[9] = (unsigned char)(dlen >> 8);
-    memcpy(file + 10, d, dlen);
+    const size_t len = put_dict(d, strlen(d));
     err[0] = '\0';
-    return npy_parse_header_items(name, file, 10 + dlen, &h, err);
+    return npy_parse_header_items(name, file, len, &h, err);
 }
 
 static bool host_is_big_endian(void) {
@@ -219,34 +260,7 @@ static void test_item_kinds(void) {
 /* Items the tool cannot copy as bits, or whose descr is no NumPy's, are
  * refused with the reason; nesting and the descr's length are bounded. */
 static void test_item_refusals(void) {
-    static const struct {
-        const char *descr, *msg;
-    } bad[] = {
-        {"'|O'", "t.npy: unsupported dtype '|O' (object arrays hold Python pointers"},
-        {"[('a', '<i4'), ('o', '|O')]", "t.npy: unsupported dtype: field 'o' is '|O' (object arrays hold"},
-        {"[('a', [('b', 'O')])]", "field 'b' is 'O' (object arrays"},
-        {"'|i2'", "t.npy: dtype '|i2' claims no byte order for a 2-byte type"},
-        {"'|c16'", "dtype '|c16' claims no byte order"},
-        {"'<c12'", "t.npy: unsupported dtype '<c12'"},
-        {"'<i3'", "unsupported dtype '<i3'"},
-        {"'<M8[xs]'", "unsupported dtype '<M8[xs]'"},
-        {"'<M4'", "unsupported dtype '<M4'"},
-        {"'|S'", "unsupported dtype '|S'"},
-        {"'|S0'", "t.npy: elements of 0 bytes"},
-        {"'<U99999999999999999999'", "unsupported dtype"},
-        {"'|V9223372036854775807'", "2 elements of 9223372036854775807 bytes overflow the byte size"},
-        {"[('a', '<i4')", "t.npy: malformed 'descr'"},
-        {"[('a' '<i4')]", "malformed 'descr'"},
-        {"[('a', '<i4', (2, -1))]", "malformed 'descr'"},
-        {"[('a', 5)]", "malformed 'descr'"},
-        {"[('a', '<i4', (4294967296, 4294967296, 2))]", "item size"},
-        {"[('a\x01', '|O')]", "field 'a\\x01' is '|O'"},
-        {"[('\x83', '|S0123456789012345678901234567890123456789012345678901234567890123')]",
-         "field '\\x83' has a type string over 63 bytes"},
-    };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        CHECK(!parse_items(bad[k].descr) && strstr(err, bad[k].msg) != NULL, "%s: expected \"%s\", got \"%s\"",
-              bad[k].descr, bad[k].msg, err);
+    check_refused_descrs(true);
 
     /* Bounded: nesting and the descr's length. */
     char deep[4096] = "";
@@ -260,12 +274,8 @@ static void test_item_refusals(void) {
     snprintf(wide + n, sizeof wide - (size_t)n, "]");
     char d[NPY_MAX_DESCR + 128];
     snprintf(d, sizeof d, "{'descr': %s, 'fortran_order': False, 'shape': (), }", wide);
-    const size_t dlen = strlen(d);
-    memcpy(file, "\x93NUMPY\x01\x00", 8);
-    file[8] = (unsigned char)(dlen & 0xff);
-    file[9] = (unsigned char)(dlen >> 8);
-    memcpy(file + 10, d, dlen);
-    CHECK(!npy_parse_header_items(name, file, 10 + dlen, &h, err) && strstr(err, "'descr' is over") != NULL,
+    const size_t len = put_dict(d, strlen(d));
+    CHECK(!npy_parse_header_items(name, file, len, &h, err) && strstr(err, "'descr' is over") != NULL,
           "a descr over %d bytes: %s", NPY_MAX_DESCR, err);
 }
 

@@ -62,21 +62,14 @@ static inline void tool_finish(void) {
     }
 }
 
-/* A tool test's main: tool_setup with prefix, each test in turn, then
- * tool_finish and the verdict. */
-typedef void (*tool_test_fn)(void);
-static inline int tool_main(int argc, char **argv, const char *prefix, const tool_test_fn *tests, size_t n) {
+/* The usual main: setup, each test in turn, finish; the exit status. */
+static inline int tool_main(int argc, char **argv, const char *prefix, void (*const *tests)(void), size_t n) {
     const int setup = tool_setup(argc, argv, prefix);
     if (setup != 0) return setup;
     for (size_t k = 0; k < n; k++) tests[k]();
     tool_finish();
     TEST_MAIN_END();
 }
-#define TOOL_TEST_MAIN(prefix, ...)                                                                              \
-    int main(int argc, char **argv) {                                                                          \
-        static const tool_test_fn tests[] = {__VA_ARGS__};                                                     \
-        return tool_main(argc, argv, prefix, tests, sizeof tests / sizeof tests[0]);                           \
-    }
 
 /* ------------------------------------------------------------ running */
 
@@ -188,6 +181,29 @@ static inline bool err_has(const char *frag) { return file_has("err.txt", frag, 
 static inline bool out_has(const char *frag) { return file_has("out.txt", frag, true); }
 static inline bool err_has_quiet(const char *frag) { return file_has("err.txt", frag, false); }
 static inline bool out_has_quiet(const char *frag) { return file_has("out.txt", frag, false); }
+
+/* A run of the tool and what it must do: exit with status, its standard
+ * error and output holding every fragment given (each list up to its first
+ * NULL). A table of them states a test's many refusals one line each. */
+typedef struct {
+    const char *args; /* as typed after the tool's name */
+    int status;
+    const char *err[4], *out[2];
+    const char *what; /* NULL: the arguments say it */
+} tool_expect;
+
+static inline void check_runs(const tool_expect *runs, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        const tool_expect *r = &runs[k];
+        const int rc = run("%s", r->args);
+        bool ok = rc == r->status;
+        for (size_t i = 0; ok && i < 4 && r->err[i]; i++) ok = err_has(r->err[i]);
+        for (size_t i = 0; ok && i < 2 && r->out[i]; i++) ok = out_has(r->out[i]);
+        CHECK(ok, "%s%s`%s` exited %d (want %d) or lacks a fragment", r->what ? r->what : "", r->what ? ": " : "",
+              r->args, rc, r->status);
+    }
+}
+#define CHECK_RUNS(table) check_runs((table), sizeof(table) / sizeof((table)[0]))
 
 /* No hidden file (the tool's temporary ".NAME" ones) is in the scratch folder. */
 static inline bool no_temp_files(void) {
