@@ -12,20 +12,11 @@
 #include <stdlib.h>
 
 #include "batch/batch.h"
-#include "cpu/context.h"
 #include "fuzz_input.h"
+#include "fuzz_pool.h"
 #include "support/dtype.h"
 
 enum { MAX_BYTES = 1 << 16, MAX_ITEMS = 64, MAX_SLOTS = 4, SLOT_CAP = 9 /* a split's 8 outputs and its input */ };
-
-static dmls_context *pool3(void) {
-    static dmls_context *ctx;
-    if (ctx == NULL) {
-        if (dmls_context_create(3, &ctx) != DMLS_OK) abort();
-        dmls_context_set_parallel_min_bytes(ctx, 0);
-    }
-    return ctx;
-}
 
 /* A drawn operator, or NULL when the draw is not a valid slice. */
 static dmls_operator *draw_op(fuzz_reader *r) {
@@ -108,7 +99,8 @@ static void run(const dmls_batch *b, uint8_t seed) {
             abort();
     }
     for (int pass = 0; pass < 2; pass++) {
-        if (dmls_batch_execute(b, pass ? pool3() : NULL, s.in, b->in_slots, s.out, b->out_slots) != DMLS_OK) abort();
+        if (dmls_batch_execute(b, pass ? fuzz_pool3() : NULL, s.in, b->in_slots, s.out, b->out_slots) != DMLS_OK)
+            abort();
         for (uint32_t k = 0; k < b->out_slots; k++)
             if (memcmp(s.out[k].data, ref.out[k].data, s.out[k].bytes) != 0) abort();
     }

@@ -9,24 +9,13 @@
  * that start and end inside rows. */
 #include <stdlib.h>
 
-#include "cpu/context.h" /* dmls_context_set_parallel_min_bytes */
 #include "dmlslice/dmlslice.h"
 #include "fuzz_input.h"
+#include "fuzz_pool.h"
 #include "support/compare.h"
 #include "support/dtype.h"
 
 enum { MAX_BYTES = 1 << 20 };
-
-/* Created on first use and kept for the process: a pool per input would
- * spend the run starting threads. */
-static dmls_context *pool3(void) {
-    static dmls_context *ctx;
-    if (ctx == NULL) {
-        if (dmls_context_create(3, &ctx) != DMLS_OK) abort();
-        dmls_context_set_parallel_min_bytes(ctx, 0);
-    }
-    return ctx;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_reader r = {data, size, 0};
@@ -64,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     compare_result c = compare_with_reference(op, exec_plain, NULL, ip, in_bytes, op_out, rp, out_bytes);
     if (!compare_ok(&c, out_bytes)) abort();
     for (uint64_t i = 0; i < out_bytes; i++) op_out[i] = rp[i] = (uint8_t)(i * 29 + 1);
-    c = compare_with_reference(op, exec_on, pool3(), ip, in_bytes, op_out, rp, out_bytes);
+    c = compare_with_reference(op, exec_on, fuzz_pool3(), ip, in_bytes, op_out, rp, out_bytes);
     if (!compare_ok(&c, out_bytes)) abort();
     guarded_free(&in), guarded_free(&out), guarded_free(&ref);
     dmls_destroy(op);

@@ -176,6 +176,25 @@ static bool print_batches(const bench_batch_row *rows, int n) {
     return ok;
 }
 
+/* Each case timed on b's device (cpu: on the pool cpu, seeded by its number)
+ * under the table's header, its row printed as it comes: 1 when one failed
+ * or gave a wrong output, else 0. */
+static int run_cases(const bench_opts *b, bench_cpu *cpu, const bench_case *cases, int n, bench_row *rows) {
+    bench_print_header();
+    int status = 0;
+    for (int k = 0; k < n; k++) {
+        const bool timed = b->cuda     ? bench_cuda_case(&cases[k], b->reps, &rows[k])
+                           : b->vulkan ? bench_vulkan_case(&cases[k], b->reps, &rows[k])
+                                       : bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k]);
+        if (!timed)
+            status = 1;
+        else
+            bench_print_row(&rows[k]);
+        if (rows[k].timed && !rows[k].correct) status = 1;
+    }
+    return status;
+}
+
 static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, int *threads,
                    bench_batch_row *batch_rows, int *nbatch) {
     bench_cpu *cpu = bench_cpu_open(b->threads);
@@ -183,15 +202,7 @@ static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_ro
     *threads = bench_cpu_threads(cpu);
     printf("device cpu, %d thread%s, %d reps%s, median times; GB/s = 2 x output bytes / time\n", *threads,
            *threads == 1 ? "" : "s", b->reps, b->quick ? ", quick (shrunk cases)" : "");
-    bench_print_header();
-    int status = 0;
-    for (int k = 0; k < n; k++) {
-        if (!bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k]))
-            status = 1;
-        else
-            bench_print_row(&rows[k]);
-        if (rows[k].timed && !rows[k].correct) status = 1;
-    }
+    int status = run_cases(b, cpu, cases, n, rows);
     *nbatch = bench_cpu_batches(cpu, b->reps, batch_rows);
     bench_cpu_close(cpu);
     return print_batches(batch_rows, *nbatch) ? status : 1;
@@ -203,15 +214,7 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
     if (!bench_cuda_open(gpu, gpu_size, &sm)) return 1;
     printf("device cuda: %s (sm_%d), %d reps%s, median times by CUDA events; GB/s = 2 x output bytes / time\n", gpu, sm,
            b->reps, b->quick ? ", quick (shrunk cases)" : "");
-    bench_print_header();
-    int status = 0;
-    for (int k = 0; k < n; k++) {
-        if (!bench_cuda_case(&cases[k], b->reps, &rows[k]))
-            status = 1;
-        else
-            bench_print_row(&rows[k]);
-        if (rows[k].timed && !rows[k].correct) status = 1;
-    }
+    int status = run_cases(b, NULL, cases, n, rows);
     *nbatch = bench_cuda_batches(b->reps, b->quick, batch_rows);
     return print_batches(batch_rows, *nbatch) ? status : 1;
 }
@@ -224,15 +227,7 @@ static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench
            "copy = the library's 16-byte copy shader over the output's bytes\n",
            b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "",
            b->quick ? BENCH_VK_QUICK_WARM_MS : BENCH_VK_WARM_MS);
-    bench_print_header();
-    int status = 0;
-    for (int k = 0; k < n; k++) {
-        if (!bench_vulkan_case(&cases[k], b->reps, &rows[k]))
-            status = 1;
-        else
-            bench_print_row(&rows[k]);
-        if (rows[k].timed && !rows[k].correct) status = 1;
-    }
+    int status = run_cases(b, NULL, cases, n, rows);
     bench_vulkan_floor();
     *nbatch = bench_vulkan_batches(b->reps, b->quick, batch_rows);
     bench_vulkan_close();
