@@ -67,6 +67,7 @@ const command_def cmd_bench_def = {
     bench_memory_help,
     NULL,
     false,
+    false,
 };
 
 typedef struct bench_opts {
