@@ -99,7 +99,8 @@ static void run(const dmls_batch *b, uint8_t seed) {
             abort();
     }
     for (int pass = 0; pass < 2; pass++) {
-        if (dmls_batch_execute(b, pass ? fuzz_pool3() : NULL, s.in, b->in_slots, s.out, b->out_slots) != DMLS_OK) abort();
+        if (dmls_batch_execute(b, pass ? fuzz_pool3() : NULL, s.in, b->in_slots, s.out, b->out_slots) != DMLS_OK)
+            abort();
         for (uint32_t k = 0; k < b->out_slots; k++)
             if (memcmp(s.out[k].data, ref.out[k].data, s.out[k].bytes) != 0) abort();
     }

@@ -21,6 +21,7 @@ static int run_demo(int argc, char **argv);
 const command_def cmd_demo_def = {
     "demo", "", "Run the four worked examples of DirectML's SLICE and SLICE1 documentation\nand print them.",
     {{"options", demo_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice demo", run_demo, NULL, NULL, false,
+    false,
 };
 
 /* demo.c holds the examples; the arguments are checked here like every

@@ -104,7 +104,9 @@ static option_result options_next(option_parser *p, const option_def **opt, cons
     return OPTION_MATCHED;
 }
 
-bool options_threads(const option_def *o, const char *value, int64_t *threads) {
+/* --threads N of the copying commands: 1 to 1024; false after saying what
+ * is wrong. */
+static bool options_threads(const option_def *o, const char *value, int64_t *threads) {
     if (!args_int64(o->name, value, threads)) return false;
     if (*threads < 1 || *threads > 1024) {
         fprintf(stderr, "%s: --threads %" PRId64 " is outside 1 to 1024\n", args_prog, *threads);
@@ -121,6 +123,8 @@ static bool common_option(common_options *c, const option_def *o, const char *va
         c->quiet = true;
     } else if (option_is(o, "--device")) {
         return device_parse(args_prog, value, &c->device);
+    } else if (option_is(o, "--threads")) {
+        return options_threads(o, value, &c->threads);
     } else if (c->noutputs == OPTIONS_MAX_OUTPUTS) {
         fprintf(stderr, "%s: more than %d outputs (-o)\n", args_prog, OPTIONS_MAX_OUTPUTS);
         return false;
@@ -130,9 +134,9 @@ static bool common_option(common_options *c, const option_def *o, const char *va
     return true;
 }
 
-static bool is_common(const option_def *o) {
+static bool is_common(const command_def *cmd, const option_def *o) {
     return option_is(o, "--force") || option_is(o, "--quiet") || option_is(o, "--device") ||
-           option_is(o, "--output");
+           option_is(o, "--output") || (cmd->copies && option_is(o, "--threads"));
 }
 
 int options_parse(const command_def *cmd, int argc, char **argv, common_options *c, option_handler other, void *ctx) {
@@ -157,7 +161,7 @@ int options_parse(const command_def *cmd, int argc, char **argv, common_options 
         }
         if (r == OPTION_ARGUMENT) {
             c->input = value;
-        } else if (is_common(o)) {
+        } else if (is_common(cmd, o)) {
             if (!common_option(c, o, value)) return 2;
         } else if (other == NULL || !other(ctx, o, value)) {
             return 2;

@@ -44,6 +44,8 @@ typedef struct command_def {
     void (*more_help)(FILE *f); /* help computed at run time, after the details; or NULL */
     const char *argument; /* what its one positional argument is ("input file", "model"); NULL: none */
     bool many_outputs;    /* -o may be given more than once (split) */
+    bool copies;          /* copies into files: its --threads (OPTIONS_COPY_TAIL) is shared, into
+                           * common_options.threads; bench's own --threads means something else */
 } command_def;
 
 /* The options every command takes. */
@@ -71,8 +73,8 @@ bool options_looks_like_option(const char *arg);
 
 /* What the commands share, each recognised when the command's tables have
  * it: the positional argument (command_def.argument), --output/-o (as
- * often as the option repeats), --force/-f, --quiet/-q, --device and
- * --help. The outputs point into argv. */
+ * often as the option repeats), --force/-f, --quiet/-q, --device,
+ * --threads (command_def.copies) and --help. The outputs point into argv. */
 #define OPTIONS_MAX_OUTPUTS 1024
 typedef struct common_options {
     const char *input;
@@ -80,6 +82,7 @@ typedef struct common_options {
     int noutputs;
     bool force, quiet;
     device_choice device; /* cpu unless --device says otherwise */
+    int64_t threads;      /* --threads, 1 to 1024; 0 when not given: $DMLSLICE_THREADS, else every CPU */
 } common_options;
 
 /* A command's own options: false after saying what is wrong on stderr. */
@@ -90,10 +93,6 @@ typedef bool (*option_handler)(void *ctx, const option_def *opt, const char *val
  * Returns -1 when the command goes on, else its exit status: 0 after
  * --help, 2 after a usage error (reported on stderr). */
 int options_parse(const command_def *cmd, int argc, char **argv, common_options *c, option_handler other, void *ctx);
-
-/* --threads N of the copying commands: 1 to 1024; false after saying what
- * is wrong. */
-bool options_threads(const option_def *opt, const char *value, int64_t *threads);
 
 /* `dmlslice CMD --help`. */
 void options_print_help(FILE *f, const command_def *cmd);

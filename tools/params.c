@@ -10,32 +10,42 @@ void params_init(params *p) {
     p->level = args_latest_feature_level();
 }
 
-const option_def params_options[] = {
-    {"--offsets", NULL, "L", "DML_SLICE: the first element read, per axis"},
-    {"--sizes", NULL, "L", "DML_SLICE: elements per axis (the output's sizes)"},
-    {"--strides", NULL, "L", "DML_SLICE: steps, each at least 1"},
-    {"--window-offsets", NULL, "L", "DML_SLICE1: the window's first element, per axis"},
-    {"--window-sizes", NULL, "L", "DML_SLICE1: the window's extent, per axis (at least 1)"},
-    {"--window-strides", NULL, "L", "DML_SLICE1: steps, non-zero; negative walks backwards"},
-    {"--output-sizes", NULL, "L",
-     "DML_SLICE1: the output's sizes (default: every element the\nwindow holds, 1 + (size - 1) / |stride|)"},
-    {"--index", NULL, "EXPR", "NumPy basic indexing: integers, start:stop:step, ...,\nNone/newaxis, e.g. '[1:3, ::-2, ..., None, 0]'"},
-    {"--onnx-starts", NULL, "L", "ONNX Slice: starts (negative counts from the end)"},
-    {"--onnx-ends", NULL, "L", "ONNX Slice: ends, clamped as the ONNX specification says"},
-    {"--onnx-axes", NULL, "L", "ONNX Slice: the axes starts/ends name (default 0, 1, ...)"},
-    {"--onnx-steps", NULL, "L", "ONNX Slice: steps, non-zero (default 1)"},
-    {"--webnn-starts", NULL, "L", "WebNN slice(): unsigned starts"},
-    {"--webnn-sizes", NULL, "L", "WebNN slice(): window sizes, at least 1"},
-    {"--webnn-strides", NULL, "L", "WebNN slice(): strides, at least 1 (default 1)"},
-    {"--webnn-reverse", NULL, "L|all", "WebNN reverse(): the listed axes ('' none, 'all' every axis)"},
-    {"--perm", NULL, "P|reverse",
-     "transpose first: PARAMS (if any) apply to np.transpose(x, P),\nP one axis per input axis, negatives from the back;\n"
-     "'reverse' reverses the axes (np.transpose(x), x.T)"},
-    {"--feature-level", NULL, "L",
-     "DirectML feature level, by name (4_1), as 4.1 or in hex\n(0x4100); the levels and the default are listed below.\n"
-     "The DirectML forms are validated at it; with a front end\nthe lowered SLICE1 must pass DirectML's rules at it too"},
-    {NULL, NULL, NULL, NULL},
-};
+/* Every PARAMS option in the help's order, LIST for those that take a list
+ * (with its form and its field in params), OTHER for the rest: the one table
+ * both the help (params_options) and the parser (list_options) are made
+ * from, so that they cannot disagree. */
+#define PARAMS_OPTIONS(LIST, OTHER)                                                                                   \
+    LIST("--offsets", "L", FORM_DML_SLICE, offsets, "DML_SLICE: the first element read, per axis")                    \
+    LIST("--sizes", "L", FORM_DML_SLICE, sizes, "DML_SLICE: elements per axis (the output's sizes)")                 \
+    LIST("--strides", "L", FORM_DML_SLICE, strides, "DML_SLICE: steps, each at least 1")                              \
+    LIST("--window-offsets", "L", FORM_DML_SLICE1, win_offsets, "DML_SLICE1: the window's first element, per axis")   \
+    LIST("--window-sizes", "L", FORM_DML_SLICE1, win_sizes, "DML_SLICE1: the window's extent, per axis (at least 1)") \
+    LIST("--window-strides", "L", FORM_DML_SLICE1, win_strides,                                                       \
+         "DML_SLICE1: steps, non-zero; negative walks backwards")                                                     \
+    LIST("--output-sizes", "L", FORM_DML_SLICE1, out_sizes,                                                           \
+         "DML_SLICE1: the output's sizes (default: every element the\nwindow holds, 1 + (size - 1) / |stride|)")      \
+    OTHER("--index", "EXPR",                                                                                          \
+          "NumPy basic indexing: integers, start:stop:step, ...,\nNone/newaxis, e.g. '[1:3, ::-2, ..., None, 0]'")    \
+    LIST("--onnx-starts", "L", FORM_ONNX, onnx_starts, "ONNX Slice: starts (negative counts from the end)")            \
+    LIST("--onnx-ends", "L", FORM_ONNX, onnx_ends, "ONNX Slice: ends, clamped as the ONNX specification says")        \
+    LIST("--onnx-axes", "L", FORM_ONNX, onnx_axes, "ONNX Slice: the axes starts/ends name (default 0, 1, ...)")       \
+    LIST("--onnx-steps", "L", FORM_ONNX, onnx_steps, "ONNX Slice: steps, non-zero (default 1)")                       \
+    LIST("--webnn-starts", "L", FORM_WEBNN_SLICE, webnn_starts, "WebNN slice(): unsigned starts")                     \
+    LIST("--webnn-sizes", "L", FORM_WEBNN_SLICE, webnn_sizes, "WebNN slice(): window sizes, at least 1")              \
+    LIST("--webnn-strides", "L", FORM_WEBNN_SLICE, webnn_strides, "WebNN slice(): strides, at least 1 (default 1)")   \
+    LIST("--webnn-reverse", "L|all", FORM_WEBNN_REVERSE, webnn_axes,                                                  \
+         "WebNN reverse(): the listed axes ('' none, 'all' every axis)")                                              \
+    OTHER("--perm", "P|reverse",                                                                                      \
+          "transpose first: PARAMS (if any) apply to np.transpose(x, P),\nP one axis per input axis, negatives from "  \
+          "the back;\n'reverse' reverses the axes (np.transpose(x), x.T)")                                            \
+    OTHER("--feature-level", "L",                                                                                     \
+          "DirectML feature level, by name (4_1), as 4.1 or in hex\n(0x4100); the levels and the default are listed " \
+          "below.\nThe DirectML forms are validated at it; with a front end\nthe lowered SLICE1 must pass DirectML's " \
+          "rules at it too")
+
+#define LIST_HELP(name, value, form, field, help) {name, NULL, value, help},
+#define OTHER_HELP(name, value, help) {name, NULL, value, help},
+const option_def params_options[] = {PARAMS_OPTIONS(LIST_HELP, OTHER_HELP){NULL, NULL, NULL, NULL}};
 
 /* The one home of the PARAMS summary: scripts/gen-cli-docs.py writes it into
  * docs/cli.md and docs/dmlslice.1 from `dmlslice slice --help` (each form
@@ -63,23 +73,9 @@ typedef struct list_option {
     size_t offset; /* of the param_list in params */
 } list_option;
 
-static const list_option list_options[] = {
-    {"--offsets", FORM_DML_SLICE, offsetof(params, offsets)},
-    {"--sizes", FORM_DML_SLICE, offsetof(params, sizes)},
-    {"--strides", FORM_DML_SLICE, offsetof(params, strides)},
-    {"--window-offsets", FORM_DML_SLICE1, offsetof(params, win_offsets)},
-    {"--window-sizes", FORM_DML_SLICE1, offsetof(params, win_sizes)},
-    {"--window-strides", FORM_DML_SLICE1, offsetof(params, win_strides)},
-    {"--output-sizes", FORM_DML_SLICE1, offsetof(params, out_sizes)},
-    {"--onnx-starts", FORM_ONNX, offsetof(params, onnx_starts)},
-    {"--onnx-ends", FORM_ONNX, offsetof(params, onnx_ends)},
-    {"--onnx-axes", FORM_ONNX, offsetof(params, onnx_axes)},
-    {"--onnx-steps", FORM_ONNX, offsetof(params, onnx_steps)},
-    {"--webnn-starts", FORM_WEBNN_SLICE, offsetof(params, webnn_starts)},
-    {"--webnn-sizes", FORM_WEBNN_SLICE, offsetof(params, webnn_sizes)},
-    {"--webnn-strides", FORM_WEBNN_SLICE, offsetof(params, webnn_strides)},
-    {"--webnn-reverse", FORM_WEBNN_REVERSE, offsetof(params, webnn_axes)},
-};
+#define LIST_PARSE(name, value, form, field, help) {name, form, offsetof(params, field)},
+#define OTHER_PARSE(name, value, help)
+static const list_option list_options[] = {PARAMS_OPTIONS(LIST_PARSE, OTHER_PARSE)};
 
 static bool set_form(params *p, param_form form, const char *opt) {
     if (p->form != FORM_NONE && p->form != form) {

@@ -46,6 +46,20 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* The elements of a JSON array, one a line: the n rows of size bytes each
+ * that were timed (one that was not, skipped or failed, has no figures). */
+static void json_array(FILE *f, const void *rows, size_t size, int n, bool (*timed)(const void *row),
+                       void (*write)(FILE *f, const void *row)) {
+    bool first = true;
+    for (int k = 0; k < n; k++) {
+        const void *row = (const char *)rows + (size_t)k * size;
+        if (!timed(row)) continue;
+        fputs(first ? "\n" : ",\n", f);
+        write(f, row);
+        first = false;
+    }
+}
+
 /* JSON has no NaN or infinity: such a figure (a zero time, a failed
  * measure) is null. */
 static void json_number(FILE *f, const char *fmt, double v) {
@@ -53,7 +67,10 @@ static void json_number(FILE *f, const char *fmt, double v) {
     else fputs("null", f);
 }
 
-static void json_row(FILE *f, const bench_row *r) {
+static bool row_timed(const void *row) { return ((const bench_row *)row)->timed; }
+
+static void json_row(FILE *f, const void *row) {
+    const bench_row *r = row;
     fputs("  {\"case\": ", f);
     json_string(f, r->name);
     fprintf(f, ", \"out_bytes\": %llu, \"ms\": ", (unsigned long long)r->out_bytes);
@@ -75,7 +92,10 @@ static void json_row(FILE *f, const bench_row *r) {
 
 /* Times are microseconds per call; each yardstick's ratio is its time over
  * the batch's (above 1: the batch is faster). */
-static void json_batch_row(FILE *f, const bench_batch_row *r) {
+static bool batch_row_timed(const void *row) { return ((const bench_batch_row *)row)->timed; }
+
+static void json_batch_row(FILE *f, const void *row) {
+    const bench_batch_row *r = row;
     fputs("  {\"case\": ", f);
     json_string(f, r->name);
     fputs(", \"timing\": ", f);
@@ -96,19 +116,6 @@ static void json_batch_row(FILE *f, const bench_batch_row *r) {
     fprintf(f, "}, \"correct\": %s}", r->correct ? "true" : "false");
 }
 
-/* The timed ones of rows[0..n), each written by write, as a JSON
- * array's members (the rows are of either row type). */
-#define JSON_TIMED_ROWS(f, rows, n, write)                                                                        \
-    do {                                                                                                       \
-        bool first_ = true;                                                                                    \
-        for (int k_ = 0; k_ < (n); k_++) {                                                                     \
-            if (!(rows)[k_].timed) continue;                                                                   \
-            fputs(first_ ? "\n" : ",\n", f);                                                                    \
-            write(f, &(rows)[k_]);                                                                             \
-            first_ = false;                                                                                    \
-        }                                                                                                      \
-    } while (0)
-
 bool bench_write_json(const char *path, const char *device, const char *gpu, int threads, int reps, bool quick,
                       const bench_row *rows, int n, const bench_batch_row *batch_rows, int nbatch) {
     FILE *f = fopen(path, "w");
@@ -125,9 +132,9 @@ bool bench_write_json(const char *path, const char *device, const char *gpu, int
     fprintf(f, ", \"threads\": %d, \"reps\": %d, \"quick\": %s, \"version\": ", threads, reps, quick ? "true" : "false");
     json_string(f, dmls_version());
     fputs(",\n \"cases\": [", f);
-    JSON_TIMED_ROWS(f, rows, n, json_row);
+    json_array(f, rows, sizeof *rows, n, row_timed, json_row);
     fputs("\n ],\n \"batches\": [", f);
-    JSON_TIMED_ROWS(f, batch_rows, nbatch, json_batch_row);
+    json_array(f, batch_rows, sizeof *batch_rows, nbatch, batch_row_timed, json_batch_row);
     fputs("\n ]\n}\n", f);
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "dmlslice bench: %s: write failed\n", path);

@@ -87,10 +87,10 @@ bool batch_outputs_check(const common_options *c, const char *other) {
     return ok;
 }
 
-void batch_runner_start(batch_runner *r, const common_options *c, int64_t threads) {
+void batch_runner_start(batch_runner *r, const common_options *c) {
     memset(r, 0, sizeof *r);
     r->c = c;
-    r->threads = (int)threads;
+    r->threads = (int)c->threads;
     r->device = c->device;
     device_io_fallback(&r->device);
 }
@@ -147,8 +147,7 @@ int batch_files_finish(bool ran, const npy_input *const *inputs, int ninputs, np
     return ok ? 0 : 1;
 }
 
-int batch_files_run(dmls_batch *batch, const common_options *c, int64_t threads, npy_input *in, npy_output *outs,
-                    int n) {
+int batch_files_run(dmls_batch *batch, const common_options *c, npy_input *in, npy_output *outs, int n) {
     void **hosts = calloc(n > 0 ? (size_t)n : 1, sizeof *hosts);
     uint64_t *bytes = calloc(n > 0 ? (size_t)n : 1, sizeof *bytes);
     bool ran = hosts && bytes;
@@ -158,7 +157,7 @@ int batch_files_run(dmls_batch *batch, const common_options *c, int64_t threads,
         bytes[k] = dmls_batch_output_bytes(batch, (uint32_t)k);
     }
     batch_runner r;
-    batch_runner_start(&r, c, threads);
+    batch_runner_start(&r, c);
     if (ran) ran = batch_runner_exec(&r, batch, in, hosts, bytes, n);
     batch_runner_end(&r);
     free(hosts);

@@ -28,7 +28,7 @@ bool batch_outputs_check(const common_options *c, const char *other);
 
 
 /* How a command's batches run: on the device c names, or on the CPU with
- * one pool of threads kept for all of them (crops runs its crops in
+ * one pool of c->threads threads kept for all of them (crops runs its crops in
  * blocks). */
 typedef struct batch_runner {
     const common_options *c;
@@ -40,7 +40,7 @@ typedef struct batch_runner {
 
 /* --device cuda without a usable device runs on the CPU, saying so
  * (device_io.h). */
-void batch_runner_start(batch_runner *r, const common_options *c, int64_t threads);
+void batch_runner_start(batch_runner *r, const common_options *c);
 /* Runs batch (1 input slot, bound to in; n output slots, slot k written
  * into outs[k], bytes[k] bytes long). False after saying why on stderr. */
 bool batch_runner_exec(batch_runner *r, dmls_batch *batch, const npy_input *in, void *const *outs,
@@ -55,7 +55,6 @@ int batch_files_finish(bool ran, const npy_input *const *inputs, int ninputs, np
 
 /* One batch from in into outs (created), from start to finish, with
  * batch_runner and batch_files_finish. The exit status. */
-int batch_files_run(dmls_batch *batch, const common_options *c, int64_t threads, npy_input *in, npy_output *outs,
-                    int n);
+int batch_files_run(dmls_batch *batch, const common_options *c, npy_input *in, npy_output *outs, int n);
 
 #endif

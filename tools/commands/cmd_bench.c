@@ -67,6 +67,7 @@ const command_def cmd_bench_def = {
     bench_memory_help,
     NULL,
     false,
+    false,
 };
 
 typedef struct bench_opts {
@@ -176,27 +177,17 @@ static bool print_batches(const bench_batch_row *rows, int n) {
     return ok;
 }
 
-/* Case k on a device, as the device's bench_*_case: false with a message. */
-typedef bool (*case_fn)(void *device, const bench_case *c, int reps, int k, bench_row *row);
-static bool cpu_case(void *device, const bench_case *c, int reps, int k, bench_row *row) {
-    return bench_cpu_case(device, c, reps, (uint64_t)k, row);
-}
-static bool cuda_case(void *device, const bench_case *c, int reps, int k, bench_row *row) {
-    (void)device, (void)k;
-    return bench_cuda_case(c, reps, row);
-}
-static bool vulkan_case(void *device, const bench_case *c, int reps, int k, bench_row *row) {
-    (void)device, (void)k;
-    return bench_vulkan_case(c, reps, row);
-}
-
-/* The table of the cases, each run by run on device; 0, or 1 when one
- * failed or was wrong. */
-static int run_cases(case_fn run, void *device, const bench_opts *b, const bench_case *cases, int n, bench_row *rows) {
+/* Each case timed on b's device (cpu: on the pool cpu, seeded by its number)
+ * under the table's header, its row printed as it comes: 1 when one failed
+ * or gave a wrong output, else 0. */
+static int run_cases(const bench_opts *b, bench_cpu *cpu, const bench_case *cases, int n, bench_row *rows) {
     bench_print_header();
     int status = 0;
     for (int k = 0; k < n; k++) {
-        if (!run(device, &cases[k], b->reps, k, &rows[k]))
+        const bool timed = b->cuda     ? bench_cuda_case(&cases[k], b->reps, &rows[k])
+                           : b->vulkan ? bench_vulkan_case(&cases[k], b->reps, &rows[k])
+                                       : bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k]);
+        if (!timed)
             status = 1;
         else
             bench_print_row(&rows[k]);
@@ -212,7 +203,7 @@ static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_ro
     *threads = bench_cpu_threads(cpu);
     printf("device cpu, %d thread%s, %d reps%s, median times; GB/s = 2 x output bytes / time\n", *threads,
            *threads == 1 ? "" : "s", b->reps, b->quick ? ", quick (shrunk cases)" : "");
-    const int status = run_cases(cpu_case, cpu, b, cases, n, rows);
+    int status = run_cases(b, cpu, cases, n, rows);
     *nbatch = bench_cpu_batches(cpu, b->reps, batch_rows);
     bench_cpu_close(cpu);
     return print_batches(batch_rows, *nbatch) ? status : 1;
@@ -224,7 +215,7 @@ static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_r
     if (!bench_cuda_open(gpu, gpu_size, &sm)) return 1;
     printf("device cuda: %s (sm_%d), %d reps%s, median times by CUDA events; GB/s = 2 x output bytes / time\n", gpu, sm,
            b->reps, b->quick ? ", quick (shrunk cases)" : "");
-    const int status = run_cases(cuda_case, NULL, b, cases, n, rows);
+    int status = run_cases(b, NULL, cases, n, rows);
     *nbatch = bench_cuda_batches(b->reps, b->quick, batch_rows);
     return print_batches(batch_rows, *nbatch) ? status : 1;
 }
@@ -237,7 +228,7 @@ static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench
            "copy = the library's 16-byte copy shader over the output's bytes\n",
            b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "",
            b->quick ? BENCH_VK_QUICK_WARM_MS : BENCH_VK_WARM_MS);
-    const int status = run_cases(vulkan_case, NULL, b, cases, n, rows);
+    int status = run_cases(b, NULL, cases, n, rows);
     bench_vulkan_floor();
     *nbatch = bench_vulkan_batches(b->reps, b->quick, batch_rows);
     bench_vulkan_close();

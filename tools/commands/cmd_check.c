@@ -38,6 +38,7 @@ const command_def cmd_check_def = {
     args_feature_levels_help,
     NULL,
     false,
+    false,
 };
 
 typedef struct check_args {

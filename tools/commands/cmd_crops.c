@@ -41,6 +41,7 @@ const command_def cmd_crops_def = {
     NULL,
     "input file",
     false,
+    true,
 };
 
 typedef struct crops_args {
@@ -48,12 +49,10 @@ typedef struct crops_args {
     int64_t size[ARGS_MAX_LIST + 1]; /* + the items' parts axis */
     int32_t nsize;
     bool size_given;
-    int64_t threads;
 } crops_args;
 
 static bool crops_option(void *ctx, const option_def *o, const char *value) {
     crops_args *a = ctx;
-    if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
     if (option_is(o, "--size")) return a->size_given = args_list(o->name, value, a->size, &a->nsize);
     a->starts_path = value; /* --starts */
     return true;
@@ -161,7 +160,7 @@ static bool crops_blocks(const crops_args *a, const common_options *c, const npy
         return false;
     }
     batch_runner r;
-    batch_runner_start(&r, c, a->threads);
+    batch_runner_start(&r, c);
     bool ok = true;
     uint64_t crop_bytes = in->h.esize;
     for (int64_t first = 0; ok && (first == 0 || first < n); first += CROPS_BLOCK) {

@@ -30,4 +30,5 @@ const command_def cmd_dispatch_def = {
     args_feature_levels_help,
     "model",
     false,
+    false,
 };

@@ -45,17 +45,16 @@ const command_def cmd_grad_def = {
     args_feature_levels_help,
     "input file",
     false,
+    true,
 };
 
 typedef struct grad_args {
     params p;
     param_list out_sizes;
-    int64_t threads;
 } grad_args;
 
 static bool grad_option(void *ctx, const option_def *o, const char *value) {
     grad_args *a = ctx;
-    if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
     if (!option_is(o, "--output-gradient-sizes")) return params_option(&a->p, o, value) >= 0;
     a->out_sizes.given = true;
     return args_list(o->name, value, a->out_sizes.v, &a->out_sizes.n);
@@ -72,17 +71,13 @@ int cmd_grad(int argc, char **argv) {
     memset(&a, 0, sizeof a);
     params_init(&a.p);
     common_options c;
-    const int parsed = options_parse(&cmd_grad_def, argc, argv, &c, grad_option, &a);
+    const int parsed = slice_run_options(&cmd_grad_def, argc, argv, &c, grad_option, &a, "an input gradient file");
     if (parsed >= 0) return parsed;
-    if (c.input == NULL || c.noutputs == 0) {
-        fprintf(stderr, "%s: needs an input gradient file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
-        return 2;
-    }
     if (a.p.form != FORM_DML_SLICE1 || a.p.out_sizes.given || !a.out_sizes.given) {
         fprintf(stderr, "%s: takes the window (--window-offsets, --window-sizes, --window-strides) and "
                         "--output-gradient-sizes, and no other slice parameters\n", args_prog);
         return 2;
     }
     if (!params_complete(&a.p)) return 2;
-    return slice_run_file(&c, a.threads, grad_setup, &a, "writing the gradient into");
+    return slice_run_file(&c, grad_setup, &a, "writing the gradient into");
 }

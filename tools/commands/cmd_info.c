@@ -18,6 +18,7 @@ static const option_def info_options[] = {
 const command_def cmd_info_def = {
     "info", "IN.npy [-q] | --devices", "Print the dtype, shape, memory order and size of a .npy file ('-' for\nstandard input).",
     {{"options", info_options, NULL}, {"", options_common, NULL}}, NULL, "dmlslice info x.npy", cmd_info, NULL, "input file", false,
+    false,
 };
 
 /* --devices answers at once: the list, then exit 0. */

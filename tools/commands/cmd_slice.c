@@ -35,17 +35,11 @@ const command_def cmd_slice_def = {
     args_feature_levels_help,
     "input file",
     false,
+    true,
 };
 
-typedef struct slice_args {
-    params p;
-    int64_t threads;
-} slice_args;
-
 static bool slice_option(void *ctx, const option_def *o, const char *value) {
-    slice_args *a = ctx;
-    if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
-    return params_option(&a->p, o, value) >= 0;
+    return params_option(ctx, o, value) >= 0;
 }
 
 static bool slice_setup(const void *args, const param_tensor *t, param_setup *setup) {
@@ -54,16 +48,11 @@ static bool slice_setup(const void *args, const param_tensor *t, param_setup *se
 
 int cmd_slice(int argc, char **argv) {
     args_prog = "dmlslice slice";
-    slice_args a;
-    params_init(&a.p);
-    a.threads = 0;
+    params p;
+    params_init(&p);
     common_options c;
-    const int parsed = options_parse(&cmd_slice_def, argc, argv, &c, slice_option, &a);
+    const int parsed = slice_run_options(&cmd_slice_def, argc, argv, &c, slice_option, &p, "an input file");
     if (parsed >= 0) return parsed;
-    if (c.input == NULL || c.noutputs == 0) {
-        fprintf(stderr, "%s: needs an input file and -o OUTPUT ('-' for stdin/stdout)\n", args_prog);
-        return 2;
-    }
-    if (!params_complete(&a.p)) return 2;
-    return slice_run_file(&c, a.threads, slice_setup, &a.p, "slicing into");
+    if (!params_complete(&p)) return 2;
+    return slice_run_file(&c, slice_setup, &p, "slicing into");
 }

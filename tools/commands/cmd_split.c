@@ -46,10 +46,11 @@ const command_def cmd_split_def = {
     NULL,
     "input file",
     true,
+    true,
 };
 
 typedef struct split_args {
-    int64_t axis, threads, num_outputs;
+    int64_t axis, num_outputs;
     int64_t sizes[OPTIONS_MAX_OUTPUTS];
     int32_t nsizes;
     bool sizes_given, mode_given;
@@ -78,7 +79,6 @@ static bool split_mode(const char *value, split_args *a) {
 
 static bool split_option(void *ctx, const option_def *o, const char *value) {
     split_args *a = ctx;
-    if (option_is(o, "--threads")) return options_threads(o, value, &a->threads);
     if (option_is(o, "--axis")) return args_int64(o->name, value, &a->axis);
     if (option_is(o, "--sizes")) return a->sizes_given = args_values(o->name, value, a->sizes, OPTIONS_MAX_OUTPUTS, &a->nsizes);
     if (option_is(o, "--mode")) return split_mode(value, a);
@@ -143,7 +143,7 @@ static int split_input(split_args *a, const common_options *c, npy_input *in) {
             status = 1;
         }
     }
-    if (status < 0) status = batch_files_run(batch, c, a->threads, in, outs, c->noutputs);
+    if (status < 0) status = batch_files_run(batch, c, in, outs, c->noutputs);
     free(outs);
     dmls_batch_destroy(batch);
     return status;

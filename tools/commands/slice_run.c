@@ -136,7 +136,18 @@ done:
     return status;
 }
 
-int slice_run_file(const common_options *c, int64_t threads, slice_setup_fn setup, const void *args, const char *what) {
+int slice_run_options(const command_def *cmd, int argc, char **argv, common_options *c, option_handler other,
+                      void *ctx, const char *input) {
+    const int parsed = options_parse(cmd, argc, argv, c, other, ctx);
+    if (parsed >= 0) return parsed;
+    if (c->input == NULL || c->noutputs == 0) {
+        fprintf(stderr, "%s: needs %s and -o OUTPUT ('-' for stdin/stdout)\n", args_prog, input);
+        return 2;
+    }
+    return -1;
+}
+
+int slice_run_file(const common_options *c, slice_setup_fn setup, const void *args, const char *what) {
     char err[NPY_ERR_LEN];
     /* Refuse an output that cannot or must not be written before reading a
      * byte of the input. */
@@ -149,7 +160,7 @@ int slice_run_file(const common_options *c, int64_t threads, slice_setup_fn setu
         fprintf(stderr, "%s: %s\n", args_prog, err);
         return 1;
     }
-    const int status = run_input(c, (int)threads, setup, args, what, &in);
+    const int status = run_input(c, (int)c->threads, setup, args, what, &in);
     npy_close(&in);
     return status;
 }

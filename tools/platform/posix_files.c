@@ -383,6 +383,7 @@ int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t byte
     if (!err) remove_stale_names((int)f->folder);
     if (!err) err = make_temporary(f);
     if (!err) err = reserve_and_map(f, bytes, mode);
+    /* Twin of win32_files.c's ending: it stays apart as the system calls before it differ (POSIX here, Win32 there). */
     if (err) {
         const char *failed = f->failed;
         dmls_atomic_file_abort(f);

@@ -474,6 +474,7 @@ int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t byte
         if (map) CloseHandle(map); /* the view keeps the mapping alive */
         f->data = view;
     }
+    /* Twin of posix_files.c's ending: it stays apart as the system calls before it differ (Win32 here, POSIX there). */
     if (err) {
         const char *failed = f->failed;
         dmls_atomic_file_abort(f);
