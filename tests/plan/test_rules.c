@@ -1,10 +1,8 @@
 /* One test per rule of docs/spec.md section 2: each builds a descriptor that breaks
  * exactly that rule and checks the status, the rule ID, and that the message
  * names the field, the dimension and the values. */
-#include <stddef.h>
-
-#include "support/dml_fixture.h"
 #include "operator.h" /* sizeof (dmls_operator), for the allocation check */
+#include "plan/rule_cases.h"
 #include "support/test.h"
 
 #if defined(__GLIBC__)
@@ -19,27 +17,7 @@ static void expect(fixture *f, DML_FEATURE_LEVEL level, dmls_status want) {
 
 /* Most rules break with a write or two into a valid fixture, so those cases
  * are rows of one table, run by the test_* that docs/RULES.md names for the
- * rule (check_rules.sh looks for those functions). A write names its field,
- * so a row reads as the descriptor it breaks. */
-typedef struct fixture_write {
-    size_t at, size; /* size 0: no write */
-    uint64_t value;  /* stored at the field's own width, so signed and unsigned alike */
-} fixture_write;
-#define SET(field, v) {offsetof(fixture, field), sizeof(((fixture *)0)->field), (uint64_t)(v)}
-/* A pointer written as zero bytes: NULL on every platform the library builds for. */
-#define SET_NULL(field) SET(field, 0)
-
-typedef struct rule_case {
-    const char *rule;
-    DML_OPERATOR_TYPE type;
-    DML_FEATURE_LEVEL level;
-    dmls_status want;
-    UINT rank; /* fixture_rank before the writes; 0 keeps 4 */
-    fixture_write set[3];
-    bool resize;          /* fixture_sizes after the writes */
-    const char *frags[5]; /* on an error, the message holds each (up to a NULL) */
-} rule_case;
-
+ * rule (check_rules.sh looks for those functions). */
 static const rule_case rule_cases[] = {
     /* R-OP-NULL */
     {"R-OP-NULL", DML_OPERATOR_SLICE1, FL41, DMLS_ERROR_INVALID_ARGUMENT, .set = {SET_NULL(op.Desc)},
@@ -158,47 +136,8 @@ static const rule_case rule_cases[] = {
 enum { RULE_CASES = sizeof rule_cases / sizeof rule_cases[0] };
 static int rule_cases_run; /* main checks that every row ran */
 
-static void fixture_write_apply(fixture *f, const fixture_write *w) {
-    unsigned char *at = (unsigned char *)f + w->at;
-    if (w->size == sizeof(uint32_t)) {
-        const uint32_t v = (uint32_t)w->value;
-        memcpy(at, &v, sizeof v);
-    } else if (w->size == sizeof(uint64_t)) {
-        memcpy(at, &w->value, sizeof w->value);
-    } else if (w->size != 0) {
-        CHECK(false, "a table write of %zu bytes: only 4 and 8 are written", w->size);
-    }
-}
-
-/* CHECK_MESSAGE for a rule held in a variable (the macro pastes a literal). */
-static void check_rule_message(const char *rule, const char *const frags[5]) {
-    char tag[40];
-    snprintf(tag, sizeof tag, "(%s)", rule);
-    CHECK(strcmp(dmls_last_error_rule(), rule) == 0, "rule %s, expected %s (message: %s)", dmls_last_error_rule(), rule,
-          dmls_last_error());
-    CHECK(strstr(dmls_last_error(), tag) != NULL, "message lacks %s: %s", tag, dmls_last_error());
-    for (int k = 0; k < 5 && frags[k]; k++)
-        CHECK(strstr(dmls_last_error(), frags[k]) != NULL, "%s case: message lacks \"%s\": %s", rule, frags[k],
-              dmls_last_error());
-}
-
 /* Runs the table's rows for one rule. */
-static void run_rule_cases(const char *rule) {
-    for (size_t i = 0; i < RULE_CASES; i++) {
-        const rule_case *c = &rule_cases[i];
-        if (strcmp(c->rule, rule) != 0) continue;
-        fixture f;
-        fixture_init(&f, c->type);
-        if (c->rank) fixture_rank(&f, c->rank);
-        for (int k = 0; k < 3; k++) fixture_write_apply(&f, &c->set[k]);
-        if (c->resize) fixture_sizes(&f);
-        const dmls_status got = fixture_create(&f, c->level);
-        CHECK(got == c->want, "%s row %zu: %s, expected %s; message: %s", rule, i, dmls_status_name(got),
-              dmls_status_name(c->want), dmls_last_error());
-        if (c->want != DMLS_OK) check_rule_message(rule, c->frags);
-        rule_cases_run++;
-    }
-}
+static void run_rule(const char *rule) { rule_cases_run += run_rule_cases(rule_cases, RULE_CASES, rule); }
 
 /* R-OP-NULL: the arguments themselves, and the size helper's, beside the table's descriptors. */
 static void test_op_null(void) {
@@ -210,7 +149,7 @@ static void test_op_null(void) {
     fixture_init(&f, DML_OPERATOR_SLICE1);
     CHECK_STATUS(dmls_create_dml(&f.op, FL41, NULL), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "op");
-    run_rule_cases("R-OP-NULL");
+    run_rule("R-OP-NULL");
     /* DirectML's size helper refuses NULL Sizes from one dimension up. */
     uint64_t bytes = 77;
     CHECK_STATUS(dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT32, 1, NULL, NULL, &bytes),
@@ -221,7 +160,7 @@ static void test_op_null(void) {
 
 /* R-OP-RANK */
 static void test_op_rank(void) {
-    run_rule_cases("R-OP-RANK");
+    run_rule("R-OP-RANK");
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE_GRAD); /* 3_0 takes ranks 1 to 4, 3_1 up to 8 */
     fixture_rank(&f, 5);
@@ -232,21 +171,21 @@ static void test_op_rank(void) {
     expect(&f, DML_FEATURE_LEVEL_3_1, DMLS_OK);
 }
 
-static void test_op_type(void) { run_rule_cases("R-OP-TYPE"); }
-static void test_slice_sizes(void) { run_rule_cases("R-SLICE-SIZES"); }
-static void test_slice_bounds(void) { run_rule_cases("R-SLICE-BOUNDS"); }
-static void test_slice_stride(void) { run_rule_cases("R-SLICE-STRIDE"); }
-static void test_win_nonempty(void) { run_rule_cases("R-WIN-NONEMPTY"); }
-static void test_win_bounds(void) { run_rule_cases("R-WIN-BOUNDS"); }
-static void test_win_stride(void) { run_rule_cases("R-WIN-STRIDE"); }
-static void test_win_count(void) { run_rule_cases("R-WIN-COUNT"); }
-static void test_t_type(void) { run_rule_cases("R-T-TYPE"); }
-static void test_t_dtype(void) { run_rule_cases("R-T-DTYPE"); }
-static void test_t_sizes(void) { run_rule_cases("R-T-SIZES"); }
+static void test_op_type(void) { run_rule("R-OP-TYPE"); }
+static void test_slice_sizes(void) { run_rule("R-SLICE-SIZES"); }
+static void test_slice_bounds(void) { run_rule("R-SLICE-BOUNDS"); }
+static void test_slice_stride(void) { run_rule("R-SLICE-STRIDE"); }
+static void test_win_nonempty(void) { run_rule("R-WIN-NONEMPTY"); }
+static void test_win_bounds(void) { run_rule("R-WIN-BOUNDS"); }
+static void test_win_stride(void) { run_rule("R-WIN-STRIDE"); }
+static void test_win_count(void) { run_rule("R-WIN-COUNT"); }
+static void test_t_type(void) { run_rule("R-T-TYPE"); }
+static void test_t_dtype(void) { run_rule("R-T-DTYPE"); }
+static void test_t_sizes(void) { run_rule("R-T-SIZES"); }
 
 /* R-T-ELEMS */
 static void test_t_elems(void) {
-    run_rule_cases("R-T-ELEMS");
+    run_rule("R-T-ELEMS");
     /* Exactly 2^32-1 elements is allowed. */
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);
@@ -287,7 +226,7 @@ static void test_t_elems(void) {
 
 /* R-T-TOTAL */
 static void test_t_total(void) {
-    run_rule_cases("R-T-TOTAL");
+    run_rule("R-T-TOTAL");
     /* Strided: (dot(sizes-1, strides) + 1) * 4, rounded up to 4. */
     fixture f;
     fixture_init(&f, DML_OPERATOR_SLICE1);
@@ -310,8 +249,8 @@ static void test_t_total(void) {
     expect(&f, FL41, DMLS_ERROR_OVERFLOW);
     CHECK_MESSAGE("R-T-TOTAL", "InputTensor", "overflows 64 bits");
 }
-static void test_t_align(void) { run_rule_cases("R-T-ALIGN"); }
-static void test_t_flags(void) { run_rule_cases("R-T-FLAGS"); }
+static void test_t_align(void) { run_rule("R-T-ALIGN"); }
+static void test_t_flags(void) { run_rule("R-T-FLAGS"); }
 
 /* R-T-OUTLAYOUT */
 static void test_t_outlayout(void) {
