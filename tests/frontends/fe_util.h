@@ -94,14 +94,73 @@ static inline void fe_identity(fe_expect *want, int32_t ndim, const int64_t *sha
     for (int32_t a = 0; a < ndim; a++) fe_axis(want, a, 0, shape[a], 1);
 }
 
+/* Whether lw's final shape is want[0..n). */
+static inline bool fe_final_is(const dmls_lowered *lw, const int64_t *want, int32_t n) {
+    bool same = lw->final_ndim == n;
+    for (int32_t k = 0; same && k < n; k++) same = lw->final_shape[k] == want[k];
+    return same;
+}
+
 #define CHECK_FINAL(lw, ...)                                                                             \
     do {                                                                                                 \
         const int64_t want_[] = {__VA_ARGS__};                                                           \
-        const int32_t n_ = (int32_t)(sizeof want_ / sizeof want_[0]);                                    \
-        bool same_ = (lw).final_ndim == n_;                                                              \
-        for (int32_t k_ = 0; same_ && k_ < n_; k_++) same_ = (lw).final_shape[k_] == want_[k_];          \
-        CHECK(same_, "final shape differs (rank %d, first %lld)", (int)(lw).final_ndim,                  \
+        CHECK(fe_final_is(&(lw), want_, (int32_t)(sizeof want_ / sizeof want_[0])),                      \
+              "final shape differs (rank %d, first %lld)", (int)(lw).final_ndim,                         \
               (long long)((lw).final_ndim ? (lw).final_shape[0] : -1));                                  \
     } while (0)
+
+/* A NumPy index that lowers: the axes picked otherwise than whole, each as
+ * fe_axis takes them, and the final shape. */
+typedef struct fe_numpy_case {
+    const char *expr;
+    int npicks;
+    struct {
+        int32_t axis;
+        int64_t first, count, step;
+    } picks[DMLS_MAX_RANK];
+    int32_t final_ndim;
+    int64_t final[DMLS_MAX_RANK];
+} fe_numpy_case;
+
+/* Lowers each row on the given input shape, runs it against its picks, and
+ * checks its final shape. */
+static inline void fe_numpy_cases(int32_t ndim, const int64_t *shape, const fe_numpy_case *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const fe_numpy_case *c = &rows[i];
+        dmls_lowered lw;
+        fe_expect want;
+        CHECK(dmls_lower_numpy(ndim, shape, c->expr, &lw) == DMLS_OK, "numpy %s: %s", c->expr, dmls_last_error());
+        fe_identity(&want, ndim, shape);
+        for (int k = 0; k < c->npicks; k++)
+            fe_axis(&want, c->picks[k].axis, c->picks[k].first, c->picks[k].count, c->picks[k].step);
+        fe_run(c->expr, ndim, shape, &lw, &want);
+        CHECK(fe_final_is(&lw, c->final, c->final_ndim), "numpy %s: final shape differs (rank %d)", c->expr,
+              (int)lw.final_ndim);
+    }
+}
+
+/* A NumPy index that must fail: the status and a fragment of the message. */
+typedef struct fe_numpy_error {
+    const char *expr;
+    dmls_status want;
+    const char *fragment;
+} fe_numpy_error;
+
+/* Lowers each row on the given input shape into a result filled beforehand,
+ * which a failure must leave zeroed. */
+static inline void fe_numpy_fails(int32_t ndim, const int64_t *shape, const fe_numpy_error *rows, size_t n) {
+    static const dmls_lowered zero;
+    for (size_t i = 0; i < n; i++) {
+        const fe_numpy_error *c = &rows[i];
+        dmls_lowered lw;
+        memset(&lw, 0x77, sizeof lw);
+        const dmls_status got = dmls_lower_numpy(ndim, shape, c->expr, &lw);
+        CHECK(got == c->want, "%s: %s, want %s (%s)", c->expr, dmls_status_name(got), dmls_status_name(c->want),
+              dmls_last_error());
+        CHECK(strstr(dmls_last_error(), c->fragment) != NULL, "%s: message \"%s\" lacks \"%s\"", c->expr,
+              dmls_last_error(), c->fragment);
+        CHECK(memcmp(&lw, &zero, sizeof zero) == 0, "%s: result not zeroed on failure", c->expr);
+    }
+}
 
 #endif
