@@ -109,10 +109,9 @@ static inline bool fe_final_is(const dmls_lowered *lw, const int64_t *want, int3
               (long long)((lw).final_ndim ? (lw).final_shape[0] : -1));                                  \
     } while (0)
 
-/* A NumPy index that lowers: the axes picked otherwise than whole, each as
+/* What a lowering must give: the axes picked otherwise than whole, each as
  * fe_axis takes them, and the final shape. */
-typedef struct fe_numpy_case {
-    const char *expr;
+typedef struct fe_result {
     int npicks;
     struct {
         int32_t axis;
@@ -120,22 +119,31 @@ typedef struct fe_numpy_case {
     } picks[DMLS_MAX_RANK];
     int32_t final_ndim;
     int64_t final[DMLS_MAX_RANK];
+} fe_result;
+
+/* Runs lw (made on an input of the given shape) against r. */
+static inline void fe_check_result(const char *what, int32_t ndim, const int64_t *shape, const dmls_lowered *lw,
+                                   const fe_result *r) {
+    fe_expect want;
+    fe_identity(&want, ndim, shape);
+    for (int k = 0; k < r->npicks; k++)
+        fe_axis(&want, r->picks[k].axis, r->picks[k].first, r->picks[k].count, r->picks[k].step);
+    fe_run(what, ndim, shape, lw, &want);
+    CHECK(fe_final_is(lw, r->final, r->final_ndim), "%s: final shape differs (rank %d)", what, (int)lw->final_ndim);
+}
+
+typedef struct fe_numpy_case {
+    const char *expr;
+    fe_result want;
 } fe_numpy_case;
 
-/* Lowers each row on the given input shape, runs it against its picks, and
- * checks its final shape. */
+/* Lowers each row's NumPy index on the given input shape and checks it. */
 static inline void fe_numpy_cases(int32_t ndim, const int64_t *shape, const fe_numpy_case *rows, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        const fe_numpy_case *c = &rows[i];
         dmls_lowered lw;
-        fe_expect want;
-        CHECK(dmls_lower_numpy(ndim, shape, c->expr, &lw) == DMLS_OK, "numpy %s: %s", c->expr, dmls_last_error());
-        fe_identity(&want, ndim, shape);
-        for (int k = 0; k < c->npicks; k++)
-            fe_axis(&want, c->picks[k].axis, c->picks[k].first, c->picks[k].count, c->picks[k].step);
-        fe_run(c->expr, ndim, shape, &lw, &want);
-        CHECK(fe_final_is(&lw, c->final, c->final_ndim), "numpy %s: final shape differs (rank %d)", c->expr,
-              (int)lw.final_ndim);
+        CHECK(dmls_lower_numpy(ndim, shape, rows[i].expr, &lw) == DMLS_OK, "numpy %s: %s", rows[i].expr,
+              dmls_last_error());
+        fe_check_result(rows[i].expr, ndim, shape, &lw, &rows[i].want);
     }
 }
 

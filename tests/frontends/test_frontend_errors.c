@@ -96,8 +96,8 @@ static void test_numpy_spelling(void) {
     /* Every blank Python allows between tokens, and inside a signed number;
      * spelled-out names, each a whole identifier. */
     static const fe_numpy_case rows[] = {
-        {"[\n1 :\t3 ,\r::- 2 ,+\t5 ]", 3, {{0, 1, 2, 1}, {1, 4, 3, -2}, {2, 5, 1, 1}}, 2, {2, 3}},
-        {"[numpy.newaxis, Ellipsis, newaxis, 1]", 1, {{2, 1, 1, 1}}, 4, {1, 4, 5, 1}},
+        {"[\n1 :\t3 ,\r::- 2 ,+\t5 ]", {3, {{0, 1, 2, 1}, {1, 4, 3, -2}, {2, 5, 1, 1}}, 2, {2, 3}}},
+        {"[numpy.newaxis, Ellipsis, newaxis, 1]", {1, {{2, 1, 1, 1}}, 4, {1, 4, 5, 1}}},
     };
     fe_numpy_cases(3, S3, rows, sizeof rows / sizeof rows[0]);
     CHECK_STATUS(dmls_lower_numpy(3, S3, "[- \t1]", &lw), DMLS_OK);

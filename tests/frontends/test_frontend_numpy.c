@@ -10,9 +10,9 @@ static void test_items(void) {
     fe_expect want;
     /* Ellipsis and None: [None, ..., -1, None] on 4x5x6 -> 1x4x5x1. */
     static const fe_numpy_case rows[] = {
-        {"[1:3, ::-2, 0]", 3, {{0, 1, 2, 1}, {1, 4, 3, -2}, {2, 0, 1, 1}}, 2, {2, 3}},
-        {"None, ..., -1, None", 1, {{2, 5, 1, 1}}, 4, {1, 4, 5, 1}},
-        {"[..., np.newaxis, 2:]", 1, {{2, 2, 4, 1}}, 4, {4, 5, 1, 4}},
+        {"[1:3, ::-2, 0]", {3, {{0, 1, 2, 1}, {1, 4, 3, -2}, {2, 0, 1, 1}}, 2, {2, 3}}},
+        {"None, ..., -1, None", {1, {{2, 5, 1, 1}}, 4, {1, 4, 5, 1}}},
+        {"[..., np.newaxis, 2:]", {1, {{2, 2, 4, 1}}, 4, {4, 5, 1, 4}}},
     };
     fe_numpy_cases(3, S3, rows, sizeof rows / sizeof rows[0]);
 
