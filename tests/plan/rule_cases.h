@@ -54,7 +54,7 @@ typedef struct rule_case {
     DML_FEATURE_LEVEL level;
     dmls_status want;
     UINT rank; /* fixture_rank before the writes; 0 keeps 4 */
-    field_write set[3];
+    field_write set[4];
     bool resize;                   /* fixture_sizes after the writes */
     const char *frags[RULE_FRAGS]; /* on an error, the message holds each (up to a NULL) */
 } rule_case;
@@ -71,7 +71,7 @@ static inline int run_rule_cases(const rule_case *rows, size_t n, const char *ru
         fixture f;
         fixture_init(&f, c->type);
         if (c->rank) fixture_rank(&f, c->rank);
-        for (int k = 0; k < 3; k++) field_write_apply(&f, &c->set[k]);
+        for (size_t k = 0; k < sizeof c->set / sizeof c->set[0]; k++) field_write_apply(&f, &c->set[k]);
         if (c->resize) fixture_sizes(&f);
         dmls_operator *op = NULL;
         const dmls_status got = dmls_create_dml(&f.op, c->level, &op);
