@@ -30,6 +30,7 @@
 #include "cpu/prepare.h"
 #include "operator.h"
 #include "platform/platform.h"
+#include "support/native_op.h"
 #include "support/test.h"
 
 /* ------------------------------------------------------------ the wrappers */
@@ -114,25 +115,16 @@ static int pool_jobs(dmls_operator *op, dmls_context *ctx) {
     return jobs;
 }
 
+/* A uint8 copy of the first `size` of n elements. */
 static dmls_operator *packed_copy(int64_t n, int64_t size) {
-    const int64_t in_shape[1] = {n}, out_shape[1] = {size}, off[1] = {0}, one[1] = {1};
-    dmls_tensor ti = {DMLS_UINT8, 1, in_shape, NULL, 0};
-    dmls_tensor to = {DMLS_UINT8, 1, out_shape, NULL, 0};
-    dmls_window w = {off, out_shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&ti, &to, &w, &op), DMLS_OK);
-    return op;
+    const int64_t in_shape[1] = {n}, out_shape[1] = {size};
+    return OP_MAKE(.dtype = DMLS_UINT8, .ndim = 1, .in_shape = in_shape, .out_shape = out_shape);
 }
 
 /* SLICE_GRAD of a uint8 gradient of in_n elements into out_n elements. */
 static dmls_operator *grad_1d(int64_t in_n, int64_t out_n) {
-    const int64_t in_shape[1] = {in_n}, out_shape[1] = {out_n}, off[1] = {0}, one[1] = {1};
-    dmls_tensor ti = {DMLS_UINT8, 1, in_shape, NULL, 0};
-    dmls_tensor to = {DMLS_UINT8, 1, out_shape, NULL, 0};
-    dmls_window w = {off, in_shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create_grad(&ti, &to, &w, &op), DMLS_OK);
-    return op;
+    const int64_t in_shape[1] = {in_n}, out_shape[1] = {out_n};
+    return OP_MAKE(.dtype = DMLS_UINT8, .ndim = 1, .grad = true, .in_shape = in_shape, .out_shape = out_shape);
 }
 
 static void threshold_tests(void) {
