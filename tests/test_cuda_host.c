@@ -7,6 +7,7 @@
  * the GPU paths are tests/cuda's. */
 #include "dmlslice/dml.h"
 #include "dmlslice/dmlslice_cuda.h"
+#include "support/native_op.h"
 #include "support/test.h"
 
 int main(void) {
@@ -18,11 +19,9 @@ int main(void) {
 
     /* A 4x4 float32 -> 2x2 slice; host buffers stand in for device pointers,
      * which is safe because every call below fails before any launch. */
-    int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, step[2] = {2, 2};
-    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    dmls_window w = {off, size, step};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    const int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, step[2] = {2, 2};
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .out_shape = out_shape,
+                                .offsets = off, .sizes = size, .steps = step);
     if (op) {
         float buf[32];
         CHECK_STATUS(dmls_execute_cuda(op, buf, 60, buf + 16, 16, NULL), DMLS_ERROR_BUFFER_TOO_SMALL);

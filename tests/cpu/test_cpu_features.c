@@ -11,6 +11,7 @@
 #include "cpu/kernels.h"
 #include "cpu/execute.h"
 #include "operator.h"
+#include "support/native_op.h"
 #include "support/test.h"
 
 #if defined(__aarch64__) && defined(__linux__)
@@ -96,11 +97,9 @@ int main(int argc, char **argv) {
     CHECK(dmls_cpu_nontemporal_threshold() > 0, "no streaming threshold");
 
     /* Every other float32 of 3 rows of 770: rows long enough for the shuffle. */
-    int64_t in_shape[2] = {3, 770}, out_shape[2] = {3, 385}, off[2] = {0, 0}, size[2] = {3, 770}, step[2] = {1, 2};
-    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    dmls_window w = {off, size, step};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
+    const int64_t in_shape[2] = {3, 770}, out_shape[2] = {3, 385}, step[2] = {1, 2};
+    dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .out_shape = out_shape,
+                                .sizes = in_shape, .steps = step);
     if (op) {
         const char *kernel = dmls_cpu_kernel_name(dmls_cpu_prepared_of(op)->kernel);
         const size_t len = strlen(kernel);
