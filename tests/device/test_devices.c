@@ -4,6 +4,7 @@
  * byte for byte with the reference executor on the host, output padding
  * included; each failure must leave the device's buffers as they were. */
 #include "dmlslice/device.h"
+#include "support/native_op.h"
 #include "support/test.h"
 
 /* Runs op on dev over in_bytes of input and an output buffer of out_bytes
@@ -61,18 +62,21 @@ static void test_operators(dmls_device *dev, const char *name) {
         }
 }
 
+/* The 2x4 block at (1, 2) of a packed 4x8 float32 input: the operator the
+ * binding and wrapping tests bind to buffers; NULL (after a failed check)
+ * where it was not made. */
+static dmls_operator *block_op(void) {
+    static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4}, offs[2] = {1, 2};
+    return OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = shape, .out_shape = out_shape, .offsets = offs);
+}
+
 /* Ranges outside a buffer, and the library's own binding rules, through
  * the interface: each an error that names the values, nothing written.
  * The one home of the binding rules every backend shares (R-X-BOUNDS,
  * R-X-OVERLAP); a backend's suite tests only its own entry points' extras. */
 static void test_binding_errors(dmls_device *dev, const char *name) {
-    static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
-    static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
-    const dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    const dmls_window w = {offs, sizes, steps};
-    dmls_operator *op = NULL;
+    dmls_operator *op = block_op();
     dmls_device_buffer *b = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
     CHECK_STATUS(dmls_device_alloc(dev, 4096, &b), DMLS_OK);
     if (op == NULL || b == NULL) goto done;
     CHECK(dmls_device_buffer_bytes(b) == 4096, "%s: buffer of %llu bytes", name,
@@ -157,15 +161,10 @@ static void test_batch(dmls_device *dev, const char *name) {
  * memory): runs as the buffer would, and freeing the handle leaves the
  * memory (the buffer still downloads). Devices without addresses refuse. */
 static void test_wrap(dmls_device *dev, const char *name) {
-    static const int64_t shape[2] = {4, 8}, out_shape[2] = {2, 4};
-    static const int64_t offs[2] = {1, 2}, sizes[2] = {2, 4}, steps[2] = {1, 1};
-    const dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
-    const dmls_window w = {offs, sizes, steps};
     float x[32], want[8], got[8];
     for (int k = 0; k < 32; k++) x[k] = (float)k;
-    dmls_operator *op = NULL;
+    dmls_operator *op = block_op();
     dmls_device_buffer *b = NULL, *wi = NULL, *wo = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
     CHECK_STATUS(dmls_execute(op, x, sizeof x, want, sizeof want), DMLS_OK);
     CHECK_STATUS(dmls_device_alloc(dev, 4096, &b), DMLS_OK);
     CHECK_STATUS(dmls_device_upload(dev, b, 0, x, sizeof x), DMLS_OK);
