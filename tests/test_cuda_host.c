@@ -19,8 +19,7 @@ int main(void) {
 
     /* A 4x4 float32 -> 2x2 slice; host buffers stand in for device pointers,
      * which is safe because every call below fails before any launch. */
-    static const int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3},
-                         step[2] = {2, 2};
+    const int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, size[2] = {4, 3}, step[2] = {2, 2};
     dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .out_shape = out_shape,
                                 .offsets = off, .sizes = size, .steps = step);
     if (op) {

@@ -5,9 +5,9 @@
  * written), empty operators, the 64-bit edges of native views (R-T-ELEMS,
  * R-T-TOTAL), and the overflow guards of the output-layout check
  * (R-T-OUTLAYOUT) and of the normalizer. */
-#include "support/dml_fixture.h"
 #include "dmlslice/frontends.h"
 #include "operator.h"
+#include "plan/rule_cases.h"
 #include "plan/validate.h"
 #include "support/test.h"
 
@@ -26,6 +26,56 @@ static void native_init(native *n) {
     n->in = (dmls_tensor){DMLS_FLOAT32, 2, n->in_shape, NULL, 0};
     n->out = (dmls_tensor){DMLS_FLOAT32, 2, n->out_shape, NULL, 0};
     n->w = (dmls_window){n->off, n->size, n->stride};
+}
+
+/* The native cases that break one field of native_init's operator: dmls_create,
+ * or dmls_create_grad with the 2x2 as the input gradient. Each rule's test_*
+ * runs its rows (docs/RULES.md names those functions). */
+typedef struct native_case {
+    const char *rule;
+    bool grad;
+    field_write set;
+    dmls_status want;
+    const char *message;
+} native_case;
+#define NSET(field, v) FIELD_SET(native, field, v)
+
+static const native_case native_cases[] = {
+    {"R-OP-NULL", false, NSET(in.shape, 0), DMLS_ERROR_INVALID_ARGUMENT, "slice: input.shape is NULL with ndim 2"},
+    {"R-OP-NULL", true, NSET(in.shape, 0), DMLS_ERROR_INVALID_ARGUMENT,
+     "slice_grad: output_grad.shape is NULL with ndim 2"},
+    {"R-OP-NULL", false, NSET(w.offsets, 0), DMLS_ERROR_INVALID_ARGUMENT, "slice: window offsets is NULL with ndim 2"},
+    {"R-OP-NULL", false, NSET(w.strides, 0), DMLS_ERROR_INVALID_ARGUMENT, "slice: window strides is NULL with ndim 2"},
+    {"R-T-DTYPE", false, NSET(in.dtype, 0), DMLS_ERROR_INVALID_ARGUMENT,
+     "slice: input.dtype = 0 is not a known data type"},
+    {"R-T-DTYPE", false, NSET(out.dtype, 12), DMLS_ERROR_INVALID_ARGUMENT,
+     "slice: output.dtype = 12 is not a known data type"},
+    {"R-T-DTYPE", true, NSET(in.dtype, -3), DMLS_ERROR_INVALID_ARGUMENT,
+     "slice_grad: output_grad.dtype = -3 is not a known data type"},
+    {"R-OP-RANK", false, NSET(in.ndim, -1), DMLS_ERROR_UNSUPPORTED, "slice: input.ndim = -1 is outside 0 to 8"},
+    {"R-OP-RANK", false, NSET(out.ndim, 1), DMLS_ERROR_SHAPE_MISMATCH,
+     "slice: output.ndim = 1 differs from input.ndim = 2"},
+    {"R-OP-RANK", true, NSET(in.ndim, 1), DMLS_ERROR_SHAPE_MISMATCH,
+     "slice_grad: output_grad.ndim = 1 differs from input_grad.ndim = 2"},
+};
+enum { NATIVE_CASES = sizeof native_cases / sizeof native_cases[0] };
+static int native_cases_run; /* main checks that every row ran */
+
+static void run_native_cases(const char *rule) {
+    for (size_t i = 0; i < NATIVE_CASES; i++) {
+        const native_case *c = &native_cases[i];
+        if (strcmp(c->rule, rule) != 0) continue;
+        native n;
+        native_init(&n);
+        field_write_apply(&n, &c->set);
+        dmls_operator *op = NULL;
+        const dmls_status got =
+            c->grad ? dmls_create_grad(&n.out, &n.in, &n.w, &op) : dmls_create(&n.in, &n.out, &n.w, &op);
+        CHECK(got == c->want, "native row %zu: %s, expected %s; message: %s", i, dmls_status_name(got),
+              dmls_status_name(c->want), dmls_last_error());
+        check_rule_message(rule, (const char *const[RULE_FRAGS]){c->message});
+        native_cases_run++;
+    }
 }
 
 /* R-OP-NULL on the native path: each pointer in turn, and *op reset. */
@@ -47,24 +97,9 @@ static void test_native_null(void) {
     CHECK_STATUS(dmls_create_grad(&n.out, &n.in, &n.w, NULL), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "slice_grad: op (the result pointer) is NULL");
 
-    n.in.shape = NULL;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "slice: input.shape is NULL with ndim 2");
-    native_init(&n);
-    n.out.shape = NULL;
-    CHECK_STATUS(dmls_create_grad(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "slice_grad: output_grad.shape is NULL with ndim 2");
-
-    native_init(&n);
     CHECK_STATUS(dmls_create(&n.in, &n.out, NULL, &op), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_MESSAGE("R-OP-NULL", "slice: window is NULL with ndim 2");
-    n.w.offsets = NULL;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "slice: window offsets is NULL with ndim 2");
-    native_init(&n);
-    n.w.strides = NULL;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "slice: window strides is NULL with ndim 2");
+    run_native_cases("R-OP-NULL"); /* the arrays */
 
     /* Rank 0 needs no arrays at all: a scalar copied as it is. */
     dmls_tensor s_in = {DMLS_INT64, 0, NULL, NULL, 0}, s_out = {DMLS_INT64, 0, NULL, NULL, 0};
@@ -80,20 +115,7 @@ static void test_native_null(void) {
 
 /* R-T-DTYPE on the native path, and the dtype tables it relies on. */
 static void test_native_dtype(void) {
-    native n;
-    native_init(&n);
-    dmls_operator *op = NULL;
-    n.in.dtype = (dmls_dtype)0;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-T-DTYPE", "slice: input.dtype = 0 is not a known data type");
-    native_init(&n);
-    n.out.dtype = (dmls_dtype)12;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-T-DTYPE", "slice: output.dtype = 12 is not a known data type");
-    native_init(&n);
-    n.in.dtype = (dmls_dtype)-3;
-    CHECK_STATUS(dmls_create_grad(&n.out, &n.in, &n.w, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-T-DTYPE", "slice_grad: output_grad.dtype = -3 is not a known data type");
+    run_native_cases("R-T-DTYPE");
 
     static const struct {
         dmls_dtype t;
@@ -118,52 +140,27 @@ static void test_native_dtype(void) {
 }
 
 /* R-OP-RANK on the native path: the range, and the two ranks agreeing. */
-static void test_native_rank(void) {
-    native n;
-    native_init(&n);
-    dmls_operator *op = NULL;
-    n.in.ndim = -1;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_UNSUPPORTED);
-    CHECK_MESSAGE("R-OP-RANK", "slice: input.ndim = -1 is outside 0 to 8");
-    native_init(&n);
-    n.out.ndim = 1;
-    CHECK_STATUS(dmls_create(&n.in, &n.out, &n.w, &op), DMLS_ERROR_SHAPE_MISMATCH);
-    CHECK_MESSAGE("R-OP-RANK", "slice: output.ndim = 1 differs from input.ndim = 2");
-    native_init(&n);
-    n.in.ndim = 1;
-    CHECK_STATUS(dmls_create_grad(&n.out, &n.in, &n.w, &op), DMLS_ERROR_SHAPE_MISMATCH);
-    CHECK_MESSAGE("R-OP-RANK", "slice_grad: output_grad.ndim = 1 differs from input_grad.ndim = 2");
-}
+static void test_native_rank(void) { run_native_cases("R-OP-RANK"); }
 
 /* R-OP-NULL on the DirectML path: the pointers test_rules leaves out. */
 static void test_dml_null(void) {
+    static const rule_case rows[] = {
+        {"R-OP-NULL", DML_OPERATOR_SLICE, FL41, DMLS_ERROR_INVALID_ARGUMENT, .set = {SET_NULL(op.Desc)},
+         .frags = {"SLICE: operator Desc is NULL"}},
+        {"R-OP-NULL", DML_OPERATOR_SLICE_GRAD, FL41, DMLS_ERROR_INVALID_ARGUMENT, .set = {SET_NULL(op.Desc)},
+         .frags = {"SLICE_GRAD: operator Desc is NULL"}},
+        {"R-OP-NULL", DML_OPERATOR_SLICE, FL41, DMLS_ERROR_INVALID_ARGUMENT, .set = {SET_NULL(slice.Sizes)},
+         .frags = {"SLICE: Sizes is NULL"}},
+        {"R-OP-NULL", DML_OPERATOR_SLICE, FL41, DMLS_ERROR_INVALID_ARGUMENT, .set = {SET_NULL(slice.Strides)},
+         .frags = {"SLICE: Strides is NULL"}},
+        {"R-OP-NULL", DML_OPERATOR_SLICE1, FL41, DMLS_ERROR_INVALID_ARGUMENT,
+         .set = {SET_NULL(slice1.InputWindowOffsets)}, .frags = {"SLICE1: InputWindowOffsets is NULL"}},
+        {"R-OP-NULL", DML_OPERATOR_SLICE_GRAD, FL41, DMLS_ERROR_INVALID_ARGUMENT,
+         .set = {SET_NULL(grad.InputWindowSizes)}, .frags = {"SLICE_GRAD: InputWindowSizes is NULL"}},
+    };
+    run_rule_cases(rows, sizeof rows / sizeof rows[0], "R-OP-NULL"); /* each checks no operator came back */
     fixture f;
     dmls_operator *op = NULL;
-    fixture_init(&f, DML_OPERATOR_SLICE);
-    f.op.Desc = NULL;
-    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "SLICE: operator Desc is NULL");
-    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
-    f.op.Desc = NULL;
-    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "SLICE_GRAD: operator Desc is NULL");
-    fixture_init(&f, DML_OPERATOR_SLICE);
-    f.slice.Sizes = NULL;
-    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "SLICE: Sizes is NULL");
-    fixture_init(&f, DML_OPERATOR_SLICE);
-    f.slice.Strides = NULL;
-    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "SLICE: Strides is NULL");
-    fixture_init(&f, DML_OPERATOR_SLICE1);
-    f.slice1.InputWindowOffsets = NULL;
-    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "SLICE1: InputWindowOffsets is NULL");
-    fixture_init(&f, DML_OPERATOR_SLICE_GRAD);
-    f.grad.InputWindowSizes = NULL;
-    CHECK_STATUS(dmls_create_dml(&f.op, FL41, &op), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-OP-NULL", "SLICE_GRAD: InputWindowSizes is NULL");
-    CHECK(op == NULL, "no operator from a failed create");
 
     /* DML_OPERATOR_INVALID (0) is a listed enum value but no slice operator. */
     fixture_init(&f, DML_OPERATOR_SLICE1);
@@ -378,6 +375,19 @@ static void test_one_shot(void) {
           flipped[2], flipped[3]);
 }
 
+/* A slice with no elements: made, needing no bytes, and executing on NULL
+ * buffers; the operator, or NULL where it was not made. */
+static dmls_operator *empty_slice(const dmls_tensor *in, const dmls_tensor *out, const dmls_window *w,
+                                  const char *what) {
+    dmls_operator *op = NULL;
+    CHECK_STATUS(dmls_create(in, out, w, &op), DMLS_OK);
+    if (op) {
+        CHECK(dmls_input_bytes(op) == 0 && dmls_output_bytes(op) == 0, "%s needs no bytes", what);
+        CHECK_STATUS(dmls_execute(op, NULL, 0, NULL, 0), DMLS_OK);
+    }
+    return op;
+}
+
 /* Empty operators copy nothing, need no buffers, and write nothing: SLICE
  * and SLICE_GRAD, on every executor (R-WIN-NONEMPTY's native exception),
  * with a negative step on the empty axis too. */
@@ -385,11 +395,8 @@ static void test_empty(void) {
     int64_t big[2] = {0, 3}, small[2] = {0, 2}, off[2] = {0, 0}, size[2] = {0, 3}, step[2] = {-1, 2};
     dmls_tensor tb = {DMLS_UINT8, 2, big, NULL, 0}, ts = {DMLS_UINT8, 2, small, NULL, 0};
     dmls_window w = {off, size, step};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&tb, &ts, &w, &op), DMLS_OK);
+    dmls_operator *op = empty_slice(&tb, &ts, &w, "an empty slice");
     if (op) {
-        CHECK(dmls_input_bytes(op) == 0 && dmls_output_bytes(op) == 0, "an empty slice needs no bytes");
-        CHECK_STATUS(dmls_execute(op, NULL, 0, NULL, 0), DMLS_OK);
         CHECK_STATUS(dmls_execute_reference(op, NULL, 0, NULL, 0), DMLS_OK);
         CHECK_STATUS(dmls_execute_on(op, NULL, NULL, 0, NULL, 0), DMLS_OK);
         dmls_destroy(op);
@@ -412,13 +419,8 @@ static void test_native_edges(void) {
     int64_t off[3] = {0, 5, 0}, size[3] = {0, 1, 3}, step[3] = {1, 1, 1};
     dmls_tensor in = {DMLS_UINT8, 3, in_shape, NULL, 0}, out = {DMLS_UINT8, 3, out_shape, NULL, 0};
     dmls_window w = {off, size, step};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_OK);
-    if (op) {
-        CHECK(dmls_input_bytes(op) == 0 && dmls_output_bytes(op) == 0, "an empty view needs no bytes");
-        CHECK_STATUS(dmls_execute(op, NULL, 0, NULL, 0), DMLS_OK);
-        dmls_destroy(op);
-    }
+    dmls_operator *op = empty_slice(&in, &out, &w, "an empty view");
+    dmls_destroy(op);
     in_shape[0] = 3; /* no longer empty: 3 * (2^63 - 1) elements */
     out_shape[0] = 1, size[0] = 1;
     CHECK_STATUS(dmls_create(&in, &out, &w, &op), DMLS_ERROR_OVERFLOW);
@@ -488,5 +490,7 @@ int main(void) {
     test_native_edges();
     test_layout_overflow();
     test_normalize_overflow();
+    CHECK(native_cases_run == NATIVE_CASES, "%d of %d native rows ran: a row's rule has no test_* to run it",
+          native_cases_run, (int)NATIVE_CASES);
     TEST_MAIN_END();
 }

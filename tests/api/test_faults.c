@@ -109,25 +109,18 @@ static int64_t in_shape[2] = {4, 4}, out_shape[2] = {2, 2}, off[2] = {0, 1}, siz
 static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) const float input[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 static _Alignas(DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) float output[4];
 
-static dmls_status native_attempt(void) {
-    dmls_tensor in = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
+/* dmls_create, or dmls_create_grad on the same two tensors turned round. */
+static dmls_status create_attempt(bool grad) {
+    dmls_tensor big = {DMLS_FLOAT32, 2, in_shape, NULL, 0}, small = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
     dmls_window w = {off, size, step};
     dmls_operator *op = (dmls_operator *)&op;
-    dmls_status s = dmls_create(&in, &out, &w, &op);
-    if (s != DMLS_OK) CHECK(op == NULL, "a failed create left a handle");
+    dmls_status s = grad ? dmls_create_grad(&small, &big, &w, &op) : dmls_create(&big, &small, &w, &op);
+    if (s != DMLS_OK) CHECK(op == NULL, "a failed %s left a handle", grad ? "create_grad" : "create");
     dmls_destroy(op);
     return s;
 }
-
-static dmls_status grad_attempt(void) {
-    dmls_tensor in = {DMLS_FLOAT32, 2, out_shape, NULL, 0}, out = {DMLS_FLOAT32, 2, in_shape, NULL, 0};
-    dmls_window w = {off, size, step};
-    dmls_operator *op = (dmls_operator *)&op;
-    dmls_status s = dmls_create_grad(&in, &out, &w, &op);
-    if (s != DMLS_OK) CHECK(op == NULL, "a failed create_grad left a handle");
-    dmls_destroy(op);
-    return s;
-}
+static dmls_status native_attempt(void) { return create_attempt(false); }
+static dmls_status grad_attempt(void) { return create_attempt(true); }
 
 static UINT dml_in[4] = {1, 1, 4, 4}, dml_out[4] = {1, 1, 2, 2}, dml_off[4] = {0, 0, 0, 1}, dml_size[4] = {1, 1, 4, 3};
 static INT dml_step[4] = {1, 1, 2, 2};
@@ -311,22 +304,23 @@ int main(void) {
         dmls_context_destroy(ctx);
     }
 
-    static const char *const op_msgs[] = {"slice: out of memory creating the operator"};
-    int c = 0;
-    sweep("dmls_create", native_attempt, op_msgs, 1, &c);
-    CHECK(c >= 1, "dmls_create never failed");
-    static const char *const grad_msgs[] = {"slice_grad: out of memory creating the operator"};
-    c = 0;
-    sweep("dmls_create_grad", grad_attempt, grad_msgs, 1, &c);
-    CHECK(c >= 1, "dmls_create_grad never failed");
-    static const char *const dml_msgs[] = {"SLICE1: out of memory creating the operator"};
-    c = 0;
-    sweep("dmls_slice_dml", dml_attempt, dml_msgs, 1, &c);
-    CHECK(c >= 1, "dmls_slice_dml never failed");
-    static const char *const slice_msgs[] = {"slice: out of memory creating the operator"};
-    c = 0;
-    sweep("dmls_slice", one_shot_attempt, slice_msgs, 1, &c);
-    CHECK(c >= 1, "dmls_slice never failed");
+    /* Each create fails once at least, naming what it was creating. */
+    static const struct {
+        const char *what;
+        attempt_fn attempt;
+        const char *message;
+    } creates[] = {
+        {"dmls_create", native_attempt, "slice: out of memory creating the operator"},
+        {"dmls_create_grad", grad_attempt, "slice_grad: out of memory creating the operator"},
+        {"dmls_slice_dml", dml_attempt, "SLICE1: out of memory creating the operator"},
+        {"dmls_slice", one_shot_attempt, "slice: out of memory creating the operator"},
+    };
+    int c;
+    for (size_t k = 0; k < sizeof creates / sizeof creates[0]; k++) {
+        c = 0;
+        sweep(creates[k].what, creates[k].attempt, &creates[k].message, 1, &c);
+        CHECK(c >= 1, "%s never failed", creates[k].what);
+    }
     /* The allocation check of dmls_batch_create_crops: its operator array
      * and its item array each fail once, and each is reported as such. */
     static const char *const crops_msgs[] = {"out of memory"};

@@ -2,7 +2,7 @@
  * a message that names the wrong value misleads as much as a wrong status.
  * (Mutation testing found these printed values unchecked; docs/mutation.md.) */
 #include "dmlslice/frontends.h"
-#include "support/dml_fixture.h"
+#include "plan/rule_cases.h"
 #include "error.h" /* dmls_fail, for messages longer than any the library writes */
 #include "support/native_op.h"
 #include "support/test.h"
@@ -14,48 +14,37 @@
 /* R-OP-TYPE: the "allowed:" list is the level's whole list, in the order of docs/spec.md §3,
  * and nothing else. */
 static void type_list_tests(void) {
-    static const struct {
-        DML_OPERATOR_TYPE op;
-        DML_TENSOR_DATA_TYPE type;
-        DML_FEATURE_LEVEL level;
-        const char *message, *allowed;
-    } cases[] = {
-        {DML_OPERATOR_SLICE, DML_TENSOR_DATA_TYPE_INT8, DML_FEATURE_LEVEL_1_0,
-         "SLICE: DataType INT8 is not supported at feature level 1_0",
-         "(allowed: FLOAT32, FLOAT16, INT32, INT16, UINT32, UINT16) (R-OP-TYPE)"},
-        {DML_OPERATOR_SLICE1, DML_TENSOR_DATA_TYPE_FLOAT64, DML_FEATURE_LEVEL_4_0,
-         "SLICE1: DataType FLOAT64 is not supported at feature level 4_0",
-         "(allowed: FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8) (R-OP-TYPE)"},
-        /* At 4_1 every 8- to 64-bit type is listed; UINT4 is not among them. */
-        {DML_OPERATOR_SLICE_GRAD, DML_TENSOR_DATA_TYPE_UINT4, DML_FEATURE_LEVEL_4_1,
-         "SLICE_GRAD: DataType UINT4 is not supported at feature level 4_1",
-         "(allowed: FLOAT64, FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8) "
-         "(R-OP-TYPE)"},
+    /* At 4_1 every 8- to 64-bit type is listed; UINT4 is not among them. */
+    static const rule_case rows[] = {
+        {"R-OP-TYPE", DML_OPERATOR_SLICE, DML_FEATURE_LEVEL_1_0, DMLS_ERROR_UNSUPPORTED,
+         .set = {SET(in_buf.DataType, DML_TENSOR_DATA_TYPE_INT8), SET(out_buf.DataType, DML_TENSOR_DATA_TYPE_INT8)},
+         .resize = true,
+         .frags = {"SLICE: DataType INT8 is not supported at feature level 1_0",
+                   "(allowed: FLOAT32, FLOAT16, INT32, INT16, UINT32, UINT16) (R-OP-TYPE)"}},
+        {"R-OP-TYPE", DML_OPERATOR_SLICE1, DML_FEATURE_LEVEL_4_0, DMLS_ERROR_UNSUPPORTED,
+         .set = {SET(in_buf.DataType, DML_TENSOR_DATA_TYPE_FLOAT64),
+                 SET(out_buf.DataType, DML_TENSOR_DATA_TYPE_FLOAT64)},
+         .resize = true,
+         .frags = {"SLICE1: DataType FLOAT64 is not supported at feature level 4_0",
+                   "(allowed: FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8) (R-OP-TYPE)"}},
+        {"R-OP-TYPE", DML_OPERATOR_SLICE_GRAD, DML_FEATURE_LEVEL_4_1, DMLS_ERROR_UNSUPPORTED,
+         .set = {SET(in_buf.DataType, DML_TENSOR_DATA_TYPE_UINT4), SET(out_buf.DataType, DML_TENSOR_DATA_TYPE_UINT4)},
+         .resize = true,
+         .frags = {"(allowed: FLOAT64, FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8) "
+                   "(R-OP-TYPE)"}},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        fixture f;
-        fixture_init(&f, cases[k].op);
-        f.in_buf.DataType = f.out_buf.DataType = cases[k].type;
-        fixture_sizes(&f);
-        CHECK_STATUS(fixture_create(&f, cases[k].level), DMLS_ERROR_UNSUPPORTED);
-        CHECK_MESSAGE("R-OP-TYPE", cases[k].message);
-        CHECK_TEXT(cases[k].allowed);
-    }
+    run_rule_cases(rows, sizeof rows / sizeof rows[0], "R-OP-TYPE");
 }
 
-/* R-SLICE-BOUNDS prints its sum term by term. */
+/* R-SLICE-BOUNDS prints its sum term by term: axis 3 of the 4-wide input,
+ * offset 1, 3 elements, stride 2: 1 + 2 * 2 = 5 > 3. */
 static void slice_bounds_tests(void) {
-    fixture f;
-    fixture_init(&f, DML_OPERATOR_SLICE);
-    /* Axis 3 of the 4-wide input: offset 1, 3 elements, stride 2: 1 + 2 * 2 = 5 > 3. */
-    f.offsets[3] = 1;
-    f.sizes[3] = 3;
-    f.slice_strides[3] = 2;
-    f.out_sizes[3] = 3;
-    fixture_sizes(&f);
-    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_ERROR_OUT_OF_BOUNDS);
-    CHECK_MESSAGE("R-SLICE-BOUNDS",
-                  "SLICE: Offsets[3] + (Sizes[3] - 1) * Strides[3] = 1 + 2 * 2 = 5 exceeds the last input index 3");
+    static const rule_case row = {
+        "R-SLICE-BOUNDS", DML_OPERATOR_SLICE, DML_FEATURE_LEVEL_6_4, DMLS_ERROR_OUT_OF_BOUNDS,
+        .set = {SET(offsets[3], 1), SET(sizes[3], 3), SET(slice_strides[3], 2), SET(out_sizes[3], 3)},
+        .resize = true,
+        .frags = {"SLICE: Offsets[3] + (Sizes[3] - 1) * Strides[3] = 1 + 2 * 2 = 5 exceeds the last input index 3"}};
+    run_rule_cases(&row, 1, "R-SLICE-BOUNDS");
 }
 
 /* R-WIN-COUNT prints the range the small tensor's size must lie in: from 1
@@ -70,17 +59,14 @@ static void win_count_tests(void) {
                                  "4 with stride 2 holds");
     dmls_destroy(op);
 
-    fixture f;
-    fixture_init(&f, DML_OPERATOR_SLICE1);
     /* Axis 2: a window of 4 with stride 2 holds 2, but the output has 3. */
-    f.sizes[2] = 4;
-    f.strides[2] = 2;
-    f.offsets[2] = 0;
-    f.out_sizes[2] = 3;
-    fixture_sizes(&f);
-    CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_ERROR_SHAPE_MISMATCH);
-    CHECK_MESSAGE("R-WIN-COUNT", "SLICE1: output size 3 in dimension 2 is outside [1, 2], the elements a window "
-                                 "of 4 with stride 2 holds");
+    static const rule_case row = {
+        "R-WIN-COUNT", DML_OPERATOR_SLICE1, DML_FEATURE_LEVEL_6_4, DMLS_ERROR_SHAPE_MISMATCH,
+        .set = {SET(sizes[2], 4), SET(strides[2], 2), SET(offsets[2], 0), SET(out_sizes[2], 3)},
+        .resize = true,
+        .frags = {"SLICE1: output size 3 in dimension 2 is outside [1, 2], the elements a window of 4 with stride 2 "
+                  "holds"}};
+    run_rule_cases(&row, 1, "R-WIN-COUNT");
 }
 
 /* R-T-TOTAL: a view with negative strides names how far before its base it

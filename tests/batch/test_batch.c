@@ -57,6 +57,20 @@ static dmls_operator *copy_op(int64_t n) { /* n float32, packed, whole */
     return op;
 }
 
+/* The batch of items over the given slot counts, which must be made. */
+static dmls_batch *batch_of(const dmls_batch_item *items, size_t n, uint32_t inputs, uint32_t outputs) {
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create(items, n, inputs, outputs, &b), DMLS_OK);
+    return b;
+}
+
+/* Ends a test: the batch, then the operators its items named (NULL for none). */
+static void batch_release(dmls_batch *b, dmls_operator *x, dmls_operator *y) {
+    dmls_batch_destroy(b);
+    dmls_destroy(x);
+    dmls_destroy(y);
+}
+
 /* R-B-ITEM: an item's own error names the item. */
 static void test_item_errors(void) {
     dmls_operator *op = copy_op(4);
@@ -112,8 +126,7 @@ static void test_dml_alignment(void) {
     CHECK_MESSAGE("R-X-ALIGN", "item 0", "input slot 0", "16");
     bi.data = in, bi.bytes = 128;
     CHECK_STATUS(dmls_batch_execute(b, NULL, &bi, 1, &bo, 1), DMLS_OK);
-    dmls_batch_destroy(b);
-    dmls_destroy(op);
+    batch_release(b, op, NULL);
 }
 
 /* R-X-BOUNDS and R-OP-NULL per slot, naming the item that needs the bytes;
@@ -121,8 +134,7 @@ static void test_dml_alignment(void) {
 static void test_binding_errors(void) {
     dmls_operator *a = copy_op(4), *big = copy_op(16);
     dmls_batch_item items[3] = {{a, 0, 0, 0, 0}, {big, 1, 0, 0, 16}, {a, 0, 1, 16, 0}};
-    dmls_batch *b = NULL;
-    CHECK_STATUS(dmls_batch_create(items, 3, 2, 2, &b), DMLS_OK);
+    dmls_batch *b = batch_of(items, 3, 2, 2);
     CHECK(dmls_batch_output_bytes(b, 0) == 80 && dmls_batch_input_bytes(b, 1) == 64 &&
               dmls_batch_input_bytes(b, 0) == 32 && dmls_batch_output_bytes(b, 5) == 0,
           "slot needs %llu %llu %llu", (unsigned long long)dmls_batch_output_bytes(b, 0),
@@ -149,9 +161,7 @@ static void test_binding_errors(void) {
     CHECK(memcmp(out0, poison, 80) == 0 && memcmp(out1, poison, 16) == 0, "nothing written on a binding error");
     CHECK_STATUS(dmls_batch_execute(b, NULL, bi, 2, bo, 2), DMLS_OK);
     CHECK(out0[0] == 1 && out0[3] == 4 && out1[0] == 5 && out1[3] == 8, "items ran");
-    dmls_batch_destroy(b);
-    dmls_destroy(a);
-    dmls_destroy(big);
+    batch_release(b, a, big);
 }
 
 /* R-B-OVERLAP: outputs in one slot (at create), and across slots at the
@@ -184,7 +194,7 @@ static void test_overlap(void) {
     /* Two output slots bound into one buffer: interleaved but disjoint is
      * fine; one shared byte is not. */
     dmls_batch_item two[4] = {{a, 0, 0, 0, 0}, {a, 0, 0, 0, 32}, {a, 0, 1, 0, 0}, {a, 0, 1, 0, 32}};
-    CHECK_STATUS(dmls_batch_create(two, 4, 1, 2, &b), DMLS_OK);
+    b = batch_of(two, 4, 1, 2);
     float src[4] = {1, 2, 3, 4}, dst[24];
     dmls_batch_input in = {src, 16};
     dmls_batch_output outs[2] = {{dst, 48}, {dst + 4, 48}};
@@ -194,8 +204,7 @@ static void test_overlap(void) {
     CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_ERROR_OVERLAP);
     CHECK_MESSAGE("R-B-OVERLAP", "output slot 0", "output slot 1");
     CHECK(dst[0] == 0 && dst[2] == 0, "nothing written");
-    dmls_batch_destroy(b);
-    dmls_destroy(a);
+    batch_release(b, a, NULL);
 }
 
 /* R-B-OVERLAP across slots reads each slot's items in offset order: the
@@ -205,8 +214,7 @@ static void test_overlap(void) {
 static void test_overlap_order(void) {
     dmls_operator *a = copy_op(4), *c = copy_op(2);
     dmls_batch_item items[3] = {{a, 0, 0, 0, 64}, {c, 0, 0, 0, 0}, {c, 0, 1, 0, 0}};
-    dmls_batch *b = NULL;
-    CHECK_STATUS(dmls_batch_create(items, 3, 1, 2, &b), DMLS_OK);
+    dmls_batch *b = batch_of(items, 3, 1, 2);
     float src[4] = {1, 2, 3, 4}, dst[32] = {0};
     dmls_batch_input in = {src, 16};
     dmls_batch_output outs[2] = {{dst, 80}, {dst + 16, 8}}; /* slot 1 at byte 64: item 0's [64, 80) */
@@ -218,9 +226,7 @@ static void test_overlap_order(void) {
     outs[1].data = dst + 24; /* past every byte of slot 0 */
     CHECK_STATUS(dmls_batch_execute(b, NULL, &in, 1, outs, 2), DMLS_OK);
     CHECK(dst[16] == 1 && dst[19] == 4 && dst[0] == 1 && dst[1] == 2 && dst[24] == 1, "every item written");
-    dmls_batch_destroy(b);
-    dmls_destroy(a);
-    dmls_destroy(c);
+    batch_release(b, a, c);
 }
 
 int main(void) {

@@ -206,77 +206,87 @@ static unsigned char *random_input(dmls_tensor *t, int64_t *shape, int64_t *stri
     return p;
 }
 
-/* R-SPLIT-SUM: random splits of random layouts (negative and zero strides). */
-static void test_random_splits(void) {
-    for (int round = 0; round < 300; round++) {
+/* One round of a random test on a random input view (random_input's). */
+typedef void (*random_round)(const dmls_tensor *t, const int64_t *shape, const unsigned char *in, uint64_t bytes);
+
+/* 300 rounds, each on a fresh random input. */
+static void random_rounds(random_round round) {
+    for (int k = 0; k < 300; k++) {
         dmls_tensor t;
-        int64_t shape[8], strides[8], sizes[16];
+        int64_t shape[8], strides[8];
         uint64_t bytes;
         unsigned char *in = random_input(&t, shape, strides, &bytes);
-        const int32_t k = (int32_t)test_range(0, t.ndim - 1);
-        size_t n = 0;
-        CHECK_STATUS(dmls_split_sizes(shape[k], test_range(1, 5), (dmls_split_rule)test_range(1, 3), sizes, 16, &n),
-                     DMLS_OK);
-        dmls_batch *b = NULL;
-        CHECK_STATUS(
-            dmls_batch_create_split(&t, test_range(0, 1) ? k : k - t.ndim, sizes, n, (int)test_range(0, 1), &b),
-            DMLS_OK);
-        if (b) pieces_against_reference(b, in, bytes, NULL, 0, "R-SPLIT-SUM random split");
-        dmls_batch_destroy(b);
+        round(&t, shape, in, bytes);
         free(in);
     }
 }
 
+/* A random split of a random axis, on both executors against the reference. */
+static void split_round(const dmls_tensor *t, const int64_t *shape, const unsigned char *in, uint64_t bytes) {
+    int64_t sizes[16];
+    const int32_t k = (int32_t)test_range(0, t->ndim - 1);
+    size_t n = 0;
+    CHECK_STATUS(dmls_split_sizes(shape[k], test_range(1, 5), (dmls_split_rule)test_range(1, 3), sizes, 16, &n),
+                 DMLS_OK);
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(t, test_range(0, 1) ? k : k - t->ndim, sizes, n, (int)test_range(0, 1), &b),
+                 DMLS_OK);
+    if (b) pieces_against_reference(b, in, bytes, NULL, 0, "R-SPLIT-SUM random split");
+    dmls_batch_destroy(b);
+}
+
+/* R-SPLIT-SUM: random splits of random layouts (negative and zero strides). */
+static void test_random_splits(void) { random_rounds(split_round); }
+
 /* ------------------------------------------------------------ crops */
+
+/* n random crops of one random size, with host starts (int64 and int32) and
+ * bound starts, each against the reference. */
+static void crop_round(const dmls_tensor *t, const int64_t *shape, const unsigned char *in, uint64_t bytes) {
+    int64_t size[8];
+    const size_t n = (size_t)test_range(0, 40);
+    for (int k = 0; k < t->ndim; k++) size[k] = test_range(0, shape[k]);
+    int64_t *starts = calloc(n * (size_t)t->ndim + 1, sizeof *starts), *wild = calloc(n * (size_t)t->ndim + 1, 8);
+    int32_t *starts32 = calloc(n * (size_t)t->ndim + 1, sizeof *starts32);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < t->ndim; k++) {
+            const size_t at = i * (size_t)t->ndim + (size_t)k;
+            starts[at] = test_range(0, shape[k] - size[k]);
+            starts32[at] = (int32_t)starts[at];
+            /* Bound starts may be anything; clamped they are the checked ones. */
+            const int64_t r = test_range(0, 3);
+            wild[at] = r == 0   ? starts[at]
+                       : r == 1 ? -test_range(1, INT64_MAX)
+                                : starts[at] + (shape[k] - size[k] - starts[at]) + test_range(0, 1000);
+            if (r >= 2) starts[at] = shape[k] - size[k], starts32[at] = (int32_t)starts[at];
+            if (r == 1) starts[at] = 0, starts32[at] = 0;
+        }
+    dmls_batch *host = NULL, *host32 = NULL, *bound = NULL;
+    CHECK_STATUS(dmls_batch_create_crops(t, size, n, starts, DMLS_STARTS_INT64, &host), DMLS_OK);
+    CHECK_STATUS(dmls_batch_create_crops(t, size, n, starts32, DMLS_STARTS_INT32, &host32), DMLS_OK);
+    CHECK_STATUS(dmls_batch_create_crops(t, size, n, NULL, DMLS_STARTS_INT64, &bound), DMLS_OK);
+    if (host && host32 && bound) {
+        pieces_against_reference(host, in, bytes, NULL, 0, "R-CROP-BOUNDS host starts");
+        pieces_against_reference(host32, in, bytes, NULL, 0, "R-CROP-BOUNDS host int32 starts");
+        pieces_against_reference(bound, in, bytes, wild, n * (uint64_t)t->ndim * 8, "R-CROP-BOUNDS bound starts");
+        /* The bound batch's output equals the host batch's with the clamped starts. */
+        const uint64_t ob = dmls_batch_output_bytes(host, 0);
+        unsigned char *a = malloc(ob + 1), *c = malloc(ob + 1);
+        memset(a, 1, ob + 1), memset(c, 2, ob + 1);
+        dmls_batch_input bi[2] = {{in, bytes}, {wild, n * (uint64_t)t->ndim * 8}};
+        dmls_batch_output oa = {a, ob}, oc = {c, ob};
+        CHECK_STATUS(dmls_batch_execute(host, NULL, bi, 1, &oa, 1), DMLS_OK);
+        CHECK_STATUS(dmls_batch_execute(bound, NULL, bi, 2, &oc, 1), DMLS_OK);
+        CHECK(memcmp(a, c, ob) == 0, "R-CROP-BOUNDS: clamped bound starts give the clamped crops");
+        free(a), free(c);
+    }
+    dmls_batch_destroy(host), dmls_batch_destroy(host32), dmls_batch_destroy(bound);
+    free(starts), free(starts32), free(wild);
+}
 
 /* R-CROP-BOUNDS: random crops, host starts (checked) and bound starts
  * (clamped: the same as host starts clamped by hand). */
-static void test_random_crops(void) {
-    for (int round = 0; round < 300; round++) {
-        dmls_tensor t;
-        int64_t shape[8], strides[8], size[8];
-        uint64_t bytes;
-        unsigned char *in = random_input(&t, shape, strides, &bytes);
-        const size_t n = (size_t)test_range(0, 40);
-        for (int k = 0; k < t.ndim; k++) size[k] = test_range(0, shape[k]);
-        int64_t *starts = calloc(n * (size_t)t.ndim + 1, sizeof *starts), *wild = calloc(n * (size_t)t.ndim + 1, 8);
-        int32_t *starts32 = calloc(n * (size_t)t.ndim + 1, sizeof *starts32);
-        for (size_t i = 0; i < n; i++)
-            for (int k = 0; k < t.ndim; k++) {
-                const size_t at = i * (size_t)t.ndim + (size_t)k;
-                starts[at] = test_range(0, shape[k] - size[k]);
-                starts32[at] = (int32_t)starts[at];
-                /* Bound starts may be anything; clamped they are the checked ones. */
-                const int64_t r = test_range(0, 3);
-                wild[at] = r == 0   ? starts[at]
-                           : r == 1 ? -test_range(1, INT64_MAX)
-                                    : starts[at] + (shape[k] - size[k] - starts[at]) + test_range(0, 1000);
-                if (r >= 2) starts[at] = shape[k] - size[k], starts32[at] = (int32_t)starts[at];
-                if (r == 1) starts[at] = 0, starts32[at] = 0;
-            }
-        dmls_batch *host = NULL, *host32 = NULL, *bound = NULL;
-        CHECK_STATUS(dmls_batch_create_crops(&t, size, n, starts, DMLS_STARTS_INT64, &host), DMLS_OK);
-        CHECK_STATUS(dmls_batch_create_crops(&t, size, n, starts32, DMLS_STARTS_INT32, &host32), DMLS_OK);
-        CHECK_STATUS(dmls_batch_create_crops(&t, size, n, NULL, DMLS_STARTS_INT64, &bound), DMLS_OK);
-        if (host && host32 && bound) {
-            pieces_against_reference(host, in, bytes, NULL, 0, "R-CROP-BOUNDS host starts");
-            pieces_against_reference(host32, in, bytes, NULL, 0, "R-CROP-BOUNDS host int32 starts");
-            pieces_against_reference(bound, in, bytes, wild, n * (uint64_t)t.ndim * 8, "R-CROP-BOUNDS bound starts");
-            /* The bound batch's output equals the host batch's with the clamped starts. */
-            const uint64_t ob = dmls_batch_output_bytes(host, 0);
-            unsigned char *a = malloc(ob + 1), *c = malloc(ob + 1);
-            memset(a, 1, ob + 1), memset(c, 2, ob + 1);
-            dmls_batch_input bi[2] = {{in, bytes}, {wild, n * (uint64_t)t.ndim * 8}};
-            dmls_batch_output oa = {a, ob}, oc = {c, ob};
-            CHECK_STATUS(dmls_batch_execute(host, NULL, bi, 1, &oa, 1), DMLS_OK);
-            CHECK_STATUS(dmls_batch_execute(bound, NULL, bi, 2, &oc, 1), DMLS_OK);
-            CHECK(memcmp(a, c, ob) == 0, "R-CROP-BOUNDS: clamped bound starts give the clamped crops");
-            free(a), free(c);
-        }
-        dmls_batch_destroy(host), dmls_batch_destroy(host32), dmls_batch_destroy(bound);
-        free(starts), free(starts32), free(wild), free(in);
-    }
-}
+static void test_random_crops(void) { random_rounds(crop_round); }
 
 /* R-CROP-SIZE, R-CROP-BOUNDS: the errors name the crop, the axis and the values. */
 static void test_crop_errors(void) {

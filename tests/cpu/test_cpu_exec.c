@@ -30,6 +30,7 @@
 #include "cpu/prepare.h"
 #include "operator.h"
 #include "platform/platform.h"
+#include "support/native_op.h"
 #include "support/test.h"
 
 /* ------------------------------------------------------------ the wrappers */
@@ -114,19 +115,17 @@ static int pool_jobs(dmls_operator *op, dmls_context *ctx) {
     return jobs;
 }
 
-/* A 1-D uint8 operator from in_n elements to out_n, unit steps: the first
- * out_n of in_n (a packed copy), or as SLICE_GRAD the in_n gradient
- * elements into the first in_n of out_n. */
-static dmls_operator *one_d(bool grad, int64_t in_n, int64_t out_n) {
-    const int64_t in_shape[1] = {in_n}, out_shape[1] = {out_n}, off[1] = {0}, one[1] = {1};
-    const dmls_tensor ti = {DMLS_UINT8, 1, in_shape, NULL, 0}, to = {DMLS_UINT8, 1, out_shape, NULL, 0};
-    const dmls_window w = {off, grad ? in_shape : out_shape, one};
-    dmls_operator *op = NULL;
-    CHECK_STATUS(grad ? dmls_create_grad(&ti, &to, &w, &op) : dmls_create(&ti, &to, &w, &op), DMLS_OK);
-    return op;
+/* A uint8 copy of the first `size` of n elements. */
+static dmls_operator *packed_copy(int64_t n, int64_t size) {
+    const int64_t in_shape[1] = {n}, out_shape[1] = {size};
+    return OP_MAKE(.dtype = DMLS_UINT8, .ndim = 1, .in_shape = in_shape, .out_shape = out_shape);
 }
-static dmls_operator *packed_copy(int64_t n, int64_t size) { return one_d(false, n, size); }
-static dmls_operator *grad_1d(int64_t in_n, int64_t out_n) { return one_d(true, in_n, out_n); }
+
+/* SLICE_GRAD of a uint8 gradient of in_n elements into out_n elements. */
+static dmls_operator *grad_1d(int64_t in_n, int64_t out_n) {
+    const int64_t in_shape[1] = {in_n}, out_shape[1] = {out_n};
+    return OP_MAKE(.dtype = DMLS_UINT8, .ndim = 1, .grad = true, .in_shape = in_shape, .out_shape = out_shape);
+}
 
 static void threshold_tests(void) {
     dmls_context *ctx = NULL;

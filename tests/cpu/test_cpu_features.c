@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
     CHECK(dmls_cpu_nontemporal_threshold() > 0, "no streaming threshold");
 
     /* Every other float32 of 3 rows of 770: rows long enough for the shuffle. */
-    static const int64_t in_shape[2] = {3, 770}, out_shape[2] = {3, 385}, step[2] = {1, 2};
+    const int64_t in_shape[2] = {3, 770}, out_shape[2] = {3, 385}, step[2] = {1, 2};
     dmls_operator *op = OP_MAKE(.dtype = DMLS_FLOAT32, .ndim = 2, .in_shape = in_shape, .out_shape = out_shape,
                                 .sizes = in_shape, .steps = step);
     if (op) {

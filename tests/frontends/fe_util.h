@@ -94,14 +94,81 @@ static inline void fe_identity(fe_expect *want, int32_t ndim, const int64_t *sha
     for (int32_t a = 0; a < ndim; a++) fe_axis(want, a, 0, shape[a], 1);
 }
 
+/* Whether lw's final shape is want[0..n). */
+static inline bool fe_final_is(const dmls_lowered *lw, const int64_t *want, int32_t n) {
+    bool same = lw->final_ndim == n;
+    for (int32_t k = 0; same && k < n; k++) same = lw->final_shape[k] == want[k];
+    return same;
+}
+
 #define CHECK_FINAL(lw, ...)                                                                             \
     do {                                                                                                 \
         const int64_t want_[] = {__VA_ARGS__};                                                           \
-        const int32_t n_ = (int32_t)(sizeof want_ / sizeof want_[0]);                                    \
-        bool same_ = (lw).final_ndim == n_;                                                              \
-        for (int32_t k_ = 0; same_ && k_ < n_; k_++) same_ = (lw).final_shape[k_] == want_[k_];          \
-        CHECK(same_, "final shape differs (rank %d, first %lld)", (int)(lw).final_ndim,                  \
+        CHECK(fe_final_is(&(lw), want_, (int32_t)(sizeof want_ / sizeof want_[0])),                      \
+              "final shape differs (rank %d, first %lld)", (int)(lw).final_ndim,                         \
               (long long)((lw).final_ndim ? (lw).final_shape[0] : -1));                                  \
     } while (0)
+
+/* What a lowering must give: the axes picked otherwise than whole, each as
+ * fe_axis takes them, and the final shape. */
+typedef struct fe_result {
+    int npicks;
+    struct {
+        int32_t axis;
+        int64_t first, count, step;
+    } picks[DMLS_MAX_RANK];
+    int32_t final_ndim;
+    int64_t final[DMLS_MAX_RANK];
+} fe_result;
+
+/* Runs lw (made on an input of the given shape) against r. */
+static inline void fe_check_result(const char *what, int32_t ndim, const int64_t *shape, const dmls_lowered *lw,
+                                   const fe_result *r) {
+    fe_expect want;
+    fe_identity(&want, ndim, shape);
+    for (int k = 0; k < r->npicks; k++)
+        fe_axis(&want, r->picks[k].axis, r->picks[k].first, r->picks[k].count, r->picks[k].step);
+    fe_run(what, ndim, shape, lw, &want);
+    CHECK(fe_final_is(lw, r->final, r->final_ndim), "%s: final shape differs (rank %d)", what, (int)lw->final_ndim);
+}
+
+typedef struct fe_numpy_case {
+    const char *expr;
+    fe_result want;
+} fe_numpy_case;
+
+/* Lowers each row's NumPy index on the given input shape and checks it. */
+static inline void fe_numpy_cases(int32_t ndim, const int64_t *shape, const fe_numpy_case *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        dmls_lowered lw;
+        CHECK(dmls_lower_numpy(ndim, shape, rows[i].expr, &lw) == DMLS_OK, "numpy %s: %s", rows[i].expr,
+              dmls_last_error());
+        fe_check_result(rows[i].expr, ndim, shape, &lw, &rows[i].want);
+    }
+}
+
+/* A NumPy index that must fail: the status and a fragment of the message. */
+typedef struct fe_numpy_error {
+    const char *expr;
+    dmls_status want;
+    const char *fragment;
+} fe_numpy_error;
+
+/* Lowers each row on the given input shape into a result filled beforehand,
+ * which a failure must leave zeroed. */
+static inline void fe_numpy_fails(int32_t ndim, const int64_t *shape, const fe_numpy_error *rows, size_t n) {
+    static const dmls_lowered zero;
+    for (size_t i = 0; i < n; i++) {
+        const fe_numpy_error *c = &rows[i];
+        dmls_lowered lw;
+        memset(&lw, 0x77, sizeof lw);
+        const dmls_status got = dmls_lower_numpy(ndim, shape, c->expr, &lw);
+        CHECK(got == c->want, "%s: %s, want %s (%s)", c->expr, dmls_status_name(got), dmls_status_name(c->want),
+              dmls_last_error());
+        CHECK(strstr(dmls_last_error(), c->fragment) != NULL, "%s: message \"%s\" lacks \"%s\"", c->expr,
+              dmls_last_error(), c->fragment);
+        CHECK(memcmp(&lw, &zero, sizeof zero) == 0, "%s: result not zeroed on failure", c->expr);
+    }
+}
 
 #endif

@@ -8,6 +8,7 @@
  *     a missing ')', item text trimmed in messages, and the 8-axis limit
  *     reached by each kind of item. */
 #include "fe_util.h"
+#include "plan/rule_cases.h" /* check_rule_message */
 
 static const int64_t S3[3] = {4, 5, 6};
 
@@ -26,6 +27,11 @@ static void expect_fail(const char *what, dmls_status got, const dmls_lowered *l
 }
 
 static void dirty(dmls_lowered *lw) { memset(lw, 0x77, sizeof *lw); }
+
+/* A NumPy index on the 4x5x6 S3 that must fail, into a result filled beforehand. */
+static void numpy_fails(const char *expr, dmls_status want, const char *fragment) {
+    fe_numpy_fails(3, S3, &(const fe_numpy_error){expr, want, fragment}, 1);
+}
 
 static void test_shared_checks(void) {
     dmls_lowered lw;
@@ -87,69 +93,47 @@ static void test_onnx_webnn_arguments(void) {
 
 static void test_numpy_spelling(void) {
     dmls_lowered lw;
-    fe_expect want;
-    /* Every blank Python allows between tokens, and inside a signed number. */
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[\n1 :\t3 ,\r::- 2 ,+\t5 ]", &lw), DMLS_OK);
-    fe_axis(&want, 0, 1, 2, 1);
-    fe_axis(&want, 1, 4, 3, -2);
-    fe_axis(&want, 2, 5, 1, 1);
-    fe_run("numpy blanks", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 2, 3);
+    /* Every blank Python allows between tokens, and inside a signed number;
+     * spelled-out names, each a whole identifier. */
+    static const fe_numpy_case rows[] = {
+        {"[\n1 :\t3 ,\r::- 2 ,+\t5 ]", {3, {{0, 1, 2, 1}, {1, 4, 3, -2}, {2, 5, 1, 1}}, 2, {2, 3}}},
+        {"[numpy.newaxis, Ellipsis, newaxis, 1]", {1, {{2, 1, 1, 1}}, 4, {1, 4, 5, 1}}},
+    };
+    fe_numpy_cases(3, S3, rows, sizeof rows / sizeof rows[0]);
     CHECK_STATUS(dmls_lower_numpy(3, S3, "[- \t1]", &lw), DMLS_OK);
     CHECK(lw.offsets[0] == 3 && lw.out_sizes[0] == 1, "'- \\t1' is index -1: offset %lld", (long long)lw.offsets[0]);
     CHECK_FINAL(lw, 5, 6);
 
-    /* Spelled-out names, each a whole identifier. */
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[numpy.newaxis, Ellipsis, newaxis, 1]", &lw), DMLS_OK);
-    fe_identity(&want, 3, S3);
-    fe_axis(&want, 2, 1, 1, 1);
-    fe_run("numpy spelled names", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 1, 4, 5, 1);
     static const char *const unknown[] = {"[NONE]", "[_]", "[np.newaxis2]", "[Ellipsis_]", "[Ellipsus]",
                                           "[numpy.NewAxis]", "[Z9]"};
-    for (size_t k = 0; k < sizeof unknown / sizeof unknown[0]; k++) {
-        dirty(&lw);
-        expect_fail(unknown[k], dmls_lower_numpy(3, S3, unknown[k], &lw), &lw, DMLS_ERROR_FORMAT,
+    for (size_t k = 0; k < sizeof unknown / sizeof unknown[0]; k++)
+        numpy_fails(unknown[k], DMLS_ERROR_FORMAT,
                     "unknown name (expected an integer, a slice, '...', None or newaxis) at column 2");
-    }
 }
 
 static void test_numpy_syntax(void) {
-    dmls_lowered lw;
-    /* Characters just past 'z' ('{') end a name, and do not start an item. */
-    static const char *const bad[][2] = {
-        {"[1:-]", "a sign without digits at column 4"},
-        {"[::+]", "a sign without digits at column 4"},
-        {"[None{]", "expected ',' or ']' at column 6"},
-        {"[{]", "expected an integer, a slice, '...', None or newaxis at column 2"},
-        {"(1 2)", "expected ',' or ')' at column 4"},
+    /* A sign without digits; characters just past 'z' end a name, and do not
+     * start an item; an item's text in a message stops at its last character. */
+    static const fe_numpy_error rows[] = {
+        {"[1:-]", DMLS_ERROR_FORMAT, "NumPy index \"[1:-]\": a sign without digits at column 4"},
+        {"[::+]", DMLS_ERROR_FORMAT, "NumPy index \"[::+]\": a sign without digits at column 4"},
+        {"[None{]", DMLS_ERROR_FORMAT, "NumPy index \"[None{]\": expected ',' or ']' at column 6"},
+        {"[{]", DMLS_ERROR_FORMAT,
+         "NumPy index \"[{]\": expected an integer, a slice, '...', None or newaxis at column 2"},
+        {"(1 2)", DMLS_ERROR_FORMAT, "NumPy index \"(1 2)\": expected ',' or ')' at column 4"},
+        {"[ 0:1:0 \t]", DMLS_ERROR_INVALID_ARGUMENT, "item 0 (0:1:0) has step 0; slice step cannot be zero"},
+        {"[1, ::0\t ]", DMLS_ERROR_INVALID_ARGUMENT, "item 1 (::0) has step 0"},
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        char message[160];
-        snprintf(message, sizeof message, "NumPy index \"%s\": %s", bad[k][0], bad[k][1]);
-        dirty(&lw);
-        expect_fail(bad[k][0], dmls_lower_numpy(3, S3, bad[k][0], &lw), &lw, DMLS_ERROR_FORMAT, message);
-    }
+    fe_numpy_fails(3, S3, rows, sizeof rows / sizeof rows[0]);
 
     /* 32 items parse (and then make too many axes); 33 do not parse. */
     char expr[256] = "[";
     for (int k = 0; k < 31; k++) strcat(expr, "None,");
     strcat(expr, "None]");
-    dirty(&lw);
-    expect_fail("32 items", dmls_lower_numpy(3, S3, expr, &lw), &lw, DMLS_ERROR_UNSUPPORTED,
-                "the result would have more than 8 axes");
+    numpy_fails(expr, DMLS_ERROR_UNSUPPORTED, "the result would have more than 8 axes");
     expr[strlen(expr) - 1] = ',';
     strcat(expr, "None]");
-    dirty(&lw);
-    expect_fail("33 items", dmls_lower_numpy(3, S3, expr, &lw), &lw, DMLS_ERROR_FORMAT, "more than 32 items");
-
-    /* An item's text in a message stops at its last character. */
-    dirty(&lw);
-    expect_fail("[ 0:1:0 \\t]", dmls_lower_numpy(3, S3, "[ 0:1:0 \t]", &lw), &lw, DMLS_ERROR_INVALID_ARGUMENT,
-                "item 0 (0:1:0) has step 0; slice step cannot be zero");
-    dirty(&lw);
-    expect_fail("[1, ::0\\t ]", dmls_lower_numpy(3, S3, "[1, ::0\t ]", &lw), &lw, DMLS_ERROR_INVALID_ARGUMENT,
-                "item 1 (::0) has step 0");
+    numpy_fails(expr, DMLS_ERROR_FORMAT, "more than 32 items");
 }
 
 /* The result's 8 axes run out at an inserted axis, inside an ellipsis, at a
@@ -159,11 +143,8 @@ static void test_numpy_axis_limit(void) {
     static const char *const exprs[] = {
         "[:, :, :, None, None, None, None, None, None]", "[None, None, None, None, None, None, ...]",
         "[None, None, None, None, None, None, :, :, :]", "[None, None, None, None, None, None]"};
-    for (size_t k = 0; k < sizeof exprs / sizeof exprs[0]; k++) {
-        dirty(&lw);
-        expect_fail(exprs[k], dmls_lower_numpy(3, S3, exprs[k], &lw), &lw, DMLS_ERROR_UNSUPPORTED,
-                    "the result would have more than 8 axes");
-    }
+    for (size_t k = 0; k < sizeof exprs / sizeof exprs[0]; k++)
+        numpy_fails(exprs[k], DMLS_ERROR_UNSUPPORTED, "the result would have more than 8 axes");
     /* Exactly 8 is fine. */
     CHECK_STATUS(dmls_lower_numpy(3, S3, "[None, None, None, None, None, ...]", &lw), DMLS_OK);
     CHECK_FINAL(lw, 1, 1, 1, 1, 1, 4, 5, 6);
@@ -204,24 +185,19 @@ static void test_rule_ids(void) {
     CHECK_MESSAGE("R-ONNX-STEP", "steps[0] = 0");
 
     static const struct {
-        const char *key;
-        dmls_status status;
-        const char *rule, *message;
-    } numpy[] = {
-        {"[1:2", DMLS_ERROR_FORMAT, "R-NP-SYNTAX", "at column"},
-        {"[..., ...]", DMLS_ERROR_INVALID_ARGUMENT, "R-NP-SYNTAX", "2 ellipses"},
-        {"[::0]", DMLS_ERROR_INVALID_ARGUMENT, "R-NP-STEP", "has step 0"},
-        {"[0, 0, 0, 0]", DMLS_ERROR_OUT_OF_BOUNDS, "R-NP-BOUNDS", "too many indices"},
-        {"[-5]", DMLS_ERROR_OUT_OF_BOUNDS, "R-NP-BOUNDS", "index -5 is out of bounds for axis 0 with size 4"},
-        {"[None, None, None, None, None, None]", DMLS_ERROR_UNSUPPORTED, "R-NP-RANK", "more than 8 axes"},
+        const char *rule;
+        fe_numpy_error e;
+    } numpy_rows[] = {
+        {"R-NP-SYNTAX", {"[1:2", DMLS_ERROR_FORMAT, "at column"}},
+        {"R-NP-SYNTAX", {"[..., ...]", DMLS_ERROR_INVALID_ARGUMENT, "2 ellipses"}},
+        {"R-NP-STEP", {"[::0]", DMLS_ERROR_INVALID_ARGUMENT, "has step 0"}},
+        {"R-NP-BOUNDS", {"[0, 0, 0, 0]", DMLS_ERROR_OUT_OF_BOUNDS, "too many indices"}},
+        {"R-NP-BOUNDS", {"[-5]", DMLS_ERROR_OUT_OF_BOUNDS, "index -5 is out of bounds for axis 0 with size 4"}},
+        {"R-NP-RANK", {"[None, None, None, None, None, None]", DMLS_ERROR_UNSUPPORTED, "more than 8 axes"}},
     };
-    for (size_t k = 0; k < sizeof numpy / sizeof numpy[0]; k++) {
-        dirty(&lw);
-        expect_fail(numpy[k].key, dmls_lower_numpy(3, S3, numpy[k].key, &lw), &lw, numpy[k].status, numpy[k].message);
-        char named[32];
-        snprintf(named, sizeof named, "(%s)", numpy[k].rule);
-        CHECK(strcmp(dmls_last_error_rule(), numpy[k].rule) == 0 && strstr(dmls_last_error(), named) != NULL,
-              "%s: rule %s, want %s: %s", numpy[k].key, dmls_last_error_rule(), numpy[k].rule, dmls_last_error());
+    for (size_t k = 0; k < sizeof numpy_rows / sizeof numpy_rows[0]; k++) {
+        fe_numpy_fails(3, S3, &numpy_rows[k].e, 1);
+        check_rule_message(numpy_rows[k].rule, (const char *const[RULE_FRAGS]){NULL});
     }
 
     CHECK_STATUS(dmls_lower_webnn_slice(3, S3, u0, 2, u1, 3, NULL, 0, &lw), DMLS_ERROR_INVALID_ARGUMENT);

@@ -8,26 +8,13 @@ static const int64_t S3[3] = {4, 5, 6};
 static void test_items(void) {
     dmls_lowered lw;
     fe_expect want;
-
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[1:3, ::-2, 0]", &lw), DMLS_OK);
-    fe_axis(&want, 0, 1, 2, 1);
-    fe_axis(&want, 1, 4, 3, -2);
-    fe_axis(&want, 2, 0, 1, 1);
-    fe_run("numpy [1:3, ::-2, 0]", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 2, 3);
-
     /* Ellipsis and None: [None, ..., -1, None] on 4x5x6 -> 1x4x5x1. */
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "None, ..., -1, None", &lw), DMLS_OK);
-    fe_identity(&want, 3, S3);
-    fe_axis(&want, 2, 5, 1, 1);
-    fe_run("numpy None ... -1 None", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 1, 4, 5, 1);
-
-    CHECK_STATUS(dmls_lower_numpy(3, S3, "[..., np.newaxis, 2:]", &lw), DMLS_OK);
-    fe_identity(&want, 3, S3);
-    fe_axis(&want, 2, 2, 4, 1);
-    fe_run("numpy ... newaxis 2:", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 4, 5, 1, 4);
+    static const fe_numpy_case rows[] = {
+        {"[1:3, ::-2, 0]", {3, {{0, 1, 2, 1}, {1, 4, 3, -2}, {2, 0, 1, 1}}, 2, {2, 3}}},
+        {"None, ..., -1, None", {1, {{2, 5, 1, 1}}, 4, {1, 4, 5, 1}}},
+        {"[..., np.newaxis, 2:]", {1, {{2, 2, 4, 1}}, 4, {4, 5, 1, 4}}},
+    };
+    fe_numpy_cases(3, S3, rows, sizeof rows / sizeof rows[0]);
 
     /* Everything, several ways, and a trailing comma. x[()] is the empty
      * tuple; x[] is Python's syntax error (test_errors). */
@@ -103,12 +90,7 @@ static void test_python_clamping(void) {
 }
 
 static void test_errors(void) {
-    dmls_lowered lw;
-    struct {
-        const char *expr;
-        dmls_status status;
-        const char *fragment;
-    } cases[] = {
+    static const fe_numpy_error cases[] = {
         {"[1:2", DMLS_ERROR_FORMAT, "expected ',' or ']'"},
         {"[]", DMLS_ERROR_FORMAT, "an empty subscript is a syntax error in Python"},
         {" [ ] ", DMLS_ERROR_FORMAT, "x[()] or '...' takes the whole array"},
@@ -131,14 +113,8 @@ static void test_errors(void) {
         {"[-9223372036854775808]", DMLS_ERROR_OUT_OF_BOUNDS, "out of bounds"},
         {"[None, None, None, None, None, None]", DMLS_ERROR_UNSUPPORTED, "more than 8 axes"},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        dmls_status s = dmls_lower_numpy(3, S3, cases[k].expr, &lw);
-        CHECK(s == cases[k].status, "%s: %s, want %s (%s)", cases[k].expr, dmls_status_name(s),
-              dmls_status_name(cases[k].status), dmls_last_error());
-        CHECK(strstr(dmls_last_error(), cases[k].fragment) != NULL, "%s: message \"%s\" lacks \"%s\"", cases[k].expr,
-              dmls_last_error(), cases[k].fragment);
-        CHECK(lw.ndim == 0 && lw.final_ndim == 0, "%s: result not zeroed", cases[k].expr);
-    }
+    fe_numpy_fails(3, S3, cases, sizeof cases / sizeof cases[0]);
+    dmls_lowered lw;
     const int64_t empty[1] = {0};
     CHECK_STATUS(dmls_lower_numpy(1, empty, "[0]", &lw), DMLS_ERROR_OUT_OF_BOUNDS);
     CHECK_STATUS(dmls_lower_numpy(1, empty, "[-1::-1]", &lw), DMLS_OK);

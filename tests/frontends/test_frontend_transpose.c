@@ -6,6 +6,7 @@
  * permutations. Expected values are computed here from coordinates, never
  * by the lowering under test. */
 #include "dmlslice/frontends.h"
+#include "plan/rule_cases.h" /* check_rule_message */
 #include "support/test.h"
 
 #define MAXN 4096
@@ -84,34 +85,50 @@ static void test_onnx_node_tests(void) {
     }
 }
 
+/* An R-PERM case: a front end's transpose with perm[0..n) (WebNN's read as
+ * unsigned, so -1 is UINT64_MAX), which must fail naming the entry and the value. */
+typedef struct perm_case {
+    enum { ONNX, NUMPY, WEBNN } front;
+    int32_t ndim;
+    int64_t n;
+    int64_t perm[4];
+    const char *message;
+} perm_case;
+
+/* Runs each row on shape (NULL at rank 0); a failure leaves *out zeroed. */
+static void perm_fails(const int64_t *shape, const perm_case *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const perm_case *c = &rows[i];
+        const int64_t *in = c->ndim ? shape : NULL;
+        uint64_t uperm[4];
+        for (int k = 0; k < 4; k++) uperm[k] = (uint64_t)c->perm[k];
+        dmls_transposed t;
+        memset(&t, 0x77, sizeof t);
+        const dmls_status got = c->front == ONNX    ? dmls_lower_onnx_transpose(c->ndim, in, NULL, c->perm, c->n, &t)
+                                : c->front == NUMPY ? dmls_lower_numpy_transpose(c->ndim, in, NULL, c->perm, c->n, &t)
+                                                    : dmls_lower_webnn_transpose(c->ndim, in, NULL, uperm, c->n, &t);
+        CHECK(got == DMLS_ERROR_INVALID_ARGUMENT, "perm row %zu: %s (%s)", i, dmls_status_name(got), dmls_last_error());
+        check_rule_message("R-PERM", (const char *const[RULE_FRAGS]){c->message});
+        CHECK(t.ndim == 0 && t.shape[0] == 0, "perm row %zu: a failure leaves *out zeroed", i);
+    }
+}
+
 /* R-PERM's errors name the entry and the value, for each front end. */
 static void test_perm_errors(void) {
     const int64_t shape[3] = {2, 3, 4};
-    /* ONNX's perm has no negative form; NumPy's counts negatives from the back. */
-    static const struct {
-        bool numpy;
-        int64_t perm[4];
-        size_t n;
-        const char *message;
-    } bad[] = {
-        {false, {0, 2, 0}, 3, "ONNX Transpose: perm[2] = 0 names axis 0 a second time"},
-        {false, {0, 3, 1}, 3, "ONNX Transpose: perm[1] = 3 is outside [0, 2] for an input of rank 3"},
-        {false, {0, -1, 1}, 3, "perm[1] = -1 is outside [0, 2]"},
-        {false, {1, 0}, 2, "perm has 2 values but the input has rank 3"},
-        {true, {0, 3, 1}, 3, "NumPy transpose: axes[1] = 3 is outside [-3, 2] for an input of rank 3"},
-        {true, {0, -3, 1}, 3, "axes[1] = -3 names axis 0 a second time"},
-        {true, {-4, 0, 1}, 3, "axes[0] = -4 is outside [-3, 2]"},
-        {true, {1, 0}, 4, "axes has 4 values"},
-    };
     dmls_transposed t;
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        memset(&t, 0xA5, sizeof t);
-        const dmls_status s = bad[k].numpy ? dmls_lower_numpy_transpose(3, shape, NULL, bad[k].perm, bad[k].n, &t)
-                                           : dmls_lower_onnx_transpose(3, shape, NULL, bad[k].perm, bad[k].n, &t);
-        CHECK_STATUS(s, DMLS_ERROR_INVALID_ARGUMENT);
-        CHECK_MESSAGE("R-PERM", bad[k].message);
-        CHECK(t.ndim == 0 && t.shape[0] == 0, "%s: a failure leaves *out zeroed", bad[k].message);
-    }
+    /* ONNX's perm has no negative form. */
+    static const perm_case rows[] = {
+        {ONNX, 3, 3, {0, 2, 0}, "ONNX Transpose: perm[2] = 0 names axis 0 a second time"},
+        {ONNX, 3, 3, {0, 3, 1}, "ONNX Transpose: perm[1] = 3 is outside [0, 2] for an input of rank 3"},
+        {ONNX, 3, 3, {0, -1, 1}, "perm[1] = -1 is outside [0, 2]"},
+        {ONNX, 3, 2, {1, 0}, "perm has 2 values but the input has rank 3"},
+        {NUMPY, 3, 3, {0, 3, 1}, "NumPy transpose: axes[1] = 3 is outside [-3, 2] for an input of rank 3"},
+        {NUMPY, 3, 3, {0, -3, 1}, "axes[1] = -3 names axis 0 a second time"},
+        {NUMPY, 3, 3, {-4, 0, 1}, "axes[0] = -4 is outside [-3, 2]"},
+        {NUMPY, 3, 4, {1, 0}, "axes has 4 values"},
+    };
+    perm_fails(shape, rows, sizeof rows / sizeof rows[0]);
     /* Not R-PERM: the tensor itself. */
     CHECK_STATUS(dmls_lower_numpy_transpose(65, shape, NULL, NULL, 0, &t), DMLS_ERROR_UNSUPPORTED);
     CHECK_STATUS(dmls_lower_numpy_transpose(3, NULL, NULL, NULL, 0, &t), DMLS_ERROR_INVALID_ARGUMENT);
@@ -144,19 +161,14 @@ static void test_webnn(void) {
     CHECK_STATUS(dmls_lower_webnn_transpose(4, shape, NULL, p0231, 4, &t), DMLS_OK);
     CHECK(t.shape[0] == 1 && t.shape[1] == 3 && t.shape[2] == 4 && t.shape[3] == 2, "[0, 2, 3, 1]: (1, 3, 4, 2)");
     run_transpose("webnn [0, 2, 3, 1]", 4, shape, &t);
-    const uint64_t short_p[3] = {0, 2, 1}, same[4] = {0, 2, 3, 2}, range[4] = {0, 1, 2, 4},
-                   wrapped[4] = {0, UINT64_MAX, 2, 3};
-    CHECK_STATUS(dmls_lower_webnn_transpose(4, shape, NULL, short_p, 3, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "WebNN transpose: permutation has 3 values but the input has rank 4");
-    CHECK_STATUS(dmls_lower_webnn_transpose(4, shape, NULL, same, 4, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "permutation[3] = 2 names axis 2 a second time");
-    CHECK_STATUS(dmls_lower_webnn_transpose(4, shape, NULL, range, 4, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "permutation[3] = 4 is outside [0, 3] for an input of rank 4");
-    CHECK_STATUS(dmls_lower_webnn_transpose(4, shape, NULL, wrapped, 4, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "permutation[1] = 18446744073709551615 is outside [0, 3]");
-    const uint64_t one[1] = {0};
-    CHECK_STATUS(dmls_lower_webnn_transpose(0, NULL, NULL, one, 1, &t), DMLS_ERROR_INVALID_ARGUMENT);
-    CHECK_MESSAGE("R-PERM", "permutation has 1 value but the input has rank 0");
+    static const perm_case rows[] = {
+        {WEBNN, 4, 3, {0, 2, 1}, "WebNN transpose: permutation has 3 values but the input has rank 4"},
+        {WEBNN, 4, 4, {0, 2, 3, 2}, "permutation[3] = 2 names axis 2 a second time"},
+        {WEBNN, 4, 4, {0, 1, 2, 4}, "permutation[3] = 4 is outside [0, 3] for an input of rank 4"},
+        {WEBNN, 4, 4, {0, -1, 2, 3}, "permutation[1] = 18446744073709551615 is outside [0, 3]"},
+        {WEBNN, 0, 1, {0}, "permutation has 1 value but the input has rank 0"},
+    };
+    perm_fails(shape, rows, sizeof rows / sizeof rows[0]);
     /* A scalar: the empty permutation, given or absent. */
     CHECK_STATUS(dmls_lower_webnn_transpose(0, NULL, NULL, p0231, 0, &t), DMLS_OK);
     CHECK(t.ndim == 0, "scalar");

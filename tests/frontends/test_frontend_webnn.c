@@ -6,31 +6,24 @@ static const int64_t S3[3] = {4, 5, 6};
 
 static void test_slice(void) {
     dmls_lowered lw;
-    fe_expect want;
-    uint64_t st[3] = {1, 0, 5}, sz[3] = {3, 5, 1}, sd[3] = {2, 3, 1};
-    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, NULL, 0, &lw), DMLS_OK);
-    fe_axis(&want, 0, 1, 3, 1);
-    fe_axis(&want, 1, 0, 5, 1);
-    fe_axis(&want, 2, 5, 1, 1);
-    fe_run("webnn slice", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 3, 5, 1);
-
-    /* output = ceil(size / stride): 3/2 -> 2, 5/3 -> 2, 1/1 -> 1 */
-    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, sd, 3, &lw), DMLS_OK);
-    fe_axis(&want, 0, 1, 2, 2);
-    fe_axis(&want, 1, 0, 2, 3);
-    fe_axis(&want, 2, 5, 1, 1);
-    fe_run("webnn strided slice", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 2, 2, 1);
-
-    /* A stride equal to the size is the largest allowed (docs/spec.md §6):
-     * the first element of the window only. */
-    uint64_t equal[3] = {3, 5, 1};
-    CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, equal, 3, &lw), DMLS_OK);
-    fe_axis(&want, 0, 1, 1, 3);
-    fe_axis(&want, 1, 0, 1, 5);
-    fe_run("webnn stride equal to size", 3, S3, &lw, &want);
-    CHECK_FINAL(lw, 1, 1, 1);
+    static const uint64_t st[3] = {1, 0, 5}, sz[3] = {3, 5, 1}, sd[3] = {2, 3, 1}, equal[3] = {3, 5, 1};
+    /* The window alone; output = ceil(size / stride): 3/2 -> 2, 5/3 -> 2,
+     * 1/1 -> 1; a stride equal to the size is the largest allowed
+     * (docs/spec.md §6): the first element of the window only. */
+    static const struct {
+        const char *what;
+        const uint64_t *strides;
+        fe_result want;
+    } rows[] = {
+        {"webnn slice", NULL, {3, {{0, 1, 3, 1}, {1, 0, 5, 1}, {2, 5, 1, 1}}, 3, {3, 5, 1}}},
+        {"webnn strided slice", sd, {3, {{0, 1, 2, 2}, {1, 0, 2, 3}, {2, 5, 1, 1}}, 3, {2, 2, 1}}},
+        {"webnn stride equal to size", equal, {3, {{0, 1, 1, 3}, {1, 0, 1, 5}, {2, 5, 1, 1}}, 3, {1, 1, 1}}},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        CHECK_STATUS(dmls_lower_webnn_slice(3, S3, st, 3, sz, 3, rows[k].strides, rows[k].strides ? 3 : 0, &lw),
+                     DMLS_OK);
+        fe_check_result(rows[k].what, 3, S3, &lw, &rows[k].want);
+    }
 
     CHECK_STATUS(dmls_lower_webnn_slice(0, NULL, NULL, 0, NULL, 0, NULL, 0, &lw), DMLS_OK);
     CHECK(lw.ndim == 0 && lw.final_ndim == 0, "rank 0: %d %d", (int)lw.ndim, (int)lw.final_ndim);

@@ -83,20 +83,20 @@ static void total_size_tests(void) {
     /* R-T-ALIGN: at least the element size, which is (bits + 7) / 8 bytes. */
     static const struct {
         DML_TENSOR_DATA_TYPE type;
-        UINT align;
+        UINT alignment;
         const char *message;
-    } under[] = {
+    } too_small[] = {
         {DML_TENSOR_DATA_TYPE_FLOAT16, 1,
          "InputTensor.GuaranteedBaseOffsetAlignment = 1 must be 0 or a power of two >= the element size 2"},
         {DML_TENSOR_DATA_TYPE_FLOAT64, 4,
          "InputTensor.GuaranteedBaseOffsetAlignment = 4 must be 0 or a power of two >= the element size 8"},
     };
-    for (size_t k = 0; k < sizeof under / sizeof under[0]; k++) {
-        f.in_buf.DataType = f.out_buf.DataType = under[k].type;
-        f.in_buf.GuaranteedBaseOffsetAlignment = f.out_buf.GuaranteedBaseOffsetAlignment = under[k].align;
+    for (size_t k = 0; k < sizeof too_small / sizeof too_small[0]; k++) {
+        f.in_buf.DataType = f.out_buf.DataType = too_small[k].type;
+        f.in_buf.GuaranteedBaseOffsetAlignment = f.out_buf.GuaranteedBaseOffsetAlignment = too_small[k].alignment;
         fixture_sizes(&f);
         CHECK_STATUS(fixture_create(&f, DML_FEATURE_LEVEL_6_4), DMLS_ERROR_INVALID_ARGUMENT);
-        CHECK_MESSAGE("R-T-ALIGN", under[k].message);
+        CHECK_MESSAGE("R-T-ALIGN", too_small[k].message);
     }
     f.in_buf.DataType = f.out_buf.DataType = DML_TENSOR_DATA_TYPE_INT8;
     f.in_buf.GuaranteedBaseOffsetAlignment = f.out_buf.GuaranteedBaseOffsetAlignment = 1;
