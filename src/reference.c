@@ -32,38 +32,35 @@ static bool is_empty(int32_t ndim, const int64_t *shape) {
     return false;
 }
 
+/* Every c of the dense side (out for a slice, in for a gradient) with its
+ * strided counterpart b = start + step * c: a slice copies in[b] to out[c],
+ * a gradient scatters in[c] to out[b]. */
+static void copy_items(const dmls_problem *p, const unsigned char *in, unsigned char *out, bool scatter) {
+    const int64_t *dense = scatter ? p->in.shape : p->out.shape;
+    int64_t c[DMLS_MAX_RANK] = {0}, b[DMLS_MAX_RANK];
+    if (is_empty(p->ndim, dense)) return;
+    do {
+        for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
+        memcpy(out + byte_address(&p->out, p->esize, p->ndim, scatter ? b : c),
+               in + byte_address(&p->in, p->esize, p->ndim, scatter ? c : b), (size_t)p->esize);
+    } while (next_coordinate(p->ndim, dense, c));
+}
+
 dmls_status dmls_execute_reference(const dmls_operator *op, const void *input, uint64_t input_bytes,
                                    void *output, uint64_t output_bytes) {
     RETURN_IF_ERROR(dmls_check_bindings("execute", op, input, input_bytes, output, output_bytes));
 
     const dmls_problem *p = &op->problem;
-    const unsigned char *in = input;
     unsigned char *out = output;
-    const size_t es = (size_t)p->esize;
-    int64_t c[DMLS_MAX_RANK] = {0}, b[DMLS_MAX_RANK];
 
     if (p->kind == DMLS_KIND_GRAD) {
-        /* out is the output gradient: zeros, then scatter in[c] to out[start + step * c]. */
+        /* out is the output gradient: zeros, then the scatter. */
+        int64_t c[DMLS_MAX_RANK] = {0};
         if (!is_empty(p->ndim, p->out.shape)) {
-            do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, es);
+            do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, (size_t)p->esize);
             while (next_coordinate(p->ndim, p->out.shape, c));
         }
-        if (is_empty(p->ndim, p->in.shape)) return DMLS_OK;
-        memset(c, 0, sizeof c);
-        do {
-            for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
-            memcpy(out + byte_address(&p->out, p->esize, p->ndim, b),
-                   in + byte_address(&p->in, p->esize, p->ndim, c), es);
-        } while (next_coordinate(p->ndim, p->in.shape, c));
-        return DMLS_OK;
     }
-
-    /* SLICE / SLICE1: out[c] = in[start + step * c]. */
-    if (is_empty(p->ndim, p->out.shape)) return DMLS_OK;
-    do {
-        for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
-        memcpy(out + byte_address(&p->out, p->esize, p->ndim, c),
-               in + byte_address(&p->in, p->esize, p->ndim, b), es);
-    } while (next_coordinate(p->ndim, p->out.shape, c));
+    copy_items(p, input, out, p->kind == DMLS_KIND_GRAD);
     return DMLS_OK;
 }

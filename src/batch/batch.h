@@ -105,6 +105,16 @@ dmls_status dmls_batch_check_counts(const char *who, const dmls_batch *b, bool h
 /* dmls_batch_check_bindings on places (after dmls_batch_check_counts). */
 dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *places);
 
+/* The place of slot s (b's in_slots inputs, then its outputs) in an
+ * executor's own binding arrays. */
+typedef dmls_place (*dmls_batch_place_of)(const dmls_batch *b, const void *inputs, const void *outputs, size_t s);
+
+/* dmls_batch_check_counts, then dmls_batch_check_places on every slot's
+ * place_of: the checks of each executor's binding type, words naming them. */
+dmls_status dmls_batch_check_bound(const char *who, const dmls_batch *b, const void *inputs, uint32_t n_inputs,
+                                   const void *outputs, uint32_t n_outputs, dmls_batch_place_of place_of,
+                                   const dmls_place_words *words);
+
 /* Start `at` of a starts array of type (unaligned reads). */
 int64_t dmls_batch_read_start(const void *starts, dmls_starts_type type, size_t at);
 

@@ -239,22 +239,32 @@ dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const 
     return s;
 }
 
-dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
-                                      uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
-    dmls_clear_error();
+dmls_status dmls_batch_check_bound(const char *who, const dmls_batch *b, const void *inputs, uint32_t n_inputs,
+                                   const void *outputs, uint32_t n_outputs, dmls_batch_place_of place_of,
+                                   const dmls_place_words *words) {
     RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
     const size_t slots = (size_t)b->in_slots + b->out_slots;
     dmls_place stack_places[STACK_SLOTS];
     dmls_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
     RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
-    /* One address space: every binding is comparable with every other. */
-    for (uint32_t s = 0; s < slots; s++) {
-        const void *data = s < b->in_slots ? inputs[s].data : outputs[s - b->in_slots].data;
-        const uint64_t bytes = s < b->in_slots ? inputs[s].bytes : outputs[s - b->in_slots].bytes;
-        places[s] = (dmls_place){0, (uint64_t)(uintptr_t)data, bytes, data != NULL};
-    }
-    const dmls_batch_places pl = {places, &dmls_pointer_words};
+    for (size_t s = 0; s < slots; s++) places[s] = place_of(b, inputs, outputs, s);
+    const dmls_batch_places pl = {places, words};
     dmls_status s = dmls_batch_check_places(who, b, &pl);
     if (places != stack_places) free(places);
     return s;
+}
+
+/* One address space: every binding is comparable with every other. */
+static dmls_place pointer_place(const dmls_batch *b, const void *inputs, const void *outputs, size_t s) {
+    const dmls_batch_input *in = inputs;
+    const dmls_batch_output *out = outputs;
+    const void *data = s < b->in_slots ? in[s].data : out[s - b->in_slots].data;
+    const uint64_t bytes = s < b->in_slots ? in[s].bytes : out[s - b->in_slots].bytes;
+    return (dmls_place){0, (uint64_t)(uintptr_t)data, bytes, data != NULL};
+}
+
+dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
+                                      uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
+    dmls_clear_error();
+    return dmls_batch_check_bound(who, b, inputs, n_inputs, outputs, n_outputs, pointer_place, &dmls_pointer_words);
 }

@@ -10,6 +10,19 @@
 #include "copy_wide.h"
 #include "prepare.h"
 
+/* The kernel for items of w bytes from by_width, the kernels for 1, 2, 4 and
+ * 8 bytes in that order; NULL for other widths. Every ISA's file picks its
+ * reversals so (kernels_avx2.c, kernels_neon.c, kernels_wasm_simd128.c). */
+static inline dmls_cpu_rows_fn dmls_cpu_pick_width(int32_t w, const dmls_cpu_rows_fn by_width[4]) {
+    switch (w) {
+    case 1: return by_width[0];
+    case 2: return by_width[1];
+    case 4: return by_width[2];
+    case 8: return by_width[3];
+    default: return NULL;
+    }
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                   const dmls_cpu_prepared *p);

@@ -61,14 +61,8 @@ DEFINE_REVERSE(4)
 DEFINE_REVERSE(8)
 
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss) {
-    if (ss != -(int64_t)w) return NULL;
-    switch (w) {
-    case 1: return rows_reverse1;
-    case 2: return rows_reverse2;
-    case 4: return rows_reverse4;
-    case 8: return rows_reverse8;
-    default: return NULL;
-    }
+    static const dmls_cpu_rows_fn reverse[4] = {rows_reverse1, rows_reverse2, rows_reverse4, rows_reverse8};
+    return ss == -(int64_t)w ? dmls_cpu_pick_width(w, reverse) : NULL;
 }
 
 /* ------------------------------------------------------------------

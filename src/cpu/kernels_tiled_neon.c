@@ -28,24 +28,18 @@ static inline void store64(unsigned char *to, const unsigned char *from, bool nt
 
 static inline uint8x16_t ld(const unsigned char *s) { return vld1q_u8(s); }
 static inline void st(unsigned char *d, uint8x16_t v) { vst1q_u8(d, v); }
-static inline uint8x16_t zip1_16(uint8x16_t a, uint8x16_t b) {
-    return vreinterpretq_u8_u16(vzip1q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b)));
-}
-static inline uint8x16_t zip2_16(uint8x16_t a, uint8x16_t b) {
-    return vreinterpretq_u8_u16(vzip2q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b)));
-}
-static inline uint8x16_t zip1_32(uint8x16_t a, uint8x16_t b) {
-    return vreinterpretq_u8_u32(vzip1q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b)));
-}
-static inline uint8x16_t zip2_32(uint8x16_t a, uint8x16_t b) {
-    return vreinterpretq_u8_u32(vzip2q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b)));
-}
-static inline uint8x16_t zip1_64(uint8x16_t a, uint8x16_t b) {
-    return vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b)));
-}
-static inline uint8x16_t zip2_64(uint8x16_t a, uint8x16_t b) {
-    return vreinterpretq_u8_u64(vzip2q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b)));
-}
+/* zip1_W / zip2_W: interleave the low / high halves of two registers in
+ * lanes of W bits, as the transposes' steps for each item width need. */
+#define DEFINE_ZIPS(w)                                                                                   \
+    static inline uint8x16_t zip1_##w(uint8x16_t a, uint8x16_t b) {                                      \
+        return vreinterpretq_u8_u##w(vzip1q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b))); \
+    }                                                                                                    \
+    static inline uint8x16_t zip2_##w(uint8x16_t a, uint8x16_t b) {                                      \
+        return vreinterpretq_u8_u##w(vzip2q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b))); \
+    }
+DEFINE_ZIPS(16)
+DEFINE_ZIPS(32)
+DEFINE_ZIPS(64)
 
 /* 2 x 2 items of 8 bytes. */
 static inline void tile_8(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {

@@ -108,36 +108,27 @@ static dmls_cpu_rows_fn pick_strided(dmls_cpu_prepared *cp) {
     return contiguous(cp) ? NULL : dmls_cpu_pick_strided(cp->width);
 }
 
+/* The 16-byte SIMD cases, the same minimum row on AArch64 (kernels_neon.c,
+ * kernels_tiled_neon.c) and in WebAssembly (kernels_wasm_simd128.c): one
+ * set of pickers per ISA, differing only in the kernels they name. */
+#define DEFINE_SIMD16_PICKS(isa)                                                                           \
+    static dmls_cpu_rows_fn pick_reverse_##isa(dmls_cpu_prepared *cp) {                                    \
+        return packed_long_rows(cp) ? dmls_cpu_pick_reverse_##isa(cp->width, cp->item_src_step) : NULL;    \
+    }                                                                                                      \
+    static dmls_cpu_rows_fn pick_tiled_##isa(dmls_cpu_prepared *cp) {                                      \
+        return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_##isa(cp->width) : NULL;                       \
+    }                                                                                                      \
+    static dmls_cpu_rows_fn pick_shuffle_##isa(dmls_cpu_prepared *cp) {                                    \
+        bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);              \
+        return fits ? dmls_cpu_rows_shuffle_##isa : NULL;                                                  \
+    }
+
 #if DMLS_CPU_NEON_KERNELS
-/* The same cases on AArch64 (kernels_neon.c), the same minimum row. */
-static dmls_cpu_rows_fn pick_reverse_neon(dmls_cpu_prepared *cp) {
-    return packed_long_rows(cp) ? dmls_cpu_pick_reverse_neon(cp->width, cp->item_src_step) : NULL;
-}
-
-static dmls_cpu_rows_fn pick_tiled_neon(dmls_cpu_prepared *cp) {
-    return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_neon(cp->width) : NULL;
-}
-
-static dmls_cpu_rows_fn pick_shuffle_neon(dmls_cpu_prepared *cp) {
-    bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);
-    return fits ? dmls_cpu_rows_shuffle_neon : NULL;
-}
+DEFINE_SIMD16_PICKS(neon)
 #endif
 
 #if DMLS_CPU_SIMD128_KERNELS
-/* The same cases in WebAssembly (kernels_wasm_simd128.c), the same minimum row. */
-static dmls_cpu_rows_fn pick_reverse_simd128(dmls_cpu_prepared *cp) {
-    return packed_long_rows(cp) ? dmls_cpu_pick_reverse_simd128(cp->width, cp->item_src_step) : NULL;
-}
-
-static dmls_cpu_rows_fn pick_tiled_simd128(dmls_cpu_prepared *cp) {
-    return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_simd128(cp->width) : NULL;
-}
-
-static dmls_cpu_rows_fn pick_shuffle_simd128(dmls_cpu_prepared *cp) {
-    bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);
-    return fits ? dmls_cpu_rows_shuffle_simd128 : NULL;
-}
+DEFINE_SIMD16_PICKS(simd128)
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)

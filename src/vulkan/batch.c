@@ -12,16 +12,11 @@
  * first, with no barrier between them, and each other item after a
  * barrier. SLICE_GRAD items' zero fills all come first, then one barrier,
  * then every item's copy. */
-#include <stdlib.h>
-
 #include "../batch/batch.h"
 #include "../error.h"
 #include "batch_table.h"
 #include "context.h"
 #include "dmlslice/batch_vulkan.h"
-
-/* Slots whose places fit on the stack: more are allocated. */
-#define STACK_SLOTS 128
 
 typedef struct vk_batch_call {
     const dmls_batch *b;
@@ -29,24 +24,19 @@ typedef struct vk_batch_call {
     const dmls_vk_batch *table; /* the prepared groups these bindings can run, or NULL */
 } vk_batch_call;
 
+/* Each VkBuffer a space of its own: offsets compare only within one. */
+static dmls_place vk_place(const dmls_batch *b, const void *inputs, const void *outputs, size_t s) {
+    const dmls_vulkan_binding *in = inputs, *out = outputs;
+    const dmls_vulkan_binding *v = s < b->in_slots ? &in[s] : &out[s - b->in_slots];
+    return (dmls_place){dmls_vk_space_of(v->buffer), v->offset, v->bytes, v->buffer != VK_NULL_HANDLE};
+}
+
 /* The binding checks, then what the call records: c->table, the prepared
  * groups the bindings can run, or NULL. */
 static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_context *ctx,
                          const dmls_vulkan_binding *inputs, uint32_t n_inputs, const dmls_vulkan_binding *outputs,
                          uint32_t n_outputs, vk_batch_call *c) {
-    RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
-    const size_t slots = (size_t)b->in_slots + b->out_slots;
-    dmls_place stack_places[STACK_SLOTS];
-    dmls_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
-    RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
-    for (size_t s = 0; s < slots; s++) {
-        const dmls_vulkan_binding *v = s < b->in_slots ? &inputs[s] : &outputs[s - b->in_slots];
-        places[s] = (dmls_place){dmls_vk_space_of(v->buffer), v->offset, v->bytes, v->buffer != VK_NULL_HANDLE};
-    }
-    const dmls_batch_places pl = {places, &dmls_vk_words};
-    dmls_status st = dmls_batch_check_places(who, b, &pl);
-    if (places != stack_places) free(places);
-    RETURN_IF_ERROR(st);
+    RETURN_IF_ERROR(dmls_batch_check_bound(who, b, inputs, n_inputs, outputs, n_outputs, vk_place, &dmls_vk_words));
     *c = (vk_batch_call){b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
     /* Starts bound at execute are read by the grouped shaders alone. */
     RETURN_IF(b->crops.on && c->table == NULL, DMLS_ERROR_UNSUPPORTED, NULL,
