@@ -52,23 +52,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v) {
     }
     int cls = format_class(b->format);
     if (cls < 0) return -1;
-    if (b->itemsize < 1) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-V-SIZES", "elements of %lld bytes cannot be sliced",
-                  (long long)b->itemsize);
-        return -1;
-    }
-    if (writable && b->readonly) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
-        return -1;
-    }
-    v->source = SRC_BUFFER;
-    v->data = b->buf;
-    v->ndim = b->ndim;
-    v->itemsize = b->itemsize;
-    v->dtype_class = cls;
-    v->device_type = DL_CPU;
-    v->dl_code = -1;
-    v->readonly = b->readonly;
+    if (view_host(v, SRC_BUFFER, b->buf, b->ndim, b->itemsize, cls, b->readonly, writable) < 0) return -1;
     int64_t packed = b->itemsize;
     for (int i = b->ndim - 1; i >= 0; i--) {
         v->shape[i] = b->shape[i];

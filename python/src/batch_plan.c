@@ -223,8 +223,7 @@ static PyObject *plan_batch_impl(PyObject *args) {
 
 static PyObject *fn_plan_batch(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *r = plan_batch_impl(args);
-    return r ? r : ext_own_error();
+    return ext_own(plan_batch_impl(args));
 }
 
 static Py_ssize_t batch_len(PyObject *self) { return ((BatchObject *)self)->n; }

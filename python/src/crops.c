@@ -223,8 +223,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
 
 static PyObject *fn_crops(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    PyObject *r = crops_impl(args, kw);
-    return r ? r : ext_own_error();
+    return ext_own(crops_impl(args, kw));
 }
 
 /* _batch_init(dmlslice._kinds): the helpers crops takes host starts with. */

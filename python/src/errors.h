@@ -32,6 +32,9 @@ PyObject *ext_raise_status(int st);
  * RuntimeError): replaces it with the package's class of the same built-in
  * base, the original as __cause__. Returns NULL. */
 PyObject *ext_own_error(void);
+/* An entry point's return: r, or where the call failed (NULL) the same NULL
+ * with its exception made the package's own (ext_own_error). */
+static inline PyObject *ext_own(PyObject *r) { return r ? r : ext_own_error(); }
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 /* A tuple of n integers. */

@@ -125,15 +125,20 @@ int frameworks_is_torch(PyObject *obj) {
     return PyObject_TypeCheck(obj, torch_tensor);
 }
 
-int frameworks_torch_stream(int device, uintptr_t *stream) {
-    if (!torch_raw_stream) return 1;
-    PyObject *r = PyObject_CallFunction(torch_raw_stream, "i", device);
+/* The stream get(device) returns as an integer (PyTorch's and CuPy's
+ * current-stream getters alike): 0, or -1 with an exception set. */
+static int stream_from(PyObject *get, int device, uintptr_t *stream) {
+    PyObject *r = PyObject_CallFunction(get, "i", device);
     if (!r) return -1;
     unsigned long long v = PyLong_AsUnsignedLongLong(r);
     Py_DECREF(r);
     if (PyErr_Occurred()) return -1;
     *stream = (uintptr_t)v;
     return 0;
+}
+
+int frameworks_torch_stream(int device, uintptr_t *stream) {
+    return torch_raw_stream ? stream_from(torch_raw_stream, device, stream) : 1;
 }
 
 PyObject *frameworks_torch_empty(PyObject *x, PyObject *shape) {
@@ -304,15 +309,7 @@ int frameworks_cupy_view(PyObject *obj, array_view *v) {
     return rc;
 }
 
-int frameworks_cupy_stream(int device, uintptr_t *stream) {
-    PyObject *r = PyObject_CallFunction(k_cupy_stream, "i", device);
-    if (!r) return -1;
-    unsigned long long v = PyLong_AsUnsignedLongLong(r);
-    Py_DECREF(r);
-    if (PyErr_Occurred()) return -1;
-    *stream = (uintptr_t)v;
-    return 0;
-}
+int frameworks_cupy_stream(int device, uintptr_t *stream) { return stream_from(k_cupy_stream, device, stream); }
 
 PyObject *frameworks_cupy_empty(PyObject *x, PyObject *shape, int device) {
     return PyObject_CallFunction(k_cupy_empty, "OOi", x, shape, device);

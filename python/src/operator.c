@@ -64,8 +64,7 @@ static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw) {
     OperatorObject *o = (OperatorObject *)self;
     call k = {.kind = o->pr->kind, .pr = o->pr};
     if (op_args(args, kw, &k.x, &k.out) < 0) return ext_own_error();
-    PyObject *r = call_run(&k);
-    return r ? r : ext_own_error();
+    return ext_own(call_run(&k));
 }
 
 static PyObject *op_get(PyObject *self, void *which) {

@@ -240,8 +240,7 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
 
 static PyObject *fn_split(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    PyObject *r = split_impl(args, kw);
-    return r ? r : ext_own_error();
+    return ext_own(split_impl(args, kw));
 }
 
 PyDoc_STRVAR(doc_split, "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"

@@ -12,6 +12,7 @@ from hypothesis import assume, example, given, strategies as st
 
 import dmlslice as ds
 from strategies import same_bits, views
+from threaded import on_threads
 
 try:
     import torch
@@ -415,25 +416,16 @@ def test_one_plan_batch_many_threads():
     keys = ["[::-1, 3:200:2]", "[5]", "[:, ::-7]", "[10:50, None, 1::3]"]
     b = ds.plan_batch([(x.shape, x.dtype, k) for k in keys], inputs=[0] * len(keys))
     want = [x[eval("np.s_" + k)] for k in keys]
-    errors = []
 
-    def work():
-        try:
-            for _ in range(30):
-                for g, w in zip(b([x]), want):
-                    assert np.array_equal(g, w)
-                outs = [np.empty_like(w) for w in want]
-                b([x], out=outs)
-                assert all(np.array_equal(o, w) for o, w in zip(outs, want))
-        except Exception as e:  # reported on the main thread
-            errors.append(e)
+    def work(_):
+        for _ in range(30):
+            for g, w in zip(b([x]), want):
+                assert np.array_equal(g, w)
+            outs = [np.empty_like(w) for w in want]
+            b([x], out=outs)
+            assert all(np.array_equal(o, w) for o, w in zip(outs, want))
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    on_threads(8, work)
 
 
 def test_large_batches_release_the_gil_and_use_the_pool():

@@ -2,12 +2,11 @@
 CuPy tensors on their current stream, starts held by the device (clamped),
 CUDA graph capture. Skipped (with the reason) without a GPU, the CUDA
 backend or the array library."""
-import threading
-
 import numpy as np
 import pytest
 
 import dmlslice as ds
+from threaded import on_threads
 
 pytestmark = pytest.mark.skipif(not ds.cuda_available(),
                                 reason="no CUDA GPU" if ds.cuda_built else "built without the CUDA backend")
@@ -152,23 +151,14 @@ def test_plan_batch_cuda_matches_operators_and_threads():
            ((8, 9), torch.float32, "[3]")]
     bt = ds.plan_batch(ops, inputs=[0, 1, 0, 0])
     want = [ops[0](a), ops[1](b), ops[2](a), a[3]]
-    errors = []
 
-    def work():
-        try:
-            for _ in range(20):
-                got = bt([a, b])
-                for g, w in zip(got, want):
-                    assert g.device == a.device and torch.equal(g, w)
-        except Exception as e:  # reported on the main thread
-            errors.append(e)
+    def work(_):
+        for _ in range(20):
+            got = bt([a, b])
+            for g, w in zip(got, want):
+                assert g.device == a.device and torch.equal(g, w)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    on_threads(4, work)
 
 
 def test_plan_batch_cuda_results_views_of_one_tensor():

@@ -30,12 +30,12 @@ static inline uint8x16_t ld(const unsigned char *s) { return vld1q_u8(s); }
 static inline void st(unsigned char *d, uint8x16_t v) { vst1q_u8(d, v); }
 /* zip1_W / zip2_W: interleave the low / high halves of two registers in
  * lanes of W bits, as the transposes' steps for each item width need. */
-#define DEFINE_ZIPS(w)                                                                                   \
-    static inline uint8x16_t zip1_##w(uint8x16_t a, uint8x16_t b) {                                      \
-        return vreinterpretq_u8_u##w(vzip1q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b))); \
-    }                                                                                                    \
-    static inline uint8x16_t zip2_##w(uint8x16_t a, uint8x16_t b) {                                      \
-        return vreinterpretq_u8_u##w(vzip2q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b))); \
+#define DEFINE_ZIPS(w)                                                                                                 \
+    static inline uint8x16_t zip1_##w(uint8x16_t a, uint8x16_t b) {                                                    \
+        return vreinterpretq_u8_u##w(vzip1q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b)));             \
+    }                                                                                                                  \
+    static inline uint8x16_t zip2_##w(uint8x16_t a, uint8x16_t b) {                                                    \
+        return vreinterpretq_u8_u##w(vzip2q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b)));             \
     }
 DEFINE_ZIPS(16)
 DEFINE_ZIPS(32)
