@@ -262,10 +262,7 @@ static PyGetSetDef batch_getset[] = {
 };
 
 static PyType_Slot batch_slots[] = {
-    {Py_tp_dealloc, batch_dealloc},
-    {Py_tp_call, batch_call},
-    {Py_tp_repr, batch_repr},
-    {Py_tp_getset, batch_getset},
+    EXT_CALLABLE_SLOTS(batch),
     {Py_sq_length, batch_len},
     {Py_tp_doc, "Planned slices run together: b(inputs, *, out=None) -> list, one result per item.\n"
                 "One pass of the CPU pool, or one launch on the arrays' current CUDA stream.\n"

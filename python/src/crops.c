@@ -221,10 +221,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-static PyObject *fn_crops(PyObject *self, PyObject *args, PyObject *kw) {
-    (void)self;
-    return ext_own(crops_impl(args, kw));
-}
+EXT_ENTRY_KW(fn_crops, crops_impl)
 
 /* _batch_init(dmlslice._kinds): the helpers crops takes host starts with. */
 static PyObject *fn_batch_init(PyObject *self, PyObject *kinds) {

@@ -35,6 +35,13 @@ PyObject *ext_own_error(void);
 /* An entry point's return: r, or where the call failed (NULL) the same NULL
  * with its exception made the package's own (ext_own_error). */
 static inline PyObject *ext_own(PyObject *r) { return r ? r : ext_own_error(); }
+/* name(self, args, kw), a module function taking keywords: impl(args, kw)
+ * returned as ext_own returns it. */
+#define EXT_ENTRY_KW(name, impl)                                                                                       \
+    static PyObject *name(PyObject *self, PyObject *args, PyObject *kw) {                                              \
+        (void)self;                                                                                                    \
+        return ext_own(impl(args, kw));                                                                                \
+    }
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);
 /* A tuple of n integers. */

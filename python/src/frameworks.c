@@ -340,29 +340,25 @@ int frameworks_fresh_view(PyObject *made, const array_view *in, int ndim, const 
 
 /* ---- other producers: dmlslice/_kinds.py */
 
+/* R-PY-ARRAY for obj in place of the exception raised, fmt naming obj's
+ * type with its one %s; -1. */
+static int not_an_array(PyObject *obj, const char *fmt) {
+    PyErr_Clear();
+    char name[128];
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", fmt, ext_type_name(obj, name, sizeof name));
+    return -1;
+}
+
 int frameworks_device_of(PyObject *obj, int *type, int *id) {
     PyObject *r = PyObject_CallFunctionObjArgs(k_device_of, obj, NULL);
-    if (!r) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-        PyErr_Clear();
-        char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
-                  "expected an array (the buffer protocol or __dlpack__), got %s",
-                  ext_type_name(obj, name, sizeof name));
-        return -1;
-    }
+    if (!r && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    if (!r) return not_an_array(obj, "expected an array (the buffer protocol or __dlpack__), got %s");
     PyObject *t0 = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyTuple_GetItem(r, 0) : NULL;
     PyObject *t1 = t0 ? PyTuple_GetItem(r, 1) : NULL;
     long a = t0 ? PyLong_AsLong(t0) : -1, b = t1 ? PyLong_AsLong(t1) : -1;
     Py_DECREF(r);
-    if (!t0 || PyErr_Occurred()) {
-        PyErr_Clear();
-        char name[128];
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY",
-                  "__dlpack_device__ of %s did not return (device_type, device_id)",
-                  ext_type_name(obj, name, sizeof name));
-        return -1;
-    }
+    if (!t0 || PyErr_Occurred())
+        return not_an_array(obj, "__dlpack_device__ of %s did not return (device_type, device_id)");
     *type = (int)a;
     *id = (int)b;
     return 0;

@@ -106,10 +106,7 @@ static PyGetSetDef op_getset[] = {
 };
 
 static PyType_Slot op_slots[] = {
-    {Py_tp_dealloc, op_dealloc},
-    {Py_tp_call, op_call},
-    {Py_tp_repr, op_repr},
-    {Py_tp_getset, op_getset},
+    EXT_CALLABLE_SLOTS(op),
     {Py_tp_doc, "A slice planned once for one input shape and dtype; call it on arrays:\n"
                 "op(x, out=None). Safe to call from several threads at once.\n"
                 "Made by dmlslice.plan(...)."},

@@ -17,4 +17,10 @@ PyObject *operator_new(int kind, const lowered *p, int64_t itemsize, PyObject *d
  * where obj is no Operator. */
 prepared *operator_prepared(PyObject *obj);
 
+/* The type slots both of the package's callable objects (Operator, Batch)
+ * have alike: prefix_dealloc, prefix_call, prefix_repr and prefix_getset. */
+#define EXT_CALLABLE_SLOTS(prefix)                                                                                     \
+    {Py_tp_dealloc, prefix##_dealloc}, {Py_tp_call, prefix##_call}, {Py_tp_repr, prefix##_repr},                       \
+        {Py_tp_getset, prefix##_getset}
+
 #endif /* DMLSLICE_PY_OPERATOR_H */

@@ -238,10 +238,7 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-static PyObject *fn_split(PyObject *self, PyObject *args, PyObject *kw) {
-    (void)self;
-    return ext_own(split_impl(args, kw));
-}
+EXT_ENTRY_KW(fn_split, split_impl)
 
 PyDoc_STRVAR(doc_split, "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
                         "\n"

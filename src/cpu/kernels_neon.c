@@ -29,6 +29,7 @@ static inline uint8x16_t reverse_items(uint8x16_t v, int w) {
     }
 }
 
+/* Twin of kernels_wasm_simd128.c's reversals and gathers: kept apart, the same loops over other intrinsics. */
 /* Rows of n items of w bytes read at step -w. */
 static inline void reverse_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                 const dmls_cpu_prepared *p, const int w) {

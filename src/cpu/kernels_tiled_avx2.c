@@ -99,6 +99,7 @@ static inline AVX2 void tile_2(const unsigned char *s, int64_t ss, unsigned char
     }
 }
 
+/* Twin of tile_1 in kernels_tiled_neon.c and kernels_wasm_simd128.c: kept apart, other intrinsics. */
 /* 16 x 16 items of 1 byte: four rounds of unpacks, each doubling the unit
  * (a column pair's bytes, then 2-, 4- and 8-byte runs of consecutive
  * columns), with x[k] after a round holding, for a group of columns, the

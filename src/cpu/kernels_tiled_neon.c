@@ -41,6 +41,7 @@ DEFINE_ZIPS(16)
 DEFINE_ZIPS(32)
 DEFINE_ZIPS(64)
 
+/* Twin of kernels_wasm_simd128.c's tiles: kept apart, the same transposes over other intrinsics. */
 /* 2 x 2 items of 8 bytes. */
 static inline void tile_8(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
     uint8x16_t r0 = ld(s), r1 = ld(s + ss);
@@ -78,6 +79,7 @@ static inline void tile_2(const unsigned char *s, int64_t ss, unsigned char *d, 
     }
 }
 
+/* Twin of kernels_tiled_avx2.c's tile_1: kept apart, other intrinsics. */
 /* 16 x 16 items of 1 byte: the rounds of kernels_tiled_avx2.c's tile_1. */
 static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
     uint8x16_t x[16], y[16];
