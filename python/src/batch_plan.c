@@ -28,10 +28,7 @@ static void batch_dealloc(PyObject *self) {
     PyMem_Free(b->slot_total);
     PyMem_Free(b->slot_runs);
     PyMem_Free(b->slot_run);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
+    ext_free_instance(self);
 }
 
 /* Item i's operator: an Operator of a lowered slice the batch can hold. */

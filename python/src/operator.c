@@ -21,10 +21,7 @@ static void op_dealloc(PyObject *self) {
     OperatorObject *o = (OperatorObject *)self;
     prepared_unref(o->pr);
     Py_XDECREF(o->dtype);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
+    ext_free_instance(self);
 }
 
 /* op(x, *, out=None); x may be named too. */

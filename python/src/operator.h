@@ -23,4 +23,13 @@ prepared *operator_prepared(PyObject *obj);
     {Py_tp_dealloc, prefix##_dealloc}, {Py_tp_call, prefix##_call}, {Py_tp_repr, prefix##_repr},                       \
         {Py_tp_getset, prefix##_getset}
 
+/* The end of a callable object's dealloc: its type's tp_free, then the
+ * reference to its heap type that each instance holds. */
+static inline void ext_free_instance(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
 #endif /* DMLSLICE_PY_OPERATOR_H */

@@ -30,16 +30,12 @@ copy_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_c
     tile_loop<kThreads, I>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, copy_op<Bytes, Fill>());
 }
 
-template <int E, int V, typename P>
+// The gathers and reversals (Op: gather_op or reverse_op) of E-byte items,
+// V bytes at a time: 32-bit indices only.
+template <template <int, int> class Op, int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
-gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, gather_op<E, V>());
-}
-
-template <int E, int V, typename P>
-__global__ void __launch_bounds__(kThreads)
-reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, reverse_op<E, V>());
+items_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
+    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, Op<E, V>());
 }
 
 template <int E, int VL, int VS>
@@ -93,17 +89,21 @@ template <typename P, typename I, bool Fill> const void *pick_copy(int unit) {
     return by_size<16>(unit, [](auto e) { return address(copy_kernel<decltype(e)::value, I, Fill, P>); });
 }
 
+// Op's kernel for items of e bytes (up to MaxE) moved V bytes at a time.
+template <template <int, int> class Op, int V, int MaxE, typename P> const void *pick_items(int e) {
+    return by_size<MaxE>(e, [](auto n) { return address(items_kernel<Op, decltype(n)::value, V, P>); });
+}
+
 // Gathers move 8 or 16 bytes at a time (8 only for items under 8 bytes),
 // reversals 16.
 template <typename P> const void *pick_gather(int e, int v) {
-    if (v == 16) return by_size<8>(e, [](auto n) { return address(gather_kernel<decltype(n)::value, 16, P>); });
-    if (v == 8) return by_size<4>(e, [](auto n) { return address(gather_kernel<decltype(n)::value, 8, P>); });
+    if (v == 16) return pick_items<gather_op, 16, 8, P>(e);
+    if (v == 8) return pick_items<gather_op, 8, 4, P>(e);
     return nullptr;
 }
 
 template <typename P> const void *pick_reverse(int e, int v) {
-    if (v == 16) return by_size<8>(e, [](auto n) { return address(reverse_kernel<decltype(n)::value, 16, P>); });
-    return nullptr;
+    return v == 16 ? pick_items<reverse_op, 16, 8, P>(e) : nullptr;
 }
 
 // 32-bit index: any kernel, from either parameter block.
