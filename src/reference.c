@@ -32,32 +32,35 @@ static bool is_empty(int32_t ndim, const int64_t *shape) {
     return false;
 }
 
+/* Every c of the dense side (out for a slice, in for a gradient) with its
+ * strided counterpart b = start + step * c: a slice copies in[b] to out[c],
+ * a gradient scatters in[c] to out[b]. */
+static void copy_items(const dmls_problem *p, const unsigned char *in, unsigned char *out, bool scatter) {
+    const int64_t *dense = scatter ? p->in.shape : p->out.shape;
+    int64_t c[DMLS_MAX_RANK] = {0}, b[DMLS_MAX_RANK];
+    if (is_empty(p->ndim, dense)) return;
+    do {
+        for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
+        memcpy(out + byte_address(&p->out, p->esize, p->ndim, scatter ? b : c),
+               in + byte_address(&p->in, p->esize, p->ndim, scatter ? c : b), (size_t)p->esize);
+    } while (next_coordinate(p->ndim, dense, c));
+}
+
 dmls_status dmls_execute_reference(const dmls_operator *op, const void *input, uint64_t input_bytes,
                                    void *output, uint64_t output_bytes) {
     RETURN_IF_ERROR(dmls_check_bindings("execute", op, input, input_bytes, output, output_bytes));
 
     const dmls_problem *p = &op->problem;
-    const unsigned char *in = input;
     unsigned char *out = output;
-    const size_t es = (size_t)p->esize;
-    int64_t c[DMLS_MAX_RANK] = {0}, b[DMLS_MAX_RANK];
 
-    /* SLICE / SLICE1: out[c] = in[start + step * c] over the output's
-     * coordinates c. SLICE_GRAD: zeros, then out[start + step * c] = in[c]
-     * over the input gradient's. */
-    const bool grad = p->kind == DMLS_KIND_GRAD;
-    if (grad && !is_empty(p->ndim, p->out.shape)) {
-        do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, es);
-        while (next_coordinate(p->ndim, p->out.shape, c));
+    if (p->kind == DMLS_KIND_GRAD) {
+        /* out is the output gradient: zeros, then the scatter. */
+        int64_t c[DMLS_MAX_RANK] = {0};
+        if (!is_empty(p->ndim, p->out.shape)) {
+            do memset(out + byte_address(&p->out, p->esize, p->ndim, c), 0, (size_t)p->esize);
+            while (next_coordinate(p->ndim, p->out.shape, c));
+        }
     }
-    memset(c, 0, sizeof c);
-    const int64_t *walked = grad ? p->in.shape : p->out.shape;
-    if (is_empty(p->ndim, walked)) return DMLS_OK;
-    const int64_t *at_in = grad ? c : b, *at_out = grad ? b : c;
-    do {
-        for (int i = 0; i < p->ndim; i++) b[i] = p->start[i] + p->step[i] * c[i];
-        memcpy(out + byte_address(&p->out, p->esize, p->ndim, at_out),
-               in + byte_address(&p->in, p->esize, p->ndim, at_in), es);
-    } while (next_coordinate(p->ndim, walked, c));
+    copy_items(p, input, out, p->kind == DMLS_KIND_GRAD);
     return DMLS_OK;
 }

@@ -36,6 +36,7 @@ typedef uint64_t UINT64;
 /* Every buffer binding's offset is a multiple of this (R-X-ALIGN). */
 #define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
 
+/* Twin of dmlslice.h's dmls_dtype: the same values by design; dmlslice.h must not include this header. */
 typedef enum DML_TENSOR_DATA_TYPE {
     DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
     DML_TENSOR_DATA_TYPE_FLOAT32 = 1,
@@ -109,6 +110,7 @@ typedef enum DML_FEATURE_LEVEL {
     DML_FEATURE_LEVEL_6_4 = 0x6400
 } DML_FEATURE_LEVEL;
 
+/* The three descriptors below are alike: each mirrors DirectML's own struct, so they stay apart. */
 /* out[c] = in[Offsets + Strides * c]; Sizes must equal the output's sizes. */
 typedef struct DML_SLICE_OPERATOR_DESC {
     const DML_TENSOR_DESC *InputTensor;

@@ -104,6 +104,7 @@ DMLS_API const char *dmls_version(void);
 
 /* Data types; the values equal DML_TENSOR_DATA_TYPE's. Slicing copies bits,
  * so only the element size matters to execution. */
+/* Twin of directml.h's DML_TENSOR_DATA_TYPE: kept apart, as dmlslice.h must not include directml.h. */
 typedef enum dmls_dtype {
     DMLS_FLOAT32 = 1,
     DMLS_FLOAT16 = 2,

@@ -124,6 +124,15 @@ def time_batches(fn, reps, sync=None, min_s=0.02):
 
 # ------------------------------------------------------------------ part 1: tiny
 
+def dmlslice_forms(a, label, op, out, keys):
+    """dmlslice's forms on the array a (label names it in the rows): ds.index
+    with each (kind, key) of keys, then the Operator without and with out=;
+    every kind of array times the same forms beside its own copy."""
+    forms = [(f"dmlslice.index({label}, {kind})", lambda k=k: ds.index(a, k)) for kind, k in keys]
+    return forms + [(f"dmlslice Operator op({label})", lambda: op(a)),
+                    (f"dmlslice Operator op({label}, out=)", lambda: op(a, out=out))]
+
+
 def tiny(reps, device, rounds=1):
     """Per-call microseconds of each form; with rounds > 1, the forms are
     timed in turn that many times and each keeps its lowest median (a noisy
@@ -132,42 +141,30 @@ def tiny(reps, device, rounds=1):
     on the GPU; CuPy's own copy for the CuPy rows)."""
     rows = []
     key_s, key_t = "[1:3, ::2]", np.s_[1:3, ::2]
+    keys = [("str", key_s), ("tuple", key_t)]
     if device == "cpu":
         x = np.arange(64, dtype=np.float32).reshape(8, 8)
         op = ds.plan("index", x.shape, x.dtype, key_s)
         out = np.empty(op.output_shape, x.dtype)
-        cands = [
-            ("numpy x[1:3, ::2].copy()", lambda: x[1:3, ::2].copy()),
-            ("dmlslice.index(x, str)", lambda: ds.index(x, key_s)),
-            ("dmlslice.index(x, tuple)", lambda: ds.index(x, key_t)),
-            ("dmlslice Operator op(x)", lambda: op(x)),
-            ("dmlslice Operator op(x, out=)", lambda: op(x, out=out)),
-        ]
+        cands = [("numpy x[1:3, ::2].copy()", lambda: x[1:3, ::2].copy())]
+        cands += dmlslice_forms(x, "x", op, out, keys)
         if torch is not None:
             t = torch.arange(64, dtype=torch.float32).reshape(8, 8)
             tout = torch.empty(op.output_shape, dtype=torch.float32)
-            cands += [("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous()),
-                      ("dmlslice Operator op(torch)", lambda: op(t)),
-                      ("dmlslice Operator op(torch, out=)", lambda: op(t, out=tout))]
+            cands += [("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous())]
+            cands += dmlslice_forms(t, "torch", op, tout, [])
         sync = None
     else:
         t = torch.arange(64, dtype=torch.float32, device="cuda").reshape(8, 8)
         op = ds.plan("index", tuple(t.shape), torch.float32, key_s)
         out = torch.empty(op.output_shape, dtype=torch.float32, device="cuda")
-        cands = [
-            ("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous()),
-            ("dmlslice.index(torch, str)", lambda: ds.index(t, key_s)),
-            ("dmlslice.index(torch, tuple)", lambda: ds.index(t, key_t)),
-            ("dmlslice Operator op(torch)", lambda: op(t)),
-            ("dmlslice Operator op(torch, out=)", lambda: op(t, out=out)),
-        ]
+        cands = [("torch x[1:3, ::2].contiguous()", lambda: t[1:3, ::2].contiguous())]
+        cands += dmlslice_forms(t, "torch", op, out, keys)
         if cupy is not None:
             c = cupy.arange(64, dtype=cupy.float32).reshape(8, 8)
             cout = cupy.empty(op.output_shape, dtype=cupy.float32)
-            cands += [("cupy cupy.ascontiguousarray(x[1:3, ::2])", lambda: cupy.ascontiguousarray(c[1:3, ::2])),
-                      ("dmlslice.index(cupy, str)", lambda: ds.index(c, key_s)),
-                      ("dmlslice Operator op(cupy)", lambda: op(c)),
-                      ("dmlslice Operator op(cupy, out=)", lambda: op(c, out=cout))]
+            cands += [("cupy cupy.ascontiguousarray(x[1:3, ::2])", lambda: cupy.ascontiguousarray(c[1:3, ::2]))]
+            cands += dmlslice_forms(c, "cupy", op, cout, keys[:1])
         sync = torch.cuda.synchronize
     best = {}
     for _ in range(max(1, rounds)):

@@ -6,9 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dlpack.h"
-#include "errors.h"
-
 #define EXT_MAX_RANK 8 /* DMLS_MAX_RANK; layout.c asserts they agree */
 /* The most axes an array may have (DMLS_NUMPY_MAX_RANK, NumPy's own limit):
  * NumPy keys take them as the command line does, the axes that vanish in
@@ -51,32 +48,6 @@ typedef struct array_view {
     int64_t shape[EXT_ARRAY_MAX_RANK];
     int64_t strides[EXT_ARRAY_MAX_RANK];
 } array_view;
-
-/* A host array's view fields (the buffer protocol's, NumPy's), after the
- * checks both make: elements of at least one byte (R-V-SIZES) and, for
- * out=, an array that may be written (R-PY-OUT). -1 with the error raised;
- * the shape and strides are the caller's to fill. */
-static inline int view_host_fields(array_view *v, int source, char *data, int ndim, int64_t itemsize, int cls,
-                                   int readonly, int writable) {
-    if (itemsize < 1) {
-        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-V-SIZES", "elements of %lld bytes cannot be sliced",
-                  (long long)itemsize);
-        return -1;
-    }
-    if (writable && readonly) {
-        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
-        return -1;
-    }
-    v->source = source;
-    v->data = data;
-    v->ndim = ndim;
-    v->itemsize = itemsize;
-    v->dtype_class = cls;
-    v->device_type = DL_CPU;
-    v->dl_code = -1;
-    v->readonly = readonly;
-    return 0;
-}
 
 /* The part of array_view that view_import zeroes before filling it. */
 #define VIEW_HEAD_BYTES offsetof(array_view, shape)

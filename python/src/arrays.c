@@ -52,7 +52,7 @@ static int from_buffer(PyObject *obj, int writable, array_view *v) {
     }
     int cls = format_class(b->format);
     if (cls < 0) return -1;
-    if (view_host_fields(v, SRC_BUFFER, b->buf, b->ndim, b->itemsize, cls, b->readonly, writable) < 0) return -1;
+    if (view_host(v, SRC_BUFFER, b->buf, b->ndim, b->itemsize, cls, b->readonly, writable) < 0) return -1;
     int64_t packed = b->itemsize;
     for (int i = b->ndim - 1; i >= 0; i--) {
         v->shape[i] = b->shape[i];

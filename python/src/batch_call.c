@@ -298,6 +298,5 @@ static PyObject *batch_call_impl(BatchObject *b, PyObject *args, PyObject *kw) {
 }
 
 PyObject *batch_call(PyObject *self, PyObject *args, PyObject *kw) {
-    PyObject *r = batch_call_impl((BatchObject *)self, args, kw);
-    return r ? r : ext_own_error();
+    return ext_own(batch_call_impl((BatchObject *)self, args, kw));
 }

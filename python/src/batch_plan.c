@@ -28,10 +28,7 @@ static void batch_dealloc(PyObject *self) {
     PyMem_Free(b->slot_total);
     PyMem_Free(b->slot_runs);
     PyMem_Free(b->slot_run);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
+    ext_free_instance(self);
 }
 
 /* Item i's operator: an Operator of a lowered slice the batch can hold. */
@@ -223,8 +220,7 @@ static PyObject *plan_batch_impl(PyObject *args) {
 
 static PyObject *fn_plan_batch(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *r = plan_batch_impl(args);
-    return r ? r : ext_own_error();
+    return ext_own(plan_batch_impl(args));
 }
 
 static Py_ssize_t batch_len(PyObject *self) { return ((BatchObject *)self)->n; }
@@ -263,10 +259,7 @@ static PyGetSetDef batch_getset[] = {
 };
 
 static PyType_Slot batch_slots[] = {
-    {Py_tp_dealloc, batch_dealloc},
-    {Py_tp_call, batch_call},
-    {Py_tp_repr, batch_repr},
-    {Py_tp_getset, batch_getset},
+    EXT_CALLABLE_SLOTS(batch),
     {Py_sq_length, batch_len},
     {Py_tp_doc, "Planned slices run together: b(inputs, *, out=None) -> list, one result per item.\n"
                 "One pass of the CPU pool, or one launch on the arrays' current CUDA stream.\n"

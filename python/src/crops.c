@@ -221,7 +221,7 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-EXT_KW_FUNCTION(fn_crops, crops_impl)
+EXT_ENTRY_KW(fn_crops, crops_impl)
 
 /* _batch_init(dmlslice._kinds): the helpers crops takes host starts with. */
 static PyObject *fn_batch_init(PyObject *self, PyObject *kinds) {

@@ -32,14 +32,15 @@ PyObject *ext_raise_status(int st);
  * RuntimeError): replaces it with the package's class of the same built-in
  * base, the original as __cause__. Returns NULL. */
 PyObject *ext_own_error(void);
-
-/* A module function taking (args, kw) whose work is impl(args, kw): its
- * result, or its failure raised as the package's own (ext_own_error). */
-#define EXT_KW_FUNCTION(name, impl)                                                                              \
-    static PyObject *name(PyObject *self, PyObject *args, PyObject *kw) {                                      \
-        (void)self;                                                                                            \
-        PyObject *r = impl(args, kw);                                                                          \
-        return r ? r : ext_own_error();                                                                        \
+/* An entry point's return: r, or where the call failed (NULL) the same NULL
+ * with its exception made the package's own (ext_own_error). */
+static inline PyObject *ext_own(PyObject *r) { return r ? r : ext_own_error(); }
+/* name(self, args, kw), a module function taking keywords: impl(args, kw)
+ * returned as ext_own returns it. */
+#define EXT_ENTRY_KW(name, impl)                                                                                       \
+    static PyObject *name(PyObject *self, PyObject *args, PyObject *kw) {                                              \
+        (void)self;                                                                                                    \
+        return ext_own(impl(args, kw));                                                                                \
     }
 /* The name of obj's type, written to buf. */
 const char *ext_type_name(PyObject *obj, char *buf, size_t size);

@@ -125,9 +125,10 @@ int frameworks_is_torch(PyObject *obj) {
     return PyObject_TypeCheck(obj, torch_tensor);
 }
 
-/* *stream from fn(device), a framework's current stream as an integer. */
-static int stream_from(PyObject *fn, int device, uintptr_t *stream) {
-    PyObject *r = PyObject_CallFunction(fn, "i", device);
+/* The stream get(device) returns as an integer (PyTorch's and CuPy's
+ * current-stream getters alike): 0, or -1 with an exception set. */
+static int stream_from(PyObject *get, int device, uintptr_t *stream) {
+    PyObject *r = PyObject_CallFunction(get, "i", device);
     if (!r) return -1;
     unsigned long long v = PyLong_AsUnsignedLongLong(r);
     Py_DECREF(r);
@@ -339,21 +340,19 @@ int frameworks_fresh_view(PyObject *made, const array_view *in, int ndim, const 
 
 /* ---- other producers: dmlslice/_kinds.py */
 
-/* R-PY-ARRAY for obj, the Python error before it cleared: what (a format
- * with one %s) names obj's type. -1. */
-static int not_an_array(PyObject *obj, const char *what) {
+/* R-PY-ARRAY for obj in place of the exception raised, fmt naming obj's
+ * type with its one %s; -1. */
+static int not_an_array(PyObject *obj, const char *fmt) {
     PyErr_Clear();
     char name[128];
-    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", what, ext_type_name(obj, name, sizeof name));
+    ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-ARRAY", fmt, ext_type_name(obj, name, sizeof name));
     return -1;
 }
 
 int frameworks_device_of(PyObject *obj, int *type, int *id) {
     PyObject *r = PyObject_CallFunctionObjArgs(k_device_of, obj, NULL);
-    if (!r) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-        return not_an_array(obj, "expected an array (the buffer protocol or __dlpack__), got %s");
-    }
+    if (!r && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    if (!r) return not_an_array(obj, "expected an array (the buffer protocol or __dlpack__), got %s");
     PyObject *t0 = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyTuple_GetItem(r, 0) : NULL;
     PyObject *t1 = t0 ? PyTuple_GetItem(r, 1) : NULL;
     long a = t0 ? PyLong_AsLong(t0) : -1, b = t1 ? PyLong_AsLong(t1) : -1;

@@ -89,8 +89,7 @@ static PyObject *one_shot(int kind, PyObject *const *args, Py_ssize_t nargs, PyO
               .nparams = npos - 1,
               .out = slots[npos],
               .level = dml ? slots[npos + 1] : NULL};
-    PyObject *r = call_run(&k);
-    return r ? r : ext_own_error();
+    return ext_own(call_run(&k));
 }
 
 #define ONE_SHOT(name, kind)                                                                                           \
@@ -132,10 +131,7 @@ static PyObject *plan_impl(PyObject *self, PyObject *args) {
     return op;
 }
 
-static PyObject *fn_plan(PyObject *self, PyObject *args) {
-    PyObject *r = plan_impl(self, args);
-    return r ? r : ext_own_error();
-}
+static PyObject *fn_plan(PyObject *self, PyObject *args) { return ext_own(plan_impl(self, args)); }
 
 /* ------------------------------------------------------------ check_dml */
 
@@ -228,8 +224,7 @@ static PyObject *check_dml_impl(PyObject *self, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *fn_check_dml(PyObject *self, PyObject *args, PyObject *kw) {
-    PyObject *r = check_dml_impl(self, args, kw);
-    return r ? r : ext_own_error();
+    return ext_own(check_dml_impl(self, args, kw));
 }
 
 /* ------------------------------------------------------------ settings */
@@ -253,10 +248,7 @@ static PyObject *set_num_threads_impl(PyObject *self, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg) {
-    PyObject *r = set_num_threads_impl(self, arg);
-    return r ? r : ext_own_error();
-}
+static PyObject *fn_set_num_threads(PyObject *self, PyObject *arg) { return ext_own(set_num_threads_impl(self, arg)); }
 
 static PyObject *get_num_threads_impl(PyObject *self, PyObject *unused) {
     (void)self, (void)unused;
@@ -265,8 +257,7 @@ static PyObject *get_num_threads_impl(PyObject *self, PyObject *unused) {
 }
 
 static PyObject *fn_get_num_threads(PyObject *self, PyObject *unused) {
-    PyObject *r = get_num_threads_impl(self, unused);
-    return r ? r : ext_own_error();
+    return ext_own(get_num_threads_impl(self, unused));
 }
 
 static PyObject *fn_after_fork_child(PyObject *self, PyObject *unused) {

@@ -142,6 +142,27 @@ int numpy_dtype(PyObject *descr, int64_t *itemsize, int *cls) {
     return 0;
 }
 
+int view_host(array_view *v, int source, void *data, int ndim, int64_t itemsize, int cls, int readonly, int writable) {
+    if (itemsize < 1) {
+        ext_raise(ERR_DTYPE, "DMLS_ERROR_INVALID_ARGUMENT", "R-V-SIZES", "elements of %lld bytes cannot be sliced",
+                  (long long)itemsize);
+        return -1;
+    }
+    if (writable && readonly) {
+        ext_raise(ERR_ARGUMENT, "DMLS_ERROR_INVALID_ARGUMENT", "R-PY-OUT", "out= is read-only");
+        return -1;
+    }
+    v->source = source;
+    v->data = data;
+    v->ndim = ndim;
+    v->itemsize = itemsize;
+    v->dtype_class = cls;
+    v->device_type = DL_CPU;
+    v->dl_code = -1;
+    v->readonly = readonly;
+    return 0;
+}
+
 int numpy_view(PyObject *arr, int writable, array_view *v) {
     const numpy_fields *a = (const numpy_fields *)arr;
     if (a->nd > EXT_ARRAY_MAX_RANK) {
@@ -157,7 +178,7 @@ int numpy_view(PyObject *arr, int writable, array_view *v) {
         return -1;
     }
     const int readonly = !(a->flags & NUMPY_WRITEABLE);
-    if (view_host_fields(v, SRC_NUMPY, a->data, a->nd, d->itemsize, d->cls, readonly, writable) < 0) return -1;
+    if (view_host(v, SRC_NUMPY, a->data, a->nd, d->itemsize, d->cls, readonly, writable) < 0) return -1;
     for (int i = 0; i < a->nd; i++) {
         v->shape[i] = a->dimensions[i];
         v->strides[i] = a->strides[i];

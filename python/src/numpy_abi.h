@@ -34,6 +34,12 @@ PyObject *numpy_view_of(PyObject *base, int ndim, const int64_t *shape, char *da
 /* v's shape, and the strides of a C-contiguous array (NumPy's default
  * order, every library's fresh array) of v->itemsize elements. */
 void numpy_c_order(array_view *v, int ndim, const int64_t *shape);
+/* The fields of a host (CPU) array's view, after the checks NumPy's fields
+ * and the buffer protocol (arrays.c) take in alike: elements of a byte or
+ * more (R-V-SIZES), and for out= (writable) an array that may be written
+ * (R-PY-OUT). 0, or -1 with the error raised; shape and strides are the
+ * caller's, as each source reads them its own way. */
+int view_host(array_view *v, int source, void *data, int ndim, int64_t itemsize, int cls, int readonly, int writable);
 /* numpy.asarray(obj): a NumPy view of a buffer exporter. */
 PyObject *numpy_asarray(PyObject *obj);
 

@@ -21,10 +21,7 @@ static void op_dealloc(PyObject *self) {
     OperatorObject *o = (OperatorObject *)self;
     prepared_unref(o->pr);
     Py_XDECREF(o->dtype);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
+    ext_free_instance(self);
 }
 
 /* op(x, *, out=None); x may be named too. */
@@ -64,8 +61,7 @@ static PyObject *op_call(PyObject *self, PyObject *args, PyObject *kw) {
     OperatorObject *o = (OperatorObject *)self;
     call k = {.kind = o->pr->kind, .pr = o->pr};
     if (op_args(args, kw, &k.x, &k.out) < 0) return ext_own_error();
-    PyObject *r = call_run(&k);
-    return r ? r : ext_own_error();
+    return ext_own(call_run(&k));
 }
 
 static PyObject *op_get(PyObject *self, void *which) {
@@ -107,10 +103,7 @@ static PyGetSetDef op_getset[] = {
 };
 
 static PyType_Slot op_slots[] = {
-    {Py_tp_dealloc, op_dealloc},
-    {Py_tp_call, op_call},
-    {Py_tp_repr, op_repr},
-    {Py_tp_getset, op_getset},
+    EXT_CALLABLE_SLOTS(op),
     {Py_tp_doc, "A slice planned once for one input shape and dtype; call it on arrays:\n"
                 "op(x, out=None). Safe to call from several threads at once.\n"
                 "Made by dmlslice.plan(...)."},

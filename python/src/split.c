@@ -238,7 +238,7 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-EXT_KW_FUNCTION(fn_split, split_impl)
+EXT_ENTRY_KW(fn_split, split_impl)
 
 PyDoc_STRVAR(doc_split, "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
                         "\n"

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, example, given, strategies as st
 
 import dmlslice as ds
-from in_threads import run_in_threads
 from strategies import same_bits, views
+from threaded import on_threads
 
 try:
     import torch
@@ -417,7 +417,7 @@ def test_one_plan_batch_many_threads():
     b = ds.plan_batch([(x.shape, x.dtype, k) for k in keys], inputs=[0] * len(keys))
     want = [x[eval("np.s_" + k)] for k in keys]
 
-    def work():
+    def work(_):
         for _ in range(30):
             for g, w in zip(b([x]), want):
                 assert np.array_equal(g, w)
@@ -425,7 +425,7 @@ def test_one_plan_batch_many_threads():
             b([x], out=outs)
             assert all(np.array_equal(o, w) for o, w in zip(outs, want))
 
-    run_in_threads(work, 8)
+    on_threads(8, work)
 
 
 def test_large_batches_release_the_gil_and_use_the_pool():

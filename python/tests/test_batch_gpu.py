@@ -2,12 +2,11 @@
 CuPy tensors on their current stream, starts held by the device (clamped),
 CUDA graph capture. Skipped (with the reason) without a GPU, the CUDA
 backend or the array library."""
-
 import numpy as np
 import pytest
 
 import dmlslice as ds
-from in_threads import run_in_threads
+from threaded import on_threads
 
 pytestmark = pytest.mark.skipif(not ds.cuda_available(),
                                 reason="no CUDA GPU" if ds.cuda_built else "built without the CUDA backend")
@@ -153,13 +152,13 @@ def test_plan_batch_cuda_matches_operators_and_threads():
     bt = ds.plan_batch(ops, inputs=[0, 1, 0, 0])
     want = [ops[0](a), ops[1](b), ops[2](a), a[3]]
 
-    def work():
+    def work(_):
         for _ in range(20):
             got = bt([a, b])
             for g, w in zip(got, want):
                 assert g.device == a.device and torch.equal(g, w)
 
-    run_in_threads(work, 4)
+    on_threads(4, work)
 
 
 def test_plan_batch_cuda_results_views_of_one_tensor():

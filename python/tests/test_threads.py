@@ -6,31 +6,24 @@ import numpy as np
 import pytest
 
 import dmlslice as ds
+from threaded import on_threads
 
 
 def test_one_operator_many_threads():
     x = np.random.default_rng(0).standard_normal((64, 256, 64)).astype(np.float32)
     op = ds.plan("index", x.shape, x.dtype, "[::-1, 3:200:2, ::3]")
     want = x[::-1, 3:200:2, ::3]
-    errors, results = [], [None] * 8
+    results = [None] * 8
 
     def work(i):
-        try:
-            out = np.empty(op.output_shape, np.float32)
-            for _ in range(10):
-                op(x, out=out)
-                assert np.array_equal(out, want)
-                assert np.array_equal(op(x[:, :, :]), want)
-            results[i] = ds.index(x, "[::-1, 3:200:2, ::3]")
-        except Exception as e:  # reported on the main thread
-            errors.append(e)
+        out = np.empty(op.output_shape, np.float32)
+        for _ in range(10):
+            op(x, out=out)
+            assert np.array_equal(out, want)
+            assert np.array_equal(op(x[:, :, :]), want)
+        results[i] = ds.index(x, "[::-1, 3:200:2, ::3]")
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    on_threads(8, work)
     for r in results:
         assert np.array_equal(r, want)
 

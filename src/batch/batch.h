@@ -1,6 +1,6 @@
 /* The inside of a dmls_batch (include/dmlslice/batch.h): the per-item table
  * packed at create (batch.c), the per-slot needs the binding checks read
- * (bind.c), the CPU's work prefix (cpu/batch_run.c) and the GPU
+ * (batch_bind.c), the CPU's work prefix (cpu/batch_run.c) and the GPU
  * backends' device copies (cuda/batch_launch.c, vulkan/batch_table.c).
  * Immutable after create, except those copies, each added under
  * device_lock by its backend's prepare call and freed by its
@@ -83,22 +83,36 @@ dmls_status dmls_batch_build(const dmls_batch_item *items, size_t count, uint32_
                              dmls_batch **out);
 
 /* The binding checks every batch executor runs before writing anything
- * (bind.c): slot counts, NULLs, sizes, alignment, and R-B-OVERLAP
+ * (batch_bind.c): slot counts, NULLs, sizes, alignment, and R-B-OVERLAP
  * across slots at the bound addresses. who names the call ("batch_execute"). */
 dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
                                       uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs);
 
-/* A slot's binding as the checks see it: slot s (b->in_slots inputs, then
- * b->out_slots outputs) of the bindings arg holds. */
-typedef dmls_place (*dmls_batch_place_fn)(const void *arg, const dmls_batch *b, size_t s);
+/* The slots' bindings as the checks see them (bindings.h's places: for
+ * executors whose bindings are not addresses of one space), in_slots
+ * inputs then out_slots outputs, and how the messages name them. */
+typedef struct dmls_batch_places {
+    const dmls_place *slot;
+    const dmls_place_words *words;
+} dmls_batch_places;
 
-/* dmls_batch_check_bindings for executors whose bindings are not
- * addresses of one space (bindings.h's places): the arrays' counts and
- * presence (b not NULL, n_inputs and n_outputs its slot counts, R-B-ITEM;
- * neither array absent while it has slots, R-OP-NULL: has_* say whether
- * each is), then every slot's place(arg, b, s), named by words. */
-dmls_status dmls_batch_check_slots(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
-                                   bool has_outputs, uint32_t n_outputs, dmls_batch_place_fn place, const void *arg,
+/* The binding arrays' counts and presence: b not NULL, n_inputs and
+ * n_outputs its slot counts (R-B-ITEM), neither array NULL while it has
+ * slots (R-OP-NULL; has_* say whether each is). */
+dmls_status dmls_batch_check_counts(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
+                                    bool has_outputs, uint32_t n_outputs);
+
+/* dmls_batch_check_bindings on places (after dmls_batch_check_counts). */
+dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *places);
+
+/* The place of slot s (b's in_slots inputs, then its outputs) in an
+ * executor's own binding arrays. */
+typedef dmls_place (*dmls_batch_place_of)(const dmls_batch *b, const void *inputs, const void *outputs, size_t s);
+
+/* dmls_batch_check_counts, then dmls_batch_check_places on every slot's
+ * place_of: the checks of each executor's binding type, words naming them. */
+dmls_status dmls_batch_check_bound(const char *who, const dmls_batch *b, const void *inputs, uint32_t n_inputs,
+                                   const void *outputs, uint32_t n_outputs, dmls_batch_place_of place_of,
                                    const dmls_place_words *words);
 
 /* Start `at` of a starts array of type (unaligned reads). */

@@ -83,13 +83,6 @@ static void range_of(const dmls_batch *b, uint32_t s, size_t item, uint64_t *off
         dmls_batch_out_range(b, item, off, bytes);
 }
 
-/* The slots' bindings as the checks see them (bindings.h's places),
- * in_slots inputs then out_slots outputs, and how the messages name them. */
-typedef struct dmls_batch_places {
-    const dmls_place *slot;
-    const dmls_place_words *words;
-} dmls_batch_places;
-
 /* "0x1000" for an address, "offset 0x1000" for a start inside a buffer. */
 static const char *start_word(const dmls_batch_places *pl) { return pl->words->offsets ? "offset " : ""; }
 
@@ -212,11 +205,8 @@ static dmls_status starts_apart(const char *who, const dmls_batch *b, const dmls
     return DMLS_OK;
 }
 
-/* The binding arrays' counts and presence: b not NULL, n_inputs and
- * n_outputs its slot counts (R-B-ITEM), neither array NULL while it has
- * slots (R-OP-NULL; has_* say whether each is). */
-static dmls_status check_counts(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
-                                bool has_outputs, uint32_t n_outputs) {
+dmls_status dmls_batch_check_counts(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
+                                    bool has_outputs, uint32_t n_outputs) {
     RETURN_IF(b == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "%s: batch is NULL", who);
     RETURN_IF(n_inputs != b->in_slots || n_outputs != b->out_slots, DMLS_ERROR_INVALID_ARGUMENT, "R-B-ITEM",
               "%s: %" PRIu32 " inputs and %" PRIu32 " outputs bound, but the batch has %" PRIu32
@@ -227,7 +217,7 @@ static dmls_status check_counts(const char *who, const dmls_batch *b, bool has_i
     return DMLS_OK;
 }
 
-static dmls_status check_places(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
+dmls_status dmls_batch_check_places(const char *who, const dmls_batch *b, const dmls_batch_places *pl) {
     const size_t slots = (size_t)b->in_slots + b->out_slots;
     for (uint32_t s = 0; s < slots; s++) RETURN_IF_ERROR(check_slot(who, b, pl, s));
     span stack_spans[2 * STACK_SLOTS];
@@ -249,38 +239,32 @@ static dmls_status check_places(const char *who, const dmls_batch *b, const dmls
     return s;
 }
 
-dmls_status dmls_batch_check_slots(const char *who, const dmls_batch *b, bool has_inputs, uint32_t n_inputs,
-                                   bool has_outputs, uint32_t n_outputs, dmls_batch_place_fn place, const void *arg,
+dmls_status dmls_batch_check_bound(const char *who, const dmls_batch *b, const void *inputs, uint32_t n_inputs,
+                                   const void *outputs, uint32_t n_outputs, dmls_batch_place_of place_of,
                                    const dmls_place_words *words) {
-    RETURN_IF_ERROR(check_counts(who, b, has_inputs, n_inputs, has_outputs, n_outputs));
+    RETURN_IF_ERROR(dmls_batch_check_counts(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs));
     const size_t slots = (size_t)b->in_slots + b->out_slots;
     dmls_place stack_places[STACK_SLOTS];
     dmls_place *places = slots > STACK_SLOTS ? malloc(slots * sizeof *places) : stack_places;
     RETURN_IF(places == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory checking %zu slots", who, slots);
-    for (size_t s = 0; s < slots; s++) places[s] = place(arg, b, s);
+    for (size_t s = 0; s < slots; s++) places[s] = place_of(b, inputs, outputs, s);
     const dmls_batch_places pl = {places, words};
-    const dmls_status s = check_places(who, b, &pl);
+    dmls_status s = dmls_batch_check_places(who, b, &pl);
     if (places != stack_places) free(places);
     return s;
 }
 
-typedef struct host_bindings {
-    const dmls_batch_input *in;
-    const dmls_batch_output *out;
-} host_bindings;
-
 /* One address space: every binding is comparable with every other. */
-static dmls_place host_place(const void *arg, const dmls_batch *b, size_t s) {
-    const host_bindings *h = arg;
-    const void *data = s < b->in_slots ? h->in[s].data : h->out[s - b->in_slots].data;
-    const uint64_t bytes = s < b->in_slots ? h->in[s].bytes : h->out[s - b->in_slots].bytes;
+static dmls_place pointer_place(const dmls_batch *b, const void *inputs, const void *outputs, size_t s) {
+    const dmls_batch_input *in = inputs;
+    const dmls_batch_output *out = outputs;
+    const void *data = s < b->in_slots ? in[s].data : out[s - b->in_slots].data;
+    const uint64_t bytes = s < b->in_slots ? in[s].bytes : out[s - b->in_slots].bytes;
     return (dmls_place){0, (uint64_t)(uintptr_t)data, bytes, data != NULL};
 }
 
 dmls_status dmls_batch_check_bindings(const char *who, const dmls_batch *b, const dmls_batch_input *inputs,
                                       uint32_t n_inputs, const dmls_batch_output *outputs, uint32_t n_outputs) {
     dmls_clear_error();
-    const host_bindings h = {inputs, outputs};
-    return dmls_batch_check_slots(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs, host_place, &h,
-                                  &dmls_pointer_words);
+    return dmls_batch_check_bound(who, b, inputs, n_inputs, outputs, n_outputs, pointer_place, &dmls_pointer_words);
 }

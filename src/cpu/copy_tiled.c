@@ -48,5 +48,8 @@ DEFINE_TILED(16, 16)
 DEFINE_TILED(any, 0)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled(int32_t w) {
-    return w == 16 ? rows_tiled_16 : DMLS_CPU_PICK_WIDTH(w, rows_tiled_, , rows_tiled_any);
+    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1, rows_tiled_2, rows_tiled_4, rows_tiled_8};
+    if (w == 16) return rows_tiled_16;
+    const dmls_cpu_rows_fn f = dmls_cpu_pick_width(w, by_width);
+    return f != NULL ? f : rows_tiled_any;
 }

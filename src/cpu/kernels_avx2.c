@@ -295,7 +295,8 @@ DEFINE_PERMUTE(stride_neg2_4, 4, 2, true)
 DEFINE_PERMUTE(stride_neg2_8, 8, 2, true)
 
 dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss) {
-    if (ss == -w) return DMLS_CPU_PICK_WIDTH(w, rows_reverse, , NULL);
+    static const dmls_cpu_rows_fn reverse[4] = {rows_reverse1, rows_reverse2, rows_reverse4, rows_reverse8};
+    if (ss == -w) return dmls_cpu_pick_width(w, reverse);
     if (w == 4) return ss == 8 ? rows_stride2_4 : ss == -8 ? rows_stride_neg2_4 : NULL;
     if (w == 8) return ss == 16 ? rows_stride2_8 : ss == -16 ? rows_stride_neg2_8 : NULL;
     return NULL;

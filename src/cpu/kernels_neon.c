@@ -29,6 +29,7 @@ static inline uint8x16_t reverse_items(uint8x16_t v, int w) {
     }
 }
 
+/* Twin of kernels_wasm_simd128.c's reversals and gathers: kept apart, the same loops over other intrinsics. */
 /* Rows of n items of w bytes read at step -w. */
 static inline void reverse_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                 const dmls_cpu_prepared *p, const int w) {
@@ -61,7 +62,8 @@ DEFINE_REVERSE(4)
 DEFINE_REVERSE(8)
 
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss) {
-    return ss == -(int64_t)w ? DMLS_CPU_PICK_WIDTH(w, rows_reverse, , NULL) : NULL;
+    static const dmls_cpu_rows_fn reverse[4] = {rows_reverse1, rows_reverse2, rows_reverse4, rows_reverse8};
+    return ss == -(int64_t)w ? dmls_cpu_pick_width(w, reverse) : NULL;
 }
 
 /* ------------------------------------------------------------------

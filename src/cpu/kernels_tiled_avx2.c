@@ -99,6 +99,7 @@ static inline AVX2 void tile_2(const unsigned char *s, int64_t ss, unsigned char
     }
 }
 
+/* Twin of tile_1 in kernels_tiled_neon.c and kernels_wasm_simd128.c: kept apart, other intrinsics. */
 /* 16 x 16 items of 1 byte: four rounds of unpacks, each doubling the unit
  * (a column pair's bytes, then 2-, 4- and 8-byte runs of consecutive
  * columns), with x[k] after a round holding, for a group of columns, the
@@ -141,6 +142,8 @@ DEFINE_TILED_AVX2(4, 8)
 DEFINE_TILED_AVX2(8, 4)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_avx2(int32_t w) {
-    return DMLS_CPU_PICK_WIDTH(w, rows_tiled_, _avx2, NULL);
+    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_avx2, rows_tiled_2_avx2, rows_tiled_4_avx2,
+                                                 rows_tiled_8_avx2};
+    return dmls_cpu_pick_width(w, by_width);
 }
 #endif

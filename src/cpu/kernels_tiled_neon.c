@@ -28,19 +28,20 @@ static inline void store64(unsigned char *to, const unsigned char *from, bool nt
 
 static inline uint8x16_t ld(const unsigned char *s) { return vld1q_u8(s); }
 static inline void st(unsigned char *d, uint8x16_t v) { vst1q_u8(d, v); }
-/* zip1_16 .. zip2_64: NEON's zips of 16-, 32- and 64-bit lanes on byte vectors. */
-#define DEFINE_ZIP(half, bits)                                                                                  \
-    static inline uint8x16_t zip##half##_##bits(uint8x16_t a, uint8x16_t b) {                                   \
-        return vreinterpretq_u8_u##bits(                                                                        \
-            vzip##half##q_u##bits(vreinterpretq_u##bits##_u8(a), vreinterpretq_u##bits##_u8(b)));               \
+/* zip1_W / zip2_W: interleave the low / high halves of two registers in
+ * lanes of W bits, as the transposes' steps for each item width need. */
+#define DEFINE_ZIPS(w)                                                                                                 \
+    static inline uint8x16_t zip1_##w(uint8x16_t a, uint8x16_t b) {                                                    \
+        return vreinterpretq_u8_u##w(vzip1q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b)));             \
+    }                                                                                                                  \
+    static inline uint8x16_t zip2_##w(uint8x16_t a, uint8x16_t b) {                                                    \
+        return vreinterpretq_u8_u##w(vzip2q_u##w(vreinterpretq_u##w##_u8(a), vreinterpretq_u##w##_u8(b)));             \
     }
-DEFINE_ZIP(1, 16)
-DEFINE_ZIP(2, 16)
-DEFINE_ZIP(1, 32)
-DEFINE_ZIP(2, 32)
-DEFINE_ZIP(1, 64)
-DEFINE_ZIP(2, 64)
+DEFINE_ZIPS(16)
+DEFINE_ZIPS(32)
+DEFINE_ZIPS(64)
 
+/* Twin of kernels_wasm_simd128.c's tiles: kept apart, the same transposes over other intrinsics. */
 /* 2 x 2 items of 8 bytes. */
 static inline void tile_8(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
     uint8x16_t r0 = ld(s), r1 = ld(s + ss);
@@ -78,6 +79,7 @@ static inline void tile_2(const unsigned char *s, int64_t ss, unsigned char *d, 
     }
 }
 
+/* Twin of kernels_tiled_avx2.c's tile_1: kept apart, other intrinsics. */
 /* 16 x 16 items of 1 byte: the rounds of kernels_tiled_avx2.c's tile_1. */
 static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
     uint8x16_t x[16], y[16];
@@ -113,6 +115,8 @@ DEFINE_TILED_NEON(4, 4)
 DEFINE_TILED_NEON(8, 2)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_neon(int32_t w) {
-    return DMLS_CPU_PICK_WIDTH(w, rows_tiled_, _neon, NULL);
+    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_neon, rows_tiled_2_neon, rows_tiled_4_neon,
+                                                 rows_tiled_8_neon};
+    return dmls_cpu_pick_width(w, by_width);
 }
 #endif

@@ -30,6 +30,7 @@ static inline v128_t reverse_items(v128_t v, int w) {
     }
 }
 
+/* Twin of kernels_neon.c's reversals and gathers: kept apart, the same loops over other intrinsics. */
 /* Rows of n items of w bytes read at step -w. */
 static inline void reverse_rows(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                 const dmls_cpu_prepared *p, const int w) {
@@ -62,7 +63,8 @@ DEFINE_REVERSE(4)
 DEFINE_REVERSE(8)
 
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_simd128(int32_t w, int64_t ss) {
-    return ss == -(int64_t)w ? DMLS_CPU_PICK_WIDTH(w, rows_reverse, , NULL) : NULL;
+    static const dmls_cpu_rows_fn reverse[4] = {rows_reverse1, rows_reverse2, rows_reverse4, rows_reverse8};
+    return ss == -(int64_t)w ? dmls_cpu_pick_width(w, reverse) : NULL;
 }
 
 /* ------------------------------------------------------------------
@@ -144,6 +146,7 @@ static inline v128_t zip2_32(v128_t a, v128_t b) { return wasm_i32x4_shuffle(a, 
 static inline v128_t zip1_64(v128_t a, v128_t b) { return wasm_i64x2_shuffle(a, b, 0, 2); }
 static inline v128_t zip2_64(v128_t a, v128_t b) { return wasm_i64x2_shuffle(a, b, 1, 3); }
 
+/* Twin of kernels_tiled_neon.c's tiles: kept apart, the same transposes over other intrinsics. */
 /* 2 x 2 items of 8 bytes. */
 static inline void tile_8(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
     v128_t r0 = ld(s), r1 = ld(s + ss);
@@ -181,6 +184,7 @@ static inline void tile_2(const unsigned char *s, int64_t ss, unsigned char *d, 
     }
 }
 
+/* Twin of kernels_tiled_avx2.c's tile_1: kept apart, other intrinsics. */
 /* 16 x 16 items of 1 byte. */
 static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, int64_t ds) {
     v128_t x[16], y[16];
@@ -216,6 +220,8 @@ DEFINE_TILED_SIMD128(4, 4)
 DEFINE_TILED_SIMD128(8, 2)
 
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_simd128(int32_t w) {
-    return DMLS_CPU_PICK_WIDTH(w, rows_tiled_, _simd128, NULL);
+    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_simd128, rows_tiled_2_simd128, rows_tiled_4_simd128,
+                                                 rows_tiled_8_simd128};
+    return dmls_cpu_pick_width(w, by_width);
 }
 #endif

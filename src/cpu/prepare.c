@@ -108,25 +108,27 @@ static dmls_cpu_rows_fn pick_strided(dmls_cpu_prepared *cp) {
     return contiguous(cp) ? NULL : dmls_cpu_pick_strided(cp->width);
 }
 
-/* The NEON and WebAssembly kernels (kernels_neon.c, kernels_wasm_simd128.c)
- * take the same cases as each other, with the same minimum row: their
- * pickers, defined once for each instruction set's suffix. */
-#define DEFINE_PICKERS_128(isa)                                                                                  \
-    static dmls_cpu_rows_fn pick_reverse_##isa(dmls_cpu_prepared *cp) {                                        \
-        return packed_long_rows(cp) ? dmls_cpu_pick_reverse_##isa(cp->width, cp->item_src_step) : NULL;        \
-    }                                                                                                          \
-    static dmls_cpu_rows_fn pick_tiled_##isa(dmls_cpu_prepared *cp) {                                          \
-        return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_##isa(cp->width) : NULL;                           \
-    }                                                                                                          \
-    static dmls_cpu_rows_fn pick_shuffle_##isa(dmls_cpu_prepared *cp) {                                        \
-        bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);                   \
-        return fits ? dmls_cpu_rows_shuffle_##isa : NULL;                                                      \
+/* The 16-byte SIMD cases, the same minimum row on AArch64 (kernels_neon.c,
+ * kernels_tiled_neon.c) and in WebAssembly (kernels_wasm_simd128.c): one
+ * set of pickers per ISA, differing only in the kernels they name. */
+#define DEFINE_SIMD16_PICKS(isa)                                                                                       \
+    static dmls_cpu_rows_fn pick_reverse_##isa(dmls_cpu_prepared *cp) {                                                \
+        return packed_long_rows(cp) ? dmls_cpu_pick_reverse_##isa(cp->width, cp->item_src_step) : NULL;                \
+    }                                                                                                                  \
+    static dmls_cpu_rows_fn pick_tiled_##isa(dmls_cpu_prepared *cp) {                                                  \
+        return tiled_in_registers(cp) ? dmls_cpu_pick_tiled_##isa(cp->width) : NULL;                                   \
+    }                                                                                                                  \
+    static dmls_cpu_rows_fn pick_shuffle_##isa(dmls_cpu_prepared *cp) {                                                \
+        bool fits = packed_long_rows(cp) && shuffle_masks(cp, cp->width, cp->item_src_step);                           \
+        return fits ? dmls_cpu_rows_shuffle_##isa : NULL;                                                              \
     }
+
 #if DMLS_CPU_NEON_KERNELS
-DEFINE_PICKERS_128(neon)
+DEFINE_SIMD16_PICKS(neon)
 #endif
+
 #if DMLS_CPU_SIMD128_KERNELS
-DEFINE_PICKERS_128(simd128)
+DEFINE_SIMD16_PICKS(simd128)
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)

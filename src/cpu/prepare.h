@@ -59,11 +59,18 @@ struct dmls_cpu_prepared;
 typedef void (*dmls_cpu_rows_fn)(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                  const struct dmls_cpu_prepared *p);
 
-/* The member of a kernel family for items of w bytes: pre##1##post,
- * pre##2##post, pre##4##post or pre##8##post for w = 1, 2, 4 or 8, else
- * other. The SIMD files name each family so and pick from it with this. */
-#define DMLS_CPU_PICK_WIDTH(w, pre, post, other)                                                                  \
-    ((w) == 1 ? pre##1##post : (w) == 2 ? pre##2##post : (w) == 4 ? pre##4##post : (w) == 8 ? pre##8##post : (other))
+/* The kernel for items of w bytes from by_width, the kernels for 1, 2, 4 and
+ * 8 bytes in that order; NULL for other widths. Every kernel file picks its
+ * reversals and its tiled copies so. */
+static inline dmls_cpu_rows_fn dmls_cpu_pick_width(int32_t w, const dmls_cpu_rows_fn by_width[4]) {
+    switch (w) {
+    case 1: return by_width[0];
+    case 2: return by_width[1];
+    case 4: return by_width[2];
+    case 8: return by_width[3];
+    default: return NULL;
+    }
+}
 
 /* A copy of items of `width` bytes over an N-d shape, steps in bytes:
  *   for c in shape: copy width bytes from src + src_offset + dot(c, src_step)

@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 extern "C" {
 #include "launch.h"
 }
@@ -28,16 +30,12 @@ copy_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_c
     tile_loop<kThreads, I>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, copy_op<Bytes, Fill>());
 }
 
-template <int E, int V, typename P>
+// The gathers and reversals (Op: gather_op or reverse_op) of E-byte items,
+// V bytes at a time: 32-bit indices only.
+template <template <int, int> class Op, int E, int V, typename P>
 __global__ void __launch_bounds__(kThreads)
-gather_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, gather_op<E, V>());
-}
-
-template <int E, int V, typename P>
-__global__ void __launch_bounds__(kThreads)
-reverse_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
-    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, reverse_op<E, V>());
+items_kernel(const char *__restrict__ src, char *__restrict__ dst, const __grid_constant__ P L) {
+    tile_loop<kThreads, uint32_t>(L, src, dst, span{threadIdx.x, blockIdx.x, gridDim.x}, Op<E, V>());
 }
 
 template <int E, int VL, int VS>
@@ -57,52 +55,55 @@ template <int E> const void *pick_tile_widths(int vec) {
     return nullptr;
 }
 
+// f(std::integral_constant<int, E>()) for the size e (bytes) known only at
+// run time: 1, 2, 4 and 8, and 16 where Max is 16; up to Max only, nullptr
+// for any other. Every picker's one switch from a run-time size to the
+// template argument of its kernel.
+template <int Max, typename F> const void *by_size(int e, F f) {
+    switch (e) {
+    case 1: return f(std::integral_constant<int, 1>());
+    case 2: return f(std::integral_constant<int, 2>());
+    case 4: return f(std::integral_constant<int, 4>());
+    case 8:
+        if constexpr (Max >= 8) return f(std::integral_constant<int, 8>());
+        break;
+    case 16:
+        if constexpr (Max >= 16) return f(std::integral_constant<int, 16>());
+        break;
+    }
+    return nullptr;
+}
+
+// A kernel as the host address cudaLaunchKernel takes.
+template <typename K> const void *address(K *kernel) { return reinterpret_cast<const void *>(kernel); }
+
 // A tiled copy's kernel: element size and the two access widths.
 const void *pick_tile(const dmls_cuda_launch *L) {
-    switch (L->unit) {
-    case 1: return pick_tile_widths<1>(L->vec);
-    case 2: return pick_tile_widths<2>(L->vec);
-    case 4: return pick_tile_widths<4>(L->vec);
-    case 8: return pick_tile_widths<8>(L->vec);
-    }
-    return nullptr;
+    return by_size<8>(L->unit, [L](auto e) { return pick_tile_widths<decltype(e)::value>(L->vec); });
 }
 
-// The kernel for a launch, as the host address cudaLaunchKernel takes;
-// nullptr for a combination that has no kernel (the gathers and reversals
-// index in 32 bits only; prepare.c never plans them wide).
+// The kernel for a launch; nullptr for a combination that has no kernel
+// (the gathers and reversals index in 32 bits only; prepare.c never plans
+// them wide).
 template <typename P, typename I, bool Fill> const void *pick_copy(int unit) {
-    switch (unit) {
-    case 1: return reinterpret_cast<const void *>(copy_kernel<1, I, Fill, P>);
-    case 2: return reinterpret_cast<const void *>(copy_kernel<2, I, Fill, P>);
-    case 4: return reinterpret_cast<const void *>(copy_kernel<4, I, Fill, P>);
-    case 8: return reinterpret_cast<const void *>(copy_kernel<8, I, Fill, P>);
-    case 16: return reinterpret_cast<const void *>(copy_kernel<16, I, Fill, P>);
-    }
-    return nullptr;
+    return by_size<16>(unit, [](auto e) { return address(copy_kernel<decltype(e)::value, I, Fill, P>); });
 }
 
+// Op's kernel for items of e bytes (up to MaxE) moved V bytes at a time.
+template <template <int, int> class Op, int V, int MaxE, typename P> const void *pick_items(int e) {
+    return by_size<MaxE>(e, [](auto n) { return address(items_kernel<Op, decltype(n)::value, V, P>); });
+}
+
+// Gathers move 8 or 16 bytes at a time (8 only for items under 8 bytes),
+// reversals 16.
 template <typename P> const void *pick_gather(int e, int v) {
-    switch (e * 100 + v) {
-    case 108: return reinterpret_cast<const void *>(gather_kernel<1, 8, P>);
-    case 116: return reinterpret_cast<const void *>(gather_kernel<1, 16, P>);
-    case 208: return reinterpret_cast<const void *>(gather_kernel<2, 8, P>);
-    case 216: return reinterpret_cast<const void *>(gather_kernel<2, 16, P>);
-    case 408: return reinterpret_cast<const void *>(gather_kernel<4, 8, P>);
-    case 416: return reinterpret_cast<const void *>(gather_kernel<4, 16, P>);
-    case 816: return reinterpret_cast<const void *>(gather_kernel<8, 16, P>);
-    }
+    if (v == 16) return pick_items<gather_op, 16, 8, P>(e);
+    if (v == 8) return pick_items<gather_op, 8, 4, P>(e);
     return nullptr;
 }
 
 template <typename P> const void *pick_reverse(int e, int v) {
-    switch (e * 100 + v) {
-    case 116: return reinterpret_cast<const void *>(reverse_kernel<1, 16, P>);
-    case 216: return reinterpret_cast<const void *>(reverse_kernel<2, 16, P>);
-    case 416: return reinterpret_cast<const void *>(reverse_kernel<4, 16, P>);
-    case 816: return reinterpret_cast<const void *>(reverse_kernel<8, 16, P>);
-    }
-    return nullptr;
+    return v == 16 ? pick_items<reverse_op, 16, 8, P>(e) : nullptr;
 }
 
 // 32-bit index: any kernel, from either parameter block.

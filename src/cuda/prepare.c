@@ -297,6 +297,19 @@ _Static_assert(sizeof(dmls_cuda_launch) == 456, "dmls_cuda_launch changed size")
 /* The compact form of L (launch.h), when L has one: a kernel launch with
  * the 32-bit index (count < 2^31, so every shape and multiplier fits too),
  * at most DMLS_CUDA_COMPACT_DIMS dims and 32-bit byte strides. Sets L->compact. */
+/* Dim i of L narrowed into S, each value beside the range check its cast
+ * needs; false (S partly written) where one does not fit. */
+static bool narrow_dim(const dmls_cuda_launch *L, int i, dmls_cuda_compact *S) {
+    if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i]) || L->magic[i] > UINT32_MAX || L->shape[i] > INT32_MAX)
+        return false;
+    S->shape[i] = (uint32_t)L->shape[i];
+    S->magic[i] = (uint32_t)L->magic[i];
+    S->shift[i] = (uint8_t)L->shift[i];
+    S->src_stride[i] = (int32_t)L->src_stride[i];
+    S->dst_stride[i] = (int32_t)L->dst_stride[i];
+    return true;
+}
+
 static void compact(dmls_cuda_launch *L, dmls_cuda_compact *S) {
     memset(S, 0, sizeof *S);
     L->compact = 0;
@@ -304,18 +317,12 @@ static void compact(dmls_cuda_launch *L, dmls_cuda_compact *S) {
                         L->kernel == DMLS_CUDA_GATHER || L->kernel == DMLS_CUDA_REVERSE; /* a tile: general only */
     if (!kernel || L->wide || L->ndim < 1 || L->ndim > DMLS_CUDA_COMPACT_DIMS) return;
     for (int i = 0; i < L->ndim; i++)
-        if (!fits32(L->src_stride[i]) || !fits32(L->dst_stride[i]) || L->magic[i] > UINT32_MAX ||
-            L->shape[i] > INT32_MAX)
+        if (!narrow_dim(L, i, S)) {
+            memset(S, 0, sizeof *S); /* no compact form: S all zeros, as for every other launch without one */
             return;
+        }
     S->count = (uint32_t)L->count;
     S->ndim = (uint32_t)L->ndim;
-    for (int i = 0; i < L->ndim; i++) {
-        S->shape[i] = (uint32_t)L->shape[i];
-        S->magic[i] = (uint32_t)L->magic[i];
-        S->shift[i] = (uint8_t)L->shift[i];
-        S->src_stride[i] = (int32_t)L->src_stride[i];
-        S->dst_stride[i] = (int32_t)L->dst_stride[i];
-    }
     memcpy(S->pattern, L->pattern, sizeof S->pattern);
     L->compact = 1;
 }

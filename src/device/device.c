@@ -106,12 +106,11 @@ dmls_status dmls_device_open(const char *name, dmls_device **dev) {
     d->ops = b->device;
     d->index = index;
     const dmls_status s = d->ops->open(d);
-    if (s != DMLS_OK) {
+    if (s == DMLS_OK)
+        *dev = d;
+    else
         free(d);
-        return s;
-    }
-    *dev = d;
-    return DMLS_OK;
+    return s;
 }
 
 void dmls_device_close(dmls_device *dev) {

@@ -148,6 +148,7 @@ int dmls_env_set(const char *name, const char *value) {
 
 /* --------------------------------------------------------------- files */
 
+/* Twin of win32.c's cache folder and folder making: kept apart, other system calls and path rules. */
 char *dmls_user_cache_dir(void) {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *sub = "";
     const char *base = xdg != NULL && (xdg[0] == '/' || (xdg[0] != '\0' && xdg[1] == ':')) ? xdg : NULL;

@@ -12,8 +12,6 @@
  * first, with no barrier between them, and each other item after a
  * barrier. SLICE_GRAD items' zero fills all come first, then one barrier,
  * then every item's copy. */
-#include <stdlib.h>
-
 #include "../batch/batch.h"
 #include "../error.h"
 #include "batch_table.h"
@@ -26,15 +24,11 @@ typedef struct vk_batch_call {
     const dmls_vk_batch *table; /* the prepared groups these bindings can run, or NULL */
 } vk_batch_call;
 
-typedef struct vk_bindings {
-    const dmls_vulkan_binding *in, *out;
-} vk_bindings;
-
-/* A slot's place: its VkBuffer as the space (context.h), offset and bytes. */
-static dmls_place vk_place(const void *arg, const dmls_batch *b, size_t s) {
-    const vk_bindings *v = arg;
-    const dmls_vulkan_binding *x = s < b->in_slots ? &v->in[s] : &v->out[s - b->in_slots];
-    return (dmls_place){dmls_vk_space_of(x->buffer), x->offset, x->bytes, x->buffer != VK_NULL_HANDLE};
+/* Each VkBuffer a space of its own: offsets compare only within one. */
+static dmls_place vk_place(const dmls_batch *b, const void *inputs, const void *outputs, size_t s) {
+    const dmls_vulkan_binding *in = inputs, *out = outputs;
+    const dmls_vulkan_binding *v = s < b->in_slots ? &in[s] : &out[s - b->in_slots];
+    return (dmls_place){dmls_vk_space_of(v->buffer), v->offset, v->bytes, v->buffer != VK_NULL_HANDLE};
 }
 
 /* The binding checks, then what the call records: c->table, the prepared
@@ -42,9 +36,7 @@ static dmls_place vk_place(const void *arg, const dmls_batch *b, size_t s) {
 static dmls_status check(const char *who, const dmls_batch *b, const dmls_vulkan_context *ctx,
                          const dmls_vulkan_binding *inputs, uint32_t n_inputs, const dmls_vulkan_binding *outputs,
                          uint32_t n_outputs, vk_batch_call *c) {
-    const vk_bindings v = {inputs, outputs};
-    RETURN_IF_ERROR(dmls_batch_check_slots(who, b, inputs != NULL, n_inputs, outputs != NULL, n_outputs, vk_place, &v,
-                                           &dmls_vk_words));
+    RETURN_IF_ERROR(dmls_batch_check_bound(who, b, inputs, n_inputs, outputs, n_outputs, vk_place, &dmls_vk_words));
     *c = (vk_batch_call){b, inputs, outputs, dmls_vk_batch_usable(b, ctx, inputs, outputs)};
     /* Starts bound at execute are read by the grouped shaders alone. */
     RETURN_IF(b->crops.on && c->table == NULL, DMLS_ERROR_UNSUPPORTED, NULL,
