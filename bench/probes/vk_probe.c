@@ -107,8 +107,8 @@ static VkPipeline plain_pipeline(const uint32_t *tuning) {
     const VkSpecializationMapEntry e[2] = {{0, 0, 4}, {1, 4, 4}};
     const VkSpecializationInfo spec = {2, e, 8, tuning};
     VkPipeline pipe;
-    VK(dmls_vk_compute_pipeline(vkb.dev, VK_NULL_HANDLE, dmls_vk_spv_plain_copy, sizeof dmls_vk_spv_plain_copy, &spec,
-                                vkb.ctx->layout, &pipe));
+    VK(dmls_vk_compute_pipeline(vkb.dev, VK_NULL_HANDLE, dmls_vk_spv_plain_copy, sizeof dmls_vk_spv_plain_copy,
+                                &spec, vkb.ctx->layout, &pipe, NULL));
     return pipe;
 }
 

@@ -294,9 +294,6 @@ static void prepare_plan(const dmls_copy_plan *p, bool fill, dmls_cuda_launch *c
 _Static_assert(sizeof(dmls_cuda_compact) == 140, "dmls_cuda_compact changed size");
 _Static_assert(sizeof(dmls_cuda_launch) == 456, "dmls_cuda_launch changed size");
 
-/* The compact form of L (launch.h), when L has one: a kernel launch with
- * the 32-bit index (count < 2^31, so every shape and multiplier fits too),
- * at most DMLS_CUDA_COMPACT_DIMS dims and 32-bit byte strides. Sets L->compact. */
 /* Dim i of L narrowed into S, each value beside the range check its cast
  * needs; false (S partly written) where one does not fit. */
 static bool narrow_dim(const dmls_cuda_launch *L, int i, dmls_cuda_compact *S) {
@@ -310,6 +307,9 @@ static bool narrow_dim(const dmls_cuda_launch *L, int i, dmls_cuda_compact *S) {
     return true;
 }
 
+/* The compact form of L (launch.h), when L has one: a kernel launch with
+ * the 32-bit index (count < 2^31, so every shape and multiplier fits too),
+ * at most DMLS_CUDA_COMPACT_DIMS dims and 32-bit byte strides. Sets L->compact. */
 static void compact(dmls_cuda_launch *L, dmls_cuda_compact *S) {
     memset(S, 0, sizeof *S);
     L->compact = 0;

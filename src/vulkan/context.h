@@ -101,10 +101,12 @@ dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool na
 
 /* A compute pipeline of SPIR-V code (bytes long, entry "main") with spec's
  * constants over layout, through cache (VK_NULL_HANDLE: none); the shader
- * module is destroyed before it returns. The library's pipelines and the
- * developer probes (bench/probes) are made so. */
+ * module is destroyed before it returns. On failure *failed (when not NULL)
+ * names the call that failed, for the message. The library's pipelines and
+ * the developer probes (bench/probes) are made so. */
 VkResult dmls_vk_compute_pipeline(VkDevice device, VkPipelineCache cache, const uint32_t *code, size_t bytes,
-                                  const VkSpecializationInfo *spec, VkPipelineLayout layout, VkPipeline *out);
+                                  const VkSpecializationInfo *spec, VkPipelineLayout layout, VkPipeline *out,
+                                  const char **failed);
 
 /* Rebuilds the pipelines of ctx with another tuning (workgroup
  * 1..max_workgroup invocations, items 1..DMLS_VK_MAX_ITEMS), all of them

@@ -107,12 +107,16 @@ static dmls_status make_layout(dmls_vulkan_context *ctx, uint32_t buffers, uint3
 }
 
 VkResult dmls_vk_compute_pipeline(VkDevice device, VkPipelineCache cache, const uint32_t *code, size_t bytes,
-                                  const VkSpecializationInfo *spec, VkPipelineLayout layout, VkPipeline *out) {
+                                  const VkSpecializationInfo *spec, VkPipelineLayout layout, VkPipeline *out,
+                                  const char **failed) {
     const VkShaderModuleCreateInfo m = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = bytes, .pCode = code};
     VkShaderModule module;
     VkResult r = vkCreateShaderModule(device, &m, NULL, &module);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS) {
+        if (failed != NULL) *failed = "vkCreateShaderModule";
+        return r;
+    }
     VkComputePipelineCreateInfo info = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -122,6 +126,7 @@ VkResult dmls_vk_compute_pipeline(VkDevice device, VkPipelineCache cache, const 
     info.layout = layout;
     r = vkCreateComputePipelines(device, cache, 1, &info, NULL, out);
     vkDestroyShaderModule(device, module, NULL);
+    if (r != VK_SUCCESS && failed != NULL) *failed = "vkCreateComputePipelines";
     return r;
 }
 
@@ -141,12 +146,13 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch
     VkSpecializationMapEntry entries[8];
     for (uint32_t i = 0; i < 8; i++) entries[i] = (VkSpecializationMapEntry){i, 4 * i, 4};
     const VkSpecializationInfo spec = {8, entries, sizeof values, values};
+    const char *failed = "";
     const VkResult r = dmls_vk_compute_pipeline(ctx->device, ctx->cache, code->code, code->bytes, &spec,
-                                                batch ? ctx->batch_layout : ctx->layout, out);
+                                                batch ? ctx->batch_layout : ctx->layout, out, &failed);
     if (r == VK_SUCCESS) atomic_fetch_add(&ctx->made, 1);
     else *out = VK_NULL_HANDLE; /* the slot stays empty: tried again at the next use */
-    RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: vkCreateComputePipelines (shader %d%s) failed: %s",
-              which, batch ? ", batch" : "", dmls_vk_result_name(r));
+    RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "vulkan: %s (shader %d%s) failed: %s", failed, which,
+              batch ? ", batch" : "", dmls_vk_result_name(r));
     return DMLS_OK;
 }
 

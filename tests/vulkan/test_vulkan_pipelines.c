@@ -107,6 +107,31 @@ static void test_failure_at_record(void) {
     if (c != NULL) CHECK(flip_runs(c, "after the failures"), "the pipeline is made once it can be");
     dmls_vulkan_context_destroy(c);
 }
+
+static VKAPI_ATTR VkResult VKAPI_CALL refuse_module(VkDevice d, const VkShaderModuleCreateInfo *info,
+                                                    const VkAllocationCallbacks *alloc, VkShaderModule *out) {
+    (void)d, (void)info, (void)alloc;
+    *out = VK_NULL_HANDLE;
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* A shader module that cannot be made: the message names that call, not
+ * the pipeline's, and the pipeline is made once the module can be. */
+static void test_module_failure_at_record(void) {
+    PFN_vkCreateShaderModule real = vkCreateShaderModule;
+    dmls_vulkan_context *c = make_context();
+    vkCreateShaderModule = refuse_module;
+    if (c != NULL) {
+        CHECK_STATUS(dmls_vulkan_execute(flip, c, in_buf.buffer, 0, N * 4, out_buf.buffer, 0, N * 4),
+                     DMLS_ERROR_DEVICE);
+        CHECK(strstr(dmls_last_error(), "vulkan: vkCreateShaderModule (shader") != NULL &&
+                  strstr(dmls_last_error(), "VK_ERROR_OUT_OF_HOST_MEMORY") != NULL,
+              "message: %s", dmls_last_error());
+    }
+    vkCreateShaderModule = real;
+    if (c != NULL) CHECK(flip_runs(c, "after the module failure"), "the pipeline is made once the module can be");
+    dmls_vulkan_context_destroy(c);
+}
 #endif
 
 /* ---------------------------------------------------------- disk cache */
@@ -245,6 +270,7 @@ int main(void) {
         test_first_use();
 #ifdef DMLS_VULKAN_VOLK
         test_failure_at_record();
+        test_module_failure_at_record();
 #else
         printf("failure at record: needs a build with volk (the library's vkCreateComputePipelines pointer)\n");
 #endif
