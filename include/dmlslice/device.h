@@ -180,6 +180,41 @@ DMLS_API dmls_status dmls_device_batch_execute(dmls_device *dev, const dmls_batc
  * it failed. */
 DMLS_API dmls_status dmls_device_synchronize(dmls_device *dev);
 
+/*
+ * dmls_device_copy: copy src's bound bytes into dst's, as the device moves
+ * plain bytes fastest: the CPU and Vulkan by the library's own whole copy
+ * (a 1-D identity slice of the bytes, on the device's threads or the
+ * copy shader), CUDA by cudaMemcpyAsync on the device's stream. It is the
+ * yardstick `dmlslice bench` sets each case beside. Ordered as an execute.
+ * DMLS_ERROR_INVALID_ARGUMENT when a range leaves its buffer, the two sizes
+ * differ, or the ranges overlap in one buffer (nothing copied).
+ */
+DMLS_API dmls_status dmls_device_copy(dmls_device *dev, dmls_device_binding dst, dmls_device_binding src);
+
+/* What dmls_device_time runs: an execute of op over in[0] and out[0]; else
+ * a batch execute of batch over in[0 .. n_in) and out[0 .. n_out) (prepared
+ * where the backend needs it); else, both NULL, a dmls_device_copy of in[0]
+ * into out[0]. */
+typedef struct dmls_device_work {
+    const dmls_operator *op;
+    const dmls_batch *batch;
+    const dmls_device_binding *in, *out;
+    uint32_t n_in, n_out;
+} dmls_device_work;
+
+/*
+ * dmls_device_time: run `work` warm times untimed and then `runs` times
+ * timed, back to back, and write each timed run's seconds to seconds[0 ..
+ * runs). A GPU times on its own clock with every run queued before the
+ * first starts, so that it never waits on the host between runs and its
+ * clock stays up (CUDA: events on the device's stream; Vulkan: timestamp
+ * queries in one command buffer, a barrier after each run); the CPU runs
+ * each call on the host's monotonic clock. Returns when the runs are done.
+ * The arguments are checked as the work's own call checks them, once.
+ */
+DMLS_API dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t runs,
+                                      double *seconds);
+
 #ifdef __cplusplus
 }
 #endif

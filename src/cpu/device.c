@@ -104,7 +104,10 @@ static dmls_status cpu_set_threads(dmls_device *dev, int num_threads) {
 
 static int cpu_threads(const dmls_device *dev) { return dmls_context_threads(dev->state); }
 
+/* No batch_prepare (nothing to prepare), no streams; copy and time are
+ * the core's (the library's whole copy on this context, the host clock). */
 const dmls_device_ops dmls_cpu_device = {
     cpu_count,    cpu_info,          cpu_open,        cpu_close,      cpu_alloc, cpu_free,
     cpu_upload,   cpu_download,      cpu_execute,     NULL,           cpu_batch_execute,
-    cpu_synchronize, cpu_check_wrap, 0 /* no streams */, cpu_set_threads, cpu_threads};
+    cpu_synchronize, cpu_check_wrap, 0 /* no streams */, cpu_set_threads, cpu_threads,
+    NULL, NULL};

@@ -182,7 +182,57 @@ static dmls_status cuda_check_wrap(dmls_device *dev, const void *address, uint64
     return DMLS_OK;
 }
 
+static dmls_status cuda_copy(dmls_device *dev, const dmls_device_binding *dst, const dmls_device_binding *src) {
+    int prev;
+    RETURN_IF_ERROR(enter(dev, &prev));
+    const cudaError_t e = cudaMemcpyAsync(dmls_device_binding_address(dst), dmls_device_binding_address(src),
+                                          (size_t)dst->bytes, cudaMemcpyDeviceToDevice, stream_of(dev));
+    return leave(dev, prev, e == cudaSuccess ? DMLS_OK : cuda_failed("cudaMemcpyAsync", e));
+}
+
+/* Events between the runs, all enqueued before the first wait: event k
+ * closes run k - 1 and opens run k, so a run's time is the GPU's time from
+ * the end of the one before to its own end. */
+static dmls_status time_events(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
+                               double *seconds, cudaEvent_t *ev) {
+    cudaError_t e = cudaSuccess;
+    dmls_status s = DMLS_OK;
+    for (uint32_t i = 0; i < warm + runs && s == DMLS_OK && e == cudaSuccess; i++) {
+        if (i >= warm) e = cudaEventRecord(ev[i - warm], stream_of(dev));
+        if (e == cudaSuccess) s = dmls_device_run_work(dev, w);
+    }
+    if (s == DMLS_OK && e == cudaSuccess && runs > 0) e = cudaEventRecord(ev[runs], stream_of(dev));
+    if (s == DMLS_OK && e == cudaSuccess) e = cudaStreamSynchronize(stream_of(dev));
+    for (uint32_t i = 0; i < runs && s == DMLS_OK && e == cudaSuccess; i++) {
+        float ms = 0;
+        e = cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
+        seconds[i] = ms * 1e-3;
+    }
+    if (s != DMLS_OK) return s;
+    return e == cudaSuccess ? DMLS_OK : cuda_failed("timing by events", e);
+}
+
+static dmls_status cuda_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
+                             double *seconds) {
+    int prev;
+    RETURN_IF_ERROR(enter(dev, &prev));
+    cudaEvent_t *ev = calloc((size_t)runs + 1, sizeof *ev);
+    dmls_status s = ev != NULL ? DMLS_OK
+                               : dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for %u events", runs + 1);
+    uint32_t made = 0;
+    for (; s == DMLS_OK && made < runs + 1; made++) {
+        const cudaError_t e = cudaEventCreate(&ev[made]);
+        if (e != cudaSuccess) s = cuda_failed("cudaEventCreate", e);
+    }
+    if (s == DMLS_OK) s = time_events(dev, w, warm, runs, seconds, ev);
+    for (uint32_t i = 0; i < made; i++)
+        if (ev[i] != NULL) cudaEventDestroy(ev[i]);
+    free(ev);
+    return leave(dev, prev, s);
+}
+
 const dmls_device_ops dmls_cuda_device = {cuda_count,      cuda_info,          cuda_open,          cuda_close,
                                           cuda_alloc,      cuda_free,          cuda_upload,        cuda_download,
                                           cuda_execute,    cuda_batch_prepare, cuda_batch_execute, cuda_synchronize,
-                                          cuda_check_wrap, 1 /* streams */,   NULL,               NULL};
+                                          cuda_check_wrap, 1 /* streams */,   NULL,               NULL,
+                                          cuda_copy,       cuda_time};

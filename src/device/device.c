@@ -9,6 +9,7 @@
 
 #include "../backend.h"
 #include "../error.h"
+#include "../platform/platform.h"
 #include "device_ops.h"
 
 static const dmls_backend *backend_of(const char *kind, size_t len) {
@@ -116,6 +117,7 @@ dmls_status dmls_device_open(const char *name, dmls_device **dev) {
 void dmls_device_close(dmls_device *dev) {
     if (dev == NULL) return;
     dev->ops->close(dev);
+    dmls_destroy(dev->copy_op);
     free(dev);
 }
 
@@ -300,4 +302,102 @@ dmls_status dmls_device_batch_by_address(dmls_device *dev, const dmls_batch *bat
     if (in != in_fixed) free(in);
     if (out != out_fixed) free(out);
     return s;
+}
+
+dmls_status dmls_device_copy_op(dmls_device *dev, uint64_t bytes, const dmls_operator **op) {
+    if (dev->copy_op == NULL || dev->copy_bytes != bytes) {
+        RETURN_IF(bytes > INT64_MAX, DMLS_ERROR_INVALID_ARGUMENT, NULL, "a copy of %llu bytes",
+                  (unsigned long long)bytes);
+        const int64_t n = (int64_t)bytes, zero = 0, one = 1;
+        const dmls_tensor t = {DMLS_UINT8, 1, &n, NULL, 0};
+        const dmls_window w = {&zero, &n, &one};
+        dmls_operator *made = NULL;
+        RETURN_IF_ERROR(dmls_create(&t, &t, &w, &made));
+        dmls_destroy(dev->copy_op);
+        dev->copy_op = made, dev->copy_bytes = bytes;
+    }
+    *op = dev->copy_op;
+    return DMLS_OK;
+}
+
+/* A copy's arguments: both ranges in their buffers, one size, and apart
+ * where they share a buffer. */
+static dmls_status check_copy(const dmls_device_binding *dst, const dmls_device_binding *src) {
+    RETURN_IF_ERROR(check_range("dmls_device_copy: destination", dst->buffer, dst->offset, dst->bytes));
+    RETURN_IF_ERROR(check_range("dmls_device_copy: source", src->buffer, src->offset, src->bytes));
+    RETURN_IF(dst->bytes != src->bytes, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_copy: the destination's %llu bytes are not the source's %llu", (unsigned long long)dst->bytes,
+              (unsigned long long)src->bytes);
+    RETURN_IF(dst->buffer == src->buffer && dst->bytes > 0 && dst->offset < src->offset + src->bytes &&
+                  src->offset < dst->offset + dst->bytes,
+              DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_copy: bytes [%llu, +%llu) and [%llu, +%llu) of one buffer overlap",
+              (unsigned long long)dst->offset, (unsigned long long)dst->bytes, (unsigned long long)src->offset,
+              (unsigned long long)src->bytes);
+    return DMLS_OK;
+}
+
+static dmls_status copy_checked(dmls_device *dev, const dmls_device_binding *dst, const dmls_device_binding *src) {
+    if (dst->bytes == 0) return DMLS_OK;
+    if (dev->ops->copy != NULL) return dev->ops->copy(dev, dst, src);
+    const dmls_operator *op = NULL;
+    RETURN_IF_ERROR(dmls_device_copy_op(dev, dst->bytes, &op));
+    return dev->ops->execute(dev, op, src, dst);
+}
+
+dmls_status dmls_device_copy(dmls_device *dev, dmls_device_binding dst, dmls_device_binding src) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_copy: dev is NULL");
+    RETURN_IF_ERROR(check_copy(&dst, &src));
+    return copy_checked(dev, &dst, &src);
+}
+
+static dmls_status check_work(const dmls_device_work *w) {
+    RETURN_IF(w->n_in < 1 && w->batch == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: an execute or a copy needs in[0] (n_in is 0)");
+    RETURN_IF(w->n_out < 1 && w->batch == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: an execute or a copy needs out[0] (n_out is 0)");
+    if (w->op != NULL) {
+        RETURN_IF_ERROR(check_range("dmls_device_time: input", w->in[0].buffer, w->in[0].offset, w->in[0].bytes));
+        return check_range("dmls_device_time: output", w->out[0].buffer, w->out[0].offset, w->out[0].bytes);
+    }
+    if (w->batch == NULL) return check_copy(&w->out[0], &w->in[0]);
+    RETURN_IF_ERROR(check_slots("inputs", w->in, w->n_in));
+    return check_slots("outputs", w->out, w->n_out);
+}
+
+dmls_status dmls_device_run_work(dmls_device *dev, const dmls_device_work *w) {
+    if (w->op != NULL) return dev->ops->execute(dev, w->op, &w->in[0], &w->out[0]);
+    if (w->batch != NULL) return dev->ops->batch_execute(dev, w->batch, w->in, w->n_in, w->out, w->n_out);
+    return copy_checked(dev, &w->out[0], &w->in[0]);
+}
+
+/* The host's clock around each run, for devices whose calls are done (or
+ * synchronized) on return. */
+static dmls_status time_on_host(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
+                                double *seconds) {
+    for (uint32_t i = 0; i < warm + runs; i++) {
+        const uint64_t t0 = dmls_monotonic_ns();
+        RETURN_IF_ERROR(dmls_device_run_work(dev, w));
+        RETURN_IF_ERROR(dev->ops->synchronize(dev));
+        if (i >= warm) seconds[i - warm] = (double)(dmls_monotonic_ns() - t0) * 1e-9;
+    }
+    return DMLS_OK;
+}
+
+dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t runs,
+                             double *seconds) {
+    dmls_clear_error();
+    RETURN_IF(dev == NULL || work == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: %s is NULL",
+              dev == NULL ? "dev" : "work");
+    RETURN_IF(seconds == NULL && runs > 0, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: seconds is NULL for %u runs", runs);
+    RETURN_IF(warm > UINT32_MAX - runs, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: %u + %u runs pass 2^32 - 1", warm, runs);
+    RETURN_IF((work->in == NULL && work->n_in > 0) || (work->out == NULL && work->n_out > 0),
+              DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: %s is NULL for %u slots",
+              work->in == NULL ? "in" : "out", work->in == NULL ? work->n_in : work->n_out);
+    RETURN_IF_ERROR(check_work(work));
+    return dev->ops->time != NULL ? dev->ops->time(dev, work, warm, runs, seconds)
+                                  : time_on_host(dev, work, warm, runs, seconds);
 }

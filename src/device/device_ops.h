@@ -36,6 +36,8 @@ struct dmls_device {
     void *state;
     void *stream;      /* the caller's queue (dmls_device_use_stream) where caller_stream */
     int caller_stream;
+    dmls_operator *copy_op; /* the last whole copy made (dmls_device_copy_op), of copy_bytes */
+    uint64_t copy_bytes;
 };
 
 struct dmls_device_ops {
@@ -73,7 +75,23 @@ struct dmls_device_ops {
      * of host threads (dmls_device_set_threads). */
     dmls_status (*set_threads)(dmls_device *dev, int num_threads);
     int (*threads)(const dmls_device *dev);
+    /* A copy of src's bytes into dst's (same sizes, not overlapping, more
+     * than 0); NULL: the core executes the library's whole copy
+     * (dmls_device_copy_op). */
+    dmls_status (*copy)(dmls_device *dev, const dmls_device_binding *dst, const dmls_device_binding *src);
+    /* Runs and times work (checked) as dmls_device_time says; NULL: the
+     * core times each run on the host's clock, synchronizing after it. */
+    dmls_status (*time)(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t runs,
+                        double *seconds);
 };
+
+/* The library's whole copy of `bytes` (> 0): a 1-D identity slice of that
+ * many uint8, made once per size and device and kept until the next size
+ * or dmls_device_close. */
+dmls_status dmls_device_copy_op(dmls_device *dev, uint64_t bytes, const dmls_operator **op);
+
+/* Runs checked work once through the backend's entries (no timing). */
+dmls_status dmls_device_run_work(dmls_device *dev, const dmls_device_work *work);
 
 /* For backends whose buffers have addresses: the bindings turned into
  * dmls_batch_input/output slots (a binding without a buffer: NULL), then

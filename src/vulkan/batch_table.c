@@ -227,24 +227,6 @@ static void free_buffer(VkDevice device, VkBuffer buffer, VkDeviceMemory memory)
     if (memory != VK_NULL_HANDLE) vkFreeMemory(device, memory, NULL);
 }
 
-typedef struct copy_args {
-    VkBuffer from, to;
-    uint64_t bytes;
-} copy_args;
-
-static dmls_status record_copy(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
-    (void)ctx;
-    const copy_args *a = arg;
-    const VkBufferCopy region = {0, 0, a->bytes};
-    vkCmdCopyBuffer(cmd, a->from, a->to, 1, &region);
-    /* The copy before any later submit's shaders read the table. */
-    VkMemoryBarrier m = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    m.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, m.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &m, 0, NULL,
-                         0, NULL);
-    return DMLS_OK;
-}
-
 /* The table into device-local memory through a host-visible staging buffer. */
 static dmls_status upload(dmls_vk_batch *vb, dmls_vulkan_context *ctx, const dmls_vk_entry *entries) {
     RETURN_IF_ERROR(make_buffer(ctx, vb->table_bytes,
@@ -264,8 +246,7 @@ static dmls_status upload(dmls_vk_batch *vb, dmls_vulkan_context *ctx, const dml
     if (s == DMLS_OK) {
         memcpy(map, entries, (size_t)vb->table_bytes);
         vkUnmapMemory(ctx->device, staging_memory);
-        const copy_args a = {staging, vb->table, vb->table_bytes};
-        s = dmls_vk_submit(ctx, "batch_prepare_vulkan", record_copy, &a);
+        s = dmls_vk_copy_buffer(ctx, "batch_prepare_vulkan", staging, 0, vb->table, 0, vb->table_bytes);
     }
     free_buffer(ctx->device, staging, staging_memory);
     return s;

@@ -162,6 +162,13 @@ typedef dmls_status (*dmls_vk_recording)(const void *arg, const dmls_vulkan_cont
  * the host after. name prefixes messages. */
 dmls_status dmls_vk_submit(dmls_vulkan_context *ctx, const char *name, dmls_vk_recording record, const void *arg);
 
+/* Copies bytes from src at src_offset to dst at dst_offset (buffers made
+ * with the transfer usages), submitted and waited for, ordered after the
+ * context's earlier work and before its later work and host reads: the
+ * staged uploads and downloads (a batch's table, a device's transfers). */
+dmls_status dmls_vk_copy_buffer(dmls_vulkan_context *ctx, const char *name, VkBuffer src, uint64_t src_offset,
+                                VkBuffer dst, uint64_t dst_offset, uint64_t bytes);
+
 /* A VkBuffer as the binding checks' space (bindings.h), and how their
  * messages name its places: offsets into a "VkBuffer" (execute.c). */
 uint64_t dmls_vk_space_of(VkBuffer b);

@@ -284,6 +284,38 @@ dmls_status dmls_vk_submit(dmls_vulkan_context *ctx, const char *name, dmls_vk_r
     return s;
 }
 
+/* dmls_vk_copy_buffer's copy, between barriers: earlier work's writes
+ * before it reads or writes, and its writes before later shaders, transfers
+ * and the host read them. */
+typedef struct buffer_copy {
+    VkBuffer src, dst;
+    VkBufferCopy region;
+} buffer_copy;
+
+static dmls_status record_buffer_copy(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
+    (void)ctx;
+    const buffer_copy *c = arg;
+    VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+                              .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                         NULL, 0, NULL);
+    vkCmdCopyBuffer(cmd, c->src, c->dst, 1, &c->region);
+    VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL, 0,
+                         NULL);
+    return DMLS_OK;
+}
+
+dmls_status dmls_vk_copy_buffer(dmls_vulkan_context *ctx, const char *name, VkBuffer src, uint64_t src_offset,
+                                VkBuffer dst, uint64_t dst_offset, uint64_t bytes) {
+    const buffer_copy c = {src, dst, {src_offset, dst_offset, bytes}};
+    return dmls_vk_submit(ctx, name, record_buffer_copy, &c);
+}
+
 /* dmls_vulkan_execute's bindings, for its recording. */
 typedef struct one_op {
     const dmls_operator *op;

@@ -246,6 +246,129 @@ done:
     dmls_destroy(op);
 }
 
+/* The last error, which carries no rule (a device call's own argument),
+ * says every fragment. */
+#define CHECK_SAYS(...)                                                                                     \
+    do {                                                                                                    \
+        const char *frags_[] = {__VA_ARGS__};                                                               \
+        CHECK(strcmp(dmls_last_error_rule(), "") == 0, "rule %s on: %s", dmls_last_error_rule(),           \
+              dmls_last_error());                                                                           \
+        for (size_t k_ = 0; k_ < sizeof frags_ / sizeof frags_[0]; k_++)                                    \
+            CHECK(strstr(dmls_last_error(), frags_[k_]) != NULL, "message lacks \"%s\": %s", frags_[k_],    \
+                  dmls_last_error());                                                                       \
+    } while (0)
+
+/* dmls_device_copy at odd sizes and offsets (the staged path's chunk
+ * borders where DMLSLICE_VK_STAGE_BYTES is small), the bytes around the
+ * destination untouched; and its refusals, nothing written. */
+static void test_copy(dmls_device *dev, const char *name) {
+    enum { BYTES = 300007 };
+    unsigned char *src = malloc(BYTES), *dst = malloc(BYTES), *got = malloc(BYTES);
+    dmls_device_buffer *a = NULL, *b = NULL;
+    CHECK_STATUS(dmls_device_alloc(dev, BYTES, &a), DMLS_OK);
+    CHECK_STATUS(dmls_device_alloc(dev, BYTES, &b), DMLS_OK);
+    if (a == NULL || b == NULL) goto done;
+    test_fill_random(src, BYTES);
+    test_fill_random(dst, BYTES);
+    CHECK_STATUS(dmls_device_upload(dev, a, 0, src, BYTES), DMLS_OK);
+    CHECK_STATUS(dmls_device_upload(dev, b, 0, dst, BYTES), DMLS_OK);
+    static const uint64_t cases[][3] = {{0, 0, 1}, {3, 17, 1000}, {16, 32, 4096}, {1, 0, 250001}, {0, 0, BYTES}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const uint64_t from = cases[k][0], to = cases[k][1], n = cases[k][2];
+        CHECK_STATUS(dmls_device_copy(dev, (dmls_device_binding){b, to, n}, (dmls_device_binding){a, from, n}), DMLS_OK);
+        memcpy(dst + to, src + from, (size_t)n);
+        CHECK_STATUS(dmls_device_download(dev, b, 0, got, BYTES), DMLS_OK);
+        CHECK(memcmp(got, dst, BYTES) == 0, "%s: copy of %llu bytes from %llu to %llu differs", name,
+              (unsigned long long)n, (unsigned long long)from, (unsigned long long)to);
+    }
+    CHECK_STATUS(dmls_device_copy(dev, (dmls_device_binding){b, 0, 8}, (dmls_device_binding){a, 0, 9}),
+                 DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("destination's 8 bytes", "source's 9");
+    CHECK_STATUS(dmls_device_copy(dev, (dmls_device_binding){a, 100, 64}, (dmls_device_binding){a, 60, 64}),
+                 DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("overlap", "[100, +64)", "[60, +64)");
+    CHECK_STATUS(dmls_device_copy(dev, (dmls_device_binding){b, BYTES - 8, 16}, (dmls_device_binding){a, 0, 16}),
+                 DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("destination", "leave the buffer");
+    CHECK_STATUS(dmls_device_copy(dev, (dmls_device_binding){a, 164, 64}, (dmls_device_binding){a, 100, 64}),
+                 DMLS_OK); /* adjacent ranges of one buffer */
+    CHECK_STATUS(dmls_device_download(dev, b, 0, got, BYTES), DMLS_OK);
+    CHECK(memcmp(got, dst, BYTES) == 0, "%s: a refused copy wrote", name);
+    CHECK_STATUS(dmls_device_copy(NULL, (dmls_device_binding){b, 0, 8}, (dmls_device_binding){a, 0, 8}),
+                 DMLS_ERROR_INVALID_ARGUMENT);
+done:
+    dmls_device_free(dev, a);
+    dmls_device_free(dev, b);
+    free(src), free(dst), free(got);
+}
+
+/* Runs the work of one timed run must have made: the output poisoned, one
+ * run timed, the output checked against want (n bytes at out[0]). */
+static void check_timed(dmls_device *dev, const char *name, const char *what, const dmls_device_work *w,
+                        const void *want, uint64_t n) {
+    unsigned char *poison = malloc(n), *got = malloc(n);
+    memset(poison, 0xA5, n);
+    CHECK_STATUS(dmls_device_upload(dev, w->out[0].buffer, w->out[0].offset, poison, n), DMLS_OK);
+    double s[3] = {-1, -1, -1};
+    CHECK_STATUS(dmls_device_time(dev, w, 0, 1, s), DMLS_OK);
+    CHECK(s[0] >= 0 && s[0] < 60, "%s: %s: one run timed %g s", name, what, s[0]);
+    CHECK_STATUS(dmls_device_download(dev, w->out[0].buffer, w->out[0].offset, got, n), DMLS_OK);
+    CHECK(memcmp(got, want, n) == 0, "%s: %s: the timed run's output differs", name, what);
+    CHECK_STATUS(dmls_device_time(dev, w, 2, 3, s), DMLS_OK);
+    for (int i = 0; i < 3; i++) CHECK(s[i] >= 0 && s[i] < 60, "%s: %s: run %d timed %g s", name, what, i, s[i]);
+    free(poison), free(got);
+}
+
+/* dmls_device_time over an execute, a batch and a copy: each timed run
+ * does the work (its output checked) and every time is sane; the work's
+ * arguments are checked once, as its own call checks them. */
+static void test_time(dmls_device *dev, const char *name) {
+    float x[32], want[8];
+    for (int k = 0; k < 32; k++) x[k] = (float)k * 0.5f;
+    dmls_operator *op = small_slice();
+    dmls_batch *split = NULL;
+    static const int64_t shape[2] = {4, 8}, parts[2] = {4, 4};
+    const dmls_tensor t = {DMLS_FLOAT32, 2, shape, NULL, 0};
+    CHECK_STATUS(dmls_batch_create_split(&t, 1, parts, 2, 0, &split), DMLS_OK);
+    dmls_device_buffer *b = NULL;
+    CHECK_STATUS(dmls_device_alloc(dev, 4096, &b), DMLS_OK);
+    if (op == NULL || split == NULL || b == NULL) goto done;
+    CHECK_STATUS(dmls_execute(op, x, sizeof x, want, sizeof want), DMLS_OK);
+    CHECK_STATUS(dmls_device_upload(dev, b, 0, x, sizeof x), DMLS_OK);
+    const dmls_device_binding in = {b, 0, sizeof x}, out = {b, 1024, sizeof want};
+    const dmls_device_work exec = {op, NULL, &in, &out, 1, 1};
+    check_timed(dev, name, "execute", &exec, want, sizeof want);
+    const dmls_device_binding copy_out = {b, 2048, sizeof x};
+    const dmls_device_work copy = {NULL, NULL, &in, &copy_out, 1, 1};
+    check_timed(dev, name, "copy", &copy, x, sizeof x);
+    /* The split's first part: columns 0..3 of each row. */
+    float first[16];
+    for (int r = 0; r < 4; r++) memcpy(first + 4 * r, x + 8 * r, 4 * sizeof(float));
+    const dmls_device_binding halves[2] = {{b, 3072, 64}, {b, 3200, 64}};
+    const dmls_device_work batch = {NULL, split, &in, halves, 1, 2};
+    CHECK_STATUS(dmls_device_batch_prepare(dev, split), DMLS_OK);
+    check_timed(dev, name, "batch", &batch, first, sizeof first);
+    double s[2];
+    CHECK_STATUS(dmls_device_time(dev, &exec, 1, 2, NULL), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("seconds is NULL");
+    const dmls_device_binding past = {b, 4090, sizeof want};
+    const dmls_device_work outside = {op, NULL, &in, &past, 1, 1};
+    CHECK_STATUS(dmls_device_time(dev, &outside, 1, 2, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("output", "leave the buffer of 4096 bytes");
+    const dmls_device_work no_out = {op, NULL, &in, NULL, 1, 0};
+    CHECK_STATUS(dmls_device_time(dev, &no_out, 1, 2, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("out[0]");
+    const dmls_device_binding overlapping = {b, 16, sizeof x};
+    const dmls_device_work bad_copy = {NULL, NULL, &in, &overlapping, 1, 1};
+    CHECK_STATUS(dmls_device_time(dev, &bad_copy, 0, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("overlap");
+    CHECK_STATUS(dmls_device_time(dev, NULL, 0, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
+done:
+    dmls_device_free(dev, b);
+    dmls_batch_destroy(split);
+    dmls_destroy(op);
+}
+
 /* Names that are no device's: each refused with the name quoted. */
 static void test_names(void) {
     static const char *const bad[] = {"gpu", "vulkan:x", "cpu:1", "cuda:", "cuda:-1", "vulkan:99999999", "", "Cpu"};
@@ -304,6 +427,8 @@ int main(void) {
         test_binding_errors(dev, info.name);
         test_batch(dev, info.name);
         test_wrap(dev, info.name);
+        test_copy(dev, info.name);
+        test_time(dev, info.name);
         CHECK_STATUS(dmls_device_use_stream(dev, NULL), DMLS_OK);
         dmls_device_close(dev);
     }
