@@ -8,7 +8,7 @@
  *
  * A host-timed device is one table entry (alloc, fill, execute, copy,
  * timer). The GPU has one benchmark, the shipped `dmlslice bench --device
- * cuda` (tools/bench/bench_cuda.c, bench_batch_cuda.c): its cases, the
+ * cuda` (tools/bench/bench_device.c, bench_batch_cuda.c): its cases, the
  * batch rows and the launch floors (a tiny slice, a 4-byte memset, an empty
  * kernel).
  *

@@ -113,8 +113,7 @@ static VkPipeline plain_pipeline(const uint32_t *tuning) {
 }
 
 static void open_device(void) {
-    char name[256];
-    if (!bench_vulkan_open(0, false, false, name, sizeof name)) exit(77);
+    if (!bench_vulkan_open(0, false, false)) exit(77);
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(vkb.phys, &p);
     printf("device: %s, Vulkan %u.%u.%u, maxStorageBufferRange %u, maxComputeWorkGroupCount[0] %u, "

@@ -47,64 +47,70 @@ typedef struct bench_batch_row {
     char skipped[480]; /* not run, and why: a limit of this device the library reports, not a failure */
 } bench_batch_row;
 
-/* The CPU: a context of `threads` threads (0 = DMLSLICE_THREADS or every
- * CPU); the copy is the library copying the same bytes whole (a 1-D
- * identity slice) on the same context, so both sides use the same threads
- * the same way. */
+/* Any device through dmlslice/device.h (bench_device.c), by the name
+ * --device gives ("cpu", "cuda:0", "vulkan:1"): the canonical cases, each
+ * beside the device's copy of the output's bytes (dmls_device_copy: the
+ * CPU and Vulkan the library's whole copy, CUDA cudaMemcpyAsync), and on
+ * GPUs the bandwidth-bound batch rows. The CPU (threads: 0 = DMLSLICE_THREADS
+ * or every CPU) runs batches of back-to-back calls on the host clock; a GPU
+ * is timed on its own clock after a warm-up burst of about
+ * BENCH_GPU_WARM_MS, bursts repeated (at most BENCH_GPU_BURSTS) until one
+ * is no faster than the one before (quick: one burst of about
+ * BENCH_GPU_QUICK_WARM_MS, a first look); verbose: each burst's median on
+ * stderr, to see how slow a GPU's clock rose. bench_device_open says why on
+ * stderr and returns NULL when the device cannot be opened; desc gets its
+ * description. */
+#define BENCH_GPU_WARM_MS       200.0
+#define BENCH_GPU_QUICK_WARM_MS 20.0
+#define BENCH_GPU_BURSTS        6
+#define BENCH_GPU_QUICK_BURSTS  1
+typedef struct bench_device bench_device;
+bench_device *bench_device_open(const char *name, int threads, bool quick, bool verbose, char *desc,
+                                size_t desc_size);
+int bench_device_threads(const bench_device *b); /* the CPU's threads; 0 on a GPU */
+/* Times case c (reps medians; seed: the input's); false with a message on stderr. */
+bool bench_device_case(bench_device *b, const bench_case *c, int reps, uint64_t seed, bench_row *row);
+/* A GPU's bandwidth-bound batch rows into rows (two: the KV gather and the
+ * split of bench_kv_make and bench_split_make, each against the device's
+ * copy of its output's bytes); the CPU has none (0). */
+int bench_device_batches(bench_device *b, int reps, bool quick, bench_batch_row *rows);
+void bench_device_close(bench_device *b);
+
+/* The CPU's crops rows (bench_batch.c) run on a context of their own:
+ * `threads` threads as the device's. */
 typedef struct bench_cpu bench_cpu;
 bench_cpu *bench_cpu_open(int threads);
-int bench_cpu_threads(const bench_cpu *b);
 dmls_context *bench_cpu_context(const bench_cpu *b);
-/* Times case c (reps medians); false with a message on stderr. */
-bool bench_cpu_case(bench_cpu *b, const bench_case *c, int reps, uint64_t seed, bench_row *row);
 void bench_cpu_close(bench_cpu *b);
-/* The CPU's batch rows into rows (BENCH_BATCH_ROWS): 1,024 tiny crops as
- * one dmls_batch_execute on the context against a loop of dmls_execute_on
- * and a loop of dmls_execute. Returns how many rows were filled; a failure
- * is said on stderr and leaves its row untimed. */
+/* The CPU's batch row into rows: 1,024 tiny crops as one
+ * dmls_batch_execute on the context against a loop of dmls_execute_on and
+ * a loop of dmls_execute. Returns how many rows were filled; a failure is
+ * said on stderr and leaves its row untimed. */
 int bench_cpu_batches(bench_cpu *b, int reps, bench_batch_row *rows);
 
-/* CUDA, in builds with the backend: GPU 0, kernel and a device-to-device
- * cudaMemcpyAsync timed by CUDA events. bench_cuda_open names the GPU or
- * says why there is none. */
+/* The backends' own floors, beside the device rows: what a launch or a
+ * submission costs through each backend's API, which the device interface
+ * does not show. bench_cuda_built and bench_vulkan_built say whether the
+ * build has the backend. */
 bool bench_cuda_built(void);
-bool bench_cuda_open(char *gpu, size_t gpu_size, int *sm);
-bool bench_cuda_case(const bench_case *c, int reps, bench_row *row);
-/* The GPU's batch rows into rows (BENCH_BATCH_ROWS), as bench_cpu_batches:
- * the crops with launch + sync against a loop of dmls_execute_cuda, that
- * loop as a CUDA graph and an empty kernel's launch + sync; the crops
- * replayed in a graph against an empty graph's launch; a KV-cache gather
- * with device-held page numbers and a split into 8, each against a device
- * copy of the same bytes (CUDA events); a tiny slice's execute + sync
- * against a 4-byte memset's and an empty kernel's. quick shrinks the
- * large ones. */
-int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows);
+/* CUDA, GPU 0 (bench_batch_cuda.c): the crops with launch + sync against
+ * a loop of dmls_execute_cuda, that loop as a CUDA graph and an empty
+ * kernel's launch + sync; the crops replayed in a graph against an empty
+ * graph's launch; a tiny slice's execute + sync against a 4-byte memset's
+ * and an empty kernel's. */
+int bench_cuda_batches(int reps, bench_batch_row *rows);
 
-/* Vulkan, in builds with the backend: device N (dmlslice info --devices),
- * the slice and the library's 16-byte copy shader over the same bytes in
- * device-local buffers, timed by timestamp queries (bench_vulkan.c).
- * bench_vulkan_floor prints the host cost of a tiny slice's record + submit
- * + wait beside an empty submission's. */
-bool bench_vulkan_built(void);
-/* GPU time of the warm-up burst before each case's timed runs, and the
- * most bursts until two agree (quick: a first look, one burst of about
- * BENCH_VK_QUICK_WARM_MS); verbose: each burst's median on stderr, to see
- * how slow a GPU's clock rose. */
-#define BENCH_VK_WARM_MS       200.0
-#define BENCH_VK_QUICK_WARM_MS 20.0
-#define BENCH_VK_BURSTS        6
-#define BENCH_VK_QUICK_BURSTS  1
-bool bench_vulkan_open(int device, bool quick, bool verbose, char *gpu, size_t gpu_size);
-bool bench_vulkan_case(const bench_case *c, int reps, bench_row *row);
-/* The Vulkan batch rows into rows (four), each batch prepared: the 1,024
+/* Vulkan device N (bench_vulkan.c, bench_batch_vulkan.c, their device and
+ * timing in vulkan_run.h): the host cost of a tiny slice's record + submit
+ * + wait beside an empty submission's (bench_vulkan_floor); the 1,024
  * crops as one recorded batch by timestamps, against the crops recorded one
  * by one in the same command buffer and the copy shader over the same
  * bytes; by the host clock, dmls_batch_execute_vulkan (record + submit +
- * wait) against a loop of dmls_vulkan_execute and an empty submit + wait;
- * the CUDA rows' KV-cache gather (page numbers on the device) and split
- * into 8, each against the copy shader over its output's bytes. quick
- * shrinks those two. Returns the rows filled. */
-int bench_vulkan_batches(int reps, bool quick, bench_batch_row *rows);
+ * wait) against a loop of dmls_vulkan_execute and an empty submit + wait
+ * (bench_vulkan_batches: two rows). */
+bool bench_vulkan_built(void);
+bool bench_vulkan_open(int device, bool quick, bool verbose);
+int bench_vulkan_batches(int reps, bench_batch_row *rows);
 void bench_vulkan_floor(void);
 void bench_vulkan_close(void);
 
@@ -143,11 +149,6 @@ typedef struct bench_gpu_case {
 bool bench_kv_make(bool quick, bench_gpu_case *g);
 bool bench_split_make(bool quick, bench_gpu_case *g);
 void bench_gpu_case_free(bench_gpu_case *g);
-/* Makes a case with make and runs a device's row of it: row(made, g, reps,
- * r) fills r (r->name from g, untimed when made is false); returns 1. */
-typedef int (*bench_gpu_row_fn)(bool made, const bench_gpu_case *g, int reps, bench_batch_row *r);
-int bench_gpu_case_row(bool (*make)(bool quick, bench_gpu_case *g), bench_gpu_row_fn row, int reps, bool quick,
-                       bench_batch_row *r);
 
 /* Output: the table on stdout, and the JSON file. */
 void bench_print_header(void);

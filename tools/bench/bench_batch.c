@@ -88,14 +88,6 @@ bool bench_split_make(bool quick, bench_gpu_case *g) {
     return false;
 }
 
-int bench_gpu_case_row(bool (*make)(bool quick, bench_gpu_case *g), bench_gpu_row_fn row, int reps, bool quick,
-                       bench_batch_row *r) {
-    bench_gpu_case g;
-    const int n = row(make(quick, &g), &g, reps, r);
-    bench_gpu_case_free(&g);
-    return n;
-}
-
 enum { CPU_BATCH, CPU_LOOP_ON, CPU_LOOP, CPU_COPY, CPU_MEASURES };
 
 /* Runs measure m once over the crops into out; false on a library error. */

@@ -1,10 +1,10 @@
-/* dmlslice bench --device cuda's batch rows; see bench.h. Launch-bound rows
+/* dmlslice bench --device cuda's floors; see bench.h. The launch-bound rows
  * (the crops, the tiny slice) are timed by the host clock around a launch
- * and its stream synchronize, as a caller that needs the result sees them;
- * bandwidth-bound rows (the KV gather, the split) by CUDA events around
- * calls back to back, beside a device copy of the same bytes. Every measure is interleaved with its
- * yardsticks rep by rep. Compiled in every build; without the CUDA backend
- * there are no rows. */
+ * and its stream synchronize, as a caller that needs the result sees them,
+ * each interleaved with its yardsticks (a loop of single launches, CUDA
+ * graphs, an empty kernel) rep by rep: CUDA's own API, which the device
+ * interface does not show. The bandwidth-bound rows are bench_device.c's.
+ * Compiled in every build; without the CUDA backend there are no rows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,13 +16,28 @@
 #include "dmlslice/batch_cuda.h"
 #include "dmlslice/dmlslice_cuda.h"
 
-#include "cuda_check.h"
+/* A failed CUDA runtime call or dmlslice call prints "dmlslice bench: "
+ * ROW ": " and what failed, then jumps to the calling function's `fail:`
+ * label, which frees what it made. */
+#define CU(call)                                                                                           \
+    do {                                                                                                   \
+        const cudaError_t e_ = (call);                                                                     \
+        if (e_ != cudaSuccess) {                                                                           \
+            fprintf(stderr, "dmlslice bench: %s: %s: %s\n", r->name, #call, cudaGetErrorString(e_));       \
+            goto fail;                                                                                     \
+        }                                                                                                  \
+    } while (0)
+
+#define DM(call)                                                                                           \
+    do {                                                                                                   \
+        if ((call) != DMLS_OK) {                                                                           \
+            fprintf(stderr, "dmlslice bench: %s: %s\n", r->name, dmls_last_error());                       \
+            goto fail;                                                                                     \
+        }                                                                                                  \
+    } while (0)
 
 /* empty_kernel.cu: an empty kernel's launch on stream; a cudaError_t. */
 int bench_empty_launch(void *stream);
-
-#define CU(call) BENCH_CU("", r->name, call)
-#define DM(call) BENCH_DM("", r->name, call)
 
 static void row_start(bench_batch_row *r, const char *name, const char *timing, uint64_t items, uint64_t bytes) {
     memset(r, 0, sizeof *r);
@@ -183,130 +198,16 @@ fail:
     return 3;
 }
 
-/* ------------------------------------------------------------ bandwidth */
+bool bench_cuda_built(void) { return true; }
 
-/* A batch in device memory, its host copy for the check, and the copy that
- * is its yardstick: copy_bytes from copy_src to copy_dst. */
-typedef struct device_batch {
-    const dmls_batch *b;
-    dmls_batch_input in[2], host_in[2];
-    uint32_t n_in, n_out;
-    dmls_batch_output *out; /* device slots */
-    void *copy_dst;
-    const void *copy_src;
-    uint64_t copy_bytes;
-} device_batch;
-
-/* The device's outputs equal the CPU's batch on the host inputs. */
-static bool outputs_match(const device_batch *d, bench_batch_row *r) {
-    dmls_batch_output *want = calloc(d->n_out, sizeof *want);
-    unsigned char *got = NULL;
-    bool same = want != NULL;
-    for (uint32_t k = 0; same && k < d->n_out; k++) {
-        want[k].bytes = d->out[k].bytes;
-        same = (want[k].data = malloc(want[k].bytes ? want[k].bytes : 1)) != NULL;
-    }
-    if (same) same = dmls_batch_execute(d->b, NULL, d->host_in, d->n_in, want, d->n_out) == DMLS_OK;
-    for (uint32_t k = 0; same && k < d->n_out; k++) {
-        got = realloc(got, want[k].bytes ? want[k].bytes : 1);
-        same = got && cudaMemcpy(got, d->out[k].data, want[k].bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
-               memcmp(got, want[k].data, want[k].bytes) == 0;
-    }
-    for (uint32_t k = 0; want && k < d->n_out; k++) free(want[k].data);
-    free(want);
-    free(got);
-    if (!same) fprintf(stderr, "dmlslice bench: %s: the GPU's output differs from the CPU's\n", r->name);
-    return same;
-}
-
-/* Device time of the batch against the copy: CUDA events around
- * BACK_TO_BACK calls of each, the two interleaved rep by rep. Back to back,
- * each call's host work (binding checks, the launch) overlaps the one
- * before it on the device, as a copy's does; one call per event pair timed
- * the batch's host launch inside its events while the copy enqueued behind
- * it had its launch hidden (the KV gather read 0.74 of the copy that way,
- * 0.92 back to back, 2026-11-25). */
-static bool events_vs_copy(const device_batch *d, int reps, bench_batch_row *r) {
-    enum { BACK_TO_BACK = 10 };
-    cudaEvent_t e[2] = {NULL, NULL};
-    double *t = malloc(sizeof *t * 2 * (size_t)reps);
-    bool ok = false;
-    if (t == NULL) goto fail;
-    for (int k = 0; k < 2; k++) CU(cudaEventCreate(&e[k]));
-    for (int rep = -1; rep < reps; rep++)
-        for (int m = 0; m < 2; m++) { /* 0: the batch, 1: the copy */
-            CU(cudaEventRecord(e[0], NULL));
-            for (int k = 0; k < BACK_TO_BACK; k++)
-                if (m == 0)
-                    DM(dmls_batch_execute_cuda(d->b, d->in, d->n_in, d->out, d->n_out, NULL));
-                else
-                    CU(cudaMemcpyAsync(d->copy_dst, d->copy_src, d->copy_bytes, cudaMemcpyDeviceToDevice, NULL));
-            CU(cudaEventRecord(e[1], NULL));
-            CU(cudaEventSynchronize(e[1]));
-            float ms;
-            CU(cudaEventElapsedTime(&ms, e[0], e[1]));
-            if (rep >= 0) t[m * reps + rep] = 1e3 * ms / BACK_TO_BACK;
-        }
-    r->us = bench_median(t, reps);
-    yard(r, "copy", bench_median(t + reps, reps));
-    ok = true;
-fail:
-    for (int k = 0; k < 2; k++)
-        if (e[k]) cudaEventDestroy(e[k]);
-    free(t);
-    return ok;
-}
-
-/* A bandwidth-bound case (bench.h: the KV gather, the split) in device
- * memory, against a device copy of its output's bytes from its first
- * input (which holds at least as many) into a buffer of their own. */
-static int device_row(bool made, const bench_gpu_case *g, int reps, bench_batch_row *r) {
-    row_start(r, g->name, "kernel (events)", g->items, g->out_bytes);
-    void *d_in[2] = {NULL, NULL};
-    char *d_out = NULL;
-    void *d_copy = NULL;
-    dmls_batch_output out[8];
-    device_batch d = {g->batch,
-                      {{NULL, 0}, {NULL, 0}},
-                      {{g->in[0], g->in_bytes[0]}, {g->in[1], g->in_bytes[1]}},
-                      g->n_in,
-                      g->parts,
-                      out,
-                      NULL,
-                      NULL,
-                      g->out_bytes};
-    if (!made) goto fail;
-    DM(dmls_batch_prepare_cuda(g->batch));
-    for (uint32_t k = 0; k < g->n_in; k++) {
-        CU(cudaMalloc(&d_in[k], g->in_bytes[k]));
-        CU(cudaMemcpy(d_in[k], g->in[k], g->in_bytes[k], cudaMemcpyHostToDevice));
-        d.in[k] = (dmls_batch_input){d_in[k], g->in_bytes[k]};
-    }
-    CU(cudaMalloc((void **)&d_out, g->out_bytes));
-    CU(cudaMalloc(&d_copy, g->out_bytes));
-    d.copy_src = d_in[0], d.copy_dst = d_copy;
-    for (uint32_t j = 0; j < g->parts; j++)
-        out[j] = (dmls_batch_output){d_out + j * (g->out_bytes / g->parts), g->out_bytes / g->parts};
-    DM(dmls_batch_execute_cuda(g->batch, d.in, g->n_in, out, g->parts, NULL));
-    CU(cudaDeviceSynchronize());
-    r->correct = outputs_match(&d, r);
-    r->timed = events_vs_copy(&d, reps, r);
-fail:
-    cudaFree(d_in[0]), cudaFree(d_in[1]), cudaFree(d_out), cudaFree(d_copy);
-    return 1;
-}
-
-int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows) {
-    int n = launch_rows(reps, rows);
-    n += bench_gpu_case_row(bench_kv_make, device_row, reps, quick, &rows[n]);
-    n += bench_gpu_case_row(bench_split_make, device_row, reps, quick, &rows[n]);
-    return n;
-}
+int bench_cuda_batches(int reps, bench_batch_row *rows) { return launch_rows(reps, rows); }
 
 #else
 
-int bench_cuda_batches(int reps, bool quick, bench_batch_row *rows) {
-    (void)reps, (void)quick, (void)rows;
+bool bench_cuda_built(void) { return false; }
+
+int bench_cuda_batches(int reps, bench_batch_row *rows) {
+    (void)reps, (void)rows;
     return 0;
 }
 

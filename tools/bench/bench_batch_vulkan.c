@@ -75,66 +75,7 @@ done:
     return r;
 }
 
-/* A bandwidth-bound case (bench.h: the KV gather, the split) between
- * device-local buffers, prepared, timed by timestamps against the copy
- * shader over its output's bytes from its first input (which holds at
- * least as many), its output checked against the CPU's. */
-static int device_row(bool made, const bench_gpu_case *g, int reps, bench_batch_row *r) {
-    memset(r, 0, sizeof *r);
-    r->name = g->name, r->timing = "gpu (timestamps)", r->items = g->items, r->out_bytes = g->out_bytes;
-    vk_buffer in[2], out, stage;
-    memset(in, 0, sizeof in), memset(&out, 0, sizeof out), memset(&stage, 0, sizeof stage);
-    dmls_vulkan_binding bin[2], bout[8];
-    dmls_batch_input hin[2];
-    dmls_batch_output hout[8];
-    const uint64_t out_bytes = g->out_bytes, part = out_bytes / (g->parts ? g->parts : 1);
-    const uint64_t most = g->in_bytes[0] > out_bytes ? g->in_bytes[0] : out_bytes;
-    unsigned char *want = made ? malloc(out_bytes) : NULL;
-    dmls_operator *copy = made ? vkb_copy_op(out_bytes) : NULL;
-    const dmls_status prepared = made ? dmls_batch_prepare_vulkan(g->batch, vkb.ctx) : DMLS_ERROR_INVALID_ARGUMENT;
-    if (prepared == DMLS_ERROR_UNSUPPORTED) /* e.g. a cache beyond one of this device's bindings */
-        snprintf(r->skipped, sizeof r->skipped, "%s", dmls_last_error());
-    bool ok = want != NULL && copy != NULL && prepared == DMLS_OK &&
-              vkb_make_buffer(out_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &out) &&
-              vkb_make_buffer(most, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &stage);
-    for (uint32_t k = 0; ok && k < g->n_in; k++) {
-        ok = vkb_make_buffer(g->in_bytes[k], VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &in[k]);
-        if (!ok) break;
-        memcpy(stage.map, g->in[k], g->in_bytes[k]);
-        const vk_work up = {.src = stage.buffer, .dst = in[k].buffer, .src_bytes = g->in_bytes[k], .copy = true};
-        ok = vkb_submit(&up);
-        bin[k] = (dmls_vulkan_binding){in[k].buffer, 0, g->in_bytes[k]};
-        hin[k] = (dmls_batch_input){g->in[k], g->in_bytes[k]};
-    }
-    for (uint32_t j = 0; ok && j < g->parts; j++) {
-        bout[j] = (dmls_vulkan_binding){out.buffer, j * part, part};
-        hout[j] = (dmls_batch_output){want + j * part, part};
-    }
-    const vk_work run = {.batch = g->batch, .in = bin, .out = bout, .n_in = g->n_in, .n_out = g->parts};
-    const vk_work down = {.src = out.buffer, .dst = stage.buffer, .src_bytes = out_bytes, .copy = true};
-    ok = ok && vkb_submit(&run) && vkb_submit(&down) &&
-         dmls_batch_execute(g->batch, NULL, hin, g->n_in, hout, g->parts) == DMLS_OK;
-    r->correct = ok && memcmp(stage.map, want, out_bytes) == 0;
-    if (ok) {
-        const vk_work yard = {
-            .op = copy, .src = in[0].buffer, .dst = out.buffer, .src_bytes = out_bytes, .dst_bytes = out_bytes};
-        double *times = malloc(sizeof *times * (size_t)reps);
-        r->us = times ? vkb_time_work(run, reps, times) * 1e3 : -1;
-        r->yard[0].name = "copy", r->yard[0].us = times ? vkb_time_work(yard, reps, times) * 1e3 : -1;
-        r->nyard = 1;
-        r->timed = r->us >= 0 && r->yard[0].us >= 0;
-        free(times);
-    } else if (made && !r->skipped[0]) {
-        fprintf(stderr, "dmlslice bench: the Vulkan %s row: %s\n", r->name, dmls_last_error());
-    }
-    for (uint32_t k = 0; k < 2; k++) vkb_free_buffer(&in[k]);
-    vkb_free_buffer(&out), vkb_free_buffer(&stage);
-    dmls_destroy(copy);
-    free(want);
-    return 1;
-}
-
-int bench_vulkan_batches(int reps, bool quick, bench_batch_row *rows) {
+int bench_vulkan_batches(int reps, bench_batch_row *rows) {
     bench_batch_row *gpu = &rows[0], *host = &rows[1];
     memset(rows, 0, 2 * sizeof *rows);
     const uint64_t out_bytes = BENCH_CROPS * BENCH_CROP_FLOATS * sizeof(float);
@@ -177,14 +118,13 @@ done:
     bench_crops_free(&c);
     dmls_destroy(copy);
     free(times);
-    return 2 + bench_gpu_case_row(bench_kv_make, device_row, reps, quick, &rows[2]) +
-           bench_gpu_case_row(bench_split_make, device_row, reps, quick, &rows[3]);
+    return 2;
 }
 
 #else
 
-int bench_vulkan_batches(int reps, bool quick, bench_batch_row *rows) {
-    (void)reps, (void)quick, (void)rows;
+int bench_vulkan_batches(int reps, bench_batch_row *rows) {
+    (void)reps, (void)rows;
     return 0;
 }
 

@@ -16,7 +16,7 @@ vk_bench_device vkb;
 
 /* The most runs a warm-up burst may hold (a tiny case is launch-bound:
  * its burst is capped). Its GPU time, and the most bursts until two agree
- * (vkb_time_work): BENCH_VK_* (bench.h), set at bench_vulkan_open. */
+ * (vkb_time_work): BENCH_GPU_* (bench.h), set at bench_vulkan_open. */
 #define WARM_MAX 20000
 
 #define VK(call)                                                                                                       \
@@ -28,21 +28,18 @@ vk_bench_device vkb;
         }                                                                                                              \
     } while (0)
 
-bool bench_vulkan_open(int device, bool quick, bool verbose, char *gpu, size_t gpu_size) {
+bool bench_vulkan_open(int device, bool quick, bool verbose) {
     const char *what = "--device vulkan";
-    vkb.warm_ms = quick ? BENCH_VK_QUICK_WARM_MS : BENCH_VK_WARM_MS;
-    vkb.bursts = quick ? BENCH_VK_QUICK_BURSTS : BENCH_VK_BURSTS;
+    vkb.warm_ms = quick ? BENCH_GPU_QUICK_WARM_MS : BENCH_GPU_WARM_MS;
+    vkb.bursts = quick ? BENCH_GPU_QUICK_BURSTS : BENCH_GPU_BURSTS;
     vkb.quick = quick, vkb.verbose = verbose;
-    if (dmls_vulkan_context_create(device, 0, &vkb.ctx) != DMLS_OK ||
-        dmls_vulkan_device_name(device, gpu, gpu_size, NULL, NULL) != DMLS_OK) {
+    if (dmls_vulkan_context_create(device, 0, &vkb.ctx) != DMLS_OK) {
         fprintf(stderr, "dmlslice bench: --device vulkan:%d: %s\n", device, dmls_last_error());
-        gpu[0] = '\0';
         return false;
     }
     char err[256];
     if (!vk_api_load(vkb.ctx, err)) {
         fprintf(stderr, "dmlslice bench: --device vulkan:%d: %s\n", device, err);
-        gpu[0] = '\0';
         return false;
     }
     uint32_t family;
@@ -63,7 +60,6 @@ bool bench_vulkan_open(int device, bool quick, bool verbose, char *gpu, size_t g
     VK(vkCreateFence(vkb.dev, &fi, NULL, &vkb.fence));
     return true;
 fail:
-    gpu[0] = '\0';
     return false;
 }
 

@@ -1,6 +1,10 @@
-/* The Vulkan bench's device and how it runs work there, shared by its
- * rows: the canonical cases and the floor (bench_vulkan.c) and the batch
- * rows (bench_batch_vulkan.c); vulkan_run.c holds them. Work is timed on
+/* The Vulkan floors' device and how they run work there, through Vulkan's
+ * own API (what the device interface does not show: a submission's cost,
+ * operators recorded one by one into one command buffer): the floor
+ * (bench_vulkan.c), the crops rows (bench_batch_vulkan.c) and the probes
+ * (bench/probes/vk_probe.c); vulkan_run.c holds them. The cases run through
+ * the device interface (bench_device.c), timed the same way by the
+ * library's Vulkan device (src/vulkan/device_time.c). Work is timed on
  * the GPU with timestamp queries in the steady state a real workload sees:
  * one command buffer holds a warm-up burst (untimed runs, about warm_ms of
  * GPU time by a first single run's estimate) and then the reps timed runs

@@ -1,7 +1,9 @@
 /* dmlslice bench: the canonical cases (bench/cases.json, built in) on
  * random data, each beside a copy of the same bytes timed in the same run,
  * every output checked against the reference executor. The timing itself
- * is in bench_cpu.c, bench_cuda.c and bench_vulkan.c, the table and JSON in bench_report.c. */
+ * is in bench_device.c (every device, through dmlslice/device.h) and the
+ * backends' own floors in bench_batch_cuda.c and bench_vulkan.c, the table
+ * and JSON in bench_report.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,30 +38,33 @@ const command_def cmd_bench_def = {
     "same run, and check every output against the reference executor (a wrong\n"
     "output fails the run). GB/s counts 2 x output bytes (read + written).",
     {{"options", bench_options, NULL}, {"", options_common, NULL}},
+    "Every device runs the cases through the device interface (dmlslice/device.h):\n"
     "  cpu   the copy is the library copying the output's bytes whole on the same\n"
     "        threads; each side runs in batches of back-to-back calls (batch =\n"
     "        calls per batch) after an untimed one; memcpy1 is a one-thread memcpy,\n"
     "        for scale\n"
-    "  cuda  the slice and a device-to-device cudaMemcpyAsync timed by CUDA events;\n"
-    "        exit 1 with the reason when no GPU is usable, 2 in builds without\n"
-    "        the CUDA backend\n"
+    "  cuda, vulkan  timed on the GPU's clock (CUDA events, timestamp queries),\n"
+    "        the runs back to back after ~200 ms of untimed ones (the clock up),\n"
+    "        until a burst is no faster than the one before; the copy is\n"
+    "        cudaMemcpyAsync on cuda, the library's copy shader on vulkan; exit 1\n"
+    "        with the reason when no GPU is usable, 2 in builds without the backend\n"
     "Then the batch rows (many slices in one call), each beside its yardsticks\n"
     "in the same run, in us per call (ratio = yardstick / batch):\n"
     "  cpu   1,024 crops of 3x4x4 float32 from a 3x512x512 image in one\n"
     "        dmls_batch_execute, against loops of dmls_execute_on and dmls_execute\n"
     "        and a memcpy of the same bytes\n"
-    "  cuda  those crops with launch + sync, against a loop of dmls_execute_cuda,\n"
+    "  gpus  a KV-cache gather (512 pages of 16x8x128 float16 from 4,096, page\n"
+    "        numbers on the device) and a split of 1 GiB float32 into 8 along\n"
+    "        axis 1, against the device's copy of the same bytes (device clock);\n"
+    "        then the backend's own floors:\n"
+    "  cuda  the crops with launch + sync, against a loop of dmls_execute_cuda,\n"
     "        that loop as a CUDA graph and an empty kernel's launch + sync; the\n"
-    "        batch replayed as a graph against an empty graph; a KV-cache gather\n"
-    "        (512 pages of 16x8x128 float16 from 4,096, page numbers on the device)\n"
-    "        and a split of 1 GiB float32 into 8 along axis 1 against a device copy\n"
-    "        of the same bytes; a tiny slice's execute + sync against a 4-byte\n"
-    "        memset's and an empty kernel's\n"
-    "  vulkan those crops as one recorded batch (timestamps) against the crops\n"
+    "        batch replayed as a graph against an empty graph; a tiny slice's\n"
+    "        execute + sync against a 4-byte memset's and an empty kernel's\n"
+    "  vulkan the crops as one recorded batch (timestamps) against the crops\n"
     "        recorded one by one and the copy shader over the same bytes;\n"
     "        dmls_batch_execute_vulkan (record + submit + wait, host clock) against\n"
-    "        a loop of dmls_vulkan_execute and an empty submit + wait; and cuda's\n"
-    "        KV-cache gather and split against the copy shader (timestamps)\n"
+    "        a loop of dmls_vulkan_execute and an empty submit + wait\n"
     "  The developer benchmark (bench/devbench.c, not installed) adds the\n"
     "  library-internal CPU baselines.",
     "dmlslice bench --quick",
@@ -72,6 +77,7 @@ const command_def cmd_bench_def = {
 
 typedef struct bench_opts {
     bool cuda, vulkan, quick, verbose;
+    char device[32]; /* the name --device gave, as dmls_device_open takes it */
     int vulkan_device;
     int threads, reps; /* reps 0: the device's default */
     const char *cases_path, *json_path;
@@ -107,6 +113,7 @@ static int parse_options(int argc, char **argv, bench_opts *b) {
     if (parsed >= 0) return parsed;
     b->cuda = c.device.kind == DEVICE_CUDA, b->vulkan = c.device.kind == DEVICE_VULKAN;
     b->vulkan_device = c.device.index;
+    snprintf(b->device, sizeof b->device, "%s", c.device.name);
     if (b->cuda && c.device.index != 0) { /* bench's CUDA timing runs on the current device, 0 */
         fprintf(stderr, "%s: --device %s: bench times CUDA device 0 only (--device cuda)\n", args_prog, c.device.name);
         return 2;
@@ -177,17 +184,14 @@ static bool print_batches(const bench_batch_row *rows, int n) {
     return ok;
 }
 
-/* Each case timed on b's device (cpu: on the pool cpu, seeded by its number)
- * under the table's header, its row printed as it comes: 1 when one failed
- * or gave a wrong output, else 0. */
-static int run_cases(const bench_opts *b, bench_cpu *cpu, const bench_case *cases, int n, bench_row *rows) {
+/* Each case timed on dev under the table's header, its row printed as it
+ * comes (the CPU's seeded by its number): 1 when one failed or gave a
+ * wrong output, else 0. */
+static int run_cases(const bench_opts *b, bench_device *dev, const bench_case *cases, int n, bench_row *rows) {
     bench_print_header();
     int status = 0;
     for (int k = 0; k < n; k++) {
-        const bool timed = b->cuda     ? bench_cuda_case(&cases[k], b->reps, &rows[k])
-                           : b->vulkan ? bench_vulkan_case(&cases[k], b->reps, &rows[k])
-                                       : bench_cpu_case(cpu, &cases[k], b->reps, (uint64_t)k, &rows[k]);
-        if (!timed)
+        if (!bench_device_case(dev, &cases[k], b->reps, (uint64_t)k, &rows[k]))
             status = 1;
         else
             bench_print_row(&rows[k]);
@@ -196,43 +200,50 @@ static int run_cases(const bench_opts *b, bench_cpu *cpu, const bench_case *case
     return status;
 }
 
-static int run_cpu(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, int *threads,
-                   bench_batch_row *batch_rows, int *nbatch) {
-    bench_cpu *cpu = bench_cpu_open(b->threads);
-    if (cpu == NULL) return 1;
-    *threads = bench_cpu_threads(cpu);
-    printf("device cpu, %d thread%s, %d reps%s, median times; GB/s = 2 x output bytes / time\n", *threads,
-           *threads == 1 ? "" : "s", b->reps, b->quick ? ", quick (shrunk cases)" : "");
-    int status = run_cases(b, cpu, cases, n, rows);
-    *nbatch = bench_cpu_batches(cpu, b->reps, batch_rows);
-    bench_cpu_close(cpu);
-    return print_batches(batch_rows, *nbatch) ? status : 1;
+/* The device's line above the table. */
+static void print_device(const bench_opts *b, const char *desc, int threads) {
+    const char *how = b->cuda     ? "median times on the GPU's clock (CUDA events)"
+                      : b->vulkan ? "median times on the GPU's clock (timestamp queries)"
+                                  : "median times";
+    printf("device %s: %s", b->device, desc);
+    if (threads > 0) printf(", %d thread%s", threads, threads == 1 ? "" : "s");
+    printf(", %d reps%s, %s", b->reps, b->quick ? ", quick (shrunk cases)" : "", how);
+    if (b->cuda || b->vulkan)
+        printf(", after ~%.0f ms of untimed runs (the clock up)", b->quick ? BENCH_GPU_QUICK_WARM_MS : BENCH_GPU_WARM_MS);
+    printf("; GB/s = 2 x output bytes / time;\ncopy = %s\n",
+           b->cuda ? "cudaMemcpyAsync of the output's bytes"
+                   : "the library's whole copy of the output's bytes (dmls_device_copy)");
 }
 
-static int run_cuda(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu, size_t gpu_size,
-                    bench_batch_row *batch_rows, int *nbatch) {
-    int sm = 0;
-    if (!bench_cuda_open(gpu, gpu_size, &sm)) return 1;
-    printf("device cuda: %s (sm_%d), %d reps%s, median times by CUDA events; GB/s = 2 x output bytes / time\n", gpu, sm,
-           b->reps, b->quick ? ", quick (shrunk cases)" : "");
-    int status = run_cases(b, NULL, cases, n, rows);
-    *nbatch = bench_cuda_batches(b->reps, b->quick, batch_rows);
-    return print_batches(batch_rows, *nbatch) ? status : 1;
-}
-
-static int run_vulkan(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *gpu,
-                      size_t gpu_size, bench_batch_row *batch_rows, int *nbatch) {
-    if (!bench_vulkan_open(b->vulkan_device, b->quick, b->verbose, gpu, gpu_size)) return 1;
-    printf("device vulkan:%d: %s, %d reps%s, median times by timestamp queries, the reps back to back in one "
-           "command buffer after ~%.0f ms of untimed runs (the clock up); GB/s = 2 x output bytes / time;\n"
-           "copy = the library's 16-byte copy shader over the output's bytes\n",
-           b->vulkan_device, gpu, b->reps, b->quick ? ", quick (shrunk cases)" : "",
-           b->quick ? BENCH_VK_QUICK_WARM_MS : BENCH_VK_WARM_MS);
-    int status = run_cases(b, NULL, cases, n, rows);
-    bench_vulkan_floor();
-    *nbatch = bench_vulkan_batches(b->reps, b->quick, batch_rows);
-    bench_vulkan_close();
-    return print_batches(batch_rows, *nbatch) ? status : 1;
+/* The cases and the device's batch rows through the device interface,
+ * then the backend's own floors. */
+static int run(const bench_opts *b, const bench_case *cases, int n, bench_row *rows, char *desc, size_t desc_size,
+               int *threads, bench_batch_row *batch_rows, int *nbatch) {
+    bench_device *dev = bench_device_open(b->device, b->threads, b->quick, b->verbose, desc, desc_size);
+    if (dev == NULL) return 1;
+    *threads = bench_device_threads(dev);
+    print_device(b, desc, *threads);
+    int status = run_cases(b, dev, cases, n, rows);
+    int got = bench_device_batches(dev, b->reps, b->quick, batch_rows);
+    bench_device_close(dev);
+    if (b->cuda) {
+        got += bench_cuda_batches(b->reps, batch_rows + got);
+    } else if (b->vulkan) {
+        if (bench_vulkan_open(b->vulkan_device, b->quick, b->verbose)) {
+            bench_vulkan_floor();
+            got += bench_vulkan_batches(b->reps, batch_rows + got);
+        } else {
+            status = 1;
+        }
+        bench_vulkan_close();
+    } else {
+        bench_cpu *cpu = bench_cpu_open(b->threads);
+        if (cpu == NULL) return 1;
+        got += bench_cpu_batches(cpu, b->reps, batch_rows + got);
+        bench_cpu_close(cpu);
+    }
+    *nbatch = got;
+    return print_batches(batch_rows, got) ? status : 1;
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -249,21 +260,18 @@ int cmd_bench(int argc, char **argv) {
         free(cases);
         return 1;
     }
-    char gpu[256] = "";
+    char desc[256] = "";
     int threads = 0, nbatch = 0;
     bench_batch_row batch_rows[BENCH_BATCH_ROWS];
-    int status = b.cuda     ? run_cuda(&b, cases, n, rows, gpu, sizeof gpu, batch_rows, &nbatch)
-                 : b.vulkan ? run_vulkan(&b, cases, n, rows, gpu, sizeof gpu, batch_rows, &nbatch)
-                            : run_cpu(&b, cases, n, rows, &threads, batch_rows, &nbatch);
+    int status = run(&b, cases, n, rows, desc, sizeof desc, &threads, batch_rows, &nbatch);
     /* No device, no results: no file either. */
     const bool gpu_side = b.cuda || b.vulkan;
-    const bool ran = gpu_side ? gpu[0] != '\0' : threads > 0;
-    if (b.json_path && ran &&
+    if (b.json_path && desc[0] != '\0' &&
         !bench_write_json(b.json_path,
                           b.cuda     ? "cuda"
                           : b.vulkan ? "vulkan"
                                      : "cpu",
-                          gpu_side ? gpu : NULL, threads, b.reps, b.quick, rows, n, batch_rows, nbatch))
+                          gpu_side ? desc : NULL, threads, b.reps, b.quick, rows, n, batch_rows, nbatch))
         status = 1;
     free(rows);
     free(cases);
