@@ -203,17 +203,21 @@ typedef struct dmls_device_work {
 } dmls_device_work;
 
 /*
- * dmls_device_time: run `work` warm times untimed and then `runs` times
- * timed, back to back, and write each timed run's seconds to seconds[0 ..
- * runs). A GPU times on its own clock with every run queued before the
- * first starts, so that it never waits on the host between runs and its
- * clock stays up (CUDA: events on the device's stream; Vulkan: timestamp
- * queries in one command buffer, a barrier after each run); the CPU runs
- * each call on the host's monotonic clock. Returns when the runs are done.
- * The arguments are checked as the work's own call checks them, once.
+ * dmls_device_time: run `work` warm times untimed and then `samples` x
+ * `per_sample` times timed, all back to back, and write to seconds[i] the
+ * mean seconds of a run in sample i (per_sample runs timed as one span, so
+ * that the clock's own marks cost little beside runs of a few
+ * microseconds). A GPU times on its own clock with the runs queued ahead
+ * of it, so that it does not wait on the host between runs and its clock
+ * stays up (CUDA: events on the device's stream between samples; Vulkan:
+ * one command buffer, a barrier after each run and a timestamp after each
+ * sample); the CPU reads the host's monotonic clock around each sample.
+ * Returns when the runs are done. The work's arguments are checked once,
+ * as its own call checks them; per_sample must be at least 1 and all the
+ * runs at most 2^32 - 1.
  */
-DMLS_API dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t runs,
-                                      double *seconds);
+DMLS_API dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t samples,
+                                      uint32_t per_sample, double *seconds);
 
 #ifdef __cplusplus
 }

@@ -190,41 +190,42 @@ static dmls_status cuda_copy(dmls_device *dev, const dmls_device_binding *dst, c
     return leave(dev, prev, e == cudaSuccess ? DMLS_OK : cuda_failed("cudaMemcpyAsync", e));
 }
 
-/* Events between the runs, all enqueued before the first wait: event k
- * closes run k - 1 and opens run k, so a run's time is the GPU's time from
- * the end of the one before to its own end. */
-static dmls_status time_events(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
-                               double *seconds, cudaEvent_t *ev) {
+/* Events between the samples, all enqueued before the first wait: event k
+ * closes sample k - 1 and opens sample k, so a sample's time is the GPU's
+ * time from the end of the one before to its own end. */
+static dmls_status time_events(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t samples,
+                               uint32_t per_sample, double *seconds, cudaEvent_t *ev) {
     cudaError_t e = cudaSuccess;
     dmls_status s = DMLS_OK;
-    for (uint32_t i = 0; i < warm + runs && s == DMLS_OK && e == cudaSuccess; i++) {
-        if (i >= warm) e = cudaEventRecord(ev[i - warm], stream_of(dev));
+    const uint64_t runs = warm + (uint64_t)samples * per_sample;
+    for (uint64_t i = 0; i < runs && s == DMLS_OK && e == cudaSuccess; i++) {
+        if (i >= warm && (i - warm) % per_sample == 0) e = cudaEventRecord(ev[(i - warm) / per_sample], stream_of(dev));
         if (e == cudaSuccess) s = dmls_device_run_work(dev, w);
     }
-    if (s == DMLS_OK && e == cudaSuccess && runs > 0) e = cudaEventRecord(ev[runs], stream_of(dev));
+    if (s == DMLS_OK && e == cudaSuccess && samples > 0) e = cudaEventRecord(ev[samples], stream_of(dev));
     if (s == DMLS_OK && e == cudaSuccess) e = cudaStreamSynchronize(stream_of(dev));
-    for (uint32_t i = 0; i < runs && s == DMLS_OK && e == cudaSuccess; i++) {
+    for (uint32_t k = 0; k < samples && s == DMLS_OK && e == cudaSuccess; k++) {
         float ms = 0;
-        e = cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
-        seconds[i] = ms * 1e-3;
+        e = cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
+        seconds[k] = ms * 1e-3 / per_sample;
     }
     if (s != DMLS_OK) return s;
     return e == cudaSuccess ? DMLS_OK : cuda_failed("timing by events", e);
 }
 
-static dmls_status cuda_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
-                             double *seconds) {
+static dmls_status cuda_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t samples,
+                             uint32_t per_sample, double *seconds) {
     int prev;
     RETURN_IF_ERROR(enter(dev, &prev));
-    cudaEvent_t *ev = calloc((size_t)runs + 1, sizeof *ev);
+    cudaEvent_t *ev = calloc((size_t)samples + 1, sizeof *ev);
     dmls_status s = ev != NULL ? DMLS_OK
-                               : dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for %u events", runs + 1);
+                               : dmls_fail(DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for %u events", samples + 1);
     uint32_t made = 0;
-    for (; s == DMLS_OK && made < runs + 1; made++) {
+    for (; s == DMLS_OK && made < samples + 1; made++) {
         const cudaError_t e = cudaEventCreate(&ev[made]);
         if (e != cudaSuccess) s = cuda_failed("cudaEventCreate", e);
     }
-    if (s == DMLS_OK) s = time_events(dev, w, warm, runs, seconds, ev);
+    if (s == DMLS_OK) s = time_events(dev, w, warm, samples, per_sample, seconds, ev);
     for (uint32_t i = 0; i < made; i++)
         if (ev[i] != NULL) cudaEventDestroy(ev[i]);
     free(ev);

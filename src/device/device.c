@@ -372,32 +372,35 @@ dmls_status dmls_device_run_work(dmls_device *dev, const dmls_device_work *w) {
     return copy_checked(dev, &w->out[0], &w->in[0]);
 }
 
-/* The host's clock around each run, for devices whose calls are done (or
- * synchronized) on return. */
-static dmls_status time_on_host(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
-                                double *seconds) {
-    for (uint32_t i = 0; i < warm + runs; i++) {
+/* The host's clock around each sample, for devices whose calls are done
+ * (or synchronized) on return. */
+static dmls_status time_on_host(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t samples,
+                                uint32_t per_sample, double *seconds) {
+    for (uint32_t i = 0; i < warm; i++) RETURN_IF_ERROR(dmls_device_run_work(dev, w));
+    RETURN_IF_ERROR(dev->ops->synchronize(dev));
+    for (uint32_t k = 0; k < samples; k++) {
         const uint64_t t0 = dmls_monotonic_ns();
-        RETURN_IF_ERROR(dmls_device_run_work(dev, w));
+        for (uint32_t i = 0; i < per_sample; i++) RETURN_IF_ERROR(dmls_device_run_work(dev, w));
         RETURN_IF_ERROR(dev->ops->synchronize(dev));
-        if (i >= warm) seconds[i - warm] = (double)(dmls_monotonic_ns() - t0) * 1e-9;
+        seconds[k] = (double)(dmls_monotonic_ns() - t0) * 1e-9 / per_sample;
     }
     return DMLS_OK;
 }
 
-dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t runs,
-                             double *seconds) {
+dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t samples,
+                             uint32_t per_sample, double *seconds) {
     dmls_clear_error();
     RETURN_IF(dev == NULL || work == NULL, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: %s is NULL",
               dev == NULL ? "dev" : "work");
-    RETURN_IF(seconds == NULL && runs > 0, DMLS_ERROR_INVALID_ARGUMENT, NULL,
-              "dmls_device_time: seconds is NULL for %u runs", runs);
-    RETURN_IF(warm > UINT32_MAX - runs, DMLS_ERROR_INVALID_ARGUMENT, NULL,
-              "dmls_device_time: %u + %u runs pass 2^32 - 1", warm, runs);
+    RETURN_IF(seconds == NULL && samples > 0, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: seconds is NULL for %u samples", samples);
+    RETURN_IF(per_sample < 1, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: per_sample is 0 (at least 1)");
+    RETURN_IF((uint64_t)samples * per_sample > UINT32_MAX - warm, DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: %u + %u x %u runs pass 2^32 - 1", warm, samples, per_sample);
     RETURN_IF((work->in == NULL && work->n_in > 0) || (work->out == NULL && work->n_out > 0),
               DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: %s is NULL for %u slots",
               work->in == NULL ? "in" : "out", work->in == NULL ? work->n_in : work->n_out);
     RETURN_IF_ERROR(check_work(work));
-    return dev->ops->time != NULL ? dev->ops->time(dev, work, warm, runs, seconds)
-                                  : time_on_host(dev, work, warm, runs, seconds);
+    return dev->ops->time != NULL ? dev->ops->time(dev, work, warm, samples, per_sample, seconds)
+                                  : time_on_host(dev, work, warm, samples, per_sample, seconds);
 }

@@ -81,8 +81,8 @@ struct dmls_device_ops {
     dmls_status (*copy)(dmls_device *dev, const dmls_device_binding *dst, const dmls_device_binding *src);
     /* Runs and times work (checked) as dmls_device_time says; NULL: the
      * core times each run on the host's clock, synchronizing after it. */
-    dmls_status (*time)(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t runs,
-                        double *seconds);
+    dmls_status (*time)(dmls_device *dev, const dmls_device_work *work, uint32_t warm, uint32_t samples,
+                        uint32_t per_sample, double *seconds);
 };
 
 /* The library's whole copy of `bytes` (> 0): a 1-D identity slice of that

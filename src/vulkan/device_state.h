@@ -49,8 +49,8 @@ static inline void dmls_vk_device_barrier(VkCommandBuffer cmd) {
 }
 
 /* device_time.c's entries of the device table. */
-dmls_status dmls_vk_device_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
-                                double *seconds);
+dmls_status dmls_vk_device_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t samples,
+                                uint32_t per_sample, double *seconds);
 void dmls_vk_device_time_release(vk_device *d);
 
 #endif

@@ -1,7 +1,7 @@
 /* dmls_device_time on a Vulkan device: the warm-up runs and the timed runs
  * recorded back to back in one command buffer, a barrier after each run
- * (the next starts when it has finished) and a timestamp after each timed
- * one, then one submit and wait. Timed one submission at a time, the GPU
+ * (the next starts when it has finished) and a timestamp after each
+ * sample, then one submit and wait. Timed one submission at a time, the GPU
  * would idle between runs and drop its clock (the H100 to ~345 MHz,
  * halving every figure, copies included: bench/RESULTS.md, 2026-11-24). */
 #include <stdlib.h>
@@ -31,7 +31,7 @@ void dmls_vk_device_time_release(vk_device *d) {
 typedef struct burst {
     const dmls_device_work *w;
     const dmls_operator *copy; /* the work's operator where it is a copy */
-    uint32_t warm, runs;
+    uint32_t warm, samples, per_sample;
     VkQueryPool queries;
 } burst;
 
@@ -59,12 +59,15 @@ static dmls_status record_work(const burst *b, const dmls_vulkan_context *ctx, V
 static dmls_status record_burst(const void *arg, const dmls_vulkan_context *ctx, VkCommandBuffer cmd) {
     const burst *b = arg;
     dmls_vk_device_barrier(cmd); /* earlier submissions' writes (an upload) before, outside the timed span */
-    if (b->runs > 0) vkCmdResetQueryPool(cmd, b->queries, 0, b->runs + 1);
-    for (uint32_t i = 0; i < b->warm + b->runs; i++) {
-        if (i == b->warm) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, 0);
+    if (b->samples > 0) vkCmdResetQueryPool(cmd, b->queries, 0, b->samples + 1);
+    const uint32_t runs = b->warm + b->samples * b->per_sample; /* checked by the core */
+    for (uint32_t i = 0; i < runs; i++) {
+        if (i == b->warm && b->samples > 0) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, 0);
         RETURN_IF_ERROR(record_work(b, ctx, cmd));
         dmls_vk_device_barrier(cmd);
-        if (i >= b->warm) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, i - b->warm + 1);
+        if (i >= b->warm && (i - b->warm + 1) % b->per_sample == 0)
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries,
+                                (i - b->warm + 1) / b->per_sample);
     }
     return DMLS_OK;
 }
@@ -86,30 +89,32 @@ static dmls_status tick_ns(const dmls_vulkan_context *ctx, double *ns) {
     return DMLS_OK;
 }
 
-dmls_status dmls_vk_device_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t runs,
-                                double *seconds) {
+dmls_status dmls_vk_device_time(dmls_device *dev, const dmls_device_work *w, uint32_t warm, uint32_t samples,
+                                uint32_t per_sample, double *seconds) {
     vk_device *d = dev->state;
-    burst b = {w, NULL, warm, runs, VK_NULL_HANDLE};
+    burst b = {w, NULL, warm, samples, per_sample, VK_NULL_HANDLE};
     double ns = 0;
-    if (runs > 0) {
+    if (samples > 0) {
         RETURN_IF_ERROR(tick_ns(d->ctx, &ns));
-        RETURN_IF_ERROR(queries_for(d, runs + 1));
+        RETURN_IF_ERROR(queries_for(d, samples + 1));
         b.queries = d->queries;
     }
     if (w->op == NULL && w->batch == NULL) {
         if (w->out[0].bytes == 0) { /* an empty copy: nothing to run */
-            for (uint32_t i = 0; i < runs; i++) seconds[i] = 0;
+            for (uint32_t i = 0; i < samples; i++) seconds[i] = 0;
             return DMLS_OK;
         }
         RETURN_IF_ERROR(dmls_device_copy_op(dev, w->out[0].bytes, &b.copy));
     }
     RETURN_IF_ERROR(dmls_vk_submit(d->ctx, "device_time", record_burst, &b));
-    if (runs == 0) return DMLS_OK;
-    uint64_t *t = malloc(sizeof *t * ((size_t)runs + 1));
-    RETURN_IF(t == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for %u timestamps", runs + 1);
-    const VkResult r = vkGetQueryPoolResults(d->ctx->device, d->queries, 0, runs + 1, sizeof *t * ((size_t)runs + 1),
-                                             t, sizeof t[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    for (uint32_t i = 0; r == VK_SUCCESS && i < runs; i++) seconds[i] = (double)(t[i + 1] - t[i]) * ns * 1e-9;
+    if (samples == 0) return DMLS_OK;
+    uint64_t *t = malloc(sizeof *t * ((size_t)samples + 1));
+    RETURN_IF(t == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "no memory for %u timestamps", samples + 1);
+    const VkResult r = vkGetQueryPoolResults(d->ctx->device, d->queries, 0, samples + 1,
+                                             sizeof *t * ((size_t)samples + 1), t, sizeof t[0],
+                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    for (uint32_t i = 0; r == VK_SUCCESS && i < samples; i++)
+        seconds[i] = (double)(t[i + 1] - t[i]) * ns * 1e-9 / per_sample;
     free(t);
     RETURN_IF(r != VK_SUCCESS, DMLS_ERROR_DEVICE, NULL, "Vulkan: vkGetQueryPoolResults: %s", dmls_vk_result_name(r));
     return DMLS_OK;

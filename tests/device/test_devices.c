@@ -310,11 +310,11 @@ static void check_timed(dmls_device *dev, const char *name, const char *what, co
     memset(poison, 0xA5, n);
     CHECK_STATUS(dmls_device_upload(dev, w->out[0].buffer, w->out[0].offset, poison, n), DMLS_OK);
     double s[3] = {-1, -1, -1};
-    CHECK_STATUS(dmls_device_time(dev, w, 0, 1, s), DMLS_OK);
+    CHECK_STATUS(dmls_device_time(dev, w, 0, 1, 1, s), DMLS_OK);
     CHECK(s[0] >= 0 && s[0] < 60, "%s: %s: one run timed %g s", name, what, s[0]);
     CHECK_STATUS(dmls_device_download(dev, w->out[0].buffer, w->out[0].offset, got, n), DMLS_OK);
     CHECK(memcmp(got, want, n) == 0, "%s: %s: the timed run's output differs", name, what);
-    CHECK_STATUS(dmls_device_time(dev, w, 2, 3, s), DMLS_OK);
+    CHECK_STATUS(dmls_device_time(dev, w, 2, 3, 4, s), DMLS_OK); /* samples of 4 runs */
     for (int i = 0; i < 3; i++) CHECK(s[i] >= 0 && s[i] < 60, "%s: %s: run %d timed %g s", name, what, i, s[i]);
     free(poison), free(got);
 }
@@ -349,20 +349,24 @@ static void test_time(dmls_device *dev, const char *name) {
     CHECK_STATUS(dmls_device_batch_prepare(dev, split), DMLS_OK);
     check_timed(dev, name, "batch", &batch, first, sizeof first);
     double s[2];
-    CHECK_STATUS(dmls_device_time(dev, &exec, 1, 2, NULL), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_time(dev, &exec, 1, 2, 1, NULL), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_SAYS("seconds is NULL");
+    CHECK_STATUS(dmls_device_time(dev, &exec, 1, 2, 0, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("per_sample is 0");
+    CHECK_STATUS(dmls_device_time(dev, &exec, 2, UINT32_MAX / 2, 2, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("2 + 2147483647 x 2 runs pass 2^32 - 1");
     const dmls_device_binding past = {b, 4090, sizeof want};
     const dmls_device_work outside = {op, NULL, &in, &past, 1, 1};
-    CHECK_STATUS(dmls_device_time(dev, &outside, 1, 2, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_time(dev, &outside, 1, 2, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_SAYS("output", "leave the buffer of 4096 bytes");
     const dmls_device_work no_out = {op, NULL, &in, NULL, 1, 0};
-    CHECK_STATUS(dmls_device_time(dev, &no_out, 1, 2, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_time(dev, &no_out, 1, 2, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_SAYS("out[0]");
     const dmls_device_binding overlapping = {b, 16, sizeof x};
     const dmls_device_work bad_copy = {NULL, NULL, &in, &overlapping, 1, 1};
-    CHECK_STATUS(dmls_device_time(dev, &bad_copy, 0, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_time(dev, &bad_copy, 0, 1, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_SAYS("overlap");
-    CHECK_STATUS(dmls_device_time(dev, NULL, 0, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(dmls_device_time(dev, NULL, 0, 1, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
 done:
     dmls_device_free(dev, b);
     dmls_batch_destroy(split);

@@ -23,6 +23,13 @@
 /* The most runs a GPU's warm-up burst may hold (a tiny case is
  * launch-bound: its burst is capped). */
 #define WARM_MAX 20000
+/* A GPU's timed sample spans about this much of its time (at least one
+ * run): the clock's marks between samples (an event, a timestamp after a
+ * barrier) cost about a microsecond, which a sample of one run of a few
+ * microseconds would count as the run's (the KV gather read 9.9 us so
+ * against 8.8 us by ten calls a sample, 2026-11-29). */
+#define SAMPLE_SECONDS 100e-6
+#define SAMPLE_MAX 1000
 
 struct bench_device {
     dmls_device *dev;
@@ -60,12 +67,11 @@ void bench_device_close(bench_device *b) {
     free(b);
 }
 
-/* Seconds per call of n back-to-back calls of w, the mean; < 0 on failure. */
-static double host_batch(bench_device *b, const dmls_device_work *w, int n, double *t) {
-    if (dmls_device_time(b->dev, w, 1, (uint32_t)n, t) != DMLS_OK) return -1;
-    double sum = 0;
-    for (int i = 0; i < n; i++) sum += t[i];
-    return sum / n;
+/* Seconds per call of n back-to-back calls of w after an untimed one, the
+ * mean; < 0 on failure. */
+static double host_batch(bench_device *b, const dmls_device_work *w, int n) {
+    double t = -1;
+    return dmls_device_time(b->dev, w, 1, 1, (uint32_t)n, &t) == DMLS_OK ? t : -1;
 }
 
 /* Runs of each GPU warm-up burst: about warm_ms by one run's ms. */
@@ -84,10 +90,11 @@ static uint32_t warm_runs(const bench_device *b, double ms) {
  * read ~2x slow (bench/RESULTS.md, 2026-11-24). < 0 on failure. */
 static double gpu_steady(bench_device *b, const dmls_device_work *w, int reps, double *t) {
     double first = 0, last = -1;
-    if (dmls_device_time(b->dev, w, 0, 1, &first) != DMLS_OK) return -1;
+    if (dmls_device_time(b->dev, w, 0, 1, 1, &first) != DMLS_OK) return -1;
     for (int k = 0; k < b->bursts; k++) {
-        if (dmls_device_time(b->dev, w, warm_runs(b, 1e3 * (last > 0 ? last : first)), (uint32_t)reps, t) != DMLS_OK)
-            return -1;
+        const double run = last > 0 ? last : first;
+        const uint32_t per = run <= 0 || run * SAMPLE_MAX < SAMPLE_SECONDS ? SAMPLE_MAX : (uint32_t)(SAMPLE_SECONDS / run) + 1;
+        if (dmls_device_time(b->dev, w, warm_runs(b, 1e3 * run), (uint32_t)reps, per, t) != DMLS_OK) return -1;
         const double m = bench_median(t, reps);
         /* On stderr, so that a GPU run's log shows how slow the clock rose. */
         if (b->verbose) fprintf(stderr, "dmlslice bench: burst %d: %.4f ms (the one before: %.4f ms)\n", k + 1, 1e3 * m, 1e3 * last);
@@ -153,16 +160,16 @@ static bool case_setup(bench_device *b, const bench_case *c, const dmls_operator
 static bool cpu_reps(bench_device *b, const dmls_device_work *slice, const dmls_device_work *copy, case_buffers *m,
                      int reps, bench_row *row) {
     double once = 0;
-    if (dmls_device_time(b->dev, slice, 0, 1, &once) != DMLS_OK) return false;
+    if (dmls_device_time(b->dev, slice, 0, 1, 1, &once) != DMLS_OK) return false;
     const int batch = once * BATCH_MAX <= BATCH_SECONDS ? BATCH_MAX : (int)(BATCH_SECONDS / once) + 1;
-    double *t = malloc(sizeof *t * (size_t)(3 * reps + batch));
+    double *t = malloc(sizeof *t * (size_t)(3 * reps));
     if (t == NULL) return false;
     bool ok = true;
     for (int r = 0; ok && r < reps; r++) {
         dmls_sleep_ms(2);
-        t[reps + r] = host_batch(b, copy, batch, t + 3 * reps);
+        t[reps + r] = host_batch(b, copy, batch);
         dmls_sleep_ms(2);
-        t[r] = host_batch(b, slice, batch, t + 3 * reps);
+        t[r] = host_batch(b, slice, batch);
         const double t0 = bench_now();
         memcpy(m->got, m->want, (size_t)m->ob);
         t[2 * reps + r] = bench_now() - t0;
