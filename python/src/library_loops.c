@@ -152,7 +152,7 @@ static int known_device(const char *name) {
     return strcmp(name, "cpu") == 0 || (strncmp(name, "cuda", 4) == 0 && (name[4] == '\0' || name[4] == ':'));
 }
 
-static PyObject *fn_library_loop(PyObject *self, PyObject *args, PyObject *kw) {
+PyObject *library_loop_fn(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
     static const char *kwlist[] = {"kind", "rows", "cols", "n", "calls", "device", NULL};
     const char *kind, *device = "cpu";
@@ -179,10 +179,3 @@ static PyObject *fn_library_loop(PyObject *self, PyObject *args, PyObject *kw) {
     if (st != DMLS_OK) return ext_raise_status(st);
     return PyFloat_FromDouble(seconds);
 }
-
-static PyMethodDef library_loop_methods[] = {
-    {"_library_loop", (PyCFunction)(void (*)(void))fn_library_loop, METH_VARARGS | METH_KEYWORDS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-int library_loops_add(PyObject *m) { return PyModule_AddFunctions(m, library_loop_methods); }
