@@ -15,6 +15,8 @@ void params_init(params *p) {
  * both the help (params_options) and the parser (list_options) are made
  * from, so that they cannot disagree. */
 #define PARAMS_OPTIONS(LIST, OTHER)                                                                                   \
+    /* DirectML's forms: rows shaped as the front ends' below (`duplicates` pairs them),                              \
+       each its own option of this one table: not twins to merge. */                                                  \
     LIST("--offsets", "L", FORM_DML_SLICE, offsets, "DML_SLICE: the first element read, per axis")                    \
     LIST("--sizes", "L", FORM_DML_SLICE, sizes, "DML_SLICE: elements per axis (the output's sizes)")                 \
     LIST("--strides", "L", FORM_DML_SLICE, strides, "DML_SLICE: steps, each at least 1")                              \
@@ -26,6 +28,7 @@ void params_init(params *p) {
          "DML_SLICE1: the output's sizes (default: every element the\nwindow holds, 1 + (size - 1) / |stride|)")      \
     OTHER("--index", "EXPR",                                                                                          \
           "NumPy basic indexing: integers, start:stop:step, ...,\nNone/newaxis, e.g. '[1:3, ::-2, ..., None, 0]'")    \
+    /* The front ends' forms: rows shaped as DirectML's above, not their twins. */                                    \
     LIST("--onnx-starts", "L", FORM_ONNX, onnx_starts, "ONNX Slice: starts (negative counts from the end)")            \
     LIST("--onnx-ends", "L", FORM_ONNX, onnx_ends, "ONNX Slice: ends, clamped as the ONNX specification says")        \
     LIST("--onnx-axes", "L", FORM_ONNX, onnx_axes, "ONNX Slice: the axes starts/ends name (default 0, 1, ...)")       \

@@ -5,11 +5,14 @@
      with an index tuple, a planned Operator, an Operator with out=) against
      NumPy's x[1:3, ::2].copy() and PyTorch's x[1:3, ::2].contiguous(); on the
      GPU (when there is one) the same with CUDA tensors, calls back to back,
-     one synchronize per batch. Then, on the CPU, the binding's own cost
-     (issue 36): op(x, out=y) on that slice and ds.split(x, n, out=parts)
-     for 2 and 16 parts, each beside the library's own run of the same work
-     looped in C in the same process (_library_loop), the difference
-     printed per call and per extra array against the issue's targets.
+     one synchronize per batch. Then, on each device, the binding's own
+     cost (issue 36): op(x, out=y) on that slice and ds.split(x, n,
+     out=parts) for 2 and 16 parts, each beside the library's own run of
+     the same work looped in C in the same process (_library_loop; on CUDA
+     through the device interface, on CuPy's arrays where CuPy imports,
+     else PyTorch's), the difference printed per call and per extra array
+     against the issue's targets (`--device cuda --tiny`: the CUDA rows
+     alone).
   2. The canonical cases of bench/cases.json in GB/s (2 x output bytes /
      time): dmlslice as a planned Operator writing into a reused out= (column
      "dmlslice", the work `dmlslice bench` times: that is the figure Python /
@@ -181,31 +184,50 @@ def tiny(reps, device, rounds=1):
     return rows
 
 
-def library_seconds(kind, rows, cols, n, calls=20000, reps=5):
+def library_seconds(kind, rows, cols, n, calls=20000, reps=5, device="cpu"):
     """Seconds per call of the library's own run of the same work, looped in
-    C (ds._dmlslice._library_loop: one Python call over `calls` library calls)."""
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        ds._dmlslice._library_loop(kind, rows, cols, n, calls)
-        times.append((time.perf_counter() - t0) / calls)
-    return min(times)
+    C on device (ds._dmlslice._library_loop: one Python call over `calls`
+    library calls). The loop's own time, which _library_loop measures after
+    one untimed call: on a GPU, opening the device, allocating its buffers
+    and the first launch's kernel loading take milliseconds that `calls`
+    would not amortize."""
+    return min(ds._dmlslice._library_loop(kind, rows, cols, n, calls, device) for _ in range(reps)) / calls
 
 
-def overhead(reps, rounds=1):
-    """The binding's own cost on the CPU (issue 36's targets: at most 3 us per
+def overhead_arrays(device):
+    """What overhead() times on device: the array library's name, the tiny
+    slice's 8 x 8 and the split's 4 x 64 float32 arrays, an empty(shape) of
+    float32 and the synchronize that ends a batch (None on the CPU). On the
+    CPU NumPy's; on CUDA CuPy's where it imports, else PyTorch's."""
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    q = np.arange(256, dtype=np.float32).reshape(4, 64)
+    if device == "cpu":
+        return "NumPy", x, q, lambda shape: np.empty(shape, np.float32), None
+    if cupy is not None:
+        return ("CuPy", cupy.asarray(x), cupy.asarray(q), lambda shape: cupy.empty(shape, cupy.float32),
+                cupy.cuda.Device().synchronize)
+    return ("PyTorch", torch.from_numpy(x).cuda(), torch.from_numpy(q).cuda(),
+            lambda shape: torch.empty(shape, dtype=torch.float32, device="cuda"), torch.cuda.synchronize)
+
+
+def overhead(reps, rounds=1, device="cpu"):
+    """The binding's own cost on device (issue 36's targets: at most 3 us per
     call over one input and one output, at most 0.3 us per further array),
     each Python form beside the library's own run of the same work timed in
     C in the same process: a call is Operator op(x, out=y) on the tiny slice
     against dmls_execute of it; an extra array is the slope of ds.split(x,
     n, axis=-1, out=parts) of a 4 x 64 float32 array from 2 to 16 parts
     against dmls_batch_execute of that split. The rows without out= add the
-    results NumPy makes (its own charge, not the binding's)."""
-    x = np.arange(64, dtype=np.float32).reshape(8, 8)
-    op = ds.plan("index", x.shape, x.dtype, "[1:3, ::2]")
-    out = np.empty(op.output_shape, x.dtype)
-    q = np.arange(256, dtype=np.float32).reshape(4, 64)
-    parts = {n: [np.empty((4, 64 // n), np.float32) for _ in range(n)] for n in (2, 16)}
+    results the array library makes (its own charge, not the binding's).
+    On CUDA the C side runs through the device interface on buffers of the
+    device's own, enqueued as the binding enqueues (_library_loop); calls
+    run back to back with one synchronize per batch on both sides, so where
+    the GPU takes longer per launch than the host, both figures are the
+    GPU's and the difference understates the binding's cost."""
+    lib, x, q, empty, sync = overhead_arrays(device)
+    op = ds.plan("index", tuple(x.shape), np.float32, "[1:3, ::2]")
+    out = empty(op.output_shape)
+    parts = {n: [empty((4, 64 // n)) for _ in range(n)] for n in (2, 16)}
     forms = {"call": lambda: op(x, out=out), "call new": lambda: op(x)}
     for n in (2, 16):
         forms[f"split {n}"] = (lambda n=n: ds.split(q, n, axis=-1, out=parts[n]))
@@ -213,10 +235,10 @@ def overhead(reps, rounds=1):
     best = {}
     for _ in range(max(1, rounds)):
         for name, fn in forms.items():
-            best[name] = min(best.get(name, 1.0), time_batches(fn, reps)[0])
-    c = {"call": library_seconds("slice", 8, 8, 0)}
+            best[name] = min(best.get(name, 1.0), time_batches(fn, reps, sync)[0])
+    c = {"call": library_seconds("slice", 8, 8, 0, device=device)}
     for n in (2, 16):
-        c[f"split {n}"] = library_seconds("split", 4, 64, n)
+        c[f"split {n}"] = library_seconds("split", 4, 64, n, device=device)
     py = {k: v * 1e6 for k, v in best.items()}
     c = {k: v * 1e6 for k, v in c.items()}
     per = ((py["split 16"] - c["split 16"]) - (py["split 2"] - c["split 2"])) / 14
@@ -224,7 +246,7 @@ def overhead(reps, rounds=1):
     return [
         {"what": "one input, one output: op(x, out=y) (8x8 f32, [1:3, ::2])", "py_us": py["call"],
          "c_us": c["call"], "binding_us": py["call"] - c["call"], "target_us": 3.0},
-        {"what": "  the same, op(x): NumPy makes the result", "py_us": py["call new"], "c_us": c["call"],
+        {"what": f"  the same, op(x): {lib} makes the result", "py_us": py["call new"], "c_us": c["call"],
          "binding_us": py["call new"] - c["call"], "target_us": None},
         {"what": "split(x, 2, out=) (4x64 f32)", "py_us": py["split 2"], "c_us": c["split 2"],
          "binding_us": py["split 2"] - c["split 2"], "target_us": None},
@@ -232,7 +254,7 @@ def overhead(reps, rounds=1):
          "binding_us": py["split 16"] - c["split 16"], "target_us": None},
         {"what": "  per extra array (slope 2 -> 16, out=)", "py_us": None, "c_us": None, "binding_us": per,
          "target_us": 0.3},
-        {"what": "  per extra array, NumPy making the parts", "py_us": None, "c_us": None, "binding_us": per_new,
+        {"what": f"  per extra array, {lib} making the parts", "py_us": None, "c_us": None, "binding_us": per_new,
          "target_us": None},
     ]
 
@@ -556,6 +578,14 @@ def c_figures(cli, cases_path, device, reps):
     return {c["case"]: c["GBps"] for c in data.get("cases", []) if "GBps" in c}
 
 
+OVERHEAD_HEADS = {
+    "cpu": "\n== cpu: the binding's own cost, us per call: Python, the library's same work timed in C, "
+           "the difference\n  (CPU here; the issue's targets were set on an H100 host's CUDA path)",
+    "cuda": "\n== cuda: the binding's own cost, us per call: Python on CUDA arrays (CuPy's, else PyTorch's), "
+            "the library's same work\n  timed in C through the device interface, the difference (calls back to "
+            "back, one synchronize per batch)"}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cases", default=os.path.join(ROOT, "bench", "cases.json"))
@@ -584,12 +614,12 @@ def main():
         for r in tiny(a.reps, dev, a.rounds):
             print(f"  {r['what']:42s} {r['us']:8.3f} us  {r['vs']:5.2f}x")
             result["tiny"].append(r)
-    if "cpu" in devices and not a.batch_only:
-        print("\n== cpu: the binding's own cost, us per call: Python, the library's same work timed in C, "
-              "the difference\n  (CPU here; the issue's targets were set on an H100 host's CUDA path)")
+    for dev in devices if not a.batch_only else []:
+        print(OVERHEAD_HEADS[dev])
         print(f"  {'':58s} {'python':>8s} {'C':>8s} {'binding':>8s}")
-        result["overhead"] = overhead(a.reps, a.rounds)
-        for r in result["overhead"]:
+        rows = overhead(a.reps, a.rounds, dev)
+        result["overhead" if dev == "cpu" else "overhead_" + dev] = rows
+        for r in rows:
             print(fmt_overhead(r))
     for dev in devices if not (a.tiny or a.batch_only) else []:
         print(f"\n== {dev}: canonical cases, GB/s = 2 x output bytes / time (* = scaled by --max-mib)\n"

@@ -221,10 +221,9 @@ static PyObject *crops_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-EXT_ENTRY_KW(fn_crops, crops_impl)
+EXT_ENTRY_KW(crops_fn, crops_impl)
 
-/* _batch_init(dmlslice._kinds): the helpers crops takes host starts with. */
-static PyObject *fn_batch_init(PyObject *self, PyObject *kinds) {
+PyObject *crops_batch_init(PyObject *self, PyObject *kinds) {
     (void)self;
     PyObject *host = PyObject_GetAttrString(kinds, "host_starts");
     PyObject *dev = host ? PyObject_GetAttrString(kinds, "to_device") : NULL;
@@ -238,21 +237,13 @@ static PyObject *fn_batch_init(PyObject *self, PyObject *kinds) {
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(doc_crops, "crops(x, starts, size, *, out=None)\n"
-                        "\n"
-                        "N windows of one size from x, stacked into an array of shape (N, *size):\n"
-                        "result[i] == x[starts[i][0]:starts[i][0]+size[0], ...]. starts is an (N, x.ndim)\n"
-                        "integer array. Given by the host (NumPy, a list, a CPU tensor), every window\n"
-                        "must lie inside x (OutOfBoundsError naming the crop and the axis otherwise).\n"
-                        "For a CUDA x, starts may be a CUDA array (int32 or int64, C-contiguous) on x's\n"
-                        "device, read by the kernel with no host round trip: each start is then\n"
-                        "clamped to [0, x.shape[k] - size[k]], as jax.lax.dynamic_slice does. out=\n"
-                        "takes a C-contiguous array of the result's shape.");
-
-static PyMethodDef crops_methods[] = {
-    {"crops", (PyCFunction)(void (*)(void))fn_crops, METH_VARARGS | METH_KEYWORDS, doc_crops},
-    {"_batch_init", fn_batch_init, METH_O, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-int crops_add_functions(PyObject *m) { return PyModule_AddFunctions(m, crops_methods); }
+const char crops_doc[] = PyDoc_STR("crops(x, starts, size, *, out=None)\n"
+                                   "\n"
+                                   "N windows of one size from x, stacked into an array of shape (N, *size):\n"
+                                   "result[i] == x[starts[i][0]:starts[i][0]+size[0], ...]. starts is an (N, x.ndim)\n"
+                                   "integer array. Given by the host (NumPy, a list, a CPU tensor), every window\n"
+                                   "must lie inside x (OutOfBoundsError naming the crop and the axis otherwise).\n"
+                                   "For a CUDA x, starts may be a CUDA array (int32 or int64, C-contiguous) on x's\n"
+                                   "device, read by the kernel with no host round trip: each start is then\n"
+                                   "clamped to [0, x.shape[k] - size[k]], as jax.lax.dynamic_slice does. out=\n"
+                                   "takes a C-contiguous array of the result's shape.");

@@ -36,9 +36,10 @@ PyObject *ext_own_error(void);
  * with its exception made the package's own (ext_own_error). */
 static inline PyObject *ext_own(PyObject *r) { return r ? r : ext_own_error(); }
 /* name(self, args, kw), a module function taking keywords: impl(args, kw)
- * returned as ext_own returns it. */
+ * returned as ext_own returns it. Not static: module.c's one table of the
+ * module's functions names it (declared in the file's header). */
 #define EXT_ENTRY_KW(name, impl)                                                                                       \
-    static PyObject *name(PyObject *self, PyObject *args, PyObject *kw) {                                              \
+    PyObject *name(PyObject *self, PyObject *args, PyObject *kw) {                                                     \
         (void)self;                                                                                                    \
         return ext_own(impl(args, kw));                                                                                \
     }

@@ -8,7 +8,9 @@
 
 #include <Python.h>
 
-/* Adds _library_loop to m. 0, or -1. */
-int library_loops_add(PyObject *m);
+/* _library_loop(kind, rows, cols, n, calls, device="cpu"), taking
+ * keywords (library_loops.c says what it runs): a row of module.c's
+ * function table. */
+PyObject *library_loop_fn(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif /* DMLSLICE_PY_LIBRARY_LOOPS_H */

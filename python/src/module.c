@@ -351,6 +351,10 @@ PyDoc_STRVAR(doc_cuda_available, "cuda_available() -> bool\n"
 #define FASTKW(name, doc)                                                                                              \
     { #name, (PyCFunction)(void (*)(void))fn_##name, METH_FASTCALL | METH_KEYWORDS, doc }
 
+#define VARKW(name, fn, doc)                                                                                           \
+    { name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc }
+
+/* Every function of the module but batch_plan.c's (added with its type). */
 static PyMethodDef methods[] = {
     FASTKW(index, doc_index),
     FASTKW(slice, doc_slice),
@@ -360,7 +364,11 @@ static PyMethodDef methods[] = {
     FASTKW(webnn_slice, doc_webnn_slice),
     FASTKW(webnn_reverse, doc_webnn_reverse),
     FASTKW(transpose, doc_transpose),
-    {"check_dml", (PyCFunction)(void (*)(void))fn_check_dml, METH_VARARGS | METH_KEYWORDS, doc_check_dml},
+    VARKW("check_dml", fn_check_dml, doc_check_dml),
+    VARKW("split", split_fn, split_doc),
+    VARKW("crops", crops_fn, crops_doc),
+    {"_batch_init", crops_batch_init, METH_O, NULL},
+    VARKW("_library_loop", library_loop_fn, NULL),
     {"_plan", fn_plan, METH_VARARGS, NULL},
     {"_init", fn_init, METH_VARARGS, NULL},
     {"_after_fork_child", fn_after_fork_child, METH_NOARGS, NULL},
@@ -390,8 +398,7 @@ PyMODINIT_FUNC PyInit__dmlslice(void) {
     }
     if (PyModule_AddStringConstant(m, "library_version", run_library_version()) < 0 ||
         PyModule_AddIntConstant(m, "cuda_built", CUDA_BUILT) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0 ||
-        split_add_functions(m) < 0 || crops_add_functions(m) < 0 || library_loops_add(m) < 0)
+        PyModule_AddIntConstant(m, "MAX_RANK", EXT_MAX_RANK) < 0 || batch_add_functions(m) < 0)
         goto fail;
     return m;
 fail:

@@ -238,23 +238,16 @@ static PyObject *split_impl(PyObject *args, PyObject *kw) {
     return result;
 }
 
-EXT_ENTRY_KW(fn_split, split_impl)
+EXT_ENTRY_KW(split_fn, split_impl)
 
-PyDoc_STRVAR(doc_split, "split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
-                        "\n"
-                        "Cut x along axis into parts, copied in one call. sizes_or_sections is a\n"
-                        "sequence of sizes (each >= 0, summing to the axis length: PyTorch's\n"
-                        "split(x, [a, b]), ONNX Split's split input; not NumPy's indices) or an\n"
-                        "integer N read by mode=: \"onnx\" (the default: ONNX Split-18 num_outputs,\n"
-                        "N-1 parts of ceil(d/N) and the rest last, 9 into 4 gives 3, 3, 3, 0 and 5\n"
-                        "into 4 is an error), \"array_split\" / \"tensor_split\" (NumPy array_split,\n"
-                        "PyTorch tensor_split: the first d % N parts one longer), \"chunk\" (PyTorch\n"
-                        "chunk: parts of ceil(d/N), at most N) or \"split_size\" (PyTorch split(x, N):\n"
-                        "parts of N, the last shorter). out= takes one C-contiguous array per part.");
-
-static PyMethodDef split_methods[] = {
-    {"split", (PyCFunction)(void (*)(void))fn_split, METH_VARARGS | METH_KEYWORDS, doc_split},
-    {NULL, NULL, 0, NULL},
-};
-
-int split_add_functions(PyObject *m) { return PyModule_AddFunctions(m, split_methods); }
+const char split_doc[] = PyDoc_STR("split(x, sizes_or_sections, axis=0, *, mode=None, out=None) -> list\n"
+                                   "\n"
+                                   "Cut x along axis into parts, copied in one call. sizes_or_sections is a\n"
+                                   "sequence of sizes (each >= 0, summing to the axis length: PyTorch's\n"
+                                   "split(x, [a, b]), ONNX Split's split input; not NumPy's indices) or an\n"
+                                   "integer N read by mode=: \"onnx\" (the default: ONNX Split-18 num_outputs,\n"
+                                   "N-1 parts of ceil(d/N) and the rest last, 9 into 4 gives 3, 3, 3, 0 and 5\n"
+                                   "into 4 is an error), \"array_split\" / \"tensor_split\" (NumPy array_split,\n"
+                                   "PyTorch tensor_split: the first d % N parts one longer), \"chunk\" (PyTorch\n"
+                                   "chunk: parts of ceil(d/N), at most N) or \"split_size\" (PyTorch split(x, N):\n"
+                                   "parts of N, the last shorter). out= takes one C-contiguous array per part.");
