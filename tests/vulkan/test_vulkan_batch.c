@@ -448,6 +448,145 @@ static void tiled_groups(void) {
     free(x);
 }
 
+/* The slots a prepared batch's dispatch binds on each side, on this
+ * device (src/vulkan/launch.h: DMLS_VK_BATCH_SLOTS). */
+static uint32_t split_slots(void) { return 8; }
+
+/* Places the n output slots of b in arena 1 from offset 0, each at a
+ * multiple of align after a random gap of up to 64 bytes; returns the end. */
+static uint64_t place_outputs(const dmls_batch *b, uint64_t align, dmls_vulkan_binding *out) {
+    uint64_t at = 0;
+    for (uint32_t s = 0; s < dmls_batch_output_slots(b); s++) {
+        at = (at + (uint64_t)test_range(0, 64) + align - 1) / align * align;
+        out[s] = (dmls_vulkan_binding){arena[1].buffer, at, dmls_batch_output_bytes(b, s)};
+        at += out[s].bytes;
+    }
+    return at;
+}
+
+/* Prepares b and runs it recorded, its outputs at multiples of align,
+ * against the CPU; want >= 0: the dispatches it must take. */
+static void run_split(const char *label, dmls_batch *b, const void *x, uint64_t in_bytes, uint64_t align, int want) {
+    dmls_vulkan_binding out[64];
+    const uint32_t n = dmls_batch_output_slots(b);
+    CHECK(n <= 64, "%s: %u output slots", label, n);
+    if (n > 64) return;
+    CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+    const uint64_t end = place_outputs(b, align, out);
+    against_cpu(label, b, x, in_bytes, out, n, end, true);
+    CHECK(want < 0 || last_dispatches < 0 || last_dispatches == want, "%s: %d dispatches, want %d", label,
+          last_dispatches, want);
+}
+
+/* A split of x (shape, strides: a view; NULL strides packed) along axis
+ * into n parts, one output slot each, prepared and run as run_split. */
+static void split_case(const char *label, dmls_dtype dtype, int rank, const int64_t *shape, const int64_t *strides,
+                       int32_t axis, const int64_t *sizes, size_t n, const void *x, uint64_t in_bytes, uint64_t align,
+                       int want) {
+    const dmls_tensor t = {dtype, rank, shape, strides, 0};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(&t, axis, sizes, n, 0, &b), DMLS_OK);
+    if (b != NULL) run_split(label, b, x, in_bytes, align, want);
+    dmls_batch_destroy(b);
+}
+
+/* Whether op's first launch on Vulkan is tile.comp (a transposed copy). */
+static bool tiled(const dmls_operator *op) {
+    return dmls_vk_is_tile(((const dmls_vk_prepared *)dmls_operator_prepared(op, DMLS_BACKEND_VULKAN))->copy[0].shader);
+}
+
+/* Issue 34 on Vulkan: a prepared split into several output slots runs one
+ * dispatch per kind of launch, binding up to split_slots() output slots at
+ * once (a split into more takes a dispatch per that many), against the CPU
+ * byte for byte (R-B-ITEM, R-SPLIT-SUM): a split of float32 columns into
+ * 3, 1 to slots + 1 parts, and a QKV projection (tokens x 3 x heads x
+ * dim) split into Q, K and V written head-major (heads x tokens x dim, a
+ * permuted view), or transposed (heads x dim x tokens, tiled), or mixed. */
+static void split_groups(void) {
+    enum { T = 48, NH = 4, D = 32 };
+    float *x = malloc(sizeof *x * T * 3 * NH * D);
+    for (int i = 0; i < T * 3 * NH * D; i++) x[i] = (float)i;
+    const uint64_t x_bytes = sizeof *x * T * 3 * NH * D;
+    const int64_t cols[2] = {5, 12}, thirds[3] = {4, 4, 4};
+    split_case("split of f32 into 3, prepared", DMLS_FLOAT32, 2, cols, NULL, 1, thirds, 3, x, x_bytes, 16, 1);
+    /* Parts of 4 columns (16-byte rows, one launch shape), 1 to k + 1 of them. */
+    const uint32_t k = split_slots();
+    int64_t fours[65];
+    for (uint32_t n = 1; n <= k + 1 && n <= 64; n++) {
+        for (uint32_t j = 0; j < n; j++) fours[j] = 4;
+        const int64_t shape[2] = {6, 4 * (int64_t)n};
+        char label[96];
+        snprintf(label, sizeof label, "split of f32 into %u of 4 columns (%u slots a dispatch), prepared", n, k);
+        split_case(label, DMLS_FLOAT32, 2, shape, NULL, 1, fours, n, x, x_bytes, 16, (int)((n + k - 1) / k));
+    }
+    /* x as (3, heads, tokens, dim), split into Q, K, V: head-major, a units copy each. */
+    const int64_t qkv[4] = {3, NH, T, D}, qkv_strides[4] = {NH * D, D, 3 * NH * D, 1}, ones[3] = {1, 1, 1};
+    split_case("QKV split head-major, prepared", DMLS_FLOAT32, 4, qkv, qkv_strides, 0, ones, 3, x, x_bytes, 16, 1);
+    /* x as (3, heads, dim, tokens): each part transposed, a tiled copy. */
+    const int64_t qkvt[4] = {3, NH, D, T}, qkvt_strides[4] = {NH * D, D, 1, 3 * NH * D};
+    split_case("QKV split head-major transposed, prepared", DMLS_FLOAT32, 4, qkvt, qkvt_strides, 0, ones, 3, x,
+               x_bytes, 16, 1);
+    /* Q and V head-major, K transposed (attention's K^T): two kinds, two dispatches. */
+    const int64_t hm[3] = {NH, T, D}, hm_strides[3] = {D, 3 * NH * D, 1};
+    const int64_t ht[3] = {NH, D, T}, ht_strides[3] = {D, 1, 3 * NH * D};
+    const dmls_tensor in_hm = {DMLS_FLOAT32, 3, hm, hm_strides, 0}, in_ht = {DMLS_FLOAT32, 3, ht, ht_strides, 0};
+    const dmls_tensor out_hm = {DMLS_FLOAT32, 3, hm, NULL, 0}, out_ht = {DMLS_FLOAT32, 3, ht, NULL, 0};
+    const int64_t zero[3] = {0, 0, 0}, step[3] = {1, 1, 1};
+    const dmls_window whole_hm = {zero, hm, step}, whole_ht = {zero, ht, step};
+    dmls_operator *q = NULL, *kt = NULL;
+    CHECK_STATUS(dmls_create(&in_hm, &out_hm, &whole_hm, &q), DMLS_OK);
+    CHECK_STATUS(dmls_create(&in_ht, &out_ht, &whole_ht, &kt), DMLS_OK);
+    if (q != NULL && kt != NULL) {
+        CHECK(!tiled(q) && tiled(kt), "QKV: Q's launch is%s tile.comp, K^T's is%s", tiled(q) ? "" : " not",
+              tiled(kt) ? "" : " not");
+        const uint64_t part = sizeof *x * NH * D;
+        const dmls_batch_item items[3] = {{q, 0, 0, 0, 0}, {kt, 0, 1, part, 0}, {q, 0, 2, 2 * part, 0}};
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(items, 3, 1, 3, &b), DMLS_OK);
+        if (b != NULL) run_split("Q, K^T, V head-major, prepared", b, x, x_bytes, 16, 2);
+        dmls_batch_destroy(b);
+    }
+    dmls_destroy(q), dmls_destroy(kt);
+    free(x);
+}
+
+/* Random splits into 1 to split_slots() + 1 output slots (R-SPLIT-SUM,
+ * R-B-ITEM): ranks 1-4, every element size, the input a random
+ * permutation of a packed array (some parts tiled), random part sizes
+ * (empty ones too), the outputs at random multiples of 16 (grouped), of 4
+ * (one by one) or of 1, against the CPU byte for byte. */
+static void random_splits(void) {
+    const uint32_t k = split_slots();
+    unsigned char *x = malloc(1 << 20);
+    test_fill_random(x, 1 << 20);
+    for (int round = 0; round < 48; round++) {
+        const int esize = 1 << (round % 4), rank = (int)test_range(1, 4);
+        const int32_t axis = (int32_t)test_range(0, rank - 1);
+        const size_t n = (size_t)test_range(1, k + 1);
+        /* The view: its dim i is dim perm[i] of a packed array of shape pshape. */
+        int perm[4] = {0, 1, 2, 3};
+        for (int i = rank - 1; i > 0; i--) {
+            const int j = (int)test_range(0, i), tmp = perm[i];
+            perm[i] = perm[j], perm[j] = tmp;
+        }
+        int64_t pshape[4], pstride[4], shape[4], strides[4], sizes[65], d = 0, elems = 1;
+        for (size_t j = 0; j < n; j++) sizes[j] = test_range(0, 5) == 0 ? 0 : test_range(1, 20), d += sizes[j];
+        for (int i = 0; i < rank; i++) pshape[i] = test_range(1, rank <= 2 ? 70 : 12);
+        pshape[perm[axis]] = d; /* the split axis holds the parts */
+        for (int i = rank - 1; i >= 0; i--) pstride[i] = elems, elems *= pshape[i];
+        if (elems * esize > (1 << 20)) continue;
+        for (int i = 0; i < rank; i++) shape[i] = pshape[perm[i]], strides[i] = pstride[perm[i]];
+        const uint64_t align = round % 5 == 4 ? 1 : round % 5 == 3 ? 4 : 16;
+        char label[160];
+        snprintf(label, sizeof label,
+                 "random split %d: %d-byte elements, rank %d, axis %d of %lld into %zu, outputs at multiples of %u",
+                 round, esize, rank, (int)axis, (long long)d, n, (unsigned)align);
+        split_case(label, test_dtype_of_size(esize), rank, shape, strides, axis, sizes, n, x, (uint64_t)elems * esize,
+                   align, -1);
+    }
+    free(x);
+}
+
 /* Crops whose starts are bound at execute, of a transposed (Fortran-order)
  * input of 2- and 4-byte elements: a tiled copy each, read and clamped on
  * the device (R-CROP-BOUNDS) in one dispatch, against the CPU's. */
@@ -574,6 +713,8 @@ int main(void) {
     prepared();
     bound_starts();
     tiled_groups();
+    split_groups();
+    random_splits();
     bound_transposed_crops();
     const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
     for (int r = 0; r < rounds; r++) random_batch(r, false);
