@@ -174,7 +174,8 @@ static int place_of(uint32_t *slots, uint32_t *n, uint32_t cap, uint32_t s) {
  * full (the candidate then starts a group). */
 static bool place_slots(dmls_vk_group *g, const candidate *c, uint32_t cap, uint32_t *in, uint32_t *out) {
     const uint32_t n_in = g->n_in, n_out = g->n_out;
-    const int i = place_of(g->in_slot, &g->n_in, cap, c->in_slot), o = place_of(g->out_slot, &g->n_out, cap, c->out_slot);
+    const int i = place_of(g->in_slot, &g->n_in, cap, c->in_slot),
+              o = place_of(g->out_slot, &g->n_out, cap, c->out_slot);
     if (i < 0 || o < 0) {
         g->n_in = n_in, g->n_out = n_out;
         return false;

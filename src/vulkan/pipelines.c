@@ -10,7 +10,10 @@
 #include "../error.h"
 #include "context.h"
 #include "pipeline_cache.h"
-#include "shaders.h" /* generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16, _gather4, _bytes, the walking ones and the tile again with a b (batch) and b8 (multi-slot batch) */
+/* Generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16,
+ * _gather4, _bytes, _tile, and the walking ones and the tile again with a
+ * b (a batch's form) and b8 (its multi-slot form). */
+#include "shaders.h"
 
 #define VK_TRY(call)                                                                                                   \
     do {                                                                                                               \
@@ -144,9 +147,9 @@ VkResult dmls_vk_compute_pipeline(VkDevice device, VkPipelineCache cache, const 
 }
 
 static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch, uint32_t items, VkPipeline *out) {
-    const spirv *code = !batch                                             ? &pipeline_of[which].code
+    const spirv *code = !batch                                               ? &pipeline_of[which].code
                         : dmls_vk_batch_bindings(ctx) == DMLS_VK_BATCH_SLOTS ? &pipeline_of[which].multi
-                                                                             : &pipeline_of[which].batch;
+                                                                               : &pipeline_of[which].batch;
     /* Constants 5 to 7: tile.comp's tile (launch.h) and tiles a workgroup,
      * which runs ctx->tile_workgroup invocations; a shader without them
      * ignores them. */
