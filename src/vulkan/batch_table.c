@@ -6,13 +6,15 @@
  * offsets that are multiples of 16 (the launches' alignments all divide
  * 16), and items whose launch is a walking shader or a tile (anything
  * but bytes.comp), whose output owns its 32-bit words and whose bytes fit
- * one binding are grouped by phase, shader, pipeline width, slots and
- * units. Each group is one dispatch of the shader's batch form
- * (shaders/walk.glsl, BATCH; tile.comp's a tile a workgroup) over a table of their
- * walks in device memory, with both slots bound whole from their first
- * bytes: an entry's positions are relative to its slots, so the table does
- * not depend on where the slots are bound, and workgroups find their entry
- * by its first tile. Items that do not qualify, and every item when the
+ * one binding are grouped by phase, shader, pipeline width and units, up
+ * to the context's batch_slots input slots and as many output slots a
+ * group (a split into 8 slots is one group, into 9 two). Each group is one
+ * dispatch of the shader's batch form (shaders/walk.glsl, BATCH; tile.comp's
+ * a tile a workgroup) over a table of their walks in device memory, with
+ * each slot bound whole from its first bytes, an array of bindings a side:
+ * an entry's positions are relative to its slots, and its slots are places
+ * in those arrays, so the table does not depend on where the slots are
+ * bound, and workgroups find their entry by its first tile. Items that do not qualify, and every item when the
  * bindings do not (dmls_vk_batch_usable), are recorded one by one as
  * before (batch.c).
  *
@@ -36,6 +38,7 @@ struct dmls_vk_batch {
     dmls_vk_batch *next; /* ctx->batches */
     VkDevice device;
     uint32_t workgroup, items; /* ctx's tuning then: the tiles were counted with it */
+    uint32_t slots;            /* ctx's batch_slots then: the groups' slots were placed with it */
     VkBuffer table;
     VkDeviceMemory memory;
     uint64_t table_bytes;
@@ -44,27 +47,32 @@ struct dmls_vk_batch {
     unsigned char *grouped; /* per item: bit `phase` set when that phase is in a group */
 };
 
-/* An item's phase as a candidate for a group: its key, its launch and
- * its positions (bytes from its slots' first bytes). */
+/* An item's phase as a candidate for a group: its key, its slots (a zero
+ * fill's source is its output slot), its launch, its positions (bytes from
+ * its slots' first bytes) and the ends of the bytes it touches there. */
 typedef struct candidate {
     dmls_vk_group key;
+    uint32_t in_slot, out_slot;
     size_t item;
     const dmls_vk_launch *L;
-    uint64_t src, dst, items;
+    uint64_t src, dst, items, src_hi, dst_hi;
 } candidate;
 
 /* The fields of a group's key, in the order candidates sort by. */
-enum { KEY_FIELDS = 7 };
+enum { KEY_FIELDS = 5 };
 static void key_of(const dmls_vk_group *g, int64_t k[KEY_FIELDS]) {
-    k[0] = g->phase, k[1] = g->shader, k[2] = g->narrow, k[3] = g->in_slot, k[4] = g->out_slot;
-    k[5] = g->src_unit, k[6] = g->unit;
+    k[0] = g->phase, k[1] = g->shader, k[2] = g->narrow, k[3] = g->src_unit, k[4] = g->unit;
 }
 
+/* By key, then by slots, output first: a split's parts (one input slot,
+ * output slots in order) fill each group's places in turn. */
 static int compare(const void *pa, const void *pb) {
     const candidate *a = pa, *b = pb;
-    int64_t ka[KEY_FIELDS], kb[KEY_FIELDS];
+    int64_t ka[KEY_FIELDS + 2], kb[KEY_FIELDS + 2];
     key_of(&a->key, ka), key_of(&b->key, kb);
-    for (int i = 0; i < KEY_FIELDS; i++)
+    ka[KEY_FIELDS] = a->out_slot, ka[KEY_FIELDS + 1] = a->in_slot;
+    kb[KEY_FIELDS] = b->out_slot, kb[KEY_FIELDS + 1] = b->in_slot;
+    for (int i = 0; i < KEY_FIELDS + 2; i++)
         if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
     return a->item < b->item ? -1 : a->item > b->item;
 }
@@ -143,18 +151,42 @@ static fate candidate_of(const dmls_batch *b, const dmls_vulkan_context *ctx, si
     /* tile.comp runs a tile a workgroup whatever its pipeline's items: its
      * items, large and small, share one group of the tuned pipeline. */
     c->key.narrow = !dmls_vk_is_tile(L->shader) && items < (ctx->narrow_below < wide ? ctx->narrow_below : wide);
-    c->key.in_slot = phase == 0 ? UINT32_MAX : e->in_slot, c->key.out_slot = e->out_slot;
+    c->in_slot = phase == 0 ? e->out_slot : e->in_slot, c->out_slot = e->out_slot;
     c->key.src_unit = L->src_unit, c->key.unit = L->unit;
-    c->key.src_hi = (uint64_t)shi, c->key.dst_hi = (uint64_t)dhi;
+    c->src_hi = (uint64_t)shi, c->dst_hi = (uint64_t)dhi;
     c->key.crop_base = crops ? b->crops.base_offset + L->src_offset : 0;
     c->item = i, c->L = L, c->dst = (uint64_t)dst, c->items = items;
     c->src = crops ? i * (uint64_t)L->src_unit : (uint64_t)src; /* crops: the shader's crop_position reads the number */
     return GROUPED;
 }
 
+/* Slot s's place among the n slots of a side, added where there is room
+ * below cap; -1 where there is none. */
+static int place_of(uint32_t *slots, uint32_t *n, uint32_t cap, uint32_t s) {
+    for (uint32_t k = 0; k < *n; k++)
+        if (slots[k] == s) return (int)k;
+    if (*n >= cap) return -1;
+    slots[*n] = s;
+    return (int)(*n)++;
+}
+
+/* Places c's slots in g, both sides or neither: false where one side is
+ * full (the candidate then starts a group). */
+static bool place_slots(dmls_vk_group *g, const candidate *c, uint32_t cap, uint32_t *in, uint32_t *out) {
+    const uint32_t n_in = g->n_in, n_out = g->n_out;
+    const int i = place_of(g->in_slot, &g->n_in, cap, c->in_slot),
+              o = place_of(g->out_slot, &g->n_out, cap, c->out_slot);
+    if (i < 0 || o < 0) {
+        g->n_in = n_in, g->n_out = n_out;
+        return false;
+    }
+    *in = (uint32_t)i, *out = (uint32_t)o;
+    return true;
+}
+
 /* The host side of the table: groups and entries from the candidates
- * (sorted). A group ends where the key changes or its tiles would pass
- * 2^31. */
+ * (sorted). A group ends where the key changes, its tiles would pass 2^31
+ * or a candidate's slots find no place. */
 static dmls_status build(dmls_vk_batch *vb, const dmls_batch *b, const dmls_vulkan_context *ctx, candidate *c, size_t n,
                          dmls_vk_entry **entries) {
     qsort(c, n, sizeof *c, compare);
@@ -169,20 +201,23 @@ static dmls_status build(dmls_vk_batch *vb, const dmls_batch *b, const dmls_vulk
         const uint64_t tile =
             dmls_vk_is_tile(c[k].key.shader) ? 1 : (uint64_t)ctx->workgroup * (c[k].key.narrow ? 1 : ctx->items);
         const uint64_t tiles = (c[k].items + tile - 1) / tile;
-        if (g == NULL || !same_group(g, &c[k].key) || g->tiles + tiles > ((uint64_t)1 << 31)) {
+        uint32_t in = 0, out = 0;
+        if (g == NULL || !same_group(g, &c[k].key) || g->tiles + tiles > ((uint64_t)1 << 31) ||
+            !place_slots(g, &c[k], ctx->batch_slots, &in, &out)) {
             g = &vb->groups[vb->n_groups++];
             *g = c[k].key;
-            g->first = (uint32_t)k, g->entries = 0, g->tiles = 0, g->src_hi = g->dst_hi = 0;
+            g->first = (uint32_t)k, g->entries = 0, g->tiles = 0, g->n_in = g->n_out = 0;
             g->per = (uint32_t)tiles;
+            place_slots(g, &c[k], ctx->batch_slots, &in, &out); /* the first: room on both sides */
         }
         if (g->per != tiles) g->per = 0;
         dmls_vk_entry *en = &(*entries)[k];
         dmls_vk_walk_params(c[k].L, (uint32_t)(c[k].src / (uint64_t)c[k].L->src_unit),
                             (uint32_t)(c[k].dst / (uint64_t)c[k].L->unit), &en->w);
-        en->first_tile = g->tiles;
+        en->first_tile = g->tiles, en->in_slot = in, en->out_slot = out;
         g->entries++, g->tiles += (uint32_t)tiles;
-        if (c[k].key.src_hi > g->src_hi) g->src_hi = c[k].key.src_hi;
-        if (c[k].key.dst_hi > g->dst_hi) g->dst_hi = c[k].key.dst_hi;
+        if (c[k].src_hi > g->src_hi[in]) g->src_hi[in] = c[k].src_hi;
+        if (c[k].dst_hi > g->dst_hi[out]) g->dst_hi[out] = c[k].dst_hi;
         vb->grouped[c[k].item] |= (unsigned char)(1u << c[k].key.phase);
     }
     return DMLS_OK;
@@ -271,6 +306,7 @@ static dmls_status prepare(const dmls_batch *b, dmls_vulkan_context *ctx, dmls_v
     size_t n = 0;
     if (s == DMLS_OK) {
         vb->ctx = ctx, vb->device = ctx->device, vb->workgroup = ctx->workgroup, vb->items = ctx->items;
+        vb->slots = ctx->batch_slots;
         size_t alone = 0;
         for (int phase = b->has_grad ? 0 : 1; phase < 2; phase++)
             for (size_t i = 0; i < b->count; i++) {
@@ -362,7 +398,10 @@ void dmls_vk_batches_release(dmls_vulkan_context *ctx) {
 const dmls_vk_batch *dmls_vk_batch_usable(const dmls_batch *b, const dmls_vulkan_context *ctx,
                                           const dmls_vulkan_binding *in, const dmls_vulkan_binding *out) {
     const dmls_vk_batch *vb = atomic_load_explicit(&b->device[DMLS_BACKEND_VULKAN], memory_order_acquire);
-    if (vb == NULL || vb->ctx != ctx || ctx->workgroup != vb->workgroup || ctx->items != vb->items) return NULL;
+    if (vb == NULL || vb->ctx != ctx || ctx->workgroup != vb->workgroup || ctx->items != vb->items ||
+        ctx->batch_slots != vb->slots)
+        return NULL;
+    if (ctx->bind_align > 256) return NULL; /* a slot's shift is a byte (launch.h); Vulkan's bound */
     for (uint32_t s = 0; s < b->in_slots; s++)
         if (in[s].offset % 16 != 0) return NULL;
     for (uint32_t s = 0; s < b->out_slots; s++)
@@ -374,42 +413,82 @@ const dmls_vk_batch *dmls_vk_batch_usable(const dmls_batch *b, const dmls_vulkan
 
 bool dmls_vk_batch_grouped(const dmls_vk_batch *vb, size_t i, int phase) { return vb->grouped[i] >> phase & 1u; }
 
+/* The bindings of one side of group g: place k's slot (its binding from
+ * the slot's first byte, rounded down to the device's alignment, to the
+ * end of the bytes its entries touch), its shift packed into shifts, and
+ * every place past the group's slots the first's again (the shader's
+ * array is read only at the places its entries name, but each must hold a
+ * buffer). */
+static void side_bindings(const dmls_vulkan_context *ctx, const dmls_vulkan_binding *slots, const uint32_t *slot,
+                          const uint64_t *hi, uint32_t n, uint32_t places, uint32_t unit, VkDescriptorBufferInfo *bi,
+                          uint32_t *shifts) {
+    for (uint32_t k = 0; k < places; k++) {
+        if (k >= n) {
+            bi[k] = bi[0];
+            continue;
+        }
+        const dmls_vulkan_binding *v = &slots[slot[k]];
+        uint64_t start, range;
+        dmls_vk_binding_range(ctx, (int64_t)v->offset, (int64_t)(v->offset + hi[k]), &start, &range);
+        bi[k] = (VkDescriptorBufferInfo){v->buffer, start, range};
+        shifts[k / 4] |= (uint32_t)((v->offset - start) / unit) << (k % 4 * 8);
+    }
+}
+
+/* Pushes both sides' arrays of `places` bindings (0 and 1), the table (2)
+ * and the crops' starts (3). */
+static void push_group(const dmls_vulkan_context *ctx, VkCommandBuffer cmd, const VkDescriptorBufferInfo *src,
+                       const VkDescriptorBufferInfo *dst, const VkDescriptorBufferInfo *table_and_starts,
+                       uint32_t places) {
+    const VkDescriptorBufferInfo *infos[4] = {src, dst, &table_and_starts[0], &table_and_starts[1]};
+    VkWriteDescriptorSet w[4];
+    memset(w, 0, sizeof w);
+    for (uint32_t i = 0; i < 4; i++) {
+        w[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w[i].dstBinding = i, w[i].descriptorCount = i < 2 ? places : 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = infos[i];
+    }
+    ctx->push_descriptors(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->batch_layout, 0, 4, w);
+}
+
+/* Crops whose starts are bound at execute: where the shader finds them. */
+static void crop_push(const dmls_vk_batch *vb, const dmls_vulkan_context *ctx, const dmls_vk_group *g,
+                      const dmls_vulkan_binding *in, VkDescriptorBufferInfo *starts, dmls_vk_batch_push *p) {
+    const dmls_batch_bound_crops *c = &vb->owner->crops;
+    const dmls_vulkan_binding *st = &in[1];
+    uint64_t t0, tn;
+    dmls_vk_binding_range(ctx, (int64_t)st->offset, (int64_t)(st->offset + vb->owner->slots[1].need_bytes), &t0, &tn);
+    *starts = (VkDescriptorBufferInfo){st->buffer, t0, tn};
+    p->rank = (uint32_t)c->rank, p->wide = c->width == 8, p->src_unit = (uint32_t)g->src_unit;
+    p->starts_shift = (uint32_t)((st->offset - t0) / 4), p->base = (uint32_t)g->crop_base;
+    for (int k = 0; k < c->rank; k++) {
+        p->limit[k] = (uint32_t)(c->dim[k] - c->size[k]);
+        p->stride[k] = (uint32_t)(uint64_t)c->stride_bytes[k]; /* negative: wraps, as the shader does */
+    }
+}
+
 int dmls_vk_batch_record_groups(const dmls_vk_batch *vb, const dmls_vulkan_context *ctx, VkCommandBuffer cmd,
                                 const dmls_vulkan_binding *in, const dmls_vulkan_binding *out, int phase) {
+    const uint32_t places = dmls_vk_batch_bindings(ctx);
     int n = 0;
     for (size_t k = 0; k < vb->n_groups; k++) {
         const dmls_vk_group *g = &vb->groups[k];
         if (g->phase != phase) continue;
-        const dmls_vulkan_binding *d = &out[g->out_slot], *s = g->fill ? d : &in[g->in_slot];
-        uint64_t s0, sn, d0, dn;
-        dmls_vk_binding_range(ctx, (int64_t)s->offset, (int64_t)(s->offset + g->src_hi), &s0, &sn);
-        dmls_vk_binding_range(ctx, (int64_t)d->offset, (int64_t)(d->offset + g->dst_hi), &d0, &dn);
-        /* Binding 3, the crops' starts: the table again where there are none. */
-        VkDescriptorBufferInfo bi[4] = {
-            {s->buffer, s0, sn}, {d->buffer, d0, dn}, {vb->table, 0, vb->table_bytes}, {vb->table, 0, vb->table_bytes}};
         dmls_vk_batch_push p;
         memset(&p, 0, sizeof p);
         p.first = g->first, p.entries = g->entries, p.tiles = g->tiles;
         p.per = g->per;
         if (g->per != 0) dmls_vk_magic(g->per, &p.per_magic, &p.per_shift);
-        p.src_shift = (uint32_t)((s->offset - s0) / (uint64_t)g->src_unit);
-        p.dst_shift = (uint32_t)((d->offset - d0) / (uint64_t)g->unit);
-        const dmls_batch_bound_crops *c = &vb->owner->crops;
-        if (c->on && !g->fill) {
-            const dmls_vulkan_binding *st = &in[1];
-            uint64_t t0, tn;
-            dmls_vk_binding_range(ctx, (int64_t)st->offset, (int64_t)(st->offset + vb->owner->slots[1].need_bytes), &t0,
-                                  &tn);
-            bi[3] = (VkDescriptorBufferInfo){st->buffer, t0, tn};
-            p.rank = (uint32_t)c->rank, p.wide = c->width == 8, p.src_unit = (uint32_t)g->src_unit;
-            p.starts_shift = (uint32_t)((st->offset - t0) / 4), p.base = (uint32_t)g->crop_base;
-            for (int k = 0; k < c->rank; k++) {
-                p.limit[k] = (uint32_t)(c->dim[k] - c->size[k]);
-                p.stride[k] = (uint32_t)(uint64_t)c->stride_bytes[k]; /* negative: wraps, as the shader does */
-            }
-        }
+        VkDescriptorBufferInfo src[DMLS_VK_BATCH_SLOTS], dst[DMLS_VK_BATCH_SLOTS];
+        side_bindings(ctx, g->fill ? out : in, g->in_slot, g->src_hi, g->n_in, places, (uint32_t)g->src_unit, src,
+                      p.src_shifts);
+        side_bindings(ctx, out, g->out_slot, g->dst_hi, g->n_out, places, (uint32_t)g->unit, dst, p.dst_shifts);
+        /* Binding 3, the crops' starts: the table again where there are none. */
+        VkDescriptorBufferInfo table_and_starts[2] = {{vb->table, 0, vb->table_bytes}, {vb->table, 0, vb->table_bytes}};
+        if (vb->owner->crops.on && !g->fill) crop_push(vb, ctx, g, in, &table_and_starts[1], &p);
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ctx->batch_pipelines[g->narrow][g->shader]);
-        dmls_vk_push_buffers(ctx, cmd, ctx->batch_layout, bi, 4);
+        push_group(ctx, cmd, src, dst, table_and_starts, places);
         vkCmdPushConstants(cmd, ctx->batch_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
         /* tile.comp runs ctx->tiles of its tiles a workgroup. */
         const uint32_t per = dmls_vk_is_tile(g->shader) ? ctx->tiles : 1, groups = (g->tiles + per - 1) / per;

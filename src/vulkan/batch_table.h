@@ -16,18 +16,21 @@ struct dmls_batch;
 
 /* One dispatch: entries [first, first + entries) of the table, all of one
  * shader and phase (0: SLICE_GRAD's zero fills, 1: the copies), between
- * input slot in_slot (a zero fill binds its output for both) and output
- * slot out_slot. src_hi and dst_hi: the end of the bytes its entries touch,
- * from their slots' first bytes. */
+ * n_in input slots and n_out output slots (at most the context's
+ * batch_slots each), in_slot[k] bound at place k of the source's array of
+ * bindings and out_slot[k] of the destination's (a zero fill's source
+ * slots are output slots, its own). src_hi[k] and dst_hi[k]: the end of
+ * the bytes its entries touch in the slot at place k, from its first byte. */
 typedef struct dmls_vk_group {
     int32_t shader, phase;
     bool narrow; /* the 1-item-per-invocation pipeline */
     bool fill;
-    uint32_t in_slot, out_slot;
+    uint32_t n_in, n_out;
+    uint32_t in_slot[DMLS_VK_BATCH_SLOTS], out_slot[DMLS_VK_BATCH_SLOTS];
     int32_t src_unit, unit;
     uint32_t first, entries, tiles;
     uint32_t per; /* the tiles of each entry when all have as many (crops, pages, a split's parts); else 0 */
-    uint64_t src_hi, dst_hi;
+    uint64_t src_hi[DMLS_VK_BATCH_SLOTS], dst_hi[DMLS_VK_BATCH_SLOTS];
     int64_t crop_base; /* crops with bound starts: the source position (bytes) of all-zero starts */
 } dmls_vk_group;
 

@@ -66,6 +66,14 @@ struct dmls_vulkan_context {
      * and crops' bound starts (binding 3). */
     VkDescriptorSetLayout batch_set_layout;
     VkPipelineLayout batch_layout;
+    /* The slots a batch dispatch binds on each side: DMLS_VK_BATCH_SLOTS
+     * where the device takes the multi-slot form's storage buffers in one
+     * stage (pipelines.c: read_limits), else 1, the single-slot form (a
+     * dispatch per pair of slots). The tests lower it, before the
+     * context's first batch is prepared (the batch layout is made then):
+     * 1 for the single-slot form, 2..7 for fewer slots of the multi-slot
+     * one. */
+    uint32_t batch_slots;
     VkPipeline batch_pipelines[2][DMLS_VK_SHADERS];
     PFN_vkCmdPushDescriptorSetKHR push_descriptors;
     VkCommandPool pool;
@@ -93,6 +101,12 @@ dmls_status dmls_vk_pipelines_for(const dmls_vulkan_context *ctx, const dmls_ope
 /* The pipeline of shader `shader` (narrow: 1 item per invocation), made
  * now where it is not yet, under ctx->pipe_lock (pipelines.c). */
 dmls_status dmls_vk_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow);
+
+/* The storage buffers each side of a batch dispatch binds: the
+ * multi-slot form's array, or one. */
+static inline uint32_t dmls_vk_batch_bindings(const dmls_vulkan_context *ctx) {
+    return ctx->batch_slots > 1 ? DMLS_VK_BATCH_SLOTS : 1;
+}
 
 /* Makes ctx's batch pipeline for a walking shader (narrow: 1 item per
  * invocation), and the batch layout, where they are not made yet; the

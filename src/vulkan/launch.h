@@ -146,22 +146,38 @@ typedef struct dmls_vk_walk {
     uint32_t run, step, row_step; /* gather: run, step and row - run * step, in bytes */
 } dmls_vk_walk;
 
+/* The slots a batch dispatch binds on each side in the shaders' multi-slot
+ * form (shaders/walk.glsl, SLOTS: an array of storage buffers a side, each
+ * indexed by a constant in a switch on the entry's slot), so that a split
+ * into up to this many output slots is one dispatch: 2 * 8 + 2 storage
+ * buffers a dispatch, within the 32 push descriptors every device with
+ * VK_KHR_push_descriptor takes, and the slots' shifts packed a byte each
+ * into the 128 bytes of push constants (dmls_vk_batch_push). A device
+ * with fewer storage buffers a stage runs the single-slot form
+ * (context.h: batch_slots). */
+#define DMLS_VK_BATCH_SLOTS 8
+
 /* A batch's table entry (shaders/walk.glsl, Entry; src/vulkan/batch_table.c):
- * one launch's walk, its positions relative to its slots' first bytes, and
- * the first of its tiles among its dispatch's. */
+ * one launch's walk, its positions relative to its slots' first bytes, the
+ * first of its tiles among its dispatch's, and its slots' places among the
+ * dispatch's bindings (0 .. DMLS_VK_BATCH_SLOTS - 1 on each side). */
 typedef struct dmls_vk_entry {
     dmls_vk_walk w;
     uint32_t first_tile;
+    uint32_t in_slot, out_slot;
 } dmls_vk_entry;
 
 /* A batch dispatch's push constants (walk.glsl, Batch): its entries
- * [first, first + entries), their tiles, and where the two slots start in
- * their bindings, in the shader's units; for crops whose starts are bound
+ * [first, first + entries), their tiles, and where each bound slot starts
+ * in its binding, in the shader's units (below 256: a binding starts at
+ * its slot's offset rounded down to minStorageBufferOffsetAlignment, at
+ * most 256), slot k's in byte k % 4 of word k / 4; for crops whose starts are bound
  * at execute, how to find each crop's source position from its starts;
  * when every entry has as many tiles (per, else 0), the divisor that finds
  * a tile's entry without searching the table (dmls_vk_magic's). */
 typedef struct dmls_vk_batch_push {
-    uint32_t first, entries, tiles, src_shift, dst_shift;
+    uint32_t first, entries, tiles;
+    uint32_t src_shifts[DMLS_VK_BATCH_SLOTS / 4], dst_shifts[DMLS_VK_BATCH_SLOTS / 4];
     uint32_t rank, wide, src_unit, starts_shift, base;
     uint32_t per, per_magic, per_shift;
     uint32_t limit[DMLS_VK_MAX_DIMS];

@@ -10,7 +10,10 @@
 #include "../error.h"
 #include "context.h"
 #include "pipeline_cache.h"
-#include "shaders.h" /* generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16, _gather4, _bytes, and the walking ones again with a b */
+/* Generated: dmls_vk_spv_units4, _units8, _units16, _reverse, _gather16,
+ * _gather4, _bytes, _tile, and the walking ones and the tile again with a
+ * b (a batch's form) and b8 (its multi-slot form). */
+#include "shaders.h"
 
 #define VK_TRY(call)                                                                                                   \
     do {                                                                                                               \
@@ -24,49 +27,55 @@ typedef struct spirv {
 } spirv;
 #define SPIRV(name) {dmls_vk_spv_##name, sizeof dmls_vk_spv_##name}
 
-/* Each pipeline's SPIR-V, its batch form's (none for bytes.comp), its
- * element size (specialization constant 2 of reverse.comp, gather.comp and
- * tile.comp) and tile.comp's 16-byte sides (constant 4). */
+/* Each pipeline's SPIR-V, its batch forms' (single-slot and multi-slot,
+ * launch.h: DMLS_VK_BATCH_SLOTS; none for bytes.comp), its element size
+ * (specialization constant 2 of reverse.comp, gather.comp and tile.comp)
+ * and tile.comp's 16-byte sides (constant 4). */
 static const struct {
-    spirv code, batch;
+    spirv code, batch, multi;
     uint32_t esize, wide;
 } pipeline_of[DMLS_VK_SHADERS] = {
-    [DMLS_VK_UNITS4] = {SPIRV(units4), SPIRV(units4b), 4},
-    [DMLS_VK_UNITS8] = {SPIRV(units8), SPIRV(units8b), 8},
-    [DMLS_VK_UNITS16] = {SPIRV(units16), SPIRV(units16b), 16},
-    [DMLS_VK_REVERSE1] = {SPIRV(reverse), SPIRV(reverseb), 1},
-    [DMLS_VK_REVERSE1 + 1] = {SPIRV(reverse), SPIRV(reverseb), 2},
-    [DMLS_VK_REVERSE1 + 2] = {SPIRV(reverse), SPIRV(reverseb), 4},
-    [DMLS_VK_REVERSE1 + 3] = {SPIRV(reverse), SPIRV(reverseb), 8},
-    [DMLS_VK_GATHER16] = {SPIRV(gather16), SPIRV(gather16b), 1},
-    [DMLS_VK_GATHER16 + 1] = {SPIRV(gather16), SPIRV(gather16b), 2},
-    [DMLS_VK_GATHER16 + 2] = {SPIRV(gather16), SPIRV(gather16b), 4},
-    [DMLS_VK_GATHER16 + 3] = {SPIRV(gather16), SPIRV(gather16b), 8},
-    [DMLS_VK_GATHER4] = {SPIRV(gather4), SPIRV(gather4b), 1},
-    [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), SPIRV(gather4b), 2},
-    [DMLS_VK_BYTES] = {SPIRV(bytes), {NULL, 0}, 1},
-    [DMLS_VK_TILE1 + 0] = {SPIRV(tile), SPIRV(tileb), 1, 0},
-    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), SPIRV(tileb), 2, 0},
-    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), SPIRV(tileb), 4, 0},
-    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), SPIRV(tileb), 8, 0},
-    [DMLS_VK_TILE1 + 4] = {SPIRV(tile), SPIRV(tileb), 1, 1},
-    [DMLS_VK_TILE1 + 5] = {SPIRV(tile), SPIRV(tileb), 2, 1},
-    [DMLS_VK_TILE1 + 6] = {SPIRV(tile), SPIRV(tileb), 4, 1},
-    [DMLS_VK_TILE1 + 7] = {SPIRV(tile), SPIRV(tileb), 8, 1},
-    [DMLS_VK_TILE1 + 8] = {SPIRV(tile), SPIRV(tileb), 1, 2},
-    [DMLS_VK_TILE1 + 9] = {SPIRV(tile), SPIRV(tileb), 2, 2},
-    [DMLS_VK_TILE1 + 10] = {SPIRV(tile), SPIRV(tileb), 4, 2},
-    [DMLS_VK_TILE1 + 11] = {SPIRV(tile), SPIRV(tileb), 8, 2},
-    [DMLS_VK_TILE1 + 12] = {SPIRV(tile), SPIRV(tileb), 1, 3},
-    [DMLS_VK_TILE1 + 13] = {SPIRV(tile), SPIRV(tileb), 2, 3},
-    [DMLS_VK_TILE1 + 14] = {SPIRV(tile), SPIRV(tileb), 4, 3},
-    [DMLS_VK_TILE1 + 15] = {SPIRV(tile), SPIRV(tileb), 8, 3},
+    [DMLS_VK_UNITS4] = {SPIRV(units4), SPIRV(units4b), SPIRV(units4b8), 4},
+    [DMLS_VK_UNITS8] = {SPIRV(units8), SPIRV(units8b), SPIRV(units8b8), 8},
+    [DMLS_VK_UNITS16] = {SPIRV(units16), SPIRV(units16b), SPIRV(units16b8), 16},
+    [DMLS_VK_REVERSE1] = {SPIRV(reverse), SPIRV(reverseb), SPIRV(reverseb8), 1},
+    [DMLS_VK_REVERSE1 + 1] = {SPIRV(reverse), SPIRV(reverseb), SPIRV(reverseb8), 2},
+    [DMLS_VK_REVERSE1 + 2] = {SPIRV(reverse), SPIRV(reverseb), SPIRV(reverseb8), 4},
+    [DMLS_VK_REVERSE1 + 3] = {SPIRV(reverse), SPIRV(reverseb), SPIRV(reverseb8), 8},
+    [DMLS_VK_GATHER16] = {SPIRV(gather16), SPIRV(gather16b), SPIRV(gather16b8), 1},
+    [DMLS_VK_GATHER16 + 1] = {SPIRV(gather16), SPIRV(gather16b), SPIRV(gather16b8), 2},
+    [DMLS_VK_GATHER16 + 2] = {SPIRV(gather16), SPIRV(gather16b), SPIRV(gather16b8), 4},
+    [DMLS_VK_GATHER16 + 3] = {SPIRV(gather16), SPIRV(gather16b), SPIRV(gather16b8), 8},
+    [DMLS_VK_GATHER4] = {SPIRV(gather4), SPIRV(gather4b), SPIRV(gather4b8), 1},
+    [DMLS_VK_GATHER4 + 1] = {SPIRV(gather4), SPIRV(gather4b), SPIRV(gather4b8), 2},
+    [DMLS_VK_BYTES] = {SPIRV(bytes), {NULL, 0}, {NULL, 0}, 1},
+    [DMLS_VK_TILE1 + 0] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 1, 0},
+    [DMLS_VK_TILE1 + 1] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 2, 0},
+    [DMLS_VK_TILE1 + 2] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 4, 0},
+    [DMLS_VK_TILE1 + 3] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 8, 0},
+    [DMLS_VK_TILE1 + 4] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 1, 1},
+    [DMLS_VK_TILE1 + 5] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 2, 1},
+    [DMLS_VK_TILE1 + 6] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 4, 1},
+    [DMLS_VK_TILE1 + 7] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 8, 1},
+    [DMLS_VK_TILE1 + 8] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 1, 2},
+    [DMLS_VK_TILE1 + 9] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 2, 2},
+    [DMLS_VK_TILE1 + 10] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 4, 2},
+    [DMLS_VK_TILE1 + 11] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 8, 2},
+    [DMLS_VK_TILE1 + 12] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 1, 3},
+    [DMLS_VK_TILE1 + 13] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 2, 3},
+    [DMLS_VK_TILE1 + 14] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 4, 3},
+    [DMLS_VK_TILE1 + 15] = {SPIRV(tile), SPIRV(tileb), SPIRV(tileb8), 8, 3},
 };
 
 _Static_assert(sizeof(dmls_vk_params) == 120, "dmls_vk_params must match shaders/params.glsl");
 _Static_assert(sizeof(dmls_vk_walk) == 128, "dmls_vk_walk must match shaders/walk.glsl");
-_Static_assert(sizeof(dmls_vk_entry) == 132, "dmls_vk_entry must match shaders/walk.glsl (Entry, std430)");
-_Static_assert(sizeof(dmls_vk_batch_push) == 116, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
+_Static_assert(sizeof(dmls_vk_entry) == 140, "dmls_vk_entry must match shaders/walk.glsl (Entry, std430)");
+_Static_assert(sizeof(dmls_vk_batch_push) == 124, "dmls_vk_batch_push must match shaders/walk.glsl (Batch)");
+_Static_assert(DMLS_VK_BATCH_SLOTS == 8, "shaders/walk.glsl's DMLS_VK_EACH and CMakeLists' -DSLOTS say 8");
+/* A multi-slot batch dispatch's storage buffers: both sides' arrays, the
+ * table and the crops' starts. */
+#define BATCH_BUFFERS (2 * DMLS_VK_BATCH_SLOTS + 2)
+_Static_assert(BATCH_BUFFERS <= 32, "VK_KHR_push_descriptor guarantees maxPushDescriptors >= 32");
 
 static void read_limits(dmls_vulkan_context *ctx) {
     VkPhysicalDeviceProperties p;
@@ -79,19 +88,26 @@ static void read_limits(dmls_vulkan_context *ctx) {
                              ? p.limits.maxComputeWorkGroupSize[0]
                              : p.limits.maxComputeWorkGroupInvocations;
     ctx->max_shared = p.limits.maxComputeSharedMemorySize;
+    /* maxPerStageDescriptorStorageBuffers may be as low as 4 (the single
+     * form's count); maxPushDescriptors is at least 32 (BATCH_BUFFERS). */
+    const bool multi = p.limits.maxPerStageDescriptorStorageBuffers >= BATCH_BUFFERS &&
+                       p.limits.maxDescriptorSetStorageBuffers >= BATCH_BUFFERS &&
+                       p.limits.maxPerStageResources >= BATCH_BUFFERS;
+    ctx->batch_slots = multi ? DMLS_VK_BATCH_SLOTS : 1;
 }
 
 /* Storage buffers pushed per dispatch (source, destination, and a batch's
- * table and crop starts), and the parameters as push constants of push_bytes: nothing is
- * allocated per execute. */
-static dmls_status make_layout(dmls_vulkan_context *ctx, uint32_t buffers, uint32_t push_bytes,
+ * table and crop starts; the source and destination `slots` each, an
+ * array in the shader), and the parameters as push constants of
+ * push_bytes: nothing is allocated per execute. */
+static dmls_status make_layout(dmls_vulkan_context *ctx, uint32_t buffers, uint32_t slots, uint32_t push_bytes,
                                VkDescriptorSetLayout *set_layout, VkPipelineLayout *layout) {
     VkDescriptorSetLayoutBinding b[4];
     memset(b, 0, sizeof b);
     for (uint32_t i = 0; i < buffers; i++) {
         b[i].binding = i;
         b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        b[i].descriptorCount = 1;
+        b[i].descriptorCount = i < 2 ? slots : 1;
         b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
     VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
@@ -131,7 +147,9 @@ VkResult dmls_vk_compute_pipeline(VkDevice device, VkPipelineCache cache, const 
 }
 
 static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch, uint32_t items, VkPipeline *out) {
-    const spirv *code = batch ? &pipeline_of[which].batch : &pipeline_of[which].code;
+    const spirv *code = !batch                                               ? &pipeline_of[which].code
+                        : dmls_vk_batch_bindings(ctx) == DMLS_VK_BATCH_SLOTS ? &pipeline_of[which].multi
+                                                                               : &pipeline_of[which].batch;
     /* Constants 5 to 7: tile.comp's tile (launch.h) and tiles a workgroup,
      * which runs ctx->tile_workgroup invocations; a shader without them
      * ignores them. */
@@ -158,7 +176,8 @@ static dmls_status make_pipeline(dmls_vulkan_context *ctx, int which, bool batch
 
 dmls_status dmls_vk_batch_pipeline(dmls_vulkan_context *ctx, int shader, bool narrow) {
     if (ctx->batch_layout == VK_NULL_HANDLE) {
-        dmls_status s = make_layout(ctx, 4, sizeof(dmls_vk_batch_push), &ctx->batch_set_layout, &ctx->batch_layout);
+        dmls_status s = make_layout(ctx, 4, dmls_vk_batch_bindings(ctx), sizeof(dmls_vk_batch_push),
+                                    &ctx->batch_set_layout, &ctx->batch_layout);
         if (s != DMLS_OK) return s;
     }
     VkPipeline *p = &ctx->batch_pipelines[narrow][shader];
@@ -242,7 +261,7 @@ dmls_status dmls_vk_build(dmls_vulkan_context *ctx) {
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(ctx->device, "vkCmdPushDescriptorSetKHR");
     RETURN_IF(ctx->push_descriptors == NULL, DMLS_ERROR_NO_DEVICE, NULL,
               "vulkan: vkCmdPushDescriptorSetKHR is missing (enable VK_KHR_push_descriptor on the device)");
-    RETURN_IF_ERROR(make_layout(ctx, 2, sizeof(dmls_vk_walk), &ctx->set_layout, &ctx->layout));
+    RETURN_IF_ERROR(make_layout(ctx, 2, 1, sizeof(dmls_vk_walk), &ctx->set_layout, &ctx->layout));
     ctx->workgroup = DMLS_VK_DEFAULT_WORKGROUP < ctx->max_workgroup ? DMLS_VK_DEFAULT_WORKGROUP : ctx->max_workgroup;
     set_tuning(ctx, ctx->workgroup, DMLS_VK_DEFAULT_ITEMS);
     RETURN_IF_ERROR(choose_tiles(ctx));

@@ -28,13 +28,20 @@
  *     binding alignment raised to 32-256 bytes, some with small groups on
  *     the tuned (several items per invocation) pipelines; in a build with
  *     volk the test counts the dispatches: 1,000 crops are one dispatch
- *     prepared and 1,000 not, a split into 8 slots eight; prepare's errors
+ *     prepared and 1,000 not, a split into 8 slots one; prepare's errors
  *     (NULL, another context); crops whose starts are bound at execute,
  *     clamped on the device (R-CROP-BOUNDS), against the CPU's;
  *   - transposed items in prepared batches (issue 34): transposes of 4-
  *     and 2-byte elements mixed with plain windows, one dispatch per
  *     kernel kind; crops of a transposed input whose starts are bound at
  *     execute, tiled and clamped on the device in one dispatch;
+ *   - splits into several output slots in prepared batches (issue 34):
+ *     into 3, into 1 to k + 1 parts (k, the slots a dispatch binds: a
+ *     dispatch per k), a QKV projection split into Q, K and V head-major
+ *     (permuted views, one dispatch), transposed (tiled, one) or mixed (two),
+ *     and random splits of every element size and rank 1-4 from permuted
+ *     inputs, outputs at multiples of 16, 4 or 1; again on contexts
+ *     lowered to 1 slot (the single-slot form) and 3;
  *   - R-B-OVERLAP, R-OP-NULL, R-X-BOUNDS and the slot counts on VkBuffer
  *     bindings, nothing written on an error; the same offsets in two
  *     buffers are no overlap; crops with starts bound at execute are
@@ -371,7 +378,7 @@ static void prepared(void) {
               last_dispatches);
     }
     dmls_batch_destroy(b);
-    /* A split into 8 slots: a dispatch per slot. */
+    /* A split into 8 slots: one dispatch binding the 8 (issue 34; split_groups below), 8 in the single-slot form. */
     const int64_t eighths[8] = {12, 12, 12, 12, 12, 12, 12, 12};
     CHECK_STATUS(dmls_batch_create_split(&t, 1, eighths, 8, 0, &b), DMLS_OK);
     if (b != NULL) {
@@ -380,7 +387,9 @@ static void prepared(void) {
         for (uint32_t s = 0; s < 8; s++) out[s] = (dmls_vulkan_binding){arena[1].buffer, 4096 * s, 12 * ROWS * 4};
         against_cpu("split of f32 into 8, prepared, recorded", b, (const unsigned char *)x, sizeof *x * ROWS * COLS,
                     out, 8, 4096 * 8, true);
-        CHECK(last_dispatches < 0 || last_dispatches == 8, "split prepared: %d dispatches, want 8", last_dispatches);
+        const int want = (int)((8 + ctx->batch_slots - 1) / ctx->batch_slots);
+        CHECK(last_dispatches < 0 || last_dispatches == want, "split prepared: %d dispatches, want %d",
+              last_dispatches, want);
     }
     dmls_batch_destroy(b);
     CHECK_STATUS(dmls_batch_prepare_vulkan(NULL, ctx), DMLS_ERROR_INVALID_ARGUMENT);
@@ -446,6 +455,166 @@ static void tiled_groups(void) {
     }
     for (int i = 0; i < 4; i++) dmls_destroy(ops[i]);
     free(x);
+}
+
+/* The slots a prepared batch's dispatch binds on each side, on this
+ * device (src/vulkan/launch.h: DMLS_VK_BATCH_SLOTS). */
+static uint32_t split_slots(void) { return ctx->batch_slots; }
+
+/* Places the n output slots of b in arena 1 from offset 0, each at a
+ * multiple of align after a random gap of up to 64 bytes; returns the end. */
+static uint64_t place_outputs(const dmls_batch *b, uint64_t align, dmls_vulkan_binding *out) {
+    uint64_t at = 0;
+    for (uint32_t s = 0; s < dmls_batch_output_slots(b); s++) {
+        at = (at + (uint64_t)test_range(0, 64) + align - 1) / align * align;
+        out[s] = (dmls_vulkan_binding){arena[1].buffer, at, dmls_batch_output_bytes(b, s)};
+        at += out[s].bytes;
+    }
+    return at;
+}
+
+/* Prepares b and runs it recorded, its outputs at multiples of align,
+ * against the CPU; want >= 0: the dispatches it must take. */
+static void run_split(const char *label, dmls_batch *b, const void *x, uint64_t in_bytes, uint64_t align, int want) {
+    dmls_vulkan_binding out[64];
+    const uint32_t n = dmls_batch_output_slots(b);
+    CHECK(n <= 64, "%s: %u output slots", label, n);
+    if (n > 64) return;
+    CHECK_STATUS(dmls_batch_prepare_vulkan(b, ctx), DMLS_OK);
+    const uint64_t end = place_outputs(b, align, out);
+    against_cpu(label, b, x, in_bytes, out, n, end, true);
+    CHECK(want < 0 || last_dispatches < 0 || last_dispatches == want, "%s: %d dispatches, want %d", label,
+          last_dispatches, want);
+}
+
+/* A split of x (shape, strides: a view; NULL strides packed) along axis
+ * into n parts, one output slot each, prepared and run as run_split. */
+static void split_case(const char *label, dmls_dtype dtype, int rank, const int64_t *shape, const int64_t *strides,
+                       int32_t axis, const int64_t *sizes, size_t n, const void *x, uint64_t in_bytes, uint64_t align,
+                       int want) {
+    const dmls_tensor t = {dtype, rank, shape, strides, 0};
+    dmls_batch *b = NULL;
+    CHECK_STATUS(dmls_batch_create_split(&t, axis, sizes, n, 0, &b), DMLS_OK);
+    if (b != NULL) run_split(label, b, x, in_bytes, align, want);
+    dmls_batch_destroy(b);
+}
+
+/* Whether op's first launch on Vulkan is tile.comp (a transposed copy). */
+static bool tiled(const dmls_operator *op) {
+    return dmls_vk_is_tile(((const dmls_vk_prepared *)dmls_operator_prepared(op, DMLS_BACKEND_VULKAN))->copy[0].shader);
+}
+
+/* Issue 34 on Vulkan: a prepared split into several output slots runs one
+ * dispatch per kind of launch, binding up to k = split_slots() output
+ * slots at once (a split into more takes a dispatch per k), against the CPU
+ * byte for byte (R-B-ITEM, R-SPLIT-SUM): a split of float32 columns into
+ * 3, 1 to slots + 1 parts, and a QKV projection (tokens x 3 x heads x
+ * dim) split into Q, K and V written head-major (heads x tokens x dim, a
+ * permuted view), or transposed (heads x dim x tokens, tiled), or mixed. */
+static void split_groups(void) {
+    enum { T = 48, NH = 4, D = 32 };
+    float *x = malloc(sizeof *x * T * 3 * NH * D);
+    for (int i = 0; i < T * 3 * NH * D; i++) x[i] = (float)i;
+    const uint64_t x_bytes = sizeof *x * T * 3 * NH * D;
+    const int k = (int)split_slots(), by_k3 = (3 + k - 1) / k; /* the dispatches of 3 parts of one kind */
+    const int64_t cols[2] = {5, 12}, thirds[3] = {4, 4, 4};
+    split_case("split of f32 into 3, prepared", DMLS_FLOAT32, 2, cols, NULL, 1, thirds, 3, x, x_bytes, 16, by_k3);
+    /* Parts of 4 columns (16-byte rows, one launch shape), 1 to k + 1 of them. */
+    int64_t fours[65];
+    for (int n = 1; n <= k + 1 && n <= 64; n++) {
+        for (int j = 0; j < n; j++) fours[j] = 4;
+        const int64_t shape[2] = {6, 4 * (int64_t)n};
+        char label[96];
+        snprintf(label, sizeof label, "split of f32 into %d of 4 columns (%d slots a dispatch), prepared", n, k);
+        split_case(label, DMLS_FLOAT32, 2, shape, NULL, 1, fours, (size_t)n, x, x_bytes, 16, (n + k - 1) / k);
+    }
+    /* x as (3, heads, tokens, dim), split into Q, K, V: head-major, a units copy each. */
+    const int64_t qkv[4] = {3, NH, T, D}, qkv_strides[4] = {NH * D, D, 3 * NH * D, 1}, ones[3] = {1, 1, 1};
+    split_case("QKV split head-major, prepared", DMLS_FLOAT32, 4, qkv, qkv_strides, 0, ones, 3, x, x_bytes, 16, by_k3);
+    /* x as (3, heads, dim, tokens): each part transposed, a tiled copy. */
+    const int64_t qkvt[4] = {3, NH, D, T}, qkvt_strides[4] = {NH * D, D, 1, 3 * NH * D};
+    split_case("QKV split head-major transposed, prepared", DMLS_FLOAT32, 4, qkvt, qkvt_strides, 0, ones, 3, x,
+               x_bytes, 16, by_k3);
+    /* Q and V head-major, K transposed (attention's K^T): two kinds, two dispatches (k >= 2). */
+    const int64_t hm[3] = {NH, T, D}, hm_strides[3] = {D, 3 * NH * D, 1};
+    const int64_t ht[3] = {NH, D, T}, ht_strides[3] = {D, 1, 3 * NH * D};
+    const dmls_tensor in_hm = {DMLS_FLOAT32, 3, hm, hm_strides, 0}, in_ht = {DMLS_FLOAT32, 3, ht, ht_strides, 0};
+    const dmls_tensor out_hm = {DMLS_FLOAT32, 3, hm, NULL, 0}, out_ht = {DMLS_FLOAT32, 3, ht, NULL, 0};
+    const int64_t zero[3] = {0, 0, 0}, step[3] = {1, 1, 1};
+    const dmls_window whole_hm = {zero, hm, step}, whole_ht = {zero, ht, step};
+    dmls_operator *q = NULL, *kt = NULL;
+    CHECK_STATUS(dmls_create(&in_hm, &out_hm, &whole_hm, &q), DMLS_OK);
+    CHECK_STATUS(dmls_create(&in_ht, &out_ht, &whole_ht, &kt), DMLS_OK);
+    if (q != NULL && kt != NULL) {
+        CHECK(!tiled(q) && tiled(kt), "QKV: Q's launch is%s tile.comp, K^T's is%s", tiled(q) ? "" : " not",
+              tiled(kt) ? "" : " not");
+        const uint64_t part = sizeof *x * NH * D;
+        const dmls_batch_item items[3] = {{q, 0, 0, 0, 0}, {kt, 0, 1, part, 0}, {q, 0, 2, 2 * part, 0}};
+        dmls_batch *b = NULL;
+        CHECK_STATUS(dmls_batch_create(items, 3, 1, 3, &b), DMLS_OK);
+        if (b != NULL) run_split("Q, K^T, V head-major, prepared", b, x, x_bytes, 16, (2 + k - 1) / k + 1);
+        dmls_batch_destroy(b);
+    }
+    dmls_destroy(q), dmls_destroy(kt);
+    free(x);
+}
+
+/* Random splits into 1 to split_slots() + 1 output slots (R-SPLIT-SUM,
+ * R-B-ITEM): ranks 1-4, every element size, the input a random
+ * permutation of a packed array (some parts tiled), random part sizes
+ * (empty ones too), the outputs at random multiples of 16 (grouped), of 4
+ * (one by one) or of 1, against the CPU byte for byte. */
+static void random_splits(int rounds) {
+    const uint32_t k = split_slots();
+    unsigned char *x = malloc(1 << 20);
+    test_fill_random(x, 1 << 20);
+    for (int round = 0; round < rounds; round++) {
+        const int esize = 1 << (round % 4), rank = (int)test_range(1, 4);
+        const int32_t axis = (int32_t)test_range(0, rank - 1);
+        const size_t n = (size_t)test_range(1, k + 1);
+        /* The view: its dim i is dim perm[i] of a packed array of shape pshape. */
+        int perm[4] = {0, 1, 2, 3};
+        for (int i = rank - 1; i > 0; i--) {
+            const int j = (int)test_range(0, i), tmp = perm[i];
+            perm[i] = perm[j], perm[j] = tmp;
+        }
+        int64_t pshape[4], pstride[4], shape[4], strides[4], sizes[65], d = 0, elems = 1;
+        for (size_t j = 0; j < n; j++) sizes[j] = test_range(0, 5) == 0 ? 0 : test_range(1, 20), d += sizes[j];
+        for (int i = 0; i < rank; i++) pshape[i] = test_range(1, rank <= 2 ? 70 : 12);
+        pshape[perm[axis]] = d; /* the split axis holds the parts */
+        for (int i = rank - 1; i >= 0; i--) pstride[i] = elems, elems *= pshape[i];
+        if (elems * esize > (1 << 20)) continue;
+        for (int i = 0; i < rank; i++) shape[i] = pshape[perm[i]], strides[i] = pstride[perm[i]];
+        const uint64_t align = round % 5 == 4 ? 1 : round % 5 == 3 ? 4 : 16;
+        char label[160];
+        snprintf(label, sizeof label,
+                 "random split %d: %d-byte elements, rank %d, axis %d of %lld into %zu, outputs at multiples of %u",
+                 round, esize, rank, (int)axis, (long long)d, n, (unsigned)align);
+        split_case(label, test_dtype_of_size(esize), rank, shape, strides, axis, sizes, n, x, (uint64_t)elems * esize,
+                   align, -1);
+    }
+    free(x);
+}
+
+/* The same splits on contexts that bind fewer slots a dispatch: 1, the
+ * single-slot form a device with fewer than 18 storage buffers a stage
+ * runs (a dispatch per pair of slots), and 3 of the multi-slot form's 8
+ * (a split into 7 is 3 dispatches). */
+static void fewer_slots(void) {
+    dmls_vulkan_context *const own = ctx;
+    for (uint32_t slots = 1; slots <= 3; slots += 2) {
+        dmls_vulkan_context *other = NULL;
+        CHECK_STATUS(dmls_vulkan_context_create_from(H.instance, H.physical, H.device, H.family, 0, &other), DMLS_OK);
+        if (other == NULL) continue;
+        CHECK(other->batch_slots == DMLS_VK_BATCH_SLOTS || other->batch_slots == 1, "a context binds %u slots",
+              other->batch_slots);
+        other->batch_slots = slots; /* before its first batch: its batch layout is made then */
+        ctx = other;
+        split_groups();
+        random_splits(12);
+        ctx = own;
+        dmls_vulkan_context_destroy(other);
+    }
 }
 
 /* Crops whose starts are bound at execute, of a transposed (Fortran-order)
@@ -574,6 +743,10 @@ int main(void) {
     prepared();
     bound_starts();
     tiled_groups();
+    printf("a batch dispatch binds %u slots a side\n", ctx->batch_slots);
+    split_groups();
+    random_splits(48);
+    fewer_slots();
     bound_transposed_crops();
     const int rounds = getenv("DMLS_TEST_ITERS") ? atoi(getenv("DMLS_TEST_ITERS")) : 40;
     for (int r = 0; r < rounds; r++) random_batch(r, false);

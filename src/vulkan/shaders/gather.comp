@@ -15,34 +15,39 @@ layout(constant_id = 2) const uint ESIZE = 4u;
 // (3-channel bytes: ~7 loads for 16 elements rather than 16).
 layout(constant_id = 3) const uint VARIANT = 0u;
 
-layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint src[]; };
-layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { OUT_T dst[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint a[]; } src[SLOTS];
+layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { OUT_T a[]; } dst[SLOTS];
 
 const uint K = WORDS * 4u / ESIZE;
 
+const uint H = (ESIZE + 3u) / 4u; // words an element
+
 // All K loads are issued before any is used, at positions found without
 // a branch (the pattern's row wrap is a select), so that their latencies
-// overlap rather than add up.
+// overlap rather than add up: the words first, then the loads, in one loop
+// per binding of the source (walk.glsl: DMLS_VK_EACH).
 OUT_T item(uint s) {
-    uint raw[K * ((ESIZE + 3u) / 4u)];
-    uint shift[K];
-    uint at = s, col = 0u, last = 0xffffffffu;
+    uint raw[K * H];
+    uint word[K], shift[K];
+    bool fresh[K]; // the variant: false where the word is the previous element's
+    uint at = s, col = 0u;
     [[unroll]] for (uint j = 0u; j < K; j++) {
-        if (ESIZE >= 4u) {
-            [[unroll]] for (uint h = 0u; h < ESIZE / 4u; h++) raw[j * (ESIZE / 4u) + h] = src[(at >> 2) + h];
-        } else if ((VARIANT & 1u) != 0u && j > 0u && (at >> 2) == last) {
-            raw[j] = raw[j > 0u ? j - 1u : 0u];
-            shift[j] = (at & 3u) * 8u;
-        } else {
-            raw[j] = src[at >> 2];
-            shift[j] = (at & 3u) * 8u;
-            last = at >> 2;
-        }
+        word[j] = at >> 2, shift[j] = (at & 3u) * 8u;
+        fresh[j] = ESIZE >= 4u || (VARIANT & 1u) == 0u || j == 0u || word[j] != word[j > 0u ? j - 1u : 0u];
         col++;
         const bool wrap = col == p.run;
         at += p.step + (wrap ? p.row_step : 0u);
         col = wrap ? 0u : col;
     }
+#define LOADS(S_)                                                                              \
+    [[unroll]] for (uint j = 0u; j < K; j++) {                                                 \
+        if (fresh[j]) {                                                                        \
+            [[unroll]] for (uint h = 0u; h < H; h++) raw[j * H + h] = src[S_].a[word[j] + h];  \
+        } else {                                                                               \
+            raw[j] = raw[j > 0u ? j - 1u : 0u];                                                \
+        }                                                                                      \
+    }
+    DMLS_VK_EACH(in_slot, LOADS)
     uint w[WORDS];
     [[unroll]] for (uint m = 0u; m < WORDS; m++) w[m] = 0u;
     [[unroll]] for (uint j = 0u; j < K; j++) {
@@ -74,8 +79,10 @@ void run_tile(uint base) {
             v[j] = item(s);
         }
     }
-    [[unroll]] for (uint j = 0u; j < ITEMS; j++)
-        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = v[j];
+#define STORES(S_)                                                                             \
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++)                                               \
+        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[S_].a[at[j]] = v[j];
+    DMLS_VK_EACH(out_slot, STORES)
 }
 
 DMLS_VK_MAIN(run_tile)

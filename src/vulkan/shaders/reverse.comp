@@ -6,8 +6,8 @@
 
 layout(constant_id = 2) const uint ESIZE = 4u;
 
-layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uvec4 src[]; };
-layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { uvec4 dst[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uvec4 a[]; } src[SLOTS];
+layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { uvec4 a[]; } dst[SLOTS];
 
 uint swap_halves(uint x) { return (x >> 16) | (x << 16); }
 uint swap_bytes(uint x) { return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24); }
@@ -22,19 +22,22 @@ uvec4 reversed(uvec4 v) {
 void run_tile(uint base) {
     const uint wg = gl_WorkGroupSize.x;
     uvec4 v[ITEMS];
-    uint at[ITEMS];
+    uint from[ITEMS], at[ITEMS];
     [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
         const uint i = base + j * wg + gl_LocalInvocationID.x;
-        uint s = 0u;
-        at[j] = 0u;
+        from[j] = 0u, at[j] = 0u;
         v[j] = uvec4(0u);
-        if (i < p.count) {
-            walk(i, s, at[j]);
-            v[j] = src[s];
-        }
+        if (i < p.count) walk(i, from[j], at[j]);
     }
-    [[unroll]] for (uint j = 0u; j < ITEMS; j++)
-        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[at[j]] = reversed(v[j]);
+    // Binding S_ of each side (walk.glsl: DMLS_VK_EACH), a whole loop each.
+#define LOADS(S_)                                                                              \
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++)                                               \
+        if (base + j * wg + gl_LocalInvocationID.x < p.count) v[j] = src[S_].a[from[j]];
+#define STORES(S_)                                                                             \
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++)                                               \
+        if (base + j * wg + gl_LocalInvocationID.x < p.count) dst[S_].a[at[j]] = reversed(v[j]);
+    DMLS_VK_EACH(in_slot, LOADS)
+    DMLS_VK_EACH(out_slot, STORES)
 }
 
 DMLS_VK_MAIN(run_tile)

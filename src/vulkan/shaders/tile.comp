@@ -27,10 +27,10 @@ layout(constant_id = 5) const uint TILE_A = 64u;    // launch.h: DMLS_VK_TILE_A
 layout(constant_id = 6) const uint TILE_ROW = 128u; // launch.h: DMLS_VK_TILE_ROW
 layout(constant_id = 7) const uint TILES = 1u;      // context.h: tiles (a device's choice, pipelines.c)
 
-layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint src[]; };
-layout(std430, set = 0, binding = 0) restrict readonly buffer Src4 { uvec4 src4[]; };
-layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { uint dst[]; };
-layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst4 { uvec4 dst4[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer Src { uint a[]; } src[SLOTS];
+layout(std430, set = 0, binding = 0) restrict readonly buffer Src4 { uvec4 a[]; } src4[SLOTS];
+layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst { uint a[]; } dst[SLOTS];
+layout(std430, set = 0, binding = 1) restrict writeonly buffer Dst4 { uvec4 a[]; } dst4[SLOTS];
 
 const uint RW = TILE_ROW / 4u;  // words of B a row
 const uint PITCH = RW + 1u;
@@ -40,18 +40,28 @@ const uint WG = gl_WorkGroupSize.x;
 // The TILES tiles in turn: tile j's rows from word j * TILE_WORDS.
 shared uint tile[TILES * TILE_WORDS];
 
+// Source word i of the tile's input slot: a switch a load (walk.glsl:
+// DMLS_VK_EACH), on the word-wide load path only (the 16-byte one switches
+// around its loop).
+uint src_word(uint i) {
+    uint v;
+#define READ(S_) v = src[S_].a[i];
+    DMLS_VK_EACH(in_slot, READ)
+    return v;
+}
+
 // Shared word w of the row at source byte r (the elements of B it holds,
 // below eb).
 uint load_word(uint r, uint w, uint eb, uint sb) {
     if (ESIZE >= 4u) {
         const uint b = w * 4u / ESIZE, h = w * 4u % ESIZE;
-        return src[(r + b * sb + h) >> 2];
+        return src_word((r + b * sb + h) >> 2);
     }
     const uint k = 4u / ESIZE, mask = (1u << (8u * ESIZE)) - 1u;
     uint v = 0u;
     [[unroll]] for (uint j = 0u; j < k; j++) {
         const uint b = w * k + j, at = r + b * sb;
-        if (b < eb) v |= ((src[at >> 2] >> ((at & 3u) * 8u)) & mask) << (j * 8u * ESIZE);
+        if (b < eb) v |= ((src_word(at >> 2) >> ((at & 3u) * 8u)) & mask) << (j * 8u * ESIZE);
     }
     return v;
 }
@@ -75,14 +85,16 @@ void load_tile(uint base, uint s, uint ea, uint eb, uint sa, uint sb) {
     if ((WIDE & 1u) != 0u) {
         // 8 invocations a 128-byte row: the 32 of a subgroup meet 32 banks.
         const uint N = TILE_A * RW / 4u;
-        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
-            const uint i = me + k * WG, a = i / (RW / 4u), c = i % (RW / 4u);
-            if (a < ea && c * 16u < eb * ESIZE) {
-                const uvec4 x = src4[(s + a * sa) / 16u + c];
-                const uint at = base + a * PITCH + c * 4u;
-                tile[at] = x.x, tile[at + 1u] = x.y, tile[at + 2u] = x.z, tile[at + 3u] = x.w;
-            }
+#define LOAD16(S_)                                                                             \
+        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {                                       \
+            const uint i = me + k * WG, a = i / (RW / 4u), c = i % (RW / 4u);                  \
+            if (a < ea && c * 16u < eb * ESIZE) {                                              \
+                const uvec4 x = src4[S_].a[(s + a * sa) / 16u + c];                            \
+                const uint at = base + a * PITCH + c * 4u;                                     \
+                tile[at] = x.x, tile[at + 1u] = x.y, tile[at + 2u] = x.z, tile[at + 3u] = x.w; \
+            }                                                                                  \
         }
+        DMLS_VK_EACH(in_slot, LOAD16)
         return;
     }
     const uint N = TILE_A * RW;
@@ -95,31 +107,37 @@ void load_tile(uint base, uint s, uint ea, uint eb, uint sa, uint sb) {
 // The 16-byte store: each group of 32 invocations is G vectors along A by
 // Q columns, laid out so that each shared read of the 32 meets 32 banks
 // (or one word): for ESIZE <= 4 neighbouring columns, for 8 columns TB / Q
-// apart (the CUDA kernel's layout). A tile not run has ea = eb = 0.
-void store_tile(uint base, uint d, uint ea, uint eb, uint db) {
+// apart (the CUDA kernel's layout). A tile not run has ea = eb = 0. o: the
+// tile's output slot among the bindings (walk.glsl: DMLS_VK_EACH).
+void store_tile(uint base, uint o, uint d, uint ea, uint eb, uint db) {
     const uint me = gl_LocalInvocationID.x;
     if ((WIDE & 2u) != 0u) {
         const uint V = 16u / ESIZE, G = ESIZE >= 4u ? 8u : 2u * ESIZE, Q = 32u / G;
         const uint SA = TILE_A * ESIZE / 16u / G; // groups of G vectors along A
         const uint N = TILE_A * TILE_ROW / 16u;
-        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
-            const uint i = me + k * WG;
-            const uint l = i % 32u, n = i / 32u, g = l % G, q = l / G, na = n % SA, nb = n / SA;
-            const uint b = ESIZE >= 8u ? q * (TB / Q) + nb : nb * Q + q, a0 = (na * G + g) * V;
-            if (i < N && a0 < ea && b < eb) {
-                const uint o = a0 * ESIZE;
-                dst4[(d + b * db) / 16u + o / 16u] = uvec4(out_word(base, o, b), out_word(base, o + 4u, b),
-                                                           out_word(base, o + 8u, b), out_word(base, o + 12u, b));
-            }
+#define STORE16(S_)                                                                            \
+        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {                                       \
+            const uint i = me + k * WG;                                                        \
+            const uint l = i % 32u, n = i / 32u, g = l % G, q = l / G, na = n % SA, nb = n / SA; \
+            const uint b = ESIZE >= 8u ? q * (TB / Q) + nb : nb * Q + q, a0 = (na * G + g) * V; \
+            if (i < N && a0 < ea && b < eb) {                                                  \
+                const uint at = a0 * ESIZE;                                                    \
+                dst4[S_].a[(d + b * db) / 16u + at / 16u] =                                    \
+                    uvec4(out_word(base, at, b), out_word(base, at + 4u, b), out_word(base, at + 8u, b), \
+                          out_word(base, at + 12u, b));                                        \
+            }                                                                                  \
         }
+        DMLS_VK_EACH(o, STORE16)
         return;
     }
     const uint WA = TILE_A * ESIZE / 4u; // output words of A a column
     const uint N = TB * WA;
-    for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {
-        const uint i = me + k * WG, w = i % WA, b = i / WA;
-        if (b < eb && w * 4u < ea * ESIZE) dst[((d + b * db) >> 2) + w] = out_word(base, w * 4u, b);
+#define STORE4(S_)                                                                             \
+    for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {                                           \
+        const uint i = me + k * WG, w = i % WA, b = i / WA;                                    \
+        if (b < eb && w * 4u < ea * ESIZE) dst[S_].a[((d + b * db) >> 2) + w] = out_word(base, w * 4u, b); \
     }
+    DMLS_VK_EACH(o, STORE4)
 }
 
 // Tile t of the walk p: its first element's positions, its extents along
@@ -153,9 +171,9 @@ void main() {
     const uint n = p.count;
 #endif
     for (uint t0 = gl_WorkGroupID.x * TILES; t0 < n; t0 += gl_NumWorkGroups.x * TILES) {
-        uint d[TILES], ea[TILES], eb[TILES], db[TILES];
+        uint o[TILES], d[TILES], ea[TILES], eb[TILES], db[TILES];
         for (uint j = 0u; j < TILES; j++) {
-            d[j] = 0u, ea[j] = 0u, eb[j] = 0u, db[j] = 0u;
+            o[j] = 0u, d[j] = 0u, ea[j] = 0u, eb[j] = 0u, db[j] = 0u;
             if (t0 + j >= n) continue;
 #ifdef BATCH
             const uint t = batch_tile(t0 + j);
@@ -165,9 +183,10 @@ void main() {
             uint s, sa, sb;
             locate(t, s, d[j], ea[j], eb[j], sa, sb, db[j]);
             load_tile(j * TILE_WORDS, s, ea[j], eb[j], sa, sb);
+            o[j] = out_slot; // this tile's entry's, for its stores
         }
         barrier();
-        for (uint j = 0u; j < TILES; j++) store_tile(j * TILE_WORDS, d[j], ea[j], eb[j], db[j]);
+        for (uint j = 0u; j < TILES; j++) store_tile(j * TILE_WORDS, o[j], d[j], ea[j], eb[j], db[j]);
         barrier(); // the next tiles reuse the shared array
     }
 }

@@ -10,6 +10,38 @@
 #define DMLS_VK_MAX_DIMS 8
 #define DMLS_VK_WALK_FILL 16u // info: write zeros; the source binding is not read
 
+// Each side (binding 0, the source; binding 1, the destination) is an
+// array of SLOTS storage buffers: 1, or in a batch's multi-slot form
+// (-DSLOTS=8, launch.h: DMLS_VK_BATCH_SLOTS) one per slot its dispatch
+// binds, so that a split into several output slots is one dispatch.
+// Without shaderStorageBufferArrayDynamicIndexing (a feature dmlslice
+// does not require) such an array may be indexed only by constant
+// expressions, so DMLS_VK_EACH(s, X) runs X(0) .. X(SLOTS - 1), each with
+// its literal index, in a switch on the slot s (uniform over a workgroup:
+// its tile's entry's), around whole loops where it can, so that a loop
+// still issues all its loads before its stores.
+// tests/vulkan/check_spirv_indexing.py checks the compiled SPIR-V.
+#ifndef SLOTS
+#define SLOTS 1
+#endif
+#if SLOTS == 1
+#define DMLS_VK_EACH(s, X) { X(0) }
+#elif SLOTS == 8
+#define DMLS_VK_EACH(s, X)                                                                     \
+    switch (s) {                                                                               \
+    case 0u: X(0) break;                                                                       \
+    case 1u: X(1) break;                                                                       \
+    case 2u: X(2) break;                                                                       \
+    case 3u: X(3) break;                                                                       \
+    case 4u: X(4) break;                                                                       \
+    case 5u: X(5) break;                                                                       \
+    case 6u: X(6) break;                                                                       \
+    default: X(7) break;                                                                       \
+    }
+#else
+#error SLOTS is 1 or 8 (src/vulkan/launch.h: DMLS_VK_BATCH_SLOTS)
+#endif
+
 // The walk's fields: count (items), info (ndim 1..8 | DMLS_VK_WALK_FILL),
 // src_base and dst_base (the first item's positions, in the shader's
 // units), the levels' shifts, multipliers and steps, and gather.comp's
@@ -27,6 +59,7 @@
 
 #ifndef BATCH
 layout(push_constant, std430) uniform Walk { DMLS_VK_WALK_FIELDS } p;
+const uint in_slot = 0u, out_slot = 0u; // one binding each side
 #else
 // A batch (src/vulkan/batch_table.c, launch.h: dmls_vk_entry): one
 // dispatch runs many launches of this shader, each an entry of a table
@@ -37,6 +70,7 @@ struct Walk { DMLS_VK_WALK_FIELDS };
 struct Entry {
     Walk w;
     uint first_tile;
+    uint in_slot, out_slot; // its slots' places among the dispatch's bindings
 };
 layout(std430, set = 0, binding = 2) restrict readonly buffer Table { Entry table[]; };
 // Crops whose starts are bound at execute: rows of rank 4- or 8-byte
@@ -46,8 +80,12 @@ layout(push_constant, std430) uniform Batch {
     uint first;     // the dispatch's first entry
     uint entries;   // how many
     uint tiles;     // the tiles of them all
-    uint src_shift; // the slots' first bytes in their bindings, in the shader's units
-    uint dst_shift;
+    // Each slot's first byte in its binding, in the shader's units, below
+    // 256 (a binding starts at the slot's offset rounded down to
+    // minStorageBufferOffsetAlignment, at most 256): slot k's in byte k % 4
+    // of word k / 4.
+    uint src_shifts[2];
+    uint dst_shifts[2];
     // Crops with bound starts (rank 0: none): an entry's src_base is its
     // crop's number, its source position base + sum(clamp(start[k]) *
     // stride[k]) bytes, clamped to [0, limit[k]] (R-CROP-BOUNDS).
@@ -64,7 +102,8 @@ layout(push_constant, std430) uniform Batch {
     uint limit[DMLS_VK_MAX_DIMS];
     uint stride[DMLS_VK_MAX_DIMS];
 } b;
-Walk p; // the entry of the tile being run
+Walk p;                 // the entry of the tile being run
+uint in_slot, out_slot; // and its slots' places in the arrays of bindings
 #endif
 
 // Chosen at pipeline creation (src/vulkan/pipelines.c): invocations per
@@ -150,9 +189,10 @@ uint batch_tile(uint t) {
         at = t - table[lo].first_tile;
     }
     p = table[lo].w;
+    in_slot = table[lo].in_slot, out_slot = table[lo].out_slot;
     if (b.rank != 0u) p.src_base = crop_position(p.src_base);
-    p.src_base += b.src_shift;
-    p.dst_base += b.dst_shift;
+    p.src_base += (b.src_shifts[in_slot >> 2] >> ((in_slot & 3u) * 8u)) & 255u;
+    p.dst_base += (b.dst_shifts[out_slot >> 2] >> ((out_slot & 3u) * 8u)) & 255u;
     return at;
 }
 #define DMLS_VK_MAIN(run)                                                                      \
