@@ -116,8 +116,8 @@ dmls_status dmls_device_open(const char *name, dmls_device **dev) {
 
 void dmls_device_close(dmls_device *dev) {
     if (dev == NULL) return;
+    dmls_destroy(dev->copy_op); /* before the backend's context it may have been prepared on */
     dev->ops->close(dev);
-    dmls_destroy(dev->copy_op);
     free(dev);
 }
 
@@ -397,9 +397,9 @@ dmls_status dmls_device_time(dmls_device *dev, const dmls_device_work *work, uin
     RETURN_IF(per_sample < 1, DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: per_sample is 0 (at least 1)");
     RETURN_IF((uint64_t)samples * per_sample > UINT32_MAX - warm, DMLS_ERROR_INVALID_ARGUMENT, NULL,
               "dmls_device_time: %u + %u x %u runs pass 2^32 - 1", warm, samples, per_sample);
-    RETURN_IF((work->in == NULL && work->n_in > 0) || (work->out == NULL && work->n_out > 0),
-              DMLS_ERROR_INVALID_ARGUMENT, NULL, "dmls_device_time: %s is NULL for %u slots",
-              work->in == NULL ? "in" : "out", work->in == NULL ? work->n_in : work->n_out);
+    const int no_in = work->in == NULL && work->n_in > 0;
+    RETURN_IF(no_in || (work->out == NULL && work->n_out > 0), DMLS_ERROR_INVALID_ARGUMENT, NULL,
+              "dmls_device_time: %s is NULL for %u slots", no_in ? "in" : "out", no_in ? work->n_in : work->n_out);
     RETURN_IF_ERROR(check_work(work));
     return dev->ops->time != NULL ? dev->ops->time(dev, work, warm, samples, per_sample, seconds)
                                   : time_on_host(dev, work, warm, samples, per_sample, seconds);

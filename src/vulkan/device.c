@@ -180,18 +180,19 @@ static dmls_status stage_for(vk_device *d, uint64_t bytes) {
     return DMLS_OK;
 }
 
-/* A transfer through the stage: up (host to buffer) or down, in chunks. */
-static dmls_status staged(vk_device *d, bool up, VkBuffer buffer, uint64_t offset, unsigned char *host,
-                          uint64_t bytes) {
+/* A transfer through the stage, in chunks: from host memory `up` into
+ * the buffer, or (up NULL) from the buffer into `down`. */
+static dmls_status staged(vk_device *d, VkBuffer buffer, uint64_t offset, const unsigned char *up,
+                          unsigned char *down, uint64_t bytes) {
     RETURN_IF_ERROR(stage_for(d, bytes));
     for (uint64_t done = 0; done < bytes;) {
         const uint64_t n = bytes - done < d->stage_bytes ? bytes - done : d->stage_bytes;
-        if (up) {
-            memcpy(d->stage.map, host + done, (size_t)n);
+        if (up != NULL) {
+            memcpy(d->stage.map, up + done, (size_t)n);
             RETURN_IF_ERROR(dmls_vk_copy_buffer(d->ctx, "device upload", d->stage.buffer, 0, buffer, offset + done, n));
         } else {
             RETURN_IF_ERROR(dmls_vk_copy_buffer(d->ctx, "device download", buffer, offset + done, d->stage.buffer, 0, n));
-            memcpy(host + done, d->stage.map, (size_t)n);
+            memcpy(down + done, d->stage.map, (size_t)n);
         }
         done += n;
     }
@@ -202,7 +203,7 @@ static dmls_status vk_upload(dmls_device *dev, dmls_device_buffer *dst, uint64_t
                              uint64_t bytes) {
     vk_device *d = dev->state;
     vk_buffer *b = (vk_buffer *)dst;
-    if (b->map == NULL) return staged(d, true, b->buffer, offset, (unsigned char *)(uintptr_t)src, bytes);
+    if (b->map == NULL) return staged(d, b->buffer, offset, src, NULL, bytes);
     memcpy(b->map + offset, src, (size_t)bytes);
     return DMLS_OK;
 }
@@ -211,7 +212,7 @@ static dmls_status vk_download(dmls_device *dev, const dmls_device_buffer *src, 
                                uint64_t bytes) {
     vk_device *d = dev->state;
     const vk_buffer *b = (const vk_buffer *)src;
-    if (b->map == NULL) return staged(d, false, b->buffer, offset, dst, bytes);
+    if (b->map == NULL) return staged(d, b->buffer, offset, NULL, dst, bytes);
     memcpy(dst, b->map + offset, (size_t)bytes);
     return DMLS_OK;
 }

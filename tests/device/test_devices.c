@@ -362,6 +362,9 @@ static void test_time(dmls_device *dev, const char *name) {
     const dmls_device_work no_out = {op, NULL, &in, NULL, 1, 0};
     CHECK_STATUS(dmls_device_time(dev, &no_out, 1, 2, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
     CHECK_SAYS("out[0]");
+    const dmls_device_work null_out = {NULL, split, NULL, NULL, 0, 2};
+    CHECK_STATUS(dmls_device_time(dev, &null_out, 1, 2, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
+    CHECK_SAYS("out is NULL for 2 slots");
     const dmls_device_binding overlapping = {b, 16, sizeof x};
     const dmls_device_work bad_copy = {NULL, NULL, &in, &overlapping, 1, 1};
     CHECK_STATUS(dmls_device_time(dev, &bad_copy, 0, 1, 1, s), DMLS_ERROR_INVALID_ARGUMENT);
