@@ -51,11 +51,15 @@ typedef struct command_def {
 /* The options every command takes. */
 extern const option_def options_common[];
 
+/* The --device row: the device names (DEVICE_NAMES), then `what`, the
+ * command's own words on what it does there. */
+#define OPTION_DEVICE(what) {"--device", NULL, "D", DEVICE_NAMES what}
+
 /* The last rows of a command that copies into files (slice, grad, split,
  * crops): where it runs, on how many threads, -f and -q, in that order in
  * every help; each command says in its own words what they do there. */
 #define OPTIONS_COPY_TAIL(device_help, threads_help, force_help, quiet_help)                                          \
-    {"--device", NULL, "D", device_help}, {"--threads", NULL, "N", threads_help},                                     \
+    OPTION_DEVICE(device_help), {"--threads", NULL, "N", threads_help},                                               \
         {"--force", "-f", NULL, force_help}, {"--quiet", "-q", NULL, quiet_help}, {NULL, NULL, NULL, NULL}
 
 /* The threads of a plain copy (split, crops). */

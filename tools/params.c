@@ -13,29 +13,17 @@ void params_init(params *p) {
 /* Every PARAMS option in the help's order, LIST for those that take a list
  * (with its form and its field in params), OTHER for the rest: the one table
  * both the help (params_options) and the parser (list_options) are made
- * from, so that they cannot disagree. */
+ * from, so that they cannot disagree. The list options come in one group a
+ * form, which names the form (F) and the words opening each help line (P)
+ * once. The groups' rows share one shape (`duplicates` pairs them): options
+ * of one table, not twins to merge. */
 #define PARAMS_OPTIONS(LIST, OTHER)                                                                                   \
-    /* DirectML's forms: rows shaped as the front ends' below (`duplicates` pairs them),                              \
-       each its own option of this one table: not twins to merge. */                                                  \
-    LIST("--offsets", "L", FORM_DML_SLICE, offsets, "DML_SLICE: the first element read, per axis")                    \
-    LIST("--sizes", "L", FORM_DML_SLICE, sizes, "DML_SLICE: elements per axis (the output's sizes)")                 \
-    LIST("--strides", "L", FORM_DML_SLICE, strides, "DML_SLICE: steps, each at least 1")                              \
-    LIST("--window-offsets", "L", FORM_DML_SLICE1, win_offsets, "DML_SLICE1: the window's first element, per axis")   \
-    LIST("--window-sizes", "L", FORM_DML_SLICE1, win_sizes, "DML_SLICE1: the window's extent, per axis (at least 1)") \
-    LIST("--window-strides", "L", FORM_DML_SLICE1, win_strides,                                                       \
-         "DML_SLICE1: steps, non-zero; negative walks backwards")                                                     \
-    LIST("--output-sizes", "L", FORM_DML_SLICE1, out_sizes,                                                           \
-         "DML_SLICE1: the output's sizes (default: every element the\nwindow holds, 1 + (size - 1) / |stride|)")      \
+    PARAMS_DML_SLICE(LIST, FORM_DML_SLICE, "DML_SLICE: ")                                                             \
+    PARAMS_DML_SLICE1(LIST, FORM_DML_SLICE1, "DML_SLICE1: ")                                                          \
     OTHER("--index", "EXPR",                                                                                          \
           "NumPy basic indexing: integers, start:stop:step, ...,\nNone/newaxis, e.g. '[1:3, ::-2, ..., None, 0]'")    \
-    /* The front ends' forms: rows shaped as DirectML's above, not their twins. */                                    \
-    LIST("--onnx-starts", "L", FORM_ONNX, onnx_starts, "ONNX Slice: starts (negative counts from the end)")            \
-    LIST("--onnx-ends", "L", FORM_ONNX, onnx_ends, "ONNX Slice: ends, clamped as the ONNX specification says")        \
-    LIST("--onnx-axes", "L", FORM_ONNX, onnx_axes, "ONNX Slice: the axes starts/ends name (default 0, 1, ...)")       \
-    LIST("--onnx-steps", "L", FORM_ONNX, onnx_steps, "ONNX Slice: steps, non-zero (default 1)")                       \
-    LIST("--webnn-starts", "L", FORM_WEBNN_SLICE, webnn_starts, "WebNN slice(): unsigned starts")                     \
-    LIST("--webnn-sizes", "L", FORM_WEBNN_SLICE, webnn_sizes, "WebNN slice(): window sizes, at least 1")              \
-    LIST("--webnn-strides", "L", FORM_WEBNN_SLICE, webnn_strides, "WebNN slice(): strides, at least 1 (default 1)")   \
+    PARAMS_ONNX(LIST, FORM_ONNX, "ONNX Slice: ")                                                                      \
+    PARAMS_WEBNN_SLICE(LIST, FORM_WEBNN_SLICE, "WebNN slice(): ")                                                     \
     LIST("--webnn-reverse", "L|all", FORM_WEBNN_REVERSE, webnn_axes,                                                  \
          "WebNN reverse(): the listed axes ('' none, 'all' every axis)")                                              \
     OTHER("--perm", "P|reverse",                                                                                      \
@@ -45,6 +33,29 @@ void params_init(params *p) {
           "DirectML feature level, by name (4_1), as 4.1 or in hex\n(0x4100); the levels and the default are listed " \
           "below.\nThe DirectML forms are validated at it; with a front end\nthe lowered SLICE1 must pass DirectML's " \
           "rules at it too")
+
+#define PARAMS_DML_SLICE(LIST, F, P)                                                                                  \
+    LIST("--offsets", "L", F, offsets, P "the first element read, per axis")                                          \
+    LIST("--sizes", "L", F, sizes, P "elements per axis (the output's sizes)")                                       \
+    LIST("--strides", "L", F, strides, P "steps, each at least 1")
+
+#define PARAMS_DML_SLICE1(LIST, F, P)                                                                                 \
+    LIST("--window-offsets", "L", F, win_offsets, P "the window's first element, per axis")                           \
+    LIST("--window-sizes", "L", F, win_sizes, P "the window's extent, per axis (at least 1)")                         \
+    LIST("--window-strides", "L", F, win_strides, P "steps, non-zero; negative walks backwards")                      \
+    LIST("--output-sizes", "L", F, out_sizes,                                                                         \
+         P "the output's sizes (default: every element the\nwindow holds, 1 + (size - 1) / |stride|)")
+
+#define PARAMS_ONNX(LIST, F, P)                                                                                       \
+    LIST("--onnx-starts", "L", F, onnx_starts, P "starts (negative counts from the end)")                             \
+    LIST("--onnx-ends", "L", F, onnx_ends, P "ends, clamped as the ONNX specification says")                         \
+    LIST("--onnx-axes", "L", F, onnx_axes, P "the axes starts/ends name (default 0, 1, ...)")                        \
+    LIST("--onnx-steps", "L", F, onnx_steps, P "steps, non-zero (default 1)")
+
+#define PARAMS_WEBNN_SLICE(LIST, F, P)                                                                                \
+    LIST("--webnn-starts", "L", F, webnn_starts, P "unsigned starts")                                                 \
+    LIST("--webnn-sizes", "L", F, webnn_sizes, P "window sizes, at least 1")                                          \
+    LIST("--webnn-strides", "L", F, webnn_strides, P "strides, at least 1 (default 1)")
 
 #define LIST_HELP(name, value, form, field, help) {name, NULL, value, help},
 #define OTHER_HELP(name, value, help) {name, NULL, value, help},

@@ -18,7 +18,7 @@
 #define QUICK_INPUT_BYTES (4u << 20)
 
 static const option_def bench_options[] = {
-    {"--device", NULL, "D", "cpu (default), cuda (GPU 0) or vulkan[:N] (Vulkan device N);\nbuilds with those backends"},
+    OPTION_DEVICE(" (cuda: device 0 only);\nbuilds with those backends"),
     {"--threads", NULL, "N", "cpu: threads, 0 = $DMLSLICE_THREADS or every CPU (default 0)"},
     {"--cases", NULL, "FILE", "a case list in bench/cases.json's format (default: the\ncanonical cases, built in)"},
     {"--reps", NULL, "N",

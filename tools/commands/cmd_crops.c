@@ -18,7 +18,7 @@ static const option_def crops_options[] = {
     {"--output", "-o", "OUT", "the output .npy file, shape (N, *size) ('-' for standard\noutput)"},
     {"--starts", NULL, "STARTS", "an (N, rank) int32 or int64 .npy file: row i holds crop i's\nfirst index on each axis"},
     {"--size", NULL, "L", "the window's size on each axis of the input"},
-    OPTIONS_COPY_TAIL("cpu (default), cuda, vulkan or vulkan:N: copy to the device,\ncrop there in one launch (one command buffer), copy back",
+    OPTIONS_COPY_TAIL(": copy to the device,\ncrop there in one launch (one command buffer), copy back",
                       OPTIONS_COPY_THREADS, "replace an existing output file",
                       "accepted like slice's; nothing is reported on success"),
 };

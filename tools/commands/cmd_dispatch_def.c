@@ -7,7 +7,7 @@
 static const option_def dispatch_options[] = {
     {"--feature-level", NULL, "L",
      "DirectML feature level the operators are validated at\n(the levels and the default are listed below)"},
-    {"--device", NULL, "D", "cpu (default), cuda or vulkan[:N]"},
+    OPTION_DEVICE(""),
     {"--force", "-f", NULL, "let writeFile replace an existing file"},
     {"--allow-path", NULL, "DIRS",
      "folders the model may also read and write beneath\n(separated by ':', on Windows ';'; '/' for anywhere)"},

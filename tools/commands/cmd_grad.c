@@ -16,7 +16,7 @@
 static const option_def grad_options[] = {
     {"--output", "-o", "OUT", "the output gradient .npy file ('-' for standard output)"},
     {"--output-gradient-sizes", NULL, "L", "the output gradient's sizes (the forward SLICE1's input shape)"},
-    OPTIONS_COPY_TAIL("cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), run there, copy back",
+    OPTIONS_COPY_TAIL(": copy to the device,\nrun there, copy back",
                       "threads for the zero fill and the scatter, 1 to 1024 (default:\n"
                       "$DMLSLICE_THREADS, else every CPU); under 512 KiB of work\nruns on one thread",
                       "replace an existing output file", "no progress"),

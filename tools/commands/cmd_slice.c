@@ -9,7 +9,7 @@
 
 static const option_def slice_options[] = {
     {"--output", "-o", "OUT", "the output .npy file ('-' for standard output)"},
-    OPTIONS_COPY_TAIL("cpu (default), cuda or vulkan[:N]: copy to GPU 0 (Vulkan device N), slice there, copy back",
+    OPTIONS_COPY_TAIL(": copy to the device,\nslice there, copy back",
                       "threads for the copy, 1 to 1024 (default: $DMLSLICE_THREADS,\nelse every CPU); a copy that moves "
                       "under 512 KiB (output\nbytes plus input cache lines read) runs on one thread",
                       "replace an existing output file", "no progress"),

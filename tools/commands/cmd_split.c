@@ -24,7 +24,7 @@ static const option_def split_options[] = {
      "how --num-outputs N cuts an axis of d: onnx (default),\narray_split or tensor_split (NumPy's array_split,\n"
      "PyTorch's tensor_split: the first d%N parts one longer;\n5 into 4: 2,1,1,1) or chunk (PyTorch's chunk: parts of\n"
      "ceil(d/N), as many as needed, at most N; 5 into 4: 2,2,1)"},
-    OPTIONS_COPY_TAIL("cpu (default), cuda, vulkan or vulkan:N: copy to the device,\nsplit there in one launch (one command buffer), copy back",
+    OPTIONS_COPY_TAIL(": copy to the device,\nsplit there in one launch (one command buffer), copy back",
                       OPTIONS_COPY_THREADS, "replace existing output files",
                       "accepted like slice's; nothing is reported on success"),
 };

@@ -40,7 +40,7 @@ bool device_parse(const char *prog, const char *value, device_choice *d) {
         snprintf(d->name, sizeof d->name, "%s:%d", kinds[k].name, d->index);
         return true;
     }
-    fprintf(stderr, "%s: unknown device '%s' (--device takes cpu, cuda, cuda:N, vulkan or vulkan:N)\n", prog, value);
+    fprintf(stderr, "%s: unknown device '%s' (--device takes cpu, cuda[:N] or vulkan[:N])\n", prog, value);
     return false;
 }
 

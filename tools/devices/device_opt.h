@@ -6,6 +6,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* What every --device takes, as the commands' help says it (one home: each
+ * help appends what its command does there; device_parse's message and
+ * docs/cli.md list the same names). */
+#define DEVICE_NAMES "cpu (default), cuda[:N] or vulkan[:N]"
+
 /* The kind matters to the tool only where behaviour differs by the
  * documented contract: cuda falls back to the CPU (device_io.h). */
 typedef enum device_kind { DEVICE_CPU, DEVICE_CUDA, DEVICE_VULKAN } device_kind;
