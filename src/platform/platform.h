@@ -146,6 +146,12 @@ char *dmls_user_cache_dir(void);
  * user alone where the system has permissions); 0 when it exists already. */
 int dmls_dirs_make(const char *path);
 
+/* Makes the one folder path (its parent exists), readable by the user alone
+ * where the system has permissions: 0 when it is a folder now (made or
+ * found), ENOTDIR when a file holds the name, else the system's errno. The
+ * rest of the two functions above is paths.c, the same on every system. */
+int dmls_dir_make_one(const char *path);
+
 /* Replaces the file path by bytes bytes of data, atomically: written to a
  * new file beside it, then renamed over it, so that a reader sees the old
  * file or the whole new one, never a part (the Vulkan pipeline cache). On

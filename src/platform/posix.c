@@ -148,36 +148,10 @@ int dmls_env_set(const char *name, const char *value) {
 
 /* --------------------------------------------------------------- files */
 
-/* Twin of win32.c's cache folder and folder making: kept apart, other system calls and path rules. */
-char *dmls_user_cache_dir(void) {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *sub = "";
-    const char *base = xdg != NULL && (xdg[0] == '/' || (xdg[0] != '\0' && xdg[1] == ':')) ? xdg : NULL;
-    if (base == NULL && home != NULL && home[0] != '\0') base = home, sub = "/.cache";
-    if (base == NULL) return NULL;
-    const size_t n = strlen(base) + strlen(sub) + 1;
-    char *path = malloc(n);
-    if (path != NULL) snprintf(path, n, "%s%s", base, sub);
-    return path;
-}
-
-int dmls_dirs_make(const char *path) {
-    char *p = malloc(strlen(path) + 1);
-    if (p == NULL) return ENOMEM;
-    strcpy(p, path);
-    int err = 0;
-    /* Each folder from the top down; one that exists is no error. */
-    for (char *at = p + 1; err == 0; at++) {
-        const char c = *at;
-        if (c != '/' && c != '\0') continue;
-        *at = '\0';
-        struct stat st;
-        if (mkdir(p, 0700) != 0 && errno != EEXIST) err = errno;
-        else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) err = ENOTDIR;
-        *at = c;
-        if (c == '\0') break;
-    }
-    free(p);
-    return err;
+int dmls_dir_make_one(const char *path) {
+    struct stat st;
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) return errno;
+    return stat(path, &st) != 0 || !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
 }
 
 static int write_all(int fd, const void *data, size_t bytes) {

@@ -164,37 +164,9 @@ int dmls_env_set(const char *name, const char *value) {
 
 /* --------------------------------------------------------------- files */
 
-/* Twin of posix.c's cache folder and folder making: kept apart, other system calls and path rules. */
-char *dmls_user_cache_dir(void) {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *sub = "";
-    const char *base = xdg != NULL && (xdg[0] == '/' || (xdg[0] != '\0' && xdg[1] == ':')) ? xdg : NULL;
-    if (base == NULL && home != NULL && home[0] != '\0') base = home, sub = "/.cache";
-    if (base == NULL) base = getenv("LOCALAPPDATA"), sub = "";
-    if (base == NULL) return NULL;
-    const size_t n = strlen(base) + strlen(sub) + 1;
-    char *path = malloc(n);
-    if (path != NULL) snprintf(path, n, "%s%s", base, sub);
-    return path;
-}
-
-int dmls_dirs_make(const char *path) {
-    char *p = malloc(strlen(path) + 1);
-    if (p == NULL) return ENOMEM;
-    strcpy(p, path);
-    int err = 0;
-    /* Each folder from the top down (after a drive's "C:\\"); one that exists is no error. */
-    for (char *at = p + 1; err == 0; at++) {
-        const char c = *at;
-        if (c != '/' && c != '\\' && c != '\0') continue;
-        if (c != '\0' && at[-1] == ':') continue;
-        *at = '\0';
-        const DWORD attr = CreateDirectoryA(p, NULL) ? FILE_ATTRIBUTE_DIRECTORY : GetFileAttributesA(p);
-        if (attr == INVALID_FILE_ATTRIBUTES || !(attr & FILE_ATTRIBUTE_DIRECTORY)) err = ENOTDIR;
-        *at = c;
-        if (c == '\0') break;
-    }
-    free(p);
-    return err;
+int dmls_dir_make_one(const char *path) {
+    const DWORD attr = CreateDirectoryA(path, NULL) ? FILE_ATTRIBUTE_DIRECTORY : GetFileAttributesA(path);
+    return attr == INVALID_FILE_ATTRIBUTES || !(attr & FILE_ATTRIBUTE_DIRECTORY) ? ENOTDIR : 0;
 }
 
 int dmls_file_replace(const char *path, const void *data, size_t bytes) {

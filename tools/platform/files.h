@@ -164,7 +164,7 @@ void dmls_atomic_file_undo(dmls_atomic_file *f);
  * releases f. dmls_atomic_file_abort does the same for a committed f. */
 void dmls_atomic_file_settle(dmls_atomic_file *f);
 /* Removes an uncommitted new file; harmless after a commit or a failed
- * create. */
+ * create, whose f->failed it keeps. */
 void dmls_atomic_file_abort(dmls_atomic_file *f);
 /* True when f's folder, held since the create, is the folder folder
  * (dmls_path_info's identity of it) or lies beneath it now, whatever names

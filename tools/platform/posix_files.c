@@ -383,11 +383,8 @@ int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t byte
     if (!err) remove_stale_names((int)f->folder);
     if (!err) err = make_temporary(f);
     if (!err) err = reserve_and_map(f, bytes, mode);
-    /* Twin of win32_files.c's ending: it stays apart as the system calls before it differ (POSIX here, Win32 there). */
     if (err) {
-        const char *failed = f->failed;
-        dmls_atomic_file_abort(f);
-        f->failed = failed;
+        dmls_atomic_file_abort(f); /* f->failed stays */
         return err;
     }
     f->failed = NULL;
@@ -581,9 +578,11 @@ void dmls_atomic_file_abort(dmls_atomic_file *f) {
     if (f->folder >= 0) close((int)f->folder); /* last: the steps above are relative to it */
     free(f->tmp_name);
     free(f->final_path);
+    const char *failed = f->failed;
     memset(f, 0, sizeof *f);
     f->handle = f->folder = -1;
     f->guard = -1;
+    f->failed = failed;
 }
 
 /* The folder's identity, and its parent's through "..": no name is read,

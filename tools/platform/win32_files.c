@@ -474,11 +474,8 @@ int dmls_atomic_file_create(dmls_atomic_file *f, const char *path, uint64_t byte
         if (map) CloseHandle(map); /* the view keeps the mapping alive */
         f->data = view;
     }
-    /* Twin of posix_files.c's ending: it stays apart as the system calls before it differ (Win32 here, POSIX there). */
     if (err) {
-        const char *failed = f->failed;
-        dmls_atomic_file_abort(f);
-        f->failed = failed;
+        dmls_atomic_file_abort(f); /* f->failed stays */
         return err;
     }
     f->failed = NULL;
@@ -672,9 +669,11 @@ void dmls_atomic_file_abort(dmls_atomic_file *f) {
     if (held(f->folder)) CloseHandle((HANDLE)f->folder);
     free(f->tmp_name);
     free(f->final_path);
+    const char *failed = f->failed;
     memset(f, 0, sizeof *f);
     f->handle = f->folder = (intptr_t)INVALID_HANDLE_VALUE;
     f->guard = -1;
+    f->failed = failed;
 }
 
 /* Windows has no ".." to open from a handle: the held folder's path now
