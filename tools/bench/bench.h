@@ -64,6 +64,9 @@ typedef struct bench_batch_row {
 #define BENCH_GPU_QUICK_WARM_MS 20.0
 #define BENCH_GPU_BURSTS        6
 #define BENCH_GPU_QUICK_BURSTS  1
+/* The most runs a warm-up burst may hold (a tiny case is launch-bound: its
+ * burst is capped). */
+#define BENCH_GPU_WARM_MAX      20000
 typedef struct bench_device bench_device;
 bench_device *bench_device_open(const char *name, int threads, bool quick, bool verbose, char *desc,
                                 size_t desc_size);
@@ -161,6 +164,33 @@ bool bench_write_json(const char *path, const char *device, const char *gpu, int
 
 /* The seconds of a monotonic clock. */
 double bench_now(void);
+
+/* A GPU's steady state, the one rule both GPU timers follow (bench_device.c
+ * through dmlslice/device.h, vulkan_run.c for what that interface does not
+ * show): burst(ctx, estimate, reps, times) runs one burst, a warm-up of
+ * bench_warm_runs(estimate in ms) runs then reps timed ones into times (with
+ * estimate < 0: one timed run alone, no warm-up), false on failure; times are in the unit of the estimate, and ms_per_unit
+ * converts them for the verbose lines. */
+typedef bool (*bench_burst_fn)(void *ctx, double estimate, int reps, double *times);
+typedef struct bench_gpu_clock {
+    double warm_ms; /* a warm-up burst's length */
+    int bursts;     /* the most bursts until two agree */
+    bool quick, verbose;
+} bench_gpu_clock;
+/* The clock of a GPU bench, quick or full (BENCH_GPU_*). */
+bench_gpu_clock bench_gpu_clock_of(bool quick, bool verbose);
+/* Runs of a warm-up burst: about warm_ms by one run's ms (0: unknown, the
+ * most), at least 3 (1 when quick), at most BENCH_GPU_WARM_MAX. */
+int bench_warm_runs(const bench_gpu_clock *c, double run_ms);
+/* The median of reps timed runs in the steady state, in the burst's unit:
+ * one run estimates the time (at whatever clock the idle GPU has, so an
+ * overestimate, which only shortens the burst), then bursts until one is
+ * no faster than the one before within 2%, at most c->bursts: after a few
+ * seconds of host work (a large case's reference run) the H100 took more
+ * than one ~200 ms burst to raise its clock, and the first case timed read
+ * ~2x slow (bench/RESULTS.md, 2026-11-24). < 0 on failure. */
+double bench_steady(const bench_gpu_clock *c, bench_burst_fn burst, void *ctx, double ms_per_unit, int reps,
+                    double *times);
 /* The median of v[0..n) (sorts v). */
 double bench_median(double *v, int n);
 /* Random bytes, never all zero, from seed. */

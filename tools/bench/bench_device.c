@@ -20,9 +20,6 @@
  * BATCH_MAX calls). */
 #define BATCH_SECONDS 0.02
 #define BATCH_MAX 10000
-/* The most runs a GPU's warm-up burst may hold (a tiny case is
- * launch-bound: its burst is capped). */
-#define WARM_MAX 20000
 /* A GPU's timed sample spans about this much of its time (at least one
  * run): the clock's marks between samples (an event, a timestamp after a
  * barrier) cost about a microsecond, which a sample of one run of a few
@@ -33,10 +30,8 @@
 
 struct bench_device {
     dmls_device *dev;
-    bool gpu;          /* not the CPU: timed on the device's clock, in bursts */
-    double warm_ms;    /* a GPU's warm-up burst */
-    int bursts;        /* the most bursts until two agree */
-    bool quick, verbose;
+    bool gpu;              /* not the CPU: timed on the device's clock, in bursts */
+    bench_gpu_clock clock; /* a GPU's bursts */
 };
 
 bench_device *bench_device_open(const char *name, int threads, bool quick, bool verbose, char *desc,
@@ -53,9 +48,7 @@ bench_device *bench_device_open(const char *name, int threads, bool quick, bool 
     }
     snprintf(desc, desc_size, "%s", info.description);
     b->gpu = strcmp(info.kind, "cpu") != 0;
-    b->warm_ms = quick ? BENCH_GPU_QUICK_WARM_MS : BENCH_GPU_WARM_MS;
-    b->bursts = quick ? BENCH_GPU_QUICK_BURSTS : BENCH_GPU_BURSTS;
-    b->quick = quick, b->verbose = verbose;
+    b->clock = bench_gpu_clock_of(quick, verbose);
     return b;
 }
 
@@ -74,34 +67,27 @@ static double host_batch(bench_device *b, const dmls_device_work *w, int n) {
     return dmls_device_time(b->dev, w, 1, 1, (uint32_t)n, &t) == DMLS_OK ? t : -1;
 }
 
-/* Runs of each GPU warm-up burst: about warm_ms by one run's ms. */
-static uint32_t warm_runs(const bench_device *b, double ms) {
-    const double n = ms > 0 ? b->warm_ms / ms : WARM_MAX;
-    const double least = b->quick ? 1 : 3;
-    return n < least ? (uint32_t)least : n > WARM_MAX ? WARM_MAX : (uint32_t)n;
+/* One burst of bench_steady on a GPU (seconds): estimate < 0 for one run
+ * alone, else a warm-up and reps samples of about SAMPLE_SECONDS each. */
+typedef struct gpu_burst {
+    bench_device *b;
+    const dmls_device_work *w;
+} gpu_burst;
+
+static bool gpu_burst_run(void *ctx, double estimate, int reps, double *t) {
+    const gpu_burst *g = ctx;
+    if (estimate < 0) return dmls_device_time(g->b->dev, g->w, 0, 1, 1, t) == DMLS_OK;
+    const uint32_t per =
+        estimate <= 0 || estimate * SAMPLE_MAX < SAMPLE_SECONDS ? SAMPLE_MAX : (uint32_t)(SAMPLE_SECONDS / estimate) + 1;
+    const uint32_t warm = (uint32_t)bench_warm_runs(&g->b->clock, 1e3 * estimate);
+    return dmls_device_time(g->b->dev, g->w, warm, (uint32_t)reps, per, t) == DMLS_OK;
 }
 
-/* Median seconds of reps runs of w on a GPU in the steady state: a single
- * run estimates the time (at whatever clock the idle GPU has, so an
- * overestimate, which only shortens the burst), then bursts of warm-up and
- * timed runs until one is no faster than the one before (within 2%): after
- * a few seconds of host work (a large case's reference run) the H100 took
- * more than one ~200 ms burst to raise its clock, and the first case timed
- * read ~2x slow (bench/RESULTS.md, 2026-11-24). < 0 on failure. */
+/* Median seconds of reps runs of w on a GPU in the steady state
+ * (bench_steady); < 0 on failure. */
 static double gpu_steady(bench_device *b, const dmls_device_work *w, int reps, double *t) {
-    double first = 0, last = -1;
-    if (dmls_device_time(b->dev, w, 0, 1, 1, &first) != DMLS_OK) return -1;
-    for (int k = 0; k < b->bursts; k++) {
-        const double run = last > 0 ? last : first;
-        const uint32_t per = run <= 0 || run * SAMPLE_MAX < SAMPLE_SECONDS ? SAMPLE_MAX : (uint32_t)(SAMPLE_SECONDS / run) + 1;
-        if (dmls_device_time(b->dev, w, warm_runs(b, 1e3 * run), (uint32_t)reps, per, t) != DMLS_OK) return -1;
-        const double m = bench_median(t, reps);
-        /* On stderr, so that a GPU run's log shows how slow the clock rose. */
-        if (b->verbose) fprintf(stderr, "dmlslice bench: burst %d: %.4f ms (the one before: %.4f ms)\n", k + 1, 1e3 * m, 1e3 * last);
-        if (last > 0 && m >= 0.98 * last) return m;
-        last = m;
-    }
-    return last;
+    gpu_burst g = {b, w};
+    return bench_steady(&b->clock, gpu_burst_run, &g, 1e3, reps, t);
 }
 
 /* One case's buffers on the device: its input, its output and the copy's

@@ -43,7 +43,7 @@ done:
 static void floor_measure(const dmls_operator *op, const vk_buffer *a, const vk_buffer *b, dmls_operator *copy) {
     vk_buffer x, y;
     memset(&x, 0, sizeof x), memset(&y, 0, sizeof y);
-    const uint64_t heat_bytes = vkb.quick ? QUICK_HEAT_BYTES : HEAT_BYTES;
+    const uint64_t heat_bytes = vkb.clock.quick ? QUICK_HEAT_BYTES : HEAT_BYTES;
     if (!vkb_make_buffer(heat_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &x) ||
         !vkb_make_buffer(heat_bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &y)) {
         printf("floor: not measured: no device memory for the warm-up\n");
@@ -57,7 +57,7 @@ static void floor_measure(const dmls_operator *op, const vk_buffer *a, const vk_
     if (!vkb_submit_burst(&heat, 0, 1, &first) || !vkb_submit_burst(&heat, vkb_warm_runs(first), 0, NULL)) goto done;
     /* ~1 ms of heat by the cold estimate (more at full clock); one run where a run is slower (lavapipe). */
     const int heat_runs = first > 0 && first < 1.0 / 256 ? 256 : first > 0 && first < 1 ? (int)(1 / first) : 1;
-    const int n = vkb.quick ? QUICK_FLOOR_RUNS : FLOOR_RUNS;
+    const int n = vkb.clock.quick ? QUICK_FLOOR_RUNS : FLOOR_RUNS;
     const double t = host_us(&tiny, true, &heat, heat_runs, n), e = host_us(&empty, false, &heat, heat_runs, n);
     printf("floor: a 2x2 slice through dmls_vulkan_execute (record + submit + wait) %.1f us; an empty command "
            "buffer's submit + wait %.1f us (host clock, medians of %d, each right after ~1 ms of copies: the "
@@ -72,7 +72,7 @@ void bench_vulkan_floor(void) {
                          steps[2] = {2, -1};
     dmls_tensor in = {DMLS_FLOAT32, 2, shape, NULL, 0}, out = {DMLS_FLOAT32, 2, out_shape, NULL, 0};
     dmls_window w = {offs, sizes, steps};
-    dmls_operator *op = NULL, *copy = vkb_copy_op(vkb.quick ? QUICK_HEAT_BYTES : HEAT_BYTES);
+    dmls_operator *op = NULL, *copy = vkb_copy_op(vkb.clock.quick ? QUICK_HEAT_BYTES : HEAT_BYTES);
     vk_buffer a, b;
     memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
     if (copy == NULL || dmls_create(&in, &out, &w, &op) != DMLS_OK) {

@@ -14,11 +14,6 @@ bool bench_vulkan_built(void) { return true; }
 vk_bench_device vkb;
 
 
-/* The most runs a warm-up burst may hold (a tiny case is launch-bound:
- * its burst is capped). Its GPU time, and the most bursts until two agree
- * (vkb_time_work): BENCH_GPU_* (bench.h), set at bench_vulkan_open. */
-#define WARM_MAX 20000
-
 #define VK(call)                                                                                                       \
     do {                                                                                                               \
         const VkResult r_ = (call);                                                                                    \
@@ -30,9 +25,7 @@ vk_bench_device vkb;
 
 bool bench_vulkan_open(int device, bool quick, bool verbose) {
     const char *what = "--device vulkan";
-    vkb.warm_ms = quick ? BENCH_GPU_QUICK_WARM_MS : BENCH_GPU_WARM_MS;
-    vkb.bursts = quick ? BENCH_GPU_QUICK_BURSTS : BENCH_GPU_BURSTS;
-    vkb.quick = quick, vkb.verbose = verbose;
+    vkb.clock = bench_gpu_clock_of(quick, verbose);
     if (dmls_vulkan_context_create(device, 0, &vkb.ctx) != DMLS_OK) {
         fprintf(stderr, "dmlslice bench: --device vulkan:%d: %s\n", device, dmls_last_error());
         return false;
@@ -219,34 +212,16 @@ bool vkb_submit(const vk_work *w) {
 }
 
 /* See vulkan_run.h. */
-int vkb_warm_runs(double ms) {
-    const double n = ms > 0 ? vkb.warm_ms / ms : WARM_MAX;
-    const double least = vkb.quick ? 1 : 3;
-    return n < least ? (int)least : n > WARM_MAX ? WARM_MAX : (int)n;
+int vkb_warm_runs(double ms) { return bench_warm_runs(&vkb.clock, ms); }
+
+/* One burst of bench_steady (ms): estimate < 0 for one timed run alone. */
+static bool burst_run(void *ctx, double estimate, int reps, double *times) {
+    return vkb_submit_burst(ctx, estimate < 0 ? 0 : vkb_warm_runs(estimate), reps, times);
 }
 
-/* Median ms of reps timed runs of w in the steady state: a single run
- * estimates the time (at whatever clock the idle GPU has, so an
- * overestimate, which only shortens the burst), then one submission holds
- * the warm-up burst and the timed runs back to back; < 0 on failure. */
+/* See vulkan_run.h. */
 double vkb_time_work(vk_work w, int reps, double *times) {
-    double first = 0, last = -1;
-    if (!vkb_submit_burst(&w, 0, 1, &first)) return -1;
-    /* Bursts until one is no faster than the one before (within 2%): after
-     * a few seconds of host work (a large case's reference run) the H100
-     * took more than one ~200 ms burst to raise its clock, and the first
-     * job timed per case read ~2x slow (chan_f16, stride2_f32,
-     * flip_last_f32, neg2_f32 on 2026-11-24; vk_probe's first compute job
-     * per case alike), the library's launch the same as vk_probe's. */
-    for (int b = 0; b < vkb.bursts; b++) {
-        if (!vkb_submit_burst(&w, vkb_warm_runs(last > 0 ? last : first), reps, times)) return -1;
-        const double m = bench_median(times, reps);
-        /* On stderr, so that a GPU run's log shows how slow the clock rose. */
-        if (vkb.verbose) fprintf(stderr, "dmlslice bench: burst %d: %.4f ms (the one before: %.4f ms)\n", b + 1, m, last);
-        if (last > 0 && m >= 0.98 * last) return m;
-        last = m;
-    }
-    return last;
+    return bench_steady(&vkb.clock, burst_run, &w, 1, reps, times);
 }
 
 /* See vulkan_run.h. */

@@ -35,10 +35,7 @@ typedef struct vk_bench_device {
     VkQueryPool queries;
     uint32_t query_count;
     double ns_per_tick;
-    double warm_ms; /* a warm-up burst's GPU time */
-    int bursts;     /* the most bursts until two agree */
-    bool quick;     /* --quick: fewer bursts and runs, a first look */
-    bool verbose;   /* each burst's median on stderr */
+    bench_gpu_clock clock; /* the bursts (bench.h); clock.quick: --quick, a first look */
 } vk_bench_device;
 extern vk_bench_device vkb;
 
@@ -81,10 +78,12 @@ bool vkb_submit_burst(const vk_work *w, int warm, int timed, double *ms);
 /* One run of w (a copy, the operator, the crops, or nothing), submitted and waited for. */
 bool vkb_submit(const vk_work *w);
 
-/* How many untimed runs of w, each `ms` long, fill about vkb.warm_ms. */
+/* How many untimed runs of w, each `ms` long, fill about a warm-up burst
+ * (bench_warm_runs). */
 int vkb_warm_runs(double ms);
 
-/* Median ms of reps timed runs of w in the steady state; < 0 on failure. */
+/* Median ms of reps timed runs of w in the steady state (bench_steady); < 0
+ * on failure. */
 double vkb_time_work(vk_work w, int reps, double *times);
 
 /* The yardstick: the library's 1-D identity slice of n bytes, which runs
