@@ -210,6 +210,17 @@ def overhead_arrays(device):
             lambda shape: torch.empty(shape, dtype=torch.float32, device="cuda"), torch.cuda.synchronize)
 
 
+def describe_questions(lib):
+    """The questions the binding asks an array of lib to take it in without
+    copying (python/src/frameworks.c): CuPy's memory pointer, device, dtype,
+    shape and strides; None where the binding reads the array's own fields
+    (NumPy) or asks through a method call (PyTorch), which Python cannot
+    time apart."""
+    if lib != "CuPy":
+        return None
+    return lambda a: (a.data.ptr, a.data.device_id, a.dtype, a.shape, a.strides)
+
+
 def overhead(reps, rounds=1, device="cpu"):
     """The binding's own cost on device (issue 36's targets: at most 3 us per
     call over one input and one output, at most 0.3 us per further array),
@@ -232,6 +243,16 @@ def overhead(reps, rounds=1, device="cpu"):
     for n in (2, 16):
         forms[f"split {n}"] = (lambda n=n: ds.split(q, n, axis=-1, out=parts[n]))
         forms[f"split {n} new"] = (lambda n=n: ds.split(q, n, axis=-1))
+    # What the array library charges to say what an array is, asked as the
+    # binding asks it (attribute by attribute), from Python: each extra array's
+    # share of the slope that is the library's, not the binding's. The same
+    # loop asking nothing is taken off (Python's own call per array).
+    ask = describe_questions(lib)
+    if ask is not None:
+        nothing = lambda a: a  # noqa: E731
+        for n in (2, 16):
+            forms[f"ask {n}"] = lambda n=n: [ask(a) for a in parts[n]]
+            forms[f"ask none {n}"] = lambda n=n: [nothing(a) for a in parts[n]]
     best = {}
     for _ in range(max(1, rounds)):
         for name, fn in forms.items():
@@ -243,6 +264,7 @@ def overhead(reps, rounds=1, device="cpu"):
     c = {k: v * 1e6 for k, v in c.items()}
     per = ((py["split 16"] - c["split 16"]) - (py["split 2"] - c["split 2"])) / 14
     per_new = ((py["split 16 new"] - c["split 16"]) - (py["split 2 new"] - c["split 2"])) / 14
+    asked = ((py["ask 16"] - py["ask 2"]) - (py["ask none 16"] - py["ask none 2"])) / 14 if "ask 16" in py else None
     return [
         {"what": "one input, one output: op(x, out=y) (8x8 f32, [1:3, ::2])", "py_us": py["call"],
          "c_us": c["call"], "binding_us": py["call"] - c["call"], "target_us": 3.0},
@@ -256,7 +278,11 @@ def overhead(reps, rounds=1, device="cpu"):
          "target_us": 0.3},
         {"what": f"  per extra array, {lib} making the parts", "py_us": None, "c_us": None, "binding_us": per_new,
          "target_us": None},
-    ]
+    ] + ([] if asked is None else [
+        {"what": f"  of which {lib} answering what each array is", "py_us": asked, "c_us": None, "binding_us": None,
+         "target_us": None},
+        {"what": f"  per extra array beyond {lib}'s answers", "py_us": None, "c_us": None, "binding_us": per - asked,
+         "target_us": 0.3}])
 
 
 def fmt_overhead(r):

@@ -2,6 +2,7 @@
  * open device owns a stream, every call is made current on its device
  * first (the runtime's current device is per thread), and work is
  * enqueued in call order; download and synchronize wait on the stream. */
+#include <cuda.h> /* the driver's types and names only: its one function here comes through the runtime */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "../device/device_ops.h"
 #include "../error.h"
+#include "../platform/platform.h"
 #include "dmlslice/batch_cuda.h"
 #include "dmlslice/dmlslice_cuda.h"
 
@@ -164,15 +166,67 @@ static dmls_status cuda_synchronize(dmls_device *dev) {
     return leave(dev, prev, e == cudaSuccess ? DMLS_OK : cuda_failed("cudaStreamSynchronize", e));
 }
 
-/* Only this device's memory (or managed memory) is the device's: a host
- * pointer, or another GPU's, would fault in the kernel. */
-static dmls_status cuda_check_wrap(dmls_device *dev, const void *address, uint64_t bytes) {
+/* What a pointer is, as cudaPointerGetAttributes says it. */
+typedef struct pointer_kind {
+    enum cudaMemoryType type;
+    int device;
+} pointer_kind;
+
+/* The driver's cuPointerGetAttributes, handed over by the runtime once; NULL
+ * where it cannot be (a runtime before 12.5, or a driver without it). A wrap
+ * asks it for two attributes in 0.12 us against the runtime's 0.18 us for its
+ * whole record (H200, bench/RESULTS.md, 2026-11-29), which the Python
+ * binding pays for every array of a call. */
+typedef CUresult (*pointer_attributes_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+static pointer_attributes_fn driver_attributes;
+static dmls_once driver_once = DMLS_ONCE_INIT;
+
+static void find_driver_attributes(void) {
+#if CUDART_VERSION >= 12050
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault, &found) ==
+            cudaSuccess &&
+        found == cudaDriverEntryPointSuccess)
+        driver_attributes = (pointer_attributes_fn)fn;
+    else
+        cudaGetLastError(); /* not sticky: clear it for the next call */
+#endif
+}
+
+static dmls_status pointer_kind_of(const void *address, pointer_kind *k) {
+    dmls_once_run(&driver_once, find_driver_attributes);
+    if (driver_attributes != NULL) {
+        /* An address the driver does not know reads as type 0 (no error). */
+        unsigned type = 0, managed = 0;
+        int device = -1;
+        CUpointer_attribute which[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+        void *into[3] = {&type, &managed, &device};
+        const CUresult r = driver_attributes(3, which, into, (CUdeviceptr)(uintptr_t)address);
+        RETURN_IF(r != CUDA_SUCCESS, DMLS_ERROR_DEVICE, NULL, "CUDA: cuPointerGetAttributes returned %d", (int)r);
+        k->type = managed                        ? cudaMemoryTypeManaged
+                  : type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice
+                  : type == CU_MEMORYTYPE_HOST   ? cudaMemoryTypeHost
+                                                 : cudaMemoryTypeUnregistered;
+        k->device = device;
+        return DMLS_OK;
+    }
     struct cudaPointerAttributes a;
     const cudaError_t e = cudaPointerGetAttributes(&a, address);
     if (e != cudaSuccess) {
         cudaGetLastError(); /* not sticky: clear it for the next call */
         return cuda_failed("cudaPointerGetAttributes", e);
     }
+    k->type = a.type, k->device = a.device;
+    return DMLS_OK;
+}
+
+/* Only this device's memory (or managed memory) is the device's: a host
+ * pointer, or another GPU's, would fault in the kernel. */
+static dmls_status cuda_check_wrap(dmls_device *dev, const void *address, uint64_t bytes) {
+    pointer_kind a = {cudaMemoryTypeUnregistered, -1};
+    RETURN_IF_ERROR(pointer_kind_of(address, &a));
     RETURN_IF(a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged, DMLS_ERROR_INVALID_ARGUMENT, NULL,
               "cuda:%d: %llu bytes at %p are %s memory, not the device's", dev->index, (unsigned long long)bytes,
               address, a.type == cudaMemoryTypeHost ? "pinned host" : "unregistered host");

@@ -211,8 +211,9 @@ static void test_batch(dmls_device *dev, const char *name) {
 /* dmls_device_wrap over memory the caller owns (here an allocated
  * buffer's, by address, so that the same body serves host and device
  * memory): runs as the buffer would, and freeing the handle leaves the
- * memory (the buffer still downloads). Devices without addresses refuse. */
-static void test_wrap(dmls_device *dev, const char *name) {
+ * memory (the buffer still downloads). Devices without addresses refuse;
+ * a GPU refuses the host's memory (here the stack's), saying so. */
+static void test_wrap(dmls_device *dev, const char *name, const char *kind) {
     float x[32], want[8], got[8];
     for (int k = 0; k < 32; k++) x[k] = (float)k;
     dmls_operator *op = small_slice();
@@ -225,6 +226,11 @@ static void test_wrap(dmls_device *dev, const char *name) {
         CHECK_STATUS(dmls_device_wrap(dev, x, sizeof x, &wi), DMLS_ERROR_UNSUPPORTED);
         CHECK(wi == NULL && strstr(dmls_last_error(), "no addresses") != NULL, "%s: %s", name, dmls_last_error());
         goto done;
+    }
+    if (strcmp(kind, "cpu") != 0) {
+        CHECK_STATUS(dmls_device_wrap(dev, x, sizeof x, &wi), DMLS_ERROR_INVALID_ARGUMENT);
+        CHECK(wi == NULL && strstr(dmls_last_error(), "unregistered host memory, not the device's") != NULL, "%s: %s",
+              name, dmls_last_error());
     }
     CHECK_STATUS(dmls_device_wrap(dev, at, sizeof x, &wi), DMLS_OK);
     CHECK_STATUS(dmls_device_wrap(dev, at + 2048, sizeof got, &wo), DMLS_OK);
@@ -433,7 +439,7 @@ int main(void) {
         test_conformance(dev, info.name, iters);
         test_binding_errors(dev, info.name);
         test_batch(dev, info.name);
-        test_wrap(dev, info.name);
+        test_wrap(dev, info.name, info.kind);
         test_copy(dev, info.name);
         test_time(dev, info.name);
         CHECK_STATUS(dmls_device_use_stream(dev, NULL), DMLS_OK);
