@@ -88,15 +88,21 @@ def _cut_chunk(size, rel, lo, hi, offs, block):
 
 def _gather(n, size, rows, cuts, src, pieces, *parts):
     """One output block. Crops cut whole: rows[cuts[j]:cuts[j+1]] are the crops
-    src[cuts[j]:cuts[j+1]] of parts[j] (one fancy-index copy per part). Crops
-    that straddle: pieces (row, part, offset, lo, hi), one slice copy each.
-    Index arrays, not lists: Dask does not look into them for keys."""
+    src[cuts[j]:cuts[j+1]] of parts[j], both ascending; each run of rows that
+    follow one another in both is one slice copy. Crops that straddle: pieces
+    (row, part, offset, lo, hi), one slice copy each. Index arrays, not lists:
+    Dask does not look into them for keys."""
     out = _np.empty_like(parts[0], shape=(n,) + tuple(size))
     vol = math.prod(size)
     for j, part in enumerate(parts):
-        m = src[cuts[j]:cuts[j + 1]]
+        r, m = rows[cuts[j]:cuts[j + 1]], src[cuts[j]:cuts[j + 1]]
         if len(m):
-            out[rows[cuts[j]:cuts[j + 1]]] = part[:(int(m.max()) + 1) * vol].reshape((-1,) + tuple(size))[m]
+            whole = part[:(int(m[-1]) + 1) * vol].reshape((-1,) + tuple(size))
+            # Not out[r] = whole[m]: the fancy index first copies the crops into a temporary as large
+            # as this block's whole crops (up to the output block itself), a second copy in fresh memory.
+            brk = _np.flatnonzero((_np.diff(r) != 1) | (_np.diff(m) != 1)) + 1
+            for a, e in zip([0] + brk.tolist(), brk.tolist() + [len(m)]):
+                out[r[a]:r[a] + e - a] = whole[m[a]:m[a] + e - a]
     prow, ppart, poff, plo, phi = pieces
     for i in range(len(prow)):
         shape = tuple(phi[i] - plo[i])

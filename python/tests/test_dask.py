@@ -69,6 +69,23 @@ def test_crops_edges_and_straddles():
     assert np.array_equal(dsd.crops(x, whole, a.shape).compute()[0], a)
 
 
+def test_whole_crops_in_runs_and_alone():
+    """R-CROP-BOUNDS: output blocks copy the whole crops of one block task by runs of rows that
+    follow one another: runs of one to nine, broken by a crop of another block or one across a
+    border, and cut by the output blocks' borders (chunks of 7)."""
+    a = np.arange(40 * 40, dtype=np.int32).reshape(40, 40)
+    x = da.from_array(a, chunks=10)
+    rng = np.random.default_rng(7)
+    starts = []
+    for length in (1, 3, 9, 2, 1, 5, 1, 1, 4):
+        bi, bj = rng.integers(0, 4, 2) * 10
+        starts += [(bi + i % 7, bj + (2 * i) % 7) for i in range(length)]  # whole, inside block (bi, bj)
+        starts.append(tuple(rng.integers(0, 37, 2)) if rng.integers(0, 2) else (8, 18))  # another, or across
+    starts = np.array(starts)
+    for chunks in (7, 1, len(starts)):
+        assert np.array_equal(dsd.crops(x, starts, (3, 3), chunks=chunks).compute(), ds.crops(a, starts, (3, 3)))
+
+
 def test_dask_starts_are_clamped():
     """R-CROP-BOUNDS: starts given as a Dask array are clamped to [0, dim - size], as on the device."""
     a = np.arange(20 * 9, dtype=np.int16).reshape(20, 9)
