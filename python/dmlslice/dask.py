@@ -19,6 +19,7 @@ try:
     import dask.array as _da
     from dask.base import tokenize as _tokenize
     from dask.highlevelgraph import HighLevelGraph as _HighLevelGraph
+    from dask.highlevelgraph import MaterializedLayer as _MaterializedLayer
 except ImportError as e:  # Dask is an optional dependency of the package
     raise ImportError("dmlslice.dask needs Dask (Debian: python3-dask; pip: dask[array]); "
                       "the rest of dmlslice works without it") from e
@@ -64,6 +65,33 @@ def _host_starts(x, starts, size):
     return s
 
 
+def _held_array(x):
+    """x's data as one NumPy array when the graph already holds it: x is one
+    materialized layer whose every block is a NumPy view of one strided array
+    (da.from_array over a NumPy array slices it when the graph is built). Then
+    a block task has nothing to drop, and an output block is one ds.crops call
+    on that array: the cubes are copied once, where the block tasks' buffers
+    would copy them twice (docs/dask.md). Else None, and the blocks are read
+    by one task each."""
+    layer = x.dask.layers.get(x.name)
+    if len(x.dask.layers) != 1 or not isinstance(layer, _MaterializedLayer) or x.ndim == 0 or x.size == 0:
+        return None
+    first = layer.get((x.name,) + (0,) * x.ndim)
+    if type(first) is not _np.ndarray or first.dtype != x.dtype:
+        return None
+    bounds = [_np.concatenate([[0], _np.cumsum(c)]).astype(_np.int64) for c in x.chunks]
+    base, strides = first.__array_interface__["data"][0], first.strides
+    for idx in _np.ndindex(*x.numblocks):
+        v = layer.get((x.name,) + idx)
+        if (type(v) is not _np.ndarray or v.dtype != x.dtype or v.strides != strides
+                or v.shape != tuple(int(bounds[k][i + 1] - bounds[k][i]) for k, i in enumerate(idx))
+                or v.__array_interface__["data"][0] != base + sum(int(bounds[k][i]) * strides[k]
+                                                                  for k, i in enumerate(idx))):
+            return None
+    # The blocks tile this window of memory exactly (checked above), so it is the array they are views of.
+    return _np.lib.stride_tricks.as_strided(first, x.shape, strides, writeable=False)
+
+
 def _block_of(bounds, pos):
     """The block index along one axis of each position (bounds: chunk starts and the end)."""
     return _np.searchsorted(bounds, pos, side="right") - 1
@@ -88,15 +116,21 @@ def _cut_chunk(size, rel, lo, hi, offs, block):
 
 def _gather(n, size, rows, cuts, src, pieces, *parts):
     """One output block. Crops cut whole: rows[cuts[j]:cuts[j+1]] are the crops
-    src[cuts[j]:cuts[j+1]] of parts[j] (one fancy-index copy per part). Crops
-    that straddle: pieces (row, part, offset, lo, hi), one slice copy each.
-    Index arrays, not lists: Dask does not look into them for keys."""
+    src[cuts[j]:cuts[j+1]] of parts[j], both ascending; each run of rows that
+    follow one another in both is one slice copy. Crops that straddle: pieces
+    (row, part, offset, lo, hi), one slice copy each. Index arrays, not lists:
+    Dask does not look into them for keys."""
     out = _np.empty_like(parts[0], shape=(n,) + tuple(size))
     vol = math.prod(size)
     for j, part in enumerate(parts):
-        m = src[cuts[j]:cuts[j + 1]]
+        r, m = rows[cuts[j]:cuts[j + 1]], src[cuts[j]:cuts[j + 1]]
         if len(m):
-            out[rows[cuts[j]:cuts[j + 1]]] = part[:(int(m.max()) + 1) * vol].reshape((-1,) + tuple(size))[m]
+            whole = part[:(int(m[-1]) + 1) * vol].reshape((-1,) + tuple(size))
+            # Not out[r] = whole[m]: the fancy index first copies the crops into a temporary as large
+            # as this block's whole crops (up to the output block itself), a second copy in fresh memory.
+            brk = _np.flatnonzero((_np.diff(r) != 1) | (_np.diff(m) != 1)) + 1
+            for a, e in zip([0] + brk.tolist(), brk.tolist() + [len(m)]):
+                out[r[a]:r[a] + e - a] = whole[m[a]:m[a] + e - a]
     prow, ppart, poff, plo, phi = pieces
     for i in range(len(prow)):
         shape = tuple(phi[i] - plo[i])
@@ -133,6 +167,15 @@ def crops(x, starts, size, *, chunks=None):
     meta = _np.empty_like(x._meta, shape=(0,) * (rank + 1))
     if n == 0 or math.prod(size) == 0:
         return _da.zeros((n,) + size, dtype=x.dtype, chunks=(rows,) + size, meta=meta)
+    held = _held_array(x)
+    if held is not None:
+        # Nothing to drop: every block is a view of this array, which the graph holds anyway.
+        cuts = _np.cumsum((0,) + tuple(rows))
+        dsk = {name + "-held": held}
+        dsk.update({(name, b) + (0,) * rank: (_ds.crops, name + "-held", s[cuts[b]:cuts[b + 1]], size)
+                    for b in range(len(rows))})
+        graph = _HighLevelGraph.from_collections(name, dsk, dependencies=[])
+        return _da.Array(graph, name, (rows,) + tuple((v,) for v in size), meta=meta)
     dsk, whole, pieces = _chunk_tasks(x, name + "-c", s, size)
     _gather_tasks(dsk, name, name + "-c", rows, rank, size, whole, pieces)
     graph = _HighLevelGraph.from_collections(name, dsk, dependencies=[x])

@@ -51,11 +51,14 @@ def test_crops_equal_whole_array_every_dtype(dtype):
     rng = np.random.default_rng(abs(hash(np.dtype(dtype).str)) % 2**32)
     for _ in range(25):
         a, chunks, size, starts = _random_case(rng, dtype)
-        y = dsd.crops(da.from_array(a, chunks=chunks), starts, size, chunks=int(rng.integers(1, 8)))
-        ref = ds.crops(a, starts, size)
-        got = y.compute(scheduler="threads")
-        assert got.shape == ref.shape == y.shape and got.dtype == ref.dtype
-        assert np.array_equal(got, ref), (a.shape, chunks, size, starts)
+        x = da.from_array(a, chunks=chunks)
+        # from_array over NumPy is cut from the array it holds; a computed copy, block task by block task.
+        for x in (x, x.map_blocks(np.copy, dtype=x.dtype)):
+            y = dsd.crops(x, starts, size, chunks=int(rng.integers(1, 8)))
+            ref = ds.crops(a, starts, size)
+            got = y.compute(scheduler="threads")
+            assert got.shape == ref.shape == y.shape and got.dtype == ref.dtype
+            assert np.array_equal(got, ref), (a.shape, chunks, size, starts)
 
 
 def test_crops_edges_and_straddles():
@@ -67,6 +70,52 @@ def test_crops_edges_and_straddles():
     assert np.array_equal(dsd.crops(x, starts, size).compute(), ds.crops(a, starts, size))
     whole = np.array([[0, 0]])  # a crop of the whole array touches every block
     assert np.array_equal(dsd.crops(x, whole, a.shape).compute()[0], a)
+
+
+def _block_tasks(y):
+    return [k for k in y.dask if isinstance(k, tuple) and k[0].endswith("-c")]
+
+
+def test_array_held_by_the_graph_is_cut_in_place():
+    """R-CROP-BOUNDS: da.from_array over a NumPy array (any strides: reversed, transposed, a window
+    of a larger array) gives no block tasks, one ds.crops per output block on the array itself,
+    equal to ds.crops; blocks that are not views of one array (computed, or a from_array of a
+    list) take the block tasks, with the same result."""
+    big = np.arange(40 * 30, dtype=np.int16).reshape(40, 30)
+    size = (5, 4)
+    rng = np.random.default_rng(9)
+    for a in (big, big[::-1, 3:], big.T, np.asfortranarray(big)[2:37, ::-3], big[5:6]):
+        starts = np.stack([rng.integers(0, d - e + 1, 40) for d, e in zip(a.shape, (min(5, a.shape[0]), 4))], 1)
+        sz = (min(5, a.shape[0]), 4)
+        x = da.from_array(a, chunks=(7, 6))
+        y = dsd.crops(x, starts, sz, chunks=9)
+        assert not _block_tasks(y) and len(y.dask) == y.npartitions + 1, a.strides
+        assert np.array_equal(y.compute(scheduler="threads"), ds.crops(a, starts, sz)), a.strides
+    a = big[::-1, 3:]
+    starts = np.stack([rng.integers(0, d - e + 1, 40) for d, e in zip(a.shape, size)], 1)
+    for x in (da.from_array(a, chunks=(7, 6)).map_blocks(np.copy, dtype=a.dtype),
+              da.from_array(a, chunks=(7, 6)).persist(scheduler="threads") + 0,
+              da.concatenate([da.from_array(a[:20], chunks=(7, 6)), da.from_array(a[20:], chunks=(7, 6))])):
+        y = dsd.crops(x, starts, size, chunks=9)
+        assert _block_tasks(y)
+        assert np.array_equal(y.compute(scheduler="threads"), ds.crops(a, starts, size))
+
+
+def test_whole_crops_in_runs_and_alone():
+    """R-CROP-BOUNDS: output blocks copy the whole crops of one block task by runs of rows that
+    follow one another: runs of one to nine, broken by a crop of another block or one across a
+    border, and cut by the output blocks' borders (chunks of 7)."""
+    a = np.arange(40 * 40, dtype=np.int32).reshape(40, 40)
+    x = da.from_array(a, chunks=10)
+    rng = np.random.default_rng(7)
+    starts = []
+    for length in (1, 3, 9, 2, 1, 5, 1, 1, 4):
+        bi, bj = rng.integers(0, 4, 2) * 10
+        starts += [(bi + i % 7, bj + (2 * i) % 7) for i in range(length)]  # whole, inside block (bi, bj)
+        starts.append(tuple(rng.integers(0, 37, 2)) if rng.integers(0, 2) else (8, 18))  # another, or across
+    starts = np.array(starts)
+    for chunks in (7, 1, len(starts)):
+        assert np.array_equal(dsd.crops(x, starts, (3, 3), chunks=chunks).compute(), ds.crops(a, starts, (3, 3)))
 
 
 def test_dask_starts_are_clamped():
