@@ -185,6 +185,49 @@ test('SIMD128 tiled transposes equal the reference executor', () => {
   }
 });
 
+// Random shapes for the tiled walk of kernels_wasm_simd128.c (sub-tiles read
+// in place; panels, strips, and panels down chunks of 32 rows) and the vector rows of copy_contiguous.c's
+// WebAssembly branch: items of 1, 2, 4, 8 and 16 bytes (two float64s folded
+// into one item), odd sizes, transposes of both walks (columns under and
+// over a panel's span apart) read either way, and crops whose rows run
+// 65 bytes to past the vector rows' limit. Random bytes, seed printed; the
+// reference executor is the oracle, byte for byte (random float bytes hold NaNs).
+const raw = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+test('random transposes and crops: SIMD128 walks equal the reference executor', () => {
+  const seed = 4037, r = rng(seed);
+  for (const [dtype, pair] of [['uint8', false], ['int16', false], ['float32', false], ['float64', false], ['float64', true]]) {
+    const w = DTYPES[dtype].BYTES_PER_ELEMENT * (pair ? 2 : 1);
+    for (let k = 0; k < 8; k++) {
+      // Columns far apart (over 256 items) take strips; near, panels.
+      const R = 1 + r(k % 2 ? 700 : 330), C = 1 + r(k % 2 ? 90 : 1400);
+      const x = iota(pair ? [R, C, 2] : [R, C], dtype), bytes = new Uint8Array(x.data.buffer);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = r(256);
+      const view = pair ? {...x, shape: [C, R, 2], strides: [2, 2 * C, 1]} : {...x, shape: [C, R], strides: [1, C]};
+      const rest = pair ? ', :' : '';
+      for (const expr of ['[:, :]', '[::-1, :]', '[:, ::-1]', `[${r(C)}:, ${r(R)}::-1]`]) {
+        const plan = d.planIndex(view, expr.slice(0, -1) + rest + ']');
+        try {
+          assert.ok(raw(plan.run(view).data).equals(raw(plan.run(view, {reference: true}).data)),
+                    `seed ${seed}: ${w}-byte items, ${R}x${C} transposed, ${expr}`);
+        } finally {
+          plan.free();
+        }
+      }
+      // Rows of 65 bytes and more, up to past 64 KiB, contiguous on both sides.
+      const n = Math.ceil((65 + r(k === 7 ? 70000 : 3000)) / w), rows = 1 + r(5), a = r(7);
+      const y = iota(pair ? [rows, n + a + 3, 2] : [rows, n + a + 3], dtype), yb = new Uint8Array(y.data.buffer);
+      for (let i = 0; i < yb.length; i++) yb[i] = r(256);
+      const crop = `[:, ${a}:${a + n}${rest}]`, plan = d.planIndex(y, crop);
+      try {
+        assert.ok(raw(plan.run(y).data).equals(raw(plan.run(y, {reference: true}).data)),
+                  `seed ${seed}: ${w}-byte items, [${y.shape}] ${crop}`);
+      } finally {
+        plan.free();
+      }
+    }
+  }
+});
+
 // The single-threaded build (the default) has no pool: more threads are
 // refused, naming the build to load instead.
 test('the single-threaded build refuses more threads', async () => {

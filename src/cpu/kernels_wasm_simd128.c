@@ -120,16 +120,9 @@ void dmls_cpu_rows_shuffle_simd128(unsigned char *dst, const unsigned char *src,
 
 #include "copy_tiled.h"
 
-static inline void load64(unsigned char *to, const unsigned char *from) {
+static inline void move_line(unsigned char *to, const unsigned char *from) {
     for (int i = 0; i < 64; i += 16) wasm_v128_store(to + i, wasm_v128_load(from + i));
 }
-static inline void store64(unsigned char *to, const unsigned char *from, bool nt) {
-    (void)nt;
-    load64(to, from);
-}
-#define LOAD64 load64
-#define STORE64 store64
-#define PREFETCH(at) ((void)(at)) /* WebAssembly has no prefetch */
 
 static inline v128_t ld(const unsigned char *s) { return wasm_v128_load(s); }
 static inline void st(unsigned char *d, v128_t v) { wasm_v128_store(d, v); }
@@ -209,10 +202,69 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
     }
 }
 
-#define DEFINE_TILED_SIMD128(W, S)                                                                  \
-    static void rows_tiled_##W##_simd128(unsigned char *dst, const unsigned char *src, int64_t n,    \
-                                         int64_t rows, const dmls_cpu_prepared *p) {                  \
-        DMLS_TILED_WALK(W, S, tile_##W);                                                            \
+/* copy_tiled.h's walk (DMLS_TILED_WALK: panels, or strips of chunks), less
+ * its staging, which was measured with the streaming stores and prefetches
+ * that WebAssembly lacks: in V8, without the staging buffer and without the
+ * copy of each block's input lines into L1 (a third load and store of every
+ * byte), t2d_f32 ran the same, nchw_to_nhwc_f16 no slower and the panels of
+ * nhwc_to_nchw_f32 1.2-1.3x faster (bench/RESULTS.md, 2026-11-29
+ * wasm-tiles). So the sub-tiles read the input in place, a group of S input
+ * lines (columns) through all its row pieces before the next group: at a
+ * power-of-two pitch (t2d_f32: 32 KiB) only S lines then share an L1 set
+ * while they are read. Not 1-byte items: their S = 16 lines overflow a set's
+ * 8 ways, and t2d_u8 lost a quarter read in place, so their B lines are
+ * still copied whole into `in` first. The output goes through `out`, a line
+ * whole at a time, as a block's B rows share a set too.
+ * Where the native walk takes strips (columns far apart), items of 2 to 8
+ * bytes take panels of DMLS_TILE_PANEL_BYTES walked down chunks of
+ * DMLS_WASM_STRIP_ROWS rows: without streaming stores every output line is
+ * first read in, and a strip's one line per row (t2d_f32: 512 rows 32 KiB
+ * apart) scatters those reads and the write-backs over DRAM, where a panel
+ * writes runs of a kilobyte; the chunk keeps the panel's input (two lines a
+ * column for float32) in L1 and L2 while its rows go out. t2d_f32 and
+ * t3d_021_f32 ran 1.2-1.6x faster so, nchw_to_nhwc_f16 the same; t2d_u8 (64
+ * columns a block) gained nothing and keeps the strips. */
+#define DMLS_WASM_STRIP_ROWS 32
+_Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole row blocks of 2-byte items");
+#define DEFINE_TILED_SIMD128(W, S)                                                                                     \
+    static void rows_tiled_##W##_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,        \
+                                         const dmls_cpu_prepared *p) {                                                 \
+        enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                                                 \
+        _Alignas(16) unsigned char in[W == 1 ? B * LINE : 1], out[B * LINE];                                           \
+        const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                               \
+        /* rows read backwards: a block's lowest input address is its last row, which goes out last */                 \
+        const int64_t flip = rs < 0 ? B - 1 : 0, ts = rs < 0 ? -rd : rd;                                               \
+        const bool wide = W > 1 && dmls_tile_strips(W, ss);                                                            \
+        const int64_t panel = wide ? DMLS_TILE_PANEL_BYTES / W : dmls_tile_panel(W, ss);                               \
+        const int64_t chunk = wide ? DMLS_WASM_STRIP_ROWS : dmls_tile_chunk(W, ss);                                    \
+        for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                                 \
+            const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                                  \
+            for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                                \
+                const int64_t p1 = n - p0 < panel ? n : p0 + panel;                                                    \
+                for (int64_t r0 = q0; r0 < q1; r0 += B)                                                                \
+                    for (int64_t c0 = p0; c0 < p1; c0 += B) {                                                          \
+                        const int64_t rb = q1 - r0 < B ? q1 - r0 : B, cb = p1 - c0 < B ? p1 - c0 : B;                  \
+                        if (rb < B || cb < B) {                                                                        \
+                            for (int64_t c = 0; c < cb; c++)                                                           \
+                                for (int64_t r = 0; r < rb; r++)                                                       \
+                                    memcpy(dst + (r0 + r) * rd + (c0 + c) * W, src + (r0 + r) * rs + (c0 + c) * ss,    \
+                                           W);                                                                         \
+                            continue;                                                                                  \
+                        }                                                                                              \
+                        const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                                    \
+                        unsigned char *d0 = dst + (r0 + flip) * rd + c0 * W;                                           \
+                        int64_t is = ss;                                                                               \
+                        if (W == 1) {                                                                                  \
+                            for (int64_t c = 0; c < B; c++) move_line(in + c * LINE, s0 + c * ss);                     \
+                            s0 = in, is = LINE;                                                                        \
+                        }                                                                                              \
+                        for (int64_t c = 0; c < B; c += S)                                                             \
+                            for (int64_t r = 0; r < B; r += S)                                                         \
+                                tile_##W(s0 + c * is + r * W, is, out + r * LINE + c * W, LINE);                       \
+                        for (int64_t r = 0; r < B; r++) move_line(d0 + r * ts, out + r * LINE);                        \
+                    }                                                                                                  \
+            }                                                                                                          \
+        }                                                                                                              \
     }
 DEFINE_TILED_SIMD128(1, 16)
 DEFINE_TILED_SIMD128(2, 8)
