@@ -174,9 +174,9 @@ typedef struct pointer_kind {
 
 /* The driver's cuPointerGetAttributes, handed over by the runtime once; NULL
  * where it cannot be (a runtime before 12.5, or a driver without it). A wrap
- * asks it for two attributes in 0.12 us against the runtime's 0.18 us for its
- * whole record (H200, bench/RESULTS.md, 2026-11-29), which the Python
- * binding pays for every array of a call. */
+ * asks it for the three attributes the check reads, in about 0.12 us against
+ * the runtime's 0.18 us for its whole record (H200, bench/RESULTS.md,
+ * 2026-11-29), which the Python binding pays for every array of a call. */
 typedef CUresult (*pointer_attributes_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
 static pointer_attributes_fn driver_attributes;
 static dmls_once driver_once = DMLS_ONCE_INIT;

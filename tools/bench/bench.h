@@ -168,9 +168,10 @@ double bench_now(void);
 /* A GPU's steady state, the one rule both GPU timers follow (bench_device.c
  * through dmlslice/device.h, vulkan_run.c for what that interface does not
  * show): burst(ctx, estimate, reps, times) runs one burst, a warm-up of
- * bench_warm_runs(estimate in ms) runs then reps timed ones into times (with
- * estimate < 0: one timed run alone, no warm-up), false on failure; times are in the unit of the estimate, and ms_per_unit
- * converts them for the verbose lines. */
+ * bench_warm_runs runs (of the estimate in ms) then reps timed ones into
+ * times (with estimate < 0: one timed run alone, no warm-up), and returns
+ * false on failure; times and the estimate are in the burst's own unit,
+ * which ms_per_unit converts for the verbose lines. */
 typedef bool (*bench_burst_fn)(void *ctx, double estimate, int reps, double *times);
 typedef struct bench_gpu_clock {
     double warm_ms; /* a warm-up burst's length */
