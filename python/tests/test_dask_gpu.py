@@ -22,3 +22,24 @@ def test_crops_on_cupy_chunks():
     got = y.compute(scheduler="threads")
     assert isinstance(got, cupy.ndarray)
     assert np.array_equal(cupy.asnumpy(got), ds.crops(a, starts, (7, 9, 11)))
+
+
+def test_crops_on_gpu_worker_processes():
+    """R-CROP-BOUNDS on a distributed LocalCluster of worker processes, each with CuPy chunks made
+    on the worker: the anchor tasks' ds.crops run on the workers' GPU, the result comes back as a
+    CuPy array equal to ds.crops on the whole array in NumPy."""
+    distributed = pytest.importorskip("distributed", reason="distributed is not installed (python3-distributed)")
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 60000, (64, 48, 40), dtype=np.uint16)
+    size = (6, 13, 9)
+    starts = np.stack([rng.integers(0, d - s + 1, 400) for d, s in zip(a.shape, size)], 1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
+                                  dashboard_address=None) as c, distributed.Client(c) as client:
+        x = da.from_array(a, chunks=(20, 16, 15)).map_blocks(cupy.asarray, dtype=a.dtype,
+                                                              meta=cupy.empty((0, 0, 0), a.dtype))
+        y = dsd.crops(x, starts, size, chunks=96)
+        got = client.compute(y).result()
+        kinds = client.run(lambda: __import__("dmlslice").cuda_available())
+    assert isinstance(got, cupy.ndarray)
+    assert all(kinds.values()) and len(kinds) == 2
+    assert np.array_equal(cupy.asnumpy(got), ds.crops(a, starts, size))
