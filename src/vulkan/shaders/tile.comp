@@ -111,6 +111,38 @@ void load_tile(uint base, uint s, uint ea, uint eb, uint sa, uint sb) {
 // tile's output slot among the bindings (walk.glsl: DMLS_VK_EACH).
 void store_tile(uint base, uint o, uint d, uint ea, uint eb, uint db) {
     const uint me = gl_LocalInvocationID.x;
+    if ((WIDE & 2u) != 0u && ESIZE < 4u) {
+        // 1- and 2-byte elements: a shared word holds K = 4 / ESIZE columns,
+        // so an invocation reads the V words of its rows once and builds the
+        // K columns' vectors from them (one read per K elements, where a
+        // vector a column reads each word for one). A group of 32 is AV
+        // vectors along A by WC word columns: word (a0 + r) * PITCH + wc
+        // meets bank a0 + r + wc (PITCH = 1 mod 32), AV * V = 32 apart.
+        const uint V = 16u / ESIZE, K = 4u / ESIZE, AV = 32u / V, WC = 32u / AV;
+        const uint SAV = TILE_A / V / AV; // groups of AV vectors along A
+        const uint N = TILE_A / V * RW, mask = (1u << (8u * ESIZE)) - 1u;
+#define STORE16W(S_)                                                                           \
+        for (uint k = 0u; k < (N + WG - 1u) / WG; k++) {                                       \
+            const uint i = me + k * WG, l = i % 32u, n = i / 32u;                              \
+            const uint a0 = ((n % SAV) * AV + l % AV) * V, wc = (n / SAV) * WC + l / AV;       \
+            if (i < N && a0 < ea && wc * K < eb) {                                             \
+                uint w[16];                                                                    \
+                [[unroll]] for (uint r = 0u; r < V; r++) w[r] = tile[base + (a0 + r) * PITCH + wc]; \
+                [[unroll]] for (uint j = 0u; j < K; j++) {                                     \
+                    const uint b = wc * K + j, shift = j * 8u * ESIZE;                         \
+                    uint v[4];                                                                 \
+                    [[unroll]] for (uint m = 0u; m < 4u; m++) {                                \
+                        v[m] = 0u;                                                             \
+                        [[unroll]] for (uint t = 0u; t < K; t++)                               \
+                            v[m] |= ((w[m * K + t] >> shift) & mask) << (t * 8u * ESIZE);      \
+                    }                                                                          \
+                    if (b < eb) dst4[S_].a[(d + b * db) / 16u + a0 * ESIZE / 16u] = uvec4(v[0], v[1], v[2], v[3]); \
+                }                                                                              \
+            }                                                                                  \
+        }
+        DMLS_VK_EACH(o, STORE16W)
+        return;
+    }
     if ((WIDE & 2u) != 0u) {
         const uint V = 16u / ESIZE, G = ESIZE >= 4u ? 8u : 2u * ESIZE, Q = 32u / G;
         const uint SA = TILE_A * ESIZE / 16u / G; // groups of G vectors along A
