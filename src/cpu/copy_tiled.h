@@ -82,10 +82,11 @@ static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
  * 1 byte, 32 of 2), so a strip reads 16 streams, each a whole line a block,
  * and writes 16 items into each of the block's 64 / W stage rows. On the
  * 2-core VM (bench/RESULTS.md, issue 34), 1 and 2 threads, slice GB/s of
- * same-run rounds: t2d_u8 +40-80% in runs of 256 bytes (1 KiB: about half
- * the gain; chunks of 1024 or 2048 rows: no more); nchw_to_nhwc_f16 about
- * +10% in runs of 512 bytes (256 bytes or 1 KiB: no gain over 32 columns);
- * without the prefetch, nchw_to_nhwc_f16 lost 30% and t2d_u8 gained nothing.
+ * same-run rounds against 64 and 32 columns: t2d_u8 1.4-2.0x in runs of 256
+ * bytes (1 KiB: about half the gain; chunks of 1024 or 2048 rows: no more);
+ * nchw_to_nhwc_f16 1.2-1.5x in runs of 512 bytes (256 bytes or 1 KiB: no
+ * gain); without the prefetch, nchw_to_nhwc_f16 lost 30%, t2d_u8 gained
+ * nothing.
  * A call moving less than DMLS_TILE_STAGE_MIN bytes is not staged (the
  * buffer is allocated per call), nor one whose buffer cannot be had. */
 #define DMLS_TILE_PREFETCH_BLOCKS 2
