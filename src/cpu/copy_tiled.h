@@ -69,23 +69,34 @@ static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
  * for its columns' lines DMLS_TILE_PREFETCH_BLOCKS row blocks ahead. Measured
  * on the layout cases (bench/RESULTS.md, 2026-11-29), 16 threads of the
  * Xeon host, slice GB/s, medians of same-run rounds:
- * - 2-byte items, runs of 256 bytes: nchw_to_nhwc_f16 +14% (runs of 1 KiB,
- *   or no prefetch, did not gain);
+ * - 2-byte items in blocks of 32 columns, runs of 256 bytes:
+ *   nchw_to_nhwc_f16 +14% (runs of 1 KiB, or no prefetch, did not gain);
  * - 4-byte items, runs of 1 KiB: t2d_f32 (columns 32 KiB apart) +14%, but
  *   t3d_021_f32 (4 KiB apart) -21%, and -14% with the prefetch alone: only
  *   columns at least DMLS_TILE_STAGE_SPAN apart are staged (8-byte items
  *   alike, runs of the same bytes);
- * - 1-byte items (64 columns a block): t2d_u8 gained nothing, and lost
- *   10-25% with the prefetch: never staged.
+ * - 1-byte items in blocks of 64 columns: t2d_u8 gained nothing, and lost
+ *   10-25% with the prefetch.
+ * Staged strips of items under 4 bytes are therefore DMLS_TILE_NARROW_COLS
+ * columns wide, not b: a block is 16 columns by a line of rows (64 rows of
+ * 1 byte, 32 of 2), so a strip reads 16 streams, each a whole line a block,
+ * and writes 16 items into each of the block's 64 / W stage rows. On the
+ * 2-core VM (bench/RESULTS.md, issue 34), 1 and 2 threads, slice GB/s of
+ * same-run rounds against 64 and 32 columns: t2d_u8 1.4-2.0x in runs of 256
+ * bytes (1 KiB: about half the gain; chunks of 1024 or 2048 rows: no more);
+ * nchw_to_nhwc_f16 1.2-1.5x in runs of 512 bytes (256 bytes or 1 KiB: no
+ * gain); without the prefetch, nchw_to_nhwc_f16 lost 30%, t2d_u8 gained
+ * nothing.
  * A call moving less than DMLS_TILE_STAGE_MIN bytes is not staged (the
  * buffer is allocated per call), nor one whose buffer cannot be had. */
 #define DMLS_TILE_PREFETCH_BLOCKS 2
 #define DMLS_TILE_STAGE_SPAN (16 * 1024)
 #define DMLS_TILE_STAGE_MIN (64 * 1024)
+#define DMLS_TILE_NARROW_COLS 16 /* a multiple of the sub-tiles' 16 and 8 */
 static inline int64_t dmls_tile_stage_bytes(int64_t w, int64_t ss) {
     const int64_t a = ss < 0 ? -ss : ss;
-    if (w == 1 || !dmls_tile_strips(w, ss)) return 0;
-    return w == 2 ? 256 : a >= DMLS_TILE_STAGE_SPAN ? 1024 : 0;
+    if (!dmls_tile_strips(w, ss)) return 0;
+    return w == 1 ? 256 : w == 2 ? 512 : a >= DMLS_TILE_STAGE_SPAN ? 1024 : 0;
 }
 
 /* The staging buffer of a tiled call moving n columns of `rows` rows of w
@@ -101,15 +112,16 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
  * i, a row, at d + i * ds), into `out`, whose b lines go out whole, streaming
  * where the output is past the cache (nt) and the line is aligned; or, where
  * the call is staged, into the staging buffer's rows, which go out when the
- * stage is full. Staging a block's input matters at power-of-two row pitches
- * (an 8192-wide matrix): a block's lines then all fall in one cache set, so
- * lines read or written piecemeal would evict each other. Rows read
- * backwards (row_src_step == -W) are staged from the block's last row, whose
- * address is lowest, and go out last to first. A block's ragged edge goes
- * item by item. */
+ * stage is full (a staged block of items under 4 bytes is b rows by NB =
+ * DMLS_TILE_NARROW_COLS columns, its NB lines copied into `in`). Staging a
+ * block's input matters at power-of-two row pitches (an 8192-wide matrix):
+ * a block's lines then all fall in one cache set, so lines read or written
+ * piecemeal would evict each other. Rows read backwards (row_src_step ==
+ * -W) are staged from the block's last row, whose address is lowest, and go
+ * out last to first. A block's ragged edge goes item by item. */
 #define DMLS_TILED_WALK(W, S, TILE)                                                                           \
     do {                                                                                                      \
-        enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                                        \
+        enum { LINE = DMLS_TILE_BYTES, B = LINE / W, NB = W < 4 ? DMLS_TILE_NARROW_COLS : B };                \
         _Alignas(64) unsigned char in[B * LINE];                                                              \
         _Alignas(64) unsigned char out[B * LINE];                                                             \
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                      \
@@ -118,6 +130,7 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
         void *allocation;                                                                                     \
         unsigned char *const stage = dmls_tile_stage(W, ss, n, rows, &allocation);                            \
         const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
+        const int64_t bc = stage ? NB : B; /* a block's columns: B rows by bc */                              \
         /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes */                              \
         const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);             \
         const int64_t chunk = dmls_tile_chunk(W, ss), tp = panel * W;                                         \
@@ -130,13 +143,14 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
                 const int64_t q = stage ? q0 : 0, o = stage ? p0 : 0;                                         \
                 const int64_t td = stage ? tp : rd, ts = rs < 0 ? -td : td;                                   \
                 /* unstaged, a row block crosses the panel; staged, a strip goes down the chunk */            \
-                const int64_t rstep = stage ? q1 - q0 : B, cstep = stage ? B : p1 - p0;                       \
+                const int64_t rstep = stage ? q1 - q0 : B, cstep = stage ? bc : p1 - p0;                      \
                 for (int64_t c1 = p0; c1 < p1; c1 += cstep)                                                   \
                     for (int64_t r1 = q0; r1 < q1; r1 += rstep)                                               \
                         for (int64_t r0 = r1; r0 < r1 + rstep && r0 < q1; r0 += B)                            \
-                            for (int64_t c0 = c1; c0 < c1 + cstep && c0 < p1; c0 += B) {                      \
-                                const int64_t rb = q1 - r0 < B ? q1 - r0 : B, cb = p1 - c0 < B ? p1 - c0 : B; \
-                                if (rb < B || cb < B) {                                                       \
+                            for (int64_t c0 = c1; c0 < c1 + cstep && c0 < p1; c0 += bc) {                     \
+                                const int64_t rb = q1 - r0 < B ? q1 - r0 : B;                                 \
+                                const int64_t cb = p1 - c0 < bc ? p1 - c0 : bc;                               \
+                                if (rb < B || cb < bc) {                                                      \
                                     for (int64_t c = 0; c < cb; c++)                                          \
                                         for (int64_t r = 0; r < rb; r++)                                      \
                                             memcpy(to + (r0 - q + r) * td + (c0 - o + c) * W,                 \
@@ -144,14 +158,14 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
                                     continue;                                                                 \
                                 }                                                                             \
                                 const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;                   \
-                                for (int64_t c = 0; c < B; c++) LOAD64(in + c * LINE, s0 + c * ss);           \
+                                for (int64_t c = 0; c < bc; c++) LOAD64(in + c * LINE, s0 + c * ss);          \
                                 if (ahead != 0)                                                               \
-                                    for (int64_t c = 0; c < B; c++) /* no fault, maybe past the input */      \
+                                    for (int64_t c = 0; c < bc; c++) /* no fault, maybe past the input */     \
                                         PREFETCH((const void *)((uintptr_t)s0 + (uintptr_t)(c * ss + ahead)));  \
                                 unsigned char *d0 = to + (r0 - q + flip) * td + (c0 - o) * W;                 \
                                 if (stage) {                                                                  \
                                     for (int64_t r = 0; r < B; r += S)                                        \
-                                        for (int64_t c = 0; c < B; c += S)                                    \
+                                        for (int64_t c = 0; c < NB; c += S)                                   \
                                             TILE(in + c * LINE + r * W, LINE, d0 + r * ts + c * W, ts);       \
                                     continue;                                                                 \
                                 }                                                                             \

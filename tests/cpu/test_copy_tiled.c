@@ -84,8 +84,8 @@ static void walk_tests(void) {
     CHECK(dmls_tile_stage_bytes(4, 8192 * 4) == 1024, "t2d_f32 should be staged in runs of 1 KiB");
     CHECK(dmls_tile_stage_bytes(4, 1024 * 4) == 0, "t3d_021_f32 (columns 4 KiB apart) should not be staged");
     CHECK(dmls_tile_stage_bytes(4, 256 * 4) == 0, "nhwc_to_nchw_f32 (panels) should not be staged");
-    CHECK(dmls_tile_stage_bytes(2, 56 * 56 * 2) == 256, "nchw_to_nhwc_f16 should be staged in runs of 256 bytes");
-    CHECK(dmls_tile_stage_bytes(1, 8192) == 0, "t2d_u8 should not be staged");
+    CHECK(dmls_tile_stage_bytes(2, 56 * 56 * 2) == 512, "nchw_to_nhwc_f16 should be staged in runs of 512 bytes");
+    CHECK(dmls_tile_stage_bytes(1, 8192) == 256, "t2d_u8 should be staged in runs of 256 bytes");
     CHECK(dmls_tile_stage_bytes(8, -DMLS_TILE_STAGE_SPAN) == 1024 && dmls_tile_stage_bytes(8, -DMLS_TILE_STAGE_SPAN + 8) == 0,
           "a reversed step is staged by its size");
 }
@@ -120,6 +120,19 @@ static void directed_tests(void) {
         transpose_case(esizes[e], 1, 2 * b + 3, far, true, 2);
         transpose_case(esizes[e], 1, far, 2 * b + 1, false, 1);
         transpose_case(esizes[e], 1, chunk + 3, far, true, 2);
+    }
+    /* Staged strips of 1- and 2-byte items (blocks of DMLS_TILE_NARROW_COLS
+     * columns, moving at least DMLS_TILE_STAGE_MIN bytes): a ragged last
+     * stage panel holding whole blocks and a ragged one, a ragged last chunk,
+     * rows or columns reversed, either view permuted. */
+    for (int e = 0; e < 2; e++) {
+        const int64_t w = esizes[e], b = dmls_tile_items(w), rows = chunk + b + 7,
+                      cols = dmls_tile_stage_bytes(w, INT32_MAX) / w + DMLS_TILE_NARROW_COLS + 5;
+        CHECK(rows * cols * w >= DMLS_TILE_STAGE_MIN, "the staged %lld-byte cases should be staged", (long long)w);
+        for (int reverse = 0; reverse < 3; reverse++) {
+            transpose_case(esizes[e], 1, rows, cols, true, reverse);
+            transpose_case(esizes[e], 1, cols, rows, false, reverse);
+        }
     }
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
