@@ -167,7 +167,7 @@ test('SIMD128 tiled transposes equal the reference executor', () => {
   for (const [dtype, b] of [['uint8', 64], ['int16', 32], ['float32', 16], ['float64', 8]]) {
     for (const [R, C] of [[b, b], [2 * b + 3, b + 1], [3 * b, 2 * b - 1], [b - 1, 2 * b]]) cases.push([dtype, R, C]);
   }
-  cases.push(['float32', 1030, 20], ['uint8', 70, 600]);
+  cases.push(['float32', 1030, 20], ['uint8', 70, 600], ['int16', 300, 1100]);
   for (const [dtype, R, C] of cases) {
     // Random bytes: an iota of small items repeats, which could hide a misplaced one.
     const x = iota([R, C], dtype), bytes = new Uint8Array(x.data.buffer), r = rng(R * C);
