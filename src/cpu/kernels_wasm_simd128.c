@@ -223,7 +223,8 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
  * writes runs of a kilobyte; the chunk keeps the panel's input (two lines a
  * column for float32) in L1 and L2 while its rows go out. t2d_f32 and
  * t3d_021_f32 ran 1.2-1.6x faster so, nchw_to_nhwc_f16 the same; t2d_u8 (64
- * columns a block) gained nothing and keeps the strips. */
+ * columns a block) gained nothing and keeps the strips. 2-byte items in a
+ * call large enough to be staged take staged strips instead (below). */
 #define DMLS_WASM_STRIP_ROWS 32
 _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole row blocks of 2-byte items");
 #define DEFINE_TILED_SIMD128(W, S)                                                                                     \
@@ -280,7 +281,7 @@ DEFINE_TILED_SIMD128(8, 2)
  * chunk's rows, dmls_tile_stage_bytes = 512 bytes each), which goes out in
  * whole runs. Measured in V8 against the panels down chunks of 32 rows
  * above (bench/RESULTS.md, issue 37, branch wasm-u8): nchw_to_nhwc_f16
- * 1.3-1.65x. Writing the strips straight into the output (no stage: 8 bytes
+ * 1.13-1.50x. Writing the strips straight into the output (no stage: 32 bytes
  * of each of the 512 rows a strip) gained less, and chunks of 128 to 1024
  * rows about the same; 1-byte items in such strips (t2d_u8, staged or not)
  * gained nothing, nor a load of each column's line two or four blocks ahead
@@ -310,8 +311,9 @@ static void rows_staged_2_simd128(unsigned char *dst, const unsigned char *src, 
                     }
                     const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;
                     unsigned char *d0 = stage + (r0 - q0 + flip) * tp + (c0 - p0) * W;
-                    for (int64_t r = 0; r < B; r += 8)
-                        for (int64_t c = 0; c < NB; c += 8) tile_2(s0 + c * ss + r * W, ss, d0 + r * ts + c * W, ts);
+                    /* as above, a group of 8 input lines through all its row pieces before the next */
+                    for (int64_t c = 0; c < NB; c += 8)
+                        for (int64_t r = 0; r < B; r += 8) tile_2(s0 + c * ss + r * W, ss, d0 + r * ts + c * W, ts);
                 }
             const int64_t len = (p1 - p0) * W; /* the stage's rows go out whole */
             for (int64_t r = q0; r < q1; r++) {
