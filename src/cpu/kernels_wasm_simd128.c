@@ -281,7 +281,7 @@ DEFINE_TILED_SIMD128(8, 2)
  * chunk's rows, dmls_tile_stage_bytes = 512 bytes each), which goes out in
  * whole runs. Measured in V8 against the panels down chunks of 32 rows
  * above (bench/RESULTS.md, issue 37, branch wasm-u8): nchw_to_nhwc_f16
- * 1.13-1.50x. Writing the strips straight into the output (no stage: 32 bytes
+ * 1.16-1.58x. Writing the strips straight into the output (no stage: 32 bytes
  * of each of the 512 rows a strip) gained less, and chunks of 128 to 1024
  * rows about the same; 1-byte items in such strips (t2d_u8, staged or not)
  * gained nothing, nor a load of each column's line two or four blocks ahead
