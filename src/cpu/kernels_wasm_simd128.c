@@ -223,7 +223,8 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
  * writes runs of a kilobyte; the chunk keeps the panel's input (two lines a
  * column for float32) in L1 and L2 while its rows go out. t2d_f32 and
  * t3d_021_f32 ran 1.2-1.6x faster so, nchw_to_nhwc_f16 the same; t2d_u8 (64
- * columns a block) gained nothing and keeps the strips. */
+ * columns a block) gained nothing and keeps the strips. 2-byte items in a
+ * call large enough to be staged take staged strips instead (below). */
 #define DMLS_WASM_STRIP_ROWS 32
 _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole row blocks of 2-byte items");
 #define DEFINE_TILED_SIMD128(W, S)                                                                                     \
@@ -271,9 +272,73 @@ DEFINE_TILED_SIMD128(2, 8)
 DEFINE_TILED_SIMD128(4, 4)
 DEFINE_TILED_SIMD128(8, 2)
 
+/* 2-byte items whose columns lie far apart take the native walk's staged
+ * strips (copy_tiled.h, DMLS_TILED_WALK and DMLS_TILE_NARROW_COLS) less its
+ * prefetch: a strip of 16 columns goes down a chunk of DMLS_TILE_CHUNK_ROWS
+ * rows, so it reads 16 input streams (a line each a block of 32 rows, read
+ * in place as the other 2-byte blocks are) rather than the 256 of
+ * nchw_to_nhwc_f16's panel, and its 8 x 8 sub-tiles go into the stage (the
+ * chunk's rows, dmls_tile_stage_bytes = 512 bytes each), which goes out in
+ * whole runs. Measured in V8 against the panels down chunks of 32 rows
+ * above (bench/RESULTS.md, issue 37, branch wasm-u8): nchw_to_nhwc_f16
+ * 1.16-1.58x. Writing the strips straight into the output (no stage: 32 bytes
+ * of each of the 512 rows a strip) gained less, and chunks of 128 to 1024
+ * rows about the same; 1-byte items in such strips (t2d_u8, staged or not)
+ * gained nothing, nor a load of each column's line two or four blocks ahead
+ * in place of the prefetch, and keep the walk above. */
+static void rows_staged_2_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                  const dmls_cpu_prepared *p, unsigned char *stage) {
+    enum { W = 2, LINE = DMLS_TILE_BYTES, B = LINE / W, NB = DMLS_TILE_NARROW_COLS };
+    const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;
+    /* rows read backwards: a block's lowest input address is its last row, which goes out last */
+    const int64_t flip = rs < 0 ? B - 1 : 0;
+    /* a stage is `panel` columns by `chunk` rows, its row q - q0 holding row q's columns p0.. p0 + panel */
+    const int64_t panel = dmls_tile_stage_bytes(W, ss) / W, chunk = DMLS_TILE_CHUNK_ROWS, tp = panel * W;
+    const int64_t ts = rs < 0 ? -tp : tp;
+    for (int64_t q0 = 0; q0 < rows; q0 += chunk) {
+        const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;
+        for (int64_t p0 = 0; p0 < n; p0 += panel) {
+            const int64_t p1 = n - p0 < panel ? n : p0 + panel;
+            for (int64_t c0 = p0; c0 < p1; c0 += NB)
+                for (int64_t r0 = q0; r0 < q1; r0 += B) {
+                    const int64_t rb = q1 - r0 < B ? q1 - r0 : B, cb = p1 - c0 < NB ? p1 - c0 : NB;
+                    if (rb < B || cb < NB) {
+                        for (int64_t c = 0; c < cb; c++)
+                            for (int64_t r = 0; r < rb; r++)
+                                memcpy(stage + (r0 - q0 + r) * tp + (c0 - p0 + c) * W,
+                                       src + (r0 + r) * rs + (c0 + c) * ss, W);
+                        continue;
+                    }
+                    const unsigned char *s0 = src + (r0 + flip) * rs + c0 * ss;
+                    unsigned char *d0 = stage + (r0 - q0 + flip) * tp + (c0 - p0) * W;
+                    /* as above, a group of 8 input lines through all its row pieces before the next */
+                    for (int64_t c = 0; c < NB; c += 8)
+                        for (int64_t r = 0; r < B; r += 8) tile_2(s0 + c * ss + r * W, ss, d0 + r * ts + c * W, ts);
+                }
+            const int64_t len = (p1 - p0) * W; /* the stage's rows go out whole */
+            for (int64_t r = q0; r < q1; r++) {
+                unsigned char *d = dst + r * rd + p0 * W;
+                const unsigned char *t = stage + (r - q0) * tp;
+                int64_t k = 0;
+                for (; k + LINE <= len; k += LINE) move_line(d + k, t + k);
+                if (k < len) memcpy(d + k, t + k, (size_t)(len - k));
+            }
+        }
+    }
+}
+
+static void rows_tiled_2_or_staged_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                           const dmls_cpu_prepared *p) {
+    void *allocation;
+    unsigned char *const stage = dmls_tile_stage(2, p->item_src_step, n, rows, &allocation);
+    if (stage) rows_staged_2_simd128(dst, src, n, rows, p, stage);
+    else rows_tiled_2_simd128(dst, src, n, rows, p);
+    free(allocation);
+}
+
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_simd128(int32_t w) {
-    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_simd128, rows_tiled_2_simd128, rows_tiled_4_simd128,
-                                                 rows_tiled_8_simd128};
+    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_simd128, rows_tiled_2_or_staged_simd128,
+                                                 rows_tiled_4_simd128, rows_tiled_8_simd128};
     return dmls_cpu_pick_width(w, by_width);
 }
 #endif
