@@ -55,7 +55,14 @@ unsigned dmls_cpu_features(void) {
     return detected;
 }
 
+/* A quarter of the cache, not all of it: on the 16-core Xeon host (an L3 of
+ * 300 MiB) transposes and a gather of rows moving 98-256 MiB ran 1.2-5x
+ * faster streaming, timed back to back with their data left in the cache;
+ * on the 2-core VM (32 MiB) copies of 16-32 MiB ran the same either way
+ * (bench/RESULTS.md, 2026-11-29, eleventh session). */
+#define DMLS_CPU_STREAM_CACHE_PARTS 4
+
 uint64_t dmls_cpu_nontemporal_threshold(void) {
     dmls_once_run(&once, detect);
-    return llc_bytes;
+    return llc_bytes / DMLS_CPU_STREAM_CACHE_PARTS;
 }

@@ -18,9 +18,10 @@ enum {
 unsigned dmls_cpu_features(void);
 
 /* Memory traffic in bytes (see dmls_cpu_prepared.traffic_bytes) from which
- * kernels use non-temporal stores: the last-level cache. A copy that moves
- * more than the cache holds keeps nothing of its output cached for the next
- * call, and writing around the cache saves each line's read for ownership. */
+ * kernels use non-temporal stores: a quarter of the last-level cache (a
+ * cache shared by other data and other cores keeps little of a copy that
+ * moves more), where writing around the cache saves each line's read for
+ * ownership (features.c says what was measured). */
 uint64_t dmls_cpu_nontemporal_threshold(void);
 
 #endif

@@ -41,9 +41,9 @@ static inline AVX2 void put_block(unsigned char *d, __m256i v, bool stream) {
     else _mm256_storeu_si256((__m256i *)d, v);
 }
 
-/* A contiguous row with streaming stores: the output is bigger than the
- * last-level cache, so writing around it saves the read-for-ownership of
- * every destination line and leaves the cache to the input. */
+/* A contiguous row with streaming stores: the copy moves more than the
+ * cache keeps (features.h), so writing around it saves the read-for-ownership
+ * of every destination line and leaves the cache to the input. */
 static inline AVX2 void contig_nt_row(unsigned char *dst, const unsigned char *src, size_t bytes) {
     if (bytes < 256) {
         memcpy(dst, src, bytes);
