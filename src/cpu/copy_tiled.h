@@ -106,15 +106,50 @@ static inline int64_t dmls_tile_stage_bytes(int64_t w, int64_t ss) {
  * the call is not staged (above); the caller frees *allocation. */
 unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, void **allocation);
 
+/* The walk's blocks read whole input lines and write whole output lines
+ * (streaming them where the output is past the cache) only where the call's
+ * first row and first column start on a line; NumPy places a large array 16
+ * bytes past one. So a call whose column step (input) or row step (output)
+ * is a whole number of lines is walked from the first row and column that
+ * do (*pr rows and *pc columns in), after a walk of the first row block
+ * (the rows before it, and some after) and of the first column block:
+ * those blocks' overlap is written twice, with the same bytes. Rows run at
+ * rs = +-w; read backwards, a block's lowest address is its last row's. A
+ * call with fewer than DMLS_TILE_PEEL_BLOCKS blocks each way is walked as it
+ * comes, the extra blocks costing more than a sixteenth of it. */
+#define DMLS_TILE_PEEL_BLOCKS 16
+static inline void dmls_tile_peel(int64_t w, const unsigned char *src, const unsigned char *dst, int64_t n,
+                                  int64_t rows, const dmls_cpu_prepared *p, int64_t *pr, int64_t *pc) {
+    const uint64_t line = DMLS_TILE_BYTES, s = (uintptr_t)src, d = (uintptr_t)dst, uw = (uint64_t)w;
+    const int64_t b = dmls_tile_items(w);
+    *pr = *pc = 0;
+    if (p->item_src_step % DMLS_TILE_BYTES == 0 && s % uw == 0 && rows >= DMLS_TILE_PEEL_BLOCKS * b)
+        *pr = (int64_t)((p->row_src_step > 0 ? line - s % line : s + uw) % line / uw);
+    if (p->row_dst_step % DMLS_TILE_BYTES == 0 && d % uw == 0 && n >= DMLS_TILE_PEEL_BLOCKS * b)
+        *pc = (int64_t)((line - d % line) % line / uw);
+}
+
+/* A tiled kernel: `walk` (a DMLS_TILED_WALK) over the call, its blocks on
+ * lines (above). */
+static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsigned char *src, int64_t n,
+                                      int64_t rows, const dmls_cpu_prepared *p, dmls_cpu_rows_fn walk) {
+    int64_t pr, pc;
+    dmls_tile_peel(w, src, dst, n, rows, p, &pr, &pc);
+    const int64_t b = dmls_tile_items(w), rs = p->row_src_step, rd = p->row_dst_step;
+    if (pr > 0) walk(dst, src, n, b, p);
+    if (pc > 0) walk(dst + pr * rd, src + pr * rs, b, rows - pr, p);
+    walk(dst + pr * rd + pc * w, src + pr * rs + pc * p->item_src_step, n - pc, rows - pr, p);
+}
+
 /* The body of a SIMD tiled kernel (dst, src, n, rows, p in scope, and
- * LOAD64(to, from), STORE64(to, from, nt) moving one line, PREFETCH(at)
- * asking for one): blocks of b = 64 / W items a side. A block's b input
+ * LOAD64(to, from), STORE64(to, from, nt) moving one line from any address,
+ * PREFETCH(at) asking for one): blocks of b = 64 / W items a side. A block's b input
  * lines are copied whole into `in`, transposed there by S x S sub-tiles,
  * TILE(s, ss, d, ds) (input vector j, a column, at s + j * ss; output vector
  * i, a row, at d + i * ds), into `out`, whose b lines go out whole, streaming
  * where the output is past the cache (nt) and the line is aligned; or, where
  * the call is staged, into the staging buffer's rows, which go out when the
- * stage is full (a staged block of items under 4 bytes is b rows by NB =
+ * stage is full, streaming from their first whole line (a staged block of items under 4 bytes is b rows by NB =
  * DMLS_TILE_NARROW_COLS columns, its NB lines copied into `in`). Staging a
  * block's input matters at power-of-two row pitches (an 8192-wide matrix):
  * a block's lines then all fall in one cache set, so lines read or written
@@ -131,8 +166,8 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
         const bool nt = p->nontemporal;                                                                       \
         void *allocation;                                                                                     \
         unsigned char *const stage = dmls_tile_stage(W, ss, n, rows, &allocation);                            \
-        const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
         const int64_t bc = stage ? NB : B; /* a block's columns: B rows by bc */                              \
+        const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
         /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes */                              \
         const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);             \
         const int64_t chunk = dmls_tile_chunk(W, ss), tp = panel * W;                                         \
@@ -176,12 +211,16 @@ unsigned char *dmls_tile_stage(int64_t w, int64_t ss, int64_t n, int64_t rows, v
                                         TILE(in + c * LINE + r * W, LINE, out + r * LINE + c * W, LINE);      \
                                 for (int64_t r = 0; r < B; r++) STORE64(d0 + r * ts, out + r * LINE, nt);     \
                             }                                                                                 \
-                if (stage) { /* the stage's rows go out whole */                                              \
-                    const int64_t len = (p1 - p0) * W;                                                        \
-                    for (int64_t r = q0; r < q1; r++) {                                                       \
+                if (stage) { /* the stage's rows go out whole, streaming from their first line */             \
+                    /* rows adjacent in the stage and in the output (whole output rows) go as one run */      \
+                    const bool joined = (p1 - p0) * W == tp && rd == tp;                                      \
+                    const int64_t len = joined ? tp * (q1 - q0) : (p1 - p0) * W, q2 = joined ? q0 + 1 : q1;   \
+                    for (int64_t r = q0; r < q2; r++) {                                                       \
                         unsigned char *d = dst + r * rd + p0 * W;                                             \
                         const unsigned char *t = stage + (r - q0) * tp;                                       \
-                        int64_t k = 0;                                                                        \
+                        int64_t k = nt ? (int64_t)((LINE - (uintptr_t)d % LINE) % LINE) : 0;                  \
+                        if (k > len) k = len;                                                                 \
+                        memcpy(d, t, (size_t)k);                                                              \
                         for (; k + LINE <= len; k += LINE) STORE64(d + k, t + k, nt);                         \
                         if (k < len) memcpy(d + k, t + k, (size_t)(len - k));                                 \
                     }                                                                                         \

@@ -26,8 +26,8 @@ static inline AVX2 void load64(unsigned char *to, const unsigned char *from) {
     _mm256_store_si256((__m256i *)(void *)(to + 32), _mm256_loadu_si256((const __m256i *)(const void *)(from + 32)));
 }
 static inline AVX2 void store64(unsigned char *to, const unsigned char *from, bool nt) {
-    __m256i a = _mm256_load_si256((const __m256i *)(const void *)from);
-    __m256i b = _mm256_load_si256((const __m256i *)(const void *)(from + 32));
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)from);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(from + 32));
     if (nt && ((uintptr_t)to & 63) == 0) {
         _mm256_stream_si256((__m256i *)(void *)to, a);
         _mm256_stream_si256((__m256i *)(void *)(to + 32), b);
@@ -132,9 +132,13 @@ static inline AVX2 void tile_1(const unsigned char *s, int64_t ss, unsigned char
 }
 
 #define DEFINE_TILED_AVX2(W, S)                                                                     \
-    static AVX2 void rows_tiled_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n,   \
-                                           int64_t rows, const dmls_cpu_prepared *p) {                \
+    static AVX2 void walk_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
+                              const dmls_cpu_prepared *p) {                                          \
         DMLS_TILED_WALK(W, S, tile_##W);                                                            \
+    }                                                                                               \
+    static void rows_tiled_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n,            \
+                                  int64_t rows, const dmls_cpu_prepared *p) {                         \
+        dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_avx2);                                  \
     }
 DEFINE_TILED_AVX2(1, 16)
 DEFINE_TILED_AVX2(2, 8)

@@ -105,9 +105,13 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
 }
 
 #define DEFINE_TILED_NEON(W, S)                                                                     \
-    static void rows_tiled_##W##_neon(unsigned char *dst, const unsigned char *src, int64_t n,       \
-                                      int64_t rows, const dmls_cpu_prepared *p) {                     \
+    static void walk_##W##_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
+                              const dmls_cpu_prepared *p) {                                          \
         DMLS_TILED_WALK(W, S, tile_##W);                                                            \
+    }                                                                                               \
+    static void rows_tiled_##W##_neon(unsigned char *dst, const unsigned char *src, int64_t n,            \
+                                  int64_t rows, const dmls_cpu_prepared *p) {                         \
+        dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_neon);                                  \
     }
 DEFINE_TILED_NEON(1, 16)
 DEFINE_TILED_NEON(2, 8)

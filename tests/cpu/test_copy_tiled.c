@@ -31,7 +31,8 @@ static dmls_cpu_kernel want_tiled(unsigned features, int w) {
  * the input permuted (read down its columns into a packed output) or the
  * output permuted (a packed input written down the output's columns), with
  * the rows or columns read in reverse. */
-static void transpose_case(int esize, int64_t run, int64_t R, int64_t C, bool permute_input, int reverse) {
+static void transpose_case_at(int esize, int64_t run, int64_t R, int64_t C, bool permute_input, int reverse,
+                              int in_shift, int out_shift) {
     spec s;
     memset(&s, 0, sizeof s);
     s.esize = esize;
@@ -51,8 +52,9 @@ static void transpose_case(int esize, int64_t run, int64_t R, int64_t C, bool pe
     dmls_operator *op = make(&s);
     if (!op) return;
     char what[128];
-    snprintf(what, sizeof what, "transpose %lld x %lld of %d x %lld bytes, %s permuted, reverse %d", (long long)R,
-             (long long)C, esize, (long long)run, permute_input ? "input" : "output", reverse);
+    snprintf(what, sizeof what, "transpose %lld x %lld of %d x %lld bytes, %s permuted, reverse %d, shifts %d %d",
+             (long long)R, (long long)C, esize, (long long)run, permute_input ? "input" : "output", reverse, in_shift,
+             out_shift);
     const int w = (int)(esize * run);
     const unsigned have = dmls_cpu_features();
     for (unsigned f = 0; f <= have; f++) {
@@ -66,8 +68,27 @@ static void transpose_case(int esize, int64_t run, int64_t R, int64_t C, bool pe
             CHECK(cp.width == w, "%s: item width %d, expected %d", what, cp.width, w);
         }
     }
-    check_all_variants(op, what);
+    check_all_variants_at(op, what, in_shift, out_shift);
     dmls_destroy(op);
+}
+
+static void transpose_case(int esize, int64_t run, int64_t R, int64_t C, bool permute_input, int reverse) {
+    transpose_case_at(esize, run, R, C, permute_input, reverse, -1, -1);
+}
+
+/* Blocks on lines (copy_tiled.h, dmls_tile_peel): transposes whose column
+ * and row steps are whole lines, large enough to be walked from the first
+ * row and column on a line, with the input and the output starting at
+ * offsets within a line (NumPy's arrays start 16 bytes past one; an offset
+ * that is not a whole number of items leaves the walk as it was), rows read
+ * forwards and backwards, either view permuted. */
+static void line_tests(void) {
+    static const int shifts[][2] = {{16, 16}, {48, 0}, {0, 40}, {1, 3}, {56, 24}, {8, 8}};
+    for (int esize = 1; esize <= 8; esize *= 2) {
+        const int64_t b = dmls_tile_items(esize), R = (DMLS_TILE_PEEL_BLOCKS + 1) * b, C = (DMLS_TILE_PEEL_BLOCKS + 2) * b;
+        for (int k = 0; k < (int)(sizeof shifts / sizeof shifts[0]); k++)
+            transpose_case_at(esize, 1, R, C, k % 2 == 0, k % 3, shifts[k][0], shifts[k][1]);
+    }
 }
 
 /* The walk by the shape (copy_tiled.h): the six layout cases of
@@ -311,6 +332,7 @@ int main(void) {
     }
     walk_tests();
     directed_tests();
+    line_tests();
     for (int es = 1; es <= 8; es *= 2)
         for (int reverse = 0; reverse <= 2; reverse++) guard_case(es, 35, 67, reverse);
     share_tests(200);

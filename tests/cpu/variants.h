@@ -38,9 +38,11 @@ static dmls_context *contexts[5]; /* index = threads */
 
 /* Runs op through a CPU plan built with `features` and streaming from
  * nt_threshold, on the calling thread and on 1..4 threads, and compares the
- * whole output buffer (padding included) with the reference's. */
-static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold,
-                          const char *what) {
+ * whole output buffer (padding included) with the reference's. The input
+ * and the output start in_shift and out_shift bytes past malloc's alignment
+ * (0-63; -1: at random, 0-7). */
+static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold, const char *what,
+                          int in_shift_at, int out_shift_at) {
     dmls_operator v = *op;
     dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
     dmls_cpu_prepare(&cpu, &v.copy, features, nt_threshold);
@@ -49,11 +51,12 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
     dmls_cpu_split_tiled(&cpu, nt_threshold == 0);
     v.prepared[DMLS_BACKEND_CPU] = &cpu;
     uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
-    size_t in_shift = (size_t)test_range(0, 7), out_shift = (size_t)test_range(0, 7);
-    unsigned char *in_buf = malloc(ib + 8), *ref_buf = malloc(ob + 8), *out_buf = malloc(ob + 8),
+    size_t in_shift = (size_t)(in_shift_at >= 0 ? in_shift_at : test_range(0, 7)),
+           out_shift = (size_t)(out_shift_at >= 0 ? out_shift_at : test_range(0, 7));
+    unsigned char *in_buf = malloc(ib + 64), *ref_buf = malloc(ob + 64), *out_buf = malloc(ob + 64),
                   *garbage = malloc(ob + 1);
     unsigned char *in = in_buf + in_shift, *ref = ref_buf + out_shift, *out = out_buf + out_shift;
-    test_fill_random(in_buf, ib + 8);
+    test_fill_random(in_buf, ib + 64);
     test_fill_random(garbage, ob + 1);
     memcpy(ref, garbage, ob);
     CHECK_STATUS(dmls_execute_reference(op, in, ib, ref, ob), DMLS_OK);
@@ -91,14 +94,17 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
     free(garbage);
 }
 
-/* Every feature subset this CPU has, and the kernel each one picks. */
-static void check_all_variants(const dmls_operator *op, const char *what) {
+/* Every feature subset this CPU has, and the kernel each one picks, the
+ * buffers shifted as check_variant says. */
+static void check_all_variants_at(const dmls_operator *op, const char *what, int in_shift, int out_shift) {
     unsigned have = dmls_cpu_features();
     for (unsigned f = 0; f <= have; f++) {
         if ((f & have) != f) continue;
-        check_variant(op, f, UINT64_MAX, what);
-        check_variant(op, f, 0, what);
+        check_variant(op, f, UINT64_MAX, what, in_shift, out_shift);
+        check_variant(op, f, 0, what, in_shift, out_shift);
     }
 }
+
+static void check_all_variants(const dmls_operator *op, const char *what) { check_all_variants_at(op, what, -1, -1); }
 
 #endif
