@@ -70,9 +70,53 @@ static inline AVX2 void contig_nt_row(unsigned char *dst, const unsigned char *s
     memcpy(dst, src, bytes);
 }
 
+/* Rows adjacent in the output (the heads permutation's 256-byte rows, a
+ * crop's) stream as the one run of output they are: written row by row, a
+ * row starting inside a line (NumPy's arrays start 16 bytes past one) leaves
+ * that line to ordinary stores from two rows, each read for ownership. A
+ * line spanning two rows is cut from a row's last 64 bytes and the next
+ * row's first 64, put side by side on the stack (loads and stores of fixed
+ * sizes: no call to memcpy). */
+static inline AVX2 void contig_nt_joined(unsigned char *dst, const unsigned char *src, size_t bytes, int64_t rows,
+                                         int64_t rs) {
+    size_t j = head_to_line(dst); /* where row i's first whole line of output starts */
+    memcpy(dst, src, j);          /* j < 64 <= bytes: within row 0 */
+    unsigned char *d = dst + j;
+    for (int64_t i = 0;; i++) {
+        const unsigned char *s = src + i * rs;
+        size_t k = j;
+        for (; k + 64 <= bytes; k += 64, d += 64) {
+            _mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)(s + k)));
+            _mm256_stream_si256((__m256i *)(d + 32), _mm256_loadu_si256((const __m256i *)(s + k + 32)));
+        }
+        const size_t a = bytes - k; /* under a line left in this row */
+        if (i + 1 == rows) {
+            memcpy(d, s + k, a);
+            return;
+        }
+        if (a == 0) {
+            j = 0;
+            continue;
+        }
+        _Alignas(32) unsigned char two[128];
+        const unsigned char *end = s + bytes - 64, *next = s + rs;
+        _mm256_store_si256((__m256i *)two, _mm256_loadu_si256((const __m256i *)end));
+        _mm256_store_si256((__m256i *)(two + 32), _mm256_loadu_si256((const __m256i *)(end + 32)));
+        _mm256_store_si256((__m256i *)(two + 64), _mm256_loadu_si256((const __m256i *)next));
+        _mm256_store_si256((__m256i *)(two + 96), _mm256_loadu_si256((const __m256i *)(next + 32)));
+        _mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)(two + 64 - a)));
+        _mm256_stream_si256((__m256i *)(d + 32), _mm256_loadu_si256((const __m256i *)(two + 96 - a)));
+        d += 64, j = 64 - a;
+    }
+}
+
 AVX2 void dmls_cpu_rows_contig_nt_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                        const dmls_cpu_prepared *p) {
     const size_t bytes = (size_t)n * (size_t)p->width;
+    if (rows > 1 && bytes >= 64 && p->row_dst_step == (int64_t)bytes && head_to_line(dst) != 0) {
+        contig_nt_joined(dst, src, bytes, rows, p->row_src_step);
+        return;
+    }
     for (; rows > 0; rows--, src += p->row_src_step, dst += p->row_dst_step) contig_nt_row(dst, src, bytes);
 }
 
