@@ -226,6 +226,22 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
  * columns a block) gained nothing and keeps the strips. 2-byte items in a
  * call large enough to be staged take staged strips instead (below). */
 #define DMLS_WASM_STRIP_ROWS 32
+/* Items of 2 and 4 bytes write their sub-tiles straight into the output
+ * rows (no `out`, whose copy out was a third of each block's loads and
+ * stores), unless the output rows lie a multiple of DMLS_WASM_DIRECT_SPAN
+ * apart. A block's sub-tiles go input line group by group (above), so each
+ * of its B output lines is written in B / S pieces with the others between;
+ * rows 4 KiB apart (t3d_021_f32) then share an L1 set but spread over 16 L2
+ * sets (512 KiB, 8 ways: a way is 64 KiB), and the pieces meet in L2; rows
+ * 8 KiB apart or a multiple of it share at most 8 L2 sets with the panel's
+ * input lines, and there `out` keeps each output line whole. Measured in V8
+ * against `out` (bench/RESULTS.md, issue 37, branch wasm-speed), slice GB/s
+ * at 64 MiB: t3d_021_f32 (rows 4 KiB apart) 1.2-1.5x, nhwc_to_nchw_f32
+ * 1.25-1.3x, [4000, 4000] float32 1.3-1.5x, [32, 56, 56, 256] float16 to
+ * NCHW 1.2-1.35x; written straight, t2d_f32 (rows 16 KiB apart) lost a
+ * quarter and [2048, 8192] (8 KiB) up to a fifth. 8-byte items (2 x 2
+ * sub-tiles) ran the same either way and keep `out`. */
+#define DMLS_WASM_DIRECT_SPAN 8192
 _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole row blocks of 2-byte items");
 #define DEFINE_TILED_SIMD128(W, S)                                                                                     \
     static void rows_tiled_##W##_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,        \
@@ -238,6 +254,7 @@ _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole
         const bool wide = W > 1 && dmls_tile_strips(W, ss);                                                            \
         const int64_t panel = wide ? DMLS_TILE_PANEL_BYTES / W : dmls_tile_panel(W, ss);                               \
         const int64_t chunk = wide ? DMLS_WASM_STRIP_ROWS : dmls_tile_chunk(W, ss);                                    \
+        const bool direct = (W == 2 || W == 4) && rd % DMLS_WASM_DIRECT_SPAN != 0;                                     \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                                 \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                                  \
             for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                                \
@@ -258,6 +275,12 @@ _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole
                         if (W == 1) {                                                                                  \
                             for (int64_t c = 0; c < B; c++) move_line(in + c * LINE, s0 + c * ss);                     \
                             s0 = in, is = LINE;                                                                        \
+                        }                                                                                              \
+                        if (direct) {                                                                                  \
+                            for (int64_t c = 0; c < B; c += S)                                                         \
+                                for (int64_t r = 0; r < B; r += S)                                                     \
+                                    tile_##W(s0 + c * ss + r * W, ss, d0 + r * ts + c * W, ts);                        \
+                            continue;                                                                                  \
                         }                                                                                              \
                         for (int64_t c = 0; c < B; c += S)                                                             \
                             for (int64_t r = 0; r < B; r += S)                                                         \
