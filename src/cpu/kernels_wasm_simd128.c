@@ -232,14 +232,15 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
  * apart. A block's sub-tiles go input line group by group (above), so each
  * of its B output lines is written in B / S pieces with the others between;
  * rows 4 KiB apart (t3d_021_f32) then share an L1 set but spread over 16 L2
- * sets (512 KiB, 8 ways: a way is 64 KiB), and the pieces meet in L2; rows
- * 8 KiB apart or a multiple of it share at most 8 L2 sets with the panel's
- * input lines, and there `out` keeps each output line whole. Measured in V8
- * against `out` (bench/RESULTS.md, issue 37, branch wasm-speed), slice GB/s
- * at 64 MiB: t3d_021_f32 (rows 4 KiB apart) 1.2-1.5x, nhwc_to_nchw_f32
- * 1.25-1.3x, [4000, 4000] float32 1.3-1.5x, [32, 56, 56, 256] float16 to
+ * sets (512 KiB, 8 ways: a way is 64 KiB on the 2-core VM), and the pieces
+ * meet in L2; rows a multiple of 8 KiB apart fall in 8 L2 sets or fewer,
+ * beside the panel's input lines at a like pitch, and there `out` keeps
+ * each output line whole. Measured in V8 against `out` (bench/RESULTS.md,
+ * issue 37, branch wasm-speed), slice GB/s at 64 MiB, eight rounds:
+ * t3d_021_f32 (rows 4 KiB apart) 1.20-1.46x, nhwc_to_nchw_f32 1.22-1.64x;
+ * fewer rounds: [4000, 4000] float32 1.1-1.55x, [32, 56, 56, 256] float16 to
  * NCHW 1.2-1.35x; written straight, t2d_f32 (rows 16 KiB apart) lost a
- * quarter and [2048, 8192] (8 KiB) up to a fifth. 8-byte items (2 x 2
+ * quarter and [2048, 8192] float32 (8 KiB) up to a fifth. 8-byte items (2 x 2
  * sub-tiles) ran the same either way and keep `out`. */
 #define DMLS_WASM_DIRECT_SPAN 8192
 _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole row blocks of 2-byte items");
