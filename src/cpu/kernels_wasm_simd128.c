@@ -226,10 +226,27 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
  * columns a block) gained nothing and keeps the strips. 2-byte items in a
  * call large enough to be staged take staged strips instead (below). */
 #define DMLS_WASM_STRIP_ROWS 32
+/* Items of 2 and 4 bytes write their sub-tiles straight into the output
+ * rows (no `out`, whose copy out was a third of each block's loads and
+ * stores), unless the output rows lie a multiple of DMLS_WASM_DIRECT_SPAN
+ * apart. A block's sub-tiles go input line group by group (above), so each
+ * of its B output lines is written in B / S pieces with the others between;
+ * rows 4 KiB apart (t3d_021_f32) then share an L1 set but spread over 16 L2
+ * sets (512 KiB, 8 ways: a way is 64 KiB on the 2-core VM), and the pieces
+ * meet in L2; rows a multiple of 8 KiB apart fall in 8 L2 sets or fewer,
+ * beside the panel's input lines at a like pitch, and there `out` keeps
+ * each output line whole. Measured in V8 against `out` (bench/RESULTS.md,
+ * issue 37, branch wasm-speed), slice GB/s at 64 MiB, eight rounds:
+ * t3d_021_f32 (rows 4 KiB apart) 1.20-1.46x, nhwc_to_nchw_f32 1.22-1.64x;
+ * fewer rounds: [4000, 4000] float32 1.1-1.55x, [32, 56, 56, 256] float16 to
+ * NCHW 1.2-1.35x; written straight, t2d_f32 (rows 16 KiB apart) lost a
+ * quarter and [2048, 8192] float32 (8 KiB) up to a fifth. 8-byte items (2 x 2
+ * sub-tiles) ran the same either way and keep `out`. */
+#define DMLS_WASM_DIRECT_SPAN 8192
 _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole row blocks of 2-byte items");
-#define DEFINE_TILED_SIMD128(W, S)                                                                                     \
-    static void rows_tiled_##W##_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,        \
-                                         const dmls_cpu_prepared *p) {                                                 \
+#define DEFINE_TILED_SIMD128(W, S, NAME, DIRECT)                                                                       \
+    __attribute__((noinline)) static void NAME(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,  \
+                                               const dmls_cpu_prepared *p) {                                           \
         enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                                                 \
         _Alignas(16) unsigned char in[W == 1 ? B * LINE : 1], out[B * LINE];                                           \
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                               \
@@ -238,6 +255,7 @@ _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole
         const bool wide = W > 1 && dmls_tile_strips(W, ss);                                                            \
         const int64_t panel = wide ? DMLS_TILE_PANEL_BYTES / W : dmls_tile_panel(W, ss);                               \
         const int64_t chunk = wide ? DMLS_WASM_STRIP_ROWS : dmls_tile_chunk(W, ss);                                    \
+        const bool direct = DIRECT;                                                                                    \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                                 \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                                  \
             for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                                \
@@ -259,6 +277,12 @@ _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole
                             for (int64_t c = 0; c < B; c++) move_line(in + c * LINE, s0 + c * ss);                     \
                             s0 = in, is = LINE;                                                                        \
                         }                                                                                              \
+                        if (direct) {                                                                                  \
+                            for (int64_t c = 0; c < B; c += S)                                                         \
+                                for (int64_t r = 0; r < B; r += S)                                                     \
+                                    tile_##W(s0 + c * ss + r * W, ss, d0 + r * ts + c * W, ts);                        \
+                            continue;                                                                                  \
+                        }                                                                                              \
                         for (int64_t c = 0; c < B; c += S)                                                             \
                             for (int64_t r = 0; r < B; r += S)                                                         \
                                 tile_##W(s0 + c * is + r * W, is, out + r * LINE + c * W, LINE);                       \
@@ -267,10 +291,25 @@ _Static_assert(DMLS_WASM_STRIP_ROWS >= DMLS_TILE_BYTES / 2, "a chunk holds whole
             }                                                                                                          \
         }                                                                                                              \
     }
-DEFINE_TILED_SIMD128(1, 16)
-DEFINE_TILED_SIMD128(2, 8)
-DEFINE_TILED_SIMD128(4, 4)
-DEFINE_TILED_SIMD128(8, 2)
+DEFINE_TILED_SIMD128(1, 16, rows_tiled_1_simd128, false)
+DEFINE_TILED_SIMD128(2, 8, rows_tiled_2_out_simd128, false)
+DEFINE_TILED_SIMD128(2, 8, rows_tiled_2_direct_simd128, true)
+DEFINE_TILED_SIMD128(4, 4, rows_tiled_4_out_simd128, false)
+DEFINE_TILED_SIMD128(4, 4, rows_tiled_4_direct_simd128, true)
+DEFINE_TILED_SIMD128(8, 2, rows_tiled_8_simd128, false)
+
+/* Each walk apart, so that the buffered one compiles as it did alone: with
+ * the choice inside one walk, t2d_f32 (buffered) ran 0.80-0.93x. */
+static void rows_tiled_2_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                 const dmls_cpu_prepared *p) {
+    if (p->row_dst_step % DMLS_WASM_DIRECT_SPAN != 0) rows_tiled_2_direct_simd128(dst, src, n, rows, p);
+    else rows_tiled_2_out_simd128(dst, src, n, rows, p);
+}
+static void rows_tiled_4_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                 const dmls_cpu_prepared *p) {
+    if (p->row_dst_step % DMLS_WASM_DIRECT_SPAN != 0) rows_tiled_4_direct_simd128(dst, src, n, rows, p);
+    else rows_tiled_4_out_simd128(dst, src, n, rows, p);
+}
 
 /* 2-byte items whose columns lie far apart take the native walk's staged
  * strips (copy_tiled.h, DMLS_TILED_WALK and DMLS_TILE_NARROW_COLS) less its
