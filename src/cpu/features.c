@@ -56,7 +56,7 @@ unsigned dmls_cpu_features(void) {
 }
 
 /* A quarter of the cache, not all of it: on the 16-core Xeon host (an L3 of
- * 300 MiB) transposes and a gather of rows moving 98-256 MiB ran 1.2-5x
+ * 300 MiB) transposes and a gather of rows moving 98-256 MiB ran 1.2-1.8x
  * faster streaming, timed back to back with their data left in the cache;
  * on the 2-core VM (32 MiB) copies of 16-32 MiB ran the same either way
  * (bench/RESULTS.md, 2026-11-29, eleventh session). */
