@@ -155,7 +155,9 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
  * a block's lines then all fall in one cache set, so lines read or written
  * piecemeal would evict each other. Rows read backwards (row_src_step ==
  * -W) are staged from the block's last row, whose address is lowest, and go
- * out last to first. A block's ragged edge goes item by item. */
+ * out last to first. A ragged last block of a row or column moves back to
+ * end on the edge, writing some items twice; one with less than a block
+ * there goes item by item. */
 #define DMLS_TILED_WALK(W, S, TILE)                                                                           \
     do {                                                                                                      \
         enum { LINE = DMLS_TILE_BYTES, B = LINE / W, NB = W < 4 ? DMLS_TILE_NARROW_COLS : B };                \
@@ -183,8 +185,12 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
                 const int64_t rstep = stage ? q1 - q0 : B, cstep = stage ? bc : p1 - p0;                      \
                 for (int64_t c1 = p0; c1 < p1; c1 += cstep)                                                   \
                     for (int64_t r1 = q0; r1 < q1; r1 += rstep)                                               \
-                        for (int64_t r0 = r1; r0 < r1 + rstep && r0 < q1; r0 += B)                            \
-                            for (int64_t c0 = c1; c0 < c1 + cstep && c0 < p1; c0 += bc) {                     \
+                        for (int64_t rn = r1; rn < r1 + rstep && rn < q1; rn += B)                            \
+                            for (int64_t cn = c1; cn < c1 + cstep && cn < p1; cn += bc) {                     \
+                                /* a ragged last block moves back to end on the edge, over items */           \
+                                /* already written (the same bytes again), where a whole one fits */          \
+                                const int64_t r0 = q1 - rn < B && q1 - q0 >= B ? q1 - B : rn;                 \
+                                const int64_t c0 = p1 - cn < bc && p1 - p0 >= bc ? p1 - bc : cn;              \
                                 const int64_t rb = q1 - r0 < B ? q1 - r0 : B;                                 \
                                 const int64_t cb = p1 - c0 < bc ? p1 - c0 : bc;                               \
                                 if (rb < B || cb < bc) {                                                      \
