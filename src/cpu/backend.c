@@ -15,7 +15,7 @@ static dmls_status cpu_prepare(const dmls_operator *op, void **prepared) {
     dmls_cpu_prepared *cp = malloc(sizeof *cp);
     RETURN_IF(cp == NULL, DMLS_ERROR_OUT_OF_MEMORY, NULL, "%s: out of memory creating the operator (its CPU copy)",
               op->problem.name);
-    dmls_cpu_prepare(cp, &op->copy, dmls_cpu_features(), dmls_cpu_nontemporal_threshold());
+    dmls_cpu_prepare(cp, &op->copy, dmls_cpu_features(), dmls_cpu_nontemporal_threshold(), dmls_cpu_cache_size());
     *prepared = cp;
     return DMLS_OK;
 }

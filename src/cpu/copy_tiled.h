@@ -89,6 +89,17 @@ static inline int64_t dmls_tile_chunk(int64_t w, int64_t ss) {
  * nothing. On 16 threads of the Xeon host both stayed within the run-to-run
  * spread (ratios to the same-run copy, three rounds each: t2d_u8 0.29-0.33
  * against 0.27-0.33, nchw_to_nhwc_f16 0.44-0.56 against 0.54-0.58).
+ * That holds where the input comes from DRAM. A call whose traffic fits in
+ * the last-level cache (p->cached) finds its input there when called back
+ * to back, and its staged blocks are b columns wide, as unstaged ones: a
+ * stage line is then written whole by one block, not piecemeal by 64 / (16
+ * W) strips, each a chunk of rows later. On 16 threads of the Xeon host
+ * (300 MiB of L3), three rounds of the layout cases: t2d_u8 (128 MiB of
+ * traffic) 0.38-0.42 of the copy at 16 columns, 0.52-0.58 at 64;
+ * nchw_to_nhwc_f16 100-119 GB/s at 16 columns, 106-123 at 32. On the 2-core
+ * VM (32 MiB of L3) t2d_u8 ran 1.2x faster at 16 columns than at 64, and
+ * calls of 8-24 MiB of traffic the same either way (bench/RESULTS.md,
+ * twelfth session).
  * A call moving less than DMLS_TILE_STAGE_MIN bytes is not staged (the
  * buffer is allocated per call), nor one whose buffer cannot be had. */
 #define DMLS_TILE_PREFETCH_BLOCKS 2
@@ -149,8 +160,9 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
  * i, a row, at d + i * ds), into `out`, whose b lines go out whole, streaming
  * where the output is past the cache (nt) and the line is aligned; or, where
  * the call is staged, into the staging buffer's rows, which go out when the
- * stage is full, streaming from their first whole line (a staged block of items under 4 bytes is b rows by NB =
- * DMLS_TILE_NARROW_COLS columns, its NB lines copied into `in`). Staging a
+ * stage is full, streaming from their first whole line (a staged block of
+ * items under 4 bytes in a call not cached is b rows by
+ * DMLS_TILE_NARROW_COLS columns, as many lines copied into `in`). Staging a
  * block's input matters at power-of-two row pitches (an 8192-wide matrix):
  * a block's lines then all fall in one cache set, so lines read or written
  * piecemeal would evict each other. Rows read backwards (row_src_step ==
@@ -160,7 +172,7 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
  * there goes item by item. */
 #define DMLS_TILED_WALK(W, S, TILE)                                                                           \
     do {                                                                                                      \
-        enum { LINE = DMLS_TILE_BYTES, B = LINE / W, NB = W < 4 ? DMLS_TILE_NARROW_COLS : B };                \
+        enum { LINE = DMLS_TILE_BYTES, B = LINE / W };                                                        \
         _Alignas(64) unsigned char in[B * LINE];                                                              \
         _Alignas(64) unsigned char out[B * LINE];                                                             \
         const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;                      \
@@ -168,10 +180,10 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
         const bool nt = p->nontemporal;                                                                       \
         void *allocation;                                                                                     \
         unsigned char *const stage = dmls_tile_stage(W, ss, n, rows, &allocation);                            \
-        const int64_t bc = stage ? NB : B; /* a block's columns: B rows by bc */                              \
+        const int64_t bc = stage && W < 4 && !p->cached ? DMLS_TILE_NARROW_COLS : B; /* B rows by bc */       \
         const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
         /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes */                              \
-        const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);             \
+        const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);              \
         const int64_t chunk = dmls_tile_chunk(W, ss), tp = panel * W;                                         \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                        \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                         \
@@ -208,7 +220,7 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
                                 unsigned char *d0 = to + (r0 - q + flip) * td + (c0 - o) * W;                 \
                                 if (stage) {                                                                  \
                                     for (int64_t r = 0; r < B; r += S)                                        \
-                                        for (int64_t c = 0; c < NB; c += S)                                   \
+                                        for (int64_t c = 0; c < bc; c += S)                                   \
                                             TILE(in + c * LINE + r * W, LINE, d0 + r * ts + c * W, ts);       \
                                     continue;                                                                 \
                                 }                                                                             \

@@ -63,6 +63,10 @@ unsigned dmls_cpu_features(void) {
 #define DMLS_CPU_STREAM_CACHE_PARTS 4
 
 uint64_t dmls_cpu_nontemporal_threshold(void) {
+    return dmls_cpu_cache_size() / DMLS_CPU_STREAM_CACHE_PARTS;
+}
+
+uint64_t dmls_cpu_cache_size(void) {
     dmls_once_run(&once, detect);
-    return llc_bytes / DMLS_CPU_STREAM_CACHE_PARTS;
+    return llc_bytes;
 }

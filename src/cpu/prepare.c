@@ -269,7 +269,7 @@ static void tile_rows(dmls_cpu_prepared *cp) {
 }
 
 void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigned features,
-                      uint64_t nt_threshold) {
+                      uint64_t nt_threshold, uint64_t cache_bytes) {
     memset(cp, 0, sizeof *cp);
     if (plan->count == 0) {
         cp->kernel = DMLS_CPU_EMPTY;
@@ -317,6 +317,7 @@ void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigne
     const uint64_t in_bytes = cp->items > UINT64_MAX / per_item ? UINT64_MAX : cp->items * per_item;
     cp->traffic_bytes = in_bytes > UINT64_MAX - cp->out_bytes ? UINT64_MAX : in_bytes + cp->out_bytes;
     cp->nontemporal = cp->traffic_bytes >= nt_threshold;
+    cp->cached = cp->traffic_bytes <= cache_bytes;
     cp->split_grain = row * w <= DMLS_SPLIT_ROW_BYTES
                           ? (uint64_t)row
                           : (uint64_t)(w < DMLS_SPLIT_GRAIN_BYTES ? DMLS_SPLIT_GRAIN_BYTES / w : 1);

@@ -93,6 +93,7 @@ typedef struct dmls_cpu_prepared {
     uint64_t out_bytes;     /* items * width: the bytes written */
     uint64_t traffic_bytes; /* out_bytes + input lines read: an item costs its input
                              * step, at least its width, at most a 64-byte line */
+    bool cached;            /* traffic_bytes fits in the last-level cache (copy_tiled.h) */
     uint64_t split_grain;   /* work is split between threads at multiples of this many items (split.h) */
     int64_t item_src_step, item_dst_step; /* steps of the innermost dim */
     int64_t row_src_step, row_dst_step;   /* steps of the next-outer dim, 0 when ndim == 1 */
@@ -107,9 +108,10 @@ typedef struct dmls_cpu_prepared {
 
 /* Prepares a normalized copy plan for the CPU using only the given
  * features, with streaming stores when its traffic_bytes reaches
- * nt_threshold (0: always, UINT64_MAX: never) and the kernel streams. */
+ * nt_threshold (0: always, UINT64_MAX: never) and the kernel streams, and
+ * `cached` where it is at most cache_bytes (features.h gives both). */
 void dmls_cpu_prepare(dmls_cpu_prepared *cp, const dmls_copy_plan *plan, unsigned features,
-                      uint64_t nt_threshold);
+                      uint64_t nt_threshold, uint64_t cache_bytes);
 
 /* How a tiled copy is cut between threads. by_input_rows: its items are
  * ordered column by column within each (rows x cols) plane, so a share of

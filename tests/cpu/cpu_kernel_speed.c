@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
         }
         dmls_operator v = *op;
         dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
-        dmls_cpu_prepare(&cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX);
+        dmls_cpu_prepare(&cpu, &v.copy, features, nt ? dmls_cpu_nontemporal_threshold() : UINT64_MAX, dmls_cpu_cache_size());
         v.prepared[DMLS_BACKEND_CPU] = &cpu;
         uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
         unsigned char *src = dmls_aligned_alloc(64, (ib + 63) / 64 * 64), *dst = dmls_aligned_alloc(64, (ob + 63) / 64 * 64);

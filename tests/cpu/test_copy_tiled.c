@@ -60,7 +60,7 @@ static void transpose_case_at(int esize, int64_t run, int64_t R, int64_t C, bool
     for (unsigned f = 0; f <= have; f++) {
         if ((f & have) != f) continue;
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, f, UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, f, UINT64_MAX, UINT64_MAX);
         const bool tiles = R > 1 && C > 1 && (int64_t)w * (permute_input ? C : R) > 32;
         if (tiles) {
             CHECK(cp.kernel == want_tiled(f, w), "%s, features 0x%x: dispatch chose %s, expected %s", what, f,
@@ -229,17 +229,19 @@ static void guard_case(int esize, int64_t R, int64_t C, int reverse) {
         if (!placed) break;
         test_fill_random(buf.data, ib);
         CHECK_STATUS(dmls_execute_reference(op, buf.data, ib, ref, ob), DMLS_OK);
-        for (unsigned f = 0; f <= have; f++) {
-            if ((f & have) != f) continue;
-            dmls_operator v = *op;
-            dmls_cpu_prepared cpu;
-            dmls_cpu_prepare(&cpu, &v.copy, f, UINT64_MAX);
-            v.prepared[DMLS_BACKEND_CPU] = &cpu;
-            memset(out, 0x5A, ob);
-            CHECK_STATUS(dmls_execute(&v, buf.data, ib, out, ob), DMLS_OK);
-            CHECK(memcmp(out, ref, ob) == 0, "guarded transpose %lldx%lld of %d bytes, kernel %s, input %s a guard page",
-                  (long long)R, (long long)C, esize, dmls_cpu_kernel_name(cpu.kernel), a ? "ending at" : "starting after");
-        }
+        for (unsigned f = 0; f <= have; f++)
+            for (int cached = 0; cached < 2 && (f & have) == f; cached++) {
+                dmls_operator v = *op;
+                dmls_cpu_prepared cpu;
+                dmls_cpu_prepare(&cpu, &v.copy, f, UINT64_MAX, cached ? UINT64_MAX : 0);
+                v.prepared[DMLS_BACKEND_CPU] = &cpu;
+                memset(out, 0x5A, ob);
+                CHECK_STATUS(dmls_execute(&v, buf.data, ib, out, ob), DMLS_OK);
+                CHECK(memcmp(out, ref, ob) == 0,
+                      "guarded transpose %lldx%lld of %d bytes, kernel %s, %s, input %s a guard page", (long long)R,
+                      (long long)C, esize, dmls_cpu_kernel_name(cpu.kernel), cached ? "cached" : "not cached",
+                      a ? "ending at" : "starting after");
+            }
         guarded_free(&buf);
     }
     free(ref);
@@ -307,7 +309,7 @@ static void share_tests(int count) {
         dmls_operator *op = make(&s);
         if (!op) continue;
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, dmls_cpu_features(), UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, dmls_cpu_features(), UINT64_MAX, UINT64_MAX);
         if (cp.tiled && cp.ndim >= 2 && cp.shape[cp.ndim - 1] > 1) {
             dmls_cpu_split_tiled(&cp, true);
             char what[64];

@@ -283,7 +283,7 @@ static void fence_tests(void) {
     unsigned char *x = calloc(8192, 1), *y = malloc(8192);
     for (int nt = 0; nt < 2; nt++) {
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, nt ? 0 : UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, nt ? 0 : UINT64_MAX, nt ? 0 : UINT64_MAX);
         CHECK(cp.nontemporal == (nt != 0), "8 KiB contiguous copy, threshold %s: nontemporal %d", nt ? "0" : "max",
               cp.nontemporal);
         fences = 0;
@@ -430,10 +430,12 @@ static void pool_tests(void) {
 
 static int cache_mode(const char *arg) {
     fake_cache_bytes = strtoull(arg, NULL, 10);
-    const uint64_t want = (fake_cache_bytes > 0 ? fake_cache_bytes : (uint64_t)32 << 20) / 4; /* a quarter */
+    const uint64_t cache = fake_cache_bytes > 0 ? fake_cache_bytes : (uint64_t)32 << 20, want = cache / 4; /* a quarter */
     CHECK(dmls_cpu_nontemporal_threshold() == want, "cache of %llu bytes: streaming from %llu bytes, want %llu",
           (unsigned long long)fake_cache_bytes, (unsigned long long)dmls_cpu_nontemporal_threshold(),
           (unsigned long long)want);
+    CHECK(dmls_cpu_cache_size() == cache, "cache of %llu bytes: cached up to %llu bytes, want %llu",
+          (unsigned long long)fake_cache_bytes, (unsigned long long)dmls_cpu_cache_size(), (unsigned long long)cache);
     TEST_MAIN_END();
 }
 

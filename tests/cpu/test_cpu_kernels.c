@@ -96,12 +96,12 @@ static void directed(const char *what, int esize, int ndim, const int64_t *in_sh
     if (!op) return;
     dmls_cpu_prepared cp;
     const unsigned have = dmls_cpu_features();
-    dmls_cpu_prepare(&cp, &op->copy, have, 0);
+    dmls_cpu_prepare(&cp, &op->copy, have, 0, 0);
     dmls_cpu_kernel want = have ? want_simd(want_avx2, want_portable) : want_portable;
     CHECK(cp.kernel == want, "%s: dispatch chose %s, expected %s", what, dmls_cpu_kernel_name(cp.kernel),
           dmls_cpu_kernel_name(want));
     CHECK(cp.width == width, "%s: item width %d, expected %d", what, cp.width, width);
-    dmls_cpu_prepare(&cp, &op->copy, 0, 0);
+    dmls_cpu_prepare(&cp, &op->copy, 0, 0, 0);
     CHECK(cp.kernel == want_portable, "%s: portable dispatch chose %s, expected %s", what,
           dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want_portable));
     check_all_variants(op, what);
@@ -219,7 +219,7 @@ static void against_guard_pages(const char *what, int esize, int ndim, const int
             for (int nt = 0; nt < 2; nt++) {
                 dmls_operator v = *op;
                 dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
-                dmls_cpu_prepare(&cpu, &v.copy, f, nt ? 0 : UINT64_MAX);
+                dmls_cpu_prepare(&cpu, &v.copy, f, nt ? 0 : UINT64_MAX, nt ? 0 : UINT64_MAX);
                 v.prepared[DMLS_BACKEND_CPU] = &cpu;
                 /* every item-aligned place on a line: the streamed part
                  * of a row starts on the next one */
@@ -268,10 +268,11 @@ static void guard_tests(void) {
     }
 }
 
-/* The plan's memory-traffic estimate, which decides both whether a copy is
- * cut between threads (context.c) and whether it streams its stores: output
- * bytes plus, per item, its input step, at least its width and at most one
- * 64-byte line. */
+/* The plan's memory-traffic estimate, which decides whether a copy is cut
+ * between threads (context.c), whether it streams its stores and whether it
+ * is taken as cached (the tiled walk's blocks, copy_tiled.h): output bytes
+ * plus, per item, its input step, at least its width and at most one 64-byte
+ * line. */
 static void traffic_tests(void) {
     struct {
         const char *what;
@@ -293,15 +294,20 @@ static void traffic_tests(void) {
         dmls_operator *op = make(&s);
         if (!op) continue;
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX, UINT64_MAX);
         CHECK(cp.traffic_bytes == cases[k].want, "%s: traffic %llu bytes, want %llu", cases[k].what,
               (unsigned long long)cp.traffic_bytes, (unsigned long long)cases[k].want);
         CHECK(!cp.nontemporal, "%s: streams below its threshold", cases[k].what);
+        /* Cached up to the cache's size, the traffic included. */
+        dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX, cases[k].want);
+        CHECK(cp.cached, "%s: not cached in a cache of its traffic's size", cases[k].what);
+        dmls_cpu_prepare(&cp, &op->copy, avx2 ? DMLS_CPU_AVX2 : 0, UINT64_MAX, cases[k].want - 1);
+        CHECK(!cp.cached, "%s: cached in a cache one byte under its traffic", cases[k].what);
         if (avx2 && strcmp(cases[k].what, "stride 2") == 0) {
             /* Streaming starts exactly at the threshold. */
-            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want);
+            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want, UINT64_MAX);
             CHECK(cp.nontemporal, "stride 2: no streaming stores at a threshold equal to its traffic");
-            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1);
+            dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, cases[k].want + 1, UINT64_MAX);
             CHECK(!cp.nontemporal, "stride 2: streaming stores one byte under the threshold");
         }
         dmls_destroy(op);
@@ -333,7 +339,7 @@ static dmls_operator *make_views(int esize, int ndim, const int64_t *in_shape, c
 /* The kernel chosen with `features` and no streaming must be `want`. */
 static void check_kernel(const dmls_operator *op, unsigned features, dmls_cpu_kernel want, const char *what) {
     dmls_cpu_prepared cp;
-    dmls_cpu_prepare(&cp, &op->copy, features, UINT64_MAX);
+    dmls_cpu_prepare(&cp, &op->copy, features, UINT64_MAX, UINT64_MAX);
     CHECK(cp.kernel == want, "%s (features 0x%x): dispatch chose %s, expected %s", what, features,
           dmls_cpu_kernel_name(cp.kernel), dmls_cpu_kernel_name(want));
 }
@@ -355,7 +361,7 @@ static void single_row_tests(void) {
                 if ((f & have) != f) continue;
                 check_kernel(op, f, DMLS_CPU_CONTIG, what);
                 dmls_cpu_prepared cp;
-                dmls_cpu_prepare(&cp, &op->copy, f, UINT64_MAX);
+                dmls_cpu_prepare(&cp, &op->copy, f, UINT64_MAX, UINT64_MAX);
                 CHECK(cp.ndim == 1 && cp.width == es && cp.shape[0] == len && cp.items == (uint64_t)len,
                       "%s: prepared as rank %d, width %d, %lld items in the row, %llu items; want rank 1, width %d, "
                       "%lld and %lld",
@@ -412,7 +418,7 @@ static void rank8_tests(void) {
     dmls_operator *op = make_views(1, 8, in, NULL, o, sz, st, out, NULL);
     if (!op) return;
     dmls_cpu_prepared cp;
-    dmls_cpu_prepare(&cp, &op->copy, dmls_cpu_features(), UINT64_MAX);
+    dmls_cpu_prepare(&cp, &op->copy, dmls_cpu_features(), UINT64_MAX, UINT64_MAX);
     CHECK(cp.ndim == 8 && cp.items == 256 && cp.out_bytes == 256,
           "unfolded rank 8: rank %d, %llu items, %llu output bytes; want 8, 256, 256", (int)cp.ndim,
           (unsigned long long)cp.items, (unsigned long long)cp.out_bytes);

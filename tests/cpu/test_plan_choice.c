@@ -243,7 +243,7 @@ static void traffic_tests(void) {
         dmls_operator *op = packed_1d_pair(cases[k].esize, cases[k].len, cases[k].cols, cases[k].step);
         if (!op) continue;
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, 0, UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, 0, UINT64_MAX, UINT64_MAX);
         const uint64_t items = cp.items, want = items * cases[k].per_item + items * (uint64_t)cases[k].esize;
         CHECK(cp.traffic_bytes == want, "esize %d step %lld: traffic %llu bytes, want %llu", cases[k].esize,
               (long long)cases[k].step, (unsigned long long)cp.traffic_bytes, (unsigned long long)want);
@@ -262,7 +262,7 @@ static void shuffle_tests(void) {
         dmls_operator *op = packed_1d_pair(8, 3 * 40 - 2, 3 * 40, step);
         if (!op) continue;
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX, UINT64_MAX);
         CHECK(cp.kernel == DMLS_CPU_SHUFFLE_AVX2, "8-byte items at step %lld: kernel %s, want shuffle_avx2",
               (long long)step * 8, dmls_cpu_kernel_name(cp.kernel));
         CHECK(cp.shuffle_span == 32 && cp.shuffle_items == 2, "step %lld: span %lld items %lld, want 32 and 2",
@@ -276,7 +276,7 @@ static void shuffle_tests(void) {
                   (long long)step * 8, j, cp.shuffle[0][j], cp.shuffle[1][j], lo, hi);
         }
         /* Without AVX2: the portable strided kernel. */
-        dmls_cpu_prepare(&cp, &op->copy, 0, UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, 0, UINT64_MAX, UINT64_MAX);
         CHECK(cp.kernel == DMLS_CPU_STRIDED, "step %lld without AVX2: kernel %s", (long long)step * 8,
               dmls_cpu_kernel_name(cp.kernel));
         dmls_destroy(op);
@@ -290,7 +290,7 @@ static void shuffle_tests(void) {
             OP_MAKE(.dtype = DMLS_UINT8, .ndim = 3, .in_shape = shape, .in_strides = strides, .out_shape = shape);
         if (!op) continue;
         dmls_cpu_prepared cp;
-        dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX);
+        dmls_cpu_prepare(&cp, &op->copy, DMLS_CPU_AVX2, UINT64_MAX, UINT64_MAX);
         CHECK(cp.width == 8 && cp.kernel == DMLS_CPU_STRIDED, "8-byte items %lld bytes apart: width %d kernel %s, "
               "want 8 and strided", (long long)gaps[k], cp.width, dmls_cpu_kernel_name(cp.kernel));
         /* Traffic: an item costs its step, but never less than its width

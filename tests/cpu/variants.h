@@ -36,16 +36,17 @@ static dmls_operator *make(const spec *s) {
 
 static dmls_context *contexts[5]; /* index = threads */
 
-/* Runs op through a CPU plan built with `features` and streaming from
- * nt_threshold, on the calling thread and on 1..4 threads, and compares the
+/* Runs op through a CPU plan built with `features`, streaming from
+ * nt_threshold and taken as cached up to cache_bytes (dmls_cpu_prepare), on
+ * the calling thread and on 1..4 threads, and compares the
  * whole output buffer (padding included) with the reference's. The input
  * and the output start in_shift and out_shift bytes past malloc's alignment
  * (0-63; -1: at random, 0-7). */
-static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold, const char *what,
-                          int in_shift_at, int out_shift_at) {
+static void check_variant(const dmls_operator *op, unsigned features, uint64_t nt_threshold, uint64_t cache_bytes,
+                          const char *what, int in_shift_at, int out_shift_at) {
     dmls_operator v = *op;
     dmls_cpu_prepared cpu; /* the CPU data, prepared again for the variant */
-    dmls_cpu_prepare(&cpu, &v.copy, features, nt_threshold);
+    dmls_cpu_prepare(&cpu, &v.copy, features, nt_threshold, cache_bytes);
     /* a tiled copy's two cuts between threads: by the input's rows with
      * streaming, by the output's rows without (the pair runs both) */
     dmls_cpu_split_tiled(&cpu, nt_threshold == 0);
@@ -95,13 +96,19 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
 }
 
 /* Every feature subset this CPU has, and the kernel each one picks, the
- * buffers shifted as check_variant says. */
+ * buffers shifted as check_variant says; each as a small call (cached, no
+ * streaming) and as one past the cache (streaming, not cached), and a tiled
+ * copy of items under 4 bytes also as one between (streaming, cached),
+ * whose blocks are shaped apart (copy_tiled.h). */
 static void check_all_variants_at(const dmls_operator *op, const char *what, int in_shift, int out_shift) {
     unsigned have = dmls_cpu_features();
+    const dmls_cpu_prepared *cp = op->prepared[DMLS_BACKEND_CPU];
+    const bool between = cp == NULL || (cp->tiled && cp->width < 4);
     for (unsigned f = 0; f <= have; f++) {
         if ((f & have) != f) continue;
-        check_variant(op, f, UINT64_MAX, what, in_shift, out_shift);
-        check_variant(op, f, 0, what, in_shift, out_shift);
+        check_variant(op, f, UINT64_MAX, UINT64_MAX, what, in_shift, out_shift);
+        check_variant(op, f, 0, 0, what, in_shift, out_shift);
+        if (between) check_variant(op, f, 0, UINT64_MAX, what, in_shift, out_shift);
     }
 }
 
