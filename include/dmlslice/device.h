@@ -210,8 +210,9 @@ typedef struct dmls_device_work {
  * microseconds). A GPU times on its own clock with the runs queued ahead
  * of it, so that it does not wait on the host between runs and its clock
  * stays up (CUDA: events on the device's stream between samples; Vulkan:
- * one command buffer, a barrier after each run and a timestamp after each
- * sample); the CPU reads the host's monotonic clock around each sample.
+ * one command buffer, a barrier on the device after each run and a
+ * timestamp after each sample); the CPU reads the host's monotonic clock
+ * around each sample.
  * Returns when the runs are done. The work's arguments are checked once,
  * as its own call checks them; per_sample must be at least 1 and all the
  * runs at most 2^32 - 1.

@@ -39,13 +39,26 @@ static inline VkBuffer dmls_vk_buffer_of(const dmls_device_binding *b) {
 }
 
 /* A barrier from every earlier write to every later access: between a
- * submission's work and the last's, and between timed runs. */
+ * submission's work and the last's, and after the last timed run. */
 static inline void dmls_vk_device_barrier(VkCommandBuffer cmd) {
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL,
                          0, NULL);
+}
+
+/* Between two timed runs: the first's writes (a shader's or a copy's)
+ * before the next's reads and writes, on the device alone, as a CUDA stream
+ * orders two kernels. On the H200 the full barrier above cost a run of a
+ * few microseconds about 2 us more (bench/RESULTS.md, twelfth session). */
+static inline void dmls_vk_runs_barrier(VkCommandBuffer cmd) {
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(cmd, stages, stages, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
 /* device_time.c's entries of the device table. */

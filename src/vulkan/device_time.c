@@ -1,7 +1,7 @@
 /* dmls_device_time on a Vulkan device: the warm-up runs and the timed runs
  * recorded back to back in one command buffer, a barrier after each run
- * (the next starts when it has finished) and a timestamp after each
- * sample, then one submit and wait. Timed one submission at a time, the GPU
+ * (the next starts when it has finished; device_state.h) and a timestamp
+ * after each sample, then one submit and wait. Timed one submission at a time, the GPU
  * would idle between runs and drop its clock (the H100 to ~345 MHz,
  * halving every figure, copies included: bench/RESULTS.md, 2026-11-24). */
 #include <stdlib.h>
@@ -64,7 +64,8 @@ static dmls_status record_burst(const void *arg, const dmls_vulkan_context *ctx,
     for (uint32_t i = 0; i < runs; i++) {
         if (i == b->warm && b->samples > 0) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries, 0);
         RETURN_IF_ERROR(record_work(b, ctx, cmd));
-        dmls_vk_device_barrier(cmd);
+        if (i + 1 < runs) dmls_vk_runs_barrier(cmd);
+        else dmls_vk_device_barrier(cmd); /* the results visible to the next submission (a download) */
         if (i >= b->warm && (i - b->warm + 1) % b->per_sample == 0)
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, b->queries,
                                 (i - b->warm + 1) / b->per_sample);

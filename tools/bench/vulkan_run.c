@@ -116,7 +116,8 @@ static void barrier_all(void) {
 /* Between two timed runs: the first run's writes (a shader's or a copy's)
  * before the next run's reads and writes, on the device alone, as a CUDA
  * stream orders two kernels; the host's access waits for barrier_all after
- * the last run. */
+ * the last run. The library's dmls_device_time does the same
+ * (src/vulkan/device_state.h), which this program cannot include. */
 static void barrier_runs(void) {
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
