@@ -182,9 +182,10 @@ static inline void dmls_tile_on_lines(int64_t w, unsigned char *dst, const unsig
         unsigned char *const stage = dmls_tile_stage(W, ss, n, rows, &allocation);                            \
         const int64_t bc = stage && W < 4 && !p->cached ? DMLS_TILE_NARROW_COLS : B; /* B rows by bc */       \
         const int64_t ahead = stage ? DMLS_TILE_PREFETCH_BLOCKS * B * rs : 0;                                 \
-        /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes */                              \
+        /* a stage is `panel` columns by `chunk` rows, a row every `tp` bytes: as many columns as the call */ \
+        /* has where that is fewer, so that its rows lie as whole output rows do (joined, below) */           \
         const int64_t panel = stage ? dmls_tile_stage_bytes(W, ss) / W : dmls_tile_panel(W, ss);              \
-        const int64_t chunk = dmls_tile_chunk(W, ss), tp = panel * W;                                         \
+        const int64_t chunk = dmls_tile_chunk(W, ss), tp = (n < panel ? n : panel) * W;                       \
         for (int64_t q0 = 0; q0 < rows; q0 += chunk) {                                                        \
             const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;                                         \
             for (int64_t p0 = 0; p0 < n; p0 += panel) {                                                       \

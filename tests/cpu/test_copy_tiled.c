@@ -155,6 +155,16 @@ static void directed_tests(void) {
             transpose_case(esizes[e], 1, cols, rows, false, reverse);
         }
     }
+    /* Staged calls with fewer columns than a stage row holds (planes to
+     * channels last: 3 channels of uint8, 100 of float16), whose stage rows
+     * lie as the output's do and go out as one run where those are whole,
+     * rows or columns reversed, either view permuted. */
+    for (int reverse = 0; reverse < 3; reverse++) {
+        transpose_case(1, 1, 3, 22001, true, reverse);
+        transpose_case(1, 1, 22001, 3, false, reverse);
+        transpose_case(2, 1, 100, 701, true, reverse);
+        transpose_case(2, 1, 701, 100, false, reverse);
+    }
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
     transpose_case(8, 2, 41, 37, false, 2);
