@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../compiler.h"
 #include "copy_tiled.h"
@@ -131,6 +132,45 @@ static inline AVX2 void tile_1(const unsigned char *s, int64_t ss, unsigned char
     }
 }
 
+/* Few columns (planes to channels last: RGB's 3): a block of the walk
+ * would be mostly empty and its items go one by one. Where the output's
+ * rows are packed (n * W bytes apart) and n * W is at most 16 bytes, 16 / W
+ * rows of all n columns make n output vectors, each gathered from the n
+ * input vectors (16 / W rows of one column) by a byte shuffle apiece, ORed:
+ * n shuffles for 16 bytes out. mask[k][c] picks, for output vector k, the
+ * bytes of column c (0x80, a zero, elsewhere). Rows read forwards only. */
+#define DMLS_FEW_COLS_MAX 8
+static inline bool few_cols(int w, int64_t n, const dmls_cpu_prepared *p) {
+    return n >= 2 && n <= DMLS_FEW_COLS_MAX && n * w <= 16 && p->row_src_step == w && p->row_dst_step == n * w;
+}
+static AVX2 void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                               const dmls_cpu_prepared *p) {
+    _Alignas(16) unsigned char mask[DMLS_FEW_COLS_MAX][DMLS_FEW_COLS_MAX][16];
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t c = 0; c < n; c++)
+            for (int j = 0; j < 16; j++) {
+                const int64_t at = 16 * k + j, item = at / w, col = item % n;
+                mask[k][c][j] = col == c ? (unsigned char)(item / n * w + at % w) : 0x80;
+            }
+    const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w; /* rows a round, bytes out a round */
+    const bool nt = p->nontemporal && (uintptr_t)dst % 16 == 0; /* each round's stores then aligned */
+    int64_t r = 0;
+    for (; r + per <= rows; r += per) {
+        __m128i x[DMLS_FEW_COLS_MAX];
+        for (int64_t c = 0; c < n; c++) x[c] = _mm_loadu_si128((const __m128i *)(const void *)(src + r * w + c * ss));
+        unsigned char *d = dst + r / per * step;
+        for (int64_t k = 0; k < n; k++) {
+            __m128i o = _mm_shuffle_epi8(x[0], _mm_load_si128((const __m128i *)(const void *)mask[k][0]));
+            for (int64_t c = 1; c < n; c++)
+                o = _mm_or_si128(o, _mm_shuffle_epi8(x[c], _mm_load_si128((const __m128i *)(const void *)mask[k][c])));
+            if (nt) _mm_stream_si128((__m128i *)(void *)(d + 16 * k), o);
+            else _mm_storeu_si128((__m128i *)(void *)(d + 16 * k), o);
+        }
+    }
+    for (; r < rows; r++)
+        for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
+}
+
 #define DEFINE_TILED_AVX2(W, S)                                                                     \
     static AVX2 void walk_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
                               const dmls_cpu_prepared *p) {                                          \
@@ -138,7 +178,8 @@ static inline AVX2 void tile_1(const unsigned char *s, int64_t ss, unsigned char
     }                                                                                               \
     static void rows_tiled_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n,            \
                                   int64_t rows, const dmls_cpu_prepared *p) {                         \
-        dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_avx2);                                  \
+        if (few_cols(W, n, p)) rows_few_cols(W, dst, src, n, rows, p);                              \
+        else dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_avx2);                          \
     }
 DEFINE_TILED_AVX2(1, 16)
 DEFINE_TILED_AVX2(2, 8)

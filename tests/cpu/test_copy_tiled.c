@@ -165,6 +165,15 @@ static void directed_tests(void) {
         transpose_case(2, 1, 100, 701, true, reverse);
         transpose_case(2, 1, 701, 100, false, reverse);
     }
+    /* A few columns whose rows fit in 16 bytes (kernels_tiled_avx2.c:
+     * gathered by byte shuffles): 2, 3 and the most columns, a ragged last
+     * round of rows, either way reversed. */
+    for (int e = 0; e < 3; e++) {
+        const int64_t w = esizes[e], most = 16 / w < 8 ? 16 / w : 8, cols[3] = {2, 3, most};
+        for (int k = 0; k < 3; k++)
+            for (int reverse = 0; reverse < 3; reverse++)
+                transpose_case(esizes[e], 1, cols[k], 1000 + 2 * cols[k] + 1, true, reverse);
+    }
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
     transpose_case(8, 2, 41, 37, false, 2);
@@ -346,7 +355,10 @@ int main(void) {
     directed_tests();
     line_tests();
     for (int es = 1; es <= 8; es *= 2)
-        for (int reverse = 0; reverse <= 2; reverse++) guard_case(es, 35, 67, reverse);
+        for (int reverse = 0; reverse <= 2; reverse++) {
+            guard_case(es, 35, 67, reverse);
+            guard_case(es, 3, 1001, reverse); /* a few columns (the shuffle gather) */
+        }
     share_tests(200);
     const int count = 400, tiled = random_tests(count);
     printf("random permuted views: %d of %d tiled\n", tiled, count);
