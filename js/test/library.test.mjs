@@ -165,13 +165,16 @@ test('SIMD128 reversal and gathers equal the reference executor', () => {
 // strips (300 columns: a stage of 256 and a ragged one), and output rows a
 // multiple of 8 KiB apart (2048 float32, 4096 int16 items), whose 2- and
 // 4-byte blocks go through a buffer where others are written straight into
-// the output; the reference executor is the oracle.
+// the output, and staged calls of fewer columns than a stage row, whose
+// stage goes out as one run; the reference executor is the oracle.
 test('SIMD128 tiled transposes equal the reference executor', () => {
   const cases = [];
   for (const [dtype, b] of [['uint8', 64], ['int16', 32], ['float32', 16], ['float64', 8]]) {
     for (const [R, C] of [[b, b], [2 * b + 3, b + 1], [3 * b, 2 * b - 1], [b - 1, 2 * b]]) cases.push([dtype, R, C]);
   }
   cases.push(['float32', 1030, 20], ['uint8', 70, 600], ['int16', 300, 1100], ['float32', 2048, 37], ['int16', 4096, 35]);
+  // Staged calls with fewer columns than a stage row (100 channels of int16, RGB's 3 of uint8).
+  cases.push(['int16', 100, 700], ['uint8', 3, 30001]);
   for (const [dtype, R, C] of cases) {
     // Random bytes: an iota of small items repeats, which could hide a misplaced one.
     const x = iota([R, C], dtype), bytes = new Uint8Array(x.data.buffer), r = rng(R * C);

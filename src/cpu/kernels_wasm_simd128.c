@@ -331,8 +331,10 @@ static void rows_staged_2_simd128(unsigned char *dst, const unsigned char *src, 
     const int64_t ss = p->item_src_step, rs = p->row_src_step, rd = p->row_dst_step;
     /* rows read backwards: a block's lowest input address is its last row, which goes out last */
     const int64_t flip = rs < 0 ? B - 1 : 0;
-    /* a stage is `panel` columns by `chunk` rows, its row q - q0 holding row q's columns p0.. p0 + panel */
-    const int64_t panel = dmls_tile_stage_bytes(W, ss) / W, chunk = DMLS_TILE_CHUNK_ROWS, tp = panel * W;
+    /* a stage is `panel` columns by `chunk` rows, its row q - q0 holding row q's columns p0.. p0 + panel,
+     * pitched at the call's columns where they are fewer (as DMLS_TILED_WALK's) */
+    const int64_t panel = dmls_tile_stage_bytes(W, ss) / W, chunk = DMLS_TILE_CHUNK_ROWS;
+    const int64_t tp = (n < panel ? n : panel) * W;
     const int64_t ts = rs < 0 ? -tp : tp;
     for (int64_t q0 = 0; q0 < rows; q0 += chunk) {
         const int64_t q1 = rows - q0 < chunk ? rows : q0 + chunk;
@@ -354,8 +356,10 @@ static void rows_staged_2_simd128(unsigned char *dst, const unsigned char *src, 
                     for (int64_t c = 0; c < NB; c += 8)
                         for (int64_t r = 0; r < B; r += 8) tile_2(s0 + c * ss + r * W, ss, d0 + r * ts + c * W, ts);
                 }
-            const int64_t len = (p1 - p0) * W; /* the stage's rows go out whole */
-            for (int64_t r = q0; r < q1; r++) {
+            /* the stage's rows go out whole; rows adjacent in the stage and in the output as one run */
+            const bool joined = (p1 - p0) * W == tp && rd == tp;
+            const int64_t len = joined ? tp * (q1 - q0) : (p1 - p0) * W, q2 = joined ? q0 + 1 : q1;
+            for (int64_t r = q0; r < q2; r++) {
                 unsigned char *d = dst + r * rd + p0 * W;
                 const unsigned char *t = stage + (r - q0) * tp;
                 int64_t k = 0;
