@@ -19,6 +19,11 @@ void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, i
                                  const dmls_cpu_prepared *p);
 void dmls_cpu_rows_wide32_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                const dmls_cpu_prepared *p);
+/* Items of w = 1, 2 or 4 bytes read every ss = k * w bytes (2 <= k <= 8,
+ * ss <= 16) into packed rows, the rows' starts w bytes apart, at most k of
+ * them: pixels of k channels to k planes (prepare.c says when). */
+void dmls_cpu_rows_deinterleave_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                     const dmls_cpu_prepared *p);
 /* Reversal (step -w, w = 1/2/4/8) or stride +-2 (w = 4/8) into packed rows;
  * NULL for other items and steps. */
 dmls_cpu_rows_fn dmls_cpu_pick_permute_avx2(int32_t w, int64_t ss);

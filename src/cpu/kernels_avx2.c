@@ -178,6 +178,54 @@ static inline AVX2 __m256i shuffle3_block(const unsigned char *a, int64_t L, int
     return _mm256_or_si256(_mm256_shuffle_epi8(x, mx), _mm256_shuffle_epi8(m, mm));
 }
 
+/* Pixels to planes (kernels.h): a round of 16 / w pixels is k vectors of
+ * input; each row's 16 output bytes are ORed from the k vectors, each by a
+ * byte shuffle, mask[r][v] picking row r's bytes from vector v (0x80, a
+ * zero, elsewhere): k shuffles for 16 bytes out. Four rounds go to each row
+ * in turn, a whole line of it (streamed where the output is past the cache
+ * and its rows start on lines): lines written 16 bytes at a time by turns
+ * across the rows ran at less than half the speed on the 2-core VM. */
+static inline AVX2 __m128i planes_round(const unsigned char *s, int64_t k, const unsigned char (*mask)[16]) {
+    __m128i o = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)s),
+                                 _mm_load_si128((const __m128i *)(const void *)mask[0]));
+    for (int64_t v = 1; v < k; v++)
+        o = _mm_or_si128(o, _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + 16 * v)),
+                                             _mm_load_si128((const __m128i *)(const void *)mask[v])));
+    return o;
+}
+AVX2 void dmls_cpu_rows_deinterleave_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                          const dmls_cpu_prepared *p) {
+    enum { K_MAX = 8 };
+    const int64_t w = p->width, ss = p->item_src_step, k = ss / w, per = 16 / w, rd = p->row_dst_step;
+    _Alignas(16) unsigned char mask[K_MAX][K_MAX][16];
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t v = 0; v < k; v++)
+            for (int j = 0; j < 16; j++) {
+                const int64_t at = j / w * ss + r * w + j % w; /* in the round's k * 16 bytes */
+                mask[r][v][j] = at / 16 == v ? (unsigned char)(at % 16) : 0x80;
+            }
+    const bool nt = p->nontemporal && (uintptr_t)dst % 64 == 0 && rd % 64 == 0; /* lines whole */
+    /* a round reads its pixels whole: the last pixel's channels past the
+     * call's last row may lie past the input, so the rounds end where the
+     * call's needed bytes do, the rest item by item */
+    const int64_t end = (n - 1) * ss + rows * w;
+    int64_t i = 0;
+    for (; i * ss + 64 * k <= end; i += 4 * per)
+        for (int64_t r = 0; r < rows; r++) {
+            unsigned char *d = dst + r * rd + i * w;
+            for (int64_t q = 0; q < 4; q++) {
+                const __m128i o = planes_round(src + (i + q * per) * ss, k, mask[r]);
+                if (nt) _mm_stream_si128((__m128i *)(void *)(d + 16 * q), o);
+                else _mm_storeu_si128((__m128i *)(void *)(d + 16 * q), o);
+            }
+        }
+    for (; i * ss + 16 * k <= end; i += per)
+        for (int64_t r = 0; r < rows; r++)
+            _mm_storeu_si128((__m128i *)(void *)(dst + r * rd + i * w), planes_round(src + i * ss, k, mask[r]));
+    for (; i < n; i++)
+        for (int64_t r = 0; r < rows; r++) memcpy(dst + r * rd + i * w, src + i * ss + r * w, (size_t)w);
+}
+
 AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                       const dmls_cpu_prepared *p) {
     const int64_t w = p->width, ss = p->item_src_step;

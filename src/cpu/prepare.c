@@ -160,6 +160,16 @@ static dmls_cpu_rows_fn pick_shuffle_avx2(dmls_cpu_prepared *cp) {
     return fits ? dmls_cpu_rows_shuffle_avx2 : NULL;
 }
 
+/* Pixels to planes: the rows (channels) start w bytes apart in the input and
+ * each reads every k-th item, k = ss / w channels a pixel, 16 bytes or less;
+ * an output row's 16 bytes are then in the k vectors of 16 / w pixels. */
+static dmls_cpu_rows_fn pick_deinterleave_avx2(dmls_cpu_prepared *cp) {
+    const int64_t w = cp->width, ss = cp->item_src_step, k = w > 0 ? ss / w : 0;
+    bool fits = packed_long_rows(cp) && cp->ndim >= 2 && (w == 1 || w == 2 || w == 4) && ss > 0 && ss % w == 0 &&
+                k >= 2 && k <= 8 && ss <= 16 && cp->row_src_step == w && cp->shape[cp->ndim - 2] <= k;
+    return fits ? dmls_cpu_rows_deinterleave_avx2 : NULL;
+}
+
 static dmls_cpu_rows_fn pick_wide32_avx2(dmls_cpu_prepared *cp) {
     return wide_fit(cp) > 16 ? dmls_cpu_rows_wide32_avx2 : NULL;
 }
@@ -198,6 +208,7 @@ static const kernel_row kernels[] = {
 #if defined(__x86_64__) || defined(__i386__)
     {DMLS_CPU_REVERSE_AVX2, "reverse_avx2", DMLS_CPU_AVX2, true, pick_reverse_avx2},
     {DMLS_CPU_STRIDE2_AVX2, "stride2_avx2", DMLS_CPU_AVX2, true, pick_stride2_avx2},
+    {DMLS_CPU_DEINTERLEAVE_AVX2, "deinterleave_avx2", DMLS_CPU_AVX2, true, pick_deinterleave_avx2},
     {DMLS_CPU_SHUFFLE3_AVX2, "shuffle3_avx2", DMLS_CPU_AVX2, true, pick_shuffle3_avx2},
     {DMLS_CPU_SHUFFLE_AVX2, "shuffle_avx2", DMLS_CPU_AVX2, true, pick_shuffle_avx2},
     {DMLS_CPU_STRIDED_WIDE_AVX2, "strided_wide_avx2", DMLS_CPU_AVX2, false, pick_wide32_avx2},

@@ -174,11 +174,67 @@ static void directed_tests(void) {
             for (int reverse = 0; reverse < 3; reverse++)
                 transpose_case(esizes[e], 1, cols[k], 1000 + 2 * cols[k] + 1, true, reverse);
     }
+    /* The other way, pixels of a few channels to planes (kernels_avx2.c,
+     * deinterleave): every channel count a round of 16 bytes holds. */
+    for (int e = 0; e < 3; e++)
+        for (int64_t k = 2; k <= 16 / esizes[e] && k <= 8; k++) transpose_case(esizes[e], 1, 1000 + k, k, true, 0);
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
     transpose_case(8, 2, 41, 37, false, 2);
     transpose_case(1, 3, 70, 67, true, 1);
     transpose_case(1, 3, 67, 70, false, 0);
+}
+
+/* Pixels of k channels to planes (kernels_avx2.c, deinterleave), channels
+ * c0 .. c0 + cn - 1 of each: the input ending at an inaccessible page (its
+ * last pixel's later channels past it), run whole and cut at every row, so
+ * that calls start at each channel. */
+static void planes_guard_case(int esize, int64_t pixels, int64_t k, int64_t c0, int64_t cn) {
+    spec s;
+    memset(&s, 0, sizeof s);
+    s.esize = esize;
+    s.ndim = 2;
+    s.in_shape[0] = k, s.in_shape[1] = pixels;
+    s.in_strides[0] = 1, s.in_strides[1] = k;
+    s.offsets[0] = c0;
+    s.sizes[0] = s.out_shape[0] = cn, s.sizes[1] = s.out_shape[1] = pixels;
+    s.steps[0] = s.steps[1] = 1;
+    s.out_strides[0] = pixels, s.out_strides[1] = 1;
+    dmls_operator *op = make(&s);
+    if (!op) return;
+    const uint64_t ib = dmls_input_bytes(op), ob = dmls_output_bytes(op);
+    unsigned char *ref = malloc(ob), *out = malloc(ob);
+    guarded buf;
+    const bool placed = guarded_place(&buf, ib, 0, 1) == 0;
+    CHECK(placed, "guard pages");
+    if (placed && ref && out) {
+        test_fill_random(buf.data, ib);
+        CHECK_STATUS(dmls_execute_reference(op, buf.data, ib, ref, ob), DMLS_OK);
+        const unsigned have = dmls_cpu_features();
+        for (unsigned f = 0; f <= have; f++) {
+            if ((f & have) != f) continue;
+            dmls_cpu_prepared cpu;
+            dmls_cpu_prepare(&cpu, &op->copy, f, UINT64_MAX, UINT64_MAX);
+#if defined(__x86_64__) || defined(__i386__)
+            if ((f & DMLS_CPU_AVX2) && cn >= 2 && !(k == 2 && esize >= 4)) /* stride2_avx2's before it */
+                CHECK(cpu.kernel == DMLS_CPU_DEINTERLEAVE_AVX2, "pixels of %lld channels to %lld planes, %d bytes: %s",
+                      (long long)k, (long long)cn, esize, dmls_cpu_kernel_name(cpu.kernel));
+#endif
+            for (uint64_t cut = 0; cut < cpu.items; cut += (uint64_t)pixels) { /* a call from each row on */
+                memset(out, 0x5A, ob);
+                if (cut > 0) dmls_cpu_run_range(&cpu, buf.data, out, 0, cut);
+                dmls_cpu_run_range(&cpu, buf.data, out, cut, cpu.items);
+                CHECK(memcmp(out, ref, ob) == 0,
+                      "pixels of %lld channels to planes %lld-%lld, %d bytes, kernel %s, cut at row %llu: differs",
+                      (long long)k, (long long)c0, (long long)(c0 + cn - 1), esize, dmls_cpu_kernel_name(cpu.kernel),
+                      (unsigned long long)(cut / (uint64_t)pixels));
+            }
+        }
+        guarded_free(&buf);
+    }
+    free(ref);
+    free(out);
+    dmls_destroy(op);
 }
 
 /* Random views of ranks 2-8 whose storage orders are random permutations,
@@ -358,6 +414,15 @@ int main(void) {
         for (int reverse = 0; reverse <= 2; reverse++) {
             guard_case(es, 35, 67, reverse);
             guard_case(es, 3, 1001, reverse); /* a few columns (the shuffle gather) */
+        }
+    for (int es = 1; es <= 4; es *= 2)
+        for (int64_t k = 2; k <= 16 / es && k <= 8; k++) {
+            /* whole rounds of 16 / es pixels, and a ragged last one */
+            for (int64_t pixels = 1024; pixels <= 1027; pixels += 3) {
+                planes_guard_case(es, pixels, k, 0, k);
+                planes_guard_case(es, pixels, k, 1, k - 1);
+                planes_guard_case(es, pixels, k, 0, k - 1 > 1 ? k - 1 : 1);
+            }
         }
     share_tests(200);
     const int count = 400, tiled = random_tests(count);

@@ -58,6 +58,7 @@ static bool built_here(dmls_cpu_kernel k) {
     case DMLS_CPU_REVERSE_AVX2:
     case DMLS_CPU_STRIDE2_AVX2:
     case DMLS_CPU_SHUFFLE3_AVX2:
+    case DMLS_CPU_DEINTERLEAVE_AVX2:
     case DMLS_CPU_TILED_AVX2:
 #if defined(__x86_64__) || defined(__i386__)
         return true;
