@@ -22,12 +22,12 @@
  * Run:   ./crop4d_probe [threads] [reps] */
 #define _GNU_SOURCE
 #include <immintrin.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "probe_threads.h"
 
 #define ROW_FLOATS 256                 /* input row: 1 KiB */
 #define OUT_FLOATS 192                 /* output row: 768 bytes */
@@ -40,7 +40,6 @@ static float *in, *out, *packed;
 static int nthreads;
 static volatile float sink;
 
-typedef void (*work_fn)(int64_t r0, int64_t r1); /* output rows [r0, r1) */
 
 /* The input row of output row r: batch n, channel 8 + c, row 16 + h. */
 static inline const float *in_row(int64_t r) {
@@ -99,41 +98,6 @@ static void w_crop(int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; r++) memcpy(out + r * OUT_FLOATS, in_row(r) + COL0, OUT_FLOATS * 4);
 }
 
-typedef struct {
-    work_fn fn;
-    int i;
-} task;
-static void *run_task(void *p) {
-    task *t = p;
-    int64_t per = OUT_ROWS / nthreads;
-    int64_t r0 = per * t->i, r1 = t->i == nthreads - 1 ? OUT_ROWS : r0 + per;
-    t->fn(r0, r1);
-    return NULL;
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static double run(work_fn fn) {
-    pthread_t th[256];
-    task ts[256];
-    double t0 = now();
-    for (int i = 0; i < nthreads; i++) {
-        ts[i] = (task){fn, i};
-        pthread_create(&th[i], NULL, run_task, &ts[i]);
-    }
-    for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
-    return now() - t0;
-}
-
-static int cmpd(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
     nthreads = argc > 1 ? atoi(argv[1]) : 16;
     int reps = argc > 2 ? atoi(argv[2]) : 7;
@@ -151,8 +115,8 @@ int main(int argc, char **argv) {
     enum { NV = 6 };
     double t[NV][64];
     for (int r = 0; r < reps; r++)
-        for (int v = 0; v < NV; v++) t[v][r] = run(fns[v]);
-    run(w_crop_nt); /* checked once */
+        for (int v = 0; v < NV; v++) t[v][r] = probe_run(fns[v], OUT_ROWS, nthreads);
+    probe_run(w_crop_nt, OUT_ROWS, nthreads); /* checked once */
     for (int64_t r = 0; r < OUT_ROWS; r += 4099)
         for (int k = 0; k < OUT_FLOATS; k++)
             if (out[r * OUT_FLOATS + k] != in_row(r)[COL0 + k]) {
@@ -163,7 +127,7 @@ int main(int argc, char **argv) {
     printf("threads %d, reps %d, out %zu MiB; GB/s = 2 x out bytes / time\n", nthreads, reps, out_b >> 20);
     double copy = 0;
     for (int v = 0; v < NV; v++) {
-        qsort(t[v], (size_t)reps, sizeof(double), cmpd);
+        qsort(t[v], (size_t)reps, sizeof(double), probe_cmp);
         const double m = t[v][reps / 2], gbs = 2.0 * out_b / m / 1e9;
         if (v == 0) copy = gbs;
         printf("%-10s %8.2f ms %8.1f GB/s  %5.2f x copy\n", names[v], m * 1e3, gbs, gbs / copy);

@@ -17,12 +17,12 @@
  * Run:   ./gather_probe [threads] [reps] */
 #define _GNU_SOURCE
 #include <immintrin.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "probe_threads.h"
 
 #define ROW_FLOATS 256
 #define ROWS (64 * 64 * 256) /* input rows of 1 KiB: 1 GiB */
@@ -33,7 +33,6 @@ static float *in, *out, *csrc;
 static int nthreads;
 static volatile double sink;
 
-typedef void (*work_fn)(int64_t r0, int64_t r1); /* output rows [r0, r1) */
 
 static void w_copy(int64_t r0, int64_t r1) {
     memcpy(out + r0 * OUT_FLOATS, csrc + r0 * OUT_FLOATS, (size_t)(r1 - r0) * OUT_FLOATS * 4);
@@ -86,38 +85,6 @@ static void w_gather(int64_t r0, int64_t r1) { gather_rows(r0, r1, 0, 0); }
 static void w_gather_nt(int64_t r0, int64_t r1) { gather_rows(r0, r1, 1, 0); }
 static void w_gather_pf(int64_t r0, int64_t r1) { gather_rows(r0, r1, 1, 1); }
 
-typedef struct { work_fn fn; int i; } task;
-static void *run_task(void *p) {
-    task *t = p;
-    int64_t per = OUT_ROWS / nthreads;
-    int64_t r0 = per * t->i, r1 = t->i == nthreads - 1 ? OUT_ROWS : r0 + per;
-    t->fn(r0, r1);
-    return NULL;
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static double run(work_fn fn) {
-    pthread_t th[256];
-    task ts[256];
-    double t0 = now();
-    for (int i = 0; i < nthreads; i++) {
-        ts[i] = (task){fn, i};
-        pthread_create(&th[i], NULL, run_task, &ts[i]);
-    }
-    for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
-    return now() - t0;
-}
-
-static int cmpd(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
     nthreads = argc > 1 ? atoi(argv[1]) : 16;
     int reps = argc > 2 ? atoi(argv[2]) : 7;
@@ -135,16 +102,16 @@ int main(int argc, char **argv) {
     const int nv = 6;
     double t[6][64];
     for (int r = 0; r < reps && r < 64; r++)
-        for (int v = 0; v < nv; v++) t[v][r] = run(fns[v]);
+        for (int v = 0; v < nv; v++) t[v][r] = probe_run(fns[v], OUT_ROWS, nthreads);
     /* check the gather once */
-    run(w_gather_pf);
+    probe_run(w_gather_pf, OUT_ROWS, nthreads);
     for (int64_t r = 0; r < OUT_ROWS; r += 4099)
         for (int k = 0; k < OUT_FLOATS; k++)
             if (out[r * OUT_FLOATS + k] != in[2 * r * ROW_FLOATS + 2 * k]) { printf("WRONG at %lld %d\n", (long long)r, k); return 1; }
     printf("threads %d, reps %d, out %zu MiB; GB/s = 2 x out bytes / time\n", nthreads, reps, out_b >> 20);
     double copy = 0;
     for (int v = 0; v < nv; v++) {
-        qsort(t[v], (size_t)reps, sizeof(double), cmpd);
+        qsort(t[v], (size_t)reps, sizeof(double), probe_cmp);
         double m = t[v][reps / 2], gbs = 2.0 * out_b / m / 1e9;
         if (v == 0) copy = gbs;
         printf("%-10s %8.2f ms %8.1f GB/s  %5.2f x copy\n", names[v], m * 1e3, gbs, gbs / copy);
