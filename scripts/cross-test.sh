@@ -132,6 +132,12 @@ if [ "$target" = windows ]; then
   # Wine: no debug chatter, no Mono or Gecko dialogs; the prefix is made
   # once, up front, so no test pays for it.
   export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  # One persistent wineserver for the whole suite. Left to itself the server
+  # exits a few seconds after its last client, and a test's wine started in
+  # that moment dies with "wine client error:0: recvmsg: Connection reset by
+  # peer" (a CI run failed so). A server already running is waited out first.
+  wineserver -p 2>/dev/null || { timeout 60 wineserver -w; wineserver -p; } || true
+  trap 'wineserver -k 2>/dev/null || true' EXIT
   wineboot --init >/dev/null 2>&1 || true
 fi
 echo "== $target: configure, build, test (${cc:-gcc}, $toolchain)"
