@@ -38,6 +38,9 @@ dmls_cpu_rows_fn dmls_cpu_pick_reverse_neon(int32_t w, int64_t ss);
  * shuffle_span, shuffle_items), 16 output bytes per step. */
 void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                 const dmls_cpu_prepared *p);
+/* Pixels to planes, the cases of dmls_cpu_rows_deinterleave_avx2. */
+void dmls_cpu_rows_deinterleave_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                     const dmls_cpu_prepared *p);
 #endif
 
 #if DMLS_CPU_SIMD128_KERNELS

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../compiler.h"
+#include "interleave.h"
 #include "kernels.h"
 
 #if DMLS_GNU_C
@@ -195,20 +196,11 @@ static inline AVX2 __m128i planes_round(const unsigned char *s, int64_t k, const
 }
 AVX2 void dmls_cpu_rows_deinterleave_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                           const dmls_cpu_prepared *p) {
-    enum { K_MAX = 8 };
     const int64_t w = p->width, ss = p->item_src_step, k = ss / w, per = 16 / w, rd = p->row_dst_step;
-    _Alignas(16) unsigned char mask[K_MAX][K_MAX][16];
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t v = 0; v < k; v++)
-            for (int j = 0; j < 16; j++) {
-                const int64_t at = j / w * ss + r * w + j % w; /* in the round's k * 16 bytes */
-                mask[r][v][j] = at / 16 == v ? (unsigned char)(at % 16) : 0x80;
-            }
+    _Alignas(16) unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
+    dmls_planes_masks(w, ss, rows, mask);
     const bool nt = p->nontemporal && (uintptr_t)dst % 64 == 0 && rd % 64 == 0; /* lines whole */
-    /* a round reads its pixels whole: the last pixel's channels past the
-     * call's last row may lie past the input, so the rounds end where the
-     * call's needed bytes do, the rest item by item */
-    const int64_t end = (n - 1) * ss + rows * w;
+    const int64_t end = dmls_planes_end(n, rows, w, ss); /* interleave.h */
     int64_t i = 0;
     for (; i * ss + 64 * k <= end; i += 4 * per)
         for (int64_t r = 0; r < rows; r++) {

@@ -5,6 +5,7 @@
  * dmls_cpu_features() reports it, so DMLSLICE_DISABLE_CPU_FEATURES=neon
  * falls back to the portable kernels. Every load covers only the input bytes
  * of the items it gathers, so nothing outside the tensor is read. */
+#include "interleave.h"
 #include "kernels.h"
 
 #if DMLS_CPU_NEON_KERNELS
@@ -102,5 +103,33 @@ void dmls_cpu_rows_shuffle_neon(unsigned char *dst, const unsigned char *src, in
         }
         for (; i < n; i++, d += w, s += ss) memcpy(d, s, (size_t)w);
     }
+}
+/* ------------------------------------------------------------------
+ * Pixels to planes (interleave.h; kernels_avx2.c's deinterleave): each
+ * row's 16 output bytes ORed from one table lookup per input vector of a
+ * round of 16 / w pixels, four rounds to a row in turn (a line of it).
+ * ------------------------------------------------------------------ */
+
+static inline uint8x16_t planes_round(const unsigned char *s, int64_t k, const unsigned char (*mask)[16]) {
+    uint8x16_t o = vqtbl1q_u8(vld1q_u8(s), vld1q_u8(mask[0]));
+    for (int64_t v = 1; v < k; v++) o = vorrq_u8(o, vqtbl1q_u8(vld1q_u8(s + 16 * v), vld1q_u8(mask[v])));
+    return o;
+}
+
+void dmls_cpu_rows_deinterleave_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                     const dmls_cpu_prepared *p) {
+    const int64_t w = p->width, ss = p->item_src_step, k = ss / w, per = 16 / w, rd = p->row_dst_step;
+    unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
+    dmls_planes_masks(w, ss, rows, mask);
+    const int64_t end = dmls_planes_end(n, rows, w, ss);
+    int64_t i = 0;
+    for (; i * ss + 64 * k <= end; i += 4 * per)
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t q = 0; q < 4; q++)
+                vst1q_u8(dst + r * rd + (i + q * per) * w, planes_round(src + (i + q * per) * ss, k, mask[r]));
+    for (; i * ss + 16 * k <= end; i += per)
+        for (int64_t r = 0; r < rows; r++) vst1q_u8(dst + r * rd + i * w, planes_round(src + i * ss, k, mask[r]));
+    for (; i < n; i++)
+        for (int64_t r = 0; r < rows; r++) memcpy(dst + r * rd + i * w, src + i * ss + r * w, (size_t)w);
 }
 #endif

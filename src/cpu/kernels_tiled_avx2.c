@@ -13,6 +13,7 @@
 
 #include "../compiler.h"
 #include "copy_tiled.h"
+#include "interleave.h"
 
 #if DMLS_GNU_C
 #define AVX2 __attribute__((target("avx2")))
@@ -132,31 +133,18 @@ static inline AVX2 void tile_1(const unsigned char *s, int64_t ss, unsigned char
     }
 }
 
-/* Few columns (planes to channels last: RGB's 3): a block of the walk
- * would be mostly empty and its items go one by one. Where the output's
- * rows are packed (n * W bytes apart) and n * W is at most 16 bytes, 16 / W
- * rows of all n columns make n output vectors, each gathered from the n
- * input vectors (16 / W rows of one column) by a byte shuffle apiece, ORed:
- * n shuffles for 16 bytes out. mask[k][c] picks, for output vector k, the
- * bytes of column c (0x80, a zero, elsewhere). Rows read forwards only. */
-#define DMLS_FEW_COLS_MAX 8
-static inline bool few_cols(int w, int64_t n, const dmls_cpu_prepared *p) {
-    return n >= 2 && n <= DMLS_FEW_COLS_MAX && n * w <= 16 && p->row_src_step == w && p->row_dst_step == n * w;
-}
+/* Few columns (planes to channels last: RGB's 3, interleave.h): a block of
+ * the walk would be mostly empty and its items go one by one; 16 / W rows of
+ * all n columns make n output vectors instead, n shuffles for 16 bytes out. */
 static AVX2 void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                const dmls_cpu_prepared *p) {
-    _Alignas(16) unsigned char mask[DMLS_FEW_COLS_MAX][DMLS_FEW_COLS_MAX][16];
-    for (int64_t k = 0; k < n; k++)
-        for (int64_t c = 0; c < n; c++)
-            for (int j = 0; j < 16; j++) {
-                const int64_t at = 16 * k + j, item = at / w, col = item % n;
-                mask[k][c][j] = col == c ? (unsigned char)(item / n * w + at % w) : 0x80;
-            }
+    _Alignas(16) unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
+    dmls_few_cols_masks(w, n, mask);
     const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w; /* rows a round, bytes out a round */
     const bool nt = p->nontemporal && (uintptr_t)dst % 16 == 0; /* each round's stores then aligned */
     int64_t r = 0;
     for (; r + per <= rows; r += per) {
-        __m128i x[DMLS_FEW_COLS_MAX];
+        __m128i x[DMLS_INTERLEAVE_MAX];
         for (int64_t c = 0; c < n; c++) x[c] = _mm_loadu_si128((const __m128i *)(const void *)(src + r * w + c * ss));
         unsigned char *d = dst + r / per * step;
         for (int64_t k = 0; k < n; k++) {
@@ -178,7 +166,7 @@ static AVX2 void rows_few_cols(int w, unsigned char *dst, const unsigned char *s
     }                                                                                               \
     static void rows_tiled_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n,            \
                                   int64_t rows, const dmls_cpu_prepared *p) {                         \
-        if (few_cols(W, n, p)) rows_few_cols(W, dst, src, n, rows, p);                              \
+        if (dmls_few_cols(W, n, p)) rows_few_cols(W, dst, src, n, rows, p);                              \
         else dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_avx2);                          \
     }
 DEFINE_TILED_AVX2(1, 16)

@@ -5,9 +5,11 @@
 #if defined(__aarch64__)
 #include <arm_neon.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "../compiler.h"
 #include "copy_tiled.h"
+#include "interleave.h"
 
 /* A block's lines in and out (copy_tiled.h); no streaming stores on
  * AArch64, as in kernels_neon.c. */
@@ -104,6 +106,29 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
     }
 }
 
+/* Few columns (interleave.h; kernels_tiled_avx2.c's rows_few_cols): 16 / W
+ * rows of the n columns make n output vectors, one table lookup per column
+ * each. */
+static void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                          const dmls_cpu_prepared *p) {
+    unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
+    dmls_few_cols_masks(w, n, mask);
+    const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w;
+    int64_t r = 0;
+    for (; r + per <= rows; r += per) {
+        uint8x16_t x[DMLS_INTERLEAVE_MAX];
+        for (int64_t c = 0; c < n; c++) x[c] = ld(src + r * w + c * ss);
+        unsigned char *d = dst + r / per * step;
+        for (int64_t k = 0; k < n; k++) {
+            uint8x16_t o = vqtbl1q_u8(x[0], vld1q_u8(mask[k][0]));
+            for (int64_t c = 1; c < n; c++) o = vorrq_u8(o, vqtbl1q_u8(x[c], vld1q_u8(mask[k][c])));
+            st(d + 16 * k, o);
+        }
+    }
+    for (; r < rows; r++)
+        for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
+}
+
 #define DEFINE_TILED_NEON(W, S)                                                                     \
     static void walk_##W##_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
                               const dmls_cpu_prepared *p) {                                          \
@@ -111,7 +136,8 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
     }                                                                                               \
     static void rows_tiled_##W##_neon(unsigned char *dst, const unsigned char *src, int64_t n,            \
                                   int64_t rows, const dmls_cpu_prepared *p) {                         \
-        dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_neon);                                  \
+        if (dmls_few_cols(W, n, p)) rows_few_cols(W, dst, src, n, rows, p);                         \
+        else dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_neon);                          \
     }
 DEFINE_TILED_NEON(1, 16)
 DEFINE_TILED_NEON(2, 8)

@@ -7,6 +7,7 @@
 #include "../checked.h"
 #include "copy_tiled.h"
 #include "features.h"
+#include "interleave.h"
 #include "kernels.h"
 #include "split.h"
 
@@ -125,6 +126,9 @@ static dmls_cpu_rows_fn pick_strided(dmls_cpu_prepared *cp) {
 
 #if DMLS_CPU_NEON_KERNELS
 DEFINE_SIMD16_PICKS(neon)
+static dmls_cpu_rows_fn pick_deinterleave_neon(dmls_cpu_prepared *cp) {
+    return packed_long_rows(cp) && dmls_deinterleave_fits(cp) ? dmls_cpu_rows_deinterleave_neon : NULL;
+}
 #endif
 
 #if DMLS_CPU_SIMD128_KERNELS
@@ -160,14 +164,10 @@ static dmls_cpu_rows_fn pick_shuffle_avx2(dmls_cpu_prepared *cp) {
     return fits ? dmls_cpu_rows_shuffle_avx2 : NULL;
 }
 
-/* Pixels to planes: the rows (channels) start w bytes apart in the input and
- * each reads every k-th item, k = ss / w channels a pixel, 16 bytes or less;
- * an output row's 16 bytes are then in the k vectors of 16 / w pixels. */
+/* Pixels to planes (interleave.h): an output row's 16 bytes are in the k
+ * vectors of 16 / w pixels. */
 static dmls_cpu_rows_fn pick_deinterleave_avx2(dmls_cpu_prepared *cp) {
-    const int64_t w = cp->width, ss = cp->item_src_step, k = w > 0 ? ss / w : 0;
-    bool fits = packed_long_rows(cp) && cp->ndim >= 2 && (w == 1 || w == 2 || w == 4) && ss > 0 && ss % w == 0 &&
-                k >= 2 && k <= 8 && ss <= 16 && cp->row_src_step == w && cp->shape[cp->ndim - 2] <= k;
-    return fits ? dmls_cpu_rows_deinterleave_avx2 : NULL;
+    return packed_long_rows(cp) && dmls_deinterleave_fits(cp) ? dmls_cpu_rows_deinterleave_avx2 : NULL;
 }
 
 static dmls_cpu_rows_fn pick_wide32_avx2(dmls_cpu_prepared *cp) {
@@ -215,6 +215,7 @@ static const kernel_row kernels[] = {
 #endif
 #if DMLS_CPU_NEON_KERNELS
     {DMLS_CPU_REVERSE_NEON, "reverse_neon", DMLS_CPU_NEON, false, pick_reverse_neon},
+    {DMLS_CPU_DEINTERLEAVE_NEON, "deinterleave_neon", DMLS_CPU_NEON, false, pick_deinterleave_neon},
     {DMLS_CPU_SHUFFLE_NEON, "shuffle_neon", DMLS_CPU_NEON, false, pick_shuffle_neon},
 #endif
 #if DMLS_CPU_SIMD128_KERNELS

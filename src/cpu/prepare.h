@@ -45,6 +45,7 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_SHUFFLE_SIMD128,   /* packed output gathered by swizzles (the shuffle masks; WebAssembly) */
     DMLS_CPU_TILED_SIMD128,     /* a transposed copy, sub-tiles transposed in registers (WebAssembly) */
     DMLS_CPU_DEINTERLEAVE_AVX2, /* rows of a few items interleaved in the input (pixels to planes): shuffles */
+    DMLS_CPU_DEINTERLEAVE_NEON, /* the same on AArch64 (table lookups) */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 

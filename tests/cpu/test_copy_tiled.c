@@ -175,9 +175,11 @@ static void directed_tests(void) {
                 transpose_case(esizes[e], 1, cols[k], 1000 + 2 * cols[k] + 1, true, reverse);
     }
     /* The other way, pixels of a few channels to planes (kernels_avx2.c,
-     * deinterleave): every channel count a round of 16 bytes holds. */
-    for (int e = 0; e < 3; e++)
-        for (int64_t k = 2; k <= 16 / esizes[e] && k <= 8; k++) transpose_case(esizes[e], 1, 1000 + k, k, true, 0);
+     * deinterleave): 2, 3 and the most channels a round of 16 bytes holds. */
+    for (int e = 0; e < 3; e++) {
+        const int64_t most = 16 / esizes[e] < 8 ? 16 / esizes[e] : 8, ks[3] = {2, 3, most};
+        for (int i = 0; i < 3; i++) transpose_case(esizes[e], 1, 1000 + ks[i], ks[i], true, 0);
+    }
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
     transpose_case(8, 2, 41, 37, false, 2);
@@ -218,6 +220,10 @@ static void planes_guard_case(int esize, int64_t pixels, int64_t k, int64_t c0, 
 #if defined(__x86_64__) || defined(__i386__)
             if ((f & DMLS_CPU_AVX2) && cn >= 2 && !(k == 2 && esize >= 4)) /* stride2_avx2's before it */
                 CHECK(cpu.kernel == DMLS_CPU_DEINTERLEAVE_AVX2, "pixels of %lld channels to %lld planes, %d bytes: %s",
+                      (long long)k, (long long)cn, esize, dmls_cpu_kernel_name(cpu.kernel));
+#elif DMLS_CPU_NEON_KERNELS
+            if ((f & DMLS_CPU_NEON) && cn >= 2)
+                CHECK(cpu.kernel == DMLS_CPU_DEINTERLEAVE_NEON, "pixels of %lld channels to %lld planes, %d bytes: %s",
                       (long long)k, (long long)cn, esize, dmls_cpu_kernel_name(cpu.kernel));
 #endif
             for (uint64_t cut = 0; cut < cpu.items; cut += (uint64_t)pixels) { /* a call from each row on */
@@ -416,7 +422,7 @@ int main(void) {
             guard_case(es, 3, 1001, reverse); /* a few columns (the shuffle gather) */
         }
     for (int es = 1; es <= 4; es *= 2)
-        for (int64_t k = 2; k <= 16 / es && k <= 8; k++) {
+        for (int64_t k = 2; k <= 16 / es && k <= 8; k = k == 3 ? (16 / es < 8 ? 16 / es : 8) : k + 1) {
             /* whole rounds of 16 / es pixels, and a ragged last one */
             for (int64_t pixels = 1024; pixels <= 1027; pixels += 3) {
                 planes_guard_case(es, pixels, k, 0, k);

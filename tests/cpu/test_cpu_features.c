@@ -67,7 +67,8 @@ static bool built_here(dmls_cpu_kernel k) {
 #endif
     case DMLS_CPU_REVERSE_NEON:
     case DMLS_CPU_SHUFFLE_NEON:
-    case DMLS_CPU_TILED_NEON: return DMLS_CPU_NEON_KERNELS;
+    case DMLS_CPU_TILED_NEON:
+    case DMLS_CPU_DEINTERLEAVE_NEON: return DMLS_CPU_NEON_KERNELS;
     case DMLS_CPU_REVERSE_SIMD128:
     case DMLS_CPU_SHUFFLE_SIMD128:
     case DMLS_CPU_TILED_SIMD128: return DMLS_CPU_SIMD128_KERNELS;

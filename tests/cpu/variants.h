@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "cpu/context.h"
+#include "cpu/copy_tiled.h"
 #include "cpu/features.h"
 #include "cpu/kernels.h"
 #include "cpu/execute.h"
@@ -98,12 +99,13 @@ static void check_variant(const dmls_operator *op, unsigned features, uint64_t n
 /* Every feature subset this CPU has, and the kernel each one picks, the
  * buffers shifted as check_variant says; each as a small call (cached, no
  * streaming) and as one past the cache (streaming, not cached), and a tiled
- * copy of items under 4 bytes also as one between (streaming, cached),
- * whose blocks are shaped apart (copy_tiled.h). */
+ * copy of items under 4 bytes large enough to be staged also as one between
+ * (streaming, cached), whose staged blocks are shaped apart (copy_tiled.h). */
 static void check_all_variants_at(const dmls_operator *op, const char *what, int in_shift, int out_shift) {
     unsigned have = dmls_cpu_features();
     const dmls_cpu_prepared *cp = op->prepared[DMLS_BACKEND_CPU];
-    const bool between = cp == NULL || (cp->tiled && cp->width < 4);
+    const bool between = cp == NULL || (cp->tiled && cp->width < 4 && cp->out_bytes >= DMLS_TILE_STAGE_MIN &&
+                                        dmls_tile_stage_bytes(cp->width, cp->item_src_step) > 0);
     for (unsigned f = 0; f <= have; f++) {
         if ((f & have) != f) continue;
         check_variant(op, f, UINT64_MAX, UINT64_MAX, what, in_shift, out_shift);
