@@ -8,7 +8,7 @@
 // case and package, dmlslice's GB/s / memory.copy's GB/s in that package's
 // memory (HEAPU8.copyWithin of the output's bytes) = their ratio; GB/s =
 // 2 x output bytes / best time.
-//   node bench/web/compare.mjs MAX_MIB REPEATS PKG_DIR...
+//   [CASES=FILE] node bench/web/compare.mjs MAX_MIB REPEATS PKG_DIR...
 import {readFile} from 'node:fs/promises';
 import {resolve} from 'node:path';
 import {pathToFileURL} from 'node:url';
@@ -19,7 +19,9 @@ if (!dirs.length) {
   process.exit(2);
 }
 const SIZES = {float32: 4, float16: 2, uint8: 1, float64: 8, int64: 8, uint16: 2, int32: 4};
-const cases = JSON.parse(await readFile(new URL('../cases.json', import.meta.url))).filter((c) => c.perm);
+// CASES=FILE: another cases file of the same form, whose cases with a perm
+// are run (bench/web/image_cases.json: images between planes and pixels).
+const cases = JSON.parse(await readFile(process.env.CASES ?? new URL('../cases.json', import.meta.url))).filter((c) => c.perm);
 const builds = [];
 for (const dir of dirs) {
   const d = await import(pathToFileURL(resolve(dir, 'dmlslice.mjs')).href);

@@ -8,6 +8,8 @@ import {test} from 'node:test';
 import {DTYPES, iota, load, plain, rng} from './helpers.mjs';
 
 const d = await load();
+// An array's bytes, for comparisons that NaNs' bit patterns must not fool.
+const raw = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 test('every dtype: the result is a new array of the input kind', () => {
   for (const dtype of Object.keys(DTYPES)) {
@@ -192,6 +194,38 @@ test('SIMD128 tiled transposes equal the reference executor', () => {
   }
 });
 
+// Images between planes and pixels (interleave.h; kernels_wasm_simd128.c's
+// few-columns gather and deinterleave, each with constant widths and
+// channel counts for the common pixels and a general loop for the rest):
+// every channel count a 16-byte vector holds for items of 1, 2, 4 and 8
+// bytes, pixel counts around a round (16 / w) and four rounds, and planes of
+// fewer channels than a pixel holds (fewer rows than the step); random
+// bytes, the reference executor the oracle.
+test('planes to pixels and back: SIMD128 shuffles equal the reference executor', () => {
+  const r = rng(9157);
+  for (const dtype of ['uint8', 'int16', 'float32', 'float64']) {
+    const w = DTYPES[dtype].BYTES_PER_ELEMENT;
+    for (let k = 2; k <= Math.min(8, 16 / w); k++) {
+      for (const P of [1, 16 / w - 1, 16 / w + 1, 64 / w, 64 / w + 16 / w + 3, 4099]) {
+        const x = iota([2, k, P], dtype), bytes = new Uint8Array(x.data.buffer);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = r(256);
+        const pixels = {...x, shape: [2, P, k], strides: [k * P, 1, P]}; // the planes seen as pixels
+        const planes = {...x, shape: [2, k, P], strides: [k * P, 1, k]}; // the bytes as pixels, seen as planes
+        for (const [view, expr] of [[pixels, '[:, :, :]'], [planes, '[:, :, :]'], [planes, '[:, 1:, :]'],
+                                    [planes, '[:, :-1, 1:]']]) {
+          const plan = d.planIndex(view, expr);
+          try {
+            assert.ok(raw(plan.run(view).data).equals(raw(plan.run(view, {reference: true}).data)),
+                      `${dtype}, ${k} channels, ${P} pixels, strides [${view.strides}] ${expr}`);
+          } finally {
+            plan.free();
+          }
+        }
+      }
+    }
+  }
+});
+
 // Random shapes for the tiled walk of kernels_wasm_simd128.c (sub-tiles read
 // in place; panels, strips, and panels down chunks of 32 rows) and the vector rows of copy_contiguous.c's
 // WebAssembly branch: items of 1, 2, 4, 8 and 16 bytes (two float64s folded
@@ -199,7 +233,6 @@ test('SIMD128 tiled transposes equal the reference executor', () => {
 // over a panel's span apart) read either way, and crops whose rows run
 // 65 bytes to past the vector rows' limit. Random bytes, seed printed; the
 // reference executor is the oracle, byte for byte (random float bytes hold NaNs).
-const raw = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 test('random transposes and crops: SIMD128 walks equal the reference executor', () => {
   const seed = 4037, r = rng(seed);
   for (const [dtype, pair] of [['uint8', false], ['int16', false], ['float32', false], ['float64', false], ['float64', true]]) {

@@ -49,6 +49,9 @@ dmls_cpu_rows_fn dmls_cpu_pick_reverse_simd128(int32_t w, int64_t ss);
 /* Packed rows gathered with the shuffle masks of prepare.c, 16 output bytes per step. */
 void dmls_cpu_rows_shuffle_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                    const dmls_cpu_prepared *p);
+/* Pixels to planes, the cases of dmls_cpu_rows_deinterleave_avx2. */
+void dmls_cpu_rows_deinterleave_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                        const dmls_cpu_prepared *p);
 #endif
 
 #endif

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <wasm_simd128.h>
 
+#include "interleave.h"
+
 /* ------------------------------------------------------------------
  * Reversal: items of w = 1, 2, 4 or 8 bytes read at step -w into packed
  * rows. The 16 / w items of a 16-byte output block are the 16 input bytes
@@ -102,6 +104,58 @@ void dmls_cpu_rows_shuffle_simd128(unsigned char *dst, const unsigned char *src,
             i += per, d += 16, s += block_step;
         }
         for (; i < n; i++, d += w, s += ss) memcpy(d, s, (size_t)w);
+    }
+}
+
+/* ------------------------------------------------------------------
+ * Pixels to planes (interleave.h; kernels_neon.c's deinterleave): each
+ * row's 16 output bytes ORed from one swizzle per input vector of a round
+ * of 16 / w pixels (the masks' 0x80 gives 0), four rounds to a row in turn
+ * (a line of it).
+ * ------------------------------------------------------------------ */
+
+static inline v128_t planes_round(const unsigned char *s, int64_t k, const unsigned char (*mask)[16]) {
+    v128_t o = wasm_i8x16_swizzle(wasm_v128_load(s), wasm_v128_load(mask[0]));
+    for (int64_t v = 1; v < k; v++)
+        o = wasm_v128_or(o, wasm_i8x16_swizzle(wasm_v128_load(s + 16 * v), wasm_v128_load(mask[v])));
+    return o;
+}
+
+__attribute__((always_inline)) static inline void deinterleave(unsigned char *dst, const unsigned char *src, int64_t n,
+                                                               int64_t rows, const dmls_cpu_prepared *p,
+                                                               const int64_t w, const int64_t k) {
+    const int64_t ss = k * w, per = 16 / w, rd = p->row_dst_step;
+    unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
+    dmls_planes_masks(w, ss, rows, mask);
+    const int64_t end = dmls_planes_end(n, rows, w, ss);
+    int64_t i = 0;
+    for (; i * ss + 64 * k <= end; i += 4 * per)
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t q = 0; q < 4; q++)
+                wasm_v128_store(dst + r * rd + (i + q * per) * w, planes_round(src + (i + q * per) * ss, k, mask[r]));
+    for (; i * ss + 16 * k <= end; i += per)
+        for (int64_t r = 0; r < rows; r++)
+            wasm_v128_store(dst + r * rd + i * w, planes_round(src + i * ss, k, mask[r]));
+    for (; i < n; i++)
+        for (int64_t r = 0; r < rows; r++) memcpy(dst + r * rd + i * w, src + i * ss + r * w, (size_t)w);
+}
+
+/* The common pixels (3 or 4 channels of 1, 2 or 4 bytes, 2 of 4) with their
+ * width and channel count constants, so that each round's loop over its
+ * input vectors unrolls: in V8 the loops over runtime counts cost more than
+ * the swizzles (bench/RESULTS.md, thirteenth session). */
+void dmls_cpu_rows_deinterleave_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                        const dmls_cpu_prepared *p) {
+    const int64_t w = p->width, k = p->item_src_step / w;
+    switch (w * 16 + k) {
+    case 16 + 3: deinterleave(dst, src, n, rows, p, 1, 3); break;
+    case 16 + 4: deinterleave(dst, src, n, rows, p, 1, 4); break;
+    case 32 + 3: deinterleave(dst, src, n, rows, p, 2, 3); break;
+    case 32 + 4: deinterleave(dst, src, n, rows, p, 2, 4); break;
+    case 64 + 2: deinterleave(dst, src, n, rows, p, 4, 2); break;
+    case 64 + 3: deinterleave(dst, src, n, rows, p, 4, 3); break;
+    case 64 + 4: deinterleave(dst, src, n, rows, p, 4, 4); break;
+    default: deinterleave(dst, src, n, rows, p, w, k); break;
     }
 }
 #endif
@@ -379,9 +433,55 @@ static void rows_tiled_2_or_staged_simd128(unsigned char *dst, const unsigned ch
     free(allocation);
 }
 
+/* Few columns (planes to channels last: RGB's 3; interleave.h,
+ * kernels_tiled_neon.c's rows_few_cols): a block of the walk would be
+ * mostly empty and its items go one by one; 16 / w rows of the n columns
+ * make n output vectors instead, one swizzle per column each. */
+__attribute__((always_inline)) static inline void few_cols_n(int w, unsigned char *dst, const unsigned char *src, const int64_t n, int64_t rows,
+                              const dmls_cpu_prepared *p) {
+    unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
+    dmls_few_cols_masks(w, n, mask);
+    const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w; /* rows a round, bytes out a round */
+    int64_t r = 0;
+    unsigned char *d = dst; /* kept by a step, not r / per: a division a round cost 2x in V8 */
+    for (; r + per <= rows; r += per, d += step) {
+        v128_t x[DMLS_INTERLEAVE_MAX];
+        for (int64_t c = 0; c < n; c++) x[c] = ld(src + r * w + c * ss);
+        for (int64_t k = 0; k < n; k++) {
+            v128_t o = wasm_i8x16_swizzle(x[0], ld(mask[k][0]));
+            for (int64_t c = 1; c < n; c++) o = wasm_v128_or(o, wasm_i8x16_swizzle(x[c], ld(mask[k][c])));
+            st(d + 16 * k, o);
+        }
+    }
+    for (; r < rows; r++)
+        for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
+}
+/* The item width and column count made constants, so that the loops unroll
+ * and the masks stay in registers. */
+__attribute__((always_inline)) static inline void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                          const dmls_cpu_prepared *p) {
+    switch (n) {
+    case 2: few_cols_n(w, dst, src, 2, rows, p); break;
+    case 3: few_cols_n(w, dst, src, 3, rows, p); break;
+    case 4: few_cols_n(w, dst, src, 4, rows, p); break;
+    default: few_cols_n(w, dst, src, n, rows, p); break;
+    }
+}
+
+#define DEFINE_FEW_COLS_OR(W, WALK)                                                                   \
+    static void rows_tiled_##W##_any_simd128(unsigned char *dst, const unsigned char *src, int64_t n, \
+                                             int64_t rows, const dmls_cpu_prepared *p) {             \
+        if (dmls_few_cols(W, n, p)) rows_few_cols(W, dst, src, n, rows, p);                          \
+        else WALK(dst, src, n, rows, p);                                                             \
+    }
+DEFINE_FEW_COLS_OR(1, rows_tiled_1_simd128)
+DEFINE_FEW_COLS_OR(2, rows_tiled_2_or_staged_simd128)
+DEFINE_FEW_COLS_OR(4, rows_tiled_4_simd128)
+DEFINE_FEW_COLS_OR(8, rows_tiled_8_simd128)
+
 dmls_cpu_rows_fn dmls_cpu_pick_tiled_simd128(int32_t w) {
-    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_simd128, rows_tiled_2_or_staged_simd128,
-                                                 rows_tiled_4_simd128, rows_tiled_8_simd128};
+    static const dmls_cpu_rows_fn by_width[4] = {rows_tiled_1_any_simd128, rows_tiled_2_any_simd128,
+                                                 rows_tiled_4_any_simd128, rows_tiled_8_any_simd128};
     return dmls_cpu_pick_width(w, by_width);
 }
 #endif

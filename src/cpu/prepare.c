@@ -133,6 +133,9 @@ static dmls_cpu_rows_fn pick_deinterleave_neon(dmls_cpu_prepared *cp) {
 
 #if DMLS_CPU_SIMD128_KERNELS
 DEFINE_SIMD16_PICKS(simd128)
+static dmls_cpu_rows_fn pick_deinterleave_simd128(dmls_cpu_prepared *cp) {
+    return packed_long_rows(cp) && dmls_deinterleave_fits(cp) ? dmls_cpu_rows_deinterleave_simd128 : NULL;
+}
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -220,6 +223,7 @@ static const kernel_row kernels[] = {
 #endif
 #if DMLS_CPU_SIMD128_KERNELS
     {DMLS_CPU_REVERSE_SIMD128, "reverse_simd128", DMLS_CPU_SIMD128, false, pick_reverse_simd128},
+    {DMLS_CPU_DEINTERLEAVE_SIMD128, "deinterleave_simd128", DMLS_CPU_SIMD128, false, pick_deinterleave_simd128},
     {DMLS_CPU_SHUFFLE_SIMD128, "shuffle_simd128", DMLS_CPU_SIMD128, false, pick_shuffle_simd128},
 #endif
     {DMLS_CPU_STRIDED_WIDE, "strided_wide", 0, false, pick_wide},
