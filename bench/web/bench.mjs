@@ -13,18 +13,17 @@
 // GB/s = 2 x output bytes / best time. Prints one Markdown row per case.
 //   node bench/web/bench.mjs [MAX_MIB=256] [REPEATS=5] [--threads N]
 // --threads N: the threaded build with N threads, dmlslice and the copy only.
-import {readFile} from 'node:fs/promises';
 import {fileURLToPath} from 'node:url';
 
 import * as d from '../../js/dmlslice.mjs';
+import {SIZES, onnxArgs, plan, readCases, shrink} from './cases.mjs';
 import {onnxDtypes, onnxModel} from './onnx_model.mjs';
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--threads');
 const threads = at < 0 ? 1 : Number(argv.splice(at, 2)[1]);
 const maxMiB = Number(argv[0] ?? 256), repeats = Number(argv[1] ?? 5);
-const SIZES = {float32: 4, float16: 2, uint8: 1, float64: 8, int64: 8, uint16: 2, int32: 4};
-const cases = JSON.parse(await readFile(new URL('../cases.json', import.meta.url)));
+const cases = await readCases();
 cases.push({name: 'split3_f32 (ONNX Split)', dtype: 'float32', input_shape: [4096, 3072], split: [1024, 1024, 1024]});
 const M = await d.init({threads});
 const peers = threads === 1 ? await loadPeers() : {};
@@ -47,41 +46,6 @@ async function loadPeers() {
     console.log(`TensorFlow.js wasm skipped (bench/web/run.sh installs it): ${e.message.split('\n')[0]}`);
   }
   return found;
-}
-
-// Halves the largest axis (and the window on it) until the input fits.
-function shrink(c) {
-  const s = structuredClone(c), size = SIZES[s.dtype];
-  const bytes = () => s.input_shape.reduce((a, b) => a * b, size);
-  while (bytes() > maxMiB * 2 ** 20) {
-    // A split keeps its parts: its rows are halved.
-    const a = s.split ? 0 : s.input_shape.indexOf(Math.max(...s.input_shape));
-    s.input_shape[a] = Math.ceil(s.input_shape[a] / 2);
-    if (s.window_sizes) {
-      s.window_offsets[a] = Math.floor(s.window_offsets[a] / 2);
-      s.window_sizes[a] = Math.max(1, Math.min(Math.ceil(s.window_sizes[a] / 2), s.input_shape[a] - s.window_offsets[a]));
-    }
-  }
-  return s;
-}
-
-// A SLICE1 window as ONNX Slice's starts, ends and steps (ends as BigInts
-// where the end lies before the first element).
-function onnxArgs(s) {
-  const starts = [], ends = [];
-  s.window_strides.forEach((st, i) => {
-    const o = s.window_offsets[i], z = s.window_sizes[i];
-    starts.push(st > 0 ? o : o + z - 1);
-    ends.push(st > 0 ? o + z : (o === 0 ? -(2n ** 63n) : BigInt(o - 1)));
-  });
-  return {starts, ends, axes: s.input_shape.map((_, i) => i), steps: s.window_strides};
-}
-
-function plan(s, x) {
-  if (s.perm) return d.planTranspose(x, {permutation: s.perm});
-  if (s.split) return d.planSplit(x, s.split, {axis: s.input_shape.length - 1});
-  const a = onnxArgs(s);
-  return d.planOnnxSlice(x, a.starts, a.ends, null, a.steps);
 }
 
 async function best(fn) {
@@ -145,11 +109,11 @@ console.log('| case | input MiB | dmlslice GB/s | memory.copy GB/s | of copy | d
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const c of cases) {
   if (!(c.dtype in SIZES) || (!c.perm && !c.window_sizes && !c.split)) continue;
-  const s = shrink(c), n = s.input_shape.reduce((a, b) => a * b, 1);
+  const s = shrink(c, maxMiB), n = s.input_shape.reduce((a, b) => a * b, 1);
   const dtype = s.dtype === 'float16' ? 'uint16' : s.dtype;
   // HeapArrays: their views are re-made after any growth of the memory.
   const data = d.alloc(dtype, n);
-  const p = plan(s, {data, shape: s.input_shape});
+  const p = plan(d, s, {data, shape: s.input_shape});
   const outN = s.split ? n : p.shape.reduce((a, b) => a * b, 1), outBytes = outN * SIZES[s.dtype];
   let tSlice = null;
   const out = d.alloc(dtype, outN);
