@@ -46,6 +46,8 @@ void dmls_cpu_rows_deinterleave_neon(unsigned char *dst, const unsigned char *sr
 #if DMLS_CPU_SIMD128_KERNELS
 /* Reversal (step -w, w = 1/2/4/8) into packed rows; NULL for other items and steps. */
 dmls_cpu_rows_fn dmls_cpu_pick_reverse_simd128(int32_t w, int64_t ss);
+/* Stride +-2 of 4- and 8-byte items (ss = +-2w) into packed rows; NULL for others. */
+dmls_cpu_rows_fn dmls_cpu_pick_stride2_simd128(int32_t w, int64_t ss);
 /* Packed rows gathered with the shuffle masks of prepare.c, 16 output bytes per step. */
 void dmls_cpu_rows_shuffle_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                    const dmls_cpu_prepared *p);

@@ -133,6 +133,9 @@ static dmls_cpu_rows_fn pick_deinterleave_neon(dmls_cpu_prepared *cp) {
 
 #if DMLS_CPU_SIMD128_KERNELS
 DEFINE_SIMD16_PICKS(simd128)
+static dmls_cpu_rows_fn pick_stride2_simd128(dmls_cpu_prepared *cp) {
+    return packed_long_rows(cp) ? dmls_cpu_pick_stride2_simd128(cp->width, cp->item_src_step) : NULL;
+}
 static dmls_cpu_rows_fn pick_deinterleave_simd128(dmls_cpu_prepared *cp) {
     return packed_long_rows(cp) && dmls_deinterleave_fits(cp) ? dmls_cpu_rows_deinterleave_simd128 : NULL;
 }
@@ -223,6 +226,7 @@ static const kernel_row kernels[] = {
 #endif
 #if DMLS_CPU_SIMD128_KERNELS
     {DMLS_CPU_REVERSE_SIMD128, "reverse_simd128", DMLS_CPU_SIMD128, false, pick_reverse_simd128},
+    {DMLS_CPU_STRIDE2_SIMD128, "stride2_simd128", DMLS_CPU_SIMD128, false, pick_stride2_simd128},
     {DMLS_CPU_DEINTERLEAVE_SIMD128, "deinterleave_simd128", DMLS_CPU_SIMD128, false, pick_deinterleave_simd128},
     {DMLS_CPU_SHUFFLE_SIMD128, "shuffle_simd128", DMLS_CPU_SIMD128, false, pick_shuffle_simd128},
 #endif

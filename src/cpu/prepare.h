@@ -47,6 +47,7 @@ typedef enum dmls_cpu_kernel {
     DMLS_CPU_DEINTERLEAVE_AVX2,    /* rows of a few items interleaved in the input (pixels to planes): shuffles */
     DMLS_CPU_DEINTERLEAVE_NEON,    /* the same on AArch64 (table lookups) */
     DMLS_CPU_DEINTERLEAVE_SIMD128, /* the same in WebAssembly (swizzles) */
+    DMLS_CPU_STRIDE2_SIMD128,      /* packed output, items of 4/8 bytes at step +-2 widths (WebAssembly) */
     DMLS_CPU_KERNEL_COUNT
 } dmls_cpu_kernel;
 

@@ -72,7 +72,8 @@ static bool built_here(dmls_cpu_kernel k) {
     case DMLS_CPU_REVERSE_SIMD128:
     case DMLS_CPU_SHUFFLE_SIMD128:
     case DMLS_CPU_TILED_SIMD128:
-    case DMLS_CPU_DEINTERLEAVE_SIMD128: return DMLS_CPU_SIMD128_KERNELS;
+    case DMLS_CPU_DEINTERLEAVE_SIMD128:
+    case DMLS_CPU_STRIDE2_SIMD128: return DMLS_CPU_SIMD128_KERNELS;
     default: return true;
     }
 }
