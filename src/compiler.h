@@ -19,4 +19,13 @@
 #define DMLS_GNU_C 0
 #endif
 
+/* Makes a function inline where the constants of its call are what make it
+ * fast: a kernel's body called with an item width or a channel count that
+ * is a literal, so that its loops over them unroll. */
+#if DMLS_GNU_C
+#define DMLS_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define DMLS_ALWAYS_INLINE
+#endif
+
 #endif

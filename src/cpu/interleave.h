@@ -61,4 +61,29 @@ static inline int64_t dmls_planes_end(int64_t n, int64_t rows, int64_t w, int64_
     return (n - 1) * ss + rows * w;
 }
 
+/* The shapes the kernels compile with their numbers constant, so that the
+ * loops over them unroll and the masks stay in registers (a general body
+ * takes the rest): measured 1.4-3.5x on the 2-core VM, natively and in V8
+ * (bench/RESULTS.md, thirteenth session). CALL(w, k) runs the body for
+ * items of w bytes and k channels (pixels to planes), CALL(n) for n
+ * columns (planes to pixels; the item width is already a constant there). */
+#define DMLS_DEINTERLEAVE_BY_SHAPE(w, k, CALL)    \
+    switch ((w) * 16 + (k)) {                      \
+    case 16 + 3: CALL(1, 3); break;                \
+    case 16 + 4: CALL(1, 4); break;                \
+    case 32 + 3: CALL(2, 3); break;                \
+    case 32 + 4: CALL(2, 4); break;                \
+    case 64 + 2: CALL(4, 2); break;                \
+    case 64 + 3: CALL(4, 3); break;                \
+    case 64 + 4: CALL(4, 4); break;                \
+    default: CALL(w, k); break;                    \
+    }
+#define DMLS_FEW_COLS_BY_COUNT(n, CALL) \
+    switch (n) {                        \
+    case 2: CALL(2); break;             \
+    case 3: CALL(3); break;             \
+    case 4: CALL(4); break;             \
+    default: CALL(n); break;            \
+    }
+
 #endif

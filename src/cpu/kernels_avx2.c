@@ -194,9 +194,10 @@ static inline AVX2 __m128i planes_round(const unsigned char *s, int64_t k, const
                                              _mm_load_si128((const __m128i *)(const void *)mask[v])));
     return o;
 }
-AVX2 void dmls_cpu_rows_deinterleave_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                          const dmls_cpu_prepared *p) {
-    const int64_t w = p->width, ss = p->item_src_step, k = ss / w, per = 16 / w, rd = p->row_dst_step;
+static inline DMLS_ALWAYS_INLINE AVX2 void deinterleave(unsigned char *dst, const unsigned char *src, int64_t n,
+                                                   int64_t rows, const dmls_cpu_prepared *p, const int64_t w,
+                                                   const int64_t k) {
+    const int64_t ss = k * w, per = 16 / w, rd = p->row_dst_step;
     _Alignas(16) unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_planes_masks(w, ss, rows, mask);
     const bool nt = p->nontemporal && (uintptr_t)dst % 64 == 0 && rd % 64 == 0; /* lines whole */
@@ -216,6 +217,15 @@ AVX2 void dmls_cpu_rows_deinterleave_avx2(unsigned char *dst, const unsigned cha
             _mm_storeu_si128((__m128i *)(void *)(dst + r * rd + i * w), planes_round(src + i * ss, k, mask[r]));
     for (; i < n; i++)
         for (int64_t r = 0; r < rows; r++) memcpy(dst + r * rd + i * w, src + i * ss + r * w, (size_t)w);
+}
+
+/* The body compiled for the common shapes with their numbers constant (interleave.h). */
+AVX2 void dmls_cpu_rows_deinterleave_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                          const dmls_cpu_prepared *p) {
+    const int64_t w = p->width, k = p->item_src_step / w;
+#define RUN(W, K) deinterleave(dst, src, n, rows, p, W, K)
+    DMLS_DEINTERLEAVE_BY_SHAPE(w, k, RUN)
+#undef RUN
 }
 
 AVX2 void dmls_cpu_rows_shuffle3_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,

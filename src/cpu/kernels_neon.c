@@ -5,6 +5,7 @@
  * dmls_cpu_features() reports it, so DMLSLICE_DISABLE_CPU_FEATURES=neon
  * falls back to the portable kernels. Every load covers only the input bytes
  * of the items it gathers, so nothing outside the tensor is read. */
+#include "../compiler.h"
 #include "interleave.h"
 #include "kernels.h"
 
@@ -116,9 +117,10 @@ static inline uint8x16_t planes_round(const unsigned char *s, int64_t k, const u
     return o;
 }
 
-void dmls_cpu_rows_deinterleave_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                                     const dmls_cpu_prepared *p) {
-    const int64_t w = p->width, ss = p->item_src_step, k = ss / w, per = 16 / w, rd = p->row_dst_step;
+static inline DMLS_ALWAYS_INLINE void deinterleave(unsigned char *dst, const unsigned char *src, int64_t n,
+                                                   int64_t rows, const dmls_cpu_prepared *p, const int64_t w,
+                                                   const int64_t k) {
+    const int64_t ss = k * w, per = 16 / w, rd = p->row_dst_step;
     unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_planes_masks(w, ss, rows, mask);
     const int64_t end = dmls_planes_end(n, rows, w, ss);
@@ -131,5 +133,14 @@ void dmls_cpu_rows_deinterleave_neon(unsigned char *dst, const unsigned char *sr
         for (int64_t r = 0; r < rows; r++) vst1q_u8(dst + r * rd + i * w, planes_round(src + i * ss, k, mask[r]));
     for (; i < n; i++)
         for (int64_t r = 0; r < rows; r++) memcpy(dst + r * rd + i * w, src + i * ss + r * w, (size_t)w);
+}
+
+/* The body compiled for the common shapes with their numbers constant (interleave.h). */
+void dmls_cpu_rows_deinterleave_neon(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+                                     const dmls_cpu_prepared *p) {
+    const int64_t w = p->width, k = p->item_src_step / w;
+#define RUN(W, K) deinterleave(dst, src, n, rows, p, W, K)
+    DMLS_DEINTERLEAVE_BY_SHAPE(w, k, RUN)
+#undef RUN
 }
 #endif

@@ -136,8 +136,8 @@ static inline AVX2 void tile_1(const unsigned char *s, int64_t ss, unsigned char
 /* Few columns (planes to channels last: RGB's 3, interleave.h): a block of
  * the walk would be mostly empty and its items go one by one; 16 / W rows of
  * all n columns make n output vectors instead, n shuffles for 16 bytes out. */
-static AVX2 void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                               const dmls_cpu_prepared *p) {
+static inline DMLS_ALWAYS_INLINE AVX2 void few_cols_n(int w, unsigned char *dst, const unsigned char *src,
+                                                 const int64_t n, int64_t rows, const dmls_cpu_prepared *p) {
     _Alignas(16) unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_few_cols_masks(w, n, mask);
     const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w; /* rows a round, bytes out a round */
@@ -158,15 +158,26 @@ static AVX2 void rows_few_cols(int w, unsigned char *dst, const unsigned char *s
     for (; r < rows; r++)
         for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
 }
+/* The body compiled for the common column counts (interleave.h). */
+static inline DMLS_ALWAYS_INLINE AVX2 void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n,
+                                                    int64_t rows, const dmls_cpu_prepared *p) {
+#define RUN(N) few_cols_n(w, dst, src, N, rows, p)
+    DMLS_FEW_COLS_BY_COUNT(n, RUN)
+#undef RUN
+}
 
 #define DEFINE_TILED_AVX2(W, S)                                                                     \
     static AVX2 void walk_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows, \
                               const dmls_cpu_prepared *p) {                                          \
         DMLS_TILED_WALK(W, S, tile_##W);                                                            \
     }                                                                                               \
+    static AVX2 void few_cols_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n,     \
+                                         int64_t rows, const dmls_cpu_prepared *p) {                 \
+        rows_few_cols(W, dst, src, n, rows, p);                                                     \
+    }                                                                                               \
     static void rows_tiled_##W##_avx2(unsigned char *dst, const unsigned char *src, int64_t n,            \
                                   int64_t rows, const dmls_cpu_prepared *p) {                         \
-        if (dmls_few_cols(W, n, p)) rows_few_cols(W, dst, src, n, rows, p);                              \
+        if (dmls_few_cols(W, n, p)) few_cols_##W##_avx2(dst, src, n, rows, p);                      \
         else dmls_tile_on_lines(W, dst, src, n, rows, p, walk_##W##_avx2);                          \
     }
 DEFINE_TILED_AVX2(1, 16)

@@ -109,8 +109,8 @@ static inline void tile_1(const unsigned char *s, int64_t ss, unsigned char *d, 
 /* Few columns (interleave.h; kernels_tiled_avx2.c's rows_few_cols): 16 / W
  * rows of the n columns make n output vectors, one table lookup per column
  * each. */
-static void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                          const dmls_cpu_prepared *p) {
+static inline DMLS_ALWAYS_INLINE void few_cols_n(int w, unsigned char *dst, const unsigned char *src, const int64_t n,
+                                                  int64_t rows, const dmls_cpu_prepared *p) {
     unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_few_cols_masks(w, n, mask);
     const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w;
@@ -127,6 +127,13 @@ static void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, i
     }
     for (; r < rows; r++)
         for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
+}
+/* The body compiled for the common column counts (interleave.h). */
+static inline DMLS_ALWAYS_INLINE void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n,
+                                                    int64_t rows, const dmls_cpu_prepared *p) {
+#define RUN(N) few_cols_n(w, dst, src, N, rows, p)
+    DMLS_FEW_COLS_BY_COUNT(n, RUN)
+#undef RUN
 }
 
 #define DEFINE_TILED_NEON(W, S)                                                                     \

@@ -8,6 +8,7 @@
  * nothing outside the tensor is read. The row walks are kernels_neon.c's
  * line for line, only the intrinsics differ: a twin kept on purpose, as the
  * AVX2 and NEON files are, so each instruction set's kernel reads alone. */
+#include "../compiler.h"
 #include "kernels.h"
 
 #if DMLS_CPU_SIMD128_KERNELS
@@ -172,7 +173,7 @@ static inline v128_t planes_round(const unsigned char *s, int64_t k, const unsig
     return o;
 }
 
-__attribute__((always_inline)) static inline void deinterleave(unsigned char *dst, const unsigned char *src, int64_t n,
+static inline DMLS_ALWAYS_INLINE void deinterleave(unsigned char *dst, const unsigned char *src, int64_t n,
                                                                int64_t rows, const dmls_cpu_prepared *p,
                                                                const int64_t w, const int64_t k) {
     const int64_t ss = k * w, per = 16 / w, rd = p->row_dst_step;
@@ -191,23 +192,15 @@ __attribute__((always_inline)) static inline void deinterleave(unsigned char *ds
         for (int64_t r = 0; r < rows; r++) memcpy(dst + r * rd + i * w, src + i * ss + r * w, (size_t)w);
 }
 
-/* The common pixels (3 or 4 channels of 1, 2 or 4 bytes, 2 of 4) with their
- * width and channel count constants, so that each round's loop over its
- * input vectors unrolls: in V8 the loops over runtime counts cost more than
- * the swizzles (bench/RESULTS.md, thirteenth session). */
+/* The body compiled for the common shapes with their numbers constant
+ * (interleave.h): in V8 the loops over counts known only at run time cost
+ * more than the swizzles. */
 void dmls_cpu_rows_deinterleave_simd128(unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                                         const dmls_cpu_prepared *p) {
     const int64_t w = p->width, k = p->item_src_step / w;
-    switch (w * 16 + k) {
-    case 16 + 3: deinterleave(dst, src, n, rows, p, 1, 3); break;
-    case 16 + 4: deinterleave(dst, src, n, rows, p, 1, 4); break;
-    case 32 + 3: deinterleave(dst, src, n, rows, p, 2, 3); break;
-    case 32 + 4: deinterleave(dst, src, n, rows, p, 2, 4); break;
-    case 64 + 2: deinterleave(dst, src, n, rows, p, 4, 2); break;
-    case 64 + 3: deinterleave(dst, src, n, rows, p, 4, 3); break;
-    case 64 + 4: deinterleave(dst, src, n, rows, p, 4, 4); break;
-    default: deinterleave(dst, src, n, rows, p, w, k); break;
-    }
+#define RUN(W, K) deinterleave(dst, src, n, rows, p, W, K)
+    DMLS_DEINTERLEAVE_BY_SHAPE(w, k, RUN)
+#undef RUN
 }
 #endif
 
@@ -488,7 +481,7 @@ static void rows_tiled_2_or_staged_simd128(unsigned char *dst, const unsigned ch
  * kernels_tiled_neon.c's rows_few_cols): a block of the walk would be
  * mostly empty and its items go one by one; 16 / w rows of the n columns
  * make n output vectors instead, one swizzle per column each. */
-__attribute__((always_inline)) static inline void few_cols_n(int w, unsigned char *dst, const unsigned char *src, const int64_t n, int64_t rows,
+static inline DMLS_ALWAYS_INLINE void few_cols_n(int w, unsigned char *dst, const unsigned char *src, const int64_t n, int64_t rows,
                               const dmls_cpu_prepared *p) {
     unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_few_cols_masks(w, n, mask);
@@ -507,16 +500,12 @@ __attribute__((always_inline)) static inline void few_cols_n(int w, unsigned cha
     for (; r < rows; r++)
         for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
 }
-/* The item width and column count made constants, so that the loops unroll
- * and the masks stay in registers. */
-__attribute__((always_inline)) static inline void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
+/* The body compiled for the common column counts (interleave.h). */
+static inline DMLS_ALWAYS_INLINE void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
                           const dmls_cpu_prepared *p) {
-    switch (n) {
-    case 2: few_cols_n(w, dst, src, 2, rows, p); break;
-    case 3: few_cols_n(w, dst, src, 3, rows, p); break;
-    case 4: few_cols_n(w, dst, src, 4, rows, p); break;
-    default: few_cols_n(w, dst, src, n, rows, p); break;
-    }
+#define RUN(N) few_cols_n(w, dst, src, N, rows, p)
+    DMLS_FEW_COLS_BY_COUNT(n, RUN)
+#undef RUN
 }
 
 #define DEFINE_FEW_COLS_OR(W, WALK)                                                                   \
