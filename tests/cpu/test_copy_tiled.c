@@ -166,19 +166,21 @@ static void directed_tests(void) {
         transpose_case(2, 1, 701, 100, false, reverse);
     }
     /* A few columns whose rows fit in 16 bytes (kernels_tiled_avx2.c:
-     * gathered by byte shuffles): 2, 3 and the most columns, a ragged last
-     * round of rows, either way reversed. */
+     * gathered by byte shuffles): 2, 3 and 4 (each compiled apart:
+     * interleave.h) and the most columns, a ragged last round of rows,
+     * either way reversed. */
     for (int e = 0; e < 3; e++) {
-        const int64_t w = esizes[e], most = 16 / w < 8 ? 16 / w : 8, cols[3] = {2, 3, most};
-        for (int k = 0; k < 3; k++)
+        const int64_t w = esizes[e], most = 16 / w < 8 ? 16 / w : 8, cols[4] = {2, 3, 4, most};
+        for (int k = 0; k < (most > 4 ? 4 : 3); k++)
             for (int reverse = 0; reverse < 3; reverse++)
                 transpose_case(esizes[e], 1, cols[k], 1000 + 2 * cols[k] + 1, true, reverse);
     }
     /* The other way, pixels of a few channels to planes (kernels_avx2.c,
-     * deinterleave): 2, 3 and the most channels a round of 16 bytes holds. */
+     * deinterleave): 2, 3 and 4 (each compiled apart: interleave.h) and the
+     * most channels a round of 16 bytes holds. */
     for (int e = 0; e < 3; e++) {
-        const int64_t most = 16 / esizes[e] < 8 ? 16 / esizes[e] : 8, ks[3] = {2, 3, most};
-        for (int i = 0; i < 3; i++) transpose_case(esizes[e], 1, 1000 + ks[i], ks[i], true, 0);
+        const int64_t most = 16 / esizes[e] < 8 ? 16 / esizes[e] : 8, ks[4] = {2, 3, 4, most};
+        for (int i = 0; i < (most > 4 ? 4 : 3); i++) transpose_case(esizes[e], 1, 1000 + ks[i], ks[i], true, 0);
     }
     /* Items folded from runs: complex128 (16 bytes) and RGB pixels (3). */
     transpose_case(8, 2, 37, 41, true, 0);
@@ -422,7 +424,7 @@ int main(void) {
             guard_case(es, 3, 1001, reverse); /* a few columns (the shuffle gather) */
         }
     for (int es = 1; es <= 4; es *= 2)
-        for (int64_t k = 2; k <= 16 / es && k <= 8; k = k == 3 ? (16 / es < 8 ? 16 / es : 8) : k + 1) {
+        for (int64_t k = 2, most = 16 / es < 8 ? 16 / es : 8; k <= most; k = k < 4 && k < most ? k + 1 : k < most ? most : most + 1) {
             /* whole rounds of 16 / es pixels, and a ragged last one */
             for (int64_t pixels = 1024; pixels <= 1027; pixels += 3) {
                 planes_guard_case(es, pixels, k, 0, k);
