@@ -1,6 +1,7 @@
 /* Images between planes and pixels by byte shuffles: the masks and the
- * shapes that the x86-64 (vpshufb) and AArch64 (tbl) kernels share. Both
- * instructions give a zero for an index of 0x80, so a 16-byte output vector
+ * shapes that the x86-64 (vpshufb), AArch64 (tbl) and WebAssembly
+ * (i8x16.swizzle) kernels share. All three give a zero for an index of
+ * 0x80, so a 16-byte output vector
  * is the OR of one lookup per input vector, each mask picking that vector's
  * bytes.
  * - Planes to pixels (a few columns, copy_tiled.h's calls): 16 / w rows of

@@ -143,7 +143,7 @@ static inline DMLS_ALWAYS_INLINE AVX2 void few_cols_n(int w, unsigned char *dst,
     const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w; /* rows a round, bytes out a round */
     const bool nt = p->nontemporal && (uintptr_t)dst % 16 == 0; /* each round's stores then aligned */
     int64_t r = 0;
-    unsigned char *d = dst; /* kept by a step, not r / per: a division a round cost 2x in V8 */
+    unsigned char *d = dst; /* stepped a round at a time, not r / per * step (a division a round) */
     for (; r + per <= rows; r += per, d += step) {
         __m128i x[DMLS_INTERLEAVE_MAX];
         for (int64_t c = 0; c < n; c++) x[c] = _mm_loadu_si128((const __m128i *)(const void *)(src + r * w + c * ss));

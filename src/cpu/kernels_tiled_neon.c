@@ -115,7 +115,7 @@ static inline DMLS_ALWAYS_INLINE void few_cols_n(int w, unsigned char *dst, cons
     dmls_few_cols_masks(w, n, mask);
     const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w;
     int64_t r = 0;
-    unsigned char *d = dst; /* kept by a step, not r / per: a division a round cost 2x in V8 */
+    unsigned char *d = dst; /* stepped a round at a time, not r / per * step (a division a round) */
     for (; r + per <= rows; r += per, d += step) {
         uint8x16_t x[DMLS_INTERLEAVE_MAX];
         for (int64_t c = 0; c < n; c++) x[c] = ld(src + r * w + c * ss);

@@ -76,7 +76,8 @@ dmls_cpu_rows_fn dmls_cpu_pick_reverse_simd128(int32_t w, int64_t ss) {
  * and one ending at its highest, and one constant shuffle, which engines
  * lower to one machine shuffle (shufps on x86). The byte gathers below take
  * the same copies with two swizzles, each of which V8 makes an add and a
- * pshufb: 0.13 of memory.copy in L2, against 0.37-0.4 this way.
+ * pshufb: this way ran 1.25-1.5x faster in cache, 1.05-1.27x at 64 MiB
+ * (bench/RESULTS.md, thirteenth session).
  * ------------------------------------------------------------------ */
 
 static inline v128_t stride2_block(const unsigned char *s, const int w, const bool neg) {
@@ -174,8 +175,8 @@ static inline v128_t planes_round(const unsigned char *s, int64_t k, const unsig
 }
 
 static inline DMLS_ALWAYS_INLINE void deinterleave(unsigned char *dst, const unsigned char *src, int64_t n,
-                                                               int64_t rows, const dmls_cpu_prepared *p,
-                                                               const int64_t w, const int64_t k) {
+                                                   int64_t rows, const dmls_cpu_prepared *p, const int64_t w,
+                                                   const int64_t k) {
     const int64_t ss = k * w, per = 16 / w, rd = p->row_dst_step;
     unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_planes_masks(w, ss, rows, mask);
@@ -481,13 +482,13 @@ static void rows_tiled_2_or_staged_simd128(unsigned char *dst, const unsigned ch
  * kernels_tiled_neon.c's rows_few_cols): a block of the walk would be
  * mostly empty and its items go one by one; 16 / w rows of the n columns
  * make n output vectors instead, one swizzle per column each. */
-static inline DMLS_ALWAYS_INLINE void few_cols_n(int w, unsigned char *dst, const unsigned char *src, const int64_t n, int64_t rows,
-                              const dmls_cpu_prepared *p) {
+static inline DMLS_ALWAYS_INLINE void few_cols_n(int w, unsigned char *dst, const unsigned char *src, const int64_t n,
+                                                 int64_t rows, const dmls_cpu_prepared *p) {
     unsigned char mask[DMLS_INTERLEAVE_MAX][DMLS_INTERLEAVE_MAX][16];
     dmls_few_cols_masks(w, n, mask);
     const int64_t per = 16 / w, ss = p->item_src_step, step = per * n * w; /* rows a round, bytes out a round */
     int64_t r = 0;
-    unsigned char *d = dst; /* kept by a step, not r / per: a division a round cost 2x in V8 */
+    unsigned char *d = dst; /* stepped a round at a time, not r / per * step (a division a round) */
     for (; r + per <= rows; r += per, d += step) {
         v128_t x[DMLS_INTERLEAVE_MAX];
         for (int64_t c = 0; c < n; c++) x[c] = ld(src + r * w + c * ss);
@@ -501,8 +502,8 @@ static inline DMLS_ALWAYS_INLINE void few_cols_n(int w, unsigned char *dst, cons
         for (int64_t c = 0; c < n; c++) memcpy(dst + (r * n + c) * w, src + r * w + c * ss, (size_t)w);
 }
 /* The body compiled for the common column counts (interleave.h). */
-static inline DMLS_ALWAYS_INLINE void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n, int64_t rows,
-                          const dmls_cpu_prepared *p) {
+static inline DMLS_ALWAYS_INLINE void rows_few_cols(int w, unsigned char *dst, const unsigned char *src, int64_t n,
+                                                    int64_t rows, const dmls_cpu_prepared *p) {
 #define RUN(N) few_cols_n(w, dst, src, N, rows, p)
     DMLS_FEW_COLS_BY_COUNT(n, RUN)
 #undef RUN
